@@ -1,0 +1,50 @@
+package dev.strait.model;
+
+import java.util.List;
+
+/**
+ * The whole serving configuration: what the standalone config file holds and what the operator's
+ * control channel sends. Immutable; a change is a new {@code Config}, swapped in whole.
+ *
+ * @param workers   event loops; {@code 0} means one per core
+ * @param transport which I/O transport to use
+ * @param accessLog access log settings
+ * @param limits    HTTP/1.1 limits and timeouts
+ * @param listeners where traffic is accepted
+ * @param admin     the admin listener, or {@code null} for none
+ * @param upstreams named groups of endpoints that backends refer to
+ * @param routes    virtual hosts and their rules
+ */
+public record Config(
+        int workers,
+        Transport transport,
+        AccessLog accessLog,
+        Limits limits,
+        List<Listener> listeners,
+        Admin admin,
+        List<Upstream> upstreams,
+        List<Route> routes) {
+
+    public Config {
+        listeners = List.copyOf(listeners);
+        upstreams = List.copyOf(upstreams);
+        routes = List.copyOf(routes);
+    }
+
+    /** The I/O transport: {@code auto} takes io_uring, then epoll, then NIO, whichever works here. */
+    public enum Transport { AUTO, IO_URING, EPOLL, NIO }
+
+    public record AccessLog(boolean enabled) {}
+
+    public record Admin(HostPort address) {}
+
+    public record Listener(String name, HostPort address, Tls tls) {}
+
+    public record Tls(List<Certificate> certificates) {
+        public Tls {
+            certificates = List.copyOf(certificates);
+        }
+    }
+
+    public record Certificate(String cert, String key) {}
+}

@@ -1,0 +1,581 @@
+package dev.strait.model;
+
+import com.fasterxml.jackson.core.JacksonException;
+import com.fasterxml.jackson.databind.DeserializationFeature;
+import com.fasterxml.jackson.databind.JsonNode;
+import com.fasterxml.jackson.databind.ObjectMapper;
+import com.fasterxml.jackson.databind.node.JsonNodeType;
+import com.fasterxml.jackson.dataformat.yaml.YAMLFactory;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.HashMap;
+import java.util.HashSet;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Locale;
+import java.util.Map;
+import java.util.Set;
+import java.util.function.BiFunction;
+import java.util.regex.Pattern;
+import java.util.regex.PatternSyntaxException;
+
+/**
+ * Reads a config (YAML or JSON; JSON is YAML) into a {@link Config}, checking everything it can
+ * without touching the machine: it reports every error at once, each with the path of its field,
+ * so that {@code --check} and a refused reload say exactly what to fix.
+ */
+public final class ConfigParser {
+    /** A key written twice is refused rather than the last one silently winning. */
+    private static final ObjectMapper YAML = new ObjectMapper(new YAMLFactory())
+            .enable(DeserializationFeature.FAIL_ON_READING_DUP_TREE_KEY);
+    private static final Pattern HOST_LABELS = Pattern.compile("[a-z0-9]([a-z0-9-]{0,61}[a-z0-9])?(\\.[a-z0-9]([a-z0-9-]{0,61}[a-z0-9])?)*");
+    private static final Pattern TOKEN = Pattern.compile("[!#$%&'*+\\-.^_`|~0-9A-Za-z]+");
+    private static final Pattern NAME = Pattern.compile("[a-z0-9]([a-z0-9.-]{0,251}[a-z0-9])?");
+    /** Headers the proxy writes itself; a fixed response may not set them. */
+    private static final Set<String> RESERVED_RESPONSE_HEADERS =
+            Set.of("content-length", "transfer-encoding", "connection", "date", "keep-alive", "upgrade");
+
+    private final List<ConfigError> errors = new ArrayList<>();
+
+    private ConfigParser() {}
+
+    /** Parses and validates; throws with every error when anything is wrong. */
+    public static Config parse(String text, String source) throws InvalidConfigException {
+        ConfigParser p = new ConfigParser();
+        JsonNode root;
+        try {
+            root = YAML.readTree(text);
+        } catch (JacksonException e) {
+            String where = e.getLocation() == null ? "" : " at line " + e.getLocation().getLineNr()
+                    + ", column " + e.getLocation().getColumnNr();
+            throw new InvalidConfigException(source, List.of(new ConfigError("", "not valid YAML" + where + ": "
+                    + e.getOriginalMessage())));
+        }
+        if (root == null || root.isMissingNode() || root.isNull()) {
+            throw new InvalidConfigException(source, List.of(new ConfigError("", "the config is empty")));
+        }
+        Config config = p.config(root);
+        if (!p.errors.isEmpty()) {
+            throw new InvalidConfigException(source, p.errors);
+        }
+        return config;
+    }
+
+    private Config config(JsonNode n) {
+        if (!object(n, "")) {
+            return null;
+        }
+        known(n, "", "workers", "transport", "accessLog", "limits", "listeners", "admin", "upstreams", "routes");
+        int workers = integer(n.get("workers"), "workers", 0, 0, 1024);
+        Config.Transport transport = enumValue(n.get("transport"), "transport", Config.Transport.AUTO,
+                Config.Transport.class);
+        Config.AccessLog accessLog = new Config.AccessLog(true);
+        JsonNode al = n.get("accessLog");
+        if (al != null && object(al, "accessLog")) {
+            known(al, "accessLog", "enabled");
+            accessLog = new Config.AccessLog(bool(al.get("enabled"), "accessLog.enabled", true));
+        }
+        Limits limits = limits(n.get("limits"));
+        List<Config.Listener> listeners = list(n.get("listeners"), "listeners", true, this::listener);
+        Set<String> listenerNames = new HashSet<>();
+        Set<HostPort> addresses = new HashSet<>();
+        for (int i = 0; i < listeners.size(); i++) {
+            Config.Listener l = listeners.get(i);
+            if (l == null) {
+                continue;
+            }
+            if (l.name() != null && !listenerNames.add(l.name())) {
+                error("listeners[" + i + "].name", "duplicate listener name \"" + l.name() + "\"");
+            }
+            if (l.address() != null && l.address().port() != 0 && !addresses.add(l.address())) {
+                error("listeners[" + i + "].address", "address " + l.address() + " is used by another listener");
+            }
+        }
+        Config.Admin admin = null;
+        JsonNode ad = n.get("admin");
+        if (ad != null && !ad.isNull() && object(ad, "admin")) {
+            known(ad, "admin", "address");
+            admin = new Config.Admin(address(ad.get("address"), "admin.address"));
+        }
+        List<Upstream> upstreams = list(n.get("upstreams"), "upstreams", false, this::upstream);
+        Set<String> upstreamNames = new HashSet<>();
+        for (int i = 0; i < upstreams.size(); i++) {
+            Upstream u = upstreams.get(i);
+            if (u != null && u.name() != null && !upstreamNames.add(u.name())) {
+                error("upstreams[" + i + "].name", "duplicate upstream name \"" + u.name() + "\"");
+            }
+        }
+        List<Route> routes = list(n.get("routes"), "routes", false, this::route);
+        Set<String> routeNames = new HashSet<>();
+        for (int i = 0; i < routes.size(); i++) {
+            Route r = routes.get(i);
+            if (r == null) {
+                continue;
+            }
+            if (r.name() != null && !routeNames.add(r.name())) {
+                error("routes[" + i + "].name", "duplicate route name \"" + r.name() + "\"");
+            }
+            checkBackendRefs(r, "routes[" + i + "]", upstreamNames);
+        }
+        return new Config(workers, transport, accessLog, limits, nonNull(listeners), admin, nonNull(upstreams),
+                nonNull(routes));
+    }
+
+    private void checkBackendRefs(Route r, String path, Set<String> upstreamNames) {
+        for (int j = 0; j < r.rules().size(); j++) {
+            Route.Rule rule = r.rules().get(j);
+            if (rule != null && rule.action() instanceof Route.Backends b) {
+                for (int k = 0; k < b.backends().size(); k++) {
+                    Route.Backend be = b.backends().get(k);
+                    if (be != null && be.upstream() != null && !upstreamNames.contains(be.upstream())) {
+                        error(path + ".rules[" + j + "].backends[" + k + "].upstream",
+                                "upstream \"" + be.upstream() + "\" is not defined in upstreams");
+                    }
+                }
+            }
+        }
+    }
+
+    private Limits limits(JsonNode n) {
+        Limits d = Limits.DEFAULTS;
+        if (n == null || n.isNull() || !object(n, "limits")) {
+            return d;
+        }
+        known(n, "limits", "maxRequestLine", "maxHeaderBytes", "maxHeaderCount", "maxBodyBytes", "headerTimeout",
+                "keepAliveTimeout", "drainTimeout");
+        return new Limits(
+                integer(n.get("maxRequestLine"), "limits.maxRequestLine", d.maxRequestLine(), 256, 1 << 20),
+                integer(n.get("maxHeaderBytes"), "limits.maxHeaderBytes", d.maxHeaderBytes(), 1024, 1 << 24),
+                integer(n.get("maxHeaderCount"), "limits.maxHeaderCount", d.maxHeaderCount(), 1, 10_000),
+                longValue(n.get("maxBodyBytes"), "limits.maxBodyBytes", d.maxBodyBytes()),
+                duration(n.get("headerTimeout"), "limits.headerTimeout", d.headerTimeout()),
+                duration(n.get("keepAliveTimeout"), "limits.keepAliveTimeout", d.keepAliveTimeout()),
+                duration(n.get("drainTimeout"), "limits.drainTimeout", d.drainTimeout()));
+    }
+
+    private Config.Listener listener(JsonNode n, String path) {
+        if (!object(n, path)) {
+            return null;
+        }
+        known(n, path, "name", "address", "tls");
+        String name = name(n.get("name"), path + ".name");
+        HostPort address = address(n.get("address"), path + ".address");
+        Config.Tls tls = null;
+        JsonNode t = n.get("tls");
+        if (t != null && !t.isNull() && object(t, path + ".tls")) {
+            known(t, path + ".tls", "certificates");
+            List<Config.Certificate> certs = list(t.get("certificates"), path + ".tls.certificates", true,
+                    (c, p) -> {
+                        if (!object(c, p)) {
+                            return null;
+                        }
+                        known(c, p, "cert", "key");
+                        return new Config.Certificate(requiredText(c.get("cert"), p + ".cert"),
+                                requiredText(c.get("key"), p + ".key"));
+                    });
+            tls = new Config.Tls(nonNull(certs));
+        }
+        return new Config.Listener(name, address, tls);
+    }
+
+    private Upstream upstream(JsonNode n, String path) {
+        if (!object(n, path)) {
+            return null;
+        }
+        known(n, path, "name", "endpoints", "protocol", "loadBalancer", "healthCheck");
+        String name = name(n.get("name"), path + ".name");
+        List<HostPort> endpoints = list(n.get("endpoints"), path + ".endpoints", false,
+                (e, p) -> address(e, p));
+        Upstream.Protocol protocol = enumValue(n.get("protocol"), path + ".protocol", Upstream.Protocol.HTTP1,
+                Upstream.Protocol.class);
+        Upstream.LoadBalancer lb = enumValue(n.get("loadBalancer"), path + ".loadBalancer",
+                Upstream.LoadBalancer.ROUND_ROBIN, Upstream.LoadBalancer.class);
+        Upstream.HealthCheck hc = null;
+        JsonNode h = n.get("healthCheck");
+        if (h != null && !h.isNull() && object(h, path + ".healthCheck")) {
+            known(h, path + ".healthCheck", "path", "interval");
+            String hp = text(h.get("path"), path + ".healthCheck.path", "/healthz");
+            if (hp != null && !hp.startsWith("/")) {
+                error(path + ".healthCheck.path", "must start with /");
+            }
+            hc = new Upstream.HealthCheck(hp, duration(h.get("interval"), path + ".healthCheck.interval",
+                    Duration.ofSeconds(5)));
+        }
+        return new Upstream(name, nonNull(endpoints), protocol, lb, hc);
+    }
+
+    private Route route(JsonNode n, String path) {
+        if (!object(n, path)) {
+            return null;
+        }
+        known(n, path, "name", "hosts", "rules");
+        String name = name(n.get("name"), path + ".name");
+        List<String> hosts = list(n.get("hosts"), path + ".hosts", true, this::host);
+        List<Route.Rule> rules = list(n.get("rules"), path + ".rules", true, this::rule);
+        return new Route(name, nonNull(hosts), nonNull(rules));
+    }
+
+    private String host(JsonNode n, String path) {
+        String h = requiredText(n, path);
+        if (h == null) {
+            return null;
+        }
+        h = h.toLowerCase(Locale.ROOT);
+        if (h.equals("*")) {
+            return h;
+        }
+        String labels = h.startsWith("*.") ? h.substring(2) : h;
+        if (!HOST_LABELS.matcher(labels).matches()) {
+            error(path, "\"" + h + "\" is not a host name (use example.com, *.example.com or *)");
+            return null;
+        }
+        return h;
+    }
+
+    private Route.Rule rule(JsonNode n, String path) {
+        if (!object(n, path)) {
+            return null;
+        }
+        known(n, path, "matches", "respond", "files", "backends", "cache", "timeouts", "retries");
+        List<Route.Match> matches = n.has("matches")
+                ? list(n.get("matches"), path + ".matches", true, this::match)
+                : List.of(new Route.Match(null, null, List.of()));
+        List<String> actions = new ArrayList<>();
+        for (String a : List.of("respond", "files", "backends")) {
+            if (n.has(a)) {
+                actions.add(a);
+            }
+        }
+        Route.Action action = null;
+        if (actions.size() != 1) {
+            error(path, actions.isEmpty()
+                    ? "needs one action: respond, files or backends"
+                    : "has " + String.join(" and ", actions) + "; a rule takes exactly one action");
+        } else {
+            action = switch (actions.get(0)) {
+                case "respond" -> respond(n.get("respond"), path + ".respond");
+                case "files" -> files(n.get("files"), path + ".files");
+                default -> backends(n.get("backends"), path + ".backends");
+            };
+        }
+        Route.Cache cache = null;
+        JsonNode c = n.get("cache");
+        if (c != null && !c.isNull() && object(c, path + ".cache")) {
+            known(c, path + ".cache", "enabled");
+            cache = new Route.Cache(bool(c.get("enabled"), path + ".cache.enabled", true));
+        }
+        Route.Timeouts timeouts = null;
+        JsonNode t = n.get("timeouts");
+        if (t != null && !t.isNull() && object(t, path + ".timeouts")) {
+            known(t, path + ".timeouts", "request");
+            timeouts = new Route.Timeouts(duration(t.get("request"), path + ".timeouts.request", null));
+        }
+        Route.Retries retries = null;
+        JsonNode r = n.get("retries");
+        if (r != null && !r.isNull() && object(r, path + ".retries")) {
+            known(r, path + ".retries", "attempts", "retryOn");
+            retries = new Route.Retries(integer(r.get("attempts"), path + ".retries.attempts", 1, 0, 10),
+                    nonNull(list(r.get("retryOn"), path + ".retries.retryOn", false, this::requiredText)));
+        }
+        return new Route.Rule(nonNull(matches), action, cache, timeouts, retries);
+    }
+
+    private Route.Match match(JsonNode n, String path) {
+        if (!object(n, path)) {
+            return null;
+        }
+        known(n, path, "path", "method", "headers");
+        Route.PathMatch pm = null;
+        JsonNode p = n.get("path");
+        if (p != null && !p.isNull() && object(p, path + ".path")) {
+            known(p, path + ".path", "type", "value");
+            Route.PathType type = Route.PathType.Prefix;
+            JsonNode tn = p.get("type");
+            if (tn != null && !tn.isNull()) {
+                try {
+                    type = Route.PathType.valueOf(tn.asText());
+                } catch (IllegalArgumentException e) {
+                    error(path + ".path.type", "must be Exact, Prefix or RegularExpression, got \"" + tn.asText() + "\"");
+                }
+            }
+            String value = requiredText(p.get("value"), path + ".path.value");
+            if (value != null) {
+                if (type == Route.PathType.RegularExpression) {
+                    try {
+                        Pattern.compile(value);
+                    } catch (PatternSyntaxException e) {
+                        error(path + ".path.value", "not a valid regular expression: " + e.getDescription());
+                    }
+                } else if (!value.startsWith("/")) {
+                    error(path + ".path.value", "must start with /, got \"" + value + "\"");
+                }
+            }
+            pm = new Route.PathMatch(type, value);
+        }
+        String method = null;
+        JsonNode m = n.get("method");
+        if (m != null && !m.isNull()) {
+            method = requiredText(m, path + ".method");
+            if (method != null && !TOKEN.matcher(method).matches()) {
+                error(path + ".method", "\"" + method + "\" is not an HTTP method");
+            }
+        }
+        List<Route.HeaderMatch> headers = list(n.get("headers"), path + ".headers", false, (h, hp) -> {
+            if (!object(h, hp)) {
+                return null;
+            }
+            known(h, hp, "name", "value");
+            String name = requiredText(h.get("name"), hp + ".name");
+            if (name != null && !TOKEN.matcher(name).matches()) {
+                error(hp + ".name", "\"" + name + "\" is not a header name");
+            }
+            return new Route.HeaderMatch(name, requiredText(h.get("value"), hp + ".value"));
+        });
+        return new Route.Match(pm, method, nonNull(headers));
+    }
+
+    private Route.Respond respond(JsonNode n, String path) {
+        if (!object(n, path)) {
+            return null;
+        }
+        known(n, path, "status", "body", "headers");
+        int status = integer(n.get("status"), path + ".status", 200, 200, 599);
+        String body = text(n.get("body"), path + ".body", "");
+        Map<String, String> headers = new LinkedHashMap<>();
+        JsonNode h = n.get("headers");
+        if (h != null && !h.isNull() && object(h, path + ".headers")) {
+            h.fields().forEachRemaining(e -> {
+                String hp = path + ".headers." + e.getKey();
+                if (!TOKEN.matcher(e.getKey()).matches()) {
+                    error(hp, "\"" + e.getKey() + "\" is not a header name");
+                } else if (RESERVED_RESPONSE_HEADERS.contains(e.getKey().toLowerCase(Locale.ROOT))) {
+                    error(hp, "is set by the proxy and cannot be configured");
+                } else if (!e.getValue().isValueNode() || e.getValue().isNull()) {
+                    error(hp, "must be a string");
+                } else if (e.getValue().asText().chars().anyMatch(ch -> ch < 0x20 && ch != '\t' || ch == 0x7f)) {
+                    error(hp, "contains control characters");
+                } else {
+                    headers.put(e.getKey(), e.getValue().asText());
+                }
+            });
+        }
+        return new Route.Respond(status, body == null ? "" : body, headers);
+    }
+
+    private Route.Files files(JsonNode n, String path) {
+        if (!object(n, path)) {
+            return null;
+        }
+        known(n, path, "root", "index", "followSymlinks");
+        String root = requiredText(n.get("root"), path + ".root");
+        List<String> index = n.has("index")
+                ? nonNull(list(n.get("index"), path + ".index", false, (i, ip) -> {
+                    String s = requiredText(i, ip);
+                    if (s != null && (s.contains("/") || s.equals("..") || s.equals("."))) {
+                        error(ip, "must be a file name, got \"" + s + "\"");
+                        return null;
+                    }
+                    return s;
+                }))
+                : List.of("index.html");
+        return new Route.Files(root, index, bool(n.get("followSymlinks"), path + ".followSymlinks", false));
+    }
+
+    private Route.Backends backends(JsonNode n, String path) {
+        List<Route.Backend> list = list(n, path, true, (b, p) -> {
+            if (!object(b, p)) {
+                return null;
+            }
+            known(b, p, "upstream", "weight");
+            return new Route.Backend(name(b.get("upstream"), p + ".upstream"),
+                    integer(b.get("weight"), p + ".weight", 1, 0, 1_000_000));
+        });
+        return new Route.Backends(nonNull(list));
+    }
+
+    // ---- field helpers: each records an error with its path and returns a usable value ----
+
+    private void error(String path, String message) {
+        errors.add(new ConfigError(path, message));
+    }
+
+    private boolean object(JsonNode n, String path) {
+        if (n == null || !n.isObject()) {
+            error(path, "must be a mapping (key: value), got " + describe(n));
+            return false;
+        }
+        return true;
+    }
+
+    private void known(JsonNode n, String path, String... keys) {
+        Set<String> allowed = Set.of(keys);
+        n.fieldNames().forEachRemaining(k -> {
+            if (!allowed.contains(k)) {
+                error(path.isEmpty() ? k : path + "." + k, "unknown field (expected one of " + String.join(", ", keys) + ")");
+            }
+        });
+    }
+
+    private <T> List<T> list(JsonNode n, String path, boolean required,
+                             BiFunction<JsonNode, String, T> item) {
+        if (n == null || n.isNull()) {
+            if (required) {
+                error(path, "is required and must list at least one item");
+            }
+            return List.of();
+        }
+        if (!n.isArray()) {
+            error(path, "must be a list, got " + describe(n));
+            return List.of();
+        }
+        if (required && n.isEmpty()) {
+            error(path, "must list at least one item");
+        }
+        List<T> out = new ArrayList<>(n.size());
+        for (int i = 0; i < n.size(); i++) {
+            out.add(item.apply(n.get(i), path + "[" + i + "]"));
+        }
+        return out;
+    }
+
+    private static <T> List<T> nonNull(List<T> list) {
+        List<T> out = new ArrayList<>(list.size());
+        for (T t : list) {
+            if (t != null) {
+                out.add(t);
+            }
+        }
+        return out;
+    }
+
+    private String requiredText(JsonNode n, String path) {
+        if (n == null || n.isNull()) {
+            error(path, "is required");
+            return null;
+        }
+        if (!n.isTextual() && !n.isNumber()) {
+            error(path, "must be a string, got " + describe(n));
+            return null;
+        }
+        String s = n.asText();
+        if (s.isEmpty()) {
+            error(path, "must not be empty");
+            return null;
+        }
+        return s;
+    }
+
+    private String text(JsonNode n, String path, String dflt) {
+        if (n == null || n.isNull()) {
+            return dflt;
+        }
+        if (!n.isValueNode()) {
+            error(path, "must be a string, got " + describe(n));
+            return dflt;
+        }
+        return n.asText();
+    }
+
+    private String name(JsonNode n, String path) {
+        String s = requiredText(n, path);
+        if (s != null && !NAME.matcher(s).matches()) {
+            error(path, "\"" + s + "\" must be lower case letters, digits, '-' and '.' (a Kubernetes name)");
+        }
+        return s;
+    }
+
+    private HostPort address(JsonNode n, String path) {
+        String s = requiredText(n, path);
+        if (s == null) {
+            return null;
+        }
+        try {
+            return HostPort.parse(s);
+        } catch (IllegalArgumentException e) {
+            error(path, e.getMessage());
+            return null;
+        }
+    }
+
+    private int integer(JsonNode n, String path, int dflt, int min, int max) {
+        if (n == null || n.isNull()) {
+            return dflt;
+        }
+        if (!n.isIntegralNumber() || !n.canConvertToLong() || n.asLong() < min || n.asLong() > max) {
+            error(path, "must be a whole number " + min + ".." + max + ", got " + describe(n));
+            return dflt;
+        }
+        return n.asInt();
+    }
+
+    private long longValue(JsonNode n, String path, long dflt) {
+        if (n == null || n.isNull()) {
+            return dflt;
+        }
+        if (!n.isIntegralNumber() || !n.canConvertToLong() || n.asLong() < 0) {
+            error(path, "must be a whole number of bytes, got " + describe(n));
+            return dflt;
+        }
+        return n.asLong();
+    }
+
+    private boolean bool(JsonNode n, String path, boolean dflt) {
+        if (n == null || n.isNull()) {
+            return dflt;
+        }
+        if (!n.isBoolean()) {
+            error(path, "must be true or false, got " + describe(n));
+            return dflt;
+        }
+        return n.asBoolean();
+    }
+
+    private Duration duration(JsonNode n, String path, Duration dflt) {
+        if (n == null || n.isNull()) {
+            return dflt;
+        }
+        try {
+            return Durations.parse(n.isTextual() ? n.asText() : n.toString());
+        } catch (IllegalArgumentException e) {
+            error(path, e.getMessage());
+            return dflt;
+        }
+    }
+
+    /** Enum values are written in config as lower case with dashes: {@code round-robin}, {@code io_uring}. */
+    private <E extends Enum<E>> E enumValue(JsonNode n, String path, E dflt, Class<E> type) {
+        if (n == null || n.isNull()) {
+            return dflt;
+        }
+        Map<String, E> byName = new HashMap<>();
+        for (E e : type.getEnumConstants()) {
+            byName.put(configName(e), e);
+        }
+        E e = n.isTextual() ? byName.get(n.asText()) : null;
+        if (e == null) {
+            error(path, "must be one of " + String.join(", ", byName.keySet().stream().sorted().toList())
+                    + ", got " + describe(n));
+            return dflt;
+        }
+        return e;
+    }
+
+    /** How an enum constant is spelled in config. */
+    public static String configName(Enum<?> e) {
+        String s = e.name().toLowerCase(Locale.ROOT);
+        return e instanceof Config.Transport ? s : s.replace('_', '-');
+    }
+
+    private static String describe(JsonNode n) {
+        if (n == null || n.isNull()) {
+            return "nothing";
+        }
+        if (n.getNodeType() == JsonNodeType.STRING) {
+            return "\"" + n.asText() + "\"";
+        }
+        if (n.isValueNode()) {
+            return n.asText();
+        }
+        return n.isArray() ? "a list" : "a mapping";
+    }
+}

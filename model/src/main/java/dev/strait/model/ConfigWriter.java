@@ -1,0 +1,141 @@
+package dev.strait.model;
+
+import com.fasterxml.jackson.core.JsonProcessingException;
+import com.fasterxml.jackson.databind.ObjectMapper;
+import com.fasterxml.jackson.databind.SerializationFeature;
+import com.fasterxml.jackson.databind.node.ArrayNode;
+import com.fasterxml.jackson.databind.node.ObjectNode;
+import java.nio.charset.StandardCharsets;
+import java.security.MessageDigest;
+import java.security.NoSuchAlgorithmException;
+import java.util.HexFormat;
+import java.util.Map;
+import java.util.TreeMap;
+
+/**
+ * Writes a {@link Config} back in the config file's own shape (what {@link ConfigParser} reads), so
+ * {@code /config}, the state directory and the control channel all speak one format.
+ */
+public final class ConfigWriter {
+    private static final ObjectMapper JSON = new ObjectMapper().enable(SerializationFeature.ORDER_MAP_ENTRIES_BY_KEYS);
+
+    private ConfigWriter() {}
+
+    public static String toJson(Config c, boolean pretty) {
+        try {
+            ObjectNode tree = toTree(c);
+            return pretty ? JSON.writerWithDefaultPrettyPrinter().writeValueAsString(tree) : JSON.writeValueAsString(tree);
+        } catch (JsonProcessingException e) {
+            throw new IllegalStateException(e);
+        }
+    }
+
+    /** A content version: the first 12 hex digits of the SHA-256 of the canonical JSON. */
+    public static String version(Config c) {
+        try {
+            byte[] digest = MessageDigest.getInstance("SHA-256").digest(toJson(c, false).getBytes(StandardCharsets.UTF_8));
+            return HexFormat.of().formatHex(digest, 0, 6);
+        } catch (NoSuchAlgorithmException e) {
+            throw new IllegalStateException(e);
+        }
+    }
+
+    public static ObjectNode toTree(Config c) {
+        ObjectNode n = JSON.createObjectNode();
+        n.put("workers", c.workers());
+        n.put("transport", ConfigParser.configName(c.transport()));
+        n.putObject("accessLog").put("enabled", c.accessLog().enabled());
+        Limits l = c.limits();
+        ObjectNode ln = n.putObject("limits");
+        ln.put("maxRequestLine", l.maxRequestLine());
+        ln.put("maxHeaderBytes", l.maxHeaderBytes());
+        ln.put("maxHeaderCount", l.maxHeaderCount());
+        ln.put("maxBodyBytes", l.maxBodyBytes());
+        ln.put("headerTimeout", Durations.format(l.headerTimeout()));
+        ln.put("keepAliveTimeout", Durations.format(l.keepAliveTimeout()));
+        ln.put("drainTimeout", Durations.format(l.drainTimeout()));
+        ArrayNode listeners = n.putArray("listeners");
+        for (Config.Listener li : c.listeners()) {
+            ObjectNode o = listeners.addObject();
+            o.put("name", li.name());
+            o.put("address", li.address().toString());
+            if (li.tls() != null) {
+                ArrayNode certs = o.putObject("tls").putArray("certificates");
+                li.tls().certificates().forEach(ce -> certs.addObject().put("cert", ce.cert()).put("key", ce.key()));
+            }
+        }
+        if (c.admin() != null) {
+            n.putObject("admin").put("address", c.admin().address().toString());
+        }
+        ArrayNode ups = n.putArray("upstreams");
+        for (Upstream u : c.upstreams()) {
+            ObjectNode o = ups.addObject();
+            o.put("name", u.name());
+            ArrayNode eps = o.putArray("endpoints");
+            u.endpoints().forEach(e -> eps.add(e.toString()));
+            o.put("protocol", ConfigParser.configName(u.protocol()));
+            o.put("loadBalancer", ConfigParser.configName(u.loadBalancer()));
+            if (u.healthCheck() != null) {
+                o.putObject("healthCheck").put("path", u.healthCheck().path())
+                        .put("interval", Durations.format(u.healthCheck().interval()));
+            }
+        }
+        ArrayNode routes = n.putArray("routes");
+        for (Route r : c.routes()) {
+            ObjectNode o = routes.addObject();
+            o.put("name", r.name());
+            ArrayNode hosts = o.putArray("hosts");
+            r.hosts().forEach(hosts::add);
+            ArrayNode rules = o.putArray("rules");
+            r.rules().forEach(rule -> rule(rules.addObject(), rule));
+        }
+        return n;
+    }
+
+    private static void rule(ObjectNode o, Route.Rule rule) {
+        ArrayNode matches = o.putArray("matches");
+        for (Route.Match m : rule.matches()) {
+            ObjectNode mo = matches.addObject();
+            if (m.path() != null) {
+                mo.putObject("path").put("type", m.path().type().name()).put("value", m.path().value());
+            }
+            if (m.method() != null) {
+                mo.put("method", m.method());
+            }
+            if (!m.headers().isEmpty()) {
+                ArrayNode hs = mo.putArray("headers");
+                m.headers().forEach(h -> hs.addObject().put("name", h.name()).put("value", h.value()));
+            }
+        }
+        if (rule.action() instanceof Route.Respond r) {
+            ObjectNode ro = o.putObject("respond").put("status", r.status()).put("body", r.body());
+            if (!r.headers().isEmpty()) {
+                ObjectNode hs = ro.putObject("headers");
+                for (Map.Entry<String, String> e : new TreeMap<>(r.headers()).entrySet()) {
+                    hs.put(e.getKey(), e.getValue());
+                }
+            }
+        } else if (rule.action() instanceof Route.Files f) {
+            ObjectNode fo = o.putObject("files").put("root", f.root()).put("followSymlinks", f.followSymlinks());
+            ArrayNode idx = fo.putArray("index");
+            f.index().forEach(idx::add);
+        } else if (rule.action() instanceof Route.Backends b) {
+            ArrayNode bs = o.putArray("backends");
+            b.backends().forEach(be -> bs.addObject().put("upstream", be.upstream()).put("weight", be.weight()));
+        }
+        if (rule.cache() != null) {
+            o.putObject("cache").put("enabled", rule.cache().enabled());
+        }
+        if (rule.timeouts() != null) {
+            ObjectNode to = o.putObject("timeouts");
+            if (rule.timeouts().request() != null) {
+                to.put("request", Durations.format(rule.timeouts().request()));
+            }
+        }
+        if (rule.retries() != null) {
+            ObjectNode ro = o.putObject("retries").put("attempts", rule.retries().attempts());
+            ArrayNode on = ro.putArray("retryOn");
+            rule.retries().retryOn().forEach(on::add);
+        }
+    }
+}

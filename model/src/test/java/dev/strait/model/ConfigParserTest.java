@@ -1,0 +1,900 @@
+package dev.strait.model;
+
+import static dev.strait.model.TestConfigs.CONTRACT_EXAMPLE;
+import static dev.strait.model.TestConfigs.LISTENER;
+import static dev.strait.model.TestConfigs.MINIMAL;
+import static dev.strait.model.TestConfigs.OK_RULE;
+import static dev.strait.model.TestConfigs.UPSTREAM;
+import static dev.strait.model.TestConfigs.errors;
+import static dev.strait.model.TestConfigs.parse;
+import static dev.strait.model.TestConfigs.withRules;
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+import static org.assertj.core.api.Assertions.tuple;
+import static org.junit.jupiter.params.provider.Arguments.arguments;
+
+import java.time.Duration;
+import java.util.List;
+import java.util.Map;
+import java.util.stream.Stream;
+import org.junit.jupiter.api.Nested;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.Arguments;
+import org.junit.jupiter.params.provider.MethodSource;
+import org.junit.jupiter.params.provider.ValueSource;
+
+class ConfigParserTest {
+
+    @Nested
+    class ContractExample {
+        private final Config c;
+
+        ContractExample() throws InvalidConfigException {
+            c = parse(CONTRACT_EXAMPLE);
+        }
+
+        @Test
+        void topLevel() {
+            assertThat(c.workers()).isEqualTo(2);
+            assertThat(c.transport()).isEqualTo(Config.Transport.AUTO);
+            assertThat(c.accessLog()).isEqualTo(new Config.AccessLog(true));
+            assertThat(c.limits()).isEqualTo(Limits.DEFAULTS);
+            assertThat(c.admin()).isEqualTo(new Config.Admin(new HostPort("127.0.0.1", 9901)));
+        }
+
+        @Test
+        void listeners() {
+            assertThat(c.listeners()).containsExactly(
+                    new Config.Listener("http", new HostPort("0.0.0.0", 8080), null),
+                    new Config.Listener("https", new HostPort("0.0.0.0", 8443), new Config.Tls(List.of(
+                            new Config.Certificate("/etc/strait/site.crt", "/etc/strait/site.key")))));
+        }
+
+        @Test
+        void upstreams() {
+            assertThat(c.upstreams()).containsExactly(
+                    new Upstream("app", List.of(new HostPort("127.0.0.1", 3000)), Upstream.Protocol.HTTP1,
+                            Upstream.LoadBalancer.ROUND_ROBIN,
+                            new Upstream.HealthCheck("/healthz", Duration.ofSeconds(5))),
+                    new Upstream("app-v2", List.of(new HostPort("127.0.0.1", 3001), new HostPort("::1", 3002)),
+                            Upstream.Protocol.HTTP1, Upstream.LoadBalancer.ROUND_ROBIN, null));
+        }
+
+        @Test
+        void route() {
+            assertThat(c.routes()).hasSize(1);
+            Route r = c.routes().get(0);
+            assertThat(r.name()).isEqualTo("site");
+            assertThat(r.hosts()).containsExactly("example.com", "*.example.com");
+            assertThat(r.rules()).hasSize(3);
+        }
+
+        @Test
+        void respondRule() {
+            Route.Rule rule = c.routes().get(0).rules().get(0);
+            assertThat(rule.matches()).containsExactly(
+                    new Route.Match(new Route.PathMatch(Route.PathType.Exact, "/healthz"), null, List.of()));
+            assertThat(rule.action()).isEqualTo(new Route.Respond(200, "ok\n", Map.of("content-type", "text/plain")));
+            assertThat(rule.cache()).isNull();
+            assertThat(rule.timeouts()).isNull();
+            assertThat(rule.retries()).isNull();
+        }
+
+        @Test
+        void filesRule() {
+            Route.Rule rule = c.routes().get(0).rules().get(1);
+            assertThat(rule.matches()).containsExactly(
+                    new Route.Match(new Route.PathMatch(Route.PathType.Prefix, "/static/"), null, List.of()));
+            assertThat(rule.action()).isEqualTo(new Route.Files("/srv/www", List.of("index.html"), false));
+        }
+
+        @Test
+        void backendsRule() {
+            Route.Rule rule = c.routes().get(0).rules().get(2);
+            assertThat(rule.matches()).containsExactly(new Route.Match(
+                    new Route.PathMatch(Route.PathType.Prefix, "/api/"), "GET",
+                    List.of(new Route.HeaderMatch("x-canary", "1"))));
+            assertThat(rule.action()).isEqualTo(new Route.Backends(List.of(
+                    new Route.Backend("app", 90), new Route.Backend("app-v2", 10))));
+            assertThat(rule.cache()).isEqualTo(new Route.Cache(true));
+            assertThat(rule.timeouts()).isEqualTo(new Route.Timeouts(Duration.ofSeconds(15)));
+            assertThat(rule.retries()).isEqualTo(
+                    new Route.Retries(2, List.of("connect-failure", "refused-stream", "503")));
+        }
+
+        @Test
+        void modelIsImmutable() {
+            assertThatThrownBy(() -> c.listeners().add(null)).isInstanceOf(UnsupportedOperationException.class);
+            assertThatThrownBy(() -> c.routes().get(0).hosts().clear())
+                    .isInstanceOf(UnsupportedOperationException.class);
+            Route.Respond respond = (Route.Respond) c.routes().get(0).rules().get(0).action();
+            assertThatThrownBy(() -> respond.headers().put("x", "y"))
+                    .isInstanceOf(UnsupportedOperationException.class);
+        }
+    }
+
+    @Nested
+    class Defaults {
+        @Test
+        void minimalConfig() throws Exception {
+            Config c = parse(MINIMAL);
+            assertThat(c.workers()).isZero();
+            assertThat(c.transport()).isEqualTo(Config.Transport.AUTO);
+            assertThat(c.accessLog().enabled()).isTrue();
+            assertThat(c.limits()).isEqualTo(Limits.DEFAULTS);
+            assertThat(c.listeners()).containsExactly(new Config.Listener("http", new HostPort("0.0.0.0", 8080), null));
+            assertThat(c.admin()).isNull();
+            assertThat(c.upstreams()).isEmpty();
+            assertThat(c.routes()).isEmpty();
+        }
+
+        @Test
+        void limitsDefaultsAreTheDocumentedOnes() {
+            assertThat(Limits.DEFAULTS).isEqualTo(new Limits(8192, 32768, 100, 1L << 30,
+                    Duration.ofSeconds(60), Duration.ofSeconds(75), Duration.ofSeconds(30)));
+        }
+
+        @Test
+        void partialLimitsKeepTheOtherDefaults() throws Exception {
+            Config c = parse(LISTENER + "limits: { maxHeaderCount: 50, keepAliveTimeout: 500ms }\n");
+            assertThat(c.limits()).isEqualTo(new Limits(8192, 32768, 50, 1L << 30,
+                    Duration.ofSeconds(60), Duration.ofMillis(500), Duration.ofSeconds(30)));
+        }
+
+        @Test
+        void allLimitsSet() throws Exception {
+            Config c = parse(LISTENER + """
+                    limits:
+                      maxRequestLine: 256
+                      maxHeaderBytes: 16777216
+                      maxHeaderCount: 10000
+                      maxBodyBytes: 0
+                      headerTimeout: 1m
+                      keepAliveTimeout: 2h
+                      drainTimeout: 0s
+                    """);
+            assertThat(c.limits()).isEqualTo(new Limits(256, 1 << 24, 10_000, 0,
+                    Duration.ofMinutes(1), Duration.ofHours(2), Duration.ZERO));
+        }
+
+        @Test
+        void nullSectionsMeanDefaults() throws Exception {
+            Config c = parse(LISTENER + "workers: null\nlimits: null\nadmin: null\nupstreams: null\nroutes: null\n");
+            assertThat(c.workers()).isZero();
+            assertThat(c.limits()).isEqualTo(Limits.DEFAULTS);
+            assertThat(c.admin()).isNull();
+            assertThat(c.upstreams()).isEmpty();
+            assertThat(c.routes()).isEmpty();
+        }
+
+        @Test
+        void accessLogWithoutEnabledIsEnabled() throws Exception {
+            assertThat(parse(LISTENER + "accessLog: {}\n").accessLog().enabled()).isTrue();
+            assertThat(parse(LISTENER + "accessLog: { enabled: false }\n").accessLog().enabled()).isFalse();
+        }
+
+        @Test
+        void upstreamDefaults() throws Exception {
+            Config c = parse(LISTENER + "upstreams: [ { name: app, healthCheck: {} } ]\n");
+            assertThat(c.upstreams()).containsExactly(new Upstream("app", List.of(), Upstream.Protocol.HTTP1,
+                    Upstream.LoadBalancer.ROUND_ROBIN, new Upstream.HealthCheck("/healthz", Duration.ofSeconds(5))));
+        }
+
+        @Test
+        void ruleWithoutMatchesMatchesEverything() throws Exception {
+            Route.Rule rule = parse(withRules(OK_RULE)).routes().get(0).rules().get(0);
+            assertThat(rule.matches()).containsExactly(new Route.Match(null, null, List.of()));
+        }
+
+        @Test
+        void pathTypeDefaultsToPrefix() throws Exception {
+            Route.Rule rule = parse(withRules("{ matches: [ { path: { value: /a } } ], respond: {} }"))
+                    .routes().get(0).rules().get(0);
+            assertThat(rule.matches().get(0).path()).isEqualTo(new Route.PathMatch(Route.PathType.Prefix, "/a"));
+        }
+
+        @Test
+        void respondDefaults() throws Exception {
+            Route.Rule rule = parse(withRules("{ respond: {} }")).routes().get(0).rules().get(0);
+            assertThat(rule.action()).isEqualTo(new Route.Respond(200, "", Map.of()));
+        }
+
+        @Test
+        void filesDefaults() throws Exception {
+            Route.Rule rule = parse(withRules("{ files: { root: /srv } }")).routes().get(0).rules().get(0);
+            assertThat(rule.action()).isEqualTo(new Route.Files("/srv", List.of("index.html"), false));
+        }
+
+        @Test
+        void filesWithEmptyIndexListsNoIndexFiles() throws Exception {
+            Route.Rule rule = parse(withRules("{ files: { root: /srv, index: [], followSymlinks: true } }"))
+                    .routes().get(0).rules().get(0);
+            assertThat(rule.action()).isEqualTo(new Route.Files("/srv", List.of(), true));
+        }
+
+        @Test
+        void backendWeightDefaultsToOne() throws Exception {
+            Route.Rule rule = parse(withRules("{ backends: [ { upstream: app } ] }")).routes().get(0).rules().get(0);
+            assertThat(rule.action()).isEqualTo(new Route.Backends(List.of(new Route.Backend("app", 1))));
+        }
+
+        @Test
+        void cacheAndRetriesDefaults() throws Exception {
+            Route.Rule rule = parse(withRules("{ backends: [ { upstream: app } ], cache: {}, retries: {} }"))
+                    .routes().get(0).rules().get(0);
+            assertThat(rule.cache()).isEqualTo(new Route.Cache(true));
+            assertThat(rule.retries()).isEqualTo(new Route.Retries(1, List.of()));
+        }
+    }
+
+    @Nested
+    class AcceptedValues {
+        @Test
+        void jsonIsAccepted() throws Exception {
+            Config c = parse("""
+                    {"workers": 4, "transport": "io_uring",
+                     "listeners": [{"name": "http", "address": "[::]:8080"}],
+                     "routes": [{"name": "r", "hosts": ["*"], "rules": [{"respond": {"status": 204}}]}]}
+                    """);
+            assertThat(c.workers()).isEqualTo(4);
+            assertThat(c.transport()).isEqualTo(Config.Transport.IO_URING);
+            assertThat(c.listeners().get(0).address()).isEqualTo(new HostPort("::", 8080));
+            assertThat(c.routes().get(0).rules().get(0).action()).isEqualTo(new Route.Respond(204, "", Map.of()));
+        }
+
+        @ParameterizedTest
+        @ValueSource(strings = {"auto", "io_uring", "epoll", "nio"})
+        void transports(String name) throws Exception {
+            Config.Transport t = parse(LISTENER + "transport: " + name + "\n").transport();
+            assertThat(ConfigParser.configName(t)).isEqualTo(name);
+        }
+
+        @ParameterizedTest
+        @ValueSource(strings = {"http1", "h2c", "h2", "fastcgi"})
+        void protocols(String name) throws Exception {
+            Upstream u = parse(LISTENER + "upstreams: [ { name: u, protocol: " + name + " } ]\n").upstreams().get(0);
+            assertThat(ConfigParser.configName(u.protocol())).isEqualTo(name);
+        }
+
+        @ParameterizedTest
+        @ValueSource(strings = {"round-robin", "least-request", "consistent-hash"})
+        void loadBalancers(String name) throws Exception {
+            Upstream u = parse(LISTENER + "upstreams: [ { name: u, loadBalancer: " + name + " } ]\n")
+                    .upstreams().get(0);
+            assertThat(ConfigParser.configName(u.loadBalancer())).isEqualTo(name);
+        }
+
+        @Test
+        void configNames() {
+            assertThat(ConfigParser.configName(Config.Transport.IO_URING)).isEqualTo("io_uring");
+            assertThat(ConfigParser.configName(Upstream.LoadBalancer.LEAST_REQUEST)).isEqualTo("least-request");
+            assertThat(ConfigParser.configName(Upstream.Protocol.H2C)).isEqualTo("h2c");
+        }
+
+        @Test
+        void hostsAreLowerCased() throws Exception {
+            Config c = parse(LISTENER + "routes: [ { name: r, hosts: [ Example.COM, \"*.Foo.Example.com\" ], rules: [ "
+                    + OK_RULE + " ] } ]\n");
+            assertThat(c.routes().get(0).hosts()).containsExactly("example.com", "*.foo.example.com");
+        }
+
+        @ParameterizedTest
+        @ValueSource(strings = {"*", "localhost", "example.com", "*.example.com", "a-b.c0.example", "127.0.0.1",
+                "xn--bcher-kva.example", "a"})
+        void goodHostNames(String host) throws Exception {
+            Config c = parse(LISTENER + "routes: [ { name: r, hosts: [ \"" + host + "\" ], rules: [ " + OK_RULE
+                    + " ] } ]\n");
+            assertThat(c.routes().get(0).hosts()).containsExactly(host);
+        }
+
+        @Test
+        void regularExpressionPathNeedNotStartWithSlash() throws Exception {
+            Route.Rule rule = parse(withRules(
+                    "{ matches: [ { path: { type: RegularExpression, value: \"^/v[0-9]+/.*$\" } } ], respond: {} }"))
+                    .routes().get(0).rules().get(0);
+            assertThat(rule.matches().get(0).path())
+                    .isEqualTo(new Route.PathMatch(Route.PathType.RegularExpression, "^/v[0-9]+/.*$"));
+        }
+
+        @Test
+        void severalMatchesAndHeaders() throws Exception {
+            Route.Rule rule = parse(withRules("""
+                    { matches: [ { method: POST, headers: [ { name: X-A, value: a }, { name: x-b, value: 2 } ] },
+                                 { path: { type: Exact, value: / } } ],
+                      respond: { status: 404, body: 42, headers: { X-Reason: nope, x-num: 7 } } }""")).routes().get(0)
+                    .rules().get(0);
+            assertThat(rule.matches()).containsExactly(
+                    new Route.Match(null, "POST", List.of(new Route.HeaderMatch("X-A", "a"),
+                            new Route.HeaderMatch("x-b", "2"))),
+                    new Route.Match(new Route.PathMatch(Route.PathType.Exact, "/"), null, List.of()));
+            assertThat(rule.action()).isEqualTo(
+                    new Route.Respond(404, "42", Map.of("X-Reason", "nope", "x-num", "7")));
+        }
+
+        @Test
+        void tabInHeaderValueIsAllowed() throws Exception {
+            Route.Rule rule = parse(withRules("{ respond: { headers: { x-a: \"a\\tb\" } } }")).routes().get(0)
+                    .rules().get(0);
+            assertThat(((Route.Respond) rule.action()).headers()).containsEntry("x-a", "a\tb");
+        }
+
+        @Test
+        void portZeroListenersMayShareAnAddress() throws Exception {
+            Config c = parse("listeners: [ { name: a, address: \"127.0.0.1:0\" }, { name: b, address: \"127.0.0.1:0\" } ]\n");
+            assertThat(c.listeners()).extracting(Config.Listener::name).containsExactly("a", "b");
+        }
+
+        @Test
+        void listenersMayUseTheSamePortOnDifferentHosts() throws Exception {
+            Config c = parse("listeners: [ { name: a, address: \"127.0.0.1:80\" }, { name: b, address: \"[::1]:80\" } ]\n");
+            assertThat(c.listeners()).hasSize(2);
+        }
+
+        @Test
+        void boundaryValues() throws Exception {
+            Config c = parse(LISTENER + UPSTREAM + "workers: 1024\n" + """
+                    routes: [ { name: r, hosts: ["*"], rules: [
+                      { respond: { status: 599 } },
+                      { backends: [ { upstream: app, weight: 0 }, { upstream: app, weight: 1000000 } ],
+                        retries: { attempts: 10 } },
+                      { backends: [ { upstream: app } ], retries: { attempts: 0 } } ] } ]
+                    """);
+            assertThat(c.workers()).isEqualTo(1024);
+            List<Route.Rule> rules = c.routes().get(0).rules();
+            assertThat(((Route.Respond) rules.get(0).action()).status()).isEqualTo(599);
+            assertThat(((Route.Backends) rules.get(1).action()).backends())
+                    .extracting(Route.Backend::weight).containsExactly(0, 1_000_000);
+            assertThat(rules.get(1).retries().attempts()).isEqualTo(10);
+            assertThat(rules.get(2).retries().attempts()).isZero();
+        }
+
+        @Test
+        void longestKubernetesNameIsAccepted() throws Exception {
+            String name = "a".repeat(253);
+            Config c = parse("listeners: [ { name: " + name + ", address: \"0.0.0.0:1\" } ]\n");
+            assertThat(c.listeners().get(0).name()).isEqualTo(name);
+        }
+
+        @Test
+        void retryOnAcceptsNumbers() throws Exception {
+            Route.Rule rule = parse(withRules("{ backends: [ { upstream: app } ], retries: { retryOn: [ 503, \"502\" ] } }"))
+                    .routes().get(0).rules().get(0);
+            assertThat(rule.retries().retryOn()).containsExactly("503", "502");
+        }
+    }
+
+    // ---- refused configs: each names its field ----
+
+    static Stream<Arguments> invalidConfigs() {
+        String l = LISTENER;
+        String u = UPSTREAM;
+        return Stream.of(
+                // top level
+                arguments("unknown top-level field", l + "bogus: 1\n", "bogus", "unknown field (expected one of workers,"),
+                arguments("config is a list", "- a\n- b\n", "", "must be a mapping (key: value), got a list"),
+                arguments("config is a scalar", "hello\n", "", "must be a mapping (key: value), got \"hello\""),
+                arguments("workers negative", l + "workers: -1\n", "workers", "must be a whole number 0..1024, got -1"),
+                arguments("workers too many", l + "workers: 1025\n", "workers", "0..1024"),
+                arguments("workers fractional", l + "workers: 2.5\n", "workers", "got 2.5"),
+                arguments("workers a string", l + "workers: two\n", "workers", "got \"two\""),
+                arguments("workers beyond long", l + "workers: 18446744073709551616\n", "workers", "0..1024"),
+                arguments("transport unknown", l + "transport: fast\n", "transport",
+                        "must be one of auto, epoll, io_uring, nio, got \"fast\""),
+                arguments("transport in upper case", l + "transport: EPOLL\n", "transport", "must be one of"),
+                arguments("transport io-uring with a dash", l + "transport: io-uring\n", "transport", "must be one of"),
+                arguments("accessLog not a mapping", l + "accessLog: true\n", "accessLog", "must be a mapping"),
+                arguments("accessLog.enabled not a boolean", l + "accessLog: { enabled: maybe }\n", "accessLog.enabled",
+                        "must be true or false, got \"maybe\""),
+                arguments("accessLog unknown field", l + "accessLog: { format: json }\n", "accessLog.format",
+                        "unknown field (expected one of enabled)"),
+
+                // limits
+                arguments("limits not a mapping", l + "limits: 5\n", "limits", "must be a mapping"),
+                arguments("limits unknown field", l + "limits: { maxHeaders: 5 }\n", "limits.maxHeaders", "unknown field"),
+                arguments("maxRequestLine too small", l + "limits: { maxRequestLine: 10 }\n", "limits.maxRequestLine",
+                        "must be a whole number 256..1048576, got 10"),
+                arguments("maxHeaderBytes too large", l + "limits: { maxHeaderBytes: 16777217 }\n",
+                        "limits.maxHeaderBytes", "1024..16777216"),
+                arguments("maxHeaderCount zero", l + "limits: { maxHeaderCount: 0 }\n", "limits.maxHeaderCount",
+                        "1..10000"),
+                arguments("maxBodyBytes negative", l + "limits: { maxBodyBytes: -1 }\n", "limits.maxBodyBytes",
+                        "must be a whole number of bytes, got -1"),
+                arguments("maxBodyBytes a string", l + "limits: { maxBodyBytes: 1MB }\n", "limits.maxBodyBytes",
+                        "whole number of bytes"),
+                arguments("maxBodyBytes beyond long", l + "limits: { maxBodyBytes: 18446744073709551616 }\n",
+                        "limits.maxBodyBytes", "whole number of bytes"),
+                arguments("headerTimeout without unit", l + "limits: { headerTimeout: 5 }\n", "limits.headerTimeout",
+                        "must be a duration such as 250ms, 5s, 1m or 2h, got \"5\""),
+                arguments("keepAliveTimeout fractional", l + "limits: { keepAliveTimeout: 1.5s }\n",
+                        "limits.keepAliveTimeout", "got \"1.5s\""),
+                arguments("drainTimeout in words", l + "limits: { drainTimeout: 5 seconds }\n", "limits.drainTimeout",
+                        "must be a duration"),
+                arguments("drainTimeout in days", l + "limits: { drainTimeout: 1d }\n", "limits.drainTimeout",
+                        "must be a duration"),
+
+                // listeners
+                arguments("listeners missing", u, "listeners", "is required and must list at least one item"),
+                arguments("listeners empty", "listeners: []\n", "listeners", "must list at least one item"),
+                arguments("listeners not a list", "listeners: http\n", "listeners", "must be a list, got \"http\""),
+                arguments("listener not a mapping", "listeners: [ \"0.0.0.0:80\" ]\n", "listeners[0]",
+                        "must be a mapping (key: value), got \"0.0.0.0:80\""),
+                arguments("listener without name", "listeners: [ { address: \"0.0.0.0:80\" } ]\n", "listeners[0].name",
+                        "is required"),
+                arguments("listener name empty", "listeners: [ { name: \"\", address: \"0.0.0.0:80\" } ]\n",
+                        "listeners[0].name", "must not be empty"),
+                arguments("listener name upper case", "listeners: [ { name: HTTP, address: \"0.0.0.0:80\" } ]\n",
+                        "listeners[0].name", "\"HTTP\" must be lower case letters, digits, '-' and '.'"),
+                arguments("listener name ends with dash", "listeners: [ { name: a-, address: \"0.0.0.0:80\" } ]\n",
+                        "listeners[0].name", "(a Kubernetes name)"),
+                arguments("listener name too long",
+                        "listeners: [ { name: " + "a".repeat(254) + ", address: \"0.0.0.0:80\" } ]\n",
+                        "listeners[0].name", "a Kubernetes name"),
+                arguments("listener name a list", "listeners: [ { name: [a], address: \"0.0.0.0:80\" } ]\n",
+                        "listeners[0].name", "must be a string, got a list"),
+                arguments("listener without address", "listeners: [ { name: http } ]\n", "listeners[0].address",
+                        "is required"),
+                arguments("listener address without port", "listeners: [ { name: http, address: localhost } ]\n",
+                        "listeners[0].address", "must be host:port, got \"localhost\""),
+                arguments("listener port too large", "listeners: [ { name: http, address: \"0.0.0.0:70000\" } ]\n",
+                        "listeners[0].address", "port must be 0..65535, got 70000"),
+                arguments("listener port not a number", "listeners: [ { name: http, address: \"0.0.0.0:http\" } ]\n",
+                        "listeners[0].address", "port must be a number 0..65535, got \"http\""),
+                arguments("listener ipv6 without brackets", "listeners: [ { name: http, address: \"::1:80\" } ]\n",
+                        "listeners[0].address", "must be host:port"),
+                arguments("listener unknown field",
+                        "listeners: [ { name: http, address: \"0.0.0.0:80\", port: 80 } ]\n", "listeners[0].port",
+                        "unknown field (expected one of name, address, tls)"),
+                arguments("duplicate listener name",
+                        "listeners: [ { name: http, address: \"0.0.0.0:80\" }, { name: http, address: \"0.0.0.0:81\" } ]\n",
+                        "listeners[1].name", "duplicate listener name \"http\""),
+                arguments("duplicate listener address",
+                        "listeners: [ { name: a, address: \"0.0.0.0:80\" }, { name: b, address: \"0.0.0.0:80\" } ]\n",
+                        "listeners[1].address", "address 0.0.0.0:80 is used by another listener"),
+                arguments("tls not a mapping", "listeners: [ { name: h, address: \"0.0.0.0:443\", tls: true } ]\n",
+                        "listeners[0].tls", "must be a mapping"),
+                arguments("tls without certificates", "listeners: [ { name: h, address: \"0.0.0.0:443\", tls: {} } ]\n",
+                        "listeners[0].tls.certificates", "is required and must list at least one item"),
+                arguments("tls with empty certificates",
+                        "listeners: [ { name: h, address: \"0.0.0.0:443\", tls: { certificates: [] } } ]\n",
+                        "listeners[0].tls.certificates", "must list at least one item"),
+                arguments("certificate without key",
+                        "listeners: [ { name: h, address: \"0.0.0.0:443\", tls: { certificates: [ { cert: /c } ] } } ]\n",
+                        "listeners[0].tls.certificates[0].key", "is required"),
+                arguments("certificate unknown field",
+                        "listeners: [ { name: h, address: \"0.0.0.0:443\", tls: { certificates: "
+                                + "[ { cert: /c, key: /k, ca: /ca } ] } } ]\n",
+                        "listeners[0].tls.certificates[0].ca", "unknown field (expected one of cert, key)"),
+                arguments("tls unknown field",
+                        "listeners: [ { name: h, address: \"0.0.0.0:443\", tls: { secretName: s, "
+                                + "certificates: [ { cert: /c, key: /k } ] } } ]\n",
+                        "listeners[0].tls.secretName", "unknown field"),
+
+                // admin
+                arguments("admin not a mapping", l + "admin: 9901\n", "admin", "must be a mapping (key: value), got 9901"),
+                arguments("admin without address", l + "admin: {}\n", "admin.address", "is required"),
+                arguments("admin bad address", l + "admin: { address: \"127.0.0.1\" }\n", "admin.address",
+                        "must be host:port"),
+                arguments("admin unknown field", l + "admin: { address: \"127.0.0.1:9901\", enabled: true }\n",
+                        "admin.enabled", "unknown field (expected one of address)"),
+
+                // upstreams
+                arguments("upstreams not a list", l + "upstreams: { app: {} }\n", "upstreams",
+                        "must be a list, got a mapping"),
+                arguments("upstream not a mapping", l + "upstreams: [ app ]\n", "upstreams[0]", "must be a mapping"),
+                arguments("upstream without name", l + "upstreams: [ { endpoints: [] } ]\n", "upstreams[0].name",
+                        "is required"),
+                arguments("upstream bad name", l + "upstreams: [ { name: My_App } ]\n", "upstreams[0].name",
+                        "\"My_App\" must be lower case"),
+                arguments("duplicate upstream name", l + "upstreams: [ { name: app }, { name: app } ]\n",
+                        "upstreams[1].name", "duplicate upstream name \"app\""),
+                arguments("endpoints not a list", l + "upstreams: [ { name: app, endpoints: \"127.0.0.1:1\" } ]\n",
+                        "upstreams[0].endpoints", "must be a list"),
+                arguments("bad endpoint",
+                        l + "upstreams: [ { name: app, endpoints: [ \"127.0.0.1:1\", \"127.0.0.1\" ] } ]\n",
+                        "upstreams[0].endpoints[1]", "must be host:port, got \"127.0.0.1\""),
+                arguments("endpoint bad port", l + "upstreams: [ { name: app, endpoints: [ \"h:65536\" ] } ]\n",
+                        "upstreams[0].endpoints[0]", "port must be 0..65535"),
+                arguments("protocol unknown", l + "upstreams: [ { name: app, protocol: http2 } ]\n",
+                        "upstreams[0].protocol", "must be one of fastcgi, h2, h2c, http1, got \"http2\""),
+                arguments("protocol not a string", l + "upstreams: [ { name: app, protocol: 2 } ]\n",
+                        "upstreams[0].protocol", "got 2"),
+                arguments("loadBalancer with underscore", l + "upstreams: [ { name: app, loadBalancer: round_robin } ]\n",
+                        "upstreams[0].loadBalancer",
+                        "must be one of consistent-hash, least-request, round-robin, got \"round_robin\""),
+                arguments("healthCheck path without slash",
+                        l + "upstreams: [ { name: app, healthCheck: { path: healthz } } ]\n",
+                        "upstreams[0].healthCheck.path", "must start with /"),
+                arguments("healthCheck bad interval",
+                        l + "upstreams: [ { name: app, healthCheck: { interval: often } } ]\n",
+                        "upstreams[0].healthCheck.interval", "must be a duration"),
+                arguments("healthCheck not a mapping", l + "upstreams: [ { name: app, healthCheck: /healthz } ]\n",
+                        "upstreams[0].healthCheck", "must be a mapping"),
+                arguments("healthCheck unknown field",
+                        l + "upstreams: [ { name: app, healthCheck: { timeout: 1s } } ]\n",
+                        "upstreams[0].healthCheck.timeout", "unknown field (expected one of path, interval)"),
+                arguments("upstream unknown field (CRD-only service)",
+                        l + "upstreams: [ { name: app, service: { name: s, port: 80 } } ]\n",
+                        "upstreams[0].service", "unknown field"),
+
+                // routes
+                arguments("routes not a list", l + "routes: { site: {} }\n", "routes", "must be a list"),
+                arguments("route without name", l + "routes: [ { hosts: [\"*\"], rules: [ " + OK_RULE + " ] } ]\n",
+                        "routes[0].name", "is required"),
+                arguments("duplicate route name",
+                        l + "routes: [ { name: r, hosts: [\"a\"], rules: [ " + OK_RULE + " ] }, "
+                                + "{ name: r, hosts: [\"b\"], rules: [ " + OK_RULE + " ] } ]\n",
+                        "routes[1].name", "duplicate route name \"r\""),
+                arguments("route without hosts", l + "routes: [ { name: r, rules: [ " + OK_RULE + " ] } ]\n",
+                        "routes[0].hosts", "is required and must list at least one item"),
+                arguments("route with empty hosts", l + "routes: [ { name: r, hosts: [], rules: [ " + OK_RULE + " ] } ]\n",
+                        "routes[0].hosts", "must list at least one item"),
+                arguments("route without rules", l + "routes: [ { name: r, hosts: [\"*\"] } ]\n",
+                        "routes[0].rules", "is required and must list at least one item"),
+                arguments("route with empty rules", l + "routes: [ { name: r, hosts: [\"*\"], rules: [] } ]\n",
+                        "routes[0].rules", "must list at least one item"),
+                arguments("route unknown field (CRD-only ingressClassName)",
+                        l + "routes: [ { name: r, ingressClassName: strait, hosts: [\"*\"], rules: [ " + OK_RULE
+                                + " ] } ]\n",
+                        "routes[0].ingressClassName", "unknown field (expected one of name, hosts, rules)"),
+                arguments("rule not a mapping", withRules("respond"), "routes[0].rules[0]", "must be a mapping"),
+
+                // rules and actions
+                arguments("rule with no action", withRules(OK_RULE, "{ matches: [ { path: { value: / } } ] }"),
+                        "routes[0].rules[1]", "needs one action: respond, files or backends"),
+                arguments("rule with two actions", withRules(OK_RULE, "{ respond: {}, files: { root: /srv } }"),
+                        "routes[0].rules[1]", "has respond and files; a rule takes exactly one action"),
+                arguments("rule with three actions",
+                        withRules("{ respond: {}, files: { root: /srv }, backends: [ { upstream: app } ] }"),
+                        "routes[0].rules[0]", "has respond and files and backends; a rule takes exactly one action"),
+                arguments("rule unknown field", withRules("{ respond: {}, redirect: { to: / } }"),
+                        "routes[0].rules[0].redirect",
+                        "unknown field (expected one of matches, respond, files, backends, cache, timeouts, retries)"),
+                arguments("respond status too low", withRules(OK_RULE, "{ respond: { status: 99 } }"),
+                        "routes[0].rules[1].respond.status", "must be a whole number 200..599, got 99"),
+                arguments("respond status 1xx", withRules("{ respond: { status: 101 } }"),
+                        "routes[0].rules[0].respond.status", "200..599"),
+                arguments("respond status too high", withRules("{ respond: { status: 600 } }"),
+                        "routes[0].rules[0].respond.status", "got 600"),
+                arguments("respond status a string", withRules("{ respond: { status: ok } }"),
+                        "routes[0].rules[0].respond.status", "got \"ok\""),
+                arguments("respond not a mapping", withRules("{ respond: 200 }"), "routes[0].rules[0].respond",
+                        "must be a mapping"),
+                arguments("respond null", withRules("{ respond: null }"), "routes[0].rules[0].respond",
+                        "must be a mapping (key: value), got nothing"),
+                arguments("respond unknown field", withRules("{ respond: { code: 200 } }"),
+                        "routes[0].rules[0].respond.code", "unknown field (expected one of status, body, headers)"),
+                arguments("respond body a mapping", withRules("{ respond: { body: { a: b } } }"),
+                        "routes[0].rules[0].respond.body", "must be a string, got a mapping"),
+                arguments("respond headers a list", withRules("{ respond: { headers: [ a ] } }"),
+                        "routes[0].rules[0].respond.headers", "must be a mapping"),
+                arguments("respond reserved header", withRules("{ respond: { headers: { Content-Length: \"5\" } } }"),
+                        "routes[0].rules[0].respond.headers.Content-Length", "is set by the proxy and cannot be configured"),
+                arguments("respond reserved transfer-encoding",
+                        withRules("{ respond: { headers: { transfer-encoding: chunked } } }"),
+                        "routes[0].rules[0].respond.headers.transfer-encoding", "is set by the proxy"),
+                arguments("respond bad header name", withRules("{ respond: { headers: { \"x a\": b } } }"),
+                        "routes[0].rules[0].respond.headers.x a", "\"x a\" is not a header name"),
+                arguments("respond header value with newline",
+                        withRules("{ respond: { headers: { x-a: \"a\\r\\nSet-Cookie: b\" } } }"),
+                        "routes[0].rules[0].respond.headers.x-a", "contains control characters"),
+                arguments("respond header value with DEL", withRules("{ respond: { headers: { x-a: \"a\\x7fb\" } } }"),
+                        "routes[0].rules[0].respond.headers.x-a", "contains control characters"),
+                arguments("respond header value a list", withRules("{ respond: { headers: { x-a: [ a ] } } }"),
+                        "routes[0].rules[0].respond.headers.x-a", "must be a string"),
+                arguments("respond header value null", withRules("{ respond: { headers: { x-a: null } } }"),
+                        "routes[0].rules[0].respond.headers.x-a", "must be a string"),
+                arguments("files without root", withRules("{ files: { index: [ index.html ] } }"),
+                        "routes[0].rules[0].files.root", "is required"),
+                arguments("files root empty", withRules("{ files: { root: \"\" } }"),
+                        "routes[0].rules[0].files.root", "must not be empty"),
+                arguments("files index with a slash", withRules("{ files: { root: /srv, index: [ a/index.html ] } }"),
+                        "routes[0].rules[0].files.index[0]", "must be a file name, got \"a/index.html\""),
+                arguments("files index ..", withRules("{ files: { root: /srv, index: [ index.html, \"..\" ] } }"),
+                        "routes[0].rules[0].files.index[1]", "must be a file name, got \"..\""),
+                arguments("files index .", withRules("{ files: { root: /srv, index: [ \".\" ] } }"),
+                        "routes[0].rules[0].files.index[0]", "must be a file name"),
+                arguments("files index not a list", withRules("{ files: { root: /srv, index: index.html } }"),
+                        "routes[0].rules[0].files.index", "must be a list"),
+                arguments("files followSymlinks not boolean", withRules("{ files: { root: /srv, followSymlinks: maybe } }"),
+                        "routes[0].rules[0].files.followSymlinks", "must be true or false"),
+                arguments("files unknown field", withRules("{ files: { root: /srv, autoindex: true } }"),
+                        "routes[0].rules[0].files.autoindex", "unknown field (expected one of root, index, followSymlinks)"),
+                arguments("backends empty", withRules("{ backends: [] }"), "routes[0].rules[0].backends",
+                        "must list at least one item"),
+                arguments("backends null", withRules("{ backends: null }"), "routes[0].rules[0].backends",
+                        "is required"),
+                arguments("backends a mapping", withRules("{ backends: { upstream: app } }"),
+                        "routes[0].rules[0].backends", "must be a list, got a mapping"),
+                arguments("backend naming an undefined upstream",
+                        withRules(OK_RULE, OK_RULE, "{ backends: [ { upstream: app }, { upstream: app-v2 } ] }"),
+                        "routes[0].rules[2].backends[1].upstream", "upstream \"app-v2\" is not defined in upstreams"),
+                arguments("backend without upstream", withRules("{ backends: [ { weight: 1 } ] }"),
+                        "routes[0].rules[0].backends[0].upstream", "is required"),
+                arguments("backend weight negative", withRules("{ backends: [ { upstream: app, weight: -1 } ] }"),
+                        "routes[0].rules[0].backends[0].weight", "must be a whole number 0..1000000, got -1"),
+                arguments("backend weight too large", withRules("{ backends: [ { upstream: app, weight: 1000001 } ] }"),
+                        "routes[0].rules[0].backends[0].weight", "0..1000000"),
+                arguments("backend unknown field (CRD-only service)",
+                        withRules("{ backends: [ { upstream: app, service: { name: s, port: 80 } } ] }"),
+                        "routes[0].rules[0].backends[0].service", "unknown field (expected one of upstream, weight)"),
+                arguments("cache enabled not boolean", withRules("{ respond: {}, cache: { enabled: sometimes } }"),
+                        "routes[0].rules[0].cache.enabled", "must be true or false, got \"sometimes\""),
+                arguments("cache not a mapping", withRules("{ respond: {}, cache: true }"),
+                        "routes[0].rules[0].cache", "must be a mapping"),
+                arguments("cache unknown field", withRules("{ respond: {}, cache: { ttl: 5s } }"),
+                        "routes[0].rules[0].cache.ttl", "unknown field"),
+                arguments("timeouts bad duration", withRules("{ respond: {}, timeouts: { request: soon } }"),
+                        "routes[0].rules[0].timeouts.request", "must be a duration such as 250ms, 5s, 1m or 2h, got \"soon\""),
+                arguments("timeouts number", withRules("{ respond: {}, timeouts: { request: 15 } }"),
+                        "routes[0].rules[0].timeouts.request", "got \"15\""),
+                arguments("timeouts unknown field", withRules("{ respond: {}, timeouts: { idle: 5s } }"),
+                        "routes[0].rules[0].timeouts.idle", "unknown field (expected one of request)"),
+                arguments("retries attempts too many",
+                        withRules("{ backends: [ { upstream: app } ], retries: { attempts: 11 } }"),
+                        "routes[0].rules[0].retries.attempts", "must be a whole number 0..10, got 11"),
+                arguments("retries retryOn not a list",
+                        withRules("{ backends: [ { upstream: app } ], retries: { retryOn: \"503\" } }"),
+                        "routes[0].rules[0].retries.retryOn", "must be a list"),
+                arguments("retries retryOn empty item",
+                        withRules("{ backends: [ { upstream: app } ], retries: { retryOn: [ \"503\", \"\" ] } }"),
+                        "routes[0].rules[0].retries.retryOn[1]", "must not be empty"),
+                arguments("retries unknown field",
+                        withRules("{ backends: [ { upstream: app } ], retries: { perTryTimeout: 1s } }"),
+                        "routes[0].rules[0].retries.perTryTimeout", "unknown field (expected one of attempts, retryOn)"),
+
+                // matches
+                arguments("matches empty", withRules("{ matches: [], respond: {} }"), "routes[0].rules[0].matches",
+                        "must list at least one item"),
+                arguments("matches a mapping", withRules("{ matches: { path: { value: / } }, respond: {} }"),
+                        "routes[0].rules[0].matches", "must be a list, got a mapping"),
+                arguments("match not a mapping", withRules("{ matches: [ /api ], respond: {} }"),
+                        "routes[0].rules[0].matches[0]", "must be a mapping"),
+                arguments("match unknown field", withRules("{ matches: [ { host: a } ], respond: {} }"),
+                        "routes[0].rules[0].matches[0].host", "unknown field (expected one of path, method, headers)"),
+                arguments("path a string", withRules("{ matches: [ { path: /api } ], respond: {} }"),
+                        "routes[0].rules[0].matches[0].path", "must be a mapping (key: value), got \"/api\""),
+                arguments("path unknown field", withRules("{ matches: [ { path: { kind: Exact, value: / } } ], respond: {} }"),
+                        "routes[0].rules[0].matches[0].path.kind", "unknown field (expected one of type, value)"),
+                arguments("path type unknown", withRules("{ matches: [ { path: { type: Glob, value: /a } } ], respond: {} }"),
+                        "routes[0].rules[0].matches[0].path.type",
+                        "must be Exact, Prefix or RegularExpression, got \"Glob\""),
+                arguments("path type lower case",
+                        withRules(OK_RULE, "{ matches: [ { path: { value: / } }, { path: { type: prefix, value: /a } } ], respond: {} }"),
+                        "routes[0].rules[1].matches[1].path.type", "got \"prefix\""),
+                arguments("prefix path without slash",
+                        withRules("{ matches: [ { path: { type: Prefix, value: api/ } } ], respond: {} }"),
+                        "routes[0].rules[0].matches[0].path.value", "must start with /, got \"api/\""),
+                arguments("exact path without slash",
+                        withRules("{ matches: [ { path: { type: Exact, value: healthz } } ], respond: {} }"),
+                        "routes[0].rules[0].matches[0].path.value", "must start with /"),
+                arguments("default-type path without slash",
+                        withRules("{ matches: [ { path: { value: api } } ], respond: {} }"),
+                        "routes[0].rules[0].matches[0].path.value", "must start with /"),
+                arguments("path without value", withRules("{ matches: [ { path: { type: Exact } } ], respond: {} }"),
+                        "routes[0].rules[0].matches[0].path.value", "is required"),
+                arguments("bad regular expression",
+                        withRules("{ matches: [ { path: { type: RegularExpression, value: \"/(a\" } } ], respond: {} }"),
+                        "routes[0].rules[0].matches[0].path.value", "not a valid regular expression: Unclosed group"),
+                arguments("bad regular expression (dangling)",
+                        withRules("{ matches: [ { path: { type: RegularExpression, value: \"*a\" } } ], respond: {} }"),
+                        "routes[0].rules[0].matches[0].path.value", "not a valid regular expression"),
+                arguments("method with a space", withRules("{ matches: [ { method: \"GET POST\" } ], respond: {} }"),
+                        "routes[0].rules[0].matches[0].method", "\"GET POST\" is not an HTTP method"),
+                arguments("method empty", withRules("{ matches: [ { method: \"\" } ], respond: {} }"),
+                        "routes[0].rules[0].matches[0].method", "must not be empty"),
+                arguments("method a list", withRules("{ matches: [ { method: [ GET ] } ], respond: {} }"),
+                        "routes[0].rules[0].matches[0].method", "must be a string, got a list"),
+                arguments("match headers a mapping",
+                        withRules("{ matches: [ { headers: { x-a: b } } ], respond: {} }"),
+                        "routes[0].rules[0].matches[0].headers", "must be a list, got a mapping"),
+                arguments("header match bad name",
+                        withRules("{ matches: [ { headers: [ { name: \"x:a\", value: b } ] } ], respond: {} }"),
+                        "routes[0].rules[0].matches[0].headers[0].name", "\"x:a\" is not a header name"),
+                arguments("header match without name",
+                        withRules("{ matches: [ { headers: [ { value: b } ] } ], respond: {} }"),
+                        "routes[0].rules[0].matches[0].headers[0].name", "is required"),
+                arguments("header match without value",
+                        withRules("{ matches: [ { headers: [ { name: x-a } ] } ], respond: {} }"),
+                        "routes[0].rules[0].matches[0].headers[0].value", "is required"),
+                arguments("header match unknown field",
+                        withRules("{ matches: [ { headers: [ { name: x-a, value: b, type: Exact } ] } ], respond: {} }"),
+                        "routes[0].rules[0].matches[0].headers[0].type", "unknown field (expected one of name, value)"));
+    }
+
+    @ParameterizedTest(name = "{0}")
+    @MethodSource("invalidConfigs")
+    void invalidConfigIsRefusedNamingTheField(String what, String text, String path, String message) {
+        List<ConfigError> errors = errors(text);
+        assertThat(errors)
+                .as("errors for %s", what)
+                .anySatisfy(e -> {
+                    assertThat(e.path()).isEqualTo(path);
+                    assertThat(e.message()).contains(message);
+                });
+    }
+
+    static Stream<Arguments> badHostNames() {
+        return Stream.of(
+                arguments("exa mple.com"), arguments("-example.com"), arguments("example-.com"),
+                arguments("example.com:8080"), arguments("*.*.example.com"), arguments("foo_bar.example.com"),
+                arguments("example.com."), arguments(".example.com"), arguments("a..b"), arguments("**"),
+                arguments("*example.com"), arguments("example.*"), arguments("http://example.com"),
+                arguments("[::1]"), arguments("a".repeat(64) + ".com"), arguments("exämple.com"));
+    }
+
+    @ParameterizedTest
+    @MethodSource("badHostNames")
+    void badHostNameIsRefused(String host) {
+        List<ConfigError> errors = errors(LISTENER + "routes: [ { name: r, hosts: [ \"*\", \"" + host + "\" ], rules: [ "
+                + OK_RULE + " ] } ]\n");
+        assertThat(errors).extracting(ConfigError::path, ConfigError::message).containsExactly(
+                tuple("routes[0].hosts[1]", "\"" + host.toLowerCase(java.util.Locale.ROOT)
+                        + "\" is not a host name (use example.com, *.example.com or *)"));
+    }
+
+    @Test
+    void emptyHostIsRefused() {
+        assertThat(errors(LISTENER + "routes: [ { name: r, hosts: [ \"\" ], rules: [ " + OK_RULE + " ] } ]\n"))
+                .extracting(ConfigError::path, ConfigError::message)
+                .containsExactly(tuple("routes[0].hosts[0]", "must not be empty"));
+    }
+
+    @Test
+    void exactlyOneErrorForASingleMistake() {
+        assertThat(errors(withRules(OK_RULE, "{ respond: { status: 99 } }")))
+                .containsExactly(new ConfigError("routes[0].rules[1].respond.status",
+                        "must be a whole number 200..599, got 99"));
+    }
+
+    @Test
+    void everyErrorIsReportedAtOnce() {
+        String text = """
+                workers: -3
+                transport: turbo
+                colour: blue
+                listeners:
+                  - name: Http
+                    address: nowhere
+                upstreams:
+                  - name: app
+                    endpoints: [ "1.2.3.4:99999" ]
+                    protocol: spdy
+                routes:
+                  - name: site
+                    hosts: [ "bad host" ]
+                    rules:
+                      - matches: [ { path: { type: Prefix, value: nope } } ]
+                        respond: { status: 42 }
+                      - respond: {}
+                        files: { root: /srv }
+                      - backends: [ { upstream: ghost } ]
+                        timeouts: { request: forever }
+                """;
+        assertThat(errors(text)).extracting(ConfigError::path).containsExactlyInAnyOrder(
+                "colour",
+                "workers",
+                "transport",
+                "listeners[0].name",
+                "listeners[0].address",
+                "upstreams[0].endpoints[0]",
+                "upstreams[0].protocol",
+                "routes[0].hosts[0]",
+                "routes[0].rules[0].matches[0].path.value",
+                "routes[0].rules[0].respond.status",
+                "routes[0].rules[1]",
+                "routes[0].rules[2].timeouts.request",
+                "routes[0].rules[2].backends[0].upstream");
+    }
+
+    @Test
+    void errorsInSeveralRoutesAndListeners() {
+        String text = """
+                listeners:
+                  - { name: a, address: "0.0.0.0:80" }
+                  - { name: a, address: "0.0.0.0:80" }
+                  - { address: "0.0.0.0:81" }
+                  - { address: "0.0.0.0:82" }
+                routes:
+                  - { name: r, hosts: ["*"], rules: [ { backends: [ { upstream: x } ] } ] }
+                  - { name: r, hosts: ["*"], rules: [ { respond: {} }, { backends: [ { upstream: y } ] } ] }
+                """;
+        assertThat(errors(text)).extracting(ConfigError::path, ConfigError::message).containsExactlyInAnyOrder(
+                tuple("listeners[1].name", "duplicate listener name \"a\""),
+                tuple("listeners[1].address", "address 0.0.0.0:80 is used by another listener"),
+                tuple("listeners[2].name", "is required"),
+                tuple("listeners[3].name", "is required"),
+                tuple("routes[0].rules[0].backends[0].upstream", "upstream \"x\" is not defined in upstreams"),
+                tuple("routes[1].name", "duplicate route name \"r\""),
+                tuple("routes[1].rules[1].backends[0].upstream", "upstream \"y\" is not defined in upstreams"));
+    }
+
+    @Test
+    void nonMappingListEntriesAreReportedNotThrown() {
+        String text = """
+                listeners: [ "0.0.0.0:80", 5, { name: ok, address: "0.0.0.0:81" } ]
+                upstreams: [ app ]
+                routes: [ site ]
+                """;
+        assertThat(errors(text)).extracting(ConfigError::path).containsExactlyInAnyOrder(
+                "listeners[0]", "listeners[1]", "upstreams[0]", "routes[0]");
+    }
+
+    @Test
+    void exceptionMessageNamesTheSourceAndEveryError() {
+        assertThatThrownBy(() -> ConfigParser.parse(LISTENER + "workers: -1\nbogus: 1\n", "/etc/strait/strait.yaml"))
+                .isInstanceOf(InvalidConfigException.class)
+                .hasMessageStartingWith("/etc/strait/strait.yaml: 2 error(s):\n  ")
+                .hasMessageContaining("\n  workers: must be a whole number 0..1024, got -1")
+                .hasMessageContaining("\n  bogus: unknown field");
+    }
+
+    @Test
+    void errorsListIsImmutable() {
+        List<ConfigError> errors = errors(LISTENER + "workers: -1\n");
+        assertThatThrownBy(errors::clear).isInstanceOf(UnsupportedOperationException.class);
+    }
+
+    @Test
+    void configErrorToString() {
+        assertThat(new ConfigError("routes[0].name", "is required")).hasToString("routes[0].name: is required");
+        assertThat(new ConfigError("", "the config is empty")).hasToString("the config is empty");
+    }
+
+    @ParameterizedTest
+    @ValueSource(strings = {"", "   \n\n", "# only a comment\n", "---\n", "null\n", "~\n"})
+    void emptyConfigIsRefused(String text) {
+        assertThat(errors(text)).containsExactly(new ConfigError("", "the config is empty"));
+    }
+
+    @Test
+    void yamlSyntaxErrorReportsTheLine() {
+        String text = """
+                listeners:
+                  - name: http
+                    address: 0.0.0.0:8080
+                routes: [ { name: r
+                """;
+        List<ConfigError> errors = errors(text);
+        assertThat(errors).hasSize(1);
+        assertThat(errors.get(0).path()).isEmpty();
+        assertThat(errors.get(0).message()).startsWith("not valid YAML at line ").contains(", column ");
+    }
+
+    @Test
+    void yamlSyntaxErrorLineIsTheOffendingOne() {
+        String text = """
+                workers: 2
+                listeners:
+                  - name: http
+                   address: 0.0.0.0:8080
+                """;
+        List<ConfigError> errors = errors(text);
+        assertThat(errors).hasSize(1);
+        assertThat(errors.get(0).message()).startsWith("not valid YAML at line 4,");
+    }
+
+    @Test
+    void badJsonReportsTheLine() {
+        List<ConfigError> errors = errors("{\n\"listeners\": [\n}\n");
+        assertThat(errors).singleElement().satisfies(e -> {
+            assertThat(e.path()).isEmpty();
+            assertThat(e.message()).startsWith("not valid YAML at line ").contains("line 3");
+        });
+    }
+
+    @Test
+    void duplicateKeyIsRefused() {
+        List<ConfigError> errors = errors(LISTENER + "workers: 2\nworkers: 3\n");
+        assertThat(errors).singleElement().satisfies(e -> {
+            assertThat(e.message()).contains("workers").contains("line 3");
+        });
+    }
+
+    @Test
+    void parsingIsRepeatableAndIndependent() throws Exception {
+        // The parser keeps no state between calls: an error in one parse does not leak into the next.
+        errors(LISTENER + "workers: -1\n");
+        assertThat(parse(CONTRACT_EXAMPLE)).isEqualTo(parse(CONTRACT_EXAMPLE));
+    }
+}

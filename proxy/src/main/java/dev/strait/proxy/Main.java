@@ -1,0 +1,180 @@
+package dev.strait.proxy;
+
+import dev.strait.model.InvalidConfigException;
+import dev.strait.proxy.accesslog.AccessLog;
+import dev.strait.proxy.admin.AdminServer;
+import dev.strait.proxy.config.ConfigFiles;
+import dev.strait.proxy.config.ConfigReloader;
+import dev.strait.proxy.config.Serving;
+import dev.strait.proxy.config.Snapshot;
+import dev.strait.proxy.metrics.ProxyMetrics;
+import dev.strait.proxy.server.ProxyServer;
+import java.io.FileOutputStream;
+import java.io.FileDescriptor;
+import java.lang.management.ManagementFactory;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.LinkedHashMap;
+import java.util.Locale;
+import java.util.Map;
+import java.util.concurrent.CountDownLatch;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+import sun.misc.Signal;
+
+/**
+ * {@code java -jar strait-proxy.jar [--config FILE] [--check FILE]}: every flag may also be given as
+ * an environment variable ({@code STRAIT_CONFIG}, ...). Without flags it serves the embedded default.
+ */
+public final class Main {
+    private static final Logger log = LoggerFactory.getLogger(Main.class);
+    private static final String USAGE = """
+            usage: java -jar strait-proxy.jar [options]
+              --config FILE        serve this YAML (or JSON) config; reloaded on change and on SIGHUP
+              --check FILE         validate a config, print every error with its field path, exit 0 or 1
+              --control HOST:PORT  take the routing table from the operator (not available in this version yet)
+              --state-dir DIR      keep the last accepted snapshot here (with --control; not available yet)
+              --help               this text
+            Each option may also be set in the environment: STRAIT_CONFIG, STRAIT_CHECK, STRAIT_CONTROL, STRAIT_STATE_DIR.
+            With no options the embedded default config is served: http://0.0.0.0:8080/, admin on 127.0.0.1:9901.
+            """;
+
+    private Main() {}
+
+    public static void main(String[] args) throws Exception {
+        long startNanos = System.nanoTime();
+        Map<String, String> opts = options(args);
+        if (opts == null) {
+            System.exit(2);
+            return;
+        }
+        if (opts.containsKey("help")) {
+            System.out.print(USAGE);
+            return;
+        }
+        if (opts.containsKey("check")) {
+            System.exit(check(Path.of(opts.get("check"))));
+            return;
+        }
+        if (opts.containsKey("control") || opts.containsKey("state-dir")) {
+            System.err.println("--control and --state-dir arrive with the operator's control channel; this version"
+                    + " serves --config FILE or the embedded default.");
+            System.exit(2);
+            return;
+        }
+        Path configFile = opts.containsKey("config") ? Path.of(opts.get("config")) : null;
+        Snapshot snapshot;
+        try {
+            snapshot = configFile == null ? ConfigFiles.loadEmbedded() : ConfigFiles.load(configFile);
+        } catch (InvalidConfigException e) {
+            System.err.println(e.getMessage());
+            System.exit(1);
+            return;
+        } catch (java.io.IOException e) {
+            System.err.println("cannot read " + configFile + ": " + e);
+            System.exit(1);
+            return;
+        }
+        run(snapshot, configFile, startNanos);
+    }
+
+    private static void run(Snapshot snapshot, Path configFile, long startNanos) throws Exception {
+        Serving serving = new Serving(snapshot);
+        ProxyMetrics metrics = new ProxyMetrics();
+        metrics.configVersion(snapshot.version());
+        AccessLog accessLog = new AccessLog(new FileOutputStream(FileDescriptor.out));
+        ProxyServer server;
+        try {
+            server = new ProxyServer(snapshot.config(), serving, metrics, accessLog).start();
+        } catch (Exception e) {
+            log.error("cannot start: {}", e.getMessage());
+            System.exit(1);
+            return;
+        }
+        AdminServer admin = null;
+        if (snapshot.config().admin() != null) {
+            admin = new AdminServer(serving, metrics, server::ready).start(snapshot.config().admin().address());
+            log.info("admin on http://{}/ (healthz, readyz, metrics, config)", admin.address());
+        }
+        ConfigReloader reloader = configFile == null ? null : new ConfigReloader(configFile, serving, metrics);
+        if (reloader != null) {
+            Signal.handle(new Signal("HUP"), s -> reloader.reload("SIGHUP"));
+        }
+        CountDownLatch stopped = new CountDownLatch(1);
+        AdminServer adminServer = admin;
+        Runtime.getRuntime().addShutdownHook(new Thread(() -> {
+            log.info("stopping: draining connections (up to {})", serving.snapshot().limits().drainTimeout());
+            try {
+                server.drain(serving.snapshot().limits().drainTimeout());
+            } catch (InterruptedException e) {
+                Thread.currentThread().interrupt();
+            }
+            server.close();
+            if (adminServer != null) {
+                adminServer.close();
+            }
+            accessLog.close();
+            stopped.countDown();
+        }, "strait-shutdown"));
+        log.info("strait proxy serving config version {} ({}) with {} worker(s) on {}; started in {} ms (JVM {} ms)",
+                snapshot.version(), configFile == null ? ConfigFiles.EMBEDDED : configFile, server.workers(),
+                server.transport().name().toLowerCase(Locale.ROOT), (System.nanoTime() - startNanos) / 1_000_000,
+                ManagementFactory.getRuntimeMXBean().getUptime());
+        stopped.await();
+    }
+
+    private static int check(Path file) {
+        if (!Files.isReadable(file)) {
+            System.err.println(file + ": cannot read the file");
+            return 1;
+        }
+        try {
+            Snapshot s = ConfigFiles.load(file);
+            System.out.println(file + ": ok (version " + s.version() + ", " + s.config().routes().size() + " route(s), "
+                    + s.config().upstreams().size() + " upstream(s))");
+            return 0;
+        } catch (InvalidConfigException e) {
+            System.err.println(e.getMessage());
+            return 1;
+        } catch (java.io.IOException e) {
+            System.err.println(file + ": " + e);
+            return 1;
+        }
+    }
+
+    /** Flags, then environment variables for flags not given; {@code null} after printing a usage error. */
+    static Map<String, String> options(String[] args) {
+        Map<String, String> opts = new LinkedHashMap<>();
+        for (String name : new String[] {"config", "check", "control", "state-dir"}) {
+            String env = System.getenv("STRAIT_" + name.toUpperCase(Locale.ROOT).replace('-', '_'));
+            if (env != null && !env.isBlank()) {
+                opts.put(name, env);
+            }
+        }
+        for (int i = 0; i < args.length; i++) {
+            String a = args[i];
+            if (a.equals("--help") || a.equals("-h")) {
+                opts.put("help", "");
+                continue;
+            }
+            String name;
+            String value;
+            if (a.startsWith("--") && a.contains("=")) {
+                name = a.substring(2, a.indexOf('='));
+                value = a.substring(a.indexOf('=') + 1);
+            } else if (a.startsWith("--") && i + 1 < args.length) {
+                name = a.substring(2);
+                value = args[++i];
+            } else {
+                System.err.println("unexpected argument: " + a + "\n" + USAGE);
+                return null;
+            }
+            if (!name.equals("config") && !name.equals("check") && !name.equals("control") && !name.equals("state-dir")) {
+                System.err.println("unknown option --" + name + "\n" + USAGE);
+                return null;
+            }
+            opts.put(name, value);
+        }
+        return opts;
+    }
+}

@@ -1,0 +1,120 @@
+package dev.strait.proxy.admin;
+
+import dev.strait.model.ConfigWriter;
+import dev.strait.model.HostPort;
+import dev.strait.proxy.config.Serving;
+import dev.strait.proxy.config.Snapshot;
+import dev.strait.proxy.metrics.ProxyMetrics;
+import io.netty.bootstrap.ServerBootstrap;
+import io.netty.buffer.Unpooled;
+import io.netty.channel.Channel;
+import io.netty.channel.ChannelFutureListener;
+import io.netty.channel.ChannelHandlerContext;
+import io.netty.channel.ChannelInitializer;
+import io.netty.channel.EventLoopGroup;
+import io.netty.channel.MultiThreadIoEventLoopGroup;
+import io.netty.channel.SimpleChannelInboundHandler;
+import io.netty.channel.nio.NioIoHandler;
+import io.netty.channel.socket.nio.NioServerSocketChannel;
+import io.netty.handler.codec.http.DefaultFullHttpResponse;
+import io.netty.handler.codec.http.FullHttpRequest;
+import io.netty.handler.codec.http.FullHttpResponse;
+import io.netty.handler.codec.http.HttpHeaderNames;
+import io.netty.handler.codec.http.HttpMethod;
+import io.netty.handler.codec.http.HttpObjectAggregator;
+import io.netty.handler.codec.http.HttpResponseStatus;
+import io.netty.handler.codec.http.HttpServerCodec;
+import io.netty.handler.codec.http.HttpUtil;
+import io.netty.handler.codec.http.HttpVersion;
+import io.netty.util.concurrent.DefaultThreadFactory;
+import java.net.InetSocketAddress;
+import java.nio.charset.StandardCharsets;
+import java.util.concurrent.TimeUnit;
+import java.util.function.BooleanSupplier;
+
+/**
+ * The admin listener, on its own single thread so that a scrape or a config dump never takes time
+ * from the data plane's loops: {@code /healthz}, {@code /readyz}, {@code /metrics}, {@code /config}.
+ */
+public final class AdminServer implements AutoCloseable {
+    private final EventLoopGroup group = new MultiThreadIoEventLoopGroup(1,
+            new DefaultThreadFactory("strait-admin", true), NioIoHandler.newFactory());
+    private final Serving serving;
+    private final ProxyMetrics metrics;
+    private final BooleanSupplier ready;
+    private Channel channel;
+
+    public AdminServer(Serving serving, ProxyMetrics metrics, BooleanSupplier ready) {
+        this.serving = serving;
+        this.metrics = metrics;
+        this.ready = ready;
+    }
+
+    public AdminServer start(HostPort address) throws InterruptedException {
+        channel = new ServerBootstrap().group(group).channel(NioServerSocketChannel.class)
+                .childHandler(new ChannelInitializer<>() {
+                    @Override
+                    protected void initChannel(Channel ch) {
+                        ch.pipeline().addLast(new HttpServerCodec(), new HttpObjectAggregator(64 * 1024), new Endpoints());
+                    }
+                })
+                .bind(address.host(), address.port()).sync().channel();
+        return this;
+    }
+
+    public InetSocketAddress address() {
+        return (InetSocketAddress) channel.localAddress();
+    }
+
+    @Override
+    public void close() {
+        if (channel != null) {
+            channel.close().awaitUninterruptibly();
+        }
+        group.shutdownGracefully(0, 1, TimeUnit.SECONDS).awaitUninterruptibly(3, TimeUnit.SECONDS);
+    }
+
+    private final class Endpoints extends SimpleChannelInboundHandler<FullHttpRequest> {
+        @Override
+        protected void channelRead0(ChannelHandlerContext ctx, FullHttpRequest req) {
+            String path = req.uri();
+            int q = path.indexOf('?');
+            if (q >= 0) {
+                path = path.substring(0, q);
+            }
+            if (req.method() != HttpMethod.GET && req.method() != HttpMethod.HEAD) {
+                reply(ctx, req, HttpResponseStatus.METHOD_NOT_ALLOWED, "text/plain", "GET or HEAD\n");
+                return;
+            }
+            Snapshot s = serving.snapshot();
+            switch (path) {
+                case "/healthz" -> reply(ctx, req, HttpResponseStatus.OK, "text/plain", "ok\n");
+                case "/readyz" -> {
+                    boolean ok = ready.getAsBoolean() && s != null;
+                    reply(ctx, req, ok ? HttpResponseStatus.OK : HttpResponseStatus.SERVICE_UNAVAILABLE, "text/plain",
+                            ok ? "ready\n" : serving.draining() ? "draining\n" : "not ready\n");
+                }
+                case "/metrics" -> reply(ctx, req, HttpResponseStatus.OK, "text/plain; version=0.0.4; charset=utf-8",
+                        metrics.scrape());
+                case "/config" -> reply(ctx, req, HttpResponseStatus.OK, "application/json",
+                        "{\"version\":\"" + s.version() + "\",\"config\":" + ConfigWriter.toJson(s.config(), true) + "}\n");
+                default -> reply(ctx, req, HttpResponseStatus.NOT_FOUND, "text/plain",
+                        "not found; try /healthz, /readyz, /metrics or /config\n");
+            }
+        }
+
+        private void reply(ChannelHandlerContext ctx, FullHttpRequest req, HttpResponseStatus status, String type,
+                           String body) {
+            byte[] bytes = body.getBytes(StandardCharsets.UTF_8);
+            FullHttpResponse res = new DefaultFullHttpResponse(HttpVersion.HTTP_1_1, status,
+                    req.method() == HttpMethod.HEAD ? Unpooled.EMPTY_BUFFER : Unpooled.wrappedBuffer(bytes));
+            res.headers().set(HttpHeaderNames.CONTENT_TYPE, type).setInt(HttpHeaderNames.CONTENT_LENGTH, bytes.length);
+            boolean keepAlive = HttpUtil.isKeepAlive(req);
+            HttpUtil.setKeepAlive(res, keepAlive);
+            var f = ctx.writeAndFlush(res);
+            if (!keepAlive) {
+                f.addListener(ChannelFutureListener.CLOSE);
+            }
+        }
+    }
+}

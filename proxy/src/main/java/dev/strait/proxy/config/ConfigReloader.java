@@ -1,0 +1,108 @@
+package dev.strait.proxy.config;
+
+import dev.strait.model.Config;
+import dev.strait.model.InvalidConfigException;
+import dev.strait.proxy.metrics.ProxyMetrics;
+import java.io.IOException;
+import java.nio.file.ClosedWatchServiceException;
+import java.nio.file.FileSystems;
+import java.nio.file.Path;
+import java.nio.file.StandardWatchEventKinds;
+import java.nio.file.WatchKey;
+import java.nio.file.WatchService;
+import java.util.Objects;
+import java.util.concurrent.TimeUnit;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * Reloads {@code --config} when the file changes (watching its directory, so editors that replace
+ * the file and Kubernetes ConfigMap symlink swaps are seen) and on SIGHUP. A new config is parsed,
+ * validated and compiled off the event loops, then swapped in with one reference write; an invalid
+ * one is refused with every error logged, and the last good config keeps serving.
+ */
+public final class ConfigReloader implements AutoCloseable {
+    private static final Logger log = LoggerFactory.getLogger(ConfigReloader.class);
+    private static final long DEBOUNCE_MILLIS = 100;
+
+    private final Path file;
+    private final Serving serving;
+    private final ProxyMetrics metrics;
+    private final WatchService watcher;
+    private final Thread thread;
+
+    public ConfigReloader(Path file, Serving serving, ProxyMetrics metrics) throws IOException {
+        this.file = file.toAbsolutePath();
+        this.serving = serving;
+        this.metrics = metrics;
+        this.watcher = FileSystems.getDefault().newWatchService();
+        this.file.getParent().register(watcher, StandardWatchEventKinds.ENTRY_CREATE,
+                StandardWatchEventKinds.ENTRY_MODIFY, StandardWatchEventKinds.ENTRY_DELETE);
+        this.thread = new Thread(this::watch, "strait-config-watch");
+        thread.setDaemon(true);
+        thread.start();
+    }
+
+    /** Reloads now (SIGHUP does this). Returns whether a new config was applied. */
+    public synchronized boolean reload(String why) {
+        Snapshot current = serving.snapshot();
+        Snapshot next;
+        try {
+            next = ConfigFiles.load(file);
+        } catch (InvalidConfigException e) {
+            metrics.reloadRejected();
+            log.error("config reload ({}) refused; still serving version {}. {}", why, current.version(), e.getMessage());
+            return false;
+        } catch (IOException e) {
+            metrics.reloadRejected();
+            log.error("config reload ({}) refused: cannot read {}: {}; still serving version {}", why, file, e,
+                    current.version());
+            return false;
+        }
+        if (next.version().equals(current.version())) {
+            log.debug("config reload ({}): unchanged (version {})", why, next.version());
+            return false;
+        }
+        warnAboutRestartOnlySettings(current.config(), next.config());
+        serving.swap(next);
+        metrics.reloadAccepted();
+        metrics.configVersion(next.version());
+        log.info("config reload ({}): now serving version {} (was {})", why, next.version(), current.version());
+        return true;
+    }
+
+    private static void warnAboutRestartOnlySettings(Config a, Config b) {
+        if (!a.listeners().equals(b.listeners()) || a.workers() != b.workers() || a.transport() != b.transport()
+                || !Objects.equals(a.admin(), b.admin())) {
+            log.warn("config reload: listeners, workers, transport and admin take effect at the next restart;"
+                    + " routes and limits apply now");
+        }
+    }
+
+    private void watch() {
+        try {
+            while (true) {
+                WatchKey key = watcher.take();
+                // Let a burst of events (write, rename, symlink swap) settle before reading.
+                Thread.sleep(DEBOUNCE_MILLIS);
+                key.pollEvents();
+                WatchKey more;
+                while ((more = watcher.poll(DEBOUNCE_MILLIS, TimeUnit.MILLISECONDS)) != null) {
+                    more.pollEvents();
+                    more.reset();
+                }
+                key.reset();
+                // Any change in the directory: reload compares content versions, so no-ops cost a read.
+                reload("file changed");
+            }
+        } catch (InterruptedException | ClosedWatchServiceException e) {
+            // closing
+        }
+    }
+
+    @Override
+    public void close() throws IOException {
+        thread.interrupt();
+        watcher.close();
+    }
+}

@@ -1,0 +1,15 @@
+package dev.strait.proxy.config;
+
+import dev.strait.model.Config;
+import dev.strait.model.Limits;
+import dev.strait.proxy.route.RouteTable;
+
+/**
+ * What a request is served with: the compiled table and the settings that may change on reload,
+ * swapped as one reference. A request reads it once and keeps it until it is answered.
+ */
+public record Snapshot(Config config, RouteTable table, Limits limits, boolean accessLog) {
+    public String version() {
+        return table.version();
+    }
+}

@@ -1,0 +1,43 @@
+package dev.strait.proxy.config;
+
+import dev.strait.model.Config;
+import dev.strait.model.ConfigError;
+import dev.strait.model.InvalidConfigException;
+import dev.strait.proxy.handler.Handlers;
+import dev.strait.proxy.route.RouteTable;
+import dev.strait.proxy.route.RouteTableBuilder;
+import java.util.ArrayList;
+import java.util.List;
+
+/**
+ * Turns a parsed config into a servable {@link Snapshot}, checking what only the proxy can check (a
+ * files root exists, an action is available). Every handler that cannot be made is reported.
+ */
+public final class SnapshotBuilder {
+    private SnapshotBuilder() {}
+
+    public static Snapshot build(Config config, String source) throws InvalidConfigException {
+        List<ConfigError> errors = new ArrayList<>();
+        RouteTable table = RouteTableBuilder.build(config, (action, path) -> {
+            try {
+                return Handlers.create(action, path);
+            } catch (IllegalArgumentException e) {
+                String msg = e.getMessage();
+                int colon = msg.indexOf(": ");
+                errors.add(colon > 0 && msg.startsWith("routes[")
+                        ? new ConfigError(msg.substring(0, colon), msg.substring(colon + 2))
+                        : new ConfigError(path, msg));
+                return ex -> { };
+            }
+        });
+        for (int i = 0; i < config.listeners().size(); i++) {
+            if (config.listeners().get(i).tls() != null) {
+                errors.add(new ConfigError("listeners[" + i + "].tls", "TLS listeners are not available in this version yet"));
+            }
+        }
+        if (!errors.isEmpty()) {
+            throw new InvalidConfigException(source, errors);
+        }
+        return new Snapshot(config, table, config.limits(), config.accessLog().enabled());
+    }
+}

@@ -1,0 +1,104 @@
+package dev.strait.proxy.http;
+
+/**
+ * Turns a request target's path into the form routes are matched on, so that {@code /%61dmin} and
+ * {@code /x/../admin} cannot slip past a rule written for {@code /admin} (RFC 3986 6.2.2):
+ * percent-encoded unreserved characters are decoded, dot segments are removed, everything else
+ * (notably {@code %2F}) stays encoded. A path that climbs above the root is refused.
+ */
+public final class PathNormalizer {
+    private PathNormalizer() {}
+
+    /** The normalised path, or {@code null} when the path is not acceptable (caller answers 400). */
+    public static String normalize(String path) {
+        if (path.isEmpty() || path.charAt(0) != '/') {
+            return null;
+        }
+        boolean simple = true;
+        for (int i = 0; i < path.length(); i++) {
+            char c = path.charAt(i);
+            if (c == '%' || (c == '.' && path.charAt(i - 1) == '/')) {
+                simple = false;
+                break;
+            }
+            if (c <= 0x20 || c >= 0x7f) {
+                return null;
+            }
+        }
+        return simple ? path : slowPath(path);
+    }
+
+    private static String slowPath(String path) {
+        StringBuilder decoded = new StringBuilder(path.length());
+        for (int i = 0; i < path.length(); i++) {
+            char c = path.charAt(i);
+            if (c <= 0x20 || c >= 0x7f) {
+                return null;
+            }
+            if (c == '%') {
+                if (i + 2 >= path.length()) {
+                    return null;
+                }
+                int hi = Character.digit(path.charAt(i + 1), 16);
+                int lo = Character.digit(path.charAt(i + 2), 16);
+                if (hi < 0 || lo < 0) {
+                    return null;
+                }
+                char d = (char) (hi << 4 | lo);
+                if (d == 0) {
+                    return null;
+                }
+                if (isUnreserved(d)) {
+                    decoded.append(d);
+                } else {
+                    decoded.append('%').append(Character.toUpperCase(path.charAt(i + 1)))
+                            .append(Character.toUpperCase(path.charAt(i + 2)));
+                }
+                i += 2;
+            } else {
+                decoded.append(c);
+            }
+        }
+        return removeDotSegments(decoded);
+    }
+
+    private static boolean isUnreserved(char c) {
+        return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9')
+                || c == '-' || c == '.' || c == '_' || c == '~';
+    }
+
+    private static String removeDotSegments(CharSequence in) {
+        // Segments between '/', rebuilt onto an output stack.
+        StringBuilder out = new StringBuilder(in.length());
+        int i = 0;
+        int n = in.length();
+        while (i < n) {
+            int next = i + 1;
+            while (next < n && in.charAt(next) != '/') {
+                next++;
+            }
+            // segment is in[i+1, next)
+            int len = next - i - 1;
+            boolean dot = len == 1 && in.charAt(i + 1) == '.';
+            boolean dotdot = len == 2 && in.charAt(i + 1) == '.' && in.charAt(i + 2) == '.';
+            boolean last = next >= n;
+            if (dot) {
+                if (last) {
+                    out.append('/');
+                }
+            } else if (dotdot) {
+                if (out.length() == 0) {
+                    return null;
+                }
+                out.setLength(out.lastIndexOf("/"));
+                if (last) {
+                    out.append('/');
+                }
+            } else {
+                out.append(in, i, next);
+            }
+            i = next;
+        }
+        return out.length() == 0 ? "/" : out.toString();
+    }
+}

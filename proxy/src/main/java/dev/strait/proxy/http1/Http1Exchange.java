@@ -1,0 +1,170 @@
+package dev.strait.proxy.http1;
+
+import dev.strait.proxy.http.Exchange;
+import dev.strait.proxy.route.CompiledRule;
+import io.netty.buffer.ByteBuf;
+import io.netty.buffer.ByteBufAllocator;
+import io.netty.buffer.ByteBufUtil;
+import io.netty.channel.DefaultFileRegion;
+import io.netty.handler.codec.http.HttpHeaders;
+import io.netty.handler.codec.http.HttpRequest;
+import io.netty.handler.codec.http.HttpResponseStatus;
+import io.netty.handler.stream.ChunkedFile;
+import java.io.File;
+import java.io.IOException;
+import java.io.RandomAccessFile;
+import java.nio.charset.StandardCharsets;
+import java.util.Iterator;
+import java.util.Map;
+
+/** One HTTP/1.1 request on its connection; answers are framed and written by {@link Http1ServerHandler}. */
+final class Http1Exchange implements Exchange {
+    private static final byte[] CONTENT_LENGTH = "Content-Length: ".getBytes(StandardCharsets.ISO_8859_1);
+
+    final Http1ServerHandler connection;
+    final HttpRequest request;
+    final String host;
+    final String path;
+    final String query;
+    final boolean head;
+    final long startNanos;
+    CompiledRule rule;
+    boolean keepAlive;
+    boolean responded;
+    int status;
+    long bytes;
+
+    Http1Exchange(Http1ServerHandler connection, HttpRequest request, String host, String path, String query,
+                  boolean head, long startNanos) {
+        this.connection = connection;
+        this.request = request;
+        this.host = host;
+        this.path = path;
+        this.query = query;
+        this.head = head;
+        this.startNanos = startNanos;
+    }
+
+    @Override
+    public HttpRequest request() {
+        return request;
+    }
+
+    @Override
+    public String path() {
+        return path;
+    }
+
+    @Override
+    public String query() {
+        return query;
+    }
+
+    @Override
+    public boolean isHead() {
+        return head;
+    }
+
+    @Override
+    public ByteBufAllocator alloc() {
+        return connection.alloc();
+    }
+
+    @Override
+    public void sendPreEncoded(byte[] headBytes, byte[] body) {
+        int bodyLen = head || body == null ? 0 : body.length;
+        ByteBuf buf = startHead(headBytes, bodyLen);
+        if (bodyLen > 0) {
+            buf.writeBytes(body);
+        }
+        finish(buf, null, bodyLen);
+    }
+
+    @Override
+    public void sendPreEncoded(byte[] headBytes, ByteBuf body) {
+        if (head) {
+            body.release();
+            finish(startHead(headBytes, 0), null, 0);
+            return;
+        }
+        int len = body.readableBytes();
+        ByteBuf buf = startHead(headBytes, len);
+        if (len <= 1024) {
+            // Small bodies go out in the same buffer as the head: one write, one segment.
+            buf.writeBytes(body);
+            body.release();
+            finish(buf, null, len);
+        } else {
+            finish(buf, body, len);
+        }
+    }
+
+    @Override
+    public void sendFile(byte[] headBytes, File file, long offset, long length) {
+        ByteBuf buf = startHead(headBytes, 0);
+        if (head || length == 0) {
+            finish(buf, null, 0);
+            return;
+        }
+        Object body;
+        try {
+            if (connection.zeroCopy) {
+                body = new DefaultFileRegion(file, offset, length);
+            } else {
+                body = new ChunkedFile(new RandomAccessFile(file, "r"), offset, length, 16 * 1024);
+            }
+        } catch (IOException e) {
+            // The file went away between stat and open: the head is not sent yet, so answer 404.
+            buf.release();
+            sendError(HttpResponseStatus.NOT_FOUND);
+            return;
+        }
+        finish(buf, body, length);
+    }
+
+    @Override
+    public void send(HttpResponseStatus status, HttpHeaders headers, ByteBuf body) {
+        int len = body == null ? 0 : body.readableBytes();
+        ByteBuf buf = alloc().ioBuffer(256 + len);
+        buf.writeBytes(connection.statusLine(status));
+        for (Iterator<Map.Entry<CharSequence, CharSequence>> it = headers.iteratorCharSequence(); it.hasNext(); ) {
+            Map.Entry<CharSequence, CharSequence> h = it.next();
+            ByteBufUtil.writeAscii(buf, h.getKey());
+            buf.writeByte(':').writeByte(' ');
+            ByteBufUtil.writeAscii(buf, h.getValue());
+            buf.writeByte('\r').writeByte('\n');
+        }
+        buf.writeBytes(CONTENT_LENGTH);
+        ByteBufUtil.writeAscii(buf, Integer.toString(len));
+        buf.writeByte('\r').writeByte('\n');
+        this.status = status.code();
+        connection.writeFraming(this, buf);
+        int sent = 0;
+        if (body != null) {
+            if (!head) {
+                buf.writeBytes(body);
+                sent = len;
+            }
+            body.release();
+        }
+        connection.complete(this, buf, null, sent);
+    }
+
+    @Override
+    public void sendError(HttpResponseStatus status) {
+        connection.sendError(this, status);
+    }
+
+    private ByteBuf startHead(byte[] headBytes, int extra) {
+        // Status code from the pre-encoded line: "HTTP/1.1 200 ..."
+        status = (headBytes[9] - '0') * 100 + (headBytes[10] - '0') * 10 + (headBytes[11] - '0');
+        ByteBuf buf = alloc().ioBuffer(headBytes.length + 96 + extra);
+        buf.writeBytes(headBytes);
+        connection.writeFraming(this, buf);
+        return buf;
+    }
+
+    private void finish(ByteBuf headBuf, Object body, long bodyLen) {
+        connection.complete(this, headBuf, body, bodyLen);
+    }
+}

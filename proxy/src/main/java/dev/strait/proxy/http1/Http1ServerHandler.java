@@ -1,0 +1,467 @@
+package dev.strait.proxy.http1;
+
+import dev.strait.proxy.accesslog.AccessLog;
+import dev.strait.proxy.config.Serving;
+import dev.strait.proxy.config.Snapshot;
+import dev.strait.proxy.http.PathNormalizer;
+import dev.strait.proxy.metrics.ProxyMetrics;
+import dev.strait.proxy.route.CompiledRule;
+import dev.strait.proxy.route.RouteTable;
+import io.netty.buffer.ByteBuf;
+import io.netty.buffer.ByteBufAllocator;
+import io.netty.buffer.Unpooled;
+import io.netty.channel.ChannelFutureListener;
+import io.netty.channel.ChannelHandlerContext;
+import io.netty.channel.ChannelInboundHandlerAdapter;
+import io.netty.handler.codec.DecoderResult;
+import io.netty.handler.codec.TooLongFrameException;
+import io.netty.handler.codec.http.HttpContent;
+import io.netty.handler.codec.http.HttpHeaderNames;
+import io.netty.handler.codec.http.HttpHeaderValues;
+import io.netty.handler.codec.http.HttpHeaders;
+import io.netty.handler.codec.http.HttpMethod;
+import io.netty.handler.codec.http.HttpRequest;
+import io.netty.handler.codec.http.HttpResponseStatus;
+import io.netty.handler.codec.http.HttpUtil;
+import io.netty.handler.codec.http.HttpVersion;
+import io.netty.handler.codec.http.LastHttpContent;
+import io.netty.handler.codec.http.TooLongHttpHeaderException;
+import io.netty.handler.codec.http.TooLongHttpLineException;
+import io.netty.util.ReferenceCountUtil;
+import java.net.InetSocketAddress;
+import java.net.SocketAddress;
+import java.nio.charset.StandardCharsets;
+import java.util.ArrayDeque;
+import java.util.Iterator;
+import java.util.concurrent.ScheduledFuture;
+import java.util.concurrent.TimeUnit;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * The HTTP/1.1 server side of one connection. Sits right after {@link Http1RequestDecoder}:
+ *
+ * <pre>
+ *   socket -> Http1RequestDecoder -> Http1ServerHandler -> route's Handler
+ * </pre>
+ *
+ * It checks each request head (limits, Host, Expect, target form), picks the rule from the table
+ * current when the head arrived, and frames the answer: {@code Date}, {@code Connection}, keep-alive
+ * and close. Responses leave in request order (RFC 9112 9.3.2): a pipelined request is held back
+ * until the one before it is answered. Writes are flushed once per read batch, not per response.
+ */
+public final class Http1ServerHandler extends ChannelInboundHandlerAdapter {
+    private static final Logger log = LoggerFactory.getLogger(Http1ServerHandler.class);
+    private static final byte[] CONNECTION_CLOSE = "Connection: close\r\n".getBytes(StandardCharsets.ISO_8859_1);
+    private static final byte[] CONNECTION_KEEP_ALIVE = "Connection: keep-alive\r\n".getBytes(StandardCharsets.ISO_8859_1);
+    private static final byte[] CONTINUE = "HTTP/1.1 100 Continue\r\n\r\n".getBytes(StandardCharsets.ISO_8859_1);
+    private static final byte[][] STATUS_LINES = new byte[600][];
+
+    static {
+        for (int i = 100; i < 600; i++) {
+            HttpResponseStatus s = HttpResponseStatus.valueOf(i);
+            STATUS_LINES[i] = ("HTTP/1.1 " + i + " " + s.reasonPhrase() + "\r\n").getBytes(StandardCharsets.ISO_8859_1);
+        }
+    }
+
+    private final Serving serving;
+    private final ProxyMetrics metrics;
+    private final AccessLog accessLog;
+    private final Http1RequestDecoder decoder;
+    final boolean zeroCopy;
+
+    private ChannelHandlerContext ctx;
+    /** The request being read or answered; {@code null} between requests. */
+    private Http1Exchange current;
+    /** Whether {@link #current}'s body has been read to its end. */
+    private boolean currentBodyDone;
+    private long bodyBytes;
+    private long maxBodyBytes;
+    /** Pipelined messages that arrived while {@link #current} was not yet answered. */
+    private ArrayDeque<Object> backlog;
+    private boolean inRead;
+    private boolean flushPending;
+    private boolean closing;
+    private boolean drainRequested;
+    private int requests;
+    private long idleSince;
+    private ScheduledFuture<?> timer;
+
+    public Http1ServerHandler(Serving serving, ProxyMetrics metrics, AccessLog accessLog, Http1RequestDecoder decoder,
+                              boolean zeroCopy) {
+        this.serving = serving;
+        this.metrics = metrics;
+        this.accessLog = accessLog;
+        this.decoder = decoder;
+        this.zeroCopy = zeroCopy;
+    }
+
+    ByteBufAllocator alloc() {
+        return ctx.alloc();
+    }
+
+    byte[] statusLine(HttpResponseStatus status) {
+        int code = status.code();
+        return code >= 100 && code < 600 ? STATUS_LINES[code]
+                : ("HTTP/1.1 " + status + "\r\n").getBytes(StandardCharsets.ISO_8859_1);
+    }
+
+    @Override
+    public void handlerAdded(ChannelHandlerContext ctx) {
+        this.ctx = ctx;
+    }
+
+    @Override
+    public void channelActive(ChannelHandlerContext ctx) {
+        metrics.connectionOpened();
+        idleSince = System.nanoTime();
+        scheduleTimer(serving.snapshot().limits().headerTimeout().toNanos());
+        ctx.fireChannelActive();
+    }
+
+    @Override
+    public void channelInactive(ChannelHandlerContext ctx) {
+        metrics.connectionClosed();
+        if (timer != null) {
+            timer.cancel(false);
+        }
+        if (backlog != null) {
+            backlog.forEach(ReferenceCountUtil::release);
+            backlog.clear();
+        }
+        ctx.fireChannelInactive();
+    }
+
+    @Override
+    public void channelRead(ChannelHandlerContext ctx, Object msg) {
+        inRead = true;
+        if (closing) {
+            ReferenceCountUtil.release(msg);
+            return;
+        }
+        if (backlog != null && !backlog.isEmpty() || current != null && currentBodyDone && msg instanceof HttpRequest) {
+            // Pipelined ahead of an unanswered request: keep order, stop reading until it is answered.
+            if (backlog == null) {
+                backlog = new ArrayDeque<>(4);
+            }
+            backlog.add(msg);
+            ctx.channel().config().setAutoRead(false);
+            return;
+        }
+        dispatch(msg);
+    }
+
+    private void dispatch(Object msg) {
+        if (msg instanceof HttpRequest req) {
+            onHead(req);
+        }
+        if (msg instanceof HttpContent content) {
+            onContent(content);
+        }
+    }
+
+    @Override
+    public void channelReadComplete(ChannelHandlerContext ctx) {
+        inRead = false;
+        if (flushPending) {
+            flushPending = false;
+            ctx.flush();
+        }
+        ctx.fireChannelReadComplete();
+    }
+
+    private void onHead(HttpRequest req) {
+        Snapshot snapshot = serving.snapshot();
+        long now = System.nanoTime();
+        current = null;
+        currentBodyDone = false;
+        bodyBytes = 0;
+        maxBodyBytes = snapshot.limits().maxBodyBytes();
+        DecoderResult result = req.decoderResult();
+        HttpHeaders headers = req.headers();
+        Http1Exchange ex = new Http1Exchange(this, req, null, null, null, req.method() == HttpMethod.HEAD, now);
+        current = ex;
+        if (result.isFailure()) {
+            Throwable cause = result.cause();
+            HttpResponseStatus status = cause instanceof TooLongHttpLineException ? HttpResponseStatus.REQUEST_URI_TOO_LONG
+                    : cause instanceof TooLongHttpHeaderException ? HttpResponseStatus.REQUEST_HEADER_FIELDS_TOO_LARGE
+                    : cause instanceof TooLongFrameException ? HttpResponseStatus.REQUEST_HEADER_FIELDS_TOO_LARGE
+                    : HttpResponseStatus.BAD_REQUEST;
+            log.debug("{}: bad request head: {}", ctx.channel().remoteAddress(), cause.toString());
+            refuse(ex, status);
+            return;
+        }
+        if (headers.size() > snapshot.limits().maxHeaderCount()) {
+            refuse(ex, HttpResponseStatus.REQUEST_HEADER_FIELDS_TOO_LARGE);
+            return;
+        }
+        HttpVersion version = req.protocolVersion();
+        if (version.majorVersion() != 1) {
+            refuse(ex, HttpResponseStatus.HTTP_VERSION_NOT_SUPPORTED);
+            return;
+        }
+        // Host: exactly one on HTTP/1.1 (RFC 9112 3.2); an absolute-form target's authority wins.
+        String uri = req.uri();
+        String hostHeader = null;
+        int hosts = 0;
+        for (Iterator<String> it = headers.valueStringIterator(HttpHeaderNames.HOST); it.hasNext(); ) {
+            hostHeader = it.next();
+            hosts++;
+        }
+        if (hosts > 1 || hosts == 0 && version.minorVersion() == 1) {
+            refuse(ex, HttpResponseStatus.BAD_REQUEST);
+            return;
+        }
+        String target = uri;
+        if (!uri.isEmpty() && uri.charAt(0) != '/') {
+            int scheme = uri.indexOf("://");
+            if (scheme <= 0 || !(uri.regionMatches(true, 0, "http", 0, scheme) || uri.regionMatches(true, 0, "https", 0, scheme))) {
+                refuse(ex, HttpResponseStatus.BAD_REQUEST);
+                return;
+            }
+            int pathStart = uri.indexOf('/', scheme + 3);
+            hostHeader = uri.substring(scheme + 3, pathStart < 0 ? uri.length() : pathStart);
+            target = pathStart < 0 ? "/" : uri.substring(pathStart);
+        }
+        String host = RouteTable.normalizeHost(hostHeader);
+        int q = target.indexOf('?');
+        String rawPath = q < 0 ? target : target.substring(0, q);
+        String path = host == null || rawPath.indexOf('#') >= 0 ? null : PathNormalizer.normalize(rawPath);
+        if (path == null) {
+            refuse(ex, HttpResponseStatus.BAD_REQUEST);
+            return;
+        }
+        ex = new Http1Exchange(this, req, host, path, q < 0 ? null : target.substring(q + 1), ex.head, now);
+        current = ex;
+        ex.keepAlive = HttpUtil.isKeepAlive(req) && !serving.draining() && !drainRequested;
+
+        long contentLength = HttpUtil.getContentLength(req, -1L);
+        if (contentLength > maxBodyBytes) {
+            refuse(ex, HttpResponseStatus.REQUEST_ENTITY_TOO_LARGE);
+            return;
+        }
+        String expect = headers.get(HttpHeaderNames.EXPECT);
+        if (expect != null) {
+            if (!HttpHeaderValues.CONTINUE.contentEqualsIgnoreCase(expect)) {
+                refuse(ex, HttpResponseStatus.EXPECTATION_FAILED);
+                return;
+            }
+            if (version.minorVersion() == 1 && (contentLength > 0 || HttpUtil.isTransferEncodingChunked(req))) {
+                // The body is read (and discarded where the action does not use it): ask for it.
+                ctx.write(Unpooled.wrappedBuffer(CONTINUE));
+                flushPending = true;
+            }
+        }
+
+        CompiledRule rule = snapshot.table().find(host, path, req.method(), headers);
+        requests++;
+        if (rule == null) {
+            sendError(ex, HttpResponseStatus.NOT_FOUND);
+            return;
+        }
+        ex.rule = rule;
+        try {
+            rule.handler().handle(ex);
+        } catch (RuntimeException e) {
+            log.error("route {} rule {}: handler failed on {} {}", rule.route(), rule.index(), req.method(), uri, e);
+            if (!ex.responded) {
+                sendError(ex, HttpResponseStatus.INTERNAL_SERVER_ERROR);
+            }
+        }
+    }
+
+    private void onContent(HttpContent content) {
+        try {
+            if (current == null) {
+                return;
+            }
+            if (content.decoderResult().isFailure()) {
+                // A broken body (bad chunk size, ...): answer if not answered yet, and close either way.
+                refuse(current, HttpResponseStatus.BAD_REQUEST);
+                return;
+            }
+            bodyBytes += content.content().readableBytes();
+            if (bodyBytes > maxBodyBytes) {
+                refuse(current, HttpResponseStatus.REQUEST_ENTITY_TOO_LARGE);
+                return;
+            }
+            if (content instanceof LastHttpContent) {
+                currentBodyDone = true;
+                if (current.responded) {
+                    requestDone();
+                }
+            }
+        } finally {
+            content.release();
+        }
+    }
+
+    /** Writes Date, Connection and the blank line that ends the head. */
+    void writeFraming(Http1Exchange ex, ByteBuf buf) {
+        buf.writeBytes(dev.strait.proxy.http.DateHeader.line());
+        if (!ex.keepAlive) {
+            buf.writeBytes(CONNECTION_CLOSE);
+        } else if (ex.request.protocolVersion().minorVersion() == 0) {
+            buf.writeBytes(CONNECTION_KEEP_ALIVE);
+        }
+        buf.writeByte('\r').writeByte('\n');
+    }
+
+    /** Called once per exchange with the encoded head (and body) to write. */
+    void complete(Http1Exchange ex, ByteBuf headBuf, Object body, long bodyLength) {
+        if (ex.responded || ex != current) {
+            ReferenceCountUtil.release(headBuf);
+            ReferenceCountUtil.release(body);
+            throw new IllegalStateException("response already sent for " + ex.request.uri());
+        }
+        ex.responded = true;
+        ex.bytes = headBuf.readableBytes() + bodyLength;
+        ctx.write(headBuf, ctx.voidPromise());
+        if (body != null) {
+            ctx.write(body, ctx.voidPromise());
+        }
+        record(ex);
+        if (!ex.keepAlive) {
+            closing = true;
+            ctx.writeAndFlush(Unpooled.EMPTY_BUFFER).addListener(ChannelFutureListener.CLOSE);
+            return;
+        }
+        if (inRead) {
+            flushPending = true;
+        } else {
+            ctx.flush();
+        }
+        if (currentBodyDone) {
+            requestDone();
+        }
+    }
+
+    private void record(Http1Exchange ex) {
+        long nanos = System.nanoTime() - ex.startNanos;
+        CompiledRule rule = ex.rule;
+        metrics.route(rule == null ? ProxyMetrics.NO_ROUTE : rule.route()).record(ex.status, nanos);
+        if (accessLog != null && serving.snapshot().accessLog()) {
+            SocketAddress remote = ctx.channel().remoteAddress();
+            accessLog.log(new AccessLog.Entry(System.currentTimeMillis(),
+                    remote instanceof InetSocketAddress isa ? isa.getAddress().getHostAddress() : String.valueOf(remote),
+                    ex.request.method().name(), ex.request.uri(), ex.request.protocolVersion().text(), ex.host,
+                    ex.status, ex.bytes, nanos, rule == null ? null : rule.route(),
+                    ex.request.headers().get(HttpHeaderNames.USER_AGENT)));
+        }
+    }
+
+    /** The current request is read and answered: get ready for the next, releasing held-back ones. */
+    private void requestDone() {
+        current = null;
+        currentBodyDone = false;
+        idleSince = System.nanoTime();
+        decoder.requestFinished();
+        if (drainRequested) {
+            close();
+            return;
+        }
+        if (backlog != null) {
+            while (!backlog.isEmpty() && !closing) {
+                Object msg = backlog.poll();
+                dispatch(msg);
+                if (current != null && currentBodyDone && !current.responded) {
+                    return; // still waiting on an answer; the rest stays held back
+                }
+            }
+            if (!closing) {
+                ctx.channel().config().setAutoRead(true);
+                ctx.read();
+            }
+        }
+    }
+
+    void sendError(Http1Exchange ex, HttpResponseStatus status) {
+        byte[] body = (status.code() + " " + status.reasonPhrase() + "\n").getBytes(StandardCharsets.ISO_8859_1);
+        ByteBuf buf = ctx.alloc().ioBuffer(160 + body.length);
+        buf.writeBytes(statusLine(status));
+        buf.writeCharSequence("Content-Type: text/plain; charset=utf-8\r\nContent-Length: " + body.length + "\r\n",
+                StandardCharsets.ISO_8859_1);
+        ex.status = status.code();
+        writeFraming(ex, buf);
+        if (!ex.head) {
+            buf.writeBytes(body);
+        }
+        complete(ex, buf, null, ex.head ? 0 : body.length);
+    }
+
+    /** Answers with an error (unless already answered) and closes: the connection's framing is not trusted. */
+    private void refuse(Http1Exchange ex, HttpResponseStatus status) {
+        ex.keepAlive = false;
+        if (!ex.responded) {
+            sendError(ex, status);
+        } else {
+            close();
+        }
+    }
+
+    private void close() {
+        if (!closing) {
+            closing = true;
+            ctx.writeAndFlush(Unpooled.EMPTY_BUFFER).addListener(ChannelFutureListener.CLOSE);
+        }
+    }
+
+    @Override
+    public void userEventTriggered(ChannelHandlerContext ctx, Object evt) {
+        if (evt == DrainEvent.INSTANCE) {
+            // SIGTERM: an idle connection closes now, a busy one after its current answer.
+            drainRequested = true;
+            if (current == null) {
+                close();
+            }
+            return;
+        }
+        ctx.fireUserEventTriggered(evt);
+    }
+
+    private void scheduleTimer(long nanos) {
+        timer = ctx.executor().schedule(this::onTimer, Math.max(nanos, TimeUnit.MILLISECONDS.toNanos(10)),
+                TimeUnit.NANOSECONDS);
+    }
+
+    /**
+     * One timer per connection, moved lazily: it fires, checks how long the connection has waited
+     * for a request head, and either acts or sleeps for the time left. No per-request scheduling.
+     */
+    private void onTimer() {
+        if (closing || !ctx.channel().isActive()) {
+            return;
+        }
+        var limits = serving.snapshot().limits();
+        if (current != null) {
+            scheduleTimer(limits.headerTimeout().toNanos());
+            return;
+        }
+        long waited = System.nanoTime() - idleSince;
+        boolean partial = decoder.hasPartialHead();
+        long allowed = partial || requests == 0 ? limits.headerTimeout().toNanos() : limits.keepAliveTimeout().toNanos();
+        if (waited < allowed) {
+            scheduleTimer(allowed - waited);
+            return;
+        }
+        if (partial) {
+            Http1Exchange ex = new Http1Exchange(this, TIMEOUT_REQUEST, null, null, null, false, idleSince);
+            current = ex;
+            refuse(ex, HttpResponseStatus.REQUEST_TIMEOUT);
+        } else {
+            close();
+        }
+    }
+
+    private static final HttpRequest TIMEOUT_REQUEST = new io.netty.handler.codec.http.DefaultHttpRequest(
+            HttpVersion.HTTP_1_1, HttpMethod.GET, "/");
+
+    @Override
+    public void exceptionCaught(ChannelHandlerContext ctx, Throwable cause) {
+        log.debug("{}: connection error: {}", ctx.channel().remoteAddress(), cause.toString());
+        ctx.close();
+    }
+
+    /** Fired on every connection when the proxy starts draining (SIGTERM). */
+    public enum DrainEvent { INSTANCE }
+}

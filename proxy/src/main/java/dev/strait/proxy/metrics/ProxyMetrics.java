@@ -1,0 +1,108 @@
+package dev.strait.proxy.metrics;
+
+import io.micrometer.core.instrument.Counter;
+import io.micrometer.core.instrument.Gauge;
+import io.micrometer.core.instrument.Timer;
+import io.micrometer.prometheusmetrics.PrometheusConfig;
+import io.micrometer.prometheusmetrics.PrometheusMeterRegistry;
+import java.time.Duration;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicLong;
+import java.util.concurrent.atomic.AtomicReferenceArray;
+
+/**
+ * The proxy's Prometheus metrics (names prefixed {@code strait_}). Meters are looked up once per route
+ * and status and then kept in arrays, so recording a request does no tag building or map lookups.
+ */
+public final class ProxyMetrics {
+    /** Route tag for requests that matched no route. */
+    public static final String NO_ROUTE = "";
+
+    private final PrometheusMeterRegistry registry = new PrometheusMeterRegistry(PrometheusConfig.DEFAULT);
+    private final ConcurrentHashMap<String, RouteMeters> routes = new ConcurrentHashMap<>();
+    private final AtomicLong openConnections = new AtomicLong();
+    private final Counter rejectedReloads;
+    private final Counter acceptedReloads;
+    private Gauge configInfo;
+
+    public ProxyMetrics() {
+        Gauge.builder("strait_connections_open", openConnections, AtomicLong::get)
+                .description("Client connections open now").register(registry);
+        rejectedReloads = Counter.builder("strait_config_reloads_rejected")
+                .description("Config reloads refused because the new config was invalid").register(registry);
+        acceptedReloads = Counter.builder("strait_config_reloads_accepted")
+                .description("Config reloads that were applied").register(registry);
+    }
+
+    public PrometheusMeterRegistry registry() {
+        return registry;
+    }
+
+    /** Meters for one route; resolve once (at table build) and keep. */
+    public RouteMeters route(String name) {
+        return routes.computeIfAbsent(name, RouteMeters::new);
+    }
+
+    public void connectionOpened() {
+        openConnections.incrementAndGet();
+    }
+
+    public void connectionClosed() {
+        openConnections.decrementAndGet();
+    }
+
+    public long openConnections() {
+        return openConnections.get();
+    }
+
+    public void reloadRejected() {
+        rejectedReloads.increment();
+    }
+
+    public void reloadAccepted() {
+        acceptedReloads.increment();
+    }
+
+    /** Exposes the serving config's version as {@code strait_config_info{version="..."} 1}. */
+    public synchronized void configVersion(String version) {
+        if (configInfo != null) {
+            registry.remove(configInfo);
+        }
+        configInfo = Gauge.builder("strait_config_info", () -> 1).description("The serving config's version")
+                .tag("version", version).register(registry);
+    }
+
+    public String scrape() {
+        return registry.scrape();
+    }
+
+    /** Per-route meters: request counters by status and a latency histogram. */
+    public final class RouteMeters {
+        private final String route;
+        private final AtomicReferenceArray<Counter> byStatus = new AtomicReferenceArray<>(600);
+        private final Timer latency;
+
+        RouteMeters(String route) {
+            this.route = route;
+            this.latency = Timer.builder("strait_request_duration")
+                    .description("Time from request head to response written")
+                    .tag("route", route)
+                    .publishPercentileHistogram()
+                    .minimumExpectedValue(Duration.ofMillis(1))
+                    .maximumExpectedValue(Duration.ofSeconds(60))
+                    .register(registry);
+        }
+
+        public void record(int status, long nanos) {
+            Counter c = byStatus.get(status);
+            if (c == null) {
+                c = Counter.builder("strait_requests").description("Requests answered, by route and status")
+                        .tag("route", route).tag("status", Integer.toString(status)).register(registry);
+                byStatus.set(status, c);
+            }
+            c.increment();
+            latency.record(nanos, TimeUnit.NANOSECONDS);
+        }
+    }
+}

@@ -1,0 +1,168 @@
+package dev.strait.proxy.server;
+
+import dev.strait.model.Config;
+import dev.strait.proxy.accesslog.AccessLog;
+import dev.strait.proxy.config.Serving;
+import dev.strait.proxy.http1.Http1RequestDecoder;
+import dev.strait.proxy.http1.Http1ServerHandler;
+import dev.strait.proxy.metrics.ProxyMetrics;
+import io.netty.bootstrap.ServerBootstrap;
+import io.netty.channel.Channel;
+import io.netty.channel.ChannelInitializer;
+import io.netty.channel.ChannelOption;
+import io.netty.channel.EventLoop;
+import io.netty.channel.EventLoopGroup;
+import io.netty.channel.MultiThreadIoEventLoopGroup;
+import io.netty.channel.group.ChannelGroup;
+import io.netty.channel.group.DefaultChannelGroup;
+import io.netty.util.concurrent.DefaultThreadFactory;
+import io.netty.util.concurrent.EventExecutor;
+import io.netty.util.concurrent.GlobalEventExecutor;
+import java.net.InetSocketAddress;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.concurrent.TimeUnit;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * The data plane's sockets and event loops, and the only place that builds a connection's pipeline:
+ *
+ * <pre>
+ *   accept (one listening socket per loop with SO_REUSEPORT)
+ *     -> Http1RequestDecoder   bytes to request heads and body parts, with our limits
+ *     -> Http1ServerHandler    checks, route lookup, framing, ordering, keep-alive
+ *     -> the rule's Handler    respond / files
+ * </pre>
+ */
+public final class ProxyServer implements AutoCloseable {
+    private static final Logger log = LoggerFactory.getLogger(ProxyServer.class);
+
+    private final Config config;
+    private final Serving serving;
+    private final ProxyMetrics metrics;
+    private final AccessLog accessLog;
+    private final Transport transport;
+    private final EventLoopGroup loops;
+    private final ChannelGroup listeners = new DefaultChannelGroup("listeners", GlobalEventExecutor.INSTANCE);
+    private final ChannelGroup connections = new DefaultChannelGroup("connections", GlobalEventExecutor.INSTANCE);
+    private final Map<String, InetSocketAddress> bound = new LinkedHashMap<>();
+    private volatile boolean started;
+
+    public ProxyServer(Config config, Serving serving, ProxyMetrics metrics, AccessLog accessLog) {
+        this.config = config;
+        this.serving = serving;
+        this.metrics = metrics;
+        this.accessLog = accessLog;
+        this.transport = Transport.choose(config.transport());
+        int workers = config.workers() > 0 ? config.workers() : Runtime.getRuntime().availableProcessors();
+        this.loops = new MultiThreadIoEventLoopGroup(workers, new DefaultThreadFactory("strait-loop", true),
+                transport.ioHandlerFactory());
+    }
+
+    public Transport transport() {
+        return transport;
+    }
+
+    public int workers() {
+        return ((MultiThreadIoEventLoopGroup) loops).executorCount();
+    }
+
+    /** Binds every listener; throws when an address cannot be bound. */
+    public ProxyServer start() throws InterruptedException {
+        for (Config.Listener l : config.listeners()) {
+            if (l.tls() != null) {
+                throw new IllegalStateException("listeners." + l.name() + ".tls: TLS listeners are not available in"
+                        + " this version yet");
+            }
+            InetSocketAddress want = new InetSocketAddress(l.address().host(), l.address().port());
+            InetSocketAddress actual;
+            if (transport.reusePort()) {
+                // One socket per loop; with port 0 the first bind picks the port and the rest share it.
+                actual = null;
+                for (EventExecutor e : loops) {
+                    Channel ch = bootstrap((EventLoop) e).bind(actual == null ? want : actual).sync().channel();
+                    listeners.add(ch);
+                    actual = actual == null ? (InetSocketAddress) ch.localAddress() : actual;
+                }
+            } else {
+                Channel ch = bootstrap(loops).bind(want).sync().channel();
+                listeners.add(ch);
+                actual = (InetSocketAddress) ch.localAddress();
+            }
+            bound.put(l.name(), actual);
+            log.info("listener {} on {} ({} {})", l.name(), actual, transport.name().toLowerCase(),
+                    transport.reusePort() ? "x" + workers() + " sockets" : "one socket");
+        }
+        started = true;
+        return this;
+    }
+
+    private ServerBootstrap bootstrap(EventLoopGroup group) {
+        ServerBootstrap b = new ServerBootstrap()
+                .group(group, group)
+                .channel(transport.serverChannel())
+                .option(ChannelOption.SO_BACKLOG, 4096)
+                .option(ChannelOption.SO_REUSEADDR, true)
+                .childOption(ChannelOption.TCP_NODELAY, true)
+                .childHandler(new ChannelInitializer<>() {
+                    @Override
+                    protected void initChannel(Channel ch) {
+                        connections.add(ch);
+                        Http1RequestDecoder decoder = new Http1RequestDecoder(serving.snapshot().limits());
+                        ch.pipeline()
+                                .addLast("http1-decoder", decoder)
+                                .addLast("http1", new Http1ServerHandler(serving, metrics, accessLog, decoder, true));
+                    }
+                });
+        if (transport.reusePort()) {
+            transport.setReusePort(b);
+        }
+        return b;
+    }
+
+    /** The address a listener is bound to (the real port when configured with port 0). */
+    public InetSocketAddress address(String listener) {
+        return bound.get(listener);
+    }
+
+    public boolean ready() {
+        return started && !serving.draining();
+    }
+
+    public int openConnections() {
+        return connections.size();
+    }
+
+    /**
+     * Graceful stop: no new connections, idle keep-alive connections closed, busy ones closed after
+     * their current response; returns when all are gone or the timeout passed.
+     */
+    public boolean drain(Duration timeout) throws InterruptedException {
+        serving.startDraining();
+        listeners.close().await(timeout.toMillis(), TimeUnit.MILLISECONDS);
+        List<Channel> open = new ArrayList<>(connections);
+        for (Channel ch : open) {
+            ch.pipeline().fireUserEventTriggered(Http1ServerHandler.DrainEvent.INSTANCE);
+        }
+        long deadline = System.nanoTime() + timeout.toNanos();
+        while (!connections.isEmpty() && System.nanoTime() < deadline) {
+            Thread.sleep(10);
+        }
+        boolean clean = connections.isEmpty();
+        if (!clean) {
+            log.warn("drain timeout {}: closing {} connection(s) with requests in flight", timeout, connections.size());
+        }
+        return clean;
+    }
+
+    @Override
+    public void close() {
+        listeners.close().awaitUninterruptibly(2, TimeUnit.SECONDS);
+        connections.close().awaitUninterruptibly(2, TimeUnit.SECONDS);
+        loops.shutdownGracefully(0, 2, TimeUnit.SECONDS).awaitUninterruptibly(5, TimeUnit.SECONDS);
+    }
+}

@@ -1,0 +1,71 @@
+package dev.strait.proxy.server;
+
+import dev.strait.model.Config;
+import io.netty.channel.IoHandlerFactory;
+import io.netty.channel.ServerChannel;
+import io.netty.channel.epoll.Epoll;
+import io.netty.channel.epoll.EpollChannelOption;
+import io.netty.channel.epoll.EpollIoHandler;
+import io.netty.channel.epoll.EpollServerSocketChannel;
+import io.netty.channel.nio.NioIoHandler;
+import io.netty.channel.socket.nio.NioServerSocketChannel;
+import io.netty.channel.uring.IoUring;
+import io.netty.channel.uring.IoUringChannelOption;
+import io.netty.channel.uring.IoUringIoHandler;
+import io.netty.channel.uring.IoUringServerSocketChannel;
+import io.netty.bootstrap.ServerBootstrap;
+
+/**
+ * The I/O transport: io_uring, epoll or NIO. The native ones can give each event loop its own
+ * listening socket (SO_REUSEPORT), so the kernel spreads accepts over loops and a connection stays
+ * on the loop that accepted it. See docs/adr/0001-transport.md.
+ */
+public enum Transport {
+    IO_URING, EPOLL, NIO;
+
+    /** The transport to use for a config setting: {@code auto} takes the first that works here. */
+    public static Transport choose(Config.Transport wanted) {
+        return switch (wanted) {
+            case IO_URING -> require(IoUring.isAvailable(), IO_URING, IoUring.unavailabilityCause());
+            case EPOLL -> require(Epoll.isAvailable(), EPOLL, Epoll.unavailabilityCause());
+            case NIO -> NIO;
+            case AUTO -> Epoll.isAvailable() ? EPOLL : IoUring.isAvailable() ? IO_URING : NIO;
+        };
+    }
+
+    private static Transport require(boolean ok, Transport t, Throwable cause) {
+        if (!ok) {
+            throw new IllegalStateException("transport " + t.name().toLowerCase() + " is not available here: " + cause);
+        }
+        return t;
+    }
+
+    public IoHandlerFactory ioHandlerFactory() {
+        return switch (this) {
+            case IO_URING -> IoUringIoHandler.newFactory();
+            case EPOLL -> EpollIoHandler.newFactory();
+            case NIO -> NioIoHandler.newFactory();
+        };
+    }
+
+    public Class<? extends ServerChannel> serverChannel() {
+        return switch (this) {
+            case IO_URING -> IoUringServerSocketChannel.class;
+            case EPOLL -> EpollServerSocketChannel.class;
+            case NIO -> NioServerSocketChannel.class;
+        };
+    }
+
+    /** Whether one listening socket per loop is possible. */
+    public boolean reusePort() {
+        return this != NIO;
+    }
+
+    void setReusePort(ServerBootstrap b) {
+        switch (this) {
+            case IO_URING -> b.option(IoUringChannelOption.SO_REUSEPORT, true);
+            case EPOLL -> b.option(EpollChannelOption.SO_REUSEPORT, true);
+            case NIO -> { }
+        }
+    }
+}
