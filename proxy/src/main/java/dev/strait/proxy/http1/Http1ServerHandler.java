@@ -86,6 +86,7 @@ public final class Http1ServerHandler extends ChannelInboundHandlerAdapter {
     private int requests;
     private long idleSince;
     private ScheduledFuture<?> timer;
+    private long timerDeadline;
 
     public Http1ServerHandler(Serving serving, ProxyMetrics metrics, AccessLog accessLog, Http1RequestDecoder decoder,
                               boolean zeroCopy) {
@@ -223,7 +224,7 @@ public final class Http1ServerHandler extends ChannelInboundHandlerAdapter {
             hostHeader = uri.substring(scheme + 3, pathStart < 0 ? uri.length() : pathStart);
             target = pathStart < 0 ? "/" : uri.substring(pathStart);
         }
-        String host = RouteTable.normalizeHost(hostHeader);
+        String host = hostHeader == null ? "" : RouteTable.normalizeHost(hostHeader);
         int q = target.indexOf('?');
         String rawPath = q < 0 ? target : target.substring(0, q);
         String path = host == null || rawPath.indexOf('#') >= 0 ? null : PathNormalizer.normalize(rawPath);
@@ -356,6 +357,12 @@ public final class Http1ServerHandler extends ChannelInboundHandlerAdapter {
         currentBodyDone = false;
         idleSince = System.nanoTime();
         decoder.requestFinished();
+        long keepAliveDeadline = idleSince + serving.snapshot().limits().keepAliveTimeout().toNanos();
+        if (timerDeadline - keepAliveDeadline > 0) {
+            // Only when the keep-alive timeout is shorter than what the timer waits for now.
+            timer.cancel(false);
+            scheduleTimer(keepAliveDeadline - idleSince);
+        }
         if (drainRequested) {
             close();
             return;
@@ -420,6 +427,7 @@ public final class Http1ServerHandler extends ChannelInboundHandlerAdapter {
     }
 
     private void scheduleTimer(long nanos) {
+        timerDeadline = System.nanoTime() + nanos;
         timer = ctx.executor().schedule(this::onTimer, Math.max(nanos, TimeUnit.MILLISECONDS.toNanos(10)),
                 TimeUnit.NANOSECONDS);
     }

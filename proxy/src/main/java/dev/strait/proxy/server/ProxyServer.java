@@ -129,6 +129,11 @@ public final class ProxyServer implements AutoCloseable {
         return bound.get(listener);
     }
 
+    /** How many listening sockets are open (one per loop and listener with SO_REUSEPORT). */
+    public int listenerSockets() {
+        return listeners.size();
+    }
+
     public boolean ready() {
         return started && !serving.draining();
     }

@@ -1,0 +1,36 @@
+package dev.strait.proxy.http;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.CsvSource;
+
+class PathNormalizerTest {
+    @ParameterizedTest(name = "{0} -> {1}")
+    @CsvSource(nullValues = "-", value = {
+            "/, /",
+            "/a/b, /a/b",
+            "/a/b/, /a/b/",
+            "/%61dmin, /admin",
+            "/%7Euser, /~user",
+            "/a/./b, /a/b",
+            "/a/../b, /b",
+            "/a/b/.., /a/",
+            "/a/%2e%2e/b, /b",
+            "/a/%2E%2e/%2e/b, /b",
+            "/a%2fb, /a%2Fb",
+            "/a%20b, /a%20b",
+            "/.., -",
+            "/../etc/passwd, -",
+            "/%2e%2e/etc/passwd, -",
+            "/a/../../b, -",
+            "/a%00b, -",
+            "/a%zz, -",
+            "/a%2, -",
+            "relative, -",
+            "'', -",
+    })
+    void normalizes(String in, String out) {
+        assertThat(PathNormalizer.normalize(in)).isEqualTo(out);
+    }
+}

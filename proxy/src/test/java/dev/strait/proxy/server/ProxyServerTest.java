@@ -1,0 +1,150 @@
+package dev.strait.proxy.server;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.awaitility.Awaitility.await;
+
+import dev.strait.proxy.config.Serving;
+import dev.strait.proxy.metrics.ProxyMetrics;
+import dev.strait.proxy.testing.RawClient;
+import dev.strait.proxy.testing.TestServing;
+import java.net.InetSocketAddress;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.ValueSource;
+
+/** The proxy on real sockets (port 0): keep-alive, pipelining, timeouts, bad input, drain, transports. */
+class ProxyServerTest {
+    private static String config(String transport, String limits) {
+        return """
+                workers: 2
+                transport: %s
+                accessLog: { enabled: false }
+                limits: { %s }
+                listeners: [ { name: http, address: "127.0.0.1:0" } ]
+                routes:
+                  - name: site
+                    hosts: [ "*" ]
+                    rules:
+                      - matches: [ { path: { type: Exact, value: /hello } } ]
+                        respond: { status: 200, body: "hello, world!\\n" }
+                """.formatted(transport, limits);
+    }
+
+    private final List<AutoCloseable> started = new ArrayList<>();
+
+    @AfterEach
+    void stop() throws Exception {
+        for (AutoCloseable c : started) {
+            c.close();
+        }
+    }
+
+    private ProxyServer start(String yaml) throws Exception {
+        Serving serving = TestServing.serving(yaml);
+        ProxyServer server = new ProxyServer(serving.snapshot().config(), serving, new ProxyMetrics(), null).start();
+        started.add(server);
+        return server;
+    }
+
+    private RawClient client(ProxyServer server) throws Exception {
+        RawClient c = new RawClient(server.address("http"));
+        started.add(0, c);
+        return c;
+    }
+
+    @ParameterizedTest(name = "{0}")
+    @ValueSource(strings = {"auto", "epoll", "io_uring", "nio"})
+    void servesKeepAliveAndPipelinedRequestsOnEachTransport(String transport) throws Exception {
+        org.junit.jupiter.api.Assumptions.assumeTrue(!transport.equals("io_uring")
+                || io.netty.channel.uring.IoUring.isAvailable(), "io_uring not available here");
+        org.junit.jupiter.api.Assumptions.assumeTrue(!transport.equals("epoll")
+                || io.netty.channel.epoll.Epoll.isAvailable(), "epoll not available here");
+        ProxyServer server = start(config(transport, ""));
+        RawClient c = client(server);
+        for (int i = 0; i < 3; i++) {
+            RawClient.Response r = c.send("GET /hello HTTP/1.1\r\nHost: a\r\n\r\n").read();
+            assertThat(r.status()).isEqualTo(200);
+            assertThat(r.text()).isEqualTo("hello, world!\n");
+            assertThat(r.header("date")).endsWith(" GMT");
+        }
+        c.send("GET /hello HTTP/1.1\r\nHost: a\r\n\r\nHEAD /hello HTTP/1.1\r\nHost: a\r\n\r\nGET /x HTTP/1.1\r\nHost: a\r\n\r\n");
+        assertThat(c.read().status()).isEqualTo(200);
+        assertThat(c.read(true).header("content-length")).isEqualTo("14");
+        assertThat(c.read().status()).isEqualTo(404);
+    }
+
+    @Test
+    void everyLoopGetsItsOwnListeningSocket() throws Exception {
+        ProxyServer server = start(config("auto", ""));
+        org.junit.jupiter.api.Assumptions.assumeTrue(server.transport().reusePort());
+        // Many short connections: with one socket per loop (SO_REUSEPORT) the kernel spreads them.
+        for (int i = 0; i < 40; i++) {
+            try (RawClient c = new RawClient(server.address("http"))) {
+                assertThat(c.send("GET /hello HTTP/1.1\r\nHost: a\r\nConnection: close\r\n\r\n").read().status())
+                        .isEqualTo(200);
+            }
+        }
+        assertThat(server.listenerSockets()).isEqualTo(2);
+    }
+
+    @Test
+    void malformedRequestGets400AndTheConnectionCloses() throws Exception {
+        RawClient c = client(start(config("auto", "")));
+        RawClient.Response r = c.send("GET /hello HTTP/1.1\r\nHost: a\r\nBad Header\r\n\r\n").read();
+        assertThat(r.status()).isEqualTo(400);
+        assertThat(r.header("connection")).isEqualTo("close");
+        assertThat(c.closedByServer()).isTrue();
+    }
+
+    @Test
+    void slowRequestHeadGets408() throws Exception {
+        RawClient c = client(start(config("auto", "headerTimeout: 300ms")));
+        c.send("GET /hello HTTP/1.1\r\nHost: a\r\n");
+        long t0 = System.nanoTime();
+        RawClient.Response r = c.read();
+        assertThat(r.status()).isEqualTo(408);
+        assertThat(Duration.ofNanos(System.nanoTime() - t0)).isLessThan(Duration.ofSeconds(3));
+        assertThat(c.closedByServer()).isTrue();
+    }
+
+    @Test
+    void idleKeepAliveConnectionIsClosedQuietly() throws Exception {
+        RawClient c = client(start(config("auto", "keepAliveTimeout: 300ms")));
+        assertThat(c.send("GET /hello HTTP/1.1\r\nHost: a\r\n\r\n").read().status()).isEqualTo(200);
+        assertThat(c.closedByServer()).isTrue();
+    }
+
+    @Test
+    void drainClosesIdleConnectionsAndStopsAccepting() throws Exception {
+        ProxyServer server = start(config("auto", ""));
+        InetSocketAddress address = server.address("http");
+        RawClient c = client(server);
+        assertThat(c.send("GET /hello HTTP/1.1\r\nHost: a\r\n\r\n").read().status()).isEqualTo(200);
+        assertThat(server.ready()).isTrue();
+        assertThat(server.drain(Duration.ofSeconds(5))).isTrue();
+        assertThat(server.ready()).isFalse();
+        assertThat(c.closedByServer()).isTrue();
+        await().atMost(Duration.ofSeconds(5)).until(() -> server.openConnections() == 0);
+        try (java.net.Socket s = new java.net.Socket()) {
+            org.assertj.core.api.Assertions.assertThatThrownBy(() -> s.connect(address, 1000))
+                    .isInstanceOf(java.io.IOException.class);
+        }
+    }
+
+    @Test
+    void requestsAfterDrainStartedAreAnsweredWithConnectionClose() throws Exception {
+        Serving serving = TestServing.serving(config("auto", ""));
+        ProxyServer server = new ProxyServer(serving.snapshot().config(), serving, new ProxyMetrics(), null).start();
+        started.add(server);
+        RawClient c = client(server);
+        serving.startDraining();
+        RawClient.Response r = c.send("GET /hello HTTP/1.1\r\nHost: a\r\n\r\n").read();
+        assertThat(r.status()).isEqualTo(200);
+        assertThat(r.header("connection")).isEqualTo("close");
+        assertThat(c.closedByServer()).isTrue();
+    }
+}

@@ -1,0 +1,113 @@
+package dev.strait.proxy.testing;
+
+import java.io.ByteArrayOutputStream;
+import java.io.IOException;
+import java.io.InputStream;
+import java.io.OutputStream;
+import java.net.InetSocketAddress;
+import java.net.Socket;
+import java.net.SocketTimeoutException;
+import java.nio.charset.StandardCharsets;
+import java.util.LinkedHashMap;
+import java.util.Locale;
+import java.util.Map;
+
+/**
+ * A plain socket that writes raw bytes and reads HTTP/1.1 responses framed by Content-Length, for
+ * protocol edge cases a well-behaved client library would refuse to send. Reads time out, so a hang
+ * fails the test instead of stalling it.
+ */
+public final class RawClient implements AutoCloseable {
+    private final Socket socket;
+    private final InputStream in;
+    private final OutputStream out;
+
+    public RawClient(InetSocketAddress address) throws IOException {
+        socket = new Socket();
+        socket.connect(address, 2000);
+        socket.setSoTimeout(5000);
+        in = socket.getInputStream();
+        out = socket.getOutputStream();
+    }
+
+    public RawClient send(String raw) throws IOException {
+        out.write(raw.getBytes(StandardCharsets.ISO_8859_1));
+        out.flush();
+        return this;
+    }
+
+    public RawClient send(byte[] raw) throws IOException {
+        out.write(raw);
+        out.flush();
+        return this;
+    }
+
+    public void setTimeout(int millis) throws IOException {
+        socket.setSoTimeout(millis);
+    }
+
+    /** One response; {@code head} tells whether it answers a HEAD request (no body). */
+    public Response read(boolean head) throws IOException {
+        String statusLine = line();
+        if (statusLine == null) {
+            throw new IOException("connection closed before a response");
+        }
+        Map<String, String> headers = new LinkedHashMap<>();
+        String l;
+        while (!(l = line()).isEmpty()) {
+            int colon = l.indexOf(':');
+            headers.merge(l.substring(0, colon).trim().toLowerCase(Locale.ROOT), l.substring(colon + 1).trim(),
+                    (a, b) -> a + ", " + b);
+        }
+        int status = Integer.parseInt(statusLine.substring(9, 12));
+        byte[] body = new byte[0];
+        String cl = headers.get("content-length");
+        if (!head && cl != null && status != 304 && status / 100 != 1) {
+            body = in.readNBytes(Integer.parseInt(cl));
+        }
+        return new Response(statusLine, status, headers, body);
+    }
+
+    public Response read() throws IOException {
+        return read(false);
+    }
+
+    /** True when the server closed the connection (EOF) within the read timeout. */
+    public boolean closedByServer() throws IOException {
+        try {
+            return in.read() == -1;
+        } catch (SocketTimeoutException e) {
+            return false;
+        } catch (IOException e) {
+            return true; // reset
+        }
+    }
+
+    private String line() throws IOException {
+        ByteArrayOutputStream b = new ByteArrayOutputStream();
+        int c;
+        while ((c = in.read()) != -1) {
+            if (c == '\n') {
+                String s = b.toString(StandardCharsets.ISO_8859_1);
+                return s.endsWith("\r") ? s.substring(0, s.length() - 1) : s;
+            }
+            b.write(c);
+        }
+        return b.size() == 0 ? null : b.toString(StandardCharsets.ISO_8859_1);
+    }
+
+    @Override
+    public void close() throws IOException {
+        socket.close();
+    }
+
+    public record Response(String statusLine, int status, Map<String, String> headers, byte[] body) {
+        public String text() {
+            return new String(body, StandardCharsets.UTF_8);
+        }
+
+        public String header(String name) {
+            return headers.get(name.toLowerCase(Locale.ROOT));
+        }
+    }
+}
