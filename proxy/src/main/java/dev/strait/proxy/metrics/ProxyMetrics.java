@@ -64,12 +64,12 @@ public final class ProxyMetrics {
         acceptedReloads.increment();
     }
 
-    /** Exposes the serving config's version as {@code strait_config_info{version="..."} 1}. */
+    /** Exposes the serving config's version as {@code strait_config_serving{version="..."} 1}. */
     public synchronized void configVersion(String version) {
         if (configInfo != null) {
             registry.remove(configInfo);
         }
-        configInfo = Gauge.builder("strait_config_info", () -> 1).description("The serving config's version")
+        configInfo = Gauge.builder("strait_config_serving", () -> 1).description("The serving config's version")
                 .tag("version", version).register(registry);
     }
 

@@ -1,0 +1,109 @@
+package dev.strait.proxy.config;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.awaitility.Awaitility.await;
+
+import dev.strait.proxy.metrics.ProxyMetrics;
+import dev.strait.proxy.server.ProxyServer;
+import dev.strait.proxy.testing.RawClient;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.time.Duration;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+/** Reloading --config: a good file swaps in whole, a bad one is refused and the last good one serves. */
+class ConfigReloaderTest {
+    @TempDir
+    Path dir;
+
+    private ProxyServer server;
+    private ConfigReloader reloader;
+
+    @AfterEach
+    void stop() throws Exception {
+        if (reloader != null) {
+            reloader.close();
+        }
+        if (server != null) {
+            server.close();
+        }
+    }
+
+    private static String config(String body) {
+        return """
+                accessLog: { enabled: false }
+                listeners: [ { name: http, address: "127.0.0.1:0" } ]
+                routes:
+                  - name: site
+                    hosts: [ "*" ]
+                    rules:
+                      - respond: { body: "%s" }
+                """.formatted(body);
+    }
+
+    private String get(RawClient c) throws Exception {
+        return c.send("GET / HTTP/1.1\r\nHost: a\r\n\r\n").read().text();
+    }
+
+    @Test
+    void fileChangesSwapTheTableAndBadFilesAreRefused() throws Exception {
+        Path file = dir.resolve("strait.yaml");
+        Files.writeString(file, config("v1"));
+        Serving serving = new Serving(ConfigFiles.load(file));
+        ProxyMetrics metrics = new ProxyMetrics();
+        server = new ProxyServer(serving.snapshot().config(), serving, metrics, null).start();
+        reloader = new ConfigReloader(file, serving, metrics);
+        try (RawClient c = new RawClient(server.address("http"))) {
+            assertThat(get(c)).isEqualTo("v1");
+
+            // Written as editors and ConfigMaps do it: a new file renamed over the old one.
+            Path tmp = dir.resolve("strait.yaml.tmp");
+            Files.writeString(tmp, config("v2"));
+            Files.move(tmp, file, java.nio.file.StandardCopyOption.REPLACE_EXISTING,
+                    java.nio.file.StandardCopyOption.ATOMIC_MOVE);
+            await().atMost(Duration.ofSeconds(10)).until(() -> serving.swaps() == 1);
+            assertThat(get(c)).as("same connection, new table").isEqualTo("v2");
+
+            Files.writeString(file, config("v3").replace("respond", "respnd"));
+            await().atMost(Duration.ofSeconds(10)).until(() -> metrics.scrape()
+                    .contains("strait_config_reloads_rejected_total 1.0"));
+            assertThat(serving.swaps()).isEqualTo(1);
+            assertThat(get(c)).isEqualTo("v2");
+
+            Files.writeString(file, config("v4"));
+            assertThat(reloader.reload("test")).isTrue();
+            assertThat(get(c)).isEqualTo("v4");
+            assertThat(metrics.scrape()).contains("strait_config_serving{version=\"" + serving.snapshot().version() + "\"}");
+        }
+    }
+
+    @Test
+    void reloadWithUnchangedContentDoesNotSwap() throws Exception {
+        Path file = dir.resolve("strait.yaml");
+        Files.writeString(file, config("same"));
+        Serving serving = new Serving(ConfigFiles.load(file));
+        reloader = new ConfigReloader(file, serving, new ProxyMetrics());
+        Files.writeString(file, "# a comment changes the bytes, not the config\n" + config("same"));
+        assertThat(reloader.reload("test")).isFalse();
+        assertThat(serving.swaps()).isZero();
+    }
+
+    @Test
+    void proxyOnlyChecksAreReportedWithTheirFieldPath() throws Exception {
+        Path file = dir.resolve("strait.yaml");
+        Files.writeString(file, """
+                listeners: [ { name: http, address: "127.0.0.1:0" } ]
+                upstreams: [ { name: app, endpoints: [ "127.0.0.1:1" ] } ]
+                routes:
+                  - name: site
+                    hosts: [ "*" ]
+                    rules:
+                      - backends: [ { upstream: app } ]
+                """);
+        org.assertj.core.api.Assertions.assertThatThrownBy(() -> ConfigFiles.load(file))
+                .isInstanceOf(dev.strait.model.InvalidConfigException.class)
+                .hasMessageContaining("routes[0].rules[0].backends: proxying to upstreams is not available");
+    }
+}
