@@ -27,6 +27,19 @@ import sun.misc.Signal;
  * an environment variable ({@code STRAIT_CONFIG}, ...). Without flags it serves the embedded default.
  */
 public final class Main {
+    static {
+        // Before the first logger is made: slf4j-simple reads its level once.
+        String level = System.getenv("STRAIT_LOG_LEVEL");
+        if (level != null && !level.isBlank()) {
+            System.setProperty("org.slf4j.simpleLogger.defaultLogLevel", level.toLowerCase(java.util.Locale.ROOT));
+        }
+        // Netty's JFR allocator events pull in jdk.jfr at start (tens of ms, a megabyte of metaspace)
+        // for something only a profiling session wants; -Dio.netty.jfr.enabled=true brings them back.
+        if (System.getProperty("io.netty.jfr.enabled") == null) {
+            System.setProperty("io.netty.jfr.enabled", "false");
+        }
+    }
+
     private static final Logger log = LoggerFactory.getLogger(Main.class);
     private static final String USAGE = """
             usage: java -jar strait-proxy.jar [options]

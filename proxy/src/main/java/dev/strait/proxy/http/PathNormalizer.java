@@ -4,7 +4,9 @@ package dev.strait.proxy.http;
  * Turns a request target's path into the form routes are matched on, so that {@code /%61dmin} and
  * {@code /x/../admin} cannot slip past a rule written for {@code /admin} (RFC 3986 6.2.2):
  * percent-encoded unreserved characters are decoded, dot segments are removed, everything else
- * (notably {@code %2F}) stays encoded. A path that climbs above the root is refused.
+ * (notably {@code %2F}) stays encoded, and runs of slashes are merged into one (as nginx's
+ * {@code merge_slashes} does), so {@code //admin} meets the rule for {@code /admin}. A path that
+ * climbs above the root is refused.
  */
 public final class PathNormalizer {
     private PathNormalizer() {}
@@ -17,7 +19,7 @@ public final class PathNormalizer {
         boolean simple = true;
         for (int i = 0; i < path.length(); i++) {
             char c = path.charAt(i);
-            if (c == '%' || (c == '.' && path.charAt(i - 1) == '/')) {
+            if (c == '%' || (c == '.' || c == '/') && i > 0 && path.charAt(i - 1) == '/') {
                 simple = false;
                 break;
             }
@@ -55,7 +57,7 @@ public final class PathNormalizer {
                             .append(Character.toUpperCase(path.charAt(i + 2)));
                 }
                 i += 2;
-            } else {
+            } else if (c != '/' || decoded.length() == 0 || decoded.charAt(decoded.length() - 1) != '/') {
                 decoded.append(c);
             }
         }

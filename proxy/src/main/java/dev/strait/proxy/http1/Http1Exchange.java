@@ -23,9 +23,9 @@ final class Http1Exchange implements Exchange {
 
     final Http1ServerHandler connection;
     final HttpRequest request;
-    final String host;
-    final String path;
-    final String query;
+    String host;
+    String path;
+    String query;
     final boolean head;
     final long startNanos;
     CompiledRule rule;

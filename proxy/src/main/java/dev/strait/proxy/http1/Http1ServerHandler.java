@@ -232,8 +232,9 @@ public final class Http1ServerHandler extends ChannelInboundHandlerAdapter {
             refuse(ex, HttpResponseStatus.BAD_REQUEST);
             return;
         }
-        ex = new Http1Exchange(this, req, host, path, q < 0 ? null : target.substring(q + 1), ex.head, now);
-        current = ex;
+        ex.host = host;
+        ex.path = path;
+        ex.query = q < 0 ? null : target.substring(q + 1);
         ex.keepAlive = HttpUtil.isKeepAlive(req) && !serving.draining() && !drainRequested;
 
         long contentLength = HttpUtil.getContentLength(req, -1L);

@@ -2,19 +2,382 @@ package dev.strait.proxy.handler.files;
 
 import dev.strait.model.Route;
 import dev.strait.proxy.http.Exchange;
+import dev.strait.proxy.http.ResponseHead;
 import dev.strait.proxy.route.Handler;
+import io.netty.buffer.Unpooled;
+import io.netty.handler.codec.http.HttpHeaderNames;
+import io.netty.handler.codec.http.HttpHeaders;
+import io.netty.handler.codec.http.HttpMethod;
 import io.netty.handler.codec.http.HttpResponseStatus;
+import io.netty.util.AsciiString;
+import java.io.IOException;
+import java.io.InputStream;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.AccessDeniedException;
+import java.nio.file.Files;
+import java.nio.file.InvalidPathException;
+import java.nio.file.Path;
+import java.nio.file.attribute.BasicFileAttributes;
+import java.util.List;
+import java.util.Objects;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
 
-/** The {@code files} action. (Placeholder signature: being written.) */
+/**
+ * The {@code files} action: static files under a root directory, mapped like nginx's {@code root}
+ * (the whole request path is appended to the root). Sits where every route handler sits:
+ *
+ * <pre>
+ *   Http1RequestDecoder -> Http1ServerHandler -> RouteTable -> FileHandler -> Exchange.send*
+ * </pre>
+ *
+ * A request takes these steps:
+ * <ol>
+ *   <li>GET and HEAD only, others 405 with {@code Allow}.
+ *   <li>The path's remaining escapes are decoded; {@code %2F}, NUL and dot segments are refused
+ *       with 404 ({@link RequestPaths}).
+ *   <li>A cache hit ({@link FileCache}) is checked with one stat: size, mtime and file key as when
+ *       it was made, else it is made again. A miss resolves the file (a path ending in '/' takes the
+ *       first index file that exists; a directory without '/' is redirected to it, never listed),
+ *       checks that its real path stays under the root's unless {@code followSymlinks}, and reads
+ *       it when it is small.
+ *   <li>Preconditions in the order of RFC 9110 13.2.2: If-Match, If-Unmodified-Since (412),
+ *       If-None-Match, If-Modified-Since (304), then Range with If-Range (206 or 416).
+ *   <li>The answer: a small file's pre-encoded head and bytes in one write, a large file's head
+ *       and a zero-copy file region.
+ * </ol>
+ *
+ * One instance serves every event loop; the only shared state is the cache.
+ */
 public final class FileHandler implements Handler {
-    private FileHandler() {}
+    private static final Logger log = LoggerFactory.getLogger(FileHandler.class);
 
+    /** Files up to this size are kept in memory; larger ones are sent from disk, zero-copy. */
+    public static final int SMALL_FILE_MAX = 64 * 1024;
+    /** Cache bounds, per files rule. */
+    public static final int CACHE_MAX_ENTRIES = 1024;
+    public static final long CACHE_MAX_BYTES = 32L * 1024 * 1024;
+
+    private static final byte[] NO_BODY = new byte[0];
+    private static final byte[] NOT_ALLOWED_BODY = "405 Method Not Allowed\n".getBytes(StandardCharsets.ISO_8859_1);
+    private static final byte[] NOT_ALLOWED_HEAD = ResponseHead.status(405)
+            .header("Allow", "GET, HEAD")
+            .header("Content-Type", "text/plain; charset=utf-8")
+            .header("Content-Length", NOT_ALLOWED_BODY.length)
+            .encode();
+    private static final byte[] UNSATISFIABLE_BODY =
+            "416 Range Not Satisfiable\n".getBytes(StandardCharsets.ISO_8859_1);
+    private static final AsciiString IF_MATCH = HttpHeaderNames.IF_MATCH;
+    private static final AsciiString IF_UNMODIFIED_SINCE = HttpHeaderNames.IF_UNMODIFIED_SINCE;
+    private static final AsciiString IF_NONE_MATCH = HttpHeaderNames.IF_NONE_MATCH;
+    private static final AsciiString IF_MODIFIED_SINCE = HttpHeaderNames.IF_MODIFIED_SINCE;
+    private static final AsciiString RANGE = HttpHeaderNames.RANGE;
+    private static final AsciiString IF_RANGE = HttpHeaderNames.IF_RANGE;
+
+    /** The root as configured, made absolute: request paths are resolved against it. */
+    private final Path root;
+    /** The root's real path; refreshed when a file seems outside it (the root link was switched). */
+    private volatile Path rootReal;
+    private final String[] index;
+    private final boolean followSymlinks;
+    private final int smallFileMax;
+    private final FileCache cache;
+
+    FileHandler(Path root, Path rootReal, List<String> index, boolean followSymlinks, int smallFileMax,
+                FileCache cache) {
+        this.root = root;
+        this.rootReal = rootReal;
+        this.index = index.toArray(String[]::new);
+        this.followSymlinks = followSymlinks;
+        this.smallFileMax = smallFileMax;
+        this.cache = cache;
+    }
+
+    /**
+     * @param path the action's field path, for messages ({@code routes[0].rules[1].files})
+     * @throws IllegalArgumentException starting with the field path when the root cannot be served
+     */
     public static FileHandler create(Route.Files files, String path) {
-        return new FileHandler();
+        Path root;
+        try {
+            root = Path.of(files.root()).toAbsolutePath().normalize();
+        } catch (InvalidPathException e) {
+            throw new IllegalArgumentException(path + ".root: not a valid path: \"" + files.root() + "\"");
+        }
+        if (!Files.exists(root)) {
+            throw new IllegalArgumentException(path + ".root: directory " + files.root() + " does not exist");
+        }
+        if (!Files.isDirectory(root)) {
+            throw new IllegalArgumentException(path + ".root: " + files.root() + " is not a directory");
+        }
+        Path rootReal;
+        try {
+            rootReal = root.toRealPath();
+        } catch (IOException e) {
+            throw new IllegalArgumentException(path + ".root: cannot read directory " + files.root() + ": " + e);
+        }
+        for (int i = 0; i < files.index().size(); i++) {
+            String name = files.index().get(i);
+            if (name.isEmpty() || name.equals(".") || name.equals("..") || name.indexOf('/') >= 0
+                    || name.indexOf('\\') >= 0 || name.indexOf('\0') >= 0) {
+                throw new IllegalArgumentException(path + ".index[" + i + "]: must be a file name, got \"" + name + "\"");
+            }
+        }
+        return new FileHandler(root, rootReal, files.index(), files.followSymlinks(), SMALL_FILE_MAX,
+                new FileCache(CACHE_MAX_ENTRIES, CACHE_MAX_BYTES));
+    }
+
+    /** For tests: the cache's entry count. */
+    int cachedEntries() {
+        return cache.size();
     }
 
     @Override
     public void handle(Exchange exchange) {
-        exchange.sendError(HttpResponseStatus.NOT_IMPLEMENTED);
+        HttpMethod method = exchange.request().method();
+        if (!HttpMethod.GET.equals(method) && !HttpMethod.HEAD.equals(method)) {
+            exchange.sendPreEncoded(NOT_ALLOWED_HEAD, NOT_ALLOWED_BODY);
+            return;
+        }
+        String key = RequestPaths.decode(exchange.path());
+        if (key == null) {
+            exchange.sendError(HttpResponseStatus.NOT_FOUND);
+            return;
+        }
+        CachedFile f = cache.get(key);
+        if (f != null && !isFresh(f)) {
+            cache.remove(key, f);
+            f = null;
+        }
+        if (f == null) {
+            f = load(exchange, key);
+            if (f == null) {
+                return; // answered: 301, 403 or 404
+            }
+        }
+        serve(exchange, f);
+    }
+
+    private static boolean isFresh(CachedFile f) {
+        try {
+            return f.isFresh(Files.readAttributes(f.path, BasicFileAttributes.class));
+        } catch (IOException e) {
+            return false; // gone or unreadable: the miss path finds out which and answers
+        }
+    }
+
+    /** Finds, checks and (when it is consistent) caches the file for {@code key}; or answers and returns null. */
+    private CachedFile load(Exchange exchange, String key) {
+        // Relative, whatever the number of leading slashes: Path.resolve("/etc/passwd") would
+        // return that absolute path, and "//etc/passwd" is a path the normaliser lets through.
+        int start = 1;
+        while (start < key.length() && key.charAt(start) == '/') {
+            start++;
+        }
+        String rel = key.substring(start);
+        Path file = null;
+        BasicFileAttributes attrs = null;
+        boolean cacheable = true;
+        try {
+            if (key.endsWith("/")) {
+                for (int i = 0; i < index.length && attrs == null; i++) {
+                    Path candidate = root.resolve(rel + index[i]);
+                    BasicFileAttributes a = statOrNull(candidate);
+                    if (a != null && a.isRegularFile()) {
+                        file = candidate;
+                        attrs = a;
+                        // Cached only when it is the first choice: the hit check would not see a
+                        // preferred index file appear.
+                        cacheable = i == 0;
+                    }
+                }
+                if (attrs == null) {
+                    exchange.sendError(HttpResponseStatus.NOT_FOUND); // no listings
+                    return null;
+                }
+            } else {
+                file = root.resolve(rel);
+                attrs = Files.readAttributes(file, BasicFileAttributes.class);
+                if (attrs.isDirectory()) {
+                    if (insideRoot(file.toRealPath())) {
+                        redirectToDirectory(exchange);
+                    } else {
+                        exchange.sendError(HttpResponseStatus.NOT_FOUND);
+                    }
+                    return null;
+                }
+                if (!attrs.isRegularFile()) {
+                    exchange.sendError(HttpResponseStatus.NOT_FOUND); // devices, FIFOs, sockets
+                    return null;
+                }
+            }
+            if (!file.startsWith(root)) {
+                exchange.sendError(HttpResponseStatus.NOT_FOUND); // cannot happen; cheap to be sure
+                return null;
+            }
+            Path real = file.toRealPath();
+            if (!insideRoot(real)) {
+                log.debug("{}: leads out of the root {} to {}; refused (followSymlinks is off)", file, root, real);
+                exchange.sendError(HttpResponseStatus.NOT_FOUND);
+                return null;
+            }
+            String contentType = MimeTypes.forFileName(file.getFileName().toString());
+            CachedFile f;
+            if (attrs.size() <= smallFileMax) {
+                byte[] body = read(real);
+                BasicFileAttributes after = Files.readAttributes(file, BasicFileAttributes.class);
+                // Changed while read (being written): serve what was read, keep nothing.
+                cacheable &= body.length == after.size() && sameVersion(attrs, after);
+                f = body.length <= smallFileMax ? new CachedFile(file, real.toFile(), after, contentType, body)
+                        : new CachedFile(file, real.toFile(), after, contentType, null);
+            } else {
+                f = new CachedFile(file, real.toFile(), attrs, contentType, null);
+            }
+            if (cacheable) {
+                cache.put(key, f);
+            }
+            return f;
+        } catch (AccessDeniedException e) {
+            exchange.sendError(HttpResponseStatus.FORBIDDEN);
+            return null;
+        } catch (IOException | InvalidPathException e) {
+            // NoSuchFile, NotDirectory ("/a.txt/x"), name too long, a loop of links: not found.
+            exchange.sendError(HttpResponseStatus.NOT_FOUND);
+            return null;
+        }
+    }
+
+    private static BasicFileAttributes statOrNull(Path p) throws AccessDeniedException {
+        try {
+            return Files.readAttributes(p, BasicFileAttributes.class);
+        } catch (AccessDeniedException e) {
+            throw e;
+        } catch (IOException e) {
+            return null;
+        }
+    }
+
+    private static boolean sameVersion(BasicFileAttributes a, BasicFileAttributes b) {
+        return a.size() == b.size() && a.lastModifiedTime().equals(b.lastModifiedTime())
+                && Objects.equals(a.fileKey(), b.fileKey());
+    }
+
+    /** Reads at most one byte more than a small file may have: a file that grew is not read whole. */
+    private byte[] read(Path real) throws IOException {
+        try (InputStream in = Files.newInputStream(real)) {
+            return in.readNBytes(smallFileMax + 1);
+        }
+    }
+
+    private boolean insideRoot(Path real) throws IOException {
+        if (followSymlinks || real.startsWith(rootReal)) {
+            return true;
+        }
+        // The root may itself be a link that was switched (deploy by "ln -sfn release-2 current").
+        Path now = root.toRealPath();
+        if (now.equals(rootReal)) {
+            return false;
+        }
+        rootReal = now;
+        return real.startsWith(now);
+    }
+
+    private static void redirectToDirectory(Exchange exchange) {
+        String query = exchange.query();
+        String location = query == null ? exchange.path() + "/" : exchange.path() + "/?" + query;
+        exchange.sendPreEncoded(ResponseHead.status(301)
+                .header("Location", location)
+                .header("Content-Length", 0)
+                .encode(), NO_BODY);
+    }
+
+    private void serve(Exchange exchange, CachedFile f) {
+        HttpHeaders headers = exchange.request().headers();
+        // RFC 9110 13.2.2: If-Match, else If-Unmodified-Since; If-None-Match, else If-Modified-Since.
+        String v = headers.get(IF_MATCH);
+        if (v != null) {
+            if (!anyMatches(headers, IF_MATCH, v, f.etag, false)) {
+                exchange.sendError(HttpResponseStatus.PRECONDITION_FAILED);
+                return;
+            }
+        } else if ((v = headers.get(IF_UNMODIFIED_SINCE)) != null && !v.equals(f.lastModified)) {
+            long since = HttpDates.parse(v);
+            if (since != HttpDates.INVALID && f.mtimeSeconds > since) {
+                exchange.sendError(HttpResponseStatus.PRECONDITION_FAILED);
+                return;
+            }
+        }
+        v = headers.get(IF_NONE_MATCH);
+        if (v != null) {
+            if (anyMatches(headers, IF_NONE_MATCH, v, f.etag, true)) {
+                exchange.sendPreEncoded(f.head304, NO_BODY);
+                return;
+            }
+        } else if ((v = headers.get(IF_MODIFIED_SINCE)) != null && notModifiedSince(v, f)) {
+            exchange.sendPreEncoded(f.head304, NO_BODY);
+            return;
+        }
+        // Range is defined for GET only (RFC 9110 14.2); an empty file has no range to give, so the
+        // (empty) whole is sent rather than a 416 a client could not act on.
+        if (!exchange.isHead() && f.size > 0 && (v = headers.get(RANGE)) != null) {
+            String ifRange = headers.get(IF_RANGE);
+            ByteRange range = ifRange == null || ifRangeHolds(ifRange, f) ? ByteRange.parse(v, f.size) : null;
+            if (range == ByteRange.UNSATISFIABLE) {
+                exchange.sendPreEncoded(ResponseHead.status(416)
+                        .header("Content-Range", "bytes */" + f.size)
+                        .header("Content-Type", "text/plain; charset=utf-8")
+                        .header("Content-Length", UNSATISFIABLE_BODY.length)
+                        .encode(), UNSATISFIABLE_BODY);
+                return;
+            }
+            if (range != null) {
+                byte[] head = f.head206(range);
+                if (f.isSmall()) {
+                    exchange.sendPreEncoded(head, Unpooled.wrappedBuffer(f.body, (int) range.first(), (int) range.length()));
+                } else {
+                    exchange.sendFile(head, f.file, range.first(), range.length());
+                }
+                return;
+            }
+        }
+        if (f.isSmall()) {
+            exchange.sendPreEncoded(f.head200, f.body);
+        } else {
+            exchange.sendFile(f.head200, f.file, 0, f.size);
+        }
+    }
+
+    /** Whether any of the header's field lines matches: the first is usually all there is. */
+    private static boolean anyMatches(HttpHeaders headers, AsciiString name, String first, String etag, boolean weak) {
+        if (EntityTags.matches(first, etag, weak)) {
+            return true;
+        }
+        List<String> all = headers.getAll(name);
+        for (int i = 1; i < all.size(); i++) {
+            if (EntityTags.matches(all.get(i), etag, weak)) {
+                return true;
+            }
+        }
+        return false;
+    }
+
+    private static boolean notModifiedSince(String value, CachedFile f) {
+        if (value.equals(f.lastModified)) {
+            return true; // what we sent, sent back: the common case, no parsing
+        }
+        long since = HttpDates.parse(value);
+        return since != HttpDates.INVALID && f.mtimeSeconds <= since;
+    }
+
+    /** RFC 9110 13.1.5: a strong entity tag that is ours, or exactly our Last-Modified date. */
+    private static boolean ifRangeHolds(String value, CachedFile f) {
+        String v = value.trim();
+        if (v.startsWith("\"")) {
+            return v.equals(f.etag);
+        }
+        if (v.startsWith("W/")) {
+            return false; // a weak tag never validates a range
+        }
+        return v.equals(f.lastModified) || HttpDates.parse(v) == f.mtimeSeconds;
     }
 }

@@ -1,0 +1,98 @@
+package dev.strait.proxy.handler.files;
+
+import dev.strait.proxy.http.ResponseHead;
+import java.io.File;
+import java.nio.file.Path;
+import java.nio.file.attribute.BasicFileAttributes;
+import java.nio.file.attribute.FileTime;
+import java.util.Objects;
+
+/**
+ * What is known about one served file: its validators, its 200 and 304 heads encoded once, and for
+ * a small file its bytes. Immutable but for the {@link #used} bit the cache's eviction reads.
+ */
+final class CachedFile {
+    /** The path as requested, symlinks unresolved: what each hit stats, so a retargeted link is seen. */
+    final Path path;
+    /** The real path, checked against the root when this entry was made: what is read and sent. */
+    final File file;
+    final long size;
+    final FileTime mtime;
+    /** Device and inode where the platform has them: a file replaced by another is a change. */
+    final Object fileKey;
+    final long mtimeSeconds;
+    final String contentType;
+    /** Strong, like nginx's: {@code "<hex mtime ms>-<hex size>"}. */
+    final String etag;
+    /** IMF-fixdate of {@link #mtimeSeconds}. */
+    final String lastModified;
+    final byte[] head200;
+    final byte[] head304;
+    /** The content of a small file, {@code null} for a large one (sent zero-copy from {@link #file}). */
+    final byte[] body;
+    /** Bytes this entry holds, for the cache's budget. */
+    final int weight;
+    /**
+     * Set by a hit, cleared by an eviction pass (second chance). A plain field: a lost or late
+     * update only changes which entry is evicted, and a hit pays no memory barrier for it.
+     */
+    boolean used;
+
+    CachedFile(Path path, File file, BasicFileAttributes attrs, String contentType, byte[] body) {
+        this.path = path;
+        this.file = file;
+        this.size = body != null ? body.length : attrs.size();
+        this.mtime = attrs.lastModifiedTime();
+        this.fileKey = attrs.fileKey();
+        long mtimeMillis = mtime.toMillis();
+        this.mtimeSeconds = Math.floorDiv(mtimeMillis, 1000);
+        this.contentType = contentType;
+        this.etag = "\"" + Long.toHexString(mtimeMillis) + "-" + Long.toHexString(size) + "\"";
+        this.lastModified = HttpDates.format(mtimeSeconds);
+        this.head200 = ResponseHead.status(200)
+                .header("Content-Type", contentType)
+                .header("Content-Length", size)
+                .header("Last-Modified", lastModified)
+                .header("ETag", etag)
+                .header("Accept-Ranges", "bytes")
+                .encode();
+        // RFC 9110 15.4.5: a 304 carries the validators a 200 would, and no Content-Length here, since
+        // it would describe a body this response does not have.
+        this.head304 = ResponseHead.status(304)
+                .header("Last-Modified", lastModified)
+                .header("ETag", etag)
+                .encode();
+        this.body = body;
+        this.weight = 256 + head200.length + head304.length + (body != null ? body.length : 0)
+                + 2 * path.toString().length();
+    }
+
+    boolean isSmall() {
+        return body != null;
+    }
+
+    /** Whether {@code attrs}, read just now, still describe the file this entry was made from. */
+    boolean isFresh(BasicFileAttributes attrs) {
+        return attrs.size() == size
+                && attrs.lastModifiedTime().equals(mtime)
+                && Objects.equals(attrs.fileKey(), fileKey)
+                && attrs.isRegularFile();
+    }
+
+    /** The 206 head for {@code range} of this file. */
+    byte[] head206(ByteRange range) {
+        return ResponseHead.status(206)
+                .header("Content-Type", contentType)
+                .header("Content-Length", range.length())
+                .header("Content-Range", "bytes " + range.first() + "-" + range.last() + "/" + size)
+                .header("Last-Modified", lastModified)
+                .header("ETag", etag)
+                .header("Accept-Ranges", "bytes")
+                .encode();
+    }
+
+    @Override
+    public String toString() {
+        return path + " (" + size + " bytes, " + etag + (isSmall() ? ", in memory)" : ")");
+    }
+}

@@ -1,0 +1,659 @@
+package dev.strait.proxy.handler.files;
+
+import static java.nio.charset.StandardCharsets.UTF_8;
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+import static org.junit.jupiter.api.Assumptions.assumeTrue;
+
+import dev.strait.model.Route;
+import dev.strait.proxy.handler.files.FileServer.Response;
+import java.io.IOException;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.nio.file.StandardCopyOption;
+import java.nio.file.attribute.FileTime;
+import java.time.Instant;
+import java.util.Arrays;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.CsvSource;
+import org.junit.jupiter.params.provider.ValueSource;
+
+/** The {@code files} action through the real HTTP/1.1 server side, one feature per test. */
+class FileHandlerTest {
+    /** a.txt's mtime: 12:00:00.123, so Last-Modified (seconds) and the ETag (milliseconds) differ. */
+    static final Instant MTIME = Instant.parse("2024-05-01T12:00:00.123Z");
+    static final String LAST_MODIFIED = "Wed, 01 May 2024 12:00:00 GMT";
+    /** {@code "<hex mtime ms>-<hex size>"}: written out, so annotations can use it. */
+    static final String ETAG = "\"18f34069e7b-6\"";
+    static final int LARGE = FileHandler.SMALL_FILE_MAX * 3 + 17;
+
+    @TempDir
+    Path tmp;
+    Path root;
+    byte[] large;
+
+    @BeforeEach
+    void files() throws IOException {
+        root = Files.createDirectory(tmp.resolve("www"));
+        write("a.txt", "hello\n");
+        Files.setLastModifiedTime(root.resolve("a.txt"), FileTime.from(MTIME));
+        write("index.html", "<h1>home</h1>\n");
+        write("dir/index.html", "<h1>dir</h1>\n");
+        Files.createDirectories(root.resolve("empty"));
+        write("empty.txt", "");
+        large = new byte[LARGE];
+        for (int i = 0; i < large.length; i++) {
+            large[i] = (byte) (i * 31 + (i >> 8));
+        }
+        Files.write(root.resolve("large.bin"), large);
+        Files.writeString(tmp.resolve("secret.txt"), "secret\n");
+    }
+
+    private void write(String name, String content) throws IOException {
+        Path p = root.resolve(name);
+        Files.createDirectories(p.getParent());
+        Files.writeString(p, content, UTF_8);
+    }
+
+    // -- 200 ---------------------------------------------------------------------------------------------
+
+    @Test
+    void smallFileIsServedWithValidatorsAndFromTheCacheAfterwards() {
+        try (FileServer s = FileServer.start(root)) {
+            for (int i = 0; i < 2; i++) {
+                Response r = s.get("/a.txt");
+                assertThat(r.statusLine()).isEqualTo("HTTP/1.1 200 OK");
+                assertThat(r.header("Content-Type")).isEqualTo("text/plain; charset=utf-8");
+                assertThat(r.header("Content-Length")).isEqualTo("6");
+                assertThat(r.header("Last-Modified")).isEqualTo(LAST_MODIFIED);
+                assertThat(r.header("ETag")).isEqualTo(ETAG);
+                assertThat(r.header("Accept-Ranges")).isEqualTo("bytes");
+                assertThat(r.header("Date")).endsWith(" GMT");
+                assertThat(r.text()).isEqualTo("hello\n");
+            }
+            assertThat(s.handler.cachedEntries()).isEqualTo(1);
+        }
+    }
+
+    @ParameterizedTest(name = "zeroCopy={0}")
+    @ValueSource(booleans = {true, false})
+    void largeFileIsSentFromDisk(boolean zeroCopy) {
+        try (FileServer s = FileServer.start(root, "", zeroCopy)) {
+            for (int i = 0; i < 2; i++) {
+                Response r = s.get("/large.bin");
+                assertThat(r.status()).isEqualTo(200);
+                assertThat(r.header("Content-Type")).isEqualTo("application/octet-stream");
+                assertThat(r.header("Content-Length")).isEqualTo(String.valueOf(LARGE));
+                assertThat(r.body()).isEqualTo(large);
+            }
+        }
+    }
+
+    @Test
+    void etagIsHexMtimeMillisDashHexSize() {
+        assertThat(ETAG).isEqualTo("\"" + Long.toHexString(MTIME.toEpochMilli()) + "-6\"");
+    }
+
+    @Test
+    void emptyFile() {
+        try (FileServer s = FileServer.start(root)) {
+            Response r = s.get("/empty.txt");
+            assertThat(r.status()).isEqualTo(200);
+            assertThat(r.header("Content-Length")).isEqualTo("0");
+            assertThat(r.body()).isEmpty();
+            // Nothing to take a range of: the (empty) whole, not 416.
+            assertThat(s.get("/empty.txt", "Range: bytes=0-").status()).isEqualTo(200);
+        }
+    }
+
+    @Test
+    void remainingEscapesAreDecodedAsUtf8() throws IOException {
+        write("with space.txt", "space\n");
+        write("caf\u00e9.txt", "cafe\n");
+        write("100%.txt", "percent\n");
+        write("%41.txt", "literal\n");
+        try (FileServer s = FileServer.start(root)) {
+            assertThat(s.get("/with%20space.txt").text()).isEqualTo("space\n");
+            assertThat(s.get("/caf%C3%A9.txt").text()).isEqualTo("cafe\n");
+            assertThat(s.get("/100%25.txt").text()).isEqualTo("percent\n");
+            assertThat(s.get("/%2541.txt").text()).as("decoded once only").isEqualTo("literal\n");
+            assertThat(s.get("/caf%E9.txt").status()).as("not UTF-8").isEqualTo(404);
+        }
+    }
+
+    @Test
+    void requestPathIsAppendedToTheRootLikeNginx() throws IOException {
+        write("static/app.css", "body{}\n");
+        String yaml = """
+                listeners: [ { name: http, address: "127.0.0.1:8080" } ]
+                routes:
+                  - name: site
+                    hosts: [ "*" ]
+                    rules:
+                      - matches: [ { path: { type: Prefix, value: /static/ } } ]
+                        files: { root: '%s' }
+                """.formatted(root);
+        try (FileServer s = FileServer.startYaml(yaml, true)) {
+            Response r = s.get("/static/app.css");
+            assertThat(r.status()).isEqualTo(200);
+            assertThat(r.header("Content-Type")).isEqualTo("text/css; charset=utf-8");
+            assertThat(r.text()).isEqualTo("body{}\n");
+            assertThat(s.get("/a.txt").status()).as("no rule").isEqualTo(404);
+        }
+    }
+
+    // -- directories -------------------------------------------------------------------------------------
+
+    @Test
+    void indexFileAnswersForAPathEndingInSlash() {
+        try (FileServer s = FileServer.start(root)) {
+            Response home = s.get("/");
+            assertThat(home.status()).isEqualTo(200);
+            assertThat(home.header("Content-Type")).isEqualTo("text/html; charset=utf-8");
+            assertThat(home.text()).isEqualTo("<h1>home</h1>\n");
+            assertThat(s.get("/dir/").text()).isEqualTo("<h1>dir</h1>\n");
+            assertThat(s.get("/dir/?q=1").text()).isEqualTo("<h1>dir</h1>\n");
+        }
+    }
+
+    @Test
+    void indexFilesAreTriedInOrder() throws IOException {
+        write("site/index.htm", "htm\n");
+        try (FileServer s = FileServer.start(root, ", index: [ default.html, index.htm, index.html ]", true)) {
+            assertThat(s.get("/site/").text()).isEqualTo("htm\n");
+            // A preferred index file that appears later is picked up (the second choice is not cached).
+            write("site/default.html", "default\n");
+            assertThat(s.get("/site/").text()).isEqualTo("default\n");
+            assertThat(s.get("/").status()).as("index.html is third here, and still found").isEqualTo(200);
+        }
+    }
+
+    @Test
+    void directoryWithoutSlashIsRedirectedKeepingTheQuery() {
+        try (FileServer s = FileServer.start(root)) {
+            Response r = s.get("/dir");
+            assertThat(r.statusLine()).isEqualTo("HTTP/1.1 301 Moved Permanently");
+            assertThat(r.header("Location")).isEqualTo("/dir/");
+            assertThat(r.header("Content-Length")).isEqualTo("0");
+            assertThat(s.get("/dir?a=1&b=2").header("Location")).isEqualTo("/dir/?a=1&b=2");
+            assertThat(s.get("/empty").header("Location")).isEqualTo("/empty/");
+        }
+    }
+
+    @Test
+    void directoriesAreNeverListed() {
+        try (FileServer s = FileServer.start(root)) {
+            assertThat(s.get("/empty/").status()).isEqualTo(404);
+        }
+        try (FileServer s = FileServer.start(root, ", index: []", true)) {
+            assertThat(s.get("/").status()).isEqualTo(404);
+            assertThat(s.get("/dir/").status()).isEqualTo(404);
+        }
+    }
+
+    @ParameterizedTest
+    @ValueSource(strings = {"/missing.txt", "/dir/missing.html", "/a.txt/", "/a.txt/x", "/missing/", "/A.TXT"})
+    void missingIsNotFound(String path) {
+        try (FileServer s = FileServer.start(root)) {
+            Response r = s.get(path);
+            assertThat(r.status()).isEqualTo(404);
+            assertThat(r.header("Content-Type")).isEqualTo("text/plain; charset=utf-8");
+        }
+    }
+
+    // -- what must not be reachable ----------------------------------------------------------------------
+
+    /** 400: the server's normaliser refuses it before any rule; 404: this handler does. */
+    @ParameterizedTest(name = "{0} -> {1}")
+    @CsvSource(delimiter = '|', value = {
+        "/../secret.txt                    | 400",
+        "/%2e%2e/secret.txt                | 400", // decoded by the normaliser, then climbs above the root
+        "/%2E%2E/secret.txt                | 400",
+        "/dir/%2e%2e/%2e%2e/secret.txt     | 400",
+        "/a.txt%00                         | 400", // NUL
+        "/a.txt%00.html                    | 400",
+        "/..%2fsecret.txt                  | 404", // an encoded slash
+        "/..%2Fsecret.txt                  | 404",
+        "/%2e%2e%2fsecret.txt              | 404",
+        "/dir%2f..%2f..%2fsecret.txt       | 404",
+        "/dir/%2e%2e%2f%2e%2e%2fsecret.txt | 404",
+        "/%252e%252e/secret.txt            | 404", // decoded once: a directory named "%2e%2e", not there
+        "/..%5csecret.txt                  | 404", // a backslash is a plain name character here
+        "//../secret.txt                   | 400", // slashes merge to "/../": refused before routing
+    })
+    void traversalIsRefused(String path, int status) {
+        try (FileServer s = FileServer.start(root)) {
+            Response r = s.get(path);
+            assertThat(r.status()).isEqualTo(status);
+            assertThat(r.text()).doesNotContain("secret");
+        }
+    }
+
+    /** "//tmp/x" reaches the handler as is: it must stay under the root, not become the absolute "/tmp/x". */
+    @ParameterizedTest(name = "followSymlinks={0}")
+    @ValueSource(booleans = {false, true})
+    void absolutePathAfterLeadingSlashesStaysUnderTheRoot(boolean followSymlinks) {
+        // e.g. "tmp/junit123/secret.txt": the secret's absolute path without its leading slash
+        String secret = tmp.resolve("secret.txt").toAbsolutePath().toString().replace('\\', '/').replaceFirst("^/+", "");
+        String options = followSymlinks ? ", followSymlinks: true" : "";
+        try (FileServer s = FileServer.start(root, options, true)) {
+            for (String path : List.of("//" + secret, "///" + secret, "//" + secret.replace("/secret.txt", ""))) {
+                Response r = s.get(path);
+                assertThat(r.status()).as(path).isEqualTo(404);
+                assertThat(r.text()).doesNotContain("secret");
+            }
+            assertThat(s.get("//a.txt").text()).isEqualTo("hello\n");
+            assertThat(s.get("///dir/").text()).isEqualTo("<h1>dir</h1>\n");
+        }
+    }
+
+    @Test
+    void encodedSlashIsRefusedEvenWhereTheFileExists() {
+        try (FileServer s = FileServer.start(root)) {
+            assertThat(s.get("/dir/index.html").status()).isEqualTo(200);
+            assertThat(s.get("/dir%2Findex.html").status()).isEqualTo(404);
+            assertThat(s.get("/dir%2findex.html").status()).isEqualTo(404);
+        }
+    }
+
+    @Test
+    void symlinkOutOfTheRootIsRefused() throws IOException {
+        link(root.resolve("out.txt"), tmp.resolve("secret.txt"));
+        link(root.resolve("outdir"), tmp);
+        link(root.resolve("in.txt"), root.resolve("a.txt"));
+        try (FileServer s = FileServer.start(root)) {
+            assertThat(s.get("/out.txt").status()).isEqualTo(404);
+            assertThat(s.get("/outdir/secret.txt").status()).isEqualTo(404);
+            assertThat(s.get("/outdir").status()).as("no redirect that confirms it").isEqualTo(404);
+            assertThat(s.get("/in.txt").text()).as("a link inside the root").isEqualTo("hello\n");
+        }
+    }
+
+    @Test
+    void symlinkOutOfTheRootIsServedWhenAllowed() throws IOException {
+        link(root.resolve("out.txt"), tmp.resolve("secret.txt"));
+        link(root.resolve("outdir"), tmp);
+        try (FileServer s = FileServer.start(root, ", followSymlinks: true", true)) {
+            assertThat(s.get("/out.txt").text()).isEqualTo("secret\n");
+            assertThat(s.get("/outdir/secret.txt").text()).isEqualTo("secret\n");
+            assertThat(s.get("/outdir").status()).isEqualTo(301);
+        }
+    }
+
+    @Test
+    void symlinkRetargetedOutOfTheRootIsNoticedOnTheNextHit() throws IOException {
+        write("real.txt", "real!!\n");
+        Path link = link(root.resolve("link.txt"), root.resolve("real.txt"));
+        try (FileServer s = FileServer.start(root)) {
+            assertThat(s.get("/link.txt").text()).isEqualTo("real!!\n");
+            Files.delete(link);
+            link(link, tmp.resolve("secret.txt"));
+            assertThat(s.get("/link.txt").status()).isEqualTo(404);
+        }
+    }
+
+    @Test
+    void rootThatIsASymlinkMayBeSwitched() throws IOException {
+        Path v1 = Files.createDirectory(tmp.resolve("v1"));
+        Path v2 = Files.createDirectory(tmp.resolve("v2"));
+        Files.writeString(v1.resolve("app.js"), "v1();\n");
+        Files.writeString(v2.resolve("app.js"), "v2();\n");
+        Files.writeString(v2.resolve("new.js"), "new();\n");
+        Path current = link(tmp.resolve("current"), v1);
+        try (FileServer s = FileServer.start(current)) {
+            assertThat(s.get("/app.js").text()).isEqualTo("v1();\n");
+            Path next = link(tmp.resolve("next"), v2);
+            Files.move(next, current, StandardCopyOption.REPLACE_EXISTING, StandardCopyOption.ATOMIC_MOVE);
+            assertThat(s.get("/app.js").text()).isEqualTo("v2();\n");
+            assertThat(s.get("/new.js").text()).isEqualTo("new();\n");
+        }
+    }
+
+    private static Path link(Path link, Path target) throws IOException {
+        try {
+            return Files.createSymbolicLink(link, target);
+        } catch (UnsupportedOperationException | IOException e) {
+            assumeTrue(false, "symbolic links not available here: " + e);
+            throw e;
+        }
+    }
+
+    // -- methods -----------------------------------------------------------------------------------------
+
+    @ParameterizedTest
+    @ValueSource(strings = {"POST", "PUT", "DELETE", "OPTIONS", "PATCH", "PROPFIND"})
+    void otherMethodsAreNotAllowed(String method) {
+        try (FileServer s = FileServer.start(root)) {
+            Response r = s.request(method, "/a.txt");
+            assertThat(r.statusLine()).isEqualTo("HTTP/1.1 405 Method Not Allowed");
+            assertThat(r.header("Allow")).isEqualTo("GET, HEAD");
+            assertThat(r.header("Content-Length")).isEqualTo(String.valueOf(r.body().length));
+        }
+    }
+
+    @Test
+    void postWithABodyIsRefusedAndTheConnectionGoesOn() {
+        try (FileServer s = FileServer.start(root)) {
+            Response r = s.raw("POST /a.txt HTTP/1.1\r\nHost: x\r\nContent-Length: 5\r\n\r\nabcde");
+            assertThat(r.status()).isEqualTo(405);
+            assertThat(s.get("/a.txt").text()).isEqualTo("hello\n");
+        }
+    }
+
+    @ParameterizedTest
+    @ValueSource(strings = {"/a.txt", "/large.bin", "/"})
+    void headHasTheHeadersOfGetAndNoBody(String path) {
+        try (FileServer s = FileServer.start(root)) {
+            Response get = s.get(path);
+            Response head = s.head(path);
+            assertThat(head.status()).isEqualTo(200);
+            assertThat(head.body()).isEmpty();
+            assertThat(withoutDate(head)).isEqualTo(withoutDate(get));
+            assertThat(s.head(path, "Range: bytes=0-1").status()).as("Range is for GET only").isEqualTo(200);
+        }
+    }
+
+    private static Map<String, List<String>> withoutDate(Response r) {
+        var headers = new LinkedHashMap<>(r.headers());
+        headers.remove("date");
+        return headers;
+    }
+
+    // -- conditional requests ----------------------------------------------------------------------------
+
+    @ParameterizedTest(name = "If-None-Match: {0}")
+    @ValueSource(strings = {ETAG, "W/" + ETAG, "\"x\", " + ETAG, "\"a,b\",W/" + ETAG + " , \"y\"", "*"})
+    void ifNoneMatchThatMatchesIsNotModified(String value) {
+        try (FileServer s = FileServer.start(root)) {
+            for (String path : List.of("/a.txt", "/a.txt")) { // a miss, then a hit
+                Response r = s.get(path, "If-None-Match: " + value);
+                assertThat(r.statusLine()).isEqualTo("HTTP/1.1 304 Not Modified");
+                assertThat(r.header("ETag")).isEqualTo(ETAG);
+                assertThat(r.header("Last-Modified")).isEqualTo(LAST_MODIFIED);
+                assertThat(r.header("Content-Length")).isNull();
+                assertThat(r.body()).isEmpty();
+            }
+            assertThat(s.head("/a.txt", "If-None-Match: " + value).status()).isEqualTo(304);
+        }
+    }
+
+    @Test
+    void ifNoneMatchOnAnySeparateFieldLine() {
+        try (FileServer s = FileServer.start(root)) {
+            assertThat(s.get("/a.txt", "If-None-Match: \"x\"", "If-None-Match: " + ETAG).status()).isEqualTo(304);
+        }
+    }
+
+    @ParameterizedTest(name = "If-None-Match: {0}")
+    @ValueSource(strings = {"\"x\"", "\"18f34069e7b-7\"", "W/\"x\"", "garbage", "\"unterminated"})
+    void ifNoneMatchThatDoesNotMatchServesTheFile(String value) {
+        try (FileServer s = FileServer.start(root)) {
+            Response r = s.get("/a.txt", "If-None-Match: " + value);
+            assertThat(r.status()).isEqualTo(200);
+            assertThat(r.text()).isEqualTo("hello\n");
+            // If-None-Match present: If-Modified-Since is not looked at (RFC 9110 13.2.2).
+            assertThat(s.get("/a.txt", "If-None-Match: " + value, "If-Modified-Since: " + LAST_MODIFIED).status())
+                    .isEqualTo(200);
+        }
+    }
+
+    @ParameterizedTest(name = "If-Modified-Since: {0} -> {1}")
+    @CsvSource(delimiter = '|', value = {
+        LAST_MODIFIED + "                  | 304",
+        "Wed, 01 May 2024 12:00:01 GMT     | 304",
+        "Thu, 01 Jan 2099 00:00:00 GMT     | 304",
+        "Wed, 01 May 2024 11:59:59 GMT     | 200",
+        "Wednesday, 01-May-24 12:00:00 GMT | 304",
+        "Wed May  1 12:00:00 2024          | 304",
+        "Wed May  1 11:00:00 2024          | 200",
+        "yesterday                         | 200",
+        "Wed, 32 May 2024 12:00:00 GMT     | 200",
+    })
+    void ifModifiedSince(String value, int status) {
+        try (FileServer s = FileServer.start(root)) {
+            Response r = s.get("/a.txt", "If-Modified-Since: " + value);
+            assertThat(r.status()).isEqualTo(status);
+            assertThat(r.header("ETag")).isEqualTo(ETAG);
+            assertThat(r.body()).hasSize(status == 304 ? 0 : 6);
+        }
+    }
+
+    @Test
+    void largeFileIsNotModifiedToo() {
+        try (FileServer s = FileServer.start(root)) {
+            String etag = s.get("/large.bin").header("ETag");
+            Response r = s.get("/large.bin", "If-None-Match: " + etag);
+            assertThat(r.status()).isEqualTo(304);
+            assertThat(r.body()).isEmpty();
+        }
+    }
+
+    @ParameterizedTest(name = "{0} -> {1}")
+    @CsvSource(delimiter = '|', value = {
+        "If-Match: " + ETAG + "                              | 200",
+        "If-Match: *                                         | 200",
+        "If-Match: \"x\", " + ETAG + "                       | 200",
+        "If-Match: \"x\"                                     | 412",
+        "If-Match: W/" + ETAG + "                            | 412",
+        "If-Unmodified-Since: " + LAST_MODIFIED + "          | 200",
+        "If-Unmodified-Since: Wed, 01 May 2024 11:59:59 GMT  | 412",
+        "If-Unmodified-Since: nonsense                       | 200",
+    })
+    void preconditions(String header, int status) {
+        try (FileServer s = FileServer.start(root)) {
+            assertThat(s.get("/a.txt", header).status()).isEqualTo(status);
+        }
+    }
+
+    // -- ranges ------------------------------------------------------------------------------------------
+
+    @ParameterizedTest(name = "{0} {1}")
+    @CsvSource(delimiter = '|', value = {
+        "/a.txt     | bytes=0-4          | 0      | 4",
+        "/a.txt     | bytes=1-           | 1      | 5",
+        "/a.txt     | bytes=-2           | 4      | 5",
+        "/a.txt     | bytes=-100         | 0      | 5",
+        "/a.txt     | bytes=3-999999999999999999999 | 3 | 5",
+        "/a.txt     | Bytes = 2-2        | 2      | 2",
+        "/a.txt     | bytes=0-0,         | 0      | 0",
+        "/large.bin | bytes=0-99         | 0      | 99",
+        "/large.bin | bytes=100000-      | 100000 | 196624",
+        "/large.bin | bytes=-1000        | 195625 | 196624",
+        "/large.bin | bytes=65530-65545  | 65530  | 65545",
+    })
+    void singleRangeIsPartialContent(String path, String range, long first, long last) throws IOException {
+        byte[] whole = Files.readAllBytes(root.resolve(path.substring(1)));
+        for (boolean zeroCopy : new boolean[] {true, false}) {
+            try (FileServer s = FileServer.start(root, "", zeroCopy)) {
+                for (int i = 0; i < 2; i++) { // a miss, then a hit
+                    Response r = s.get(path, "Range: " + range);
+                    assertThat(r.statusLine()).isEqualTo("HTTP/1.1 206 Partial Content");
+                    assertThat(r.header("Content-Range")).isEqualTo("bytes " + first + "-" + last + "/" + whole.length);
+                    assertThat(r.header("Content-Length")).isEqualTo(String.valueOf(last - first + 1));
+                    assertThat(r.header("ETag")).isNotNull();
+                    assertThat(r.body()).isEqualTo(Arrays.copyOfRange(whole, (int) first, (int) last + 1));
+                }
+            }
+        }
+    }
+
+    @ParameterizedTest(name = "{0} {1}")
+    @CsvSource(delimiter = '|', value = {
+        "/a.txt     | bytes=6-",
+        "/a.txt     | bytes=6-10",
+        "/a.txt     | bytes=-0",
+        "/large.bin | bytes=196625-",
+    })
+    void unsatisfiableRange(String path, String range) throws IOException {
+        long size = Files.size(root.resolve(path.substring(1)));
+        try (FileServer s = FileServer.start(root)) {
+            Response r = s.get(path, "Range: " + range);
+            assertThat(r.status()).isEqualTo(416);
+            assertThat(r.header("Content-Range")).isEqualTo("bytes */" + size);
+            assertThat(r.header("Content-Length")).isEqualTo(String.valueOf(r.body().length));
+        }
+    }
+
+    @ParameterizedTest(name = "{0}")
+    @ValueSource(strings = {"bytes=0-1,3-4", "bytes=0-1, 100-", "bytes=5-2", "bytes=-", "bytes=x-1", "items=0-1",
+        "bytes 0-1", "bytes=1-2;"})
+    void multipleOrInvalidRangesServeTheWholeFile(String range) {
+        try (FileServer s = FileServer.start(root)) {
+            Response r = s.get("/a.txt", "Range: " + range);
+            assertThat(r.status()).isEqualTo(200);
+            assertThat(r.header("Content-Range")).isNull();
+            assertThat(r.text()).isEqualTo("hello\n");
+        }
+    }
+
+    @ParameterizedTest(name = "If-Range: {0} -> {1}")
+    @CsvSource(delimiter = '|', value = {
+        ETAG + "                           | 206",
+        "\"other\"                         | 200",
+        "W/" + ETAG + "                    | 200",
+        LAST_MODIFIED + "                  | 206",
+        "Wednesday, 01-May-24 12:00:00 GMT | 206",
+        "Wed, 01 May 2024 11:00:00 GMT     | 200",
+        "Thu, 01 Jan 2099 00:00:00 GMT     | 200",
+    })
+    void ifRange(String value, int status) {
+        try (FileServer s = FileServer.start(root)) {
+            Response r = s.get("/a.txt", "Range: bytes=0-1", "If-Range: " + value);
+            assertThat(r.status()).isEqualTo(status);
+            assertThat(r.text()).isEqualTo(status == 206 ? "he" : "hello\n");
+        }
+    }
+
+    @Test
+    void ifNoneMatchWinsOverRange() {
+        try (FileServer s = FileServer.start(root)) {
+            assertThat(s.get("/a.txt", "Range: bytes=0-1", "If-None-Match: " + ETAG).status()).isEqualTo(304);
+        }
+    }
+
+    // -- the cache ---------------------------------------------------------------------------------------
+
+    @Test
+    void changedContentAndMtimeIsServedOnTheNextHit() throws IOException {
+        try (FileServer s = FileServer.start(root)) {
+            assertThat(s.get("/a.txt").text()).isEqualTo("hello\n");
+            write("a.txt", "HELLO\n"); // same size
+            Files.setLastModifiedTime(root.resolve("a.txt"), FileTime.from(MTIME.plusSeconds(10)));
+            Response r = s.get("/a.txt");
+            assertThat(r.text()).isEqualTo("HELLO\n");
+            assertThat(r.header("Last-Modified")).isEqualTo("Wed, 01 May 2024 12:00:10 GMT");
+            assertThat(r.header("ETag")).isNotEqualTo(ETAG);
+            assertThat(s.get("/a.txt", "If-None-Match: " + ETAG).status()).as("old tag").isEqualTo(200);
+        }
+    }
+
+    @Test
+    void changedSizeWithTheSameMtimeIsServedOnTheNextHit() throws IOException {
+        try (FileServer s = FileServer.start(root)) {
+            assertThat(s.get("/a.txt").text()).isEqualTo("hello\n");
+            write("a.txt", "hello, world\n");
+            Files.setLastModifiedTime(root.resolve("a.txt"), FileTime.from(MTIME));
+            assertThat(s.get("/a.txt").text()).isEqualTo("hello, world\n");
+        }
+    }
+
+    @Test
+    void fileReplacedByAnotherWithTheSameSizeAndMtimeIsServedOnTheNextHit() throws IOException {
+        try (FileServer s = FileServer.start(root)) {
+            assertThat(s.get("/a.txt").text()).isEqualTo("hello\n");
+            Path next = tmp.resolve("next.txt");
+            Files.writeString(next, "HELLO\n");
+            Files.setLastModifiedTime(next, FileTime.from(MTIME));
+            Files.move(next, root.resolve("a.txt"), StandardCopyOption.REPLACE_EXISTING);
+            // Same size, same mtime: only the file key (device, inode) tells them apart.
+            assertThat(s.get("/a.txt").text()).isEqualTo("HELLO\n");
+        }
+    }
+
+    @Test
+    void smallFileThatGrowsLargeIsSentFromDisk() throws IOException {
+        try (FileServer s = FileServer.start(root)) {
+            assertThat(s.get("/a.txt").text()).isEqualTo("hello\n");
+            Files.write(root.resolve("a.txt"), large);
+            assertThat(s.get("/a.txt").body()).isEqualTo(large);
+            assertThat(s.get("/a.txt", "Range: bytes=-3").body()).isEqualTo(Arrays.copyOfRange(large, LARGE - 3, LARGE));
+        }
+    }
+
+    @Test
+    void deletedFileIsNotFoundAndLeavesTheCache() throws IOException {
+        try (FileServer s = FileServer.start(root)) {
+            assertThat(s.get("/a.txt").status()).isEqualTo(200);
+            assertThat(s.get("/dir/").status()).isEqualTo(200);
+            assertThat(s.handler.cachedEntries()).isEqualTo(2);
+            Files.delete(root.resolve("a.txt"));
+            Files.delete(root.resolve("dir/index.html"));
+            assertThat(s.get("/a.txt").status()).isEqualTo(404);
+            assertThat(s.get("/dir/").status()).isEqualTo(404);
+            assertThat(s.handler.cachedEntries()).isZero();
+        }
+    }
+
+    @Test
+    void unreadableFileIsForbidden() throws IOException {
+        Path p = root.resolve("private.txt");
+        Files.writeString(p, "private\n");
+        assumeTrue(p.toFile().setReadable(false, false) && !Files.isReadable(p), "running as root");
+        try (FileServer s = FileServer.start(root)) {
+            assertThat(s.get("/private.txt").status()).isEqualTo(403);
+        } finally {
+            p.toFile().setReadable(true, false);
+        }
+    }
+
+    // -- content types -----------------------------------------------------------------------------------
+
+    @ParameterizedTest(name = "{0}: {1}")
+    @CsvSource(delimiter = '|', value = {
+        "page.html    | text/html; charset=utf-8",
+        "style.css    | text/css; charset=utf-8",
+        "app.js       | text/javascript; charset=utf-8",
+        "mod.mjs      | text/javascript; charset=utf-8",
+        "data.json    | application/json",
+        "app.js.map   | application/json",
+        "feed.xml     | application/xml; charset=utf-8",
+        "logo.svg     | image/svg+xml; charset=utf-8",
+        "logo.PNG     | image/png",
+        "photo.jpeg   | image/jpeg",
+        "font.woff2   | font/woff2",
+        "mod.wasm     | application/wasm",
+        "clip.mp4     | video/mp4",
+        "README       | application/octet-stream",
+        ".hidden      | application/octet-stream",
+        "x.unknown    | application/octet-stream",
+    })
+    void contentTypeByExtension(String name, String type) throws IOException {
+        write("types/" + name, "x");
+        try (FileServer s = FileServer.start(root)) {
+            assertThat(s.get("/types/" + name).header("Content-Type")).isEqualTo(type);
+        }
+    }
+
+    // -- config ------------------------------------------------------------------------------------------
+
+    @Test
+    void rootThatCannotBeServedIsRefusedNamingTheField() throws IOException {
+        Path missing = tmp.resolve("missing");
+        assertThatThrownBy(() -> FileHandler.create(new Route.Files(missing.toString(), List.of(), false),
+                "routes[0].rules[1].files"))
+                .isInstanceOf(IllegalArgumentException.class)
+                .hasMessage("routes[0].rules[1].files.root: directory " + missing + " does not exist");
+        Path file = tmp.resolve("secret.txt");
+        assertThatThrownBy(() -> FileHandler.create(new Route.Files(file.toString(), List.of(), false), "f"))
+                .hasMessage("f.root: " + file + " is not a directory");
+        assertThatThrownBy(() -> FileHandler.create(new Route.Files(root.toString(), List.of("index.html", "../x"),
+                false), "f"))
+                .hasMessage("f.index[1]: must be a file name, got \"../x\"");
+    }
+}
