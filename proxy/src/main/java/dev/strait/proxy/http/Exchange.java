@@ -4,8 +4,10 @@ import io.netty.buffer.ByteBuf;
 import io.netty.buffer.ByteBufAllocator;
 import io.netty.handler.codec.http.HttpHeaders;
 import io.netty.handler.codec.http.HttpRequest;
+import io.netty.channel.EventLoop;
 import io.netty.handler.codec.http.HttpResponseStatus;
 import java.io.File;
+import java.net.SocketAddress;
 
 /**
  * One request and the means to answer it, as a route's handler sees it. The server that decoded the
@@ -49,4 +51,56 @@ public interface Exchange {
 
     /** A short plain-text error response. */
     void sendError(HttpResponseStatus status);
+
+    // ---- streaming, for handlers that answer later (proxying) ----
+
+    /** The loop this exchange runs on: upstream connections for it belong to the same loop. */
+    EventLoop eventLoop();
+
+    SocketAddress remoteAddress();
+
+    /** {@code http} or {@code https}: the scheme the client used. */
+    String scheme();
+
+    /** The request's host, lower case, without port (from Host or an absolute-form target). */
+    String host();
+
+    /** Whether the request has a body (declared Content-Length over 0, or chunked). */
+    boolean hasBody();
+
+    /**
+     * Sends the request body to {@code receiver} as it arrives. Call it from {@code handle}; without a
+     * receiver the body is read and discarded.
+     */
+    void receiveBody(BodyReceiver receiver);
+
+    /** Stops reading from the client (backpressure); {@link #resumeReading()} starts again. */
+    void pauseReading();
+
+    void resumeReading();
+
+    /**
+     * Starts a streamed response. {@code headers} must not carry framing or connection headers
+     * (Content-Length, Transfer-Encoding, Connection, Keep-Alive): the server writes its own.
+     * {@code contentLength} below 0 means unknown: chunked for HTTP/1.1 clients, close-delimited for 1.0.
+     */
+    void startResponse(HttpResponseStatus status, HttpHeaders headers, long contentLength);
+
+    /** A part of the streamed body; this call takes ownership of {@code data}. */
+    void sendBodyPart(ByteBuf data);
+
+    /** Ends the streamed response; {@code trailers} may be {@code null}. */
+    void endResponse(HttpHeaders trailers);
+
+    /** Whether the client connection can take more without buffering; see {@link #onWritable}. */
+    boolean isWritable();
+
+    /** Runs {@code task} once when the client connection becomes writable again. */
+    void onWritable(Runnable task);
+
+    /** Runs {@code task} if the client connection closes before the response is complete. */
+    void onCancel(Runnable task);
+
+    /** Gives up on a started response: the client connection is closed (it cannot be framed any more). */
+    void abort();
 }

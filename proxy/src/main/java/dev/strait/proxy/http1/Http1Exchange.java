@@ -1,11 +1,13 @@
 package dev.strait.proxy.http1;
 
+import dev.strait.proxy.http.BodyReceiver;
 import dev.strait.proxy.http.Exchange;
 import dev.strait.proxy.route.CompiledRule;
 import io.netty.buffer.ByteBuf;
 import io.netty.buffer.ByteBufAllocator;
 import io.netty.buffer.ByteBufUtil;
 import io.netty.channel.DefaultFileRegion;
+import io.netty.channel.EventLoop;
 import io.netty.handler.codec.http.HttpHeaders;
 import io.netty.handler.codec.http.HttpRequest;
 import io.netty.handler.codec.http.HttpResponseStatus;
@@ -13,6 +15,7 @@ import io.netty.handler.stream.ChunkedFile;
 import java.io.File;
 import java.io.IOException;
 import java.io.RandomAccessFile;
+import java.net.SocketAddress;
 import java.nio.charset.StandardCharsets;
 import java.util.Iterator;
 import java.util.Map;
@@ -30,7 +33,15 @@ final class Http1Exchange implements Exchange {
     final long startNanos;
     CompiledRule rule;
     boolean keepAlive;
+    /** The response is complete (all of it written). */
     boolean responded;
+    /** A streamed response has started (its head is written). */
+    boolean streaming;
+    boolean chunked;
+    boolean bodyless;
+    boolean hasBody;
+    BodyReceiver receiver;
+    Runnable onCancel;
     int status;
     long bytes;
 
@@ -153,6 +164,81 @@ final class Http1Exchange implements Exchange {
     @Override
     public void sendError(HttpResponseStatus status) {
         connection.sendError(this, status);
+    }
+
+    @Override
+    public EventLoop eventLoop() {
+        return connection.eventLoop();
+    }
+
+    @Override
+    public SocketAddress remoteAddress() {
+        return connection.remoteAddress();
+    }
+
+    @Override
+    public String scheme() {
+        return "http";
+    }
+
+    @Override
+    public String host() {
+        return host;
+    }
+
+    @Override
+    public boolean hasBody() {
+        return hasBody;
+    }
+
+    @Override
+    public void receiveBody(BodyReceiver receiver) {
+        this.receiver = receiver;
+    }
+
+    @Override
+    public void pauseReading() {
+        connection.pauseReading(true);
+    }
+
+    @Override
+    public void resumeReading() {
+        connection.pauseReading(false);
+    }
+
+    @Override
+    public void startResponse(HttpResponseStatus status, HttpHeaders headers, long contentLength) {
+        connection.startResponse(this, status, headers, contentLength);
+    }
+
+    @Override
+    public void sendBodyPart(ByteBuf data) {
+        connection.sendBodyPart(this, data);
+    }
+
+    @Override
+    public void endResponse(HttpHeaders trailers) {
+        connection.endResponse(this, trailers);
+    }
+
+    @Override
+    public boolean isWritable() {
+        return connection.isWritable();
+    }
+
+    @Override
+    public void onWritable(Runnable task) {
+        connection.onWritable(task);
+    }
+
+    @Override
+    public void onCancel(Runnable task) {
+        this.onCancel = task;
+    }
+
+    @Override
+    public void abort() {
+        connection.abort(this);
     }
 
     private ByteBuf startHead(byte[] headBytes, int extra) {

@@ -3,16 +3,20 @@ package dev.strait.proxy.http1;
 import dev.strait.proxy.accesslog.AccessLog;
 import dev.strait.proxy.config.Serving;
 import dev.strait.proxy.config.Snapshot;
+import dev.strait.proxy.http.BodyReceiver;
+import dev.strait.proxy.http.DateHeader;
 import dev.strait.proxy.http.PathNormalizer;
 import dev.strait.proxy.metrics.ProxyMetrics;
 import dev.strait.proxy.route.CompiledRule;
 import dev.strait.proxy.route.RouteTable;
 import io.netty.buffer.ByteBuf;
 import io.netty.buffer.ByteBufAllocator;
+import io.netty.buffer.ByteBufUtil;
 import io.netty.buffer.Unpooled;
 import io.netty.channel.ChannelFutureListener;
 import io.netty.channel.ChannelHandlerContext;
 import io.netty.channel.ChannelInboundHandlerAdapter;
+import io.netty.channel.EventLoop;
 import io.netty.handler.codec.DecoderResult;
 import io.netty.handler.codec.TooLongFrameException;
 import io.netty.handler.codec.http.HttpContent;
@@ -33,6 +37,7 @@ import java.net.SocketAddress;
 import java.nio.charset.StandardCharsets;
 import java.util.ArrayDeque;
 import java.util.Iterator;
+import java.util.Map;
 import java.util.concurrent.ScheduledFuture;
 import java.util.concurrent.TimeUnit;
 import org.slf4j.Logger;
@@ -54,6 +59,7 @@ public final class Http1ServerHandler extends ChannelInboundHandlerAdapter {
     private static final Logger log = LoggerFactory.getLogger(Http1ServerHandler.class);
     private static final byte[] CONNECTION_CLOSE = "Connection: close\r\n".getBytes(StandardCharsets.ISO_8859_1);
     private static final byte[] CONNECTION_KEEP_ALIVE = "Connection: keep-alive\r\n".getBytes(StandardCharsets.ISO_8859_1);
+    private static final byte[] CRLF = {'\r', '\n'};
     private static final byte[] CONTINUE = "HTTP/1.1 100 Continue\r\n\r\n".getBytes(StandardCharsets.ISO_8859_1);
     private static final byte[][] STATUS_LINES = new byte[600][];
 
@@ -86,6 +92,9 @@ public final class Http1ServerHandler extends ChannelInboundHandlerAdapter {
     private int requests;
     private long idleSince;
     private ScheduledFuture<?> timer;
+    private boolean pausedByHandler;
+    private boolean inBacklog;
+    private Runnable writableTask;
     private long timerDeadline;
 
     public Http1ServerHandler(Serving serving, ProxyMetrics metrics, AccessLog accessLog, Http1RequestDecoder decoder,
@@ -123,6 +132,15 @@ public final class Http1ServerHandler extends ChannelInboundHandlerAdapter {
     @Override
     public void channelInactive(ChannelHandlerContext ctx) {
         metrics.connectionClosed();
+        Http1Exchange ex = current;
+        if (ex != null) {
+            abortBody(ex, new java.nio.channels.ClosedChannelException());
+            Runnable cancel = ex.onCancel;
+            ex.onCancel = null;
+            if (cancel != null && !ex.responded) {
+                cancel.run();
+            }
+        }
         if (timer != null) {
             timer.cancel(false);
         }
@@ -146,7 +164,7 @@ public final class Http1ServerHandler extends ChannelInboundHandlerAdapter {
                 backlog = new ArrayDeque<>(4);
             }
             backlog.add(msg);
-            ctx.channel().config().setAutoRead(false);
+            updateAutoRead();
             return;
         }
         dispatch(msg);
@@ -238,6 +256,7 @@ public final class Http1ServerHandler extends ChannelInboundHandlerAdapter {
         ex.keepAlive = HttpUtil.isKeepAlive(req) && !serving.draining() && !drainRequested;
 
         long contentLength = HttpUtil.getContentLength(req, -1L);
+        ex.hasBody = contentLength > 0 || HttpUtil.isTransferEncodingChunked(req);
         if (contentLength > maxBodyBytes) {
             refuse(ex, HttpResponseStatus.REQUEST_ENTITY_TOO_LARGE);
             return;
@@ -277,19 +296,31 @@ public final class Http1ServerHandler extends ChannelInboundHandlerAdapter {
             if (current == null) {
                 return;
             }
+            Http1Exchange ex = current;
             if (content.decoderResult().isFailure()) {
                 // A broken body (bad chunk size, ...): answer if not answered yet, and close either way.
-                refuse(current, HttpResponseStatus.BAD_REQUEST);
+                abortBody(ex, content.decoderResult().cause());
+                refuse(ex, HttpResponseStatus.BAD_REQUEST);
                 return;
             }
-            bodyBytes += content.content().readableBytes();
+            int n = content.content().readableBytes();
+            bodyBytes += n;
             if (bodyBytes > maxBodyBytes) {
-                refuse(current, HttpResponseStatus.REQUEST_ENTITY_TOO_LARGE);
+                abortBody(ex, new IllegalStateException("request body over " + maxBodyBytes + " bytes"));
+                refuse(ex, HttpResponseStatus.REQUEST_ENTITY_TOO_LARGE);
                 return;
             }
-            if (content instanceof LastHttpContent) {
+            BodyReceiver receiver = ex.receiver;
+            if (receiver != null && n > 0) {
+                receiver.onBodyPart(content.content().retain());
+            }
+            if (content instanceof LastHttpContent last) {
                 currentBodyDone = true;
-                if (current.responded) {
+                if (receiver != null) {
+                    ex.receiver = null;
+                    receiver.onBodyEnd(last.trailingHeaders());
+                }
+                if (ex.responded && ex == current) {
                     requestDone();
                 }
             }
@@ -298,9 +329,184 @@ public final class Http1ServerHandler extends ChannelInboundHandlerAdapter {
         }
     }
 
+    private static void abortBody(Http1Exchange ex, Throwable cause) {
+        BodyReceiver r = ex.receiver;
+        if (r != null) {
+            ex.receiver = null;
+            r.onBodyAbort(cause);
+        }
+    }
+
+    EventLoop eventLoop() {
+        return ctx.channel().eventLoop();
+    }
+
+    SocketAddress remoteAddress() {
+        return ctx.channel().remoteAddress();
+    }
+
+    boolean isWritable() {
+        return ctx.channel().isWritable();
+    }
+
+    void onWritable(Runnable task) {
+        if (ctx.channel().isWritable()) {
+            task.run();
+        } else {
+            writableTask = task;
+        }
+    }
+
+    @Override
+    public void channelWritabilityChanged(ChannelHandlerContext ctx) {
+        Runnable task = writableTask;
+        if (task != null && ctx.channel().isWritable()) {
+            writableTask = null;
+            task.run();
+        }
+        ctx.fireChannelWritabilityChanged();
+    }
+
+    void pauseReading(boolean pause) {
+        pausedByHandler = pause;
+        updateAutoRead();
+    }
+
+    private void updateAutoRead() {
+        boolean read = !pausedByHandler && (backlog == null || backlog.isEmpty()) && !closing;
+        if (ctx.channel().config().isAutoRead() != read) {
+            ctx.channel().config().setAutoRead(read);
+            if (read) {
+                ctx.read();
+            }
+        }
+    }
+
+    /** Head of a streamed response: our framing, the handler's other headers. */
+    void startResponse(Http1Exchange ex, HttpResponseStatus status, HttpHeaders headers, long contentLength) {
+        if (ex.responded || ex.streaming || ex != current) {
+            throw new IllegalStateException("response already started for " + ex.request.uri());
+        }
+        ex.streaming = true;
+        ex.status = status.code();
+        int code = status.code();
+        ex.bodyless = ex.head || code == 204 || code == 304 || code / 100 == 1;
+        ByteBuf buf = ctx.alloc().ioBuffer(512);
+        buf.writeBytes(statusLine(status));
+        boolean hasDate = false;
+        for (Iterator<Map.Entry<CharSequence, CharSequence>> it = headers.iteratorCharSequence(); it.hasNext(); ) {
+            Map.Entry<CharSequence, CharSequence> h = it.next();
+            CharSequence name = h.getKey();
+            if (HttpHeaderNames.CONTENT_LENGTH.contentEqualsIgnoreCase(name)
+                    || HttpHeaderNames.TRANSFER_ENCODING.contentEqualsIgnoreCase(name)
+                    || HttpHeaderNames.CONNECTION.contentEqualsIgnoreCase(name)
+                    || HttpHeaderNames.KEEP_ALIVE.contentEqualsIgnoreCase(name)) {
+                continue;
+            }
+            hasDate |= HttpHeaderNames.DATE.contentEqualsIgnoreCase(name);
+            ByteBufUtil.writeAscii(buf, name);
+            buf.writeByte(':').writeByte(' ');
+            ByteBufUtil.writeAscii(buf, h.getValue());
+            buf.writeByte('\r').writeByte('\n');
+        }
+        if (contentLength >= 0) {
+            if (code != 204 && code / 100 != 1) {
+                buf.writeCharSequence("Content-Length: " + contentLength + "\r\n", StandardCharsets.ISO_8859_1);
+            }
+        } else if (!ex.bodyless) {
+            if (ex.request.protocolVersion().minorVersion() == 1) {
+                ex.chunked = true;
+                buf.writeCharSequence("Transfer-Encoding: chunked\r\n", StandardCharsets.ISO_8859_1);
+            } else {
+                ex.keepAlive = false; // an HTTP/1.0 client learns the end of the body from the close
+            }
+        }
+        writeFraming(ex, buf, !hasDate);
+        ex.bytes = buf.readableBytes();
+        ctx.write(buf, ctx.voidPromise());
+        flushSoon();
+    }
+
+    void sendBodyPart(Http1Exchange ex, ByteBuf data) {
+        if (!ex.streaming || ex.responded || ex != current || closing) {
+            data.release();
+            return;
+        }
+        int n = data.readableBytes();
+        if (ex.bodyless || n == 0) {
+            data.release();
+            return;
+        }
+        ex.bytes += n;
+        if (ex.chunked) {
+            ByteBuf size = ctx.alloc().ioBuffer(12);
+            ByteBufUtil.writeAscii(size, Integer.toHexString(n));
+            size.writeByte('\r').writeByte('\n');
+            ctx.write(size, ctx.voidPromise());
+            ctx.write(data, ctx.voidPromise());
+            ctx.write(Unpooled.wrappedBuffer(CRLF), ctx.voidPromise());
+        } else {
+            ctx.write(data, ctx.voidPromise());
+        }
+        flushSoon();
+    }
+
+    void endResponse(Http1Exchange ex, HttpHeaders trailers) {
+        if (!ex.streaming || ex.responded || ex != current) {
+            return;
+        }
+        if (ex.chunked) {
+            ByteBuf end = ctx.alloc().ioBuffer(64);
+            end.writeByte('0').writeByte('\r').writeByte('\n');
+            if (trailers != null) {
+                for (Iterator<Map.Entry<CharSequence, CharSequence>> it = trailers.iteratorCharSequence(); it.hasNext(); ) {
+                    Map.Entry<CharSequence, CharSequence> h = it.next();
+                    ByteBufUtil.writeAscii(end, h.getKey());
+                    end.writeByte(':').writeByte(' ');
+                    ByteBufUtil.writeAscii(end, h.getValue());
+                    end.writeByte('\r').writeByte('\n');
+                }
+            }
+            end.writeByte('\r').writeByte('\n');
+            ex.bytes += end.readableBytes();
+            ctx.write(end, ctx.voidPromise());
+        }
+        finish(ex);
+    }
+
+    void abort(Http1Exchange ex) {
+        if (ex != current || ex.responded) {
+            return;
+        }
+        if (!ex.streaming) {
+            ex.keepAlive = false;
+            sendError(ex, HttpResponseStatus.BAD_GATEWAY);
+            return;
+        }
+        ex.responded = true;
+        ex.keepAlive = false;
+        record(ex);
+        abortBody(ex, new IllegalStateException("response aborted"));
+        close();
+    }
+
+    private void flushSoon() {
+        if (inRead) {
+            flushPending = true;
+        } else {
+            ctx.flush();
+        }
+    }
+
     /** Writes Date, Connection and the blank line that ends the head. */
     void writeFraming(Http1Exchange ex, ByteBuf buf) {
-        buf.writeBytes(dev.strait.proxy.http.DateHeader.line());
+        writeFraming(ex, buf, true);
+    }
+
+    private void writeFraming(Http1Exchange ex, ByteBuf buf, boolean date) {
+        if (date) {
+            buf.writeBytes(DateHeader.line());
+        }
         if (!ex.keepAlive) {
             buf.writeBytes(CONNECTION_CLOSE);
         } else if (ex.request.protocolVersion().minorVersion() == 0) {
@@ -311,28 +517,30 @@ public final class Http1ServerHandler extends ChannelInboundHandlerAdapter {
 
     /** Called once per exchange with the encoded head (and body) to write. */
     void complete(Http1Exchange ex, ByteBuf headBuf, Object body, long bodyLength) {
-        if (ex.responded || ex != current) {
+        if (ex.responded || ex.streaming || ex != current) {
             ReferenceCountUtil.release(headBuf);
             ReferenceCountUtil.release(body);
             throw new IllegalStateException("response already sent for " + ex.request.uri());
         }
-        ex.responded = true;
         ex.bytes = headBuf.readableBytes() + bodyLength;
         ctx.write(headBuf, ctx.voidPromise());
         if (body != null) {
             ctx.write(body, ctx.voidPromise());
         }
+        finish(ex);
+    }
+
+    /** The response is fully written: account for it, then keep the connection or close it. */
+    private void finish(Http1Exchange ex) {
+        ex.responded = true;
         record(ex);
         if (!ex.keepAlive) {
+            abortBody(ex, new IllegalStateException("connection closing"));
             closing = true;
             ctx.writeAndFlush(Unpooled.EMPTY_BUFFER).addListener(ChannelFutureListener.CLOSE);
             return;
         }
-        if (inRead) {
-            flushPending = true;
-        } else {
-            ctx.flush();
-        }
+        flushSoon();
         if (currentBodyDone) {
             requestDone();
         }
@@ -368,18 +576,21 @@ public final class Http1ServerHandler extends ChannelInboundHandlerAdapter {
             close();
             return;
         }
-        if (backlog != null) {
-            while (!backlog.isEmpty() && !closing) {
-                Object msg = backlog.poll();
-                dispatch(msg);
-                if (current != null && currentBodyDone && !current.responded) {
-                    return; // still waiting on an answer; the rest stays held back
+        if (backlog != null && !inBacklog) {
+            // Replay held-back messages until the next request must wait for the one before it.
+            inBacklog = true;
+            try {
+                while (!closing && !backlog.isEmpty()) {
+                    Object next = backlog.peek();
+                    if (next instanceof HttpRequest && current != null) {
+                        break;
+                    }
+                    dispatch(backlog.poll());
                 }
+            } finally {
+                inBacklog = false;
             }
-            if (!closing) {
-                ctx.channel().config().setAutoRead(true);
-                ctx.read();
-            }
+            updateAutoRead();
         }
     }
 
@@ -400,7 +611,9 @@ public final class Http1ServerHandler extends ChannelInboundHandlerAdapter {
     /** Answers with an error (unless already answered) and closes: the connection's framing is not trusted. */
     private void refuse(Http1Exchange ex, HttpResponseStatus status) {
         ex.keepAlive = false;
-        if (!ex.responded) {
+        if (ex.streaming && !ex.responded) {
+            abort(ex);
+        } else if (!ex.responded) {
             sendError(ex, status);
         } else {
             close();
