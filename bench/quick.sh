@@ -140,7 +140,7 @@ body_check() { # server scenario -> 0 if status 200 and exact body
   code=$(curl -sS -o "$TMP/got" -w '%{http_code}' --max-time 3 \
     "http://127.0.0.1:$(server_port "$srv")$(scenario_path "$sc")" 2>"$TMP/curl.err") || code="curl-failed"
   if [[ $code == 200 ]] && cmp -s "$TMP/expected" "$TMP/got"; then return 0; fi
-  CHECK_MSG="status $code, body $(head -c 80 "$TMP/got" 2>/dev/null | od -An -c | tr -s ' ' | head -c 120)$(head -c 200 "$TMP/curl.err")"
+  CHECK_MSG="status $code, body \"$(head -c 60 "$TMP/got" 2>/dev/null | perl -0777 -pe 's/\\/\\\\/g; s/\n/\\n/g; s/([^[:print:]])/sprintf("\\x%02x", ord $1)/ge')\"$(head -c 200 "$TMP/curl.err" | tr '\n' ' ')"
   return 1
 }
 
