@@ -1,11 +1,7 @@
 package dev.strait.model;
 
-import com.fasterxml.jackson.core.JacksonException;
-import com.fasterxml.jackson.databind.DeserializationFeature;
 import com.fasterxml.jackson.databind.JsonNode;
-import com.fasterxml.jackson.databind.ObjectMapper;
 import com.fasterxml.jackson.databind.node.JsonNodeType;
-import com.fasterxml.jackson.dataformat.yaml.YAMLFactory;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.HashMap;
@@ -26,8 +22,6 @@ import java.util.regex.PatternSyntaxException;
  */
 public final class ConfigParser {
     /** A key written twice is refused rather than the last one silently winning. */
-    private static final ObjectMapper YAML = new ObjectMapper(new YAMLFactory())
-            .enable(DeserializationFeature.FAIL_ON_READING_DUP_TREE_KEY);
     private static final Pattern HOST_LABELS = Pattern.compile("[a-z0-9]([a-z0-9-]{0,61}[a-z0-9])?(\\.[a-z0-9]([a-z0-9-]{0,61}[a-z0-9])?)*");
     private static final Pattern TOKEN = Pattern.compile("[!#$%&'*+\\-.^_`|~0-9A-Za-z]+");
     private static final Pattern NAME = Pattern.compile("[a-z0-9]([a-z0-9.-]{0,251}[a-z0-9])?");
@@ -44,12 +38,9 @@ public final class ConfigParser {
         ConfigParser p = new ConfigParser();
         JsonNode root;
         try {
-            root = YAML.readTree(text);
-        } catch (JacksonException e) {
-            String where = e.getLocation() == null ? "" : " at line " + e.getLocation().getLineNr()
-                    + ", column " + e.getLocation().getColumnNr();
-            throw new InvalidConfigException(source, List.of(new ConfigError("", "not valid YAML" + where + ": "
-                    + e.getOriginalMessage())));
+            root = YamlTree.read(text);
+        } catch (YamlTree.SyntaxError e) {
+            throw new InvalidConfigException(source, List.of(new ConfigError("", e.getMessage())));
         }
         if (root == null || root.isMissingNode() || root.isNull()) {
             throw new InvalidConfigException(source, List.of(new ConfigError("", "the config is empty")));

@@ -1,8 +1,6 @@
 package dev.strait.model;
 
-import com.fasterxml.jackson.core.JsonProcessingException;
-import com.fasterxml.jackson.databind.ObjectMapper;
-import com.fasterxml.jackson.databind.SerializationFeature;
+import com.fasterxml.jackson.databind.node.JsonNodeFactory;
 import com.fasterxml.jackson.databind.node.ArrayNode;
 import com.fasterxml.jackson.databind.node.ObjectNode;
 import java.nio.charset.StandardCharsets;
@@ -17,17 +15,12 @@ import java.util.TreeMap;
  * {@code /config}, the state directory and the control channel all speak one format.
  */
 public final class ConfigWriter {
-    private static final ObjectMapper JSON = new ObjectMapper().enable(SerializationFeature.ORDER_MAP_ENTRIES_BY_KEYS);
+    private static final JsonNodeFactory NODES = JsonNodeFactory.instance;
 
     private ConfigWriter() {}
 
     public static String toJson(Config c, boolean pretty) {
-        try {
-            ObjectNode tree = toTree(c);
-            return pretty ? JSON.writerWithDefaultPrettyPrinter().writeValueAsString(tree) : JSON.writeValueAsString(tree);
-        } catch (JsonProcessingException e) {
-            throw new IllegalStateException(e);
-        }
+        return Json.write(toTree(c), pretty);
     }
 
     /** A content version: the first 12 hex digits of the SHA-256 of the canonical JSON. */
@@ -41,7 +34,7 @@ public final class ConfigWriter {
     }
 
     public static ObjectNode toTree(Config c) {
-        ObjectNode n = JSON.createObjectNode();
+        ObjectNode n = NODES.objectNode();
         n.put("workers", c.workers());
         n.put("transport", ConfigParser.configName(c.transport()));
         n.putObject("accessLog").put("enabled", c.accessLog().enabled());

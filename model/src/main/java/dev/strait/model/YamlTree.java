@@ -1,0 +1,129 @@
+package dev.strait.model;
+
+import com.fasterxml.jackson.databind.JsonNode;
+import com.fasterxml.jackson.databind.node.ArrayNode;
+import com.fasterxml.jackson.databind.node.JsonNodeFactory;
+import com.fasterxml.jackson.databind.node.ObjectNode;
+import java.io.StringReader;
+import java.math.BigInteger;
+import org.yaml.snakeyaml.LoaderOptions;
+import org.yaml.snakeyaml.Yaml;
+import org.yaml.snakeyaml.error.Mark;
+import org.yaml.snakeyaml.error.MarkedYAMLException;
+import org.yaml.snakeyaml.error.YAMLException;
+import org.yaml.snakeyaml.nodes.MappingNode;
+import org.yaml.snakeyaml.nodes.Node;
+import org.yaml.snakeyaml.nodes.NodeTuple;
+import org.yaml.snakeyaml.nodes.ScalarNode;
+import org.yaml.snakeyaml.nodes.SequenceNode;
+import org.yaml.snakeyaml.nodes.Tag;
+
+/**
+ * YAML (and so JSON) text to a Jackson tree, through SnakeYAML's composer and Jackson's node factory.
+ * Jackson's own YAML mapper costs about a second of start-up on these machines, most of a sidecar's
+ * budget; this path costs a fraction of it (docs/adr/0004). Duplicate keys are refused with their line.
+ */
+final class YamlTree {
+    private static final JsonNodeFactory NODES = JsonNodeFactory.instance;
+
+    private YamlTree() {}
+
+    /** A config's syntax problem, with the line and column it is at. */
+    static final class SyntaxError extends Exception {
+        SyntaxError(String message) {
+            super(message);
+        }
+    }
+
+    /** The tree, or {@code null} for an empty document. */
+    static JsonNode read(String text) throws SyntaxError {
+        LoaderOptions options = new LoaderOptions();
+        options.setAllowDuplicateKeys(false);
+        options.setMaxAliasesForCollections(50); // a "billion laughs" document stops here
+        Node root;
+        try {
+            root = new Yaml(options).compose(new StringReader(text));
+        } catch (MarkedYAMLException e) {
+            Mark m = e.getProblemMark() != null ? e.getProblemMark() : e.getContextMark();
+            throw new SyntaxError("not valid YAML" + at(m) + ": " + e.getProblem());
+        } catch (YAMLException e) {
+            throw new SyntaxError("not valid YAML: " + e.getMessage());
+        }
+        return root == null ? null : convert(root);
+    }
+
+    private static String at(Mark m) {
+        return m == null ? "" : " at line " + (m.getLine() + 1) + ", column " + (m.getColumn() + 1);
+    }
+
+    private static JsonNode convert(Node node) throws SyntaxError {
+        if (node instanceof MappingNode map) {
+            ObjectNode o = NODES.objectNode();
+            for (NodeTuple t : map.getValue()) {
+                if (!(t.getKeyNode() instanceof ScalarNode key)) {
+                    throw new SyntaxError("not valid YAML" + at(t.getKeyNode().getStartMark()) + ": keys must be plain names");
+                }
+                if (o.has(key.getValue())) {
+                    throw new SyntaxError("not valid YAML" + at(key.getStartMark()) + ": duplicate key \""
+                            + key.getValue() + "\"");
+                }
+                o.set(key.getValue(), convert(t.getValueNode()));
+            }
+            return o;
+        }
+        if (node instanceof SequenceNode seq) {
+            ArrayNode a = NODES.arrayNode(seq.getValue().size());
+            for (Node item : seq.getValue()) {
+                a.add(convert(item));
+            }
+            return a;
+        }
+        ScalarNode s = (ScalarNode) node;
+        String v = s.getValue();
+        Tag tag = s.getTag();
+        if (Tag.NULL.equals(tag)) {
+            return NODES.nullNode();
+        }
+        if (Tag.BOOL.equals(tag)) {
+            String l = v.toLowerCase(java.util.Locale.ROOT);
+            return NODES.booleanNode(l.equals("true") || l.equals("yes") || l.equals("on") || l.equals("y"));
+        }
+        if (Tag.INT.equals(tag)) {
+            BigInteger n = integer(v);
+            if (n != null) {
+                return n.bitLength() < 64 ? NODES.numberNode(n.longValue()) : NODES.numberNode(n);
+            }
+        }
+        if (Tag.FLOAT.equals(tag)) {
+            try {
+                return NODES.numberNode(Double.parseDouble(v.replace("_", "")));
+            } catch (NumberFormatException e) {
+                return NODES.textNode(v);
+            }
+        }
+        return NODES.textNode(v);
+    }
+
+    private static BigInteger integer(String v) {
+        String s = v.replace("_", "");
+        boolean negative = s.startsWith("-");
+        if (negative || s.startsWith("+")) {
+            s = s.substring(1);
+        }
+        try {
+            BigInteger n;
+            if (s.startsWith("0x")) {
+                n = new BigInteger(s.substring(2), 16);
+            } else if (s.startsWith("0o")) {
+                n = new BigInteger(s.substring(2), 8);
+            } else if (s.startsWith("0b")) {
+                n = new BigInteger(s.substring(2), 2);
+            } else {
+                n = new BigInteger(s);
+            }
+            return negative ? n.negate() : n;
+        } catch (NumberFormatException e) {
+            return null;
+        }
+    }
+}
