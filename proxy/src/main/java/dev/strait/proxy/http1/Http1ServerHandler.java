@@ -93,6 +93,8 @@ public final class Http1ServerHandler extends ChannelInboundHandlerAdapter {
     private long idleSince;
     private ScheduledFuture<?> timer;
     private boolean pausedByHandler;
+    private CompiledRule meteredRule;
+    private ProxyMetrics.RouteMeters meters;
     private boolean inBacklog;
     private Runnable writableTask;
     private long timerDeadline;
@@ -549,7 +551,12 @@ public final class Http1ServerHandler extends ChannelInboundHandlerAdapter {
     private void record(Http1Exchange ex) {
         long nanos = System.nanoTime() - ex.startNanos;
         CompiledRule rule = ex.rule;
-        metrics.route(rule == null ? ProxyMetrics.NO_ROUTE : rule.route()).record(ex.status, nanos);
+        if (rule != meteredRule || meters == null) {
+            // A connection mostly hits one rule: look its meters up only when the rule changes.
+            meteredRule = rule;
+            meters = metrics.route(rule == null ? ProxyMetrics.NO_ROUTE : rule.route());
+        }
+        meters.record(ex.status, nanos);
         if (accessLog != null && serving.snapshot().accessLog()) {
             SocketAddress remote = ctx.channel().remoteAddress();
             accessLog.log(new AccessLog.Entry(System.currentTimeMillis(),

@@ -1,0 +1,64 @@
+package dev.strait.proxy.accesslog;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.awaitility.Awaitility.await;
+
+import com.fasterxml.jackson.databind.JsonNode;
+import com.fasterxml.jackson.databind.ObjectMapper;
+import java.io.ByteArrayOutputStream;
+import java.nio.charset.StandardCharsets;
+import java.time.Duration;
+import org.junit.jupiter.api.Test;
+
+class AccessLogTest {
+    private final ObjectMapper json = new ObjectMapper();
+
+    @Test
+    void writesOneJsonLinePerRequestWithEscapedFields() throws Exception {
+        ByteArrayOutputStream out = new ByteArrayOutputStream();
+        try (AccessLog log = new AccessLog(out)) {
+            log.log(new AccessLog.Entry(0L, "127.0.0.1", "GET", "/a\"b\\c", "HTTP/1.1", "example.com", 200, 130,
+                    1_500_000, "site", "curl/8\u0001"));
+            log.log(new AccessLog.Entry(1000L, "::1", "HEAD", "/", "HTTP/1.0", "", 404, 0, 10, null, null));
+            await().atMost(Duration.ofSeconds(5)).until(() -> out.toString(StandardCharsets.UTF_8).split("\n").length == 2);
+        }
+        String[] lines = out.toString(StandardCharsets.UTF_8).split("\n");
+        JsonNode first = json.readTree(lines[0]);
+        assertThat(first.get("time").asText()).isEqualTo("1970-01-01T00:00:00Z");
+        assertThat(first.get("uri").asText()).isEqualTo("/a\"b\\c");
+        assertThat(first.get("status").asInt()).isEqualTo(200);
+        assertThat(first.get("bytes").asLong()).isEqualTo(130);
+        assertThat(first.get("duration_ms").asDouble()).isEqualTo(1.5);
+        assertThat(first.get("route").asText()).isEqualTo("site");
+        assertThat(first.get("user_agent").asText()).isEqualTo("curl/8\u0001");
+        JsonNode second = json.readTree(lines[1]);
+        assertThat(second.get("route").isNull()).isTrue();
+        assertThat(second.get("method").asText()).isEqualTo("HEAD");
+    }
+
+    @Test
+    void aFullQueueDropsAndCountsInsteadOfBlocking() throws Exception {
+        // A writer that never finishes its first write: the queue fills, logging stays non-blocking.
+        java.util.concurrent.CountDownLatch release = new java.util.concurrent.CountDownLatch(1);
+        java.io.OutputStream stuck = new java.io.OutputStream() {
+            @Override
+            public void write(int b) throws java.io.IOException {
+                try {
+                    release.await();
+                } catch (InterruptedException e) {
+                    throw new java.io.IOException(e);
+                }
+            }
+        };
+        try (AccessLog log = new AccessLog(stuck)) {
+            AccessLog.Entry e = new AccessLog.Entry(0L, "a", "GET", "/", "HTTP/1.1", "h", 200, 1, 1, "r", "u");
+            long t0 = System.nanoTime();
+            for (int i = 0; i < 200_000; i++) {
+                log.log(e);
+            }
+            assertThat(Duration.ofNanos(System.nanoTime() - t0)).isLessThan(Duration.ofSeconds(5));
+            assertThat(log.dropped()).isGreaterThan(0);
+            release.countDown();
+        }
+    }
+}
