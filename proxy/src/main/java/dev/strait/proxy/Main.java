@@ -106,12 +106,25 @@ public final class Main {
         }
         AdminServer admin = null;
         if (snapshot.config().admin() != null) {
-            admin = new AdminServer(serving, metrics, server::ready).start(snapshot.config().admin().address());
-            log.info("admin on http://{}/ (healthz, readyz, metrics, config)", admin.address());
+            var address = snapshot.config().admin().address();
+            try {
+                admin = new AdminServer(serving, metrics, server::ready).start(address);
+            } catch (Exception e) {
+                log.error("cannot start: admin.address {}: {}", address, e.getMessage());
+                server.close();
+                System.exit(1);
+                return;
+            }
+            log.info("admin on http://{}:{}/ (healthz, readyz, metrics, config)",
+                    admin.address().getAddress().getHostAddress(), admin.address().getPort());
         }
         ConfigReloader reloader = configFile == null ? null : new ConfigReloader(configFile, serving, metrics);
         if (reloader != null) {
-            Signal.handle(new Signal("HUP"), s -> reloader.reload("SIGHUP"));
+            var previous = Signal.handle(new Signal("HUP"), s -> reloader.reload("SIGHUP"));
+            if (previous == sun.misc.SignalHandler.SIG_IGN) {
+                // Started with SIGHUP ignored (nohup): the JVM keeps it ignored, so say so.
+                log.warn("SIGHUP is ignored by this process (started under nohup?): reload by editing {}", configFile);
+            }
         }
         CountDownLatch stopped = new CountDownLatch(1);
         AdminServer adminServer = admin;

@@ -637,9 +637,10 @@ public final class Http1ServerHandler extends ChannelInboundHandlerAdapter {
     @Override
     public void userEventTriggered(ChannelHandlerContext ctx, Object evt) {
         if (evt == DrainEvent.INSTANCE) {
-            // SIGTERM: an idle connection closes now, a busy one after its current answer.
+            // SIGTERM: an idle connection closes now; a busy one, or one whose next request head is
+            // arriving, after that answer (with Connection: close).
             drainRequested = true;
-            if (current == null) {
+            if (current == null && !decoder.hasPartialHead()) {
                 close();
             }
             return;

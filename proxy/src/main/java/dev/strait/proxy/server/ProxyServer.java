@@ -80,16 +80,27 @@ public final class ProxyServer implements AutoCloseable {
             }
             InetSocketAddress want = new InetSocketAddress(l.address().host(), l.address().port());
             InetSocketAddress actual;
+            if (transport.reusePort() && want.getPort() != 0) {
+                // SO_REUSEPORT would let us share a port another Strait already serves: a plain bind
+                // first fails when anything listens there.
+                try (java.net.ServerSocket probe = new java.net.ServerSocket()) {
+                    probe.setReuseAddress(true);
+                    probe.bind(want);
+                } catch (java.io.IOException e) {
+                    throw new java.io.UncheckedIOException("listener " + l.name() + ": cannot bind " + l.address()
+                            + ": " + e.getMessage(), e);
+                }
+            }
             if (transport.reusePort()) {
                 // One socket per loop; with port 0 the first bind picks the port and the rest share it.
                 actual = null;
                 for (EventExecutor e : loops) {
-                    Channel ch = bootstrap((EventLoop) e).bind(actual == null ? want : actual).sync().channel();
+                    Channel ch = bind(bootstrap((EventLoop) e), actual == null ? want : actual, l);
                     listeners.add(ch);
                     actual = actual == null ? (InetSocketAddress) ch.localAddress() : actual;
                 }
             } else {
-                Channel ch = bootstrap(loops).bind(want).sync().channel();
+                Channel ch = bind(bootstrap(loops), want, l);
                 listeners.add(ch);
                 actual = (InetSocketAddress) ch.localAddress();
             }
@@ -99,6 +110,16 @@ public final class ProxyServer implements AutoCloseable {
         }
         started = true;
         return this;
+    }
+
+    private static Channel bind(ServerBootstrap b, InetSocketAddress address, Config.Listener l)
+            throws InterruptedException {
+        var f = b.bind(address).await();
+        if (!f.isSuccess()) {
+            throw new IllegalStateException("listener " + l.name() + ": cannot bind " + l.address() + ": "
+                    + f.cause().getMessage(), f.cause());
+        }
+        return f.channel();
     }
 
     private ServerBootstrap bootstrap(EventLoopGroup group) {

@@ -147,4 +147,36 @@ class ProxyServerTest {
         assertThat(r.header("connection")).isEqualTo("close");
         assertThat(c.closedByServer()).isTrue();
     }
+
+    @Test
+    void drainLetsARequestHeadThatIsArrivingFinish() throws Exception {
+        ProxyServer server = start(config("auto", ""));
+        RawClient c = client(server);
+        c.send("GET /hello HTTP/1.1\r\nHost: a\r\n");
+        await().atMost(Duration.ofSeconds(5)).until(() -> server.openConnections() == 1);
+        var drained = java.util.concurrent.CompletableFuture.supplyAsync(() -> {
+            try {
+                return server.drain(Duration.ofSeconds(10));
+            } catch (InterruptedException e) {
+                throw new IllegalStateException(e);
+            }
+        });
+        await().atMost(Duration.ofSeconds(5)).until(() -> !server.ready());
+        RawClient.Response r = c.send("\r\n").read();
+        assertThat(r.status()).isEqualTo(200);
+        assertThat(r.header("connection")).isEqualTo("close");
+        assertThat(drained.get(10, java.util.concurrent.TimeUnit.SECONDS)).isTrue();
+    }
+
+    @Test
+    void aPortAlreadyInUseIsReportedWithTheListenerName() throws Exception {
+        try (java.net.ServerSocket taken = new java.net.ServerSocket(0, 50, java.net.InetAddress.getLoopbackAddress())) {
+            String yaml = config("auto", "").replace("127.0.0.1:0", "127.0.0.1:" + taken.getLocalPort());
+            Serving serving = TestServing.serving(yaml);
+            ProxyServer server = new ProxyServer(serving.snapshot().config(), serving, new ProxyMetrics(), null);
+            started.add(server);
+            org.assertj.core.api.Assertions.assertThatThrownBy(server::start)
+                    .hasMessageContaining("listener http: cannot bind 127.0.0.1:" + taken.getLocalPort());
+        }
+    }
 }

@@ -1,0 +1,93 @@
+package dev.strait.e2e;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import java.io.ByteArrayOutputStream;
+import java.io.IOException;
+import java.io.InputStream;
+import java.net.Socket;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.regex.Matcher;
+import java.util.regex.Pattern;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.RegisterExtension;
+import org.junit.jupiter.api.io.TempDir;
+
+/**
+ * SIGTERM drains: the listeners close, idle keep-alive connections are closed at once, and the process
+ * exits as soon as no connection is left, well before {@code limits.drainTimeout}.
+ */
+class DrainTest {
+    @RegisterExtension
+    final StraitProcesses strait = new StraitProcesses();
+
+    @TempDir
+    Path dir;
+
+    @Test
+    void sigtermClosesAnIdleKeepAliveConnectionAndExitsCleanly() throws Exception {
+        // A drain timeout far longer than the wait below: exiting in time shows the idle connection
+        // was closed by the drain, not left to the timeout.
+        Path file = Files.writeString(dir.resolve("strait.yaml"), """
+                limits: { drainTimeout: 30s, keepAliveTimeout: 60s }
+                listeners:
+                  - { name: http, address: "127.0.0.1:0" }
+                routes:
+                  - name: app
+                    hosts: [ "*" ]
+                    rules:
+                      - respond: { status: 200, body: "hi\\n" }
+                """);
+        ProxyProcess proxy = strait.start("--config", file.toString()).awaitServing();
+
+        try (Socket socket = new Socket("127.0.0.1", proxy.port("http"))) {
+            socket.setSoTimeout(10_000);
+            socket.getOutputStream().write("GET /idle HTTP/1.1\r\nHost: drain.test\r\n\r\n".getBytes(StandardCharsets.ISO_8859_1));
+            String response = readResponse(socket.getInputStream());
+            assertThat(response).startsWith("HTTP/1.1 200").endsWith("\r\n\r\nhi\n").doesNotContainIgnoringCase("connection: close");
+
+            long t0 = System.nanoTime();
+            proxy.terminate(); // SIGTERM
+            boolean exited = proxy.waitFor(Duration.ofSeconds(8));
+            long millis = Duration.ofNanos(System.nanoTime() - t0).toMillis();
+
+            assertThat(exited).as("exited within 8 s of SIGTERM; stderr:%n%s", proxy.stderr()).isTrue();
+            System.out.printf("DrainTest: SIGTERM to exit with one idle keep-alive connection: %d ms%n", millis);
+            // 143 = 128 + SIGTERM: the JVM's exit status after its shutdown hooks ran.
+            assertThat(proxy.process.exitValue()).isIn(0, 143);
+            assertThat(socket.getInputStream().read()).as("the idle connection got an orderly close (EOF)").isEqualTo(-1);
+        }
+        assertThat(proxy.stderr()).contains("stopping: draining connections").doesNotContain("drain timeout");
+        // The access log is flushed before exit.
+        assertThat(proxy.stdout()).contains("\"uri\":\"/idle\"").contains("\"status\":200");
+    }
+
+    /** Reads one response with a Content-Length body. */
+    private static String readResponse(InputStream in) throws IOException {
+        ByteArrayOutputStream buf = new ByteArrayOutputStream();
+        int headEnd = -1;
+        int length = -1;
+        while (true) {
+            if (headEnd < 0) {
+                String sofar = buf.toString(StandardCharsets.ISO_8859_1);
+                headEnd = sofar.indexOf("\r\n\r\n");
+                if (headEnd >= 0) {
+                    Matcher m = Pattern.compile("(?im)^content-length:\\s*(\\d+)\\s*$").matcher(sofar.substring(0, headEnd));
+                    assertThat(m.find()).as("Content-Length in %s", sofar).isTrue();
+                    length = Integer.parseInt(m.group(1));
+                }
+            }
+            if (headEnd >= 0 && buf.size() >= headEnd + 4 + length) {
+                return buf.toString(StandardCharsets.ISO_8859_1);
+            }
+            int b = in.read();
+            if (b < 0) {
+                throw new IOException("connection closed after " + buf.size() + " bytes: " + buf);
+            }
+            buf.write(b);
+        }
+    }
+}
