@@ -40,6 +40,8 @@ final class YamlTree {
         LoaderOptions options = new LoaderOptions();
         options.setAllowDuplicateKeys(false);
         options.setMaxAliasesForCollections(50); // a "billion laughs" document stops here
+        // SnakeYAML's default (3 M code points) is below a 10k-route table; 64 M still bounds a bad input.
+        options.setCodePointLimit(64 * 1024 * 1024);
         Node root;
         try {
             root = new Yaml(options).compose(new StringReader(text));
