@@ -56,6 +56,7 @@ CLIENT_CPU=${CLIENT_CPU:-1}
 APP_CPU=${APP_CPU:-$CLIENT_CPU}
 JAVA_OPTS=${JAVA_OPTS:-}          # extra JVM flags for Strait (default: none, plain java -jar)
 STRAIT_JAR=${STRAIT_JAR:-$ROOT_DIR/proxy/target/strait-proxy.jar}
+CONFIG_DIR=${CONFIG_DIR:-$BENCH_DIR/configs}   # another directory of the same layout, to try variants
 STARTUP_TIMEOUT=${STARTUP_TIMEOUT:-30}
 BUILD_TIMEOUT=${BUILD_TIMEOUT:-900}
 FOREIGN_WARN=${FOREIGN_WARN:-10}  # flag a round when other work took more than this % of one core

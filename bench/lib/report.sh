@@ -157,7 +157,7 @@ write_report() {
     fi
     if [[ " $SERVERS " == *" strait "* ]]; then
       local st=""
-      for sc in $SCENARIOS; do [[ -n ${STRAIT_STARTUP_MS[$sc]:-} ]] && st+="$sc ${STRAIT_STARTUP_MS[$sc]} ms, "; done
+      for sc in $SCENARIOS; do [[ -n ${STRAIT_STARTUP_MS[$sc]:-} ]] && st+="$sc ${STRAIT_STARTUP_MS[$sc]}, "; done
       [[ -n $st ]] && { echo "Strait start to \`/readyz\` 200 (20 ms polling): ${st%, }."; echo; }
     fi
     echo "Environment:"

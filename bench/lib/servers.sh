@@ -111,7 +111,7 @@ start_server() {
   if port_open "$port"; then START_MSG="port $port is already in use (by something this script did not start)"; return 1; fi
   mkdir -p "$TMP/conf/$srv"
   local f
-  for f in "$BENCH_DIR/configs/$srv"/*; do
+  for f in "$CONFIG_DIR/$srv"/*; do
     render "$f" "$TMP/conf/$srv/$(basename "$f")" "PORT=$port" "PHP_PORT=$(php_port "$srv")"
   done
   local logf="$TMP/logs/$sc-$srv.log"
@@ -161,7 +161,7 @@ start_server() {
       fi
       sleep 0.02
     done
-    STRAIT_STARTUP_MS[$sc]=$(( ($(now_ns) - STARTED_NS[strait]) / 1000000 ))
+    STRAIT_STARTUP_MS[$sc]="$(( ($(now_ns) - STARTED_NS[strait]) / 1000000 )) ms (RSS then $(mib "$(status_kb "${PIDS[strait]}" VmRSS)") MiB)"
   fi
 }
 
@@ -181,7 +181,7 @@ start_app() { # scenario -> 0, or 1 with START_MSG
   done
   case $app in
     upstream-nginx)
-      render "$BENCH_DIR/configs/upstream/nginx.conf" "$TMP/conf/upstream-nginx.conf"
+      render "$CONFIG_DIR/upstream/nginx.conf" "$TMP/conf/upstream-nginx.conf"
       APP_DESC="nginx (fixed body, 1 process) on 127.0.0.1:$APP_PORT"
       bg_start app "$logf" taskset -c "$APP_CPU" "$(nginx_bin)" -p "$TMP" -e "$TMP/upstream-nginx-error.log" -c "$TMP/conf/upstream-nginx.conf" ;;
     node)
@@ -193,9 +193,9 @@ start_app() { # scenario -> 0, or 1 with START_MSG
         --host 127.0.0.1 --port "$APP_PORT" --workers 1 --no-access-log --log-level warning \
         --timeout-keep-alive 75 --backlog 4096 ;;
     php-fpm)
-      render "$BENCH_DIR/configs/upstream/php-fpm.conf" "$TMP/conf/php-fpm.conf"
+      render "$CONFIG_DIR/upstream/php-fpm.conf" "$TMP/conf/php-fpm.conf"
       for s in $SERVERS; do
-        render "$BENCH_DIR/configs/upstream/php-fpm-pool.conf" "$TMP/conf/php-fpm-pool.conf" "POOL=$s" "POOL_PORT=$(php_port "$s")"
+        render "$CONFIG_DIR/upstream/php-fpm-pool.conf" "$TMP/conf/php-fpm-pool.conf" "POOL=$s" "POOL_PORT=$(php_port "$s")"
         cat "$TMP/conf/php-fpm-pool.conf" >>"$TMP/conf/php-fpm.conf"
       done
       APP_DESC="php-fpm, one pool per server (pm static, $PHP_CHILDREN children) on 127.0.0.1:$PHP_PORT-$((PHP_PORT + 3))"
