@@ -171,13 +171,13 @@ run_scenario() {
     fi
     # The body check before any load: a server that answers wrongly is not measured at all.
     if [[ $(scenario_app "$sc") == upstream-nginx ]]; then check_body "$srv" "$sc" || true; fi  # fills a cache
-    if ! check_body "$srv" "$sc"; then
+    if ! check_body "$srv" "$sc" || { [[ $sc == cache-hit ]] && ! check_cached "$srv" "$sc"; }; then
       if [[ $srv == strait ]]; then
-        STATE["$sc|$srv"]=unsupported; REASON["$sc|$srv"]="body check failed: $CHECK_MSG"
+        STATE["$sc|$srv"]=unsupported; REASON["$sc|$srv"]=$CHECK_MSG
       else
-        STATE["$sc|$srv"]=failed; REASON["$sc|$srv"]="body check failed: $CHECK_MSG"
+        STATE["$sc|$srv"]=failed; REASON["$sc|$srv"]=$CHECK_MSG
       fi
-      log "$sc/$srv: ${STATE["$sc|$srv"]}: body check: $CHECK_MSG"
+      log "$sc/$srv: ${STATE["$sc|$srv"]}: $CHECK_MSG"
       bg_stop "$srv"; continue
     fi
     STATE["$sc|$srv"]=running; running+=("$srv")
@@ -217,7 +217,7 @@ collect_environment
 log "run $RUN_ID: scenarios [$SCENARIOS], servers [$SERVERS], $ROUNDS round(s) x ${SECS}s, warm-up ${WARMUP}s (Strait) / ${WARMUP_OTHERS}s"
 for sc in $SCENARIOS; do
   if past_deadline; then
-    for s in $SERVERS; do [[ -n ${STATE["$sc|$s"]:-} ]] || { STATE["$sc|$s"]=failed; REASON["$sc|$s"]="skipped: MAX_MINUTES=$MAX_MINUTES reached"; }; done
+    for s in $SERVERS; do [[ -n ${STATE["$sc|$s"]:-} ]] || { STATE["$sc|$s"]=skipped; REASON["$sc|$s"]="MAX_MINUTES=$MAX_MINUTES reached before this scenario"; }; done
     continue
   fi
   run_scenario "$sc"

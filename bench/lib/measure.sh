@@ -65,8 +65,8 @@ measure() {
     C_NOTE[$key]+="round $r: server process gone; "; return 0
   fi
   if ! check_body "$srv" "$sc"; then
-    C_NOTE[$key]+="round $r: body check failed ($CHECK_MSG); "
-    log "$sc/$srv round $r: body check FAILED: $CHECK_MSG"
+    C_NOTE[$key]+="round $r: $CHECK_MSG; "
+    log "$sc/$srv round $r: $CHECK_MSG"
     return 0
   fi
   local url out="$TMP/logs/$sc-$srv-r$r.out" up0="-" up1="-"

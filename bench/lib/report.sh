@@ -70,6 +70,7 @@ cell_short() { # the overview table's cell
     measured) echo "$(kilo "${V_RPS[$key]}") req/s, $(fmt "${V_US[$key]}" %.1f) us" ;;
     na) echo "n/a" ;;
     unsupported) echo "not supported yet" ;;
+    skipped) echo "skipped" ;;
     *) echo "FAILED" ;;
   esac
 }
@@ -132,6 +133,7 @@ write_report() {
               "$(mib "${V_HWM[$key]}")" "${V_ERR[$key]}" "${V_NON2XX[$key]}" "${V_RRATIO[$key]}" "${V_CRATIO[$key]}" "${status//|//}" ;;
           na) echo "| $sc | $(server_title "$srv") | - | - | - | - | - | - | - | - | - | - | n/a: ${REASON[$key]//|//} |" ;;
           unsupported) echo "| $sc | $(server_title "$srv") | - | - | - | - | - | - | - | - | - | - | not supported yet: ${REASON[$key]//|//} |" ;;
+          skipped) echo "| $sc | $(server_title "$srv") | - | - | - | - | - | - | - | - | - | - | skipped: ${REASON[$key]} |" ;;
           *) echo "| $sc | $(server_title "$srv") | - | - | - | - | - | - | - | - | - | - | FAILED: ${REASON[$key]:-not run} |" ;;
         esac
       done

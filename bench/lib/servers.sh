@@ -90,13 +90,13 @@ check_body() {
   read -r code ver <<<"$out"
   if [[ $code == 200 ]] && cmp -s "$(scenario_expected "$sc")" "$TMP/got"; then
     if [[ $(scenario_loader "$sc") == h2load && $ver != 2 ]]; then
-      CHECK_MSG="answered over HTTP/$ver, not HTTP/2"; return 1
+      CHECK_MSG="body check failed: answered over HTTP/$ver, not HTTP/2"; return 1
     fi
     return 0
   fi
   local got
   got=$(head -c 60 "$TMP/got" 2>/dev/null | perl -0777 -pe 's/\\/\\\\/g; s/\n/\\n/g; s/([^[:print:]])/sprintf("\\x%02x", ord $1)/ge' || true)
-  CHECK_MSG="GET $(scenario_path "$sc"): status $code, $(stat -c %s "$TMP/got" 2>/dev/null || echo 0) bytes \"$got\" $(oneline 160 <"$TMP/curl.err")"
+  CHECK_MSG="body check failed: GET $(scenario_path "$sc"): status $code, $(stat -c %s "$TMP/got" 2>/dev/null || echo 0) bytes \"$got\" $(oneline 160 <"$TMP/curl.err")"
   return 1
 }
 
@@ -213,6 +213,17 @@ start_app() { # scenario -> 0, or 1 with START_MSG
 }
 
 stop_app() { bg_stop app; APP_PIDS=""; }
+
+check_cached() { # server scenario: 0 when repeated requests no longer reach the upstream (cache-hit)
+  local srv=$1 sc=$2 u0 u1 i
+  u0=$(upstream_requests)
+  for i in 1 2 3; do timeout 10 curl -s -o /dev/null --max-time 5 "$(scenario_url "$srv" "$sc")" || true; done
+  u1=$(upstream_requests)
+  [[ $u0 != "-" && $u1 != "-" ]] || { CHECK_MSG="cache check failed: cannot read the upstream's request counter"; return 1; }
+  (( u1 - u0 - 1 == 0 )) && return 0
+  CHECK_MSG="cache check failed: $((u1 - u0 - 1)) of 3 repeated requests reached the upstream"
+  return 1
+}
 
 upstream_requests() { # requests the upstream nginx has answered so far (stub_status), or "-"
   local n
