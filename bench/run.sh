@@ -33,8 +33,8 @@ for v in ROUNDS SECS WARMUP WARMUP_OTHERS SCENARIOS SERVERS CONNS H2_STREAMS PHP
   [[ -n ${!v+x} ]] && CMDLINE_ENV[$v]=${!v}
 done
 case $MODE in
-  quick) : "${ROUNDS:=2}" "${SECS:=3}" "${WARMUP:=5}" "${WARMUP_OTHERS:=1}" "${PUBLISH:=0}" "${MAX_MINUTES:=20}" ;;
-  full) : "${ROUNDS:=3}" "${SECS:=8}" "${WARMUP:=10}" "${WARMUP_OTHERS:=2}" "${PUBLISH:=1}" "${MAX_MINUTES:=40}" ;;
+  quick) : "${ROUNDS:=2}" "${SECS:=3}" "${WARMUP:=5}" "${WARMUP_OTHERS:=1}" "${PUBLISH:=0}" "${MAX_MINUTES:=15}" ;;
+  full) : "${ROUNDS:=3}" "${SECS:=8}" "${WARMUP:=10}" "${WARMUP_OTHERS:=2}" "${PUBLISH:=1}" "${MAX_MINUTES:=28}" ;;
   -h | --help | help) usage; exit 0 ;;
   *) usage >&2; exit 2 ;;
 esac
@@ -195,7 +195,6 @@ run_scenario() {
   fi
   for srv in "${running[@]}"; do
     STATE["$sc|$srv"]=measured
-    if [[ -n ${C_HWM["$sc|$srv"]:-} ]] && bg_alive "$srv"; then C_HWM["$sc|$srv"]=$(status_kb "${PIDS[$srv]}" VmHWM); fi
     bg_stop "$srv"
   done
   stop_app

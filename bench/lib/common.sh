@@ -115,17 +115,7 @@ children_ms() { # sets CHILD_MS: CPU (user+sys) of this shell's reaped children 
 }
 status_kb() { awk -v k="$2:" '$1 == k {print $2}' "/proc/$1/status" 2>/dev/null || true; }
 
-# ---------------------------------------------------------------- statistics and formatting
-median() { tr ' ' '\n' <<<"$*" | awk 'NF' | sort -g |
-  awk '{a[NR] = $1} END { if (NR == 0) { print "-"; exit }
-       if (NR % 2) print a[(NR + 1) / 2]; else print (a[NR / 2] + a[NR / 2 + 1]) / 2 }'; }
-minmax() { tr ' ' '\n' <<<"$*" | awk 'NF' | sort -g | awk 'NR==1{lo=$1} {hi=$1} END{ if (NR) print lo, hi; else print "- -" }'; }
-sum() { tr ' ' '\n' <<<"$*" | awk '{s += $1} END {print s + 0}'; }
-max() { tr ' ' '\n' <<<"$*" | awk 'NF' | sort -g | tail -1; }
-fmt() { awk -v x="$1" -v f="$2" 'BEGIN{ if (x == "-" || x == "") print "-"; else printf f, x }'; }
-ratio() { awk -v a="$1" -v b="$2" 'BEGIN{ if (a == "-" || b == "-" || a == "" || b == "" || b + 0 == 0) print "-"; else printf "%.2f", a / b }'; }
-kilo() { # 135012.3 -> 135.0k
-  awk -v x="$1" 'BEGIN{ if (x == "-" || x == "") print "-"; else if (x >= 10000) printf "%.1fk", x / 1000; else printf "%.0f", x }'; }
+# ---------------------------------------------------------------- formatting (statistics: report.sh)
 lat_us() { # "460.00us" / "1.07ms" / "2.00s" -> microseconds
   awk -v v="$1" 'BEGIN{ n = v + 0; u = v; sub(/^[0-9.]+/, "", u)
     if (u == "ms") n *= 1000; else if (u == "s") n *= 1000000; else if (u == "m") n *= 60000000

@@ -55,9 +55,9 @@ warm() { # server scenario secs: unmeasured load (JIT warm-up for Strait, caches
   run_load "$sc" "$(scenario_url "$srv" "$sc")" "$secs" "$TMP/warm.out"
 }
 
-# measure SERVER SCENARIO ROUND: body check, then one run; appends to the cell's lists and to raw.csv.
-declare -A C_RPS=() C_USPR=() C_CLI=() C_APP=() C_P50=() C_P99=() C_ERRS=() C_NON2XX=() C_FOREIGN=() C_UPSHARE=()
-declare -A C_OK=() C_NOTE=() C_HWM=() C_RSS=()
+# measure SERVER SCENARIO ROUND: body check, then one run, one line in raw.csv (report.sh summarizes
+# it); C_OK counts the rounds that counted, C_NOTE collects what went wrong or looked disturbed.
+declare -A C_OK=() C_NOTE=()
 measure() {
   local srv=$1 sc=$2 r=$3 key="$2|$1" pid
   pid=${PIDS[$srv]:-}
@@ -102,19 +102,15 @@ measure() {
     'BEGIN{f = (b - s - c - a) / win * 100; if (f < 0) f = 0; printf "%.1f", f}')
   # Requests that reached the upstream per client request (the status request itself excluded).
   [[ $up0 != "-" && $up1 != "-" ]] && upshare=$(awk -v a="$up0" -v b="$up1" -v n="$REQS" 'BEGIN{printf "%.3f", (b - a - 1) / n}')
-  C_RPS[$key]+="$RPS "; C_USPR[$key]+="$uspr "; C_CLI[$key]+="$cli "
-  [[ $app != "-" ]] && C_APP[$key]+="$app "
-  [[ $P50 != "-" ]] && C_P50[$key]+="$P50 "; [[ $P99 != "-" ]] && C_P99[$key]+="$P99 "
-  C_ERRS[$key]+="$ERRS "; C_NON2XX[$key]+="$NON2XX "; C_FOREIGN[$key]+="$foreign "
-  [[ $upshare != "-" ]] && C_UPSHARE[$key]+="$upshare "
   C_OK[$key]=$(( ${C_OK[$key]:-0} + 1 ))
-  C_RSS[$key]=$(status_kb "$pid" VmRSS); C_HWM[$key]=$(status_kb "$pid" VmHWM)
+  local rss hwm
+  rss=$(status_kb "$pid" VmRSS); hwm=$(status_kb "$pid" VmHWM)
   if awk -v f="$foreign" -v w="$FOREIGN_WARN" 'BEGIN{exit !(f > w)}'; then
     C_NOTE[$key]+="round $r: foreign CPU ${foreign}% (disturbed); "
   fi
   if [[ $sc == cache-hit && $upshare != "-" ]] && awk -v u="$upshare" 'BEGIN{exit !(u > 0.01)}'; then
     C_NOTE[$key]+="round $r: $(awk -v u="$upshare" 'BEGIN{printf "%.0f", u * 100}')% of requests reached the upstream (not cached); "
   fi
-  echo "$RUN_ID,$MODE,$sc,$srv,$r,$REQS,$SECS,$RPS,$uspr,$cli,$app,$P50,$P99,$ERRS,$NON2XX,$foreign,$softirq,$upshare,${C_RSS[$key]:-},${C_HWM[$key]:-}" >>"$RAW_CSV"
+  echo "$RUN_ID,$MODE,$sc,$srv,$r,$REQS,$SECS,$RPS,$uspr,$cli,$app,$P50,$P99,$ERRS,$NON2XX,$foreign,$softirq,$upshare,${rss:-},${hwm:-}" >>"$RAW_CSV"
   log "$sc/$srv round $r: $RPS req/s, server $uspr us/req, client $cli, app $app, p50 $(fmt_lat "$P50"), p99 $(fmt_lat "$P99"), errors $ERRS, non-2xx $NON2XX, foreign ${foreign}%$([[ $upshare == - ]] || echo ", upstream requests per request $upshare")"
 }

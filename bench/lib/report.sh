@@ -17,8 +17,8 @@ collect_environment() {
     # shellcheck disable=SC2086
     ENV_LINES+=("Strait: git $git_rev, \`java ${JAVA_OPTS:+$JAVA_OPTS }-jar proxy/target/strait-proxy.jar\`, workers: 1; $(first_line java -version); JVM ergonomics on one CPU: \`$(taskset -c "$SERVER_CPU" java $JAVA_OPTS -XX:+PrintCommandLineFlags -version 2>&1 | awk 'NR == 1' | oneline 300)\`")
   fi
-  [[ -n $(nginx_bin) ]] && ENV_LINES+=("nginx: $(first_line "$(nginx_bin)" -v) (\`master_process off\`, 1 worker)")
-  [[ -n $(haproxy_bin) ]] && ENV_LINES+=("haproxy: $(first_line "$(haproxy_bin)" -v | sed 's/ - https.*//') (\`nbthread 1\`)")
+  [[ -n $(nginx_bin) ]] && ENV_LINES+=("nginx: $(first_line "$(nginx_bin)" -v | sed 's/^nginx version: //') (\`master_process off\`, 1 worker)")
+  [[ -n $(haproxy_bin) ]] && ENV_LINES+=("haproxy: $(first_line "$(haproxy_bin)" -v | sed 's/ - https.*//; s/^HAProxy version //') (\`nbthread 1\`)")
   command -v caddy >/dev/null && ENV_LINES+=("caddy: $(first_line caddy version | awk '{print $1}') (\`GOMAXPROCS=1\`)")
   local apps="wrk $(first_line wrk -v | awk '{print $2}'); h2load $(first_line h2load --version | awk '{print $2}')"
   [[ -n $(phpfpm_bin) ]] && apps+="; $(first_line "$(phpfpm_bin)" -v | awk '{print $1, $2}') (pm static, $PHP_CHILDREN children)"
@@ -27,47 +27,73 @@ collect_environment() {
   ENV_LINES+=("Load generators and applications: $apps; $(first_line openssl version | awk '{print $1, $2}')")
 }
 
-# Per-cell values, filled by summarize.
+# Per-cell values, filled by summarize from raw.csv: numbers as they go into cells.csv, and the
+# same formatted for the tables (V_KILO "135.0k", V_US1 "7.1", V_P50/V_P99 "460 us", V_HWM in MiB).
 declare -A V_RPS=() V_RPSLO=() V_RPSHI=() V_SPREAD=() V_US=() V_USLO=() V_USHI=() V_CLI=() V_SC=() V_APP=()
-declare -A V_P50=() V_P99=() V_HWM=() V_ERR=() V_NON2XX=() V_FOREIGN=() V_UP=() V_RRATIO=() V_CRATIO=()
+declare -A V_P50US=() V_P99US=() V_P50=() V_P99=() V_HWMKB=() V_HWM=() V_ERR=() V_NON2XX=() V_FOREIGN=() V_UP=()
+declare -A V_RRATIO=() V_CRATIO=() V_KILO=() V_US1=()
 
+# One awk pass over raw.csv (a few thousand forks of small helpers took minutes on a busy machine).
 summarize() {
-  local sc srv key
-  for sc in $SCENARIOS; do
-    for srv in $SERVERS; do
-      key="$sc|$srv"
-      if [[ ${STATE[$key]:-} == measured && ${C_OK[$key]:-0} == 0 ]]; then
-        STATE[$key]=failed; REASON[$key]="no successful round: ${C_NOTE[$key]%; }"
-      fi
-      [[ ${STATE[$key]:-} == measured ]] || continue
-      V_RPS[$key]=$(median "${C_RPS[$key]}")
-      read -r V_RPSLO[$key] V_RPSHI[$key] <<<"$(minmax "${C_RPS[$key]}")"
-      V_SPREAD[$key]=$(awk -v lo="${V_RPSLO[$key]}" -v hi="${V_RPSHI[$key]}" -v m="${V_RPS[$key]}" 'BEGIN{printf "%.1f", (hi - lo) / m * 100}')
-      V_US[$key]=$(median "${C_USPR[$key]}")
-      read -r V_USLO[$key] V_USHI[$key] <<<"$(minmax "${C_USPR[$key]}")"
-      V_CLI[$key]=$(median "${C_CLI[$key]}")
-      V_SC[$key]=$(awk -v a="${V_US[$key]}" -v b="${V_CLI[$key]}" 'BEGIN{printf "%.2f", a + b}')
-      V_APP[$key]=$(median "${C_APP[$key]:-}")
-      V_P50[$key]=$(median "${C_P50[$key]:-}"); V_P99[$key]=$(median "${C_P99[$key]:-}")
-      V_HWM[$key]=${C_HWM[$key]:--}
-      V_ERR[$key]=$(sum "${C_ERRS[$key]}"); V_NON2XX[$key]=$(sum "${C_NON2XX[$key]}")
-      V_FOREIGN[$key]=$(max "${C_FOREIGN[$key]}")
-      V_UP[$key]=$(median "${C_UPSHARE[$key]:-}")
-    done
-    for srv in $SERVERS; do
-      key="$sc|$srv"
-      [[ ${STATE[$key]:-} == measured ]] || continue
-      V_RRATIO[$key]=$(ratio "${V_RPS[$key]}" "${V_RPS["$sc|nginx"]:--}")
-      V_CRATIO[$key]=$(ratio "${V_US[$key]}" "${V_US["$sc|nginx"]:--}")
-    done
+  local key
+  for key in "${!STATE[@]}"; do
+    if [[ ${STATE[$key]} == measured && ${C_OK[$key]:-0} == 0 ]]; then
+      STATE[$key]=failed; REASON[$key]="no successful round: ${C_NOTE[$key]%; }"
+    fi
   done
+  local f=() line
+  while IFS=$'\t' read -r -a f; do
+    key=${f[0]}
+    V_RPS[$key]=${f[1]}; V_RPSLO[$key]=${f[2]}; V_RPSHI[$key]=${f[3]}; V_SPREAD[$key]=${f[4]}
+    V_US[$key]=${f[5]}; V_USLO[$key]=${f[6]}; V_USHI[$key]=${f[7]}; V_CLI[$key]=${f[8]}; V_SC[$key]=${f[9]}
+    V_APP[$key]=${f[10]}; V_P50US[$key]=${f[11]}; V_P99US[$key]=${f[12]}; V_P50[$key]=${f[13]}; V_P99[$key]=${f[14]}
+    V_ERR[$key]=${f[15]}; V_NON2XX[$key]=${f[16]}; V_FOREIGN[$key]=${f[17]}; V_UP[$key]=${f[18]}
+    V_HWMKB[$key]=${f[19]}; V_HWM[$key]=${f[20]}; V_RRATIO[$key]=${f[21]}; V_CRATIO[$key]=${f[22]}
+    V_KILO[$key]=${f[23]}; V_US1[$key]=${f[24]}
+  done < <(awk -F, '
+    function isnum(x) { return x ~ /^-?[0-9.]+(e[-+]?[0-9]+)?$/ }
+    function add(a, k, x) { if (isnum(x)) { a[k, ++a[k, "n"]] = x + 0 } }
+    function sorted(a, k, out,   n, i, j, t) {
+      n = a[k, "n"] + 0
+      for (i = 1; i <= n; i++) out[i] = a[k, i]
+      for (i = 2; i <= n; i++) { t = out[i]; for (j = i - 1; j >= 1 && out[j] > t; j--) out[j + 1] = out[j]; out[j + 1] = t }
+      return n
+    }
+    function med(a, k,   s, n) { n = sorted(a, k, s); if (n == 0) return "-"; return n % 2 ? s[(n + 1) / 2] : (s[n / 2] + s[n / 2 + 1]) / 2 }
+    function lo(a, k,   s, n) { n = sorted(a, k, s); return n ? s[1] : "-" }
+    function hi(a, k,   s, n) { n = sorted(a, k, s); return n ? s[n] : "-" }
+    function f(fmt, x) { return x == "-" ? "-" : sprintf(fmt, x) }
+    function lat(u) { return u == "-" ? "-" : (u >= 1000 ? sprintf("%.2f ms", u / 1000) : sprintf("%.0f us", u)) }
+    function kilo(x) { return x == "-" ? "-" : (x >= 10000 ? sprintf("%.1fk", x / 1000) : sprintf("%.0f", x)) }
+    NR > 1 {
+      k = $3 "|" $4; if (!(k in seen)) { seen[k] = 1; keys[++nk] = k; scen[k] = $3 }
+      add(rps, k, $8); add(us, k, $9); add(cli, k, $10); add(app, k, $11); add(p50, k, $12); add(p99, k, $13)
+      add(up, k, $18); err[k] += $14; non2xx[k] += $15
+      if (!(k in fmax) || $16 + 0 > fmax[k]) fmax[k] = $16 + 0
+      if (isnum($20) && $20 + 0 > hwm[k]) hwm[k] = $20 + 0
+    }
+    END {
+      for (i = 1; i <= nk; i++) { k = keys[i]; mr[k] = med(rps, k); mu[k] = med(us, k) }
+      for (i = 1; i <= nk; i++) {
+        k = keys[i]; n = scen[k] "|nginx"
+        spread = mr[k] > 0 ? (hi(rps, k) - lo(rps, k)) / mr[k] * 100 : 0
+        mc = med(cli, k); ma = med(app, k); m50 = med(p50, k); m99 = med(p99, k); mup = med(up, k)
+        rr = (n in mr) && mr[n] > 0 ? sprintf("%.2f", mr[k] / mr[n]) : "-"
+        cr = (n in mu) && mu[n] > 0 ? sprintf("%.2f", mu[k] / mu[n]) : "-"
+        printf "%s\t%.0f\t%.0f\t%.0f\t%.1f\t%.2f\t%.2f\t%.2f\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%d\t%d\t%.1f\t%s\t%s\t%s\t%s\t%s\t%s\t%s\n",
+          k, mr[k], lo(rps, k), hi(rps, k), spread, mu[k], lo(us, k), hi(us, k), f("%.2f", mc),
+          (mc == "-" ? "-" : sprintf("%.2f", mu[k] + mc)), f("%.2f", ma), f("%.0f", m50), f("%.0f", m99), lat(m50), lat(m99),
+          err[k], non2xx[k], fmax[k], f("%.3f", mup), (k in hwm ? hwm[k] : "-"), (k in hwm ? sprintf("%.1f", hwm[k] / 1024) : "-"),
+          rr, cr, kilo(mr[k]), sprintf("%.1f", mu[k])
+      }
+    }' "$RAW_CSV")
 }
 
 server_title() { case $1 in strait) echo Strait ;; *) echo "$1" ;; esac; }
 cell_short() { # the overview table's cell
   local key=$1
   case ${STATE[$key]:-} in
-    measured) echo "$(kilo "${V_RPS[$key]}") req/s, $(fmt "${V_US[$key]}" %.1f) us" ;;
+    measured) echo "${V_KILO[$key]} req/s, ${V_US1[$key]} us" ;;
     na) echo "n/a" ;;
     unsupported) echo "not supported yet" ;;
     skipped) echo "skipped" ;;
@@ -83,7 +109,7 @@ write_report() {
     for srv in $SERVERS; do
       key="$sc|$srv"
       local note=${REASON[$key]:-${C_NOTE[$key]:-}}; note=${note%; }
-      echo "$RUN_ID,$MODE,$sc,$srv,${STATE[$key]:-},${C_OK[$key]:-0},${V_RPS[$key]:-},${V_RPSLO[$key]:-},${V_RPSHI[$key]:-},${V_SPREAD[$key]:-},${V_US[$key]:-},${V_USLO[$key]:-},${V_USHI[$key]:-},${V_CLI[$key]:-},${V_SC[$key]:-},${V_APP[$key]:-},${V_P50[$key]:-},${V_P99[$key]:-},${V_HWM[$key]:-},${V_ERR[$key]:-},${V_NON2XX[$key]:-},${V_FOREIGN[$key]:-},${V_UP[$key]:-},${V_RRATIO[$key]:-},${V_CRATIO[$key]:-},\"${note//\"/\'}\"" >>"$cells"
+      echo "$RUN_ID,$MODE,$sc,$srv,${STATE[$key]:-},${C_OK[$key]:-0},${V_RPS[$key]:-},${V_RPSLO[$key]:-},${V_RPSHI[$key]:-},${V_SPREAD[$key]:-},${V_US[$key]:-},${V_USLO[$key]:-},${V_USHI[$key]:-},${V_CLI[$key]:-},${V_SC[$key]:-},${V_APP[$key]:-},${V_P50US[$key]:-},${V_P99US[$key]:-},${V_HWMKB[$key]:-},${V_ERR[$key]:-},${V_NON2XX[$key]:-},${V_FOREIGN[$key]:-},${V_UP[$key]:-},${V_RRATIO[$key]:-},${V_CRATIO[$key]:-},\"${note//\"/\'}\"" >>"$cells"
     done
   done
   make_chart
@@ -126,11 +152,7 @@ write_report() {
             local status="ok (${C_OK[$key]}/$ROUNDS rounds)"
             [[ -n $note ]] && status+="; $note"
             [[ ${V_UP[$key]:-"-"} != "-" ]] && status+="; upstream requests per request ${V_UP[$key]}"
-            printf '| %s | %s | %s | %s-%s (%s%%) | %s (%s-%s) | %s | %s | %s | %s | %s | %s / %s | %s, %s | %s |\n' \
-              "$sc" "$(server_title "$srv")" "$(fmt "${V_RPS[$key]}" %.0f)" "$(fmt "${V_RPSLO[$key]}" %.0f)" "$(fmt "${V_RPSHI[$key]}" %.0f)" \
-              "${V_SPREAD[$key]}" "$(fmt "${V_US[$key]}" %.2f)" "$(fmt "${V_USLO[$key]}" %.2f)" "$(fmt "${V_USHI[$key]}" %.2f)" \
-              "$(fmt "${V_SC[$key]}" %.2f)" "$(fmt "${V_APP[$key]}" %.2f)" "$(fmt_lat "${V_P50[$key]}")" "$(fmt_lat "${V_P99[$key]}")" \
-              "$(mib "${V_HWM[$key]}")" "${V_ERR[$key]}" "${V_NON2XX[$key]}" "${V_RRATIO[$key]}" "${V_CRATIO[$key]}" "${status//|//}" ;;
+            echo "| $sc | $(server_title "$srv") | ${V_RPS[$key]} | ${V_RPSLO[$key]}-${V_RPSHI[$key]} (${V_SPREAD[$key]}%) | ${V_US[$key]} (${V_USLO[$key]}-${V_USHI[$key]}) | ${V_SC[$key]} | ${V_APP[$key]} | ${V_P50[$key]} | ${V_P99[$key]} | ${V_HWM[$key]} | ${V_ERR[$key]} / ${V_NON2XX[$key]} | ${V_RRATIO[$key]}, ${V_CRATIO[$key]} | ${status//|//} |" ;;
           na) echo "| $sc | $(server_title "$srv") | - | - | - | - | - | - | - | - | - | - | n/a: ${REASON[$key]//|//} |" ;;
           unsupported) echo "| $sc | $(server_title "$srv") | - | - | - | - | - | - | - | - | - | - | not supported yet: ${REASON[$key]//|//} |" ;;
           skipped) echo "| $sc | $(server_title "$srv") | - | - | - | - | - | - | - | - | - | - | skipped: ${REASON[$key]} |" ;;
@@ -167,7 +189,7 @@ write_report() {
     local l
     for l in "${ENV_LINES[@]}"; do echo "- $l"; done
     for sc in $SCENARIOS; do [[ -n ${SCENARIO_APP_DESC[$sc]:-} ]] && echo "- $sc: behind the servers, ${SCENARIO_APP_DESC[$sc]}"; done
-    echo "- Server commands (configs in bench/configs/, rendered into a temp dir):"
+    echo "- Server commands (\`<kind>\`: the scenario's config in bench/configs/<server>/, rendered into a temp dir):"
     for srv in $SERVERS; do [[ -n ${SERVER_CMD[$srv]:-} ]] && echo "  \`${SERVER_CMD[$srv]}\`"; done
     echo "- Reproduce: \`$(cmdline)\`"
   } | sed "s#@CHART@#chart.png#" >"$md"
@@ -221,6 +243,7 @@ set style fill solid 0.85 border -1
 set boxwidth 0.9
 set grid ytics
 set yrange [0:*]
+set bmargin 4
 set xtics noenhanced
 set key noenhanced top right
 set multiplot layout 2,1 title "$title" noenhanced

@@ -118,16 +118,16 @@ start_server() {
   case $srv in
     nginx)
       conf="$TMP/conf/nginx/$kind.conf"
-      SERVER_CMD[$srv]="taskset -c $SERVER_CPU nginx -p <tmp> -e <tmp>/nginx-error.log -c <conf>/$kind.conf"
+      SERVER_CMD[$srv]="taskset -c $SERVER_CPU nginx -p <tmp> -e <tmp>/nginx-error.log -c <conf>/<kind>.conf"
       bg_start "$srv" "$logf" taskset -c "$SERVER_CPU" "$(nginx_bin)" -p "$TMP" -e "$TMP/nginx-error.log" -c "$conf" ;;
     haproxy)
       conf="$TMP/conf/haproxy/$kind.cfg"
-      SERVER_CMD[$srv]="taskset -c $SERVER_CPU haproxy -db -f <conf>/_global.cfg -f <conf>/$kind.cfg"
+      SERVER_CMD[$srv]="taskset -c $SERVER_CPU haproxy -db -f <conf>/_global.cfg -f <conf>/<kind>.cfg"
       bg_start "$srv" "$logf" taskset -c "$SERVER_CPU" "$(haproxy_bin)" -db -f "$TMP/conf/haproxy/_global.cfg" -f "$conf" ;;
     caddy)
       conf="$TMP/conf/caddy/$kind.Caddyfile"
       mkdir -p "$TMP/caddy-home"
-      SERVER_CMD[$srv]="GOMAXPROCS=1 taskset -c $SERVER_CPU caddy run --adapter caddyfile --config <conf>/$kind.Caddyfile"
+      SERVER_CMD[$srv]="GOMAXPROCS=1 taskset -c $SERVER_CPU caddy run --adapter caddyfile --config <conf>/<kind>.Caddyfile"
       # env and taskset exec what follows: the PID is caddy's. GOMAXPROCS=1: one worker.
       bg_start "$srv" "$logf" env HOME="$TMP/caddy-home" XDG_DATA_HOME="$TMP/caddy-home/data" \
         XDG_CONFIG_HOME="$TMP/caddy-home/config" GOMAXPROCS=1 taskset -c "$SERVER_CPU" caddy run --adapter caddyfile --config "$conf" ;;
@@ -141,7 +141,7 @@ start_server() {
         START_MSG=${START_MSG//"$TMP/conf/strait/"/}
         return 1
       fi
-      SERVER_CMD[$srv]="taskset -c $SERVER_CPU java ${JAVA_OPTS:+$JAVA_OPTS }-jar ${STRAIT_JAR#"$ROOT_DIR"/} --config <conf>/$kind.yaml"
+      SERVER_CMD[$srv]="taskset -c $SERVER_CPU java ${JAVA_OPTS:+$JAVA_OPTS }-jar ${STRAIT_JAR#"$ROOT_DIR"/} --config <conf>/<kind>.yaml"
       # shellcheck disable=SC2086
       bg_start "$srv" "$logf" taskset -c "$SERVER_CPU" java $JAVA_OPTS -jar "$STRAIT_JAR" --config "$conf" ;;
   esac
@@ -172,7 +172,7 @@ APP_DESC=""
 start_app() { # scenario -> 0, or 1 with START_MSG
   local app logf="$TMP/logs/$1-app.log"
   app=$(scenario_app "$1")
-  APP_PIDS=""; START_MSG=""
+  APP_PIDS=""; START_MSG=""; APP_DESC=""
   [[ $app == none ]] && return 0
   local ports=$APP_PORT s
   if [[ $app == php-fpm ]]; then ports=""; for s in $SERVERS; do ports+="$(php_port "$s") "; done; fi
