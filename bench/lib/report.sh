@@ -15,7 +15,9 @@ collect_environment() {
   ENV_LINES+=("Load: \`wrk -t1 -c$CONNS -d${SECS}s --latency URL\`; tls-h2: \`h2load -t1 -c$CONNS -m$H2_STREAMS -D $SECS --log-file=F URL\` (p50/p99 from the log)")
   if [[ " $SERVERS " == *" strait "* ]]; then
     # shellcheck disable=SC2086
-    ENV_LINES+=("Strait: git $git_rev, \`java ${JAVA_OPTS:+$JAVA_OPTS }-jar proxy/target/strait-proxy.jar\`, workers: 1; $(first_line java -version); JVM ergonomics on one CPU: \`$(taskset -c "$SERVER_CPU" java $JAVA_OPTS -XX:+PrintCommandLineFlags -version 2>&1 | awk 'NR == 1' | oneline 300)\`")
+    local built="-"
+    [[ -f $STRAIT_JAR ]] && built=$(date -u -r "$STRAIT_JAR" '+%Y-%m-%d %H:%M UTC')
+    ENV_LINES+=("Strait: git $git_rev (jar built $built; the harness measures whatever jar is there), \`java ${JAVA_OPTS:+$JAVA_OPTS }-jar proxy/target/strait-proxy.jar\`, workers: 1; $(first_line java -version); JVM ergonomics on one CPU: \`$(taskset -c "$SERVER_CPU" java $JAVA_OPTS -XX:+PrintCommandLineFlags -version 2>&1 | awk 'NR == 1' | oneline 300)\`")
   fi
   [[ -n $(nginx_bin) ]] && ENV_LINES+=("nginx: $(first_line "$(nginx_bin)" -v | sed 's/^nginx version: //') (\`master_process off\`, 1 worker)")
   [[ -n $(haproxy_bin) ]] && ENV_LINES+=("haproxy: $(first_line "$(haproxy_bin)" -v | sed 's/ - https.*//; s/^HAProxy version //') (\`nbthread 1\`)")
