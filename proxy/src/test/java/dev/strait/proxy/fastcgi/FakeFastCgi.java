@@ -43,9 +43,14 @@ final class FakeFastCgi implements AutoCloseable {
     /** Connections whose peer (the proxy) closed them. */
     final AtomicInteger closedByProxy = new AtomicInteger();
     private final List<Socket> sockets = new CopyOnWriteArrayList<>();
+    /** While closed, connections are accepted but nothing is read from them (the proxy's writes back up). */
+    volatile java.util.concurrent.CountDownLatch readGate = new java.util.concurrent.CountDownLatch(0);
 
     FakeFastCgi(Script script) throws IOException {
-        this.server = new ServerSocket(0, 50, InetAddress.getLoopbackAddress());
+        this.server = new ServerSocket();
+        // Small buffers on the application's side, so what is in flight waits in the proxy's buffers.
+        server.setReceiveBufferSize(64 * 1024);
+        server.bind(new java.net.InetSocketAddress(InetAddress.getLoopbackAddress(), 0), 50);
         this.script = script;
         this.acceptor = new Thread(this::accept, "fake-fastcgi-accept");
         acceptor.setDaemon(true);
@@ -60,6 +65,7 @@ final class FakeFastCgi implements AutoCloseable {
         while (!server.isClosed()) {
             try {
                 Socket s = server.accept();
+                s.setSendBufferSize(64 * 1024);
                 sockets.add(s);
                 int n = accepted.incrementAndGet();
                 mostOpen.accumulateAndGet(open.incrementAndGet(), Math::max);
@@ -78,6 +84,7 @@ final class FakeFastCgi implements AutoCloseable {
             OutputStream out = s.getOutputStream();
             int number = 0;
             while (true) {
+                readGate.await();
                 Request r = readRequest(in, connection, ++number);
                 if (r == null) {
                     closedByProxy.incrementAndGet();

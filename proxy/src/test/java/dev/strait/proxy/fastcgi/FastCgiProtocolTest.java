@@ -238,6 +238,76 @@ class FastCgiProtocolTest {
     }
 
     @Test
+    void pipelinedRequestsAreAnsweredInOrder() throws Exception {
+        FakeFastCgi app = app((r, out, s) -> respond(out, "\r\n" + r.stdinText()));
+        try (HttpConn c = new HttpConn(proxy(app))) {
+            c.send("POST /a.php HTTP/1.1\r\nHost: h\r\nContent-Length: 3\r\n\r\none"
+                    + "POST /a.php HTTP/1.1\r\nHost: h\r\nContent-Length: 3\r\n\r\ntwo"
+                    + "GET /a.php HTTP/1.1\r\nHost: h\r\n\r\n");
+            assertThat(c.read().text()).isEqualTo("one");
+            assertThat(c.read().text()).isEqualTo("two");
+            assertThat(c.read().text()).isEmpty();
+        }
+    }
+
+    @Test
+    void anApplicationNotReadingStopsTheClientUpload() throws Exception {
+        FakeFastCgi app = app((r, out, s) -> respond(out, "\r\nlen=" + r.stdin().length));
+        app.readGate = new CountDownLatch(1);
+        InetSocketAddress a = proxy(app, 4, "60s");
+        int total = 32 * 1024 * 1024;
+        java.util.concurrent.atomic.AtomicLong written = new java.util.concurrent.atomic.AtomicLong();
+        try (HttpConn c = new HttpConn(a, 64 * 1024)) {
+            c.send("POST /up.php HTTP/1.1\r\nHost: h\r\nContent-Length: " + total + "\r\n\r\n");
+            Thread writer = new Thread(() -> {
+                byte[] mib = new byte[1024 * 1024];
+                try {
+                    for (int i = 0; i < total / mib.length; i++) {
+                        c.send(mib);
+                        written.addAndGet(mib.length);
+                    }
+                } catch (IOException e) {
+                    // the test fails below
+                }
+            });
+            writer.start();
+            Thread.sleep(1000);
+            // The proxy's socket buffers hold a few MiB (10 measured here, with default buffers on both
+            // ends); without backpressure it would have read all 32 by now.
+            assertThat(written.get()).as("bytes the client could write").isLessThan(total / 2);
+            app.readGate.countDown();
+            writer.join(20_000);
+            assertThat(written.get()).isEqualTo(total);
+            assertThat(c.read().text()).isEqualTo("len=" + total);
+        }
+    }
+
+    @Test
+    void aClientNotReadingStopsTheApplicationsOutput() throws Exception {
+        int total = 32 * 1024 * 1024;
+        java.util.concurrent.atomic.AtomicLong sent = new java.util.concurrent.atomic.AtomicLong();
+        FakeFastCgi app = app((r, out, s) -> {
+            stdout(out, "Content-Type: application/octet-stream\r\n\r\n");
+            byte[] block = new byte[32 * 1024];
+            java.util.Arrays.fill(block, (byte) 'z');
+            for (int i = 0; i < total / block.length; i++) {
+                FakeFastCgi.record(out, FastCgiRecords.STDOUT, block, 0);
+                sent.addAndGet(block.length);
+            }
+            end(out, FastCgiRecords.REQUEST_COMPLETE);
+        });
+        InetSocketAddress a = proxy(app, 4, "60s");
+        try (HttpConn c = new HttpConn(a, 64 * 1024)) {
+            c.send(HttpConn.get("/down.php"));
+            Thread.sleep(1000);
+            assertThat(sent.get()).as("bytes the application could write").isLessThan(total / 2);
+            HttpConn.Response r = c.read();
+            assertThat(r.body()).hasSize(total);
+        }
+        assertThat(sent.get()).isEqualTo(total);
+    }
+
+    @Test
     void refusedConnectionIs502() throws Exception {
         FakeFastCgi app = app((r, out, s) -> respond(out, "\r\nok"));
         InetSocketAddress a = proxy(app);

@@ -23,7 +23,16 @@ final class HttpConn implements AutoCloseable {
     private final OutputStream out;
 
     HttpConn(InetSocketAddress address) throws IOException {
+        this(address, 0);
+    }
+
+    /** With {@code bufferBytes} over 0, small socket buffers: what is in flight stays in the proxy's. */
+    HttpConn(InetSocketAddress address, int bufferBytes) throws IOException {
         socket = new Socket();
+        if (bufferBytes > 0) {
+            socket.setSendBufferSize(bufferBytes);
+            socket.setReceiveBufferSize(bufferBytes);
+        }
         socket.connect(address, 2000);
         socket.setSoTimeout(10_000);
         in = new BufferedInputStream(socket.getInputStream());
