@@ -130,8 +130,12 @@ final class FastCgiCall implements BodyReceiver, FastCgiPool.Waiter, FastCgiConn
         }
         conn = c;
         this.reused = reused;
-        c.listener = this;
         Channel ch = c.channel;
+        if (!ch.isActive()) {
+            onConnectionLost(null); // closed between its release and now: its close was already reported
+            return;
+        }
+        c.listener = this;
         ByteBuf out = ch.alloc().ioBuffer(1024);
         FastCgiRecords.beginRequest(out, REQUEST_ID, true);
         FastCgiRecords.ParamsWriter params = new FastCgiRecords.ParamsWriter(out, REQUEST_ID);

@@ -141,10 +141,11 @@ class FastCgiCodecTest {
     @ParameterizedTest
     @ValueSource(ints = {0, 1, 4096, 4097, 65535, 65536, 200_000})
     void stdinIsCutIntoRecordsOfAtMost64k(int size) {
-        ByteBuf data = PooledByteBufAllocator.DEFAULT.buffer(size);
+        byte[] bytes = new byte[size];
         for (int i = 0; i < size; i++) {
-            data.writeByte(i % 251);
+            bytes[i] = (byte) (i % 251);
         }
+        ByteBuf data = PooledByteBufAllocator.DEFAULT.buffer(size).writeBytes(bytes);
         ByteBuf copy = data.copy();
         toRelease.add(copy);
         ByteBuf out = buffer();
