@@ -20,7 +20,7 @@ public final class Handlers {
      * @throws IllegalArgumentException naming what cannot be served (the config is then refused)
      */
     public static Handler create(Config config, Route route, Route.Rule rule, String path) {
-        if (rule.action() instanceof Route.Backends b && namesFastCgi(config, b)) {
+        if (rule.action() instanceof Route.Backends b && (rule.fastcgi() != null || namesFastCgi(config, b))) {
             return FastCgiHandler.create(config, route, rule, path);
         }
         return create(rule.action(), path);
