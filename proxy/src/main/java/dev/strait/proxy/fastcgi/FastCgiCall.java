@@ -166,6 +166,9 @@ final class FastCgiCall implements BodyReceiver, FastCgiPool.Waiter, FastCgiConn
     @Override
     public void onConnectFailure(Throwable cause) {
         queued = false;
+        if (done) {
+            return; // timed out or cancelled while connecting: already answered
+        }
         if (cause instanceof ConnectTimeoutException) {
             fail(HttpResponseStatus.GATEWAY_TIMEOUT, "connect timed out: " + cause.getMessage());
         } else {
@@ -176,6 +179,9 @@ final class FastCgiCall implements BodyReceiver, FastCgiPool.Waiter, FastCgiConn
     @Override
     public void onQueueFull() {
         queued = false;
+        if (done) {
+            return;
+        }
         fail(HttpResponseStatus.SERVICE_UNAVAILABLE, FastCgiPool.MAX_WAITING + " requests wait already");
     }
 
@@ -452,6 +458,9 @@ final class FastCgiCall implements BodyReceiver, FastCgiPool.Waiter, FastCgiConn
 
     /** An error of ours or the application's: a short answer if nothing was sent yet, else a cut. */
     private void fail(HttpResponseStatus status, String why) {
+        if (done) {
+            return;
+        }
         FastCgiHandler.log.warn("route {} upstream {}: {} {}: {} ({})", handler.route, target.label(),
                 ex.request().method(), ex.request().uri(), why, started ? "response cut" : status.code());
         boolean wasStarted = started;

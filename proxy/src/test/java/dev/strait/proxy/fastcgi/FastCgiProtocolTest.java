@@ -312,6 +312,34 @@ class FastCgiProtocolTest {
     }
 
     @Test
+    void aConnectThatIsNotAnsweredIs504() throws Exception {
+        // A listener that never accepts, with its accept queue filled: the kernel drops further SYNs.
+        List<java.net.Socket> fillers = new ArrayList<>();
+        try (java.net.ServerSocket full = new java.net.ServerSocket(0, 1, java.net.InetAddress.getLoopbackAddress())) {
+            boolean dropping = false;
+            for (int i = 0; i < 16 && !dropping; i++) {
+                java.net.Socket f = new java.net.Socket();
+                fillers.add(f);
+                try {
+                    f.connect(full.getLocalSocketAddress(), 300);
+                } catch (java.net.SocketTimeoutException e) {
+                    dropping = true;
+                }
+            }
+            org.junit.jupiter.api.Assumptions.assumeTrue(dropping, "this kernel does not drop SYNs to a full queue");
+            // The request may take 8s; the connect gives up after FastCgiHandler.CONNECT_TIMEOUT (5s).
+            InetSocketAddress a = proxy(full.getLocalPort(), 4, "8s");
+            long start = System.nanoTime();
+            assertThat(HttpConn.once(a, HttpConn.get("/a.php")).status()).isEqualTo(504);
+            assertThat((System.nanoTime() - start) / 1_000_000).isBetween(4800L, 7900L);
+        } finally {
+            for (java.net.Socket f : fillers) {
+                f.close();
+            }
+        }
+    }
+
+    @Test
     void refusedConnectionIs502() throws Exception {
         // A bound socket that does not listen: connecting is refused, and no other server can take the port.
         try (java.net.Socket holder = new java.net.Socket()) {
