@@ -428,7 +428,8 @@ final class FastCgiCall implements BodyReceiver, FastCgiPool.Waiter, FastCgiConn
             return;
         }
         conn = null;
-        if (reused && !retried && !started && head == null && !bodyWritten) {
+        if (reused && !retried && !started && head == null && !bodyWritten
+                && !(cause instanceof io.netty.handler.codec.DecoderException)) {
             // A kept connection closed under us before anything came back (php-fpm recycles children
             // after pm.max_requests): nothing reached the application, so one fresh try is safe.
             retried = true;
