@@ -25,6 +25,8 @@ public final class ConfigParser {
     private static final Pattern HOST_LABELS = Pattern.compile("[a-z0-9]([a-z0-9-]{0,61}[a-z0-9])?(\\.[a-z0-9]([a-z0-9-]{0,61}[a-z0-9])?)*");
     private static final Pattern TOKEN = Pattern.compile("[!#$%&'*+\\-.^_`|~0-9A-Za-z]+");
     private static final Pattern NAME = Pattern.compile("[a-z0-9]([a-z0-9.-]{0,251}[a-z0-9])?");
+    /** A CGI meta-variable name (RFC 3875 4.1): letters, digits and '_'. */
+    private static final Pattern CGI_NAME = Pattern.compile("[A-Za-z_][A-Za-z0-9_]{0,127}");
     /** Headers the proxy writes itself; a fixed response may not set them. */
     private static final Set<String> RESERVED_RESPONSE_HEADERS =
             Set.of("content-length", "transfer-encoding", "connection", "date", "keep-alive", "upgrade");
@@ -89,10 +91,10 @@ public final class ConfigParser {
             admin = new Config.Admin(address(ad.get("address"), "admin.address"));
         }
         List<Upstream> upstreams = list(n.get("upstreams"), "upstreams", false, this::upstream);
-        Set<String> upstreamNames = new HashSet<>();
+        Map<String, Upstream> upstreamsByName = new HashMap<>();
         for (int i = 0; i < upstreams.size(); i++) {
             Upstream u = upstreams.get(i);
-            if (u != null && u.name() != null && !upstreamNames.add(u.name())) {
+            if (u != null && u.name() != null && upstreamsByName.putIfAbsent(u.name(), u) != null) {
                 error("upstreams[" + i + "].name", "duplicate upstream name \"" + u.name() + "\"");
             }
         }
@@ -106,24 +108,52 @@ public final class ConfigParser {
             if (r.name() != null && !routeNames.add(r.name())) {
                 error("routes[" + i + "].name", "duplicate route name \"" + r.name() + "\"");
             }
-            checkBackendRefs(r, "routes[" + i + "]", upstreamNames);
+            checkBackendRefs(r, "routes[" + i + "]", upstreamsByName);
         }
         return new Config(workers, transport, accessLog, limits, nonNull(listeners), admin, nonNull(upstreams),
                 nonNull(routes));
     }
 
-    private void checkBackendRefs(Route r, String path, Set<String> upstreamNames) {
+    private void checkBackendRefs(Route r, String path, Map<String, Upstream> upstreams) {
         for (int j = 0; j < r.rules().size(); j++) {
             Route.Rule rule = r.rules().get(j);
-            if (rule != null && rule.action() instanceof Route.Backends b) {
+            if (rule == null) {
+                continue;
+            }
+            String rulePath = path + ".rules[" + j + "]";
+            String fastcgiUpstream = null;
+            String otherUpstream = null;
+            if (rule.action() instanceof Route.Backends b) {
                 for (int k = 0; k < b.backends().size(); k++) {
                     Route.Backend be = b.backends().get(k);
-                    if (be != null && be.upstream() != null && !upstreamNames.contains(be.upstream())) {
-                        error(path + ".rules[" + j + "].backends[" + k + "].upstream",
+                    if (be == null || be.upstream() == null) {
+                        continue;
+                    }
+                    Upstream u = upstreams.get(be.upstream());
+                    if (u == null) {
+                        error(rulePath + ".backends[" + k + "].upstream",
                                 "upstream \"" + be.upstream() + "\" is not defined in upstreams");
+                    } else if (u.protocol() == Upstream.Protocol.FASTCGI) {
+                        fastcgiUpstream = fastcgiUpstream == null ? u.name() : fastcgiUpstream;
+                    } else {
+                        otherUpstream = otherUpstream == null ? u.name() : otherUpstream;
                     }
                 }
             }
+            checkFastCgiRule(rule, rulePath, fastcgiUpstream, otherUpstream);
+        }
+    }
+
+    /** A rule speaks one protocol, and FastCGI needs to know where the scripts are. */
+    private void checkFastCgiRule(Route.Rule rule, String path, String fastcgiUpstream, String otherUpstream) {
+        if (fastcgiUpstream != null && otherUpstream != null) {
+            error(path + ".backends", "mixes the fastcgi upstream \"" + fastcgiUpstream + "\" with \"" + otherUpstream
+                    + "\", which is not fastcgi; a rule's backends speak one protocol");
+        } else if (fastcgiUpstream != null && rule.fastcgi() == null) {
+            error(path + ".fastcgi", "is required when backends name a fastcgi upstream (\"" + fastcgiUpstream
+                    + "\"): at least { root: /path/to/scripts }");
+        } else if (fastcgiUpstream == null && rule.fastcgi() != null) {
+            error(path + ".fastcgi", "applies only to a rule whose backends name fastcgi upstreams");
         }
     }
 
@@ -173,7 +203,7 @@ public final class ConfigParser {
         if (!object(n, path)) {
             return null;
         }
-        known(n, path, "name", "endpoints", "protocol", "loadBalancer", "healthCheck");
+        known(n, path, "name", "endpoints", "protocol", "loadBalancer", "healthCheck", "maxConnections");
         String name = name(n.get("name"), path + ".name");
         List<HostPort> endpoints = list(n.get("endpoints"), path + ".endpoints", false,
                 (e, p) -> address(e, p));
@@ -192,7 +222,8 @@ public final class ConfigParser {
             hc = new Upstream.HealthCheck(hp, duration(h.get("interval"), path + ".healthCheck.interval",
                     Duration.ofSeconds(5)));
         }
-        return new Upstream(name, nonNull(endpoints), protocol, lb, hc);
+        int maxConnections = integer(n.get("maxConnections"), path + ".maxConnections", 0, 1, 100_000);
+        return new Upstream(name, nonNull(endpoints), protocol, lb, hc, maxConnections);
     }
 
     private Route route(JsonNode n, String path) {
@@ -227,7 +258,7 @@ public final class ConfigParser {
         if (!object(n, path)) {
             return null;
         }
-        known(n, path, "matches", "respond", "files", "backends", "cache", "timeouts", "retries");
+        known(n, path, "matches", "respond", "files", "backends", "cache", "timeouts", "retries", "fastcgi");
         List<Route.Match> matches = n.has("matches")
                 ? list(n.get("matches"), path + ".matches", true, this::match)
                 : List.of(new Route.Match(null, null, List.of()));
@@ -268,7 +299,60 @@ public final class ConfigParser {
             retries = new Route.Retries(integer(r.get("attempts"), path + ".retries.attempts", 1, 0, 10),
                     nonNull(list(r.get("retryOn"), path + ".retries.retryOn", false, this::requiredText)));
         }
-        return new Route.Rule(nonNull(matches), action, cache, timeouts, retries);
+        Route.FastCgi fastcgi = null;
+        JsonNode f = n.get("fastcgi");
+        if (f != null && !f.isNull()) {
+            fastcgi = fastcgi(f, path + ".fastcgi");
+        }
+        return new Route.Rule(nonNull(matches), action, cache, timeouts, retries, fastcgi);
+    }
+
+    private Route.FastCgi fastcgi(JsonNode n, String path) {
+        if (!object(n, path)) {
+            return null;
+        }
+        known(n, path, "root", "index", "splitPathInfo", "params", "maxBufferedBody");
+        String root = requiredText(n.get("root"), path + ".root");
+        if (root != null && !root.startsWith("/")) {
+            error(path + ".root", "must be an absolute path (as the FastCGI server sees it), got \"" + root + "\"");
+        }
+        String index = text(n.get("index"), path + ".index", Route.FastCgi.DEFAULT_INDEX);
+        if (index.isEmpty() || index.contains("/") || index.equals(".") || index.equals("..")) {
+            error(path + ".index", "must be a file name, got \"" + index + "\"");
+        }
+        String split = text(n.get("splitPathInfo"), path + ".splitPathInfo", Route.FastCgi.DEFAULT_SPLIT_PATH_INFO);
+        if (!split.isEmpty()) {
+            try {
+                int groups = Pattern.compile(split).matcher("").groupCount();
+                if (groups != 2) {
+                    error(path + ".splitPathInfo", "must have two capture groups (script name, path info), has "
+                            + groups);
+                }
+            } catch (PatternSyntaxException e) {
+                error(path + ".splitPathInfo", "not a valid regular expression: " + e.getDescription());
+            }
+        }
+        Map<String, String> params = new LinkedHashMap<>();
+        JsonNode p = n.get("params");
+        if (p != null && !p.isNull() && object(p, path + ".params")) {
+            p.fields().forEachRemaining(e -> {
+                String pp = path + ".params." + e.getKey();
+                if (!CGI_NAME.matcher(e.getKey()).matches()) {
+                    error(pp, "\"" + e.getKey() + "\" is not a CGI param name (letters, digits and _)");
+                } else if (!e.getValue().isValueNode() || e.getValue().isNull()) {
+                    error(pp, "must be a string");
+                } else if (e.getValue().asText().chars().anyMatch(ch -> ch < 0x20 && ch != '\t' || ch == 0x7f)) {
+                    error(pp, "contains control characters");
+                } else if (e.getValue().asText().length() > 16 * 1024) {
+                    error(pp, "is longer than 16384 characters");
+                } else {
+                    params.put(e.getKey(), e.getValue().asText());
+                }
+            });
+        }
+        long maxBuffered = longValue(n.get("maxBufferedBody"), path + ".maxBufferedBody",
+                Route.FastCgi.DEFAULT_MAX_BUFFERED_BODY);
+        return new Route.FastCgi(root, index, split, params, maxBuffered);
     }
 
     private Route.Match match(JsonNode n, String path) {

@@ -72,6 +72,9 @@ public final class ConfigWriter {
                 o.putObject("healthCheck").put("path", u.healthCheck().path())
                         .put("interval", Durations.format(u.healthCheck().interval()));
             }
+            if (u.maxConnections() > 0) {
+                o.put("maxConnections", u.maxConnections());
+            }
         }
         ArrayNode routes = n.putArray("routes");
         for (Route r : c.routes()) {
@@ -129,6 +132,13 @@ public final class ConfigWriter {
             ObjectNode ro = o.putObject("retries").put("attempts", rule.retries().attempts());
             ArrayNode on = ro.putArray("retryOn");
             rule.retries().retryOn().forEach(on::add);
+        }
+        if (rule.fastcgi() != null) {
+            Route.FastCgi f = rule.fastcgi();
+            ObjectNode fo = o.putObject("fastcgi").put("root", f.root()).put("index", f.index())
+                    .put("splitPathInfo", f.splitPathInfo()).put("maxBufferedBody", f.maxBufferedBody());
+            ObjectNode ps = fo.putObject("params");
+            new TreeMap<>(f.params()).forEach(ps::put);
         }
     }
 }

@@ -15,10 +15,20 @@ public record Route(String name, List<String> hosts, List<Rule> rules) {
         rules = List.copyOf(rules);
     }
 
-    /** One rule: when any of its matches fits, its single action answers. */
-    public record Rule(List<Match> matches, Action action, Cache cache, Timeouts timeouts, Retries retries) {
+    /**
+     * One rule: when any of its matches fits, its single action answers.
+     *
+     * @param fastcgi how requests become FastCGI requests; set exactly when the backends speak fastcgi
+     */
+    public record Rule(List<Match> matches, Action action, Cache cache, Timeouts timeouts, Retries retries,
+                       FastCgi fastcgi) {
         public Rule {
             matches = List.copyOf(matches);
+        }
+
+        /** A rule without FastCGI settings. */
+        public Rule(List<Match> matches, Action action, Cache cache, Timeouts timeouts, Retries retries) {
+            this(matches, action, cache, timeouts, retries, null);
         }
     }
 
@@ -65,6 +75,29 @@ public record Route(String name, List<String> hosts, List<Rule> rules) {
     }
 
     public record Backend(String upstream, int weight) {}
+
+    /**
+     * How a request becomes a FastCGI request (see docs/config.md, "FastCGI").
+     *
+     * @param root            document root as the FastCGI server sees it: DOCUMENT_ROOT, and SCRIPT_FILENAME =
+     *                        root + script name
+     * @param index           appended to a script name ending in '/'
+     * @param splitPathInfo   a regex with two groups, script name and PATH_INFO, matched against the decoded
+     *                        path (nginx {@code fastcgi_split_path_info}); empty means no split
+     * @param params          CGI params added to, or replacing, the ones the proxy computes
+     * @param maxBufferedBody a chunked request body up to this many bytes is buffered to learn CONTENT_LENGTH;
+     *                        a longer one is refused with 411
+     */
+    public record FastCgi(String root, String index, String splitPathInfo, Map<String, String> params,
+                          long maxBufferedBody) {
+        public static final String DEFAULT_INDEX = "index.php";
+        public static final String DEFAULT_SPLIT_PATH_INFO = "^(.+?\\.php)(/.*)$";
+        public static final long DEFAULT_MAX_BUFFERED_BODY = 1024 * 1024;
+
+        public FastCgi {
+            params = Map.copyOf(params);
+        }
+    }
 
     public record Cache(boolean enabled) {}
 

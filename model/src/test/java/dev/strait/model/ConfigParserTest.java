@@ -549,7 +549,7 @@ class ConfigParserTest {
                         "routes[0].rules[0]", "has respond and files and backends; a rule takes exactly one action"),
                 arguments("rule unknown field", withRules("{ respond: {}, redirect: { to: / } }"),
                         "routes[0].rules[0].redirect",
-                        "unknown field (expected one of matches, respond, files, backends, cache, timeouts, retries)"),
+                        "unknown field (expected one of matches, respond, files, backends, cache, timeouts, retries, fastcgi)"),
                 arguments("respond status too low", withRules(OK_RULE, "{ respond: { status: 99 } }"),
                         "routes[0].rules[1].respond.status", "must be a whole number 200..599, got 99"),
                 arguments("respond status 1xx", withRules("{ respond: { status: 101 } }"),

@@ -48,7 +48,7 @@ class ConfigWriterTest {
               - { name: a, endpoints: [ "10.0.0.1:80", "[fd00::1]:80", "svc.ns.svc:8080" ], protocol: h2c,
                   loadBalancer: least-request, healthCheck: { path: /ready, interval: 250ms } }
               - { name: b, protocol: h2, loadBalancer: consistent-hash }
-              - { name: c, protocol: fastcgi, endpoints: [ "127.0.0.1:9000" ] }
+              - { name: c, protocol: fastcgi, endpoints: [ "127.0.0.1:9000" ], maxConnections: 2 }
             routes:
               - name: one
                 hosts: [ "Example.com", "*.example.com" ]
@@ -61,10 +61,13 @@ class ConfigWriterTest {
                   - matches: [ { path: { type: Exact, value: / } } ]
                     files: { root: /srv/www, index: [], followSymlinks: true }
                   - files: { root: /srv/other }
-                  - backends: [ { upstream: a, weight: 3 }, { upstream: b, weight: 0 }, { upstream: c } ]
+                  - backends: [ { upstream: a, weight: 3 }, { upstream: b, weight: 0 } ]
                     cache: { enabled: false }
                     timeouts: { request: 3600s }
                     retries: { attempts: 0, retryOn: [] }
+                  - backends: [ { upstream: c } ]
+                    fastcgi: { root: /var/www/app, index: app.php, splitPathInfo: '^(.+\\.php)(/.*)$',
+                               params: { PHP_VALUE: "memory_limit=64M", APP_ENV: prod }, maxBufferedBody: 4096 }
               - name: two
                 hosts: [ "*" ]
                 rules:

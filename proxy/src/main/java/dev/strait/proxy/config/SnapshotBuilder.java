@@ -3,7 +3,9 @@ package dev.strait.proxy.config;
 import dev.strait.model.Config;
 import dev.strait.model.ConfigError;
 import dev.strait.model.InvalidConfigException;
+import dev.strait.model.Route;
 import dev.strait.proxy.handler.Handlers;
+import dev.strait.proxy.route.Handler;
 import dev.strait.proxy.route.RouteTable;
 import dev.strait.proxy.route.RouteTableBuilder;
 import java.util.ArrayList;
@@ -18,16 +20,24 @@ public final class SnapshotBuilder {
 
     public static Snapshot build(Config config, String source) throws InvalidConfigException {
         List<ConfigError> errors = new ArrayList<>();
-        RouteTable table = RouteTableBuilder.build(config, (action, path) -> {
-            try {
-                return Handlers.create(action, path);
-            } catch (IllegalArgumentException e) {
-                String msg = e.getMessage();
-                int colon = msg.indexOf(": ");
-                errors.add(colon > 0 && msg.startsWith("routes[")
-                        ? new ConfigError(msg.substring(0, colon), msg.substring(colon + 2))
-                        : new ConfigError(path, msg));
-                return ex -> { };
+        RouteTable table = RouteTableBuilder.build(config, new RouteTableBuilder.HandlerFactory() {
+            @Override
+            public Handler create(Route route, Route.Rule rule, String path) {
+                try {
+                    return Handlers.create(config, route, rule, path);
+                } catch (IllegalArgumentException e) {
+                    String msg = e.getMessage();
+                    int colon = msg.indexOf(": ");
+                    errors.add(colon > 0 && msg.startsWith("routes[")
+                            ? new ConfigError(msg.substring(0, colon), msg.substring(colon + 2))
+                            : new ConfigError(path, msg));
+                    return ex -> { };
+                }
+            }
+
+            @Override
+            public Handler create(Route.Action action, String path) {
+                throw new UnsupportedOperationException("the table is built with whole rules");
             }
         });
         for (int i = 0; i < config.listeners().size(); i++) {

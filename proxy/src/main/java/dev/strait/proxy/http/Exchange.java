@@ -59,6 +59,11 @@ public interface Exchange {
 
     SocketAddress remoteAddress();
 
+    /** The address the client connected to (CGI's SERVER_ADDR and SERVER_PORT), or {@code null} if unknown. */
+    default SocketAddress localAddress() {
+        return null;
+    }
+
     /** {@code http} or {@code https}: the scheme the client used. */
     String scheme();
 

@@ -177,6 +177,11 @@ final class Http1Exchange implements Exchange {
     }
 
     @Override
+    public SocketAddress localAddress() {
+        return connection.localAddress();
+    }
+
+    @Override
     public String scheme() {
         return "http";
     }

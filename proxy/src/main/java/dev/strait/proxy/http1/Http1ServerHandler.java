@@ -347,6 +347,10 @@ public final class Http1ServerHandler extends ChannelInboundHandlerAdapter {
         return ctx.channel().remoteAddress();
     }
 
+    SocketAddress localAddress() {
+        return ctx.channel().localAddress();
+    }
+
     boolean isWritable() {
         return ctx.channel().isWritable();
     }

@@ -28,6 +28,14 @@ public final class RouteTableBuilder {
          * @throws IllegalArgumentException naming what is wrong (the config is then refused)
          */
         Handler create(Route.Action action, String path);
+
+        /**
+         * Same, for factories that need the whole rule (its settings beside the action) or its route.
+         * By default only the action is used.
+         */
+        default Handler create(Route route, Route.Rule rule, String path) {
+            return create(rule.action(), path);
+        }
     }
 
     public static RouteTable build(Config config, HandlerFactory handlers) {
@@ -39,7 +47,7 @@ public final class RouteTableBuilder {
             for (int i = 0; i < route.rules().size(); i++) {
                 Route.Rule rule = route.rules().get(i);
                 String path = "routes[" + ri + "].rules[" + i + "]";
-                CompiledRule compiled = new CompiledRule(route.name(), i, handlers.create(rule.action(), path));
+                CompiledRule compiled = new CompiledRule(route.name(), i, handlers.create(route, rule, path));
                 for (Route.Match m : rule.matches()) {
                     candidates.add(candidate(m, compiled, order++));
                 }
