@@ -5,7 +5,6 @@ import dev.strait.proxy.http.Exchange;
 import dev.strait.proxy.route.CompiledRule;
 import io.netty.buffer.ByteBuf;
 import io.netty.buffer.ByteBufAllocator;
-import io.netty.buffer.ByteBufUtil;
 import io.netty.channel.DefaultFileRegion;
 import io.netty.channel.EventLoop;
 import io.netty.handler.codec.http.HttpHeaders;
@@ -17,12 +16,9 @@ import java.io.IOException;
 import java.io.RandomAccessFile;
 import java.net.SocketAddress;
 import java.nio.charset.StandardCharsets;
-import java.util.Iterator;
-import java.util.Map;
 
 /** One HTTP/1.1 request on its connection; answers are framed and written by {@link Http1ServerHandler}. */
 final class Http1Exchange implements Exchange {
-    private static final byte[] CONTENT_LENGTH = "Content-Length: ".getBytes(StandardCharsets.ISO_8859_1);
 
     final Http1ServerHandler connection;
     final HttpRequest request;
@@ -135,30 +131,11 @@ final class Http1Exchange implements Exchange {
 
     @Override
     public void send(HttpResponseStatus status, HttpHeaders headers, ByteBuf body) {
-        int len = body == null ? 0 : body.readableBytes();
-        ByteBuf buf = alloc().ioBuffer(256 + len);
-        buf.writeBytes(connection.statusLine(status));
-        for (Iterator<Map.Entry<CharSequence, CharSequence>> it = headers.iteratorCharSequence(); it.hasNext(); ) {
-            Map.Entry<CharSequence, CharSequence> h = it.next();
-            ByteBufUtil.writeAscii(buf, h.getKey());
-            buf.writeByte(':').writeByte(' ');
-            ByteBufUtil.writeAscii(buf, h.getValue());
-            buf.writeByte('\r').writeByte('\n');
-        }
-        buf.writeBytes(CONTENT_LENGTH);
-        ByteBufUtil.writeAscii(buf, Integer.toString(len));
-        buf.writeByte('\r').writeByte('\n');
-        this.status = status.code();
-        connection.writeFraming(this, buf);
-        int sent = 0;
+        startResponse(status, headers, body == null ? 0 : body.readableBytes());
         if (body != null) {
-            if (!head) {
-                buf.writeBytes(body);
-                sent = len;
-            }
-            body.release();
+            sendBodyPart(body);
         }
-        connection.complete(this, buf, null, sent);
+        endResponse(null);
     }
 
     @Override

@@ -410,10 +410,7 @@ public final class Http1ServerHandler extends ChannelInboundHandlerAdapter {
                 continue;
             }
             hasDate |= HttpHeaderNames.DATE.contentEqualsIgnoreCase(name);
-            ByteBufUtil.writeAscii(buf, name);
-            buf.writeByte(':').writeByte(' ');
-            ByteBufUtil.writeAscii(buf, h.getValue());
-            buf.writeByte('\r').writeByte('\n');
+            writeHeader(buf, name, h.getValue());
         }
         if (contentLength >= 0) {
             if (code != 204 && code / 100 != 1) {
@@ -467,10 +464,7 @@ public final class Http1ServerHandler extends ChannelInboundHandlerAdapter {
             if (trailers != null) {
                 for (Iterator<Map.Entry<CharSequence, CharSequence>> it = trailers.iteratorCharSequence(); it.hasNext(); ) {
                     Map.Entry<CharSequence, CharSequence> h = it.next();
-                    ByteBufUtil.writeAscii(end, h.getKey());
-                    end.writeByte(':').writeByte(' ');
-                    ByteBufUtil.writeAscii(end, h.getValue());
-                    end.writeByte('\r').writeByte('\n');
+                    writeHeader(end, h.getKey(), h.getValue());
                 }
             }
             end.writeByte('\r').writeByte('\n');
@@ -478,6 +472,13 @@ public final class Http1ServerHandler extends ChannelInboundHandlerAdapter {
             ctx.write(end, ctx.voidPromise());
         }
         finish(ex);
+    }
+
+    private static void writeHeader(ByteBuf buf, CharSequence name, CharSequence value) {
+        ByteBufUtil.writeAscii(buf, name);
+        buf.writeByte(':').writeByte(' ');
+        ByteBufUtil.writeAscii(buf, value);
+        buf.writeByte('\r').writeByte('\n');
     }
 
     void abort(Http1Exchange ex) {
