@@ -1,5 +1,6 @@
 package dev.strait.proxy.fastcgi;
 
+import dev.strait.proxy.http.PathDecoding;
 import java.util.regex.Matcher;
 import java.util.regex.Pattern;
 
@@ -51,52 +52,14 @@ record ScriptPath(String decoded, String scriptName, String pathInfo) {
         if (path.isEmpty() || path.charAt(0) != '/') {
             return null;
         }
-        if (path.indexOf('%') < 0) {
-            return acceptable(path) ? path : null;
-        }
-        StringBuilder sb = new StringBuilder(path.length());
-        for (int i = 0; i < path.length(); i++) {
-            char c = path.charAt(i);
-            if (c == '%') {
-                if (i + 2 >= path.length()) {
-                    return null;
-                }
-                int hi = Character.digit(path.charAt(i + 1), 16);
-                int lo = Character.digit(path.charAt(i + 2), 16);
-                if (hi < 0 || lo < 0) {
-                    return null;
-                }
-                int b = hi << 4 | lo;
-                if (b == '/' || b == 0) {
-                    return null;
-                }
-                sb.append((char) b);
-                i += 2;
-            } else {
-                sb.append(c);
+        String decoded = path;
+        if (PathDecoding.hasEscapes(path)) {
+            byte[] bytes = PathDecoding.bytes(path);
+            if (bytes == null) {
+                return null;
             }
+            decoded = new String(bytes, java.nio.charset.StandardCharsets.ISO_8859_1);
         }
-        String decoded = sb.toString();
-        return acceptable(decoded) ? decoded : null;
-    }
-
-    /** No NUL and no '.' or '..' segment (the normaliser removed them; this is defence in depth). */
-    private static boolean acceptable(String path) {
-        int n = path.length();
-        int segment = 1;
-        for (int i = 1; i <= n; i++) {
-            char c = i < n ? path.charAt(i) : '/';
-            if (c == '/') {
-                int len = i - segment;
-                if (len == 1 && path.charAt(segment) == '.'
-                        || len == 2 && path.charAt(segment) == '.' && path.charAt(segment + 1) == '.') {
-                    return false;
-                }
-                segment = i + 1;
-            } else if (c == 0) {
-                return false;
-            }
-        }
-        return true;
+        return PathDecoding.plainSegments(decoded, "") ? decoded : null;
     }
 }

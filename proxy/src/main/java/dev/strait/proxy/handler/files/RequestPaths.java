@@ -1,5 +1,6 @@
 package dev.strait.proxy.handler.files;
 
+import dev.strait.proxy.http.PathDecoding;
 import java.io.File;
 import java.nio.ByteBuffer;
 import java.nio.charset.CharacterCodingException;
@@ -26,75 +27,25 @@ final class RequestPaths {
 
     /** The decoded path, starting with '/', or {@code null} when refused (the caller answers 404). */
     static String decode(String path) {
-        int n = path.length();
-        if (n == 0 || path.charAt(0) != '/') {
+        if (path.isEmpty() || path.charAt(0) != '/') {
             return null;
         }
-        for (int i = 1; i < n; i++) {
-            if (path.charAt(i) == '%') {
-                return slowPath(path);
+        String decoded = path;
+        if (PathDecoding.hasEscapes(path)) {
+            byte[] bytes = PathDecoding.bytes(path);
+            if (bytes == null) {
+                return null;
+            }
+            try {
+                decoded = StandardCharsets.UTF_8.newDecoder()
+                        .onMalformedInput(CodingErrorAction.REPORT)
+                        .onUnmappableCharacter(CodingErrorAction.REPORT)
+                        .decode(ByteBuffer.wrap(bytes))
+                        .toString();
+            } catch (CharacterCodingException e) {
+                return null; // not UTF-8: no file name we could have written
             }
         }
-        return acceptable(path) ? path : null;
-    }
-
-    private static String slowPath(String path) {
-        int n = path.length();
-        byte[] bytes = new byte[n];
-        int len = 0;
-        for (int i = 0; i < n; i++) {
-            char c = path.charAt(i);
-            if (c == '%') {
-                if (i + 2 >= n) {
-                    return null;
-                }
-                int hi = Character.digit(path.charAt(i + 1), 16);
-                int lo = Character.digit(path.charAt(i + 2), 16);
-                if (hi < 0 || lo < 0) {
-                    return null;
-                }
-                int b = hi << 4 | lo;
-                if (b == '/' || b == 0) {
-                    return null;
-                }
-                bytes[len++] = (byte) b;
-                i += 2;
-            } else if (c >= 0x80) {
-                return null; // the normaliser lets only ASCII through
-            } else {
-                bytes[len++] = (byte) c;
-            }
-        }
-        String decoded;
-        try {
-            decoded = StandardCharsets.UTF_8.newDecoder()
-                    .onMalformedInput(CodingErrorAction.REPORT)
-                    .onUnmappableCharacter(CodingErrorAction.REPORT)
-                    .decode(ByteBuffer.wrap(bytes, 0, len))
-                    .toString();
-        } catch (CharacterCodingException e) {
-            return null; // not UTF-8: no file name we could have written
-        }
-        return acceptable(decoded) ? decoded : null;
-    }
-
-    /** No NUL, no '.' or '..' segment (and on Windows no '\' or ':'). */
-    private static boolean acceptable(String path) {
-        int n = path.length();
-        int segment = 1;
-        for (int i = 1; i <= n; i++) {
-            char c = i < n ? path.charAt(i) : '/';
-            if (c == '/') {
-                int len = i - segment;
-                if (len == 1 && path.charAt(segment) == '.'
-                        || len == 2 && path.charAt(segment) == '.' && path.charAt(segment + 1) == '.') {
-                    return false;
-                }
-                segment = i + 1;
-            } else if (c == 0 || WINDOWS && (c == '\\' || c == ':')) {
-                return false;
-            }
-        }
-        return true;
+        return PathDecoding.plainSegments(decoded, WINDOWS ? "\\:" : "") ? decoded : null;
     }
 }
