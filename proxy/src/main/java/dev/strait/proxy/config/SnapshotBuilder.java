@@ -3,11 +3,15 @@ package dev.strait.proxy.config;
 import dev.strait.model.Config;
 import dev.strait.model.ConfigError;
 import dev.strait.model.InvalidConfigException;
+import dev.strait.model.Route;
 import dev.strait.proxy.handler.Handlers;
+import dev.strait.proxy.route.Handler;
 import dev.strait.proxy.route.RouteTable;
 import dev.strait.proxy.route.RouteTableBuilder;
+import dev.strait.proxy.upstream.UpstreamSpec;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.Map;
 
 /**
  * Turns a parsed config into a servable {@link Snapshot}, checking what only the proxy can check (a
@@ -18,16 +22,26 @@ public final class SnapshotBuilder {
 
     public static Snapshot build(Config config, String source) throws InvalidConfigException {
         List<ConfigError> errors = new ArrayList<>();
-        RouteTable table = RouteTableBuilder.build(config, (action, path) -> {
-            try {
-                return Handlers.create(action, path);
-            } catch (IllegalArgumentException e) {
-                String msg = e.getMessage();
-                int colon = msg.indexOf(": ");
-                errors.add(colon > 0 && msg.startsWith("routes[")
-                        ? new ConfigError(msg.substring(0, colon), msg.substring(colon + 2))
-                        : new ConfigError(path, msg));
+        // Upstreams compile to plain values (no sockets): pools and health live in the server's UpstreamContext.
+        Map<String, UpstreamSpec> upstreams = UpstreamSpec.compile(config);
+        RouteTable table = RouteTableBuilder.build(config, new RouteTableBuilder.HandlerFactory() {
+            @Override
+            public Handler create(Route.Action action, String path) {
                 return ex -> { };
+            }
+
+            @Override
+            public Handler create(Route route, int index, Route.Rule rule, String path) {
+                try {
+                    return Handlers.create(route, index, rule, path, upstreams, config.requestId());
+                } catch (IllegalArgumentException e) {
+                    String msg = e.getMessage();
+                    int colon = msg.indexOf(": ");
+                    errors.add(colon > 0 && msg.startsWith("routes[")
+                            ? new ConfigError(msg.substring(0, colon), msg.substring(colon + 2))
+                            : new ConfigError(path, msg));
+                    return ex -> { };
+                }
             }
         });
         for (int i = 0; i < config.listeners().size(); i++) {
@@ -38,6 +52,6 @@ public final class SnapshotBuilder {
         if (!errors.isEmpty()) {
             throw new InvalidConfigException(source, errors);
         }
-        return new Snapshot(config, table, config.limits(), config.accessLog().enabled());
+        return new Snapshot(config, table, config.limits(), config.accessLog().enabled(), upstreams);
     }
 }

@@ -1,15 +1,36 @@
 package dev.strait.proxy.handler;
 
+import dev.strait.model.Config;
 import dev.strait.model.Route;
 import dev.strait.proxy.handler.files.FileHandler;
 import dev.strait.proxy.handler.fixed.FixedResponseHandler;
+import dev.strait.proxy.handler.proxy.ProxyHandler;
 import dev.strait.proxy.route.Handler;
+import dev.strait.proxy.upstream.UpstreamSpec;
+import java.util.Map;
 
 /** Makes the handler for each kind of rule action. */
 public final class Handlers {
     private Handlers() {}
 
     /**
+     * The handler of a rule, proxying included: {@code backends} go to the rule's upstreams over HTTP/1.1
+     * (upstreams with protocol fastcgi, h2c or h2 are refused with their field path until those land).
+     *
+     * @param upstreams the config's upstreams, compiled
+     * @throws IllegalArgumentException naming what cannot be served (the config is then refused)
+     */
+    public static Handler create(Route route, int index, Route.Rule rule, String path,
+                                 Map<String, UpstreamSpec> upstreams, Config.RequestId requestId) {
+        if (rule.action() instanceof Route.Backends b) {
+            return ProxyHandler.create(route.name(), index, rule, b, upstreams, requestId, path);
+        }
+        return create(rule.action(), path);
+    }
+
+    /**
+     * The handler of an action that needs nothing but itself ({@code respond}, {@code files}).
+     *
      * @throws IllegalArgumentException naming what cannot be served (the config is then refused)
      */
     public static Handler create(Route.Action action, String path) {
@@ -20,8 +41,8 @@ public final class Handlers {
             return FileHandler.create(f, path + ".files");
         }
         if (action instanceof Route.Backends) {
-            throw new IllegalArgumentException(path + ".backends: proxying to upstreams is not available in this"
-                    + " version yet (see docs/config.md)");
+            throw new IllegalArgumentException(path + ".backends: proxying needs the rule and the config's upstreams"
+                    + " (Handlers.create with a rule)");
         }
         throw new IllegalArgumentException(path + ": unknown action");
     }

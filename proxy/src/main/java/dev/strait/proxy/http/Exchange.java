@@ -103,4 +103,13 @@ public interface Exchange {
 
     /** Gives up on a started response: the client connection is closed (it cannot be framed any more). */
     void abort();
+
+    /**
+     * Holds back flushing what the streaming calls write until {@link #flush()}, so that a batch of writes
+     * (say, all that one upstream read brought) leaves in one system call.
+     */
+    void holdFlush();
+
+    /** Ends {@link #holdFlush()}: flushes what was written meanwhile. */
+    void flush();
 }

@@ -86,6 +86,8 @@ public final class Http1ServerHandler extends ChannelInboundHandlerAdapter {
     /** Pipelined messages that arrived while {@link #current} was not yet answered. */
     private ArrayDeque<Object> backlog;
     private boolean inRead;
+    /** A handler asked to batch its writes (Exchange.holdFlush): flush when it says so. */
+    private boolean flushHeld;
     private boolean flushPending;
     private boolean closing;
     private boolean drainRequested;
@@ -491,9 +493,17 @@ public final class Http1ServerHandler extends ChannelInboundHandlerAdapter {
     }
 
     private void flushSoon() {
-        if (inRead) {
+        if (inRead || flushHeld) {
             flushPending = true;
         } else {
+            ctx.flush();
+        }
+    }
+
+    void holdFlush(boolean hold) {
+        flushHeld = hold;
+        if (!hold && flushPending && !inRead) {
+            flushPending = false;
             ctx.flush();
         }
     }

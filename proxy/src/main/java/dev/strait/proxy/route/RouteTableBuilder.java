@@ -28,6 +28,16 @@ public final class RouteTableBuilder {
          * @throws IllegalArgumentException naming what is wrong (the config is then refused)
          */
         Handler create(Route.Action action, String path);
+
+        /**
+         * The rule's handler when it needs more than its action (proxying reads the rule's timeouts,
+         * retries and host rewrite); by default the action's.
+         *
+         * @param index the rule's position in its route
+         */
+        default Handler create(Route route, int index, Route.Rule rule, String path) {
+            return create(rule.action(), path);
+        }
     }
 
     public static RouteTable build(Config config, HandlerFactory handlers) {
@@ -39,7 +49,7 @@ public final class RouteTableBuilder {
             for (int i = 0; i < route.rules().size(); i++) {
                 Route.Rule rule = route.rules().get(i);
                 String path = "routes[" + ri + "].rules[" + i + "]";
-                CompiledRule compiled = new CompiledRule(route.name(), i, handlers.create(rule.action(), path));
+                CompiledRule compiled = new CompiledRule(route.name(), i, handlers.create(route, i, rule, path));
                 for (Route.Match m : rule.matches()) {
                     candidates.add(candidate(m, compiled, order++));
                 }
