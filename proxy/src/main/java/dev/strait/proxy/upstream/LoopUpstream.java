@@ -185,8 +185,10 @@ public final class LoopUpstream {
             }
             default -> {
                 if (!spec.weighted) {
-                    EndpointPool p = av[(rr++ & Integer.MAX_VALUE) % n];
-                    return p != exclude ? p : av[(rr++ & Integer.MAX_VALUE) % n];
+                    // A retry looks at the next turn without taking it, so the failed endpoint's share stays even.
+                    int i = (exclude == null ? rr++ : rr) & Integer.MAX_VALUE;
+                    EndpointPool p = av[i % n];
+                    return p != exclude ? p : av[(i + 1) % n];
                 }
                 // Smooth weighted round-robin (nginx): spreads a weight-5 endpoint's turns among the others.
                 EndpointPool best = null;

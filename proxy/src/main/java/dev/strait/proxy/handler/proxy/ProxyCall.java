@@ -184,7 +184,8 @@ final class ProxyCall implements UpstreamListener, BodyReceiver {
         lastEndpoint = endpoint;
         long cap = Math.min(rule.backoffNanos << Math.min(retries - 1, 20), rule.backoffNanos * 10);
         long delay = ThreadLocalRandom.current().nextLong(Math.max(cap, 1));
-        log.debug("route {} upstream {} endpoint {}: retry {} in {} us ({})", rule.route, upstream.name(), endpoint,
+        log.debug("route {} upstream {} endpoint {}: retry {} in {} us ({})", rule.route, upstream.name(),
+                endpoint.address(),
                 retries, delay / 1000, why);
         backoff = lc.loopExecutor().schedule(() -> attempt(false), delay, TimeUnit.NANOSECONDS);
     }
