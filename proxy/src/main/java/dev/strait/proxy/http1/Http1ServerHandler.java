@@ -60,6 +60,7 @@ public final class Http1ServerHandler extends ChannelInboundHandlerAdapter {
     private static final byte[] CONNECTION_CLOSE = "Connection: close\r\n".getBytes(StandardCharsets.ISO_8859_1);
     private static final byte[] CONNECTION_KEEP_ALIVE = "Connection: keep-alive\r\n".getBytes(StandardCharsets.ISO_8859_1);
     private static final byte[] CRLF = {'\r', '\n'};
+    private static final byte[] CONTENT_LENGTH = "Content-Length: ".getBytes(StandardCharsets.ISO_8859_1);
     private static final byte[] CONTINUE = "HTTP/1.1 100 Continue\r\n\r\n".getBytes(StandardCharsets.ISO_8859_1);
     private static final byte[][] STATUS_LINES = new byte[600][];
 
@@ -413,7 +414,9 @@ public final class Http1ServerHandler extends ChannelInboundHandlerAdapter {
         }
         if (contentLength >= 0) {
             if (code != 204 && code / 100 != 1) {
-                buf.writeCharSequence("Content-Length: " + contentLength + "\r\n", StandardCharsets.ISO_8859_1);
+                buf.writeBytes(CONTENT_LENGTH);
+                writeDecimal(buf, contentLength);
+                buf.writeByte('\r').writeByte('\n');
             }
         } else if (!ex.bodyless) {
             if (ex.request.protocolVersion().minorVersion() == 1) {
@@ -427,6 +430,25 @@ public final class Http1ServerHandler extends ChannelInboundHandlerAdapter {
         ex.bytes = buf.readableBytes();
         ctx.write(buf, ctx.voidPromise());
         flushSoon();
+    }
+
+    /** Writes a non-negative number in decimal without making a String (once per streamed response). */
+    private static void writeDecimal(ByteBuf buf, long v) {
+        if (v < 10) {
+            buf.writeByte('0' + (int) v);
+            return;
+        }
+        int digits = 1;
+        for (long t = v / 10; t > 0; t /= 10) {
+            digits++;
+        }
+        int end = buf.writerIndex() + digits;
+        buf.ensureWritable(digits);
+        for (int i = end - 1; i >= buf.writerIndex(); i--) {
+            buf.setByte(i, '0' + (int) (v % 10));
+            v /= 10;
+        }
+        buf.writerIndex(end);
     }
 
     void sendBodyPart(Http1Exchange ex, ByteBuf data) {

@@ -30,8 +30,9 @@ public final class LoopContext {
     private final HashMap<String, LoopUpstream> upstreams = new HashMap<>();
     private final long idPrefix = ThreadLocalRandom.current().nextLong();
     private long idCounter;
-    private InetAddress lastAddress;
-    private String lastAddressText;
+    /** Client addresses as text, direct-mapped by hash: formatting an IP per request showed in profiles. */
+    private final InetAddress[] addresses = new InetAddress[64];
+    private final String[] addressTexts = new String[64];
 
     LoopContext(UpstreamContext context, EventLoop loop, Class<? extends SocketChannel> channelClass) {
         this.context = context;
@@ -108,18 +109,22 @@ public final class LoopContext {
         }
     }
 
-    /** The client's IP as text, remembered for the last address seen (keep-alive clients repeat it). */
+    /** The client's IP as text (for X-Forwarded-For), remembered per address. */
     public String addressText(SocketAddress remote) {
         if (!(remote instanceof InetSocketAddress isa) || isa.getAddress() == null) {
             return remote == null ? "unknown" : remote.toString();
         }
         InetAddress a = isa.getAddress();
-        if (a != lastAddress) {
-            lastAddress = a;
-            String text = a.getHostAddress();
-            int zone = text.indexOf('%');
-            lastAddressText = zone >= 0 ? text.substring(0, zone) : text;
+        int slot = (a.hashCode() * 0x9E3779B9 >>> 26) & 63;
+        InetAddress cached = addresses[slot];
+        if (cached == a || a.equals(cached)) {
+            return addressTexts[slot];
         }
-        return lastAddressText;
+        String text = a.getHostAddress();
+        int zone = text.indexOf('%');
+        text = zone >= 0 ? text.substring(0, zone) : text;
+        addresses[slot] = a;
+        addressTexts[slot] = text;
+        return text;
     }
 }

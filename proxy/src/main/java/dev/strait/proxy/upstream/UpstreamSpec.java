@@ -31,6 +31,8 @@ public final class UpstreamSpec {
     final boolean weighted;
     final HashRing ring;
     final long connectTimeoutMillis;
+    /** The Host to send for a client that sent none (HTTP/1.0): the first endpoint. */
+    final String fallbackHost;
     final long poolIdleTimeoutNanos;
 
     private UpstreamSpec(Upstream u) {
@@ -60,6 +62,7 @@ public final class UpstreamSpec {
         weighted = w;
         ring = u.loadBalancer() == Upstream.LoadBalancer.CONSISTENT_HASH ? new HashRing(names, weights) : null;
         connectTimeoutMillis = Math.max(1, u.pool().connectTimeout().toMillis());
+        fallbackHost = n == 0 ? "localhost" : endpoints[0].toString();
         poolIdleTimeoutNanos = u.pool().idleTimeout().toNanos();
     }
 
@@ -82,6 +85,10 @@ public final class UpstreamSpec {
 
     public Upstream config() {
         return config;
+    }
+
+    public String fallbackHost() {
+        return fallbackHost;
     }
 
     /** The address to connect to for endpoint {@code i}; a name is resolved now (the JVM caches lookups). */

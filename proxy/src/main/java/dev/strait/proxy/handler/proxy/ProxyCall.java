@@ -129,9 +129,7 @@ final class ProxyCall implements UpstreamListener, BodyReceiver {
         if (spec.config().hashOn() != null) {
             hash = upstream.hash(ex.request().headers(), ex.remoteAddress());
         }
-        String fallbackHost = spec.config().endpoints().isEmpty() ? "localhost"
-                : spec.config().endpoints().get(0).toString();
-        head = RequestHead.encode(ex, lc, rule.hostRewrite, rule.trustRequestId, chunkedBody, fallbackHost);
+        head = RequestHead.encode(ex, lc, rule.hostRewrite, rule.trustRequestId, chunkedBody, spec.fallbackHost());
         upstream.firstTry();
         attempt(false);
     }
