@@ -50,8 +50,11 @@ public final class EndpointPool {
         this.maxIdle = spec.config.pool().maxIdlePerLoop();
         this.maxRequests = spec.config.pool().maxRequestsPerConnection();
         this.idleTimeoutNanos = spec.poolIdleTimeoutNanos;
-        while (idle.size() > maxIdle) {
-            idle.pollFirst().close();
+        UpstreamConnection c;
+        while (idle.size() > maxIdle && (c = idle.pollFirst()) != null) {
+            idleCount--;
+            c.idle = false;
+            c.channel.close();
         }
     }
 
