@@ -242,6 +242,11 @@ final class Http1Exchange implements Exchange {
     }
 
     @Override
+    public void switchProtocols(HttpHeaders headers, io.netty.channel.ChannelHandler tunnel) {
+        connection.switchProtocols(this, headers, tunnel);
+    }
+
+    @Override
     public void holdFlush() {
         connection.holdFlush(true);
     }

@@ -96,6 +96,8 @@ public final class Http1ServerHandler extends ChannelInboundHandlerAdapter {
     private long idleSince;
     private ScheduledFuture<?> timer;
     private boolean pausedByHandler;
+    /** The connection was handed over to a tunnel (WebSocket): bytes pass through untouched. */
+    private boolean tunnel;
     private boolean inBacklog;
     private Runnable writableTask;
     private long timerDeadline;
@@ -156,6 +158,10 @@ public final class Http1ServerHandler extends ChannelInboundHandlerAdapter {
 
     @Override
     public void channelRead(ChannelHandlerContext ctx, Object msg) {
+        if (tunnel) {
+            ctx.fireChannelRead(msg);
+            return;
+        }
         inRead = true;
         if (closing) {
             ReferenceCountUtil.release(msg);
@@ -184,6 +190,10 @@ public final class Http1ServerHandler extends ChannelInboundHandlerAdapter {
 
     @Override
     public void channelReadComplete(ChannelHandlerContext ctx) {
+        if (tunnel) {
+            ctx.fireChannelReadComplete();
+            return;
+        }
         inRead = false;
         if (flushPending) {
             flushPending = false;
@@ -368,6 +378,51 @@ public final class Http1ServerHandler extends ChannelInboundHandlerAdapter {
             task.run();
         }
         ctx.fireChannelWritabilityChanged();
+    }
+
+    /** See {@link dev.strait.proxy.http.Exchange#switchProtocols}. */
+    void switchProtocols(Http1Exchange ex, HttpHeaders headers, io.netty.channel.ChannelHandler tunnelHandler) {
+        if (ex.responded || ex.streaming || ex != current) {
+            throw new IllegalStateException("response already started for " + ex.request.uri());
+        }
+        ByteBuf buf = ctx.alloc().ioBuffer(256);
+        buf.writeBytes(statusLine(HttpResponseStatus.SWITCHING_PROTOCOLS));
+        for (Iterator<Map.Entry<CharSequence, CharSequence>> it = headers.iteratorCharSequence(); it.hasNext(); ) {
+            Map.Entry<CharSequence, CharSequence> h = it.next();
+            CharSequence name = h.getKey();
+            if (HttpHeaderNames.CONTENT_LENGTH.contentEqualsIgnoreCase(name)
+                    || HttpHeaderNames.TRANSFER_ENCODING.contentEqualsIgnoreCase(name)
+                    || HttpHeaderNames.CONNECTION.contentEqualsIgnoreCase(name)
+                    || HttpHeaderNames.KEEP_ALIVE.contentEqualsIgnoreCase(name)) {
+                continue;
+            }
+            ByteBufUtil.writeAscii(buf, name);
+            buf.writeByte(':').writeByte(' ');
+            ByteBufUtil.writeAscii(buf, h.getValue());
+            buf.writeByte('\r').writeByte('\n');
+        }
+        buf.writeCharSequence("Connection: Upgrade\r\n\r\n", StandardCharsets.ISO_8859_1);
+        ex.status = 101;
+        ex.bytes = buf.readableBytes();
+        ex.responded = true;
+        ex.receiver = null;
+        record(ex);
+        ctx.writeAndFlush(buf, ctx.voidPromise());
+        // From here the connection is a byte stream: no timer, no HTTP framing, no pipelining.
+        tunnel = true;
+        current = null;
+        if (timer != null) {
+            timer.cancel(false);
+        }
+        ctx.pipeline().addLast("tunnel", tunnelHandler);
+        pausedByHandler = false;
+        if (backlog != null) {
+            backlog.forEach(ReferenceCountUtil::release);
+            backlog.clear();
+        }
+        // Bytes the decoder still holds (sent right after the request) go on to the tunnel.
+        ctx.pipeline().remove(decoder);
+        ctx.channel().config().setAutoRead(true);
     }
 
     void pauseReading(boolean pause) {
@@ -661,6 +716,9 @@ public final class Http1ServerHandler extends ChannelInboundHandlerAdapter {
 
     @Override
     public void userEventTriggered(ChannelHandlerContext ctx, Object evt) {
+        if (evt == DrainEvent.INSTANCE && tunnel) {
+            return; // a tunnel ends when either side closes it, or at the drain timeout
+        }
         if (evt == DrainEvent.INSTANCE) {
             // SIGTERM: an idle connection closes now, a busy one after its current answer.
             drainRequested = true;
@@ -683,7 +741,7 @@ public final class Http1ServerHandler extends ChannelInboundHandlerAdapter {
      * for a request head, and either acts or sleeps for the time left. No per-request scheduling.
      */
     private void onTimer() {
-        if (closing || !ctx.channel().isActive()) {
+        if (closing || tunnel || !ctx.channel().isActive()) {
             return;
         }
         var limits = serving.snapshot().limits();

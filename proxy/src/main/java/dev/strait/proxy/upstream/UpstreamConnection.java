@@ -30,6 +30,8 @@ public final class UpstreamConnection extends ChannelInboundHandlerAdapter {
     final Channel channel;
     final UpstreamResponseDecoder decoder = new UpstreamResponseDecoder();
     private UpstreamListener listener;
+    /** Handed over to a tunnel after a 101: bytes pass through to the handler after this one. */
+    private boolean tunnel;
     boolean idle;
     long idleSince;
     int requests;
@@ -93,6 +95,22 @@ public final class UpstreamConnection extends ChannelInboundHandlerAdapter {
         channel.close();
     }
 
+    /**
+     * After a 101 answer: the connection leaves HTTP (and its pool for good) and becomes one end of a
+     * tunnel; {@code relay} gets its bytes, including any that came right after the 101 head.
+     */
+    public void tunnel(io.netty.channel.ChannelHandler relay) {
+        listener = null;
+        tunnel = true;
+        if (timer != null) {
+            timer.cancel(false);
+            timer = null;
+        }
+        channel.pipeline().addLast("tunnel", relay);
+        channel.pipeline().remove(decoder);
+        setReading(true);
+    }
+
     boolean listenerIs(UpstreamListener l) {
         return listener == l;
     }
@@ -145,6 +163,14 @@ public final class UpstreamConnection extends ChannelInboundHandlerAdapter {
 
     @Override
     public void channelRead(ChannelHandlerContext ctx, Object msg) {
+        if (tunnel) {
+            if (msg instanceof HttpObject) {
+                ReferenceCountUtil.release(msg); // the decoder's end of the 101 answer
+            } else {
+                ctx.fireChannelRead(msg);
+            }
+            return;
+        }
         UpstreamListener l = listener;
         if (l != null && msg instanceof HttpObject o) {
             l.onMessage(o);
@@ -160,6 +186,10 @@ public final class UpstreamConnection extends ChannelInboundHandlerAdapter {
 
     @Override
     public void channelReadComplete(ChannelHandlerContext ctx) {
+        if (tunnel) {
+            ctx.fireChannelReadComplete();
+            return;
+        }
         UpstreamListener l = listener;
         if (l != null) {
             l.onReadComplete();
@@ -168,6 +198,10 @@ public final class UpstreamConnection extends ChannelInboundHandlerAdapter {
 
     @Override
     public void channelWritabilityChanged(ChannelHandlerContext ctx) {
+        if (tunnel) {
+            ctx.fireChannelWritabilityChanged();
+            return;
+        }
         UpstreamListener l = listener;
         if (l != null) {
             l.onWritabilityChanged(channel.isWritable());
@@ -185,6 +219,9 @@ public final class UpstreamConnection extends ChannelInboundHandlerAdapter {
         listener = null;
         if (l != null) {
             l.onClosed(failure != null ? failure : new ClosedChannelException());
+        }
+        if (tunnel) {
+            ctx.fireChannelInactive();
         }
     }
 

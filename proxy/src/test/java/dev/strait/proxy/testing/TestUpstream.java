@@ -65,6 +65,12 @@ public final class TestUpstream implements AutoCloseable {
 
     private TestUpstream(String name, Behaviour behaviour, boolean aggregate, ChannelInboundHandlerAdapter raw)
             throws InterruptedException {
+        this(name, behaviour, aggregate, raw, null);
+    }
+
+    private TestUpstream(String name, Behaviour behaviour, boolean aggregate, ChannelInboundHandlerAdapter raw,
+                         java.util.function.Consumer<io.netty.channel.ChannelPipeline> pipeline)
+            throws InterruptedException {
         this.name = name;
         this.behaviour = behaviour;
         this.group = new MultiThreadIoEventLoopGroup(1, NioIoHandler.newFactory());
@@ -79,6 +85,10 @@ public final class TestUpstream implements AutoCloseable {
                         ch.closeFuture().addListener(f -> open.decrementAndGet());
                         if (raw != null) {
                             ch.pipeline().addLast(raw);
+                            return;
+                        }
+                        if (pipeline != null) {
+                            pipeline.accept(ch.pipeline());
                             return;
                         }
                         ch.pipeline().addLast(new HttpServerCodec());
@@ -132,6 +142,12 @@ public final class TestUpstream implements AutoCloseable {
             throw new IllegalArgumentException("a raw handler must be @Sharable");
         }
         return new TestUpstream("raw", null, false, handler);
+    }
+
+    /** A server whose pipeline the test builds (say, Netty's WebSocket server handlers). */
+    public static TestUpstream withPipeline(java.util.function.Consumer<io.netty.channel.ChannelPipeline> pipeline)
+            throws InterruptedException {
+        return new TestUpstream("custom", null, false, null, pipeline);
     }
 
     public void behave(Behaviour b) {

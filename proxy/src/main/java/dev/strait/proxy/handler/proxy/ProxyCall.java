@@ -60,6 +60,8 @@ final class ProxyCall implements UpstreamListener, BodyReceiver {
     private final LoopContext lc;
     private final boolean idempotent;
     private final boolean chunkedBody;
+    /** A WebSocket handshake: the upstream may answer 101, and then the connections become a tunnel. */
+    private final boolean upgrade;
     private final long startNanos;
     private final long requestDeadline;
     private LoopUpstream upstream;
@@ -109,6 +111,7 @@ final class ProxyCall implements UpstreamListener, BodyReceiver {
         this.idempotent = m == HttpMethod.GET || m == HttpMethod.HEAD || m == HttpMethod.OPTIONS
                 || m == HttpMethod.PUT || m == HttpMethod.DELETE || m == HttpMethod.TRACE;
         this.chunkedBody = ex.hasBody() && HttpUtil.isTransferEncodingChunked(ex.request());
+        this.upgrade = m == HttpMethod.GET && isWebSocketHandshake(ex.request().headers());
         this.startNanos = System.nanoTime();
         this.requestDeadline = rule.requestTimeoutNanos == 0 ? 0 : startNanos + rule.requestTimeoutNanos;
     }
@@ -129,7 +132,8 @@ final class ProxyCall implements UpstreamListener, BodyReceiver {
         if (spec.config().hashOn() != null) {
             hash = upstream.hash(ex.request().headers(), ex.remoteAddress());
         }
-        head = RequestHead.encode(ex, lc, rule.hostRewrite, rule.trustRequestId, chunkedBody, spec.fallbackHost());
+        head = RequestHead.encode(ex, lc, rule.hostRewrite, rule.trustRequestId, chunkedBody, spec.fallbackHost(),
+                upgrade);
         upstream.firstTry();
         attempt(false);
     }
@@ -374,6 +378,10 @@ final class ProxyCall implements UpstreamListener, BodyReceiver {
             return;
         }
         int code = r.status().code();
+        if (code == 101 && upgrade && r.headers().containsValue(HttpHeaderNames.UPGRADE, "websocket", true)) {
+            startTunnel(r);
+            return;
+        }
         if (code < 200) {
             if (code == 101) {
                 protocolError("101 Switching Protocols to a request that asked for no upgrade");
@@ -401,6 +409,29 @@ final class ProxyCall implements UpstreamListener, BodyReceiver {
         }
         upstreamKeepAlive = HttpUtil.isKeepAlive(r);
         pendingHead = r;
+    }
+
+    /** The upstream accepted the WebSocket handshake: both connections become one tunnel. */
+    private void startTunnel(HttpResponse r) {
+        UpstreamConnection c = conn;
+        conn = null;
+        status = 101;
+        endTry(101, null);
+        upstream.outcome(endpoint, 101, null);
+        done = true;
+        release();
+        if (holding) {
+            holding = false;
+            ex.flush();
+        }
+        resumeClient();
+        HttpHeaders h = r.headers();
+        String upgradeTo = h.get(HttpHeaderNames.UPGRADE);
+        HopByHop.stripResponse(h);
+        h.set(HttpHeaderNames.UPGRADE, upgradeTo);
+        TunnelRelay[] relays = TunnelRelay.pair(c.channel(), rule.idleTimeoutNanos);
+        ex.switchProtocols(h, relays[0]);
+        c.tunnel(relays[1]);
     }
 
     private void onContent(HttpContent c) {
@@ -705,6 +736,22 @@ final class ProxyCall implements UpstreamListener, BodyReceiver {
             pendingParts.clear();
         }
         pendingHead = null;
+    }
+
+    /** {@code Connection: upgrade} and {@code Upgrade: websocket} on a GET (RFC 6455 4.1). */
+    private static boolean isWebSocketHandshake(HttpHeaders h) {
+        if (!h.containsValue(HttpHeaderNames.UPGRADE, "websocket", true)) {
+            return false;
+        }
+        java.util.List<String> tokens = HopByHop.connectionTokens(h);
+        if (tokens != null) {
+            for (String t : tokens) {
+                if (t.equalsIgnoreCase("upgrade")) {
+                    return true;
+                }
+            }
+        }
+        return false;
     }
 
     private static String describe(Throwable t) {

@@ -40,6 +40,7 @@ final class RequestHead {
     private static final byte[] TE_TRAILERS = "TE: trailers\r\n".getBytes(CharsetUtil.US_ASCII);
     private static final byte[] CHUNKED = "Transfer-Encoding: chunked\r\n".getBytes(CharsetUtil.US_ASCII);
     private static final byte[] CONTENT_LENGTH = "Content-Length: ".getBytes(CharsetUtil.US_ASCII);
+    private static final byte[] CONNECTION_UPGRADE = "Connection: Upgrade\r\n".getBytes(CharsetUtil.US_ASCII);
     private static final AsciiString X_FORWARDED_FOR = AsciiString.cached("x-forwarded-for");
     private static final AsciiString X_FORWARDED_PROTO = AsciiString.cached("x-forwarded-proto");
     private static final AsciiString X_FORWARDED_HOST = AsciiString.cached("x-forwarded-host");
@@ -60,7 +61,7 @@ final class RequestHead {
      * @param fallbackHost     the Host to send when the client sent none (HTTP/1.0)
      */
     static ByteBuf encode(Exchange ex, LoopContext lc, String hostRewrite, boolean trustRequestId, boolean chunked,
-                          String fallbackHost) {
+                          String fallbackHost, boolean upgrade) {
         HttpRequest req = ex.request();
         HttpHeaders h = req.headers();
         ByteBuf b = ex.alloc().ioBuffer(512);
@@ -88,14 +89,28 @@ final class RequestHead {
         crlf(b);
 
         List<String> connectionNamed = h.contains(HttpHeaderNames.CONNECTION) ? HopByHop.connectionTokens(h) : null;
+        if (upgrade) {
+            // A WebSocket handshake: Upgrade and "Connection: Upgrade" go along (RFC 6455 4.1), the rest as usual.
+            b.writeBytes(CONNECTION_UPGRADE);
+        }
         boolean sawXff = false;
         String requestId = null;
         boolean sawRequestId = false;
         for (Iterator<Map.Entry<CharSequence, CharSequence>> it = h.iteratorCharSequence(); it.hasNext(); ) {
             Map.Entry<CharSequence, CharSequence> e = it.next();
             CharSequence name = e.getKey();
-            switch (kind(name)) {
+            int kind = kind(name);
+            if (upgrade && kind == DROP && HttpHeaderNames.UPGRADE.contentEqualsIgnoreCase(name)) {
+                kind = FORWARD;
+            }
+            switch (kind) {
                 case FORWARD -> {
+                    if (upgrade && HttpHeaderNames.UPGRADE.contentEqualsIgnoreCase(name)) {
+                        writeName(b, name);
+                        b.writeCharSequence(e.getValue(), CharsetUtil.ISO_8859_1);
+                        crlf(b);
+                        continue;
+                    }
                     if (connectionNamed != null && HopByHop.named(name, connectionNamed)) {
                         continue;
                     }
