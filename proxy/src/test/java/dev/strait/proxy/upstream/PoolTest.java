@@ -78,6 +78,23 @@ class PoolTest {
         assertThat(up.connections()).isEqualTo(2);
     }
 
+    @org.junit.jupiter.params.ParameterizedTest(name = "{0}")
+    @org.junit.jupiter.params.provider.ValueSource(strings = {"epoll", "io_uring", "nio"})
+    void poolsArePerEventLoopOnEachTransport(String transport) throws Exception {
+        org.junit.jupiter.api.Assumptions.assumeTrue(!transport.equals("io_uring")
+                || io.netty.channel.uring.IoUring.isAvailable(), "io_uring not available here");
+        org.junit.jupiter.api.Assumptions.assumeTrue(!transport.equals("epoll")
+                || io.netty.channel.epoll.Epoll.isAvailable(), "epoll not available here");
+        TestUpstream up = h.upstream(TestUpstream.reply(200, "ok"));
+        h.start(config(up.endpoint(), "", "").replace("workers: 1", "workers: 2\ntransport: " + transport));
+        for (int i = 0; i < 12; i++) {
+            assertThat(h.get("/loop").status()).isEqualTo(200); // a new client connection each time
+        }
+        // Each loop that served a client made (at most) one upstream connection and then reused it.
+        assertThat(up.connections()).isBetween(1, 2);
+        assertThat(up.requests()).isEqualTo(12);
+    }
+
     @Test
     void aConnectionIsRetiredAfterMaxRequests() throws Exception {
         TestUpstream up = h.upstream(TestUpstream.reply(200, "ok"));
