@@ -1,7 +1,9 @@
 package dev.strait.proxy.handler;
 
 import dev.strait.model.Config;
+import dev.strait.model.ConfigParser;
 import dev.strait.model.Route;
+import dev.strait.model.Upstream;
 import dev.strait.proxy.handler.files.FileHandler;
 import dev.strait.proxy.handler.fixed.FixedResponseHandler;
 import dev.strait.proxy.handler.proxy.ProxyHandler;
@@ -23,6 +25,17 @@ public final class Handlers {
     public static Handler create(Route route, int index, Route.Rule rule, String path,
                                  Map<String, UpstreamSpec> upstreams, Config.RequestId requestId) {
         if (rule.action() instanceof Route.Backends b) {
+            // The upstream's protocol picks the handler; only http1 is served by this version.
+            for (int k = 0; k < b.backends().size(); k++) {
+                UpstreamSpec spec = upstreams.get(b.backends().get(k).upstream());
+                if (spec != null && spec.config().protocol() != Upstream.Protocol.HTTP1) {
+                    Upstream.Protocol p = spec.config().protocol();
+                    throw new IllegalArgumentException(path + ".backends[" + k + "].upstream: upstream \""
+                            + spec.name() + "\" uses protocol " + ConfigParser.configName(p)
+                            + ", which this version cannot proxy to yet (only http1; "
+                            + (p == Upstream.Protocol.FASTCGI ? "FastCGI" : "HTTP/2") + " upstreams come later)");
+                }
+            }
             return ProxyHandler.create(route.name(), index, rule, b, upstreams, requestId, path);
         }
         return create(rule.action(), path);

@@ -107,12 +107,8 @@ public final class ProxyHandler implements Handler {
             if (s == null) {
                 throw new IllegalArgumentException(field + ": upstream \"" + b.upstream() + "\" is not defined");
             }
-            Upstream.Protocol p = s.config().protocol();
-            if (p != Upstream.Protocol.HTTP1) {
-                throw new IllegalArgumentException(field + ": upstream \"" + b.upstream() + "\" uses protocol "
-                        + dev.strait.model.ConfigParser.configName(p) + ", which this version cannot proxy to yet"
-                        + " (http1 only; " + (p == Upstream.Protocol.FASTCGI ? "FastCGI" : "HTTP/2")
-                        + " upstreams arrive with issue 3's next parts)");
+            if (s.config().protocol() != Upstream.Protocol.HTTP1) {
+                throw new IllegalArgumentException(field + ": upstream \"" + b.upstream() + "\" does not speak http1");
             }
             ups[i] = s;
             weights[i] = b.weight();

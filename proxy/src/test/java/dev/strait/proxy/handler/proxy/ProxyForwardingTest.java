@@ -309,6 +309,31 @@ class ProxyForwardingTest {
     }
 
     @Test
+    void anUpstreamThatSaysCloseIsNotReused() throws Exception {
+        TestUpstream up = h.upstream((ctx, req, u) -> ctx.writeAndFlush(TestUpstream.response(200, "bye",
+                "connection", "close")).addListener(io.netty.channel.ChannelFutureListener.CLOSE));
+        h.start(config(up.endpoint(), ""));
+        RawClient c = h.client();
+        RawClient.Response r = c.send("GET /1 HTTP/1.1\r\nHost: a\r\n\r\n").read();
+        assertThat(r.text()).isEqualTo("bye");
+        assertThat(r.header("connection")).as("the upstream's close is not the client's").isNull();
+        assertThat(c.send("GET /2 HTTP/1.1\r\nHost: a\r\n\r\n").read().text()).isEqualTo("bye");
+        assertThat(up.connections()).isEqualTo(2);
+    }
+
+    @Test
+    void http10ClientsAreServed() throws Exception {
+        TestUpstream up = h.upstream(TestUpstream.reply(200, "old school"));
+        h.start(config(up.endpoint(), ""));
+        RawClient c = h.client();
+        RawClient.Response r = c.send("GET /10 HTTP/1.0\r\n\r\n").read();
+        assertThat(r.statusLine()).startsWith("HTTP/1.1 200");
+        assertThat(r.text()).isEqualTo("old school");
+        assertThat(up.last().header("host")).as("a client without Host: the endpoint's address").isEqualTo(up.endpoint());
+        assertThat(c.closedByServer()).isTrue();
+    }
+
+    @Test
     void informationalAnswersAreSwallowed() throws Exception {
         TestUpstream up = h.upstream(TestUpstream.raw("HTTP/1.1 100 Continue\r\n\r\nHTTP/1.1 103 Early Hints\r\nLink: </a>\r\n\r\n"
                 + "HTTP/1.1 200 OK\r\nContent-Length: 2\r\n\r\nok", false));
