@@ -61,7 +61,7 @@ public final class UpstreamContext implements AutoCloseable {
         for (UpstreamSpec spec : specs.values()) {
             UpstreamShared s = shared(spec.name);
             s.spec = spec;
-            s.retain(java.util.Set.of(spec.endpoints));
+            s.retain(new java.util.HashSet<>(java.util.Arrays.asList(spec.endpoints)));
             if (spec.config.healthCheck() != null) {
                 if (s.checker == null) {
                     s.checker = new HealthChecker(s, loops.next(), channelClass);
