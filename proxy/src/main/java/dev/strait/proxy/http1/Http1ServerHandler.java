@@ -649,6 +649,9 @@ public final class Http1ServerHandler extends ChannelInboundHandlerAdapter {
 
     /** The current request is read and answered: get ready for the next, releasing held-back ones. */
     private void requestDone() {
+        if (flushHeld) {
+            holdFlush(false); // a hold never outlives its exchange
+        }
         current = null;
         currentBodyDone = false;
         idleSince = System.nanoTime();
