@@ -73,9 +73,10 @@ public final class EndpointPool {
     /**
      * Gets a connection for {@code listener}: an idle pooled one at once (unless {@code fresh}), else a
      * new one when it has connected. Exactly one of {@code onConnected} and {@code onConnectFailed}
-     * follows, possibly before this returns.
+     * follows, possibly before this returns. A new connection gets the pool's connect timeout, or less
+     * when {@code deadline} ({@code System.nanoTime()} based, 0 for none) comes sooner.
      */
-    public void acquire(UpstreamListener listener, boolean fresh) {
+    public void acquire(UpstreamListener listener, boolean fresh, long deadline) {
         inflight++;
         if (!fresh) {
             UpstreamConnection c;
@@ -88,10 +89,10 @@ public final class EndpointPool {
                 }
             }
         }
-        connect(listener);
+        connect(listener, deadline);
     }
 
-    private void connect(UpstreamListener listener) {
+    private void connect(UpstreamListener listener, long deadline) {
         ChannelFuture reg = loop.bootstrap.register();
         Channel ch = reg.channel();
         if (reg.isDone() && !reg.isSuccess()) {
@@ -100,8 +101,11 @@ public final class EndpointPool {
         }
         UpstreamConnection c = new UpstreamConnection(this, ch);
         ch.pipeline().addLast("http1-decoder", c.decoder).addLast("upstream", c);
-        ch.config().setOption(ChannelOption.CONNECT_TIMEOUT_MILLIS, (int) Math.min(Integer.MAX_VALUE,
-                spec.connectTimeoutMillis));
+        long timeout = spec.connectTimeoutMillis;
+        if (deadline != 0) {
+            timeout = Math.max(1, Math.min(timeout, (deadline - System.nanoTime()) / 1_000_000));
+        }
+        ch.config().setOption(ChannelOption.CONNECT_TIMEOUT_MILLIS, (int) Math.min(Integer.MAX_VALUE, timeout));
         c.attach(listener);
         ch.connect(spec.address(index)).addListener(f -> {
             if (f.isSuccess()) {

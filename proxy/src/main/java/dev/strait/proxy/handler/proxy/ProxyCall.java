@@ -159,7 +159,11 @@ final class ProxyCall implements UpstreamListener, BodyReceiver {
         informational = false;
         status = 0;
         tryActive = true;
-        e.acquire(this, fresh);
+        long deadline = requestDeadline;
+        if (tryDeadline != 0 && (deadline == 0 || tryDeadline - deadline < 0)) {
+            deadline = tryDeadline;
+        }
+        e.acquire(this, fresh, deadline);
     }
 
     /** The current try is over: account for it once. {@code status} 0 means no answer. */
