@@ -50,7 +50,7 @@ import org.slf4j.LoggerFactory;
  * response whose end is followed by stray bytes in the same read (bad framing) is caught before the
  * client sees anything: it gets 502 and the connection is closed, never reused.
  */
-final class ProxyCall implements UpstreamListener, BodyReceiver {
+final class ProxyCall implements UpstreamListener, BodyReceiver, Runnable {
     private static final Logger log = LoggerFactory.getLogger(ProxyCall.class);
     private static final byte[] CRLF = {'\r', '\n'};
     private static final byte[] LAST_CHUNK = {'0', '\r', '\n'};
@@ -101,7 +101,6 @@ final class ProxyCall implements UpstreamListener, BodyReceiver {
     private int status;
     private boolean upstreamKeepAlive;
     private boolean done;
-    private final Runnable resumeUpstream = this::resumeUpstream;
 
     ProxyCall(ProxyHandler rule, Exchange ex, LoopContext lc) {
         this.rule = rule;
@@ -525,11 +524,13 @@ final class ProxyCall implements UpstreamListener, BodyReceiver {
         if (clientStarted && conn != null && !ex.isWritable()) {
             // The client reads slower than the upstream writes: stop reading the upstream until it catches up.
             conn.setReading(false);
-            ex.onWritable(resumeUpstream);
+            ex.onWritable(this); // run(): read the upstream again
         }
     }
 
-    private void resumeUpstream() {
+    /** The client can take more again: read the upstream again. */
+    @Override
+    public void run() {
         if (!done && conn != null) {
             conn.setReading(true);
         }
