@@ -14,6 +14,7 @@ import java.util.List;
  * @param admin     the admin listener, or {@code null} for none
  * @param upstreams named groups of endpoints that backends refer to
  * @param routes    virtual hosts and their rules
+ * @param requestId what the proxy does with an incoming {@code X-Request-Id}
  */
 public record Config(
         int workers,
@@ -23,12 +24,21 @@ public record Config(
         List<Listener> listeners,
         Admin admin,
         List<Upstream> upstreams,
-        List<Route> routes) {
+        List<Route> routes,
+        RequestId requestId) {
 
     public Config {
         listeners = List.copyOf(listeners);
         upstreams = List.copyOf(upstreams);
         routes = List.copyOf(routes);
+        if (requestId == null) {
+            requestId = RequestId.DEFAULTS;
+        }
+    }
+
+    public Config(int workers, Transport transport, AccessLog accessLog, Limits limits, List<Listener> listeners,
+                  Admin admin, List<Upstream> upstreams, List<Route> routes) {
+        this(workers, transport, accessLog, limits, listeners, admin, upstreams, routes, RequestId.DEFAULTS);
     }
 
     /** The I/O transport: {@code auto} takes io_uring, then epoll, then NIO, whichever works here. */
@@ -47,4 +57,14 @@ public record Config(
     }
 
     public record Certificate(String cert, String key) {}
+
+    /**
+     * {@code X-Request-Id} on proxied requests.
+     *
+     * @param trustIncoming keep a client's id when it is a sane token (up to 128 letters, digits and
+     *                      {@code -_.:+/=@~}); otherwise, and when false, the proxy makes a new one
+     */
+    public record RequestId(boolean trustIncoming) {
+        public static final RequestId DEFAULTS = new RequestId(true);
+    }
 }

@@ -27,6 +27,10 @@ public final class ConfigParser {
     private static final Pattern NAME = Pattern.compile("[a-z0-9]([a-z0-9.-]{0,251}[a-z0-9])?");
     /** A CGI meta-variable name (RFC 3875 4.1): letters, digits and '_'. */
     private static final Pattern CGI_NAME = Pattern.compile("[A-Za-z_][A-Za-z0-9_]{0,127}");
+    /** A Host header value: a name or an address, with an optional port. */
+    private static final Pattern HOST_VALUE =
+            Pattern.compile("(\\[[0-9A-Fa-f:.]+]|[A-Za-z0-9]([A-Za-z0-9.-]{0,251}[A-Za-z0-9])?)(:[0-9]{1,5})?");
+    private static final Pattern STATUS = Pattern.compile("[1-5][0-9][0-9]");
     /** Headers the proxy writes itself; a fixed response may not set them. */
     private static final Set<String> RESERVED_RESPONSE_HEADERS =
             Set.of("content-length", "transfer-encoding", "connection", "date", "keep-alive", "upgrade");
@@ -58,7 +62,8 @@ public final class ConfigParser {
         if (!object(n, "")) {
             return null;
         }
-        known(n, "", "workers", "transport", "accessLog", "limits", "listeners", "admin", "upstreams", "routes");
+        known(n, "", "workers", "transport", "accessLog", "limits", "listeners", "admin", "upstreams", "routes",
+                "requestId");
         int workers = integer(n.get("workers"), "workers", 0, 0, 1024);
         Config.Transport transport = enumValue(n.get("transport"), "transport", Config.Transport.AUTO,
                 Config.Transport.class);
@@ -110,8 +115,14 @@ public final class ConfigParser {
             }
             checkBackendRefs(r, "routes[" + i + "]", upstreamsByName);
         }
+        Config.RequestId requestId = Config.RequestId.DEFAULTS;
+        JsonNode rid = n.get("requestId");
+        if (rid != null && !rid.isNull() && object(rid, "requestId")) {
+            known(rid, "requestId", "trustIncoming");
+            requestId = new Config.RequestId(bool(rid.get("trustIncoming"), "requestId.trustIncoming", true));
+        }
         return new Config(workers, transport, accessLog, limits, nonNull(listeners), admin, nonNull(upstreams),
-                nonNull(routes));
+                nonNull(routes), requestId);
     }
 
     private void checkBackendRefs(Route r, String path, Map<String, Upstream> upstreams) {
@@ -203,27 +214,101 @@ public final class ConfigParser {
         if (!object(n, path)) {
             return null;
         }
-        known(n, path, "name", "endpoints", "protocol", "loadBalancer", "healthCheck", "maxConnections");
+        known(n, path, "name", "endpoints", "protocol", "loadBalancer", "hashOn", "healthCheck", "outlierDetection",
+                "panicThreshold", "pool", "maxConnections");
         String name = name(n.get("name"), path + ".name");
-        List<HostPort> endpoints = list(n.get("endpoints"), path + ".endpoints", false,
-                (e, p) -> address(e, p));
+        Map<HostPort, Integer> weights = new HashMap<>();
+        List<HostPort> endpoints = list(n.get("endpoints"), path + ".endpoints", false, (e, p) -> {
+            if (e != null && e.isObject()) {
+                known(e, p, "address", "weight");
+                HostPort a = address(e.get("address"), p + ".address");
+                int w = integer(e.get("weight"), p + ".weight", 1, 0, 1000);
+                if (a != null && w != 1) {
+                    weights.put(a, w);
+                }
+                return a;
+            }
+            return address(e, p);
+        });
+        Set<HostPort> seen = new HashSet<>();
+        for (int i = 0; i < endpoints.size(); i++) {
+            if (endpoints.get(i) != null && !seen.add(endpoints.get(i))) {
+                error(path + ".endpoints[" + i + "]", "duplicate endpoint " + endpoints.get(i));
+            }
+        }
         Upstream.Protocol protocol = enumValue(n.get("protocol"), path + ".protocol", Upstream.Protocol.HTTP1,
                 Upstream.Protocol.class);
         Upstream.LoadBalancer lb = enumValue(n.get("loadBalancer"), path + ".loadBalancer",
                 Upstream.LoadBalancer.ROUND_ROBIN, Upstream.LoadBalancer.class);
+        Upstream.HashOn hashOn = null;
+        JsonNode ho = n.get("hashOn");
+        if (ho != null && !ho.isNull() && object(ho, path + ".hashOn")) {
+            known(ho, path + ".hashOn", "source", "name");
+            Upstream.HashSource source = enumValue(ho.get("source"), path + ".hashOn.source",
+                    Upstream.HashSource.CLIENT_ADDRESS, Upstream.HashSource.class);
+            String hn = null;
+            if (source == Upstream.HashSource.CLIENT_ADDRESS) {
+                if (ho.has("name")) {
+                    error(path + ".hashOn.name", "is only used with source header or cookie");
+                }
+            } else {
+                hn = requiredText(ho.get("name"), path + ".hashOn.name");
+                if (hn != null && !TOKEN.matcher(hn).matches()) {
+                    error(path + ".hashOn.name", "\"" + hn + "\" is not a " + configName(source) + " name");
+                }
+            }
+            hashOn = new Upstream.HashOn(source, hn);
+            if (lb != Upstream.LoadBalancer.CONSISTENT_HASH) {
+                error(path + ".hashOn", "is only used with loadBalancer: consistent-hash");
+            }
+        }
         Upstream.HealthCheck hc = null;
         JsonNode h = n.get("healthCheck");
         if (h != null && !h.isNull() && object(h, path + ".healthCheck")) {
-            known(h, path + ".healthCheck", "path", "interval");
-            String hp = text(h.get("path"), path + ".healthCheck.path", "/healthz");
+            String hp0 = path + ".healthCheck";
+            known(h, hp0, "path", "interval", "timeout", "unhealthyThreshold", "healthyThreshold");
+            String hp = text(h.get("path"), hp0 + ".path", "/healthz");
             if (hp != null && !hp.startsWith("/")) {
-                error(path + ".healthCheck.path", "must start with /");
+                error(hp0 + ".path", "must start with /");
+            } else if (hp != null && hp.chars().anyMatch(c -> c <= 0x20 || c >= 0x7f)) {
+                error(hp0 + ".path", "must not contain spaces or control characters");
             }
-            hc = new Upstream.HealthCheck(hp, duration(h.get("interval"), path + ".healthCheck.interval",
-                    Duration.ofSeconds(5)));
+            hc = new Upstream.HealthCheck(hp,
+                    positiveDuration(h.get("interval"), hp0 + ".interval", Duration.ofSeconds(5)),
+                    positiveDuration(h.get("timeout"), hp0 + ".timeout", Upstream.HealthCheck.DEFAULT_TIMEOUT),
+                    integer(h.get("unhealthyThreshold"), hp0 + ".unhealthyThreshold", 3, 1, 100),
+                    integer(h.get("healthyThreshold"), hp0 + ".healthyThreshold", 1, 1, 100));
+        }
+        Upstream.OutlierDetection od = Upstream.OutlierDetection.DEFAULTS;
+        JsonNode o = n.get("outlierDetection");
+        if (o != null && !o.isNull() && object(o, path + ".outlierDetection")) {
+            String op = path + ".outlierDetection";
+            known(o, op, "consecutiveFailures", "baseEjectionTime", "maxEjectionTime");
+            od = new Upstream.OutlierDetection(
+                    integer(o.get("consecutiveFailures"), op + ".consecutiveFailures", od.consecutiveFailures(), 0, 1000),
+                    positiveDuration(o.get("baseEjectionTime"), op + ".baseEjectionTime", od.baseEjectionTime()),
+                    positiveDuration(o.get("maxEjectionTime"), op + ".maxEjectionTime", od.maxEjectionTime()));
+            if (od.maxEjectionTime().compareTo(od.baseEjectionTime()) < 0) {
+                error(op + ".maxEjectionTime", "must not be shorter than baseEjectionTime");
+            }
+        }
+        int panic = integer(n.get("panicThreshold"), path + ".panicThreshold", Upstream.DEFAULT_PANIC_THRESHOLD,
+                0, 100);
+        Upstream.Pool pool = Upstream.Pool.DEFAULTS;
+        JsonNode pn = n.get("pool");
+        if (pn != null && !pn.isNull() && object(pn, path + ".pool")) {
+            String pp = path + ".pool";
+            known(pn, pp, "maxIdlePerLoop", "idleTimeout", "maxRequestsPerConnection", "connectTimeout");
+            pool = new Upstream.Pool(
+                    integer(pn.get("maxIdlePerLoop"), pp + ".maxIdlePerLoop", pool.maxIdlePerLoop(), 0, 100_000),
+                    positiveDuration(pn.get("idleTimeout"), pp + ".idleTimeout", pool.idleTimeout()),
+                    integer(pn.get("maxRequestsPerConnection"), pp + ".maxRequestsPerConnection",
+                            pool.maxRequestsPerConnection(), 0, Integer.MAX_VALUE),
+                    positiveDuration(pn.get("connectTimeout"), pp + ".connectTimeout", pool.connectTimeout()));
         }
         int maxConnections = integer(n.get("maxConnections"), path + ".maxConnections", 0, 1, 100_000);
-        return new Upstream(name, nonNull(endpoints), protocol, lb, hc, maxConnections);
+        return new Upstream(name, nonNull(endpoints), protocol, lb, hc, weights, hashOn, pool, od, panic,
+                maxConnections);
     }
 
     private Route route(JsonNode n, String path) {
@@ -258,7 +343,8 @@ public final class ConfigParser {
         if (!object(n, path)) {
             return null;
         }
-        known(n, path, "matches", "respond", "files", "backends", "cache", "timeouts", "retries", "fastcgi");
+        known(n, path, "matches", "respond", "files", "backends", "cache", "timeouts", "retries", "hostRewrite",
+                "fastcgi");
         List<Route.Match> matches = n.has("matches")
                 ? list(n.get("matches"), path + ".matches", true, this::match)
                 : List.of(new Route.Match(null, null, List.of()));
@@ -289,22 +375,43 @@ public final class ConfigParser {
         Route.Timeouts timeouts = null;
         JsonNode t = n.get("timeouts");
         if (t != null && !t.isNull() && object(t, path + ".timeouts")) {
-            known(t, path + ".timeouts", "request");
-            timeouts = new Route.Timeouts(duration(t.get("request"), path + ".timeouts.request", null));
+            known(t, path + ".timeouts", "request", "perTry", "idle");
+            timeouts = new Route.Timeouts(positiveDuration(t.get("request"), path + ".timeouts.request", null),
+                    positiveDuration(t.get("perTry"), path + ".timeouts.perTry", null),
+                    positiveDuration(t.get("idle"), path + ".timeouts.idle", null));
         }
         Route.Retries retries = null;
         JsonNode r = n.get("retries");
         if (r != null && !r.isNull() && object(r, path + ".retries")) {
-            known(r, path + ".retries", "attempts", "retryOn");
-            retries = new Route.Retries(integer(r.get("attempts"), path + ".retries.attempts", 1, 0, 10),
-                    nonNull(list(r.get("retryOn"), path + ".retries.retryOn", false, this::requiredText)));
+            known(r, path + ".retries", "attempts", "retryOn", "backoff");
+            List<String> retryOn = nonNull(list(r.get("retryOn"), path + ".retries.retryOn", false, (rn, cp) -> {
+                String on = requiredText(rn, cp);
+                if (on != null && !Route.Retries.CONDITIONS.contains(on) && !STATUS.matcher(on).matches()) {
+                    error(cp, "must be one of " + String.join(", ", Route.Retries.CONDITIONS)
+                            + " or a status code 100..599, got \"" + on + "\"");
+                    return null;
+                }
+                return on;
+            }));
+            retries = new Route.Retries(integer(r.get("attempts"), path + ".retries.attempts", 1, 0, 10), retryOn,
+                    positiveDuration(r.get("backoff"), path + ".retries.backoff", null));
+        }
+        String hostRewrite = null;
+        JsonNode hr = n.get("hostRewrite");
+        if (hr != null && !hr.isNull()) {
+            hostRewrite = requiredText(hr, path + ".hostRewrite");
+            if (hostRewrite != null && !HOST_VALUE.matcher(hostRewrite).matches()) {
+                error(path + ".hostRewrite", "\"" + hostRewrite + "\" is not a host (name or address, optional :port)");
+            } else if (hostRewrite != null && action != null && !(action instanceof Route.Backends)) {
+                error(path + ".hostRewrite", "only applies to a rule with backends");
+            }
         }
         Route.FastCgi fastcgi = null;
         JsonNode f = n.get("fastcgi");
         if (f != null && !f.isNull()) {
             fastcgi = fastcgi(f, path + ".fastcgi");
         }
-        return new Route.Rule(nonNull(matches), action, cache, timeouts, retries, fastcgi);
+        return new Route.Rule(nonNull(matches), action, cache, timeouts, retries, hostRewrite, fastcgi);
     }
 
     private Route.FastCgi fastcgi(JsonNode n, String path) {
@@ -615,6 +722,15 @@ public final class ConfigParser {
             error(path, e.getMessage());
             return dflt;
         }
+    }
+
+    private Duration positiveDuration(JsonNode n, String path, Duration dflt) {
+        Duration d = duration(n, path, dflt);
+        if (d != null && d != dflt && (d.isZero() || d.isNegative())) {
+            error(path, "must be longer than 0");
+            return dflt;
+        }
+        return d;
     }
 
     /** Enum values are written in config as lower case with dashes: {@code round-robin}, {@code io_uring}. */

@@ -60,21 +60,10 @@ public final class ConfigWriter {
         if (c.admin() != null) {
             n.putObject("admin").put("address", c.admin().address().toString());
         }
+        n.putObject("requestId").put("trustIncoming", c.requestId().trustIncoming());
         ArrayNode ups = n.putArray("upstreams");
         for (Upstream u : c.upstreams()) {
-            ObjectNode o = ups.addObject();
-            o.put("name", u.name());
-            ArrayNode eps = o.putArray("endpoints");
-            u.endpoints().forEach(e -> eps.add(e.toString()));
-            o.put("protocol", ConfigParser.configName(u.protocol()));
-            o.put("loadBalancer", ConfigParser.configName(u.loadBalancer()));
-            if (u.healthCheck() != null) {
-                o.putObject("healthCheck").put("path", u.healthCheck().path())
-                        .put("interval", Durations.format(u.healthCheck().interval()));
-            }
-            if (u.maxConnections() > 0) {
-                o.put("maxConnections", u.maxConnections());
-            }
+            upstream(ups.addObject(), u);
         }
         ArrayNode routes = n.putArray("routes");
         for (Route r : c.routes()) {
@@ -86,6 +75,48 @@ public final class ConfigWriter {
             r.rules().forEach(rule -> rule(rules.addObject(), rule));
         }
         return n;
+    }
+
+    private static void upstream(ObjectNode o, Upstream u) {
+        o.put("name", u.name());
+        ArrayNode eps = o.putArray("endpoints");
+        for (HostPort e : u.endpoints()) {
+            int w = u.weight(e);
+            if (w == 1) {
+                eps.add(e.toString());
+            } else {
+                eps.addObject().put("address", e.toString()).put("weight", w);
+            }
+        }
+        o.put("protocol", ConfigParser.configName(u.protocol()));
+        o.put("loadBalancer", ConfigParser.configName(u.loadBalancer()));
+        if (u.hashOn() != null) {
+            ObjectNode h = o.putObject("hashOn").put("source", ConfigParser.configName(u.hashOn().source()));
+            if (u.hashOn().name() != null) {
+                h.put("name", u.hashOn().name());
+            }
+        }
+        Upstream.HealthCheck hc = u.healthCheck();
+        if (hc != null) {
+            o.putObject("healthCheck").put("path", hc.path())
+                    .put("interval", Durations.format(hc.interval()))
+                    .put("timeout", Durations.format(hc.timeout()))
+                    .put("unhealthyThreshold", hc.unhealthyThreshold())
+                    .put("healthyThreshold", hc.healthyThreshold());
+        }
+        Upstream.OutlierDetection od = u.outlierDetection();
+        o.putObject("outlierDetection").put("consecutiveFailures", od.consecutiveFailures())
+                .put("baseEjectionTime", Durations.format(od.baseEjectionTime()))
+                .put("maxEjectionTime", Durations.format(od.maxEjectionTime()));
+        o.put("panicThreshold", u.panicThreshold());
+        Upstream.Pool p = u.pool();
+        o.putObject("pool").put("maxIdlePerLoop", p.maxIdlePerLoop())
+                .put("idleTimeout", Durations.format(p.idleTimeout()))
+                .put("maxRequestsPerConnection", p.maxRequestsPerConnection())
+                .put("connectTimeout", Durations.format(p.connectTimeout()));
+        if (u.maxConnections() > 0) {
+            o.put("maxConnections", u.maxConnections());
+        }
     }
 
     private static void rule(ObjectNode o, Route.Rule rule) {
@@ -127,11 +158,23 @@ public final class ConfigWriter {
             if (rule.timeouts().request() != null) {
                 to.put("request", Durations.format(rule.timeouts().request()));
             }
+            if (rule.timeouts().perTry() != null) {
+                to.put("perTry", Durations.format(rule.timeouts().perTry()));
+            }
+            if (rule.timeouts().idle() != null) {
+                to.put("idle", Durations.format(rule.timeouts().idle()));
+            }
         }
         if (rule.retries() != null) {
             ObjectNode ro = o.putObject("retries").put("attempts", rule.retries().attempts());
             ArrayNode on = ro.putArray("retryOn");
             rule.retries().retryOn().forEach(on::add);
+            if (rule.retries().backoff() != null) {
+                ro.put("backoff", Durations.format(rule.retries().backoff()));
+            }
+        }
+        if (rule.hostRewrite() != null) {
+            o.put("hostRewrite", rule.hostRewrite());
         }
         if (rule.fastcgi() != null) {
             Route.FastCgi f = rule.fastcgi();

@@ -18,17 +18,18 @@ public record Route(String name, List<String> hosts, List<Rule> rules) {
     /**
      * One rule: when any of its matches fits, its single action answers.
      *
-     * @param fastcgi how requests become FastCGI requests; set exactly when the backends speak fastcgi
+     * @param hostRewrite with {@code backends}: the Host sent upstream instead of the client's ({@code null}: kept)
+     * @param fastcgi     how requests become FastCGI requests; set exactly when the backends speak fastcgi
      */
     public record Rule(List<Match> matches, Action action, Cache cache, Timeouts timeouts, Retries retries,
-                       FastCgi fastcgi) {
+                       String hostRewrite, FastCgi fastcgi) {
         public Rule {
             matches = List.copyOf(matches);
         }
 
-        /** A rule without FastCGI settings. */
+        /** A rule without host rewrite or FastCGI settings. */
         public Rule(List<Match> matches, Action action, Cache cache, Timeouts timeouts, Retries retries) {
-            this(matches, action, cache, timeouts, retries, null);
+            this(matches, action, cache, timeouts, retries, null, null);
         }
     }
 
@@ -67,7 +68,7 @@ public record Route(String name, List<String> hosts, List<Rule> rules) {
         }
     }
 
-    /** Weighted backends; the proxy action itself arrives with issue 3. */
+    /** Weighted backends: each request goes to one of the upstreams, chosen by weight (traffic splitting). */
     public record Backends(List<Backend> backends) implements Action {
         public Backends {
             backends = List.copyOf(backends);
@@ -101,11 +102,38 @@ public record Route(String name, List<String> hosts, List<Rule> rules) {
 
     public record Cache(boolean enabled) {}
 
-    public record Timeouts(Duration request) {}
+    /**
+     * Proxying timeouts; {@code null} means the proxy's default (see docs/config.md).
+     *
+     * @param request the whole request, all tries and backoff included
+     * @param perTry  one try, from sending the request to the end of the response head
+     * @param idle    no bytes in either direction while a request is in flight
+     */
+    public record Timeouts(Duration request, Duration perTry, Duration idle) {
+        public Timeouts(Duration request) {
+            this(request, null, null);
+        }
+    }
 
-    public record Retries(int attempts, List<String> retryOn) {
+    /**
+     * Retries of a proxied request.
+     *
+     * @param attempts how many times a request may be tried again after the first try
+     * @param retryOn  the conditions: connect-failure, refused-stream, reset, timeout, 5xx, gateway-error and
+     *                 status codes; empty means connect-failure and refused-stream
+     * @param backoff  the base of the exponential backoff between tries, or {@code null} for the default
+     */
+    public record Retries(int attempts, List<String> retryOn, Duration backoff) {
+        /** The conditions {@code retryOn} accepts besides status codes. */
+        public static final List<String> CONDITIONS =
+                List.of("connect-failure", "refused-stream", "reset", "timeout", "5xx", "gateway-error");
+
         public Retries {
             retryOn = List.copyOf(retryOn);
+        }
+
+        public Retries(int attempts, List<String> retryOn) {
+            this(attempts, retryOn, null);
         }
     }
 }

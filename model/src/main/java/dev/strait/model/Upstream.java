@@ -2,12 +2,23 @@ package dev.strait.model;
 
 import java.time.Duration;
 import java.util.List;
+import java.util.Map;
 
 /**
- * A named group of endpoints that route backends send traffic to.
+ * A named group of endpoints that route backends send traffic to, and how the proxy talks to them.
  *
- * @param maxConnections the most connections this proxy keeps to each endpoint; {@code 0} means the
- *                       protocol's default (fastcgi: {@link #FASTCGI_DEFAULT_MAX_CONNECTIONS})
+ * @param name             a Kubernetes name
+ * @param endpoints        {@code host:port} list, in config order
+ * @param protocol         how to speak to the endpoints
+ * @param loadBalancer     how an endpoint is chosen for a request
+ * @param healthCheck      active HTTP health checking, or {@code null} for none
+ * @param weights          endpoint weights other than the default 1 (round-robin and consistent hash use them)
+ * @param hashOn           what consistent hashing hashes; {@code null} unless {@code loadBalancer} is consistent-hash
+ * @param pool             the per-event-loop connection pools' settings
+ * @param outlierDetection passive health: consecutive failures eject an endpoint for a while
+ * @param panicThreshold   percent of healthy endpoints below which all endpoints are used (0 = never)
+ * @param maxConnections   the most connections this proxy keeps to each endpoint; {@code 0} means the
+ *                         protocol's default (fastcgi: {@link #FASTCGI_DEFAULT_MAX_CONNECTIONS}, http: no cap)
  */
 public record Upstream(
         String name,
@@ -15,25 +26,89 @@ public record Upstream(
         Protocol protocol,
         LoadBalancer loadBalancer,
         HealthCheck healthCheck,
+        Map<HostPort, Integer> weights,
+        HashOn hashOn,
+        Pool pool,
+        OutlierDetection outlierDetection,
+        int panicThreshold,
         int maxConnections) {
 
+    public static final int DEFAULT_PANIC_THRESHOLD = 50;
     /** Below php-fpm's stock {@code pm.max_children = 5}: each kept FastCGI connection pins one child. */
     public static final int FASTCGI_DEFAULT_MAX_CONNECTIONS = 4;
 
     public Upstream {
         endpoints = List.copyOf(endpoints);
+        weights = Map.copyOf(weights);
+        if (pool == null) {
+            pool = Pool.DEFAULTS;
+        }
+        if (outlierDetection == null) {
+            outlierDetection = OutlierDetection.DEFAULTS;
+        }
+        if (hashOn == null && loadBalancer == LoadBalancer.CONSISTENT_HASH) {
+            hashOn = HashOn.CLIENT_ADDRESS;
+        }
     }
 
-    /** An upstream with the protocol's default connection bound. */
+    /** An upstream with the defaults for everything but its name, endpoints, protocol, balancer and health check. */
     public Upstream(String name, List<HostPort> endpoints, Protocol protocol, LoadBalancer loadBalancer,
                     HealthCheck healthCheck) {
-        this(name, endpoints, protocol, loadBalancer, healthCheck, 0);
+        this(name, endpoints, protocol, loadBalancer, healthCheck, Map.of(), null, null, null,
+                DEFAULT_PANIC_THRESHOLD, 0);
+    }
+
+    /** An endpoint's weight (1 unless configured). */
+    public int weight(HostPort endpoint) {
+        return weights.getOrDefault(endpoint, 1);
     }
 
     public enum Protocol { HTTP1, H2C, H2, FASTCGI }
 
     public enum LoadBalancer { ROUND_ROBIN, LEAST_REQUEST, CONSISTENT_HASH }
 
-    /** Active health checking; {@code null} on an upstream means none. */
-    public record HealthCheck(String path, Duration interval) {}
+    /**
+     * Active health checking: {@code GET path} on every endpoint each {@code interval}; 2xx and 3xx pass.
+     *
+     * @param unhealthyThreshold consecutive failed checks that make an endpoint unhealthy
+     * @param healthyThreshold   consecutive passed checks that make it healthy again
+     */
+    public record HealthCheck(String path, Duration interval, Duration timeout, int unhealthyThreshold,
+                              int healthyThreshold) {
+        public static final Duration DEFAULT_TIMEOUT = Duration.ofSeconds(2);
+
+        public HealthCheck(String path, Duration interval) {
+            this(path, interval, DEFAULT_TIMEOUT, 3, 1);
+        }
+    }
+
+    /** What consistent hashing hashes: a request header, a cookie, or the client's address. */
+    public record HashOn(HashSource source, String name) {
+        public static final HashOn CLIENT_ADDRESS = new HashOn(HashSource.CLIENT_ADDRESS, null);
+    }
+
+    public enum HashSource { HEADER, COOKIE, CLIENT_ADDRESS }
+
+    /**
+     * Connection pools, one per event loop and endpoint.
+     *
+     * @param maxIdlePerLoop           idle keep-alive connections kept per loop and endpoint
+     * @param idleTimeout              an idle pooled connection is closed after this
+     * @param maxRequestsPerConnection a connection is closed after this many requests (0 = no limit)
+     * @param connectTimeout           time to establish a connection
+     */
+    public record Pool(int maxIdlePerLoop, Duration idleTimeout, int maxRequestsPerConnection,
+                       Duration connectTimeout) {
+        public static final Pool DEFAULTS = new Pool(128, Duration.ofSeconds(60), 0, Duration.ofSeconds(5));
+    }
+
+    /**
+     * Passive health: {@code consecutiveFailures} (5xx answers, connect failures, resets, timeouts) in a row
+     * eject an endpoint for {@code baseEjectionTime}, doubled on each ejection up to {@code maxEjectionTime}.
+     * {@code consecutiveFailures: 0} turns it off.
+     */
+    public record OutlierDetection(int consecutiveFailures, Duration baseEjectionTime, Duration maxEjectionTime) {
+        public static final OutlierDetection DEFAULTS =
+                new OutlierDetection(5, Duration.ofSeconds(30), Duration.ofMinutes(5));
+    }
 }

@@ -229,6 +229,94 @@ class ConfigParserTest {
     }
 
     @Nested
+    class ProxyingKeys {
+        @Test
+        void upstreamWithEverySetting() throws Exception {
+            Upstream u = parse(LISTENER + """
+                    upstreams:
+                      - name: app
+                        endpoints: [ "10.0.0.1:80", { address: "10.0.0.2:80", weight: 3 }, { address: "10.0.0.3:80" } ]
+                        loadBalancer: consistent-hash
+                        hashOn: { source: cookie, name: session }
+                        healthCheck: { path: /ready, interval: 2s, timeout: 500ms, unhealthyThreshold: 2, healthyThreshold: 4 }
+                        outlierDetection: { consecutiveFailures: 3, baseEjectionTime: 10s, maxEjectionTime: 2m }
+                        panicThreshold: 0
+                        pool: { maxIdlePerLoop: 8, idleTimeout: 30s, maxRequestsPerConnection: 1000, connectTimeout: 250ms }
+                    """).upstreams().get(0);
+            assertThat(u.endpoints()).containsExactly(new HostPort("10.0.0.1", 80), new HostPort("10.0.0.2", 80),
+                    new HostPort("10.0.0.3", 80));
+            assertThat(u.weights()).isEqualTo(Map.of(new HostPort("10.0.0.2", 80), 3));
+            assertThat(u.weight(new HostPort("10.0.0.1", 80))).isEqualTo(1);
+            assertThat(u.hashOn()).isEqualTo(new Upstream.HashOn(Upstream.HashSource.COOKIE, "session"));
+            assertThat(u.healthCheck()).isEqualTo(new Upstream.HealthCheck("/ready", Duration.ofSeconds(2),
+                    Duration.ofMillis(500), 2, 4));
+            assertThat(u.outlierDetection()).isEqualTo(new Upstream.OutlierDetection(3, Duration.ofSeconds(10),
+                    Duration.ofMinutes(2)));
+            assertThat(u.panicThreshold()).isZero();
+            assertThat(u.pool()).isEqualTo(new Upstream.Pool(8, Duration.ofSeconds(30), 1000, Duration.ofMillis(250)));
+        }
+
+        @Test
+        void upstreamDefaultsForProxying() throws Exception {
+            Upstream u = parse(LISTENER + "upstreams: [ { name: app, endpoints: [ \"127.0.0.1:1\" ] } ]\n")
+                    .upstreams().get(0);
+            assertThat(u.pool()).isEqualTo(Upstream.Pool.DEFAULTS);
+            assertThat(u.pool()).isEqualTo(new Upstream.Pool(128, Duration.ofSeconds(60), 0, Duration.ofSeconds(5)));
+            assertThat(u.outlierDetection()).isEqualTo(new Upstream.OutlierDetection(5, Duration.ofSeconds(30),
+                    Duration.ofMinutes(5)));
+            assertThat(u.panicThreshold()).isEqualTo(50);
+            assertThat(u.hashOn()).isNull();
+            assertThat(u.weights()).isEmpty();
+        }
+
+        @Test
+        void consistentHashDefaultsToTheClientAddress() throws Exception {
+            Upstream u = parse(LISTENER + "upstreams: [ { name: app, loadBalancer: consistent-hash } ]\n")
+                    .upstreams().get(0);
+            assertThat(u.hashOn()).isEqualTo(Upstream.HashOn.CLIENT_ADDRESS);
+            Upstream h = parse(LISTENER + "upstreams: [ { name: app, loadBalancer: consistent-hash,"
+                    + " hashOn: { source: header, name: X-User } } ]\n").upstreams().get(0);
+            assertThat(h.hashOn()).isEqualTo(new Upstream.HashOn(Upstream.HashSource.HEADER, "X-User"));
+        }
+
+        @Test
+        void weightOneIsTheDefaultAndZeroDrains() throws Exception {
+            Upstream u = parse(LISTENER + "upstreams: [ { name: app, endpoints: [ { address: \"127.0.0.1:1\", weight: 1 },"
+                    + " { address: \"127.0.0.1:2\", weight: 0 } ] } ]\n").upstreams().get(0);
+            assertThat(u.weights()).isEqualTo(Map.of(new HostPort("127.0.0.1", 2), 0));
+        }
+
+        @Test
+        void ruleProxySettings() throws Exception {
+            Route.Rule rule = parse(withRules("""
+                    { backends: [ { upstream: app } ], hostRewrite: "api.internal:8080",
+                      timeouts: { request: 10s, perTry: 2s, idle: 30s },
+                      retries: { attempts: 3, retryOn: [ connect-failure, reset, timeout, 5xx, gateway-error, "429" ], backoff: 50ms } }
+                    """)).routes().get(0).rules().get(0);
+            assertThat(rule.hostRewrite()).isEqualTo("api.internal:8080");
+            assertThat(rule.timeouts()).isEqualTo(new Route.Timeouts(Duration.ofSeconds(10), Duration.ofSeconds(2),
+                    Duration.ofSeconds(30)));
+            assertThat(rule.retries()).isEqualTo(new Route.Retries(3,
+                    List.of("connect-failure", "reset", "timeout", "5xx", "gateway-error", "429"), Duration.ofMillis(50)));
+        }
+
+        @ParameterizedTest
+        @ValueSource(strings = {"example.com", "example.com:8080", "10.0.0.1", "[::1]:80", "localhost"})
+        void hostRewriteValues(String host) throws Exception {
+            Route.Rule rule = parse(withRules("{ backends: [ { upstream: app } ], hostRewrite: \"" + host + "\" }"))
+                    .routes().get(0).rules().get(0);
+            assertThat(rule.hostRewrite()).isEqualTo(host);
+        }
+
+        @Test
+        void requestIdTrust() throws Exception {
+            assertThat(parse(MINIMAL).requestId()).isEqualTo(new Config.RequestId(true));
+            assertThat(parse(LISTENER + "requestId: { trustIncoming: false }\n").requestId())
+                    .isEqualTo(new Config.RequestId(false));
+        }
+    }
+
+    @Nested
     class AcceptedValues {
         @Test
         void jsonIsAccepted() throws Exception {
@@ -511,8 +599,70 @@ class ConfigParserTest {
                 arguments("healthCheck not a mapping", l + "upstreams: [ { name: app, healthCheck: /healthz } ]\n",
                         "upstreams[0].healthCheck", "must be a mapping"),
                 arguments("healthCheck unknown field",
-                        l + "upstreams: [ { name: app, healthCheck: { timeout: 1s } } ]\n",
-                        "upstreams[0].healthCheck.timeout", "unknown field (expected one of path, interval)"),
+                        l + "upstreams: [ { name: app, healthCheck: { port: 81 } } ]\n",
+                        "upstreams[0].healthCheck.port",
+                        "unknown field (expected one of path, interval, timeout, unhealthyThreshold, healthyThreshold)"),
+                arguments("healthCheck zero interval",
+                        l + "upstreams: [ { name: app, healthCheck: { interval: 0s } } ]\n",
+                        "upstreams[0].healthCheck.interval", "must be longer than 0"),
+                arguments("healthCheck threshold zero",
+                        l + "upstreams: [ { name: app, healthCheck: { unhealthyThreshold: 0 } } ]\n",
+                        "upstreams[0].healthCheck.unhealthyThreshold", "must be a whole number 1..100, got 0"),
+                arguments("healthCheck path with a space",
+                        l + "upstreams: [ { name: app, healthCheck: { path: \"/a b\" } } ]\n",
+                        "upstreams[0].healthCheck.path", "must not contain spaces"),
+                arguments("endpoint weight too high",
+                        l + "upstreams: [ { name: app, endpoints: [ { address: \"127.0.0.1:1\", weight: 1001 } ] } ]\n",
+                        "upstreams[0].endpoints[0].weight", "must be a whole number 0..1000, got 1001"),
+                arguments("endpoint mapping without address",
+                        l + "upstreams: [ { name: app, endpoints: [ { weight: 2 } ] } ]\n",
+                        "upstreams[0].endpoints[0].address", "is required"),
+                arguments("endpoint mapping unknown field",
+                        l + "upstreams: [ { name: app, endpoints: [ { address: \"127.0.0.1:1\", zone: a } ] } ]\n",
+                        "upstreams[0].endpoints[0].zone", "unknown field (expected one of address, weight)"),
+                arguments("duplicate endpoint",
+                        l + "upstreams: [ { name: app, endpoints: [ \"127.0.0.1:1\", { address: \"127.0.0.1:1\" } ] } ]\n",
+                        "upstreams[0].endpoints[1]", "duplicate endpoint 127.0.0.1:1"),
+                arguments("hashOn without consistent-hash",
+                        l + "upstreams: [ { name: app, hashOn: { source: header, name: x-user } } ]\n",
+                        "upstreams[0].hashOn", "is only used with loadBalancer: consistent-hash"),
+                arguments("hashOn unknown source",
+                        l + "upstreams: [ { name: app, loadBalancer: consistent-hash, hashOn: { source: query } } ]\n",
+                        "upstreams[0].hashOn.source", "must be one of client-address, cookie, header, got \"query\""),
+                arguments("hashOn header without name",
+                        l + "upstreams: [ { name: app, loadBalancer: consistent-hash, hashOn: { source: header } } ]\n",
+                        "upstreams[0].hashOn.name", "is required"),
+                arguments("hashOn cookie bad name",
+                        l + "upstreams: [ { name: app, loadBalancer: consistent-hash, hashOn: { source: cookie, name: \"a b\" } } ]\n",
+                        "upstreams[0].hashOn.name", "is not a cookie name"),
+                arguments("hashOn client address with a name",
+                        l + "upstreams: [ { name: app, loadBalancer: consistent-hash, hashOn: { source: client-address, name: x } } ]\n",
+                        "upstreams[0].hashOn.name", "is only used with source header or cookie"),
+                arguments("panicThreshold over 100",
+                        l + "upstreams: [ { name: app, panicThreshold: 101 } ]\n",
+                        "upstreams[0].panicThreshold", "must be a whole number 0..100, got 101"),
+                arguments("pool unknown field",
+                        l + "upstreams: [ { name: app, pool: { maxConnections: 5 } } ]\n",
+                        "upstreams[0].pool.maxConnections",
+                        "unknown field (expected one of maxIdlePerLoop, idleTimeout, maxRequestsPerConnection, connectTimeout)"),
+                arguments("pool negative idle",
+                        l + "upstreams: [ { name: app, pool: { maxIdlePerLoop: -1 } } ]\n",
+                        "upstreams[0].pool.maxIdlePerLoop", "must be a whole number 0..100000, got -1"),
+                arguments("pool zero connect timeout",
+                        l + "upstreams: [ { name: app, pool: { connectTimeout: 0ms } } ]\n",
+                        "upstreams[0].pool.connectTimeout", "must be longer than 0"),
+                arguments("pool bad idle timeout",
+                        l + "upstreams: [ { name: app, pool: { idleTimeout: forever } } ]\n",
+                        "upstreams[0].pool.idleTimeout", "must be a duration"),
+                arguments("outlierDetection max below base",
+                        l + "upstreams: [ { name: app, outlierDetection: { baseEjectionTime: 1m, maxEjectionTime: 30s } } ]\n",
+                        "upstreams[0].outlierDetection.maxEjectionTime", "must not be shorter than baseEjectionTime"),
+                arguments("outlierDetection unknown field",
+                        l + "upstreams: [ { name: app, outlierDetection: { interval: 1s } } ]\n",
+                        "upstreams[0].outlierDetection.interval", "unknown field"),
+                arguments("requestId not a mapping", l + "requestId: keep\n", "requestId", "must be a mapping"),
+                arguments("requestId trustIncoming not a boolean", l + "requestId: { trustIncoming: maybe }\n",
+                        "requestId.trustIncoming", "must be true or false"),
                 arguments("upstream unknown field (CRD-only service)",
                         l + "upstreams: [ { name: app, service: { name: s, port: 80 } } ]\n",
                         "upstreams[0].service", "unknown field"),
@@ -549,7 +699,12 @@ class ConfigParserTest {
                         "routes[0].rules[0]", "has respond and files and backends; a rule takes exactly one action"),
                 arguments("rule unknown field", withRules("{ respond: {}, redirect: { to: / } }"),
                         "routes[0].rules[0].redirect",
-                        "unknown field (expected one of matches, respond, files, backends, cache, timeouts, retries, fastcgi)"),
+                        "unknown field (expected one of matches, respond, files, backends, cache, timeouts, retries, hostRewrite, fastcgi)"),
+                arguments("hostRewrite on respond", withRules("{ respond: {}, hostRewrite: api.internal }"),
+                        "routes[0].rules[0].hostRewrite", "only applies to a rule with backends"),
+                arguments("hostRewrite not a host",
+                        withRules("{ backends: [ { upstream: app } ], hostRewrite: \"a b/c\" }"),
+                        "routes[0].rules[0].hostRewrite", "is not a host"),
                 arguments("respond status too low", withRules(OK_RULE, "{ respond: { status: 99 } }"),
                         "routes[0].rules[1].respond.status", "must be a whole number 200..599, got 99"),
                 arguments("respond status 1xx", withRules("{ respond: { status: 101 } }"),
@@ -628,8 +783,10 @@ class ConfigParserTest {
                         "routes[0].rules[0].timeouts.request", "must be a duration such as 250ms, 5s, 1m or 2h, got \"soon\""),
                 arguments("timeouts number", withRules("{ respond: {}, timeouts: { request: 15 } }"),
                         "routes[0].rules[0].timeouts.request", "got \"15\""),
-                arguments("timeouts unknown field", withRules("{ respond: {}, timeouts: { idle: 5s } }"),
-                        "routes[0].rules[0].timeouts.idle", "unknown field (expected one of request)"),
+                arguments("timeouts unknown field", withRules("{ respond: {}, timeouts: { connect: 5s } }"),
+                        "routes[0].rules[0].timeouts.connect", "unknown field (expected one of request, perTry, idle)"),
+                arguments("timeouts zero", withRules("{ respond: {}, timeouts: { perTry: 0s } }"),
+                        "routes[0].rules[0].timeouts.perTry", "must be longer than 0"),
                 arguments("retries attempts too many",
                         withRules("{ backends: [ { upstream: app } ], retries: { attempts: 11 } }"),
                         "routes[0].rules[0].retries.attempts", "must be a whole number 0..10, got 11"),
@@ -641,7 +798,18 @@ class ConfigParserTest {
                         "routes[0].rules[0].retries.retryOn[1]", "must not be empty"),
                 arguments("retries unknown field",
                         withRules("{ backends: [ { upstream: app } ], retries: { perTryTimeout: 1s } }"),
-                        "routes[0].rules[0].retries.perTryTimeout", "unknown field (expected one of attempts, retryOn)"),
+                        "routes[0].rules[0].retries.perTryTimeout",
+                        "unknown field (expected one of attempts, retryOn, backoff)"),
+                arguments("retries unknown condition",
+                        withRules("{ backends: [ { upstream: app } ], retries: { retryOn: [ connect-failure, 4xx ] } }"),
+                        "routes[0].rules[0].retries.retryOn[1]",
+                        "must be one of connect-failure, refused-stream, reset, timeout, 5xx, gateway-error or a status code"),
+                arguments("retries status out of range",
+                        withRules("{ backends: [ { upstream: app } ], retries: { retryOn: [ \"600\" ] } }"),
+                        "routes[0].rules[0].retries.retryOn[0]", "got \"600\""),
+                arguments("retries zero backoff",
+                        withRules("{ backends: [ { upstream: app } ], retries: { backoff: 0ms } }"),
+                        "routes[0].rules[0].retries.backoff", "must be longer than 0"),
 
                 // matches
                 arguments("matches empty", withRules("{ matches: [], respond: {} }"), "routes[0].rules[0].matches",

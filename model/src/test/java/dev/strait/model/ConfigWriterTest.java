@@ -49,6 +49,14 @@ class ConfigWriterTest {
                   loadBalancer: least-request, healthCheck: { path: /ready, interval: 250ms } }
               - { name: b, protocol: h2, loadBalancer: consistent-hash }
               - { name: c, protocol: fastcgi, endpoints: [ "127.0.0.1:9000" ], maxConnections: 2 }
+              - name: d
+                endpoints: [ "10.0.0.5:80", { address: "10.0.0.6:80", weight: 5 }, { address: "10.0.0.7:80", weight: 0 } ]
+                loadBalancer: consistent-hash
+                hashOn: { source: header, name: x-user }
+                healthCheck: { path: /h, interval: 1s, timeout: 100ms, unhealthyThreshold: 5, healthyThreshold: 2 }
+                outlierDetection: { consecutiveFailures: 0, baseEjectionTime: 1s, maxEjectionTime: 1s }
+                panicThreshold: 10
+                pool: { maxIdlePerLoop: 0, idleTimeout: 1s, maxRequestsPerConnection: 7, connectTimeout: 100ms }
             routes:
               - name: one
                 hosts: [ "Example.com", "*.example.com" ]
@@ -75,6 +83,11 @@ class ConfigWriterTest {
                     retries: { retryOn: [ "503", connect-failure ] }
                     timeouts: {}
                     cache: {}
+                  - backends: [ { upstream: d } ]
+                    hostRewrite: "internal:81"
+                    retries: { attempts: 2, retryOn: [ reset, timeout, 5xx, gateway-error ], backoff: 10ms }
+                    timeouts: { request: 9s, perTry: 3s, idle: 4s }
+            requestId: { trustIncoming: false }
             """;
 
     static Stream<String> configs() {
@@ -314,7 +327,11 @@ class ConfigWriterTest {
                 new String[] {"cache: { enabled: true }", "cache: { enabled: false }"},
                 new String[] {"request: 15s", "request: 16s"},
                 new String[] {"attempts: 2", "attempts: 3"},
-                new String[] {"refused-stream, \"503\"", "\"503\", refused-stream"});
+                new String[] {"refused-stream, \"503\"", "\"503\", refused-stream"},
+                new String[] {"timeouts: { request: 15s }", "timeouts: { request: 15s, idle: 3s }"},
+                new String[] {"cache: { enabled: true }", "cache: { enabled: true }\n        hostRewrite: x"},
+                new String[] {"loadBalancer: round-robin", "loadBalancer: round-robin\n    panicThreshold: 0"},
+                new String[] {"\"127.0.0.1:3000\"", "{ address: \"127.0.0.1:3000\", weight: 2 }"});
     }
 
     @ParameterizedTest

@@ -1,5 +1,6 @@
 package dev.strait.proxy.config;
 
+import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.atomic.AtomicLong;
 import java.util.function.Consumer;
 
@@ -11,7 +12,7 @@ public final class Serving {
     private volatile Snapshot snapshot;
     private volatile boolean draining;
     private final AtomicLong swaps = new AtomicLong();
-    private volatile Consumer<Snapshot> onSwap = s -> {};
+    private final CopyOnWriteArrayList<Consumer<Snapshot>> onSwap = new CopyOnWriteArrayList<>();
 
     public Serving(Snapshot initial) {
         this.snapshot = initial;
@@ -24,15 +25,18 @@ public final class Serving {
     public void swap(Snapshot next) {
         snapshot = next;
         swaps.incrementAndGet();
-        onSwap.accept(next);
+        for (Consumer<Snapshot> l : onSwap) {
+            l.accept(next);
+        }
     }
 
     public long swaps() {
         return swaps.get();
     }
 
+    /** Adds a listener told of every swap, on the thread that swapped (after the swap). */
     public void onSwap(Consumer<Snapshot> listener) {
-        this.onSwap = listener;
+        onSwap.add(listener);
     }
 
     public boolean draining() {

@@ -3,12 +3,20 @@ package dev.strait.proxy.config;
 import dev.strait.model.Config;
 import dev.strait.model.Limits;
 import dev.strait.proxy.route.RouteTable;
+import dev.strait.proxy.upstream.UpstreamSpec;
+import java.util.Map;
 
 /**
  * What a request is served with: the compiled table and the settings that may change on reload,
  * swapped as one reference. A request reads it once and keeps it until it is answered.
  */
-public record Snapshot(Config config, RouteTable table, Limits limits, boolean accessLog) {
+public record Snapshot(Config config, RouteTable table, Limits limits, boolean accessLog,
+                       Map<String, UpstreamSpec> upstreams) {
+
+    public Snapshot(Config config, RouteTable table, Limits limits, boolean accessLog) {
+        this(config, table, limits, accessLog, Map.of());
+    }
+
     public String version() {
         return table.version();
     }

@@ -8,8 +8,10 @@ import dev.strait.proxy.handler.Handlers;
 import dev.strait.proxy.route.Handler;
 import dev.strait.proxy.route.RouteTable;
 import dev.strait.proxy.route.RouteTableBuilder;
+import dev.strait.proxy.upstream.UpstreamSpec;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.Map;
 
 /**
  * Turns a parsed config into a servable {@link Snapshot}, checking what only the proxy can check (a
@@ -20,11 +22,18 @@ public final class SnapshotBuilder {
 
     public static Snapshot build(Config config, String source) throws InvalidConfigException {
         List<ConfigError> errors = new ArrayList<>();
+        // Upstreams compile to plain values (no sockets): pools and health live in the server's UpstreamContext.
+        Map<String, UpstreamSpec> upstreams = UpstreamSpec.compile(config);
         RouteTable table = RouteTableBuilder.build(config, new RouteTableBuilder.HandlerFactory() {
             @Override
-            public Handler create(Route route, Route.Rule rule, String path) {
+            public Handler create(Route.Action action, String path) {
+                throw new UnsupportedOperationException("the table is built with whole rules");
+            }
+
+            @Override
+            public Handler create(Route route, int index, Route.Rule rule, String path) {
                 try {
-                    return Handlers.create(config, route, rule, path);
+                    return Handlers.create(config, route, index, rule, path, upstreams);
                 } catch (IllegalArgumentException e) {
                     String msg = e.getMessage();
                     int colon = msg.indexOf(": ");
@@ -33,11 +42,6 @@ public final class SnapshotBuilder {
                             : new ConfigError(path, msg));
                     return ex -> { };
                 }
-            }
-
-            @Override
-            public Handler create(Route.Action action, String path) {
-                throw new UnsupportedOperationException("the table is built with whole rules");
             }
         });
         for (int i = 0; i < config.listeners().size(); i++) {
@@ -48,6 +52,6 @@ public final class SnapshotBuilder {
         if (!errors.isEmpty()) {
             throw new InvalidConfigException(source, errors);
         }
-        return new Snapshot(config, table, config.limits(), config.accessLog().enabled());
+        return new Snapshot(config, table, config.limits(), config.accessLog().enabled(), upstreams);
     }
 }

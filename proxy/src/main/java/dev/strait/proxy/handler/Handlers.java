@@ -1,43 +1,63 @@
 package dev.strait.proxy.handler;
 
 import dev.strait.model.Config;
+import dev.strait.model.ConfigParser;
 import dev.strait.model.Route;
 import dev.strait.model.Upstream;
 import dev.strait.proxy.fastcgi.FastCgiHandler;
 import dev.strait.proxy.handler.files.FileHandler;
 import dev.strait.proxy.handler.fixed.FixedResponseHandler;
+import dev.strait.proxy.handler.proxy.ProxyHandler;
 import dev.strait.proxy.route.Handler;
+import dev.strait.proxy.upstream.UpstreamSpec;
+import java.util.Map;
 
 /** Makes the handler for each kind of rule action. */
 public final class Handlers {
     private Handlers() {}
 
     /**
-     * The handler for a rule: a rule whose backends name fastcgi upstreams is served over FastCGI, with
-     * the rule's {@code fastcgi} settings; other rules by their action alone.
+     * The handler of a rule. {@code backends} are served by their upstreams' protocol: fastcgi over
+     * FastCGI with the rule's {@code fastcgi} settings, http1 by the reverse proxy; h2c and h2 are
+     * refused with their field path until HTTP/2 upstreams land.
      *
-     * @param config the whole config, where the upstreams the rule names are
+     * @param config    the whole config (the upstreams a rule names, request id settings)
+     * @param upstreams the config's upstreams, compiled
      * @throws IllegalArgumentException naming what cannot be served (the config is then refused)
      */
-    public static Handler create(Config config, Route route, Route.Rule rule, String path) {
-        if (rule.action() instanceof Route.Backends b && (rule.fastcgi() != null || namesFastCgi(config, b))) {
-            return FastCgiHandler.create(config, route, rule, path);
+    public static Handler create(Config config, Route route, int index, Route.Rule rule, String path,
+                                 Map<String, UpstreamSpec> upstreams) {
+        if (rule.action() instanceof Route.Backends b) {
+            if (rule.fastcgi() != null || namesProtocol(upstreams, b, Upstream.Protocol.FASTCGI)) {
+                return FastCgiHandler.create(config, route, rule, path);
+            }
+            for (int k = 0; k < b.backends().size(); k++) {
+                UpstreamSpec spec = upstreams.get(b.backends().get(k).upstream());
+                if (spec != null && spec.config().protocol() != Upstream.Protocol.HTTP1) {
+                    throw new IllegalArgumentException(path + ".backends[" + k + "].upstream: upstream \""
+                            + spec.name() + "\" uses protocol " + ConfigParser.configName(spec.config().protocol())
+                            + ", which this version cannot proxy to yet (http1 and fastcgi only; HTTP/2 upstreams"
+                            + " come later)");
+                }
+            }
+            return ProxyHandler.create(route.name(), index, rule, b, upstreams, config.requestId(), path);
         }
         return create(rule.action(), path);
     }
 
-    private static boolean namesFastCgi(Config config, Route.Backends b) {
+    private static boolean namesProtocol(Map<String, UpstreamSpec> upstreams, Route.Backends b, Upstream.Protocol p) {
         for (Route.Backend be : b.backends()) {
-            for (Upstream u : config.upstreams()) {
-                if (u.name().equals(be.upstream()) && u.protocol() == Upstream.Protocol.FASTCGI) {
-                    return true;
-                }
+            UpstreamSpec spec = upstreams.get(be.upstream());
+            if (spec != null && spec.config().protocol() == p) {
+                return true;
             }
         }
         return false;
     }
 
     /**
+     * The handler of an action that needs nothing but itself ({@code respond}, {@code files}).
+     *
      * @throws IllegalArgumentException naming what cannot be served (the config is then refused)
      */
     public static Handler create(Route.Action action, String path) {
@@ -48,8 +68,8 @@ public final class Handlers {
             return FileHandler.create(f, path + ".files");
         }
         if (action instanceof Route.Backends) {
-            throw new IllegalArgumentException(path + ".backends: proxying to upstreams is not available in this"
-                    + " version yet (see docs/config.md)");
+            throw new IllegalArgumentException(path + ".backends: proxying needs the rule and the config's upstreams"
+                    + " (Handlers.create with a rule)");
         }
         throw new IllegalArgumentException(path + ": unknown action");
     }

@@ -108,4 +108,21 @@ public interface Exchange {
 
     /** Gives up on a started response: the client connection is closed (it cannot be framed any more). */
     void abort();
+
+    /**
+     * Holds back flushing what the streaming calls write until {@link #flush()}, so that a batch of writes
+     * (say, all that one upstream read brought) leaves in one system call.
+     */
+    void holdFlush();
+
+    /** Ends {@link #holdFlush()}: flushes what was written meanwhile. */
+    void flush();
+
+    /**
+     * Switches the client connection to another protocol once an upstream answered 101 (RFC 9110 7.8):
+     * writes {@code 101 Switching Protocols} with {@code headers} (the server adds {@code Connection: Upgrade}),
+     * then steps HTTP aside: from now on the connection's bytes go, as they are, to {@code tunnel}, which is
+     * added at the end of the connection's pipeline. The exchange is answered by this call.
+     */
+    void switchProtocols(HttpHeaders headers, io.netty.channel.ChannelHandler tunnel);
 }

@@ -223,6 +223,21 @@ final class Http1Exchange implements Exchange {
         connection.abort(this);
     }
 
+    @Override
+    public void switchProtocols(HttpHeaders headers, io.netty.channel.ChannelHandler tunnel) {
+        connection.switchProtocols(this, headers, tunnel);
+    }
+
+    @Override
+    public void holdFlush() {
+        connection.holdFlush(true);
+    }
+
+    @Override
+    public void flush() {
+        connection.holdFlush(false);
+    }
+
     private ByteBuf startHead(byte[] headBytes, int extra) {
         // Status code from the pre-encoded line: "HTTP/1.1 200 ..."
         status = (headBytes[9] - '0') * 100 + (headBytes[10] - '0') * 10 + (headBytes[11] - '0');

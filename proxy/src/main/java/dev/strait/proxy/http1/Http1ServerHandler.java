@@ -60,6 +60,7 @@ public final class Http1ServerHandler extends ChannelInboundHandlerAdapter {
     private static final byte[] CONNECTION_CLOSE = "Connection: close\r\n".getBytes(StandardCharsets.ISO_8859_1);
     private static final byte[] CONNECTION_KEEP_ALIVE = "Connection: keep-alive\r\n".getBytes(StandardCharsets.ISO_8859_1);
     private static final byte[] CRLF = {'\r', '\n'};
+    private static final byte[] CONTENT_LENGTH = "Content-Length: ".getBytes(StandardCharsets.ISO_8859_1);
     private static final byte[] CONTINUE = "HTTP/1.1 100 Continue\r\n\r\n".getBytes(StandardCharsets.ISO_8859_1);
     private static final byte[][] STATUS_LINES = new byte[600][];
 
@@ -86,6 +87,8 @@ public final class Http1ServerHandler extends ChannelInboundHandlerAdapter {
     /** Pipelined messages that arrived while {@link #current} was not yet answered. */
     private ArrayDeque<Object> backlog;
     private boolean inRead;
+    /** A handler asked to batch its writes (Exchange.holdFlush): flush when it says so. */
+    private boolean flushHeld;
     private boolean flushPending;
     private boolean closing;
     private boolean drainRequested;
@@ -95,6 +98,8 @@ public final class Http1ServerHandler extends ChannelInboundHandlerAdapter {
     private boolean pausedByHandler;
     private CompiledRule meteredRule;
     private ProxyMetrics.RouteMeters meters;
+    /** The connection was handed over to a tunnel (WebSocket): bytes pass through untouched. */
+    private boolean tunnel;
     private boolean inBacklog;
     private Runnable writableTask;
     private long timerDeadline;
@@ -155,6 +160,10 @@ public final class Http1ServerHandler extends ChannelInboundHandlerAdapter {
 
     @Override
     public void channelRead(ChannelHandlerContext ctx, Object msg) {
+        if (tunnel) {
+            ctx.fireChannelRead(msg);
+            return;
+        }
         inRead = true;
         if (closing) {
             ReferenceCountUtil.release(msg);
@@ -183,6 +192,10 @@ public final class Http1ServerHandler extends ChannelInboundHandlerAdapter {
 
     @Override
     public void channelReadComplete(ChannelHandlerContext ctx) {
+        if (tunnel) {
+            ctx.fireChannelReadComplete();
+            return;
+        }
         inRead = false;
         if (flushPending) {
             flushPending = false;
@@ -373,6 +386,51 @@ public final class Http1ServerHandler extends ChannelInboundHandlerAdapter {
         ctx.fireChannelWritabilityChanged();
     }
 
+    /** See {@link dev.strait.proxy.http.Exchange#switchProtocols}. */
+    void switchProtocols(Http1Exchange ex, HttpHeaders headers, io.netty.channel.ChannelHandler tunnelHandler) {
+        if (ex.responded || ex.streaming || ex != current) {
+            throw new IllegalStateException("response already started for " + ex.request.uri());
+        }
+        ByteBuf buf = ctx.alloc().ioBuffer(256);
+        buf.writeBytes(statusLine(HttpResponseStatus.SWITCHING_PROTOCOLS));
+        for (Iterator<Map.Entry<CharSequence, CharSequence>> it = headers.iteratorCharSequence(); it.hasNext(); ) {
+            Map.Entry<CharSequence, CharSequence> h = it.next();
+            CharSequence name = h.getKey();
+            if (HttpHeaderNames.CONTENT_LENGTH.contentEqualsIgnoreCase(name)
+                    || HttpHeaderNames.TRANSFER_ENCODING.contentEqualsIgnoreCase(name)
+                    || HttpHeaderNames.CONNECTION.contentEqualsIgnoreCase(name)
+                    || HttpHeaderNames.KEEP_ALIVE.contentEqualsIgnoreCase(name)) {
+                continue;
+            }
+            ByteBufUtil.writeAscii(buf, name);
+            buf.writeByte(':').writeByte(' ');
+            ByteBufUtil.writeAscii(buf, h.getValue());
+            buf.writeByte('\r').writeByte('\n');
+        }
+        buf.writeCharSequence("Connection: Upgrade\r\n\r\n", StandardCharsets.ISO_8859_1);
+        ex.status = 101;
+        ex.bytes = buf.readableBytes();
+        ex.responded = true;
+        ex.receiver = null;
+        record(ex);
+        ctx.writeAndFlush(buf, ctx.voidPromise());
+        // From here the connection is a byte stream: no timer, no HTTP framing, no pipelining.
+        tunnel = true;
+        current = null;
+        if (timer != null) {
+            timer.cancel(false);
+        }
+        ctx.pipeline().addLast("tunnel", tunnelHandler);
+        pausedByHandler = false;
+        if (backlog != null) {
+            backlog.forEach(ReferenceCountUtil::release);
+            backlog.clear();
+        }
+        // Bytes the decoder still holds (sent right after the request) go on to the tunnel.
+        ctx.pipeline().remove(decoder);
+        ctx.channel().config().setAutoRead(true);
+    }
+
     void pauseReading(boolean pause) {
         pausedByHandler = pause;
         updateAutoRead();
@@ -414,7 +472,9 @@ public final class Http1ServerHandler extends ChannelInboundHandlerAdapter {
         }
         if (contentLength >= 0) {
             if (code != 204 && code / 100 != 1) {
-                buf.writeCharSequence("Content-Length: " + contentLength + "\r\n", StandardCharsets.ISO_8859_1);
+                buf.writeBytes(CONTENT_LENGTH);
+                writeDecimal(buf, contentLength);
+                buf.writeByte('\r').writeByte('\n');
             }
         } else if (!ex.bodyless) {
             if (ex.request.protocolVersion().minorVersion() == 1) {
@@ -428,6 +488,25 @@ public final class Http1ServerHandler extends ChannelInboundHandlerAdapter {
         ex.bytes = buf.readableBytes();
         ctx.write(buf, ctx.voidPromise());
         flushSoon();
+    }
+
+    /** Writes a non-negative number in decimal without making a String (once per streamed response). */
+    private static void writeDecimal(ByteBuf buf, long v) {
+        if (v < 10) {
+            buf.writeByte('0' + (int) v);
+            return;
+        }
+        int digits = 1;
+        for (long t = v / 10; t > 0; t /= 10) {
+            digits++;
+        }
+        int end = buf.writerIndex() + digits;
+        buf.ensureWritable(digits);
+        for (int i = end - 1; i >= buf.writerIndex(); i--) {
+            buf.setByte(i, '0' + (int) (v % 10));
+            v /= 10;
+        }
+        buf.writerIndex(end);
     }
 
     void sendBodyPart(Http1Exchange ex, ByteBuf data) {
@@ -498,9 +577,17 @@ public final class Http1ServerHandler extends ChannelInboundHandlerAdapter {
     }
 
     private void flushSoon() {
-        if (inRead) {
+        if (inRead || flushHeld) {
             flushPending = true;
         } else {
+            ctx.flush();
+        }
+    }
+
+    void holdFlush(boolean hold) {
+        flushHeld = hold;
+        if (!hold && flushPending && !inRead) {
+            flushPending = false;
             ctx.flush();
         }
     }
@@ -574,6 +661,9 @@ public final class Http1ServerHandler extends ChannelInboundHandlerAdapter {
 
     /** The current request is read and answered: get ready for the next, releasing held-back ones. */
     private void requestDone() {
+        if (flushHeld) {
+            holdFlush(false); // a hold never outlives its exchange
+        }
         current = null;
         currentBodyDone = false;
         idleSince = System.nanoTime();
@@ -641,6 +731,9 @@ public final class Http1ServerHandler extends ChannelInboundHandlerAdapter {
 
     @Override
     public void userEventTriggered(ChannelHandlerContext ctx, Object evt) {
+        if (evt == DrainEvent.INSTANCE && tunnel) {
+            return; // a tunnel ends when either side closes it, or at the drain timeout
+        }
         if (evt == DrainEvent.INSTANCE) {
             // SIGTERM: an idle connection closes now; a busy one, or one whose next request head is
             // arriving, after that answer (with Connection: close).
@@ -664,7 +757,7 @@ public final class Http1ServerHandler extends ChannelInboundHandlerAdapter {
      * for a request head, and either acts or sleeps for the time left. No per-request scheduling.
      */
     private void onTimer() {
-        if (closing || !ctx.channel().isActive()) {
+        if (closing || tunnel || !ctx.channel().isActive()) {
             return;
         }
         var limits = serving.snapshot().limits();

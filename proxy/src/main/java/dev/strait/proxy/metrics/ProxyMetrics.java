@@ -41,7 +41,8 @@ public final class ProxyMetrics {
 
     /** Meters for one route; resolve once (at table build) and keep. */
     public RouteMeters route(String name) {
-        return routes.computeIfAbsent(name, RouteMeters::new);
+        RouteMeters m = routes.get(name); // get first: computeIfAbsent with a method reference allocates per call
+        return m != null ? m : routes.computeIfAbsent(name, RouteMeters::new);
     }
 
     public void connectionOpened() {

@@ -30,10 +30,12 @@ public final class RouteTableBuilder {
         Handler create(Route.Action action, String path);
 
         /**
-         * Same, for factories that need the whole rule (its settings beside the action) or its route.
-         * By default only the action is used.
+         * The rule's handler when it needs more than its action (proxying reads the rule's timeouts,
+         * retries and host rewrite); by default the action's.
+         *
+         * @param index the rule's position in its route
          */
-        default Handler create(Route route, Route.Rule rule, String path) {
+        default Handler create(Route route, int index, Route.Rule rule, String path) {
             return create(rule.action(), path);
         }
     }
@@ -47,7 +49,7 @@ public final class RouteTableBuilder {
             for (int i = 0; i < route.rules().size(); i++) {
                 Route.Rule rule = route.rules().get(i);
                 String path = "routes[" + ri + "].rules[" + i + "]";
-                CompiledRule compiled = new CompiledRule(route.name(), i, handlers.create(route, rule, path));
+                CompiledRule compiled = new CompiledRule(route.name(), i, handlers.create(route, i, rule, path));
                 for (Route.Match m : rule.matches()) {
                     candidates.add(candidate(m, compiled, order++));
                 }

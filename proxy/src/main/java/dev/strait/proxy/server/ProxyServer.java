@@ -6,6 +6,7 @@ import dev.strait.proxy.config.Serving;
 import dev.strait.proxy.http1.Http1RequestDecoder;
 import dev.strait.proxy.http1.Http1ServerHandler;
 import dev.strait.proxy.metrics.ProxyMetrics;
+import dev.strait.proxy.upstream.UpstreamContext;
 import io.netty.bootstrap.ServerBootstrap;
 import io.netty.channel.Channel;
 import io.netty.channel.ChannelInitializer;
@@ -35,7 +36,7 @@ import org.slf4j.LoggerFactory;
  *   accept (one listening socket per loop with SO_REUSEPORT)
  *     -> Http1RequestDecoder   bytes to request heads and body parts, with our limits
  *     -> Http1ServerHandler    checks, route lookup, framing, ordering, keep-alive
- *     -> the rule's Handler    respond / files
+ *     -> the rule's Handler    respond / files / backends (proxy: upstream connections on the same loop)
  * </pre>
  */
 public final class ProxyServer implements AutoCloseable {
@@ -47,6 +48,7 @@ public final class ProxyServer implements AutoCloseable {
     private final AccessLog accessLog;
     private final Transport transport;
     private final EventLoopGroup loops;
+    private final UpstreamContext upstreams;
     private final ChannelGroup listeners = new DefaultChannelGroup("listeners", GlobalEventExecutor.INSTANCE);
     private final ChannelGroup connections = new DefaultChannelGroup("connections", GlobalEventExecutor.INSTANCE);
     private final Map<String, InetSocketAddress> bound = new LinkedHashMap<>();
@@ -61,6 +63,7 @@ public final class ProxyServer implements AutoCloseable {
         int workers = config.workers() > 0 ? config.workers() : Runtime.getRuntime().availableProcessors();
         this.loops = new MultiThreadIoEventLoopGroup(workers, new DefaultThreadFactory("strait-loop", true),
                 transport.ioHandlerFactory());
+        this.upstreams = new UpstreamContext(loops, transport.socketChannel(), metrics);
     }
 
     public Transport transport() {
@@ -73,6 +76,10 @@ public final class ProxyServer implements AutoCloseable {
 
     /** Binds every listener; throws when an address cannot be bound. */
     public ProxyServer start() throws InterruptedException {
+        // Upstream pools live on the loops: set them up before the first connection can arrive.
+        upstreams.install();
+        upstreams.activate(serving.snapshot().upstreams());
+        serving.onSwap(s -> upstreams.activate(s.upstreams()));
         for (Config.Listener l : config.listeners()) {
             if (l.tls() != null) {
                 throw new IllegalStateException("listeners." + l.name() + ".tls: TLS listeners are not available in"
@@ -189,6 +196,7 @@ public final class ProxyServer implements AutoCloseable {
     public void close() {
         listeners.close().awaitUninterruptibly(2, TimeUnit.SECONDS);
         connections.close().awaitUninterruptibly(2, TimeUnit.SECONDS);
+        upstreams.close();
         loops.shutdownGracefully(0, 2, TimeUnit.SECONDS).awaitUninterruptibly(5, TimeUnit.SECONDS);
     }
 }

@@ -7,6 +7,10 @@ import io.netty.channel.epoll.Epoll;
 import io.netty.channel.epoll.EpollChannelOption;
 import io.netty.channel.epoll.EpollIoHandler;
 import io.netty.channel.epoll.EpollServerSocketChannel;
+import io.netty.channel.epoll.EpollSocketChannel;
+import io.netty.channel.socket.SocketChannel;
+import io.netty.channel.socket.nio.NioSocketChannel;
+import io.netty.channel.uring.IoUringSocketChannel;
 import io.netty.channel.nio.NioIoHandler;
 import io.netty.channel.socket.nio.NioServerSocketChannel;
 import io.netty.channel.uring.IoUring;
@@ -53,6 +57,15 @@ public enum Transport {
             case IO_URING -> IoUringServerSocketChannel.class;
             case EPOLL -> EpollServerSocketChannel.class;
             case NIO -> NioServerSocketChannel.class;
+        };
+    }
+
+    /** The client socket class, for connections to upstreams. */
+    public Class<? extends SocketChannel> socketChannel() {
+        return switch (this) {
+            case IO_URING -> IoUringSocketChannel.class;
+            case EPOLL -> EpollSocketChannel.class;
+            case NIO -> NioSocketChannel.class;
         };
     }
 

@@ -49,6 +49,11 @@ class CgiParamsTest {
         public void onWritable(Runnable task) { task.run(); }
         public void onCancel(Runnable task) { }
         public void abort() { }
+        public void holdFlush() { }
+        public void flush() { }
+        public void switchProtocols(HttpHeaders headers, io.netty.channel.ChannelHandler tunnel) {
+            throw new UnsupportedOperationException();
+        }
     }
 
     private static HttpRequest request(HttpMethod method, String uri, String... headers) {

@@ -51,13 +51,14 @@ class FastCgiHandlerTest {
     }
 
     @Test
-    void http1BackendsAreStillRefusedByThisVersion() {
+    void http1BackendsGoToTheReverseProxy() {
         String yaml = CONFIG.replace("- backends: [ { upstream: php } ]\n        fastcgi: { root: /srv }",
                 "- backends: [ { upstream: web } ]");
         assertThat(yaml).isNotEqualTo(CONFIG);
-        assertThatThrownBy(() -> SnapshotBuilder.build(ConfigParser.parse(yaml, "t"), "t"))
-                .isInstanceOf(InvalidConfigException.class)
-                .hasMessageContaining("routes[0].rules[1].backends: proxying to upstreams is not available");
+        Serving serving = TestServing.serving(yaml);
+        var rule = serving.snapshot().table().find("a", "/index.php", io.netty.handler.codec.http.HttpMethod.GET,
+                new io.netty.handler.codec.http.DefaultHttpHeaders());
+        assertThat(rule.handler()).isInstanceOf(dev.strait.proxy.handler.proxy.ProxyHandler.class);
     }
 
     @Test

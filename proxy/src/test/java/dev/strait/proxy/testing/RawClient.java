@@ -13,9 +13,9 @@ import java.util.Locale;
 import java.util.Map;
 
 /**
- * A plain socket that writes raw bytes and reads HTTP/1.1 responses framed by Content-Length, for
- * protocol edge cases a well-behaved client library would refuse to send. Reads time out, so a hang
- * fails the test instead of stalling it.
+ * A plain socket that writes raw bytes and reads HTTP/1.1 responses (framed by Content-Length, chunked,
+ * or ended by the close), for protocol edge cases a well-behaved client library would refuse to send.
+ * Reads time out, so a hang fails the test instead of stalling it.
  */
 public final class RawClient implements AutoCloseable {
     private final Socket socket;
@@ -23,7 +23,15 @@ public final class RawClient implements AutoCloseable {
     private final OutputStream out;
 
     public RawClient(InetSocketAddress address) throws IOException {
+        this(address, 0);
+    }
+
+    /** With {@code receiveBuffer} over 0, a small socket receive buffer (to test backpressure). */
+    public RawClient(InetSocketAddress address, int receiveBuffer) throws IOException {
         socket = new Socket();
+        if (receiveBuffer > 0) {
+            socket.setReceiveBufferSize(receiveBuffer);
+        }
         socket.connect(address, 2000);
         socket.setSoTimeout(5000);
         in = socket.getInputStream();
@@ -62,10 +70,45 @@ public final class RawClient implements AutoCloseable {
         int status = Integer.parseInt(statusLine.substring(9, 12));
         byte[] body = new byte[0];
         String cl = headers.get("content-length");
-        if (!head && cl != null && status != 304 && status / 100 != 1) {
+        boolean bodyless = head || status == 304 || status == 204 || status / 100 == 1;
+        Map<String, String> trailers = Map.of();
+        if (!bodyless && "chunked".equalsIgnoreCase(headers.get("transfer-encoding"))) {
+            ByteArrayOutputStream b = new ByteArrayOutputStream();
+            while (true) {
+                String size = line();
+                if (size == null) {
+                    throw new IOException("connection closed inside a chunked body");
+                }
+                int semi = size.indexOf(';');
+                int n = Integer.parseInt((semi < 0 ? size : size.substring(0, semi)).trim(), 16);
+                if (n == 0) {
+                    break;
+                }
+                b.write(in.readNBytes(n));
+                line();
+            }
+            Map<String, String> t = new LinkedHashMap<>();
+            String tl;
+            while ((tl = line()) != null && !tl.isEmpty()) {
+                int colon = tl.indexOf(':');
+                t.put(tl.substring(0, colon).trim().toLowerCase(Locale.ROOT), tl.substring(colon + 1).trim());
+            }
+            trailers = t;
+            body = b.toByteArray();
+        } else if (!bodyless && cl != null) {
             body = in.readNBytes(Integer.parseInt(cl));
+        } else if (!bodyless && "close".equalsIgnoreCase(headers.get("connection"))) {
+            body = in.readAllBytes();
         }
-        return new Response(statusLine, status, headers, body);
+        return new Response(statusLine, status, headers, body, trailers);
+    }
+
+    public InputStream input() {
+        return in;
+    }
+
+    public OutputStream output() {
+        return out;
     }
 
     public Response read() throws IOException {
@@ -101,7 +144,12 @@ public final class RawClient implements AutoCloseable {
         socket.close();
     }
 
-    public record Response(String statusLine, int status, Map<String, String> headers, byte[] body) {
+    public record Response(String statusLine, int status, Map<String, String> headers, byte[] body,
+                           Map<String, String> trailers) {
+        public Response(String statusLine, int status, Map<String, String> headers, byte[] body) {
+            this(statusLine, status, headers, body, Map.of());
+        }
+
         public String text() {
             return new String(body, StandardCharsets.UTF_8);
         }

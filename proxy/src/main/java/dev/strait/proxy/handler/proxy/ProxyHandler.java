@@ -1,0 +1,150 @@
+package dev.strait.proxy.handler.proxy;
+
+import dev.strait.model.Config;
+import dev.strait.model.Route;
+import dev.strait.model.Upstream;
+import dev.strait.proxy.http.Exchange;
+import dev.strait.proxy.route.Handler;
+import dev.strait.proxy.upstream.LoopContext;
+import dev.strait.proxy.upstream.UpstreamSpec;
+import io.netty.handler.codec.http.HttpResponseStatus;
+import java.time.Duration;
+import java.util.Map;
+import java.util.concurrent.ThreadLocalRandom;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * The {@code backends} action: forwards a request to one of the rule's upstreams (chosen by weight)
+ * and streams the answer back. Everything is decided when the table is built (upstreams, timeouts in
+ * nanoseconds, retry conditions as bits and a status table), so a request only reads it. Each
+ * request gets a {@link ProxyCall}, which runs on the client connection's event loop and uses that
+ * loop's pools.
+ */
+public final class ProxyHandler implements Handler {
+    private static final Logger log = LoggerFactory.getLogger(ProxyHandler.class);
+
+    static final int CONNECT_FAILURE = 1;
+    static final int REFUSED_STREAM = 2;
+    static final int RESET = 4;
+    static final int TIMEOUT = 8;
+    /** nginx's proxy_read_timeout: an upstream silent this long while a request is in flight is given up on. */
+    static final Duration DEFAULT_IDLE = Duration.ofSeconds(60);
+    /** Envoy's default retry backoff base. */
+    static final Duration DEFAULT_BACKOFF = Duration.ofMillis(25);
+
+    final String route;
+    final int ruleIndex;
+    private final UpstreamSpec[] upstreams;
+    private final int[] cumulativeWeights;
+    private final int totalWeight;
+    final String hostRewrite;
+    final boolean trustRequestId;
+    final long requestTimeoutNanos;
+    final long perTryTimeoutNanos;
+    final long idleTimeoutNanos;
+    final int attempts;
+    final int retryOn;
+    private final boolean[] retryStatus = new boolean[600];
+    final long backoffNanos;
+
+    private ProxyHandler(String route, int ruleIndex, Route.Rule rule, UpstreamSpec[] upstreams, int[] weights,
+                         boolean trustRequestId) {
+        this.route = route;
+        this.ruleIndex = ruleIndex;
+        this.upstreams = upstreams;
+        this.cumulativeWeights = new int[weights.length];
+        int total = 0;
+        for (int i = 0; i < weights.length; i++) {
+            total += weights[i];
+            cumulativeWeights[i] = total;
+        }
+        this.totalWeight = total;
+        this.hostRewrite = rule.hostRewrite();
+        this.trustRequestId = trustRequestId;
+        Route.Timeouts t = rule.timeouts();
+        this.requestTimeoutNanos = t == null || t.request() == null ? 0 : t.request().toNanos();
+        this.perTryTimeoutNanos = t == null || t.perTry() == null ? 0 : t.perTry().toNanos();
+        this.idleTimeoutNanos = (t == null || t.idle() == null ? DEFAULT_IDLE : t.idle()).toNanos();
+        Route.Retries r = rule.retries();
+        this.attempts = r == null ? 1 : r.attempts();
+        this.backoffNanos = (r == null || r.backoff() == null ? DEFAULT_BACKOFF : r.backoff()).toNanos();
+        int on = 0;
+        if (r == null || r.retryOn().isEmpty()) {
+            on = CONNECT_FAILURE | REFUSED_STREAM;
+        } else {
+            for (String c : r.retryOn()) {
+                switch (c) {
+                    case "connect-failure" -> on |= CONNECT_FAILURE;
+                    case "refused-stream" -> on |= REFUSED_STREAM;
+                    case "reset" -> on |= RESET;
+                    case "timeout" -> on |= TIMEOUT;
+                    case "5xx" -> java.util.Arrays.fill(retryStatus, 500, 600, true);
+                    case "gateway-error" -> {
+                        retryStatus[502] = true;
+                        retryStatus[503] = true;
+                        retryStatus[504] = true;
+                    }
+                    default -> retryStatus[Integer.parseInt(c)] = true;
+                }
+            }
+        }
+        this.retryOn = on;
+    }
+
+    /**
+     * @param path the rule's field path, for errors
+     * @throws IllegalArgumentException naming the field when a backend cannot be served
+     */
+    public static ProxyHandler create(String route, int ruleIndex, Route.Rule rule, Route.Backends backends,
+                                      Map<String, UpstreamSpec> specs, Config.RequestId requestId, String path) {
+        UpstreamSpec[] ups = new UpstreamSpec[backends.backends().size()];
+        int[] weights = new int[ups.length];
+        for (int i = 0; i < ups.length; i++) {
+            Route.Backend b = backends.backends().get(i);
+            UpstreamSpec s = specs.get(b.upstream());
+            String field = path + ".backends[" + i + "].upstream";
+            if (s == null) {
+                throw new IllegalArgumentException(field + ": upstream \"" + b.upstream() + "\" is not defined");
+            }
+            if (s.config().protocol() != Upstream.Protocol.HTTP1) {
+                throw new IllegalArgumentException(field + ": upstream \"" + b.upstream() + "\" does not speak http1");
+            }
+            ups[i] = s;
+            weights[i] = b.weight();
+        }
+        return new ProxyHandler(route, ruleIndex, rule, ups, weights, requestId.trustIncoming());
+    }
+
+    @Override
+    public void handle(Exchange exchange) {
+        LoopContext lc = LoopContext.current();
+        if (lc == null) {
+            log.error("route {}: proxying is not set up on this thread; answering 503", route);
+            exchange.sendError(HttpResponseStatus.SERVICE_UNAVAILABLE);
+            return;
+        }
+        new ProxyCall(this, exchange, lc).start();
+    }
+
+    /** The upstream for one request: by weight among the rule's backends; {@code null} when all weigh 0. */
+    UpstreamSpec chooseUpstream() {
+        if (totalWeight == 0) {
+            return null;
+        }
+        if (upstreams.length == 1) {
+            return upstreams[0];
+        }
+        int r = ThreadLocalRandom.current().nextInt(totalWeight);
+        for (int i = 0; i < cumulativeWeights.length; i++) {
+            if (r < cumulativeWeights[i]) {
+                return upstreams[i];
+            }
+        }
+        return upstreams[upstreams.length - 1];
+    }
+
+    boolean retriesStatus(int status) {
+        return retryStatus[status];
+    }
+}

@@ -1,0 +1,114 @@
+package dev.strait.proxy.handler.proxy;
+
+import io.netty.buffer.Unpooled;
+import io.netty.channel.Channel;
+import io.netty.channel.ChannelFutureListener;
+import io.netty.channel.ChannelHandlerContext;
+import io.netty.channel.ChannelInboundHandlerAdapter;
+import io.netty.util.ReferenceCountUtil;
+import java.util.concurrent.ScheduledFuture;
+import java.util.concurrent.TimeUnit;
+
+/**
+ * One direction of a tunnel (WebSocket after 101): what this channel reads is written to the peer,
+ * flushed once per read batch. While the peer cannot take more, this side is not read; when this
+ * side can take more again, the peer is read again. Either side closing closes the other, after
+ * what was already written is flushed. Both channels are on one event loop.
+ *
+ * <p>An idle timeout (no bytes in either direction) closes both: a WebSocket app that wants long
+ * quiet connections sends pings, as it must through nginx too.
+ */
+final class TunnelRelay extends ChannelInboundHandlerAdapter {
+    /** Where this side's bytes go; the client's channel is learned when the client side's relay is added. */
+    private Channel peer;
+    private final long idleNanos;
+    private TunnelRelay other;
+    private ChannelHandlerContext ctx;
+    private long lastActivity = System.nanoTime();
+    private ScheduledFuture<?> timer;
+
+    private TunnelRelay(Channel peer, long idleNanos) {
+        this.peer = peer;
+        this.idleNanos = idleNanos;
+    }
+
+    /** A relay for each direction; add {@code [0]} to the client channel first, then {@code [1]} to the upstream's. */
+    static TunnelRelay[] pair(Channel upstream, long idleNanos) {
+        TunnelRelay toUpstream = new TunnelRelay(upstream, idleNanos);
+        TunnelRelay toClient = new TunnelRelay(null, idleNanos);
+        toUpstream.other = toClient;
+        toClient.other = toUpstream;
+        return new TunnelRelay[] {toUpstream, toClient};
+    }
+
+    @Override
+    public void handlerAdded(ChannelHandlerContext ctx) {
+        this.ctx = ctx;
+        if (other.peer == null) {
+            other.peer = ctx.channel();
+        }
+        if (other.ctx != null) {
+            arm(idleNanos);
+        }
+    }
+
+    private void arm(long delay) {
+        timer = ctx.executor().schedule(this::checkIdle, delay, TimeUnit.NANOSECONDS);
+    }
+
+    private void checkIdle() {
+        long last = Math.max(lastActivity, other.lastActivity);
+        long left = last + idleNanos - System.nanoTime();
+        if (left > 0) {
+            arm(left);
+        } else {
+            ctx.close();
+            peer.close();
+        }
+    }
+
+    @Override
+    public void channelRead(ChannelHandlerContext ctx, Object msg) {
+        if (!peer.isActive()) {
+            ReferenceCountUtil.release(msg);
+            return;
+        }
+        lastActivity = System.nanoTime();
+        peer.write(msg, peer.voidPromise());
+    }
+
+    @Override
+    public void channelReadComplete(ChannelHandlerContext ctx) {
+        peer.flush();
+        if (!peer.isWritable()) {
+            ctx.channel().config().setAutoRead(false);
+        }
+    }
+
+    @Override
+    public void channelWritabilityChanged(ChannelHandlerContext ctx) {
+        if (ctx.channel().isWritable()) {
+            peer.config().setAutoRead(true);
+        }
+        ctx.fireChannelWritabilityChanged();
+    }
+
+    @Override
+    public void channelInactive(ChannelHandlerContext ctx) {
+        if (timer != null) {
+            timer.cancel(false);
+        }
+        if (other.timer != null) {
+            other.timer.cancel(false);
+        }
+        if (peer.isActive()) {
+            peer.writeAndFlush(Unpooled.EMPTY_BUFFER).addListener(ChannelFutureListener.CLOSE);
+        }
+        ctx.fireChannelInactive();
+    }
+
+    @Override
+    public void exceptionCaught(ChannelHandlerContext ctx, Throwable cause) {
+        ctx.close();
+    }
+}

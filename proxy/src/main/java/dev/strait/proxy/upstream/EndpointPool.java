@@ -1,0 +1,170 @@
+package dev.strait.proxy.upstream;
+
+import dev.strait.model.HostPort;
+import io.netty.channel.Channel;
+import io.netty.channel.ChannelFuture;
+import io.netty.channel.ChannelOption;
+import java.util.ArrayDeque;
+
+/**
+ * One endpoint as one event loop sees it: its idle keep-alive connections (most recently used first,
+ * so the rest age out), how many requests it has in flight here (least-request reads it), and the
+ * endpoint's shared health. Only its loop touches it: no locks. It outlives reloads as long as the
+ * endpoint stays in its upstream; a removed endpoint's pool is retired (idle connections closed, busy
+ * ones closed when their request ends).
+ */
+public final class EndpointPool {
+    final LoopContext loop;
+    final UpstreamShared upstream;
+    final HostPort address;
+    final EndpointHealth health;
+    private final ArrayDeque<UpstreamConnection> idle = new ArrayDeque<>();
+    /** Read (racily) by the metrics gauges; written only by the loop. */
+    int open;
+    int idleCount;
+    /** Requests in flight through this loop. */
+    int inflight;
+    int weight = 1;
+    /** Smooth weighted round-robin's running weight. */
+    int currentWeight;
+    /** Usable in the loop's current view (healthy, or the upstream is in panic). */
+    boolean usable = true;
+    private UpstreamSpec spec;
+    private int index;
+    int maxIdle;
+    int maxRequests;
+    long idleTimeoutNanos;
+    private boolean retired;
+
+    EndpointPool(LoopContext loop, UpstreamShared upstream, HostPort address) {
+        this.loop = loop;
+        this.upstream = upstream;
+        this.address = address;
+        this.health = upstream.health(address);
+    }
+
+    void configure(UpstreamSpec spec, int index) {
+        this.spec = spec;
+        this.index = index;
+        this.weight = spec.weights[index];
+        this.maxIdle = spec.config.pool().maxIdlePerLoop();
+        this.maxRequests = spec.config.pool().maxRequestsPerConnection();
+        this.idleTimeoutNanos = spec.poolIdleTimeoutNanos;
+        UpstreamConnection c;
+        while (idle.size() > maxIdle && (c = idle.pollFirst()) != null) {
+            idleCount--;
+            c.idle = false;
+            c.channel.close();
+        }
+    }
+
+    public HostPort address() {
+        return address;
+    }
+
+    public String upstreamName() {
+        return upstream.name;
+    }
+
+    public EndpointHealth health() {
+        return health;
+    }
+
+    /**
+     * Gets a connection for {@code listener}: an idle pooled one at once (unless {@code fresh}), else a
+     * new one when it has connected. Exactly one of {@code onConnected} and {@code onConnectFailed}
+     * follows, possibly before this returns. A new connection gets the pool's connect timeout, or less
+     * when {@code deadline} ({@code System.nanoTime()} based, 0 for none) comes sooner.
+     */
+    public void acquire(UpstreamListener listener, boolean fresh, long deadline) {
+        inflight++;
+        if (!fresh) {
+            UpstreamConnection c;
+            while ((c = idle.pollLast()) != null) {
+                idleCount--;
+                if (c.channel.isActive()) {
+                    c.attach(listener);
+                    listener.onConnected(c, true);
+                    return;
+                }
+            }
+        }
+        connect(listener, deadline);
+    }
+
+    private void connect(UpstreamListener listener, long deadline) {
+        ChannelFuture reg = loop.bootstrap.register();
+        Channel ch = reg.channel();
+        if (reg.isDone() && !reg.isSuccess()) {
+            listener.onConnectFailed(reg.cause());
+            return;
+        }
+        UpstreamConnection c = new UpstreamConnection(this, ch);
+        ch.pipeline().addLast("http1-decoder", c.decoder).addLast("upstream", c);
+        long timeout = spec.connectTimeoutMillis;
+        if (deadline != 0) {
+            timeout = Math.max(1, Math.min(timeout, (deadline - System.nanoTime()) / 1_000_000));
+        }
+        ch.config().setOption(ChannelOption.CONNECT_TIMEOUT_MILLIS, (int) Math.min(Integer.MAX_VALUE, timeout));
+        c.attach(listener);
+        ch.connect(spec.address(index)).addListener(f -> {
+            if (f.isSuccess()) {
+                if (c.listenerIs(listener)) {
+                    listener.onConnected(c, false);
+                }
+            } else {
+                ch.close();
+                if (c.listenerIs(listener)) {
+                    c.close();
+                    listener.onConnectFailed(f.cause());
+                }
+            }
+        });
+    }
+
+    /** The request no longer counts as in flight here (called once per acquire). */
+    public void done() {
+        inflight--;
+    }
+
+    void release(UpstreamConnection c, boolean reusable) {
+        if (reusable && !retired && idle.size() < maxIdle && (maxRequests == 0 || c.requests < maxRequests)) {
+            c.idle = true;
+            c.idleSince = System.nanoTime();
+            idle.addLast(c);
+            idleCount++;
+            c.armTimer(c.idleSince + idleTimeoutNanos);
+        } else {
+            c.channel.close();
+        }
+    }
+
+    void opened() {
+        open++;
+    }
+
+    void closed(UpstreamConnection c) {
+        open--;
+        if (c.idle && idle.remove(c)) {
+            idleCount--;
+        }
+        c.idle = false;
+    }
+
+    /** The endpoint left the config: close what is idle; busy connections close when their request ends. */
+    void retire() {
+        retired = true;
+        UpstreamConnection c;
+        while ((c = idle.pollFirst()) != null) {
+            idleCount--;
+            c.idle = false;
+            c.channel.close();
+        }
+        upstream.pools.remove(this);
+    }
+
+    @Override
+    public String toString() {
+        return upstream.name + " " + address;
+    }
+}

@@ -1,0 +1,130 @@
+package dev.strait.proxy.upstream;
+
+import io.netty.bootstrap.Bootstrap;
+import io.netty.buffer.ByteBuf;
+import io.netty.channel.ChannelInitializer;
+import io.netty.channel.ChannelOption;
+import io.netty.channel.EventLoop;
+import io.netty.channel.socket.SocketChannel;
+import io.netty.util.concurrent.FastThreadLocal;
+import java.net.InetAddress;
+import java.net.InetSocketAddress;
+import java.net.SocketAddress;
+import java.util.HashMap;
+import java.util.Iterator;
+import java.util.Map;
+import java.util.concurrent.ThreadLocalRandom;
+
+/**
+ * Everything upstream-related that one event loop owns: its view of each upstream (pools, balancer,
+ * budget) by name, a bootstrap bound to the loop, and the request id counter. Found through a
+ * {@link FastThreadLocal} (an array index on Netty's threads); only its own loop thread uses it.
+ */
+public final class LoopContext {
+    private static final FastThreadLocal<LoopContext> CURRENT = new FastThreadLocal<>();
+    private static final byte[] HEX = "0123456789abcdef".getBytes(java.nio.charset.StandardCharsets.US_ASCII);
+
+    final UpstreamContext context;
+    final EventLoop loop;
+    final Bootstrap bootstrap;
+    private final HashMap<String, LoopUpstream> upstreams = new HashMap<>();
+    private final long idPrefix = ThreadLocalRandom.current().nextLong();
+    private long idCounter;
+    /** Client addresses as text, direct-mapped by hash: formatting an IP per request showed in profiles. */
+    private final InetAddress[] addresses = new InetAddress[64];
+    private final String[] addressTexts = new String[64];
+
+    LoopContext(UpstreamContext context, EventLoop loop, Class<? extends SocketChannel> channelClass) {
+        this.context = context;
+        this.loop = loop;
+        this.bootstrap = new Bootstrap()
+                .group(loop)
+                .channel(channelClass)
+                .option(ChannelOption.TCP_NODELAY, true)
+                .option(ChannelOption.SO_KEEPALIVE, true)
+                .handler(new ChannelInitializer<SocketChannel>() {
+                    @Override
+                    protected void initChannel(SocketChannel ch) {
+                        // the pool adds the pipeline itself, with the connection's own handler
+                    }
+                });
+    }
+
+    /** The loop this context belongs to (for timers). */
+    public EventLoop loopExecutor() {
+        return loop;
+    }
+
+    /** The context of the calling event loop thread, or {@code null} when proxying is not set up on it. */
+    public static LoopContext current() {
+        return CURRENT.getIfExists();
+    }
+
+    void install() {
+        CURRENT.set(this);
+    }
+
+    /** This loop's state for {@code spec}'s upstream, moved to {@code spec} when that is newer. */
+    public LoopUpstream upstream(UpstreamSpec spec) {
+        LoopUpstream lu = upstreams.get(spec.name);
+        if (lu == null) {
+            lu = new LoopUpstream(this, context.shared(spec.name), spec);
+            upstreams.put(spec.name, lu);
+        } else if (lu.spec != spec && spec.generation > lu.spec.generation) {
+            lu.update(spec);
+        }
+        return lu;
+    }
+
+    /** A new config is serving: follow it, retiring upstreams and endpoints it no longer has. */
+    void apply(Map<String, UpstreamSpec> specs) {
+        for (Iterator<Map.Entry<String, LoopUpstream>> it = upstreams.entrySet().iterator(); it.hasNext(); ) {
+            Map.Entry<String, LoopUpstream> e = it.next();
+            UpstreamSpec s = specs.get(e.getKey());
+            if (s == null) {
+                e.getValue().retire();
+                it.remove();
+            } else if (s != e.getValue().spec && s.generation > e.getValue().spec.generation) {
+                e.getValue().update(s);
+            }
+        }
+    }
+
+    void closeAll() {
+        for (LoopUpstream lu : upstreams.values()) {
+            lu.retire();
+        }
+        upstreams.clear();
+    }
+
+    /** Writes a new request id: 32 hex digits, a random per-loop prefix and a counter (unique, no allocation). */
+    public void writeRequestId(ByteBuf buf) {
+        writeHex(buf, idPrefix);
+        writeHex(buf, ++idCounter);
+    }
+
+    private static void writeHex(ByteBuf buf, long v) {
+        for (int shift = 60; shift >= 0; shift -= 4) {
+            buf.writeByte(HEX[(int) (v >>> shift) & 0xf]);
+        }
+    }
+
+    /** The client's IP as text (for X-Forwarded-For), remembered per address. */
+    public String addressText(SocketAddress remote) {
+        if (!(remote instanceof InetSocketAddress isa) || isa.getAddress() == null) {
+            return remote == null ? "unknown" : remote.toString();
+        }
+        InetAddress a = isa.getAddress();
+        int slot = (a.hashCode() * 0x9E3779B9 >>> 26) & 63;
+        InetAddress cached = addresses[slot];
+        if (cached == a || a.equals(cached)) {
+            return addressTexts[slot];
+        }
+        String text = a.getHostAddress();
+        int zone = text.indexOf('%');
+        text = zone >= 0 ? text.substring(0, zone) : text;
+        addresses[slot] = a;
+        addressTexts[slot] = text;
+        return text;
+    }
+}

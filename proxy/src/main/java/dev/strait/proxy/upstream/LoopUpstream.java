@@ -1,0 +1,292 @@
+package dev.strait.proxy.upstream;
+
+import dev.strait.model.HostPort;
+import dev.strait.model.Upstream;
+import io.netty.handler.codec.http.HttpHeaderNames;
+import io.netty.handler.codec.http.HttpHeaders;
+import java.net.InetSocketAddress;
+import java.net.SocketAddress;
+import java.util.HashMap;
+import java.util.Iterator;
+import java.util.concurrent.ThreadLocalRandom;
+
+/**
+ * One upstream as one event loop sees it: its endpoints' pools, which of them are usable now, the
+ * balancer's state and the retry budget. Only the loop touches it, so choosing an endpoint takes no
+ * lock; the shared health is read through two volatile fields per endpoint, and only when it changed.
+ */
+public final class LoopUpstream {
+    private static final EndpointPool[] NONE = new EndpointPool[0];
+
+    final LoopContext loop;
+    final UpstreamShared shared;
+    UpstreamSpec spec;
+    private HashMap<HostPort, EndpointPool> pools = new HashMap<>();
+    private EndpointPool[] all = NONE;
+    private EndpointPool[] available = NONE;
+    private int cachedEpoch;
+    private boolean stale = true;
+    /** The earliest end of an ejection among the endpoints, when the view must be rebuilt; 0: none. */
+    private long nextExpiry;
+    private boolean panic;
+    private int rr;
+    final RetryBudget budget = new RetryBudget();
+
+    LoopUpstream(LoopContext loop, UpstreamShared shared, UpstreamSpec spec) {
+        this.loop = loop;
+        this.shared = shared;
+        update(spec);
+    }
+
+    public UpstreamSpec spec() {
+        return spec;
+    }
+
+    public String name() {
+        return shared.name;
+    }
+
+    public UpstreamMeters meters() {
+        return shared.meters;
+    }
+
+    /** Follows a newer config: pools of endpoints that stay are kept (warm connections survive a reload). */
+    void update(UpstreamSpec next) {
+        this.spec = next;
+        HashMap<HostPort, EndpointPool> keep = new HashMap<>();
+        EndpointPool[] slots = new EndpointPool[next.endpoints.length];
+        for (int i = 0; i < slots.length; i++) {
+            HostPort hp = next.endpoints[i];
+            EndpointPool p = pools.remove(hp);
+            if (p == null) {
+                p = new EndpointPool(loop, shared, hp);
+                shared.pools.add(p);
+            }
+            p.configure(next, i);
+            slots[i] = p;
+            keep.put(hp, p);
+        }
+        for (EndpointPool gone : pools.values()) {
+            gone.retire();
+        }
+        pools = keep;
+        all = slots;
+        stale = true;
+    }
+
+    /** The upstream left the config. */
+    void retire() {
+        for (EndpointPool p : pools.values()) {
+            p.retire();
+        }
+        pools = new HashMap<>();
+        all = NONE;
+        available = NONE;
+    }
+
+    public boolean inPanic() {
+        return panic;
+    }
+
+    /** The endpoints to choose from now: the usable ones, or all when too few are (panic). */
+    EndpointPool[] available(long now) {
+        int epoch = shared.epoch();
+        if (stale || epoch != cachedEpoch || nextExpiry != 0 && now - nextExpiry >= 0) {
+            rebuild(now, epoch);
+        }
+        return available;
+    }
+
+    private void rebuild(long now, int epoch) {
+        stale = false;
+        cachedEpoch = epoch;
+        int total = 0;
+        int healthy = 0;
+        long expiry = 0;
+        for (EndpointPool p : all) {
+            if (p.weight == 0) {
+                p.usable = false;
+                continue;
+            }
+            total++;
+            EndpointHealth h = p.health;
+            boolean ok = h.activeHealthy;
+            long until = h.ejectedUntil;
+            if (until != 0 && now - until < 0) {
+                ok = false;
+                expiry = expiry == 0 || until - expiry < 0 ? until : expiry;
+            }
+            p.usable = ok;
+            if (ok) {
+                healthy++;
+            }
+        }
+        nextExpiry = expiry;
+        int threshold = spec.config.panicThreshold();
+        panic = total > 0 && threshold > 0 && healthy * 100 < threshold * total;
+        EndpointPool[] av = new EndpointPool[panic ? total : healthy];
+        int k = 0;
+        for (EndpointPool p : all) {
+            if (p.weight == 0) {
+                continue;
+            }
+            if (panic) {
+                p.usable = true;
+            }
+            if (p.usable) {
+                av[k++] = p;
+            }
+        }
+        available = av;
+    }
+
+    /**
+     * Chooses an endpoint, avoiding {@code exclude} (the one a retry failed on) when another is usable;
+     * {@code null} when none is. {@code hash} is only used by consistent hashing (see {@link #hash}).
+     */
+    public EndpointPool pick(long hash, EndpointPool exclude) {
+        EndpointPool[] av = available(System.nanoTime());
+        int n = av.length;
+        if (n <= 1) {
+            return n == 0 ? null : av[0];
+        }
+        switch (spec.config.loadBalancer()) {
+            case LEAST_REQUEST -> {
+                // Power of two choices: two at random, the one with fewer requests in flight (per weight) wins.
+                ThreadLocalRandom rnd = ThreadLocalRandom.current();
+                int i = rnd.nextInt(n);
+                int j = rnd.nextInt(n - 1);
+                if (j >= i) {
+                    j++;
+                }
+                EndpointPool a = av[i];
+                EndpointPool b = av[j];
+                if (a == exclude) {
+                    return b;
+                }
+                if (b == exclude) {
+                    return a;
+                }
+                long la = (long) a.inflight * b.weight;
+                long lb = (long) b.inflight * a.weight;
+                return la < lb || la == lb && rnd.nextBoolean() ? a : b;
+            }
+            case CONSISTENT_HASH -> {
+                HashRing ring = spec.ring;
+                int size = ring.size();
+                int pos = ring.position(hash);
+                for (int k = 0; k < size; k++) {
+                    EndpointPool p = all[ring.owner(pos + k)];
+                    if (p.usable && p != exclude) {
+                        return p;
+                    }
+                }
+                return av[0];
+            }
+            default -> {
+                if (!spec.weighted) {
+                    // A retry looks at the next turn without taking it, so the failed endpoint's share stays even.
+                    int i = (exclude == null ? rr++ : rr) & Integer.MAX_VALUE;
+                    EndpointPool p = av[i % n];
+                    return p != exclude ? p : av[(i + 1) % n];
+                }
+                // Smooth weighted round-robin (nginx): spreads a weight-5 endpoint's turns among the others.
+                EndpointPool best = null;
+                int total = 0;
+                for (EndpointPool p : av) {
+                    if (p == exclude) {
+                        continue;
+                    }
+                    p.currentWeight += p.weight;
+                    total += p.weight;
+                    if (best == null || p.currentWeight > best.currentWeight) {
+                        best = p;
+                    }
+                }
+                best.currentWeight -= total;
+                return best;
+            }
+        }
+    }
+
+    /** The consistent-hash key of a request; 0 when the upstream does not hash. */
+    public long hash(HttpHeaders headers, SocketAddress remote) {
+        Upstream.HashOn on = spec.config.hashOn();
+        if (on == null) {
+            return 0;
+        }
+        switch (on.source()) {
+            case HEADER -> {
+                String v = headers.get(on.name());
+                if (v != null) {
+                    return Hashing.hash(v);
+                }
+            }
+            case COOKIE -> {
+                for (Iterator<String> it = headers.valueStringIterator(HttpHeaderNames.COOKIE); it.hasNext(); ) {
+                    long h = cookieHash(it.next(), on.name());
+                    if (h != 0) {
+                        return h;
+                    }
+                }
+            }
+            default -> { }
+        }
+        // No header or cookie to hash: the client's address keeps a client on one endpoint all the same.
+        if (remote instanceof InetSocketAddress isa && isa.getAddress() != null) {
+            return Hashing.mix(isa.getAddress().hashCode() * 0x9E3779B97F4A7C15L);
+        }
+        return 0;
+    }
+
+    /** The hash of cookie {@code name}'s value in a Cookie header ({@code a=1; b=2}); 0 when absent. */
+    static long cookieHash(String header, String name) {
+        int n = header.length();
+        int i = 0;
+        while (i < n) {
+            while (i < n && (header.charAt(i) == ' ' || header.charAt(i) == ';')) {
+                i++;
+            }
+            int end = header.indexOf(';', i);
+            if (end < 0) {
+                end = n;
+            }
+            int eq = header.indexOf('=', i);
+            if (eq > 0 && eq < end && eq - i == name.length() && header.regionMatches(i, name, 0, name.length())) {
+                int vs = eq + 1;
+                int ve = end;
+                while (ve > vs && header.charAt(ve - 1) == ' ') {
+                    ve--;
+                }
+                if (ve - vs >= 2 && header.charAt(vs) == '"' && header.charAt(ve - 1) == '"') {
+                    vs++;
+                    ve--;
+                }
+                long h = Hashing.hash(header, vs, ve);
+                return h == 0 ? 1 : h;
+            }
+            i = end + 1;
+        }
+        return 0;
+    }
+
+    /** A retry may go ahead: the budget has room (and then it is spent). */
+    public boolean allowRetry() {
+        return budget.withdraw(System.nanoTime());
+    }
+
+    /** A first try went out: it earns the budget a fraction of a retry. */
+    public void firstTry() {
+        budget.deposit();
+    }
+
+    /** Passive health: a try's outcome. {@code status} 0 means no answer. */
+    public void outcome(EndpointPool endpoint, int status, String failure) {
+        if (status > 0 && status < 500) {
+            endpoint.health.success();
+        } else {
+            endpoint.health.failure(spec.config.outlierDetection(), System.nanoTime(),
+                    failure != null ? failure : "status " + status);
+        }
+    }
+}

@@ -1,0 +1,104 @@
+package dev.strait.proxy.upstream;
+
+import dev.strait.model.Config;
+import dev.strait.model.HostPort;
+import dev.strait.model.Upstream;
+import io.netty.util.NetUtil;
+import java.net.InetAddress;
+import java.net.InetSocketAddress;
+import java.net.UnknownHostException;
+import java.util.LinkedHashMap;
+import java.util.Map;
+import java.util.concurrent.atomic.AtomicLong;
+
+/**
+ * One upstream of one config, compiled: endpoint addresses parsed, the hash ring built, durations in
+ * nanoseconds. Immutable; made when a snapshot is built (no sockets, no threads), so {@code --check}
+ * can build it too. The live state (pools, health, balancer cursors) is kept per event loop by
+ * {@link LoopUpstream}, keyed by the upstream's name, so it survives reloads.
+ */
+public final class UpstreamSpec {
+    private static final AtomicLong GENERATIONS = new AtomicLong();
+
+    final Upstream config;
+    final String name;
+    /** Increases with every build: per-loop state moves to a newer spec, never back to an older one. */
+    final long generation;
+    final HostPort[] endpoints;
+    /** IP literals resolved now (no DNS); {@code null} for names, resolved when connecting. */
+    final InetSocketAddress[] resolved;
+    final int[] weights;
+    final boolean weighted;
+    final HashRing ring;
+    final long connectTimeoutMillis;
+    /** The Host to send for a client that sent none (HTTP/1.0): the first endpoint. */
+    final String fallbackHost;
+    final long poolIdleTimeoutNanos;
+
+    private UpstreamSpec(Upstream u) {
+        this.config = u;
+        this.name = u.name();
+        this.generation = GENERATIONS.incrementAndGet();
+        int n = u.endpoints().size();
+        endpoints = u.endpoints().toArray(new HostPort[0]);
+        resolved = new InetSocketAddress[n];
+        weights = new int[n];
+        String[] names = new String[n];
+        boolean w = false;
+        for (int i = 0; i < n; i++) {
+            HostPort hp = endpoints[i];
+            weights[i] = u.weight(hp);
+            w |= weights[i] != 1;
+            names[i] = hp.toString();
+            byte[] ip = NetUtil.createByteArrayFromIpAddressString(hp.host());
+            if (ip != null) {
+                try {
+                    resolved[i] = new InetSocketAddress(InetAddress.getByAddress(hp.host(), ip), hp.port());
+                } catch (UnknownHostException e) {
+                    throw new IllegalStateException(e); // cannot happen for a 4 or 16 byte address
+                }
+            }
+        }
+        weighted = w;
+        ring = u.loadBalancer() == Upstream.LoadBalancer.CONSISTENT_HASH ? new HashRing(names, weights) : null;
+        connectTimeoutMillis = Math.max(1, u.pool().connectTimeout().toMillis());
+        fallbackHost = n == 0 ? "localhost" : endpoints[0].toString();
+        poolIdleTimeoutNanos = u.pool().idleTimeout().toNanos();
+    }
+
+    public static UpstreamSpec of(Upstream u) {
+        return new UpstreamSpec(u);
+    }
+
+    /** Every upstream of a config, by name, in config order. */
+    public static Map<String, UpstreamSpec> compile(Config config) {
+        Map<String, UpstreamSpec> out = new LinkedHashMap<>();
+        for (Upstream u : config.upstreams()) {
+            out.put(u.name(), new UpstreamSpec(u));
+        }
+        return java.util.Collections.unmodifiableMap(out);
+    }
+
+    public String name() {
+        return name;
+    }
+
+    public Upstream config() {
+        return config;
+    }
+
+    public String fallbackHost() {
+        return fallbackHost;
+    }
+
+    /** The address to connect to for endpoint {@code i}; a name is resolved now (the JVM caches lookups). */
+    InetSocketAddress address(int i) {
+        InetSocketAddress a = resolved[i];
+        return a != null ? a : new InetSocketAddress(endpoints[i].host(), endpoints[i].port());
+    }
+
+    @Override
+    public String toString() {
+        return "upstream " + name;
+    }
+}

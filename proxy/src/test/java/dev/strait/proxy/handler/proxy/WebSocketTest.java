@@ -1,0 +1,151 @@
+package dev.strait.proxy.handler.proxy;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import dev.strait.proxy.testing.ProxyHarness;
+import dev.strait.proxy.testing.RawClient;
+import dev.strait.proxy.testing.TestUpstream;
+import io.netty.channel.ChannelHandlerContext;
+import io.netty.channel.SimpleChannelInboundHandler;
+import io.netty.handler.codec.http.HttpObjectAggregator;
+import io.netty.handler.codec.http.HttpServerCodec;
+import io.netty.handler.codec.http.websocketx.TextWebSocketFrame;
+import io.netty.handler.codec.http.websocketx.WebSocketServerProtocolHandler;
+import java.io.IOException;
+import java.io.InputStream;
+import java.nio.charset.StandardCharsets;
+import java.util.concurrent.ThreadLocalRandom;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.Test;
+
+/** WebSocket through the proxy: the tunnel starts only once the upstream answered 101. */
+class WebSocketTest {
+    private static final String HANDSHAKE = """
+            GET /ws HTTP/1.1\r
+            Host: chat.example\r
+            Upgrade: websocket\r
+            Connection: keep-alive, Upgrade\r
+            Sec-WebSocket-Key: dGhlIHNhbXBsZSBub25jZQ==\r
+            Sec-WebSocket-Version: 13\r
+            \r
+            """;
+    private final ProxyHarness h = new ProxyHarness();
+
+    @AfterEach
+    void stop() throws Exception {
+        h.close();
+    }
+
+    private TestUpstream echoServer() throws InterruptedException {
+        return h.add(TestUpstream.withPipeline(p -> p
+                .addLast(new HttpServerCodec())
+                .addLast(new HttpObjectAggregator(65536))
+                .addLast(new WebSocketServerProtocolHandler("/ws"))
+                .addLast(new SimpleChannelInboundHandler<TextWebSocketFrame>() {
+                    @Override
+                    protected void channelRead0(ChannelHandlerContext ctx, TextWebSocketFrame frame) {
+                        ctx.writeAndFlush(new TextWebSocketFrame("echo: " + frame.text()));
+                    }
+                })));
+    }
+
+    private static String config(String endpoint) {
+        return """
+                workers: 1
+                upstreams: [ { name: chat, endpoints: [ "%s" ] } ]
+                routes:
+                  - name: chat
+                    hosts: [ "*" ]
+                    rules:
+                      - backends: [ { upstream: chat } ]
+                """.formatted(endpoint);
+    }
+
+    /** A masked text frame, as a client must send (RFC 6455 5.3). */
+    private static byte[] clientFrame(String text) {
+        byte[] payload = text.getBytes(StandardCharsets.UTF_8);
+        byte[] mask = new byte[4];
+        ThreadLocalRandom.current().nextBytes(mask);
+        byte[] f = new byte[2 + 4 + payload.length];
+        f[0] = (byte) 0x81;
+        f[1] = (byte) (0x80 | payload.length);
+        System.arraycopy(mask, 0, f, 2, 4);
+        for (int i = 0; i < payload.length; i++) {
+            f[6 + i] = (byte) (payload[i] ^ mask[i % 4]);
+        }
+        return f;
+    }
+
+    private static String readFrame(InputStream in) throws IOException {
+        int b0 = in.read();
+        int len = in.read() & 0x7f;
+        assertThat(b0).isEqualTo(0x81);
+        return new String(in.readNBytes(len), StandardCharsets.UTF_8);
+    }
+
+    @Test
+    void messagesFlowBothWaysAfterThe101() throws Exception {
+        TestUpstream up = echoServer();
+        h.start(config(up.endpoint()));
+        RawClient c = h.client();
+        RawClient.Response r = c.send(HANDSHAKE).read();
+        assertThat(r.status()).isEqualTo(101);
+        assertThat(r.header("upgrade")).isEqualToIgnoringCase("websocket");
+        assertThat(r.header("connection")).isEqualToIgnoringCase("upgrade");
+        assertThat(r.header("sec-websocket-accept")).isEqualTo("s3pPLMBiTxaQ9kYGzzhZRbK+xOo=");
+        for (int i = 0; i < 3; i++) {
+            c.send(clientFrame("hello " + i));
+            assertThat(readFrame(c.input())).isEqualTo("echo: hello " + i);
+        }
+    }
+
+    @Test
+    void closingOneSideClosesTheOther() throws Exception {
+        TestUpstream up = echoServer();
+        h.start(config(up.endpoint()));
+        RawClient c = h.client();
+        assertThat(c.send(HANDSHAKE).read().status()).isEqualTo(101);
+        up.dropConnections();
+        // Whatever the upstream said last (its handler sends a close frame) is relayed, then the end of the stream.
+        byte[] rest = c.input().readAllBytes(); // a read timeout would fail the test
+        assertThat(rest.length).isLessThan(64);
+    }
+
+    @Test
+    void clientClosingClosesTheUpstreamSide() throws Exception {
+        TestUpstream up = echoServer();
+        h.start(config(up.endpoint()));
+        RawClient c = new RawClient(h.address());
+        assertThat(c.send(HANDSHAKE).read().status()).isEqualTo(101);
+        org.awaitility.Awaitility.await().until(() -> up.openConnections() == 1);
+        c.close();
+        org.awaitility.Awaitility.await().atMost(java.time.Duration.ofSeconds(5)).until(() -> up.openConnections() == 0);
+    }
+
+    @Test
+    void aQuietTunnelEndsAfterTheIdleTimeout() throws Exception {
+        TestUpstream up = echoServer();
+        h.start(config(up.endpoint()).replace("- backends: [ { upstream: chat } ]",
+                "- backends: [ { upstream: chat } ]\n        timeouts: { idle: 300ms }"));
+        RawClient c = h.client();
+        assertThat(c.send(HANDSHAKE).read().status()).isEqualTo(101);
+        c.send(clientFrame("still here"));
+        assertThat(readFrame(c.input())).isEqualTo("echo: still here");
+        long t0 = System.nanoTime();
+        c.input().readAllBytes();
+        assertThat(java.time.Duration.ofNanos(System.nanoTime() - t0)).isBetween(java.time.Duration.ofMillis(200),
+                java.time.Duration.ofSeconds(4));
+    }
+
+    @Test
+    void anUpstreamThatRefusesTheUpgradeAnswersNormally() throws Exception {
+        TestUpstream up = h.upstream(TestUpstream.reply(426, "upgrade refused"));
+        h.start(config(up.endpoint()));
+        RawClient c = h.client();
+        RawClient.Response r = c.send(HANDSHAKE).read();
+        assertThat(r.status()).isEqualTo(426);
+        assertThat(up.last().header("upgrade")).isEqualTo("websocket");
+        assertThat(up.last().header("connection")).isEqualTo("Upgrade");
+        assertThat(c.send("GET /after HTTP/1.1\r\nHost: a\r\n\r\n").read().status()).isEqualTo(426);
+    }
+}

@@ -1,0 +1,80 @@
+package dev.strait.proxy.testing;
+
+import dev.strait.proxy.config.Serving;
+import dev.strait.proxy.metrics.ProxyMetrics;
+import dev.strait.proxy.server.ProxyServer;
+import java.io.IOException;
+import java.net.InetSocketAddress;
+import java.util.ArrayList;
+import java.util.List;
+
+/**
+ * The real proxy on 127.0.0.1 port 0 built from YAML, plus whatever the test started (upstreams,
+ * clients), closed together: tests add what they start and call {@link #close()} in {@code @AfterEach}.
+ */
+public final class ProxyHarness implements AutoCloseable {
+    private final List<AutoCloseable> started = new ArrayList<>();
+    public ProxyServer server;
+    public Serving serving;
+    public ProxyMetrics metrics;
+
+    /** Starts the proxy; the YAML needs no listeners section (one named http on port 0 is added). */
+    public ProxyServer start(String yaml) throws Exception {
+        String full = "listeners: [ { name: http, address: \"127.0.0.1:0\" } ]\naccessLog: { enabled: false }\n" + yaml;
+        serving = TestServing.serving(full);
+        metrics = new ProxyMetrics();
+        server = new ProxyServer(serving.snapshot().config(), serving, metrics, null).start();
+        started.add(server);
+        return server;
+    }
+
+    public InetSocketAddress address() {
+        return server.address("http");
+    }
+
+    public <T extends AutoCloseable> T add(T c) {
+        started.add(0, c);
+        return c;
+    }
+
+    public TestUpstream upstream(TestUpstream.Behaviour b) throws InterruptedException {
+        return add(TestUpstream.start(b));
+    }
+
+    public TestUpstream upstream(String name, TestUpstream.Behaviour b) throws InterruptedException {
+        return add(TestUpstream.start(name, b));
+    }
+
+    public RawClient client() throws IOException {
+        return add(new RawClient(address()));
+    }
+
+    /** One request on a new connection. */
+    public RawClient.Response get(String path, String... headerLines) throws IOException {
+        try (RawClient c = new RawClient(address())) {
+            StringBuilder sb = new StringBuilder("GET ").append(path).append(" HTTP/1.1\r\nHost: test\r\n");
+            for (String h : headerLines) {
+                sb.append(h).append("\r\n");
+            }
+            return c.send(sb.append("\r\n").toString()).read();
+        }
+    }
+
+    /** Reloads with a new config, as a file change would. */
+    public void reload(String yaml) {
+        String full = "listeners: [ { name: http, address: \"127.0.0.1:0\" } ]\naccessLog: { enabled: false }\n" + yaml;
+        serving.swap(TestServing.snapshot(full));
+    }
+
+    @Override
+    public void close() throws Exception {
+        for (AutoCloseable c : started) {
+            try {
+                c.close();
+            } catch (Exception e) {
+                // keep closing the rest
+            }
+        }
+        started.clear();
+    }
+}

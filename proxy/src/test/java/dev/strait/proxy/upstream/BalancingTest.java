@@ -1,0 +1,187 @@
+package dev.strait.proxy.upstream;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import dev.strait.proxy.testing.ProxyHarness;
+import dev.strait.proxy.testing.RawClient;
+import dev.strait.proxy.testing.TestUpstream;
+import java.util.HashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.concurrent.CountDownLatch;
+import java.util.concurrent.TimeUnit;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.Test;
+
+/** Choosing endpoints and upstreams: round-robin (weighted), least-request, consistent hash, traffic split. */
+class BalancingTest {
+    private final ProxyHarness h = new ProxyHarness();
+
+    @AfterEach
+    void stop() throws Exception {
+        h.close();
+    }
+
+    private List<TestUpstream> upstreams(int n) throws Exception {
+        List<TestUpstream> out = new java.util.ArrayList<>();
+        for (int i = 0; i < n; i++) {
+            out.add(h.upstream("u" + i, TestUpstream.name()));
+        }
+        return out;
+    }
+
+    private static String config(String upstreamBody, String backends) {
+        return """
+                workers: 1
+                upstreams:
+                %s
+                routes:
+                  - name: site
+                    hosts: [ "*" ]
+                    rules:
+                      - backends: %s
+                """.formatted(upstreamBody, backends);
+    }
+
+    private Map<String, Integer> count(int requests, String... headerLines) throws Exception {
+        Map<String, Integer> counts = new HashMap<>();
+        RawClient c = h.client();
+        for (int i = 0; i < requests; i++) {
+            StringBuilder sb = new StringBuilder("GET /b HTTP/1.1\r\nHost: a\r\n");
+            for (String l : headerLines) {
+                sb.append(l).append("\r\n");
+            }
+            RawClient.Response r = c.send(sb.append("\r\n").toString()).read();
+            assertThat(r.status()).isEqualTo(200);
+            counts.merge(r.text(), 1, Integer::sum);
+        }
+        return counts;
+    }
+
+    @Test
+    void roundRobinTakesTurns() throws Exception {
+        List<TestUpstream> ups = upstreams(3);
+        h.start(config("  - { name: app, endpoints: [ \"%s\", \"%s\", \"%s\" ] }".formatted(
+                ups.get(0).endpoint(), ups.get(1).endpoint(), ups.get(2).endpoint()), "[ { upstream: app } ]"));
+        assertThat(count(30)).containsExactlyInAnyOrderEntriesOf(Map.of("u0", 10, "u1", 10, "u2", 10));
+    }
+
+    @Test
+    void weightedRoundRobinFollowsTheWeights() throws Exception {
+        List<TestUpstream> ups = upstreams(3);
+        h.start(config("""
+                  - name: app
+                    endpoints: [ "%s", { address: "%s", weight: 3 }, { address: "%s", weight: 0 } ]
+                """.formatted(ups.get(0).endpoint(), ups.get(1).endpoint(), ups.get(2).endpoint()),
+                "[ { upstream: app } ]"));
+        assertThat(count(40)).containsExactlyInAnyOrderEntriesOf(Map.of("u0", 10, "u1", 30));
+    }
+
+    @Test
+    void leastRequestAvoidsTheBusyEndpoint() throws Exception {
+        // u0 holds its requests until released; u1 answers at once. With u0 busy, new requests go to u1.
+        CountDownLatch release = new CountDownLatch(1);
+        TestUpstream slow = h.upstream("u0", (ctx, req, u) -> new Thread(() -> {
+            try {
+                release.await(10, TimeUnit.SECONDS);
+            } catch (InterruptedException e) {
+                Thread.currentThread().interrupt();
+            }
+            ctx.writeAndFlush(TestUpstream.response(200, "u0"));
+        }).start());
+        TestUpstream fast = h.upstream("u1", TestUpstream.name());
+        h.start(config("  - { name: app, loadBalancer: least-request, endpoints: [ \"%s\", \"%s\" ] }".formatted(
+                slow.endpoint(), fast.endpoint()), "[ { upstream: app } ]"));
+        // Park a request on the slow endpoint (each try on its own client connection; the fast one answers at once).
+        List<RawClient> parked = new java.util.ArrayList<>();
+        for (int i = 0; i < 20 && slow.requests() < 1; i++) {
+            RawClient c = h.add(new RawClient(h.address()));
+            c.send("GET /park HTTP/1.1\r\nHost: a\r\n\r\n");
+            parked.add(c);
+            org.awaitility.Awaitility.await().until(() -> slow.requests() + fast.requests() >= parked.size());
+        }
+        assertThat(slow.requests()).isEqualTo(1);
+        Map<String, Integer> counts = count(20);
+        assertThat(counts.getOrDefault("u1", 0)).as("two choices: the idle endpoint always wins").isEqualTo(20);
+        release.countDown();
+    }
+
+    @Test
+    void consistentHashKeepsAKeyOnOneEndpoint() throws Exception {
+        List<TestUpstream> ups = upstreams(4);
+        h.start(config("""
+                  - name: app
+                    loadBalancer: consistent-hash
+                    hashOn: { source: header, name: x-user }
+                    endpoints: [ "%s", "%s", "%s", "%s" ]
+                """.formatted(ups.get(0).endpoint(), ups.get(1).endpoint(), ups.get(2).endpoint(),
+                ups.get(3).endpoint()), "[ { upstream: app } ]"));
+        Map<String, String> owner = new HashMap<>();
+        for (int user = 0; user < 40; user++) {
+            Map<String, Integer> counts = count(3, "X-User: user-" + user);
+            assertThat(counts).as("user-%d sticks to one endpoint", user).hasSize(1);
+            owner.put("user-" + user, counts.keySet().iterator().next());
+        }
+        assertThat(new java.util.HashSet<>(owner.values())).as("keys spread over the endpoints").hasSizeGreaterThanOrEqualTo(3);
+    }
+
+    @Test
+    void consistentHashOnACookieAndOnTheClientAddress() throws Exception {
+        List<TestUpstream> ups = upstreams(3);
+        String eps = "\"%s\", \"%s\", \"%s\"".formatted(ups.get(0).endpoint(), ups.get(1).endpoint(),
+                ups.get(2).endpoint());
+        h.start(config("  - { name: app, loadBalancer: consistent-hash, hashOn: { source: cookie, name: sid },"
+                + " endpoints: [ " + eps + " ] }", "[ { upstream: app } ]"));
+        for (int s = 0; s < 10; s++) {
+            assertThat(count(3, "Cookie: theme=dark; sid=s" + s + "; x=1")).hasSize(1);
+        }
+        h.reload(config("  - { name: app, loadBalancer: consistent-hash, endpoints: [ " + eps + " ] }",
+                "[ { upstream: app } ]"));
+        assertThat(count(9)).as("every request from 127.0.0.1 goes to one endpoint").hasSize(1);
+    }
+
+    @Test
+    void consistentHashMovesOnlyTheKeysOfARemovedEndpoint() {
+        String[] four = {"10.0.0.1:80", "10.0.0.2:80", "10.0.0.3:80", "10.0.0.4:80"};
+        String[] three = {"10.0.0.1:80", "10.0.0.2:80", "10.0.0.3:80"};
+        HashRing a = new HashRing(four, new int[] {1, 1, 1, 1});
+        HashRing b = new HashRing(three, new int[] {1, 1, 1});
+        int moved = 0;
+        int[] load = new int[4];
+        for (int k = 0; k < 10_000; k++) {
+            long hash = Hashing.hash("key-" + k);
+            int before = a.owner(a.position(hash));
+            int after = b.owner(b.position(hash));
+            load[before]++;
+            if (before != 3 && before != after) {
+                moved++;
+            }
+        }
+        assertThat(moved).as("keys of the endpoints that stayed do not move").isZero();
+        for (int l : load) {
+            assertThat(l).as("each endpoint owns about a quarter").isBetween(1_800, 3_200);
+        }
+    }
+
+    @Test
+    void weightedBackendsSplitTraffic() throws Exception {
+        TestUpstream v1 = h.upstream("v1", TestUpstream.name());
+        TestUpstream v2 = h.upstream("v2", TestUpstream.name());
+        h.start(config("""
+                  - { name: app, endpoints: [ "%s" ] }
+                  - { name: app-v2, endpoints: [ "%s" ] }
+                """.formatted(v1.endpoint(), v2.endpoint()),
+                "[ { upstream: app, weight: 75 }, { upstream: app-v2, weight: 25 } ]"));
+        Map<String, Integer> counts = count(400);
+        assertThat(counts.get("v1")).isBetween(250, 350);
+        assertThat(counts.get("v2")).isBetween(50, 150);
+    }
+
+    @Test
+    void allBackendsWeighingZeroGets503() throws Exception {
+        TestUpstream v1 = h.upstream("v1", TestUpstream.name());
+        h.start(config("  - { name: app, endpoints: [ \"%s\" ] }".formatted(v1.endpoint()),
+                "[ { upstream: app, weight: 0 } ]"));
+        assertThat(h.get("/z").status()).isEqualTo(503);
+    }
+}
