@@ -19,14 +19,14 @@ import java.util.List;
 import java.util.Map;
 
 /** Resources for translation tests, written as the YAML a user would apply. */
-final class Fixtures {
-    static final Translator TRANSLATOR = new Translator(ProxyDefaults.STANDARD);
-    static final Scope STRAIT = Scope.ingress("strait");
+public final class Fixtures {
+    public static final Translator TRANSLATOR = new Translator(ProxyDefaults.STANDARD);
+    public static final Scope STRAIT = Scope.ingress("strait");
 
     private Fixtures() {}
 
     /** A Route created at {@code minute} minutes past a fixed hour (age decides conflicts). */
-    static Route route(String ns, String name, int minute, String spec) {
+    public static Route route(String ns, String name, int minute, String spec) {
         Route r = Serialization.unmarshal("""
                 apiVersion: strait.dev/v1alpha1
                 kind: Route
@@ -36,7 +36,7 @@ final class Fixtures {
         return r;
     }
 
-    static Upstream upstream(String ns, String name, String spec) {
+    public static Upstream upstream(String ns, String name, String spec) {
         return Serialization.unmarshal("""
                 apiVersion: strait.dev/v1alpha1
                 kind: Upstream
@@ -46,7 +46,7 @@ final class Fixtures {
     }
 
     /** A Service with one TCP port per {@code "name:port"} (name may be empty). */
-    static Service service(String ns, String name, String... ports) {
+    public static Service service(String ns, String name, String... ports) {
         ServiceBuilder b = new ServiceBuilder().withNewMetadata().withNamespace(ns).withName(name).endMetadata()
                 .withNewSpec().endSpec();
         for (String p : ports) {
@@ -58,7 +58,7 @@ final class Fixtures {
     }
 
     /** One slice of a Service: port {@code portName -> port}, endpoints as {@code "10.0.0.1"} or {@code "10.0.0.2!"} (not ready). */
-    static EndpointSlice slice(String ns, String service, String sliceName, String portName, int port, String... addresses) {
+    public static EndpointSlice slice(String ns, String service, String sliceName, String portName, int port, String... addresses) {
         EndpointSliceBuilder b = new EndpointSliceBuilder().withNewMetadata().withNamespace(ns).withName(sliceName)
                 .withLabels(Map.of(ServiceEndpoints.SERVICE_NAME_LABEL, service)).endMetadata()
                 .withAddressType("IPv4")
@@ -71,18 +71,18 @@ final class Fixtures {
         return b.build();
     }
 
-    static Secret tlsSecret(String ns, String name, String cert, String key) {
+    public static Secret tlsSecret(String ns, String name, String cert, String key) {
         return new SecretBuilder().withNewMetadata().withNamespace(ns).withName(name).endMetadata()
                 .withType("kubernetes.io/tls")
                 .withData(Map.of("tls.crt", b64(cert), "tls.key", b64(key))).build();
     }
 
-    static String b64(String s) {
+    public static String b64(String s) {
         return Base64.getEncoder().encodeToString(s.getBytes(StandardCharsets.UTF_8));
     }
 
     /** Builds inputs from a mix of resources. */
-    static Inputs inputs(Object... resources) {
+    public static Inputs inputs(Object... resources) {
         List<Route> routes = new ArrayList<>();
         List<Upstream> upstreams = new ArrayList<>();
         List<Service> services = new ArrayList<>();
@@ -106,24 +106,24 @@ final class Fixtures {
         return new Inputs(routes, upstreams, services, slices, secrets);
     }
 
-    static Translation translate(Object... resources) {
+    public static Translation translate(Object... resources) {
         return TRANSLATOR.translate(inputs(resources));
     }
 
-    static ResourceReport routeReport(Translation t, String ns, String name) {
+    public static ResourceReport routeReport(Translation t, String ns, String name) {
         return t.report(new ResourceKey("Route", ns, name));
     }
 
-    static ResourceReport upstreamReport(Translation t, String ns, String name) {
+    public static ResourceReport upstreamReport(Translation t, String ns, String name) {
         return t.report(new ResourceKey("Upstream", ns, name));
     }
 
     /** Route names in the {@code strait} class's snapshot, in order. */
-    static List<String> routeNames(Translation t) {
+    public static List<String> routeNames(Translation t) {
         return t.snapshot(STRAIT).config().routes().stream().map(dev.strait.model.Route::name).toList();
     }
 
-    static Config parse(String yaml) {
+    public static Config parse(String yaml) {
         try {
             return ConfigParser.parse(yaml, "expected");
         } catch (InvalidConfigException e) {
