@@ -27,13 +27,15 @@ public final class Translation {
     private final SortedMap<Scope, List<Programmed>> routes;
     private final Map<String, Upstream> upstreams;
     private final SortedMap<ResourceKey, ResourceReport> reports;
+    private final Map<ResourceKey, Integer> contents;
     private final Map<Scope, Snapshot> snapshots = new ConcurrentHashMap<>();
 
     /** A scope's snapshot and its content version. */
     public record Snapshot(Config config, String version) {}
 
     Translation(ProxyDefaults defaults, Map<Scope, List<Programmed>> routes, Map<String, Upstream> upstreams,
-                Map<ResourceKey, ResourceReport> reports) {
+                Map<ResourceKey, ResourceReport> reports, Map<ResourceKey, Integer> contents) {
+        this.contents = Map.copyOf(contents);
         this.defaults = defaults;
         TreeMap<Scope, List<Programmed>> r = new TreeMap<>();
         routes.forEach((k, v) -> r.put(k, List.copyOf(v)));
@@ -53,6 +55,15 @@ public final class Translation {
 
     public ResourceReport report(ResourceKey key) {
         return reports.get(key);
+    }
+
+    /**
+     * A hash of what a resource contributes to snapshots (a Route after conflicts, an Upstream with its
+     * endpoints), 0 when it contributes nothing: when it changes, the resource needs programming again.
+     * Stable within one process only.
+     */
+    public int content(ResourceKey key) {
+        return contents.getOrDefault(key, 0);
     }
 
     public ProxyDefaults defaults() {

@@ -58,6 +58,7 @@ public final class Translator {
         Map<String, Secret> secrets = new HashMap<>();
         in.secrets().forEach(s -> secrets.put(s.getMetadata().getNamespace() + "/" + s.getMetadata().getName(), s));
         Map<ResourceKey, ResourceReport> reports = new HashMap<>();
+        Map<ResourceKey, Integer> contents = new HashMap<>();
         Map<String, Upstream> models = new HashMap<>();
         Map<String, UpstreamState> upstreamStates = new HashMap<>();
 
@@ -99,8 +100,9 @@ public final class Translator {
                         accepted = StatusCondition.yes(StatusCondition.ACCEPTED, "PartiallyConflicted",
                                 String.join("; ", lost));
                     }
-                    programmed.computeIfAbsent(scope, s -> new ArrayList<>())
-                            .add(new Translation.Programmed(kept, st.upstreams, st.certificate));
+                    Translation.Programmed p = new Translation.Programmed(kept, st.upstreams, st.certificate);
+                    programmed.computeIfAbsent(scope, s -> new ArrayList<>()).add(p);
+                    contents.put(key, p.hashCode());
                     scopes.add(scope);
                     for (String u : st.upstreams) {
                         upstreamScopes.computeIfAbsent(u, x -> new HashSet<>()).add(scope);
@@ -124,9 +126,12 @@ public final class Translator {
             errors.addAll(st.refErrors);
             Set<Scope> scopes = st.model == null ? Set.of()
                     : upstreamScopes.getOrDefault(st.model.name(), Set.of());
+            if (!scopes.isEmpty()) {
+                contents.put(key, st.model.hashCode());
+            }
             reports.put(key, new ResourceReport(key, generation(u), accepted, resolved, scopes, errors));
         }
-        return new Translation(defaults, programmed, models, reports);
+        return new Translation(defaults, programmed, models, reports, contents);
     }
 
     private static long generation(HasMetadata r) {

@@ -26,9 +26,9 @@ import org.junit.jupiter.api.io.TempDir;
  * The real proxy (control client, snapshot builder, HTTP server) against the real control server:
  * every wait is on an event (an ACKed version, a served answer), never a sleep.
  */
-class ChannelTest {
+public class ChannelTest {
     /** Loopback, any port, no admin listener: several proxies share the machine. */
-    static final ProxyDefaults LOOPBACK = new ProxyDefaults("strait", "strait-sidecar", new HostPort("127.0.0.1", 0),
+    public static final ProxyDefaults LOOPBACK = new ProxyDefaults("strait", "strait-sidecar", new HostPort("127.0.0.1", 0),
             null, null, Limits.DEFAULTS, false);
     private static final Translator TRANSLATOR = new Translator(LOOPBACK);
     private static final Identity INGRESS = Identity.ingress("strait");

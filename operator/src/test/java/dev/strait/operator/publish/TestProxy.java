@@ -25,10 +25,10 @@ import java.util.concurrent.TimeUnit;
  * A real proxy as Main wires it with {@code --control}: the control client, the serving holder and the
  * HTTP server on a port of its own, answering real requests.
  */
-final class TestProxy implements AutoCloseable {
+public final class TestProxy implements AutoCloseable {
     static final Backoff FAST = new Backoff(Duration.ofMillis(20), Duration.ofMillis(200));
 
-    final ControlClient client;
+    public final ControlClient client;
     final Serving serving;
     final ProxyServer server;
     final Snapshot kept;
@@ -41,7 +41,7 @@ final class TestProxy implements AutoCloseable {
     }
 
     /** Starts as Main does: the kept snapshot when there is one, else the operator's first. */
-    static TestProxy start(InetSocketAddress operator, Identity identity, Path stateDir) throws Exception {
+    public static TestProxy start(InetSocketAddress operator, Identity identity, Path stateDir) throws Exception {
         ControlClient client = new ControlClient(new HostPort(operator.getHostString(), operator.getPort()), identity,
                 stateDir == null ? null : new StateDir(stateDir), FAST, null, null);
         Snapshot kept = client.start();
@@ -54,12 +54,12 @@ final class TestProxy implements AutoCloseable {
         return new TestProxy(client, serving, server, kept);
     }
 
-    String version() {
+    public String version() {
         return serving.snapshot().version();
     }
 
     /** {@code GET path} with this Host; the status line and body. */
-    String get(String host, String path) throws IOException {
+    public String get(String host, String path) throws IOException {
         try (Socket s = new Socket()) {
             s.connect(server.address("http"), 2000);
             s.setSoTimeout(5000);
