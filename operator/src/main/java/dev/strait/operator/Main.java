@@ -3,6 +3,9 @@ package dev.strait.operator;
 import dev.strait.model.HostPort;
 import dev.strait.operator.reconcile.OperatorApp;
 import dev.strait.operator.crd.Route;
+import dev.strait.operator.publish.Authenticators;
+import dev.strait.operator.publish.tls.CaStore;
+import dev.strait.operator.publish.tls.ChannelCertificates;
 import io.fabric8.kubernetes.api.model.ListOptionsBuilder;
 import io.fabric8.kubernetes.client.KubernetesClient;
 import io.fabric8.kubernetes.client.KubernetesClientBuilder;
@@ -13,7 +16,13 @@ import java.net.InetSocketAddress;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.time.Clock;
 import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Set;
+import java.util.concurrent.Executors;
+import java.util.concurrent.ScheduledExecutorService;
+import java.util.concurrent.TimeUnit;
 import java.util.Locale;
 import java.util.Map;
 import java.util.concurrent.CountDownLatch;
@@ -32,8 +41,15 @@ public final class Main {
               --control-address HOST:PORT  where proxies dial in (default 0.0.0.0:18000)
               --leader-election true|false only the holder of the Lease strait-operator writes status
                                            (default: true inside a cluster, false outside)
+              --secure true|false          TLS with the operator's own CA (Secret and ConfigMap
+                                           strait-control-ca) and proxy authentication by client
+                                           certificate or service-account token (default: true inside
+                                           a cluster, false outside)
+              --control-names A,B,...      names in the serving certificate (default: strait-operator.NS.svc,
+                                           strait-operator.NS.svc.cluster.local, localhost, 127.0.0.1)
               --help                       this text
-            Each option may also be set in the environment: STRAIT_CONTROL_ADDRESS, STRAIT_LEADER_ELECTION.
+            Each option may also be set in the environment: STRAIT_CONTROL_ADDRESS, STRAIT_LEADER_ELECTION,
+            STRAIT_SECURE, STRAIT_CONTROL_NAMES.
             The Kubernetes connection is the current kubeconfig context, or the pod's service account.
             The CRDs in crds/ must be applied first: kubectl apply -f crds/
             """;
@@ -65,6 +81,43 @@ public final class Main {
         OperatorApp.Settings settings = OperatorApp.Settings.production(new InetSocketAddress(address.host(), address.port()));
         if (leaderElection) {
             settings = settings.withLeaderElection(new LeaderElectionConfiguration("strait-operator", namespace(client)));
+        }
+        if (Boolean.parseBoolean(opts.getOrDefault("secure", String.valueOf(inCluster)))) {
+            String ns = namespace(client);
+            List<String> certNames = opts.containsKey("control-names")
+                    ? List.of(opts.get("control-names").split(","))
+                    : List.of("strait-operator." + ns + ".svc", "strait-operator." + ns + ".svc.cluster.local", "localhost",
+                            "127.0.0.1");
+            ChannelCertificates certs = new ChannelCertificates(new CaStore(client, ns), certNames, Clock.systemUTC());
+            try {
+                certs.refresh();
+            } catch (IOException | KubernetesClientException e) {
+                log.error("cannot set up the control channel's CA in namespace {}: {}", ns, e.getMessage());
+                client.close();
+                System.exit(1);
+                return;
+            }
+            ScheduledExecutorService timer = Executors.newSingleThreadScheduledExecutor(r -> {
+                Thread t = new Thread(r, "strait-certificates");
+                t.setDaemon(true);
+                return t;
+            });
+            long every = ChannelCertificates.CHECK_EVERY.toMinutes();
+            timer.scheduleAtFixedRate(() -> {
+                try {
+                    certs.refresh();
+                } catch (IOException | RuntimeException e) {
+                    log.warn("control channel certificates not refreshed: {}", e.toString());
+                }
+            }, every, every, TimeUnit.MINUTES);
+            settings = settings.withSecurity(certs, Authenticators.certificateOrToken(client, Set.of(ns),
+                    Executors.newFixedThreadPool(2, r -> {
+                        Thread t = new Thread(r, "strait-token-review");
+                        t.setDaemon(true);
+                        return t;
+                    })));
+        } else {
+            log.warn("the control channel runs without TLS and without authenticating proxies (--secure false)");
         }
         log.info("connecting to {}", client.getMasterUrl());
         try {
@@ -109,7 +162,7 @@ public final class Main {
     /** Flags, then environment variables for flags not given; {@code null} after printing a usage error. */
     static Map<String, String> options(String[] args) {
         Map<String, String> opts = new LinkedHashMap<>();
-        String[] names = {"control-address", "leader-election"};
+        String[] names = {"control-address", "leader-election", "secure", "control-names"};
         for (String name : names) {
             String env = System.getenv("STRAIT_" + name.toUpperCase(Locale.ROOT).replace('-', '_'));
             if (env != null && !env.isBlank()) {
@@ -134,7 +187,7 @@ public final class Main {
                 System.err.println("unexpected argument: " + a + "\n" + USAGE);
                 return null;
             }
-            if (!java.util.List.of(names).contains(name)) {
+            if (!List.of(names).contains(name)) {
                 System.err.println("unknown option --" + name + "\n" + USAGE);
                 return null;
             }

@@ -15,6 +15,7 @@ import io.netty.handler.ssl.SslContext;
 import io.netty.handler.timeout.IdleStateHandler;
 import java.net.InetSocketAddress;
 import java.util.concurrent.TimeUnit;
+import java.util.function.Supplier;
 
 /** Listens for proxies; see the package documentation for the pipeline. */
 public final class ControlServer implements AutoCloseable {
@@ -24,13 +25,13 @@ public final class ControlServer implements AutoCloseable {
     public static final int SILENCE_SECONDS = 30;
 
     private final Fleet fleet;
-    private final SslContext ssl;
+    private final Supplier<SslContext> ssl;
     private final Authenticator authenticator;
     private final EventLoopGroup group = new MultiThreadIoEventLoopGroup(1, NioIoHandler.newFactory());
     private Channel server;
 
-    /** @param ssl TLS for the channel, or null for plain TCP */
-    public ControlServer(Fleet fleet, SslContext ssl, Authenticator authenticator) {
+    /** @param ssl TLS for the channel, asked for at each new connection (so certificates can rotate); null for plain TCP */
+    public ControlServer(Fleet fleet, Supplier<SslContext> ssl, Authenticator authenticator) {
         this.fleet = fleet;
         this.ssl = ssl;
         this.authenticator = authenticator;
@@ -46,7 +47,7 @@ public final class ControlServer implements AutoCloseable {
                     @Override
                     protected void initChannel(SocketChannel ch) {
                         if (ssl != null) {
-                            ch.pipeline().addLast("tls", ssl.newHandler(ch.alloc()));
+                            ch.pipeline().addLast("tls", ssl.get().newHandler(ch.alloc()));
                         }
                         ch.pipeline()
                                 .addLast("frames", new LengthFieldBasedFrameDecoder(Messages.MAX_FRAME, 0, 4, 0, 4))

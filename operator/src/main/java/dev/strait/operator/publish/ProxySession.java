@@ -30,6 +30,7 @@ final class ProxySession extends SimpleChannelInboundHandler<ByteBuf> {
     private final Authenticator authenticator;
     private Channel channel;
     String remote = "?";
+    private boolean helloSeen;
     ProxyIdentity identity;
     Scope scope;
     String sent;
@@ -60,8 +61,12 @@ final class ProxySession extends SimpleChannelInboundHandler<ByteBuf> {
             return;
         }
         String type = msg.path("type").asText("");
-        if (identity == null && !type.equals("hello")) {
+        if (!helloSeen && !type.equals("hello")) {
             refuse(ctx, "the first message must be hello");
+            return;
+        }
+        if (identity == null && !type.equals("hello") && !type.equals("ping")) {
+            refuse(ctx, "not authenticated yet");
             return;
         }
         switch (type) {
@@ -74,7 +79,7 @@ final class ProxySession extends SimpleChannelInboundHandler<ByteBuf> {
     }
 
     private void hello(ChannelHandlerContext ctx, JsonNode msg) {
-        if (identity != null) {
+        if (helloSeen) {
             refuse(ctx, "hello was already said");
             return;
         }
@@ -87,16 +92,19 @@ final class ProxySession extends SimpleChannelInboundHandler<ByteBuf> {
             refuse(ctx, "hello needs node: {ingressClass} or {namespace, pod}");
             return;
         }
-        String denied = authenticator.check(ctx.channel(), id, msg.path("token").asText(null));
-        if (denied != null) {
-            refuse(ctx, denied);
-            return;
-        }
+        helloSeen = true;
         String serving = msg.path("version").asText(null);
-        fleet.joined(this, id);
-        if (serving != null) {
-            log.debug("proxy {} serves {} from its state directory", this.id, serving);
-        }
+        authenticator.check(ctx.channel(), id, msg.path("token").asText(null)).whenComplete((denied, failure) ->
+                ctx.executor().execute(() -> {
+                    if (failure != null || denied != null) {
+                        refuse(ctx, failure != null ? "cannot authenticate: " + failure.getMessage() : denied);
+                        return;
+                    }
+                    fleet.joined(this, id);
+                    if (serving != null) {
+                        log.debug("proxy {} serves {} from its state directory", this.id, serving);
+                    }
+                }));
     }
 
     /** Sends one message; called under the fleet's lock from any thread (Netty queues it to the loop). */

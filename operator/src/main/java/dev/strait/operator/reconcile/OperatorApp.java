@@ -13,6 +13,7 @@ import io.netty.handler.ssl.SslContext;
 import java.net.InetSocketAddress;
 import java.time.Clock;
 import java.time.Duration;
+import java.util.function.Supplier;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -24,11 +25,12 @@ public final class OperatorApp implements AutoCloseable {
      * @param serverSideApply      patch status with server-side apply (production); off against fabric8's mock server
      * @param secretFieldSelector  let the API server filter Secrets to {@code kubernetes.io/tls}; off against the mock
      * @param leaderElection       only the lease holder writes status; null to write from this replica
-     * @param ssl                  TLS for the control channel, or null
+     * @param ssl                  TLS for the control channel, asked for per connection; null for plain TCP
      */
     public record Settings(InetSocketAddress controlAddress, ProxyDefaults defaults, Duration quiet, Duration cap,
                            boolean serverSideApply, boolean secretFieldSelector,
-                           LeaderElectionConfiguration leaderElection, SslContext ssl, Authenticator authenticator) {
+                           LeaderElectionConfiguration leaderElection, Supplier<SslContext> ssl,
+                           Authenticator authenticator) {
 
         public static Settings production(InetSocketAddress controlAddress) {
             return new Settings(controlAddress, ProxyDefaults.STANDARD, Duration.ofMillis(100), Duration.ofSeconds(1),
@@ -38,6 +40,11 @@ public final class OperatorApp implements AutoCloseable {
         public Settings withLeaderElection(LeaderElectionConfiguration le) {
             return new Settings(controlAddress, defaults, quiet, cap, serverSideApply, secretFieldSelector, le, ssl,
                     authenticator);
+        }
+
+        public Settings withSecurity(Supplier<SslContext> tls, Authenticator auth) {
+            return new Settings(controlAddress, defaults, quiet, cap, serverSideApply, secretFieldSelector,
+                    leaderElection, tls, auth);
         }
     }
 

@@ -20,6 +20,8 @@ import java.nio.charset.StandardCharsets;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.concurrent.TimeUnit;
+import java.util.function.Supplier;
+import io.netty.handler.ssl.SslContext;
 
 /**
  * A real proxy as Main wires it with {@code --control}: the control client, the serving holder and the
@@ -42,8 +44,13 @@ public final class TestProxy implements AutoCloseable {
 
     /** Starts as Main does: the kept snapshot when there is one, else the operator's first. */
     public static TestProxy start(InetSocketAddress operator, Identity identity, Path stateDir) throws Exception {
+        return start(operator, identity, stateDir, null, null);
+    }
+
+    public static TestProxy start(InetSocketAddress operator, Identity identity, Path stateDir,
+                                  Supplier<SslContext> ssl, Supplier<String> token) throws Exception {
         ControlClient client = new ControlClient(new HostPort(operator.getHostString(), operator.getPort()), identity,
-                stateDir == null ? null : new StateDir(stateDir), FAST, null, null);
+                stateDir == null ? null : new StateDir(stateDir), FAST, ssl, token);
         Snapshot kept = client.start();
         Snapshot first = kept != null ? kept : client.firstSnapshot().get(10, TimeUnit.SECONDS);
         Serving serving = new Serving(first);

@@ -37,6 +37,7 @@ import java.nio.charset.StandardCharsets;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicLong;
+import java.util.function.Supplier;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -60,8 +61,8 @@ public final class ControlClient implements AutoCloseable {
     private final Identity identity;
     private final StateDir state;
     private final Backoff backoff;
-    private final SslContext ssl;
-    private final String token;
+    private final Supplier<SslContext> ssl;
+    private final Supplier<String> token;
     private final EventLoopGroup group = new MultiThreadIoEventLoopGroup(1, NioIoHandler.newFactory());
     private final CompletableFuture<Snapshot> first = new CompletableFuture<>();
     private final AtomicLong accepted = new AtomicLong();
@@ -76,11 +77,12 @@ public final class ControlClient implements AutoCloseable {
 
     /**
      * @param state where accepted snapshots are kept, or null
-     * @param ssl   TLS to the operator, or null for plain TCP
-     * @param token a bearer token sent in hello (a projected service-account token), or null
+     * @param ssl   TLS to the operator, asked for at every dial (so a rotated CA bundle is re-read); null for plain TCP
+     * @param token a bearer token for hello, asked for at every dial (projected tokens rotate); null or
+     *              a null answer for none
      */
-    public ControlClient(HostPort operator, Identity identity, StateDir state, Backoff backoff, SslContext ssl,
-                         String token) {
+    public ControlClient(HostPort operator, Identity identity, StateDir state, Backoff backoff,
+                         Supplier<SslContext> ssl, Supplier<String> token) {
         this.operator = operator;
         this.identity = identity;
         this.state = state;
@@ -144,6 +146,13 @@ public final class ControlClient implements AutoCloseable {
         if (closed) {
             return;
         }
+        SslContext tls;
+        try {
+            tls = ssl == null ? null : ssl.get();
+        } catch (RuntimeException e) {
+            redial("cannot set up TLS: " + e.getMessage());
+            return;
+        }
         Bootstrap b = new Bootstrap()
                 .group(group)
                 .channel(NioSocketChannel.class)
@@ -153,8 +162,8 @@ public final class ControlClient implements AutoCloseable {
                 .handler(new ChannelInitializer<SocketChannel>() {
                     @Override
                     protected void initChannel(SocketChannel ch) {
-                        if (ssl != null) {
-                            ch.pipeline().addLast("tls", ssl.newHandler(ch.alloc(), operator.host(), operator.port()));
+                        if (tls != null) {
+                            ch.pipeline().addLast("tls", tls.newHandler(ch.alloc(), operator.host(), operator.port()));
                         }
                         ch.pipeline()
                                 .addLast("frames", new LengthFieldBasedFrameDecoder(MAX_FRAME, 0, 4, 0, 4))
@@ -253,8 +262,9 @@ public final class ControlClient implements AutoCloseable {
             if (v != null) {
                 hello.put("version", v);
             }
-            if (token != null) {
-                hello.put("token", token);
+            String t = token == null ? null : token.get();
+            if (t != null && !t.isBlank()) {
+                hello.put("token", t.trim());
             }
             ctx.writeAndFlush(message(hello));
             log.info("control channel to {} open; said hello as {}", operator, identity);

@@ -23,9 +23,8 @@ public final class ControlStart {
             return null;
         }
         StateDir state = stateDir == null || stateDir.isBlank() ? null : new StateDir(Path.of(stateDir));
-        String token = env.get("STRAIT_CONTROL_TOKEN");
-        return new ControlClient(operator, Identity.fromEnvironment(env), state, Backoff.STANDARD, null,
-                token == null || token.isBlank() ? null : token);
+        return new ControlClient(operator, Identity.fromEnvironment(env), state, Backoff.STANDARD,
+                ControlTls.fromEnvironment(env), ControlTls.tokenFromEnvironment(env));
     }
 
     /**
