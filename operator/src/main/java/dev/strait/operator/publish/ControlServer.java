@@ -5,6 +5,9 @@ import io.netty.channel.Channel;
 import io.netty.channel.ChannelInitializer;
 import io.netty.channel.ChannelOption;
 import io.netty.channel.EventLoopGroup;
+import io.netty.channel.group.ChannelGroup;
+import io.netty.channel.group.DefaultChannelGroup;
+import io.netty.util.concurrent.GlobalEventExecutor;
 import io.netty.channel.MultiThreadIoEventLoopGroup;
 import io.netty.channel.nio.NioIoHandler;
 import io.netty.channel.socket.SocketChannel;
@@ -28,6 +31,8 @@ public final class ControlServer implements AutoCloseable {
     private final Supplier<SslContext> ssl;
     private final Authenticator authenticator;
     private final EventLoopGroup group = new MultiThreadIoEventLoopGroup(1, NioIoHandler.newFactory());
+    /** Every proxy connection, so that closing the server disconnects them all at once. */
+    private final ChannelGroup connections = new DefaultChannelGroup("control", GlobalEventExecutor.INSTANCE);
     private Channel server;
 
     /** @param ssl TLS for the channel, asked for at each new connection (so certificates can rotate); null for plain TCP */
@@ -46,6 +51,7 @@ public final class ControlServer implements AutoCloseable {
                 .childHandler(new ChannelInitializer<SocketChannel>() {
                     @Override
                     protected void initChannel(SocketChannel ch) {
+                        connections.add(ch);
                         if (ssl != null) {
                             ch.pipeline().addLast("tls", ssl.get().newHandler(ch.alloc()));
                         }
@@ -69,6 +75,7 @@ public final class ControlServer implements AutoCloseable {
         if (server != null) {
             server.close().awaitUninterruptibly();
         }
+        connections.close().awaitUninterruptibly();
         group.shutdownGracefully(0, 2, TimeUnit.SECONDS).awaitUninterruptibly();
     }
 }

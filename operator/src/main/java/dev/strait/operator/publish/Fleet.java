@@ -128,6 +128,11 @@ public final class Fleet {
         return n == null ? -1 : n;
     }
 
+    /** The newest version published for a scope, or null. */
+    public synchronized String latestVersion(Scope scope) {
+        return latest == null ? null : latest.snapshot(scope).version();
+    }
+
     /** The place of a scope's newest version. */
     public synchronized long currentSeq(Scope scope) {
         History h = history.get(scope);
@@ -140,7 +145,7 @@ public final class Fleet {
             return;
         }
         seq(s.scope, snap.version());
-        byte[] bytes = encoded.computeIfAbsent(s.scope, sc -> Messages.snapshot(snap.version(), snap.config()));
+        byte[] bytes = encoded.computeIfAbsent(s.scope, sc -> Messages.snapshot(snap.version(), snap.json()));
         s.sent = snap.version();
         s.write(bytes);
     }

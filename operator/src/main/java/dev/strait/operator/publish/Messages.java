@@ -3,8 +3,6 @@ package dev.strait.operator.publish;
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import com.fasterxml.jackson.databind.node.ObjectNode;
-import dev.strait.model.Config;
-import dev.strait.model.ConfigWriter;
 import java.io.IOException;
 import java.nio.charset.StandardCharsets;
 
@@ -18,8 +16,8 @@ final class Messages {
     private Messages() {}
 
     /** {@code {"type":"snapshot","version":...,"config":{...}}}, made once per version and shared by all sessions. */
-    static byte[] snapshot(String version, Config config) {
-        String text = "{\"type\":\"snapshot\",\"version\":\"" + version + "\",\"config\":" + ConfigWriter.toJson(config, false) + "}";
+    static byte[] snapshot(String version, String configJson) {
+        String text = "{\"type\":\"snapshot\",\"version\":\"" + version + "\",\"config\":" + configJson + "}";
         return text.getBytes(StandardCharsets.UTF_8);
     }
 

@@ -4,7 +4,11 @@ import dev.strait.model.Config;
 import dev.strait.model.ConfigWriter;
 import dev.strait.model.Route;
 import dev.strait.model.Upstream;
+import java.nio.charset.StandardCharsets;
+import java.security.MessageDigest;
+import java.security.NoSuchAlgorithmException;
 import java.util.ArrayList;
+import java.util.HexFormat;
 import java.util.Collections;
 import java.util.LinkedHashSet;
 import java.util.List;
@@ -30,8 +34,8 @@ public final class Translation {
     private final Map<ResourceKey, Integer> contents;
     private final Map<Scope, Snapshot> snapshots = new ConcurrentHashMap<>();
 
-    /** A scope's snapshot and its content version. */
-    public record Snapshot(Config config, String version) {}
+    /** A scope's snapshot, its content version and its canonical JSON (what the version hashes, what is sent). */
+    public record Snapshot(Config config, String version, String json) {}
 
     Translation(ProxyDefaults defaults, Map<Scope, List<Programmed>> routes, Map<String, Upstream> upstreams,
                 Map<ResourceKey, ResourceReport> reports, Map<ResourceKey, Integer> contents) {
@@ -75,6 +79,16 @@ public final class Translation {
         return snapshots.computeIfAbsent(scope, this::build);
     }
 
+    /** {@link ConfigWriter#version} of the JSON already written (ChannelTest fails if the two ever differ). */
+    private static String version(String json) {
+        try {
+            byte[] d = MessageDigest.getInstance("SHA-256").digest(json.getBytes(StandardCharsets.UTF_8));
+            return HexFormat.of().formatHex(d, 0, 6);
+        } catch (NoSuchAlgorithmException e) {
+            throw new IllegalStateException(e);
+        }
+    }
+
     private Snapshot build(Scope scope) {
         List<Programmed> programmed = routes.getOrDefault(scope, List.of());
         List<Route> rs = new ArrayList<>(programmed.size());
@@ -94,6 +108,7 @@ public final class Translation {
         }
         Config config = new Config(0, Config.Transport.AUTO, new Config.AccessLog(defaults.accessLog()),
                 defaults.limits(), listeners, defaults.adminConfig(), List.copyOf(used.values()), rs);
-        return new Snapshot(config, ConfigWriter.version(config));
+        String json = ConfigWriter.toJson(config, false);
+        return new Snapshot(config, version(json), json);
     }
 }

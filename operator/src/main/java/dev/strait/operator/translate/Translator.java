@@ -33,9 +33,30 @@ public final class Translator {
             .thenComparing(r -> r.getMetadata().getName());
 
     private final ProxyDefaults defaults;
+    /**
+     * Parser results by their exact input, from the previous translation and this one: a Route whose
+     * rewritten spec did not change is not parsed again (the parse is most of a rebuild's cost). Only
+     * entries used by a translation survive into the next, so the memory follows the cluster.
+     */
+    private Map<String, Object> previousChecks = new HashMap<>();
+    private Map<String, Object> checks = new HashMap<>();
 
+    /** Not thread-safe: one translation at a time (the rebuilder's thread). */
     public Translator(ProxyDefaults defaults) {
         this.defaults = defaults;
+    }
+
+    @SuppressWarnings("unchecked")
+    private <T> T memo(String key, java.util.function.Supplier<T> compute) {
+        Object c = checks.get(key);
+        if (c == null) {
+            c = previousChecks.get(key);
+            if (c == null) {
+                c = compute.get();
+            }
+            checks.put(key, c);
+        }
+        return (T) c;
     }
 
     /** The model name of an Upstream resource: namespaces have no dots, so names cannot collide. */
@@ -54,6 +75,8 @@ public final class Translator {
     }
 
     public Translation translate(Inputs in) {
+        previousChecks = checks;
+        checks = new HashMap<>();
         ServiceEndpoints endpoints = new ServiceEndpoints(in.services(), in.endpointSlices());
         Map<String, Secret> secrets = new HashMap<>();
         in.secrets().forEach(s -> secrets.put(s.getMetadata().getNamespace() + "/" + s.getMetadata().getName(), s));
@@ -164,7 +187,7 @@ public final class Translator {
             st.refErrors.add("spec.service." + res.field() + ": " + res.error());
         }
         res.endpoints().forEach(e -> eps.add(e.toString()));
-        ModelCheck.Checked<Upstream> checked = ModelCheck.upstream(tree);
+        ModelCheck.Checked<Upstream> checked = memo("U" + tree, () -> ModelCheck.upstream(tree));
         st.specErrors.addAll(checked.errors());
         // An Upstream whose Service is missing still exists for its Routes, with no endpoints (503),
         // as a Service without endpoints does: the Service may simply not be created yet.
@@ -207,8 +230,69 @@ public final class Translator {
         }
     }
 
+    /**
+     * A Route's result depends only on its identity, generation and what its references resolve to; when
+     * none of these changed since the last translation, the last result is reused without touching the
+     * spec. The upstreams made for Service backends are rebuilt every time (their endpoints move).
+     */
     private RouteState route(Route r, ServiceEndpoints endpoints, Map<String, UpstreamState> upstreams,
                              Map<String, Secret> secrets, Map<String, Upstream> models) {
+        Long generation = r.getMetadata().getGeneration();
+        if (generation == null || r.getSpec() == null) {
+            return resolveAndCheck(r, endpoints, upstreams, secrets, models);
+        }
+        Map<String, Upstream> serviceUpstreams = new LinkedHashMap<>();
+        String refs = references(r, endpoints, upstreams, secrets, serviceUpstreams);
+        String key = "S" + r.getMetadata().getUid() + "/" + r.getMetadata().getNamespace() + "/"
+                + r.getMetadata().getName() + "@" + generation + "|" + refs;
+        RouteState st = memo(key, () -> resolveAndCheck(r, endpoints, upstreams, secrets, new HashMap<>()));
+        if (st.model != null) {
+            models.putAll(serviceUpstreams);
+        }
+        return st;
+    }
+
+    /** What each reference of a Route resolves to, as text; fills in the upstreams made for Service backends. */
+    private static String references(Route r, ServiceEndpoints endpoints, Map<String, UpstreamState> upstreams,
+                                     Map<String, Secret> secrets, Map<String, Upstream> serviceUpstreams) {
+        String ns = r.getMetadata().getNamespace();
+        StringBuilder sb = new StringBuilder();
+        if (r.getSpec().rules != null) {
+            for (RouteSpec.Rule rule : r.getSpec().rules) {
+                if (rule == null || rule.backends == null) {
+                    continue;
+                }
+                for (RouteSpec.Backend b : rule.backends) {
+                    if (b == null) {
+                        continue;
+                    }
+                    if (b.upstream != null) {
+                        UpstreamState t = upstreams.get(ns + "/" + b.upstream);
+                        sb.append(t == null ? "?" + b.upstream : t.model == null ? "!" + t.specErrors : t.model.name());
+                    } else if (b.service != null && b.service.name != null && b.service.port != null) {
+                        ServiceEndpoints.Resolution res = endpoints.resolve(ns, b.service.name, b.service.port);
+                        if (res.ok()) {
+                            String model = serviceUpstreamName(ns, b.service.name, b.service.port);
+                            serviceUpstreams.put(model, new Upstream(model, res.endpoints(), Upstream.Protocol.HTTP1,
+                                    Upstream.LoadBalancer.ROUND_ROBIN, null));
+                            sb.append(model);
+                        } else {
+                            sb.append('!').append(res.field()).append(res.error());
+                        }
+                    }
+                    sb.append(',');
+                }
+            }
+        }
+        if (r.getSpec().tls != null) {
+            Secret s = secrets.get(ns + "/" + r.getSpec().tls.secretName);
+            sb.append("|tls:").append(s == null ? "?" : String.valueOf(s.getData() == null ? 0 : s.getData().hashCode()));
+        }
+        return sb.toString();
+    }
+
+    private RouteState resolveAndCheck(Route r, ServiceEndpoints endpoints, Map<String, UpstreamState> upstreams,
+                                       Map<String, Secret> secrets, Map<String, Upstream> models) {
         RouteState st = new RouteState();
         String ns = r.getMetadata().getNamespace();
         RouteSpec spec = r.getSpec();
@@ -242,7 +326,8 @@ public final class Translator {
         if (spec.tls != null) {
             tls(spec.tls.secretName, ns, secrets, st);
         }
-        ModelCheck.Checked<dev.strait.model.Route> checked = ModelCheck.route(named, st.declared);
+        ModelCheck.Checked<dev.strait.model.Route> checked = memo("R" + st.declared + named,
+                () -> ModelCheck.route(named, st.declared));
         st.specErrors.addAll(checked.errors());
         if (st.specErrors.isEmpty() && st.refErrors.isEmpty()) {
             st.model = checked.value();

@@ -31,7 +31,7 @@ public final class TestProxy implements AutoCloseable {
     static final Backoff FAST = new Backoff(Duration.ofMillis(20), Duration.ofMillis(200));
 
     public final ControlClient client;
-    final Serving serving;
+    public final Serving serving;
     final ProxyServer server;
     final Snapshot kept;
 

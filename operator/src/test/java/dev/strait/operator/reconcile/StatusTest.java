@@ -161,7 +161,7 @@ class StatusTest {
             hasCondition(s, "Programmed", "False", "Rejected", null);
             assertThat(OperatorHarness.condition(s, "Programmed").getMessage())
                     .startsWith("0/1 proxies serve version ").contains("1 refused version")
-                    .contains("routes[1].rules[0].files.root: directory /no/such/dir does not exist");
+                    .containsPattern("routes\\[\\d]\\.rules\\[0]\\.files\\.root: directory /no/such/dir does not exist");
             assertThat(s.proxies.rejected).isEqualTo(1);
         });
         assertThat(proxy.get("good.example.com", "/hello")).isEqualTo("200 OK good");

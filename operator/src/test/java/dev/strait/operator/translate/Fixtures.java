@@ -25,15 +25,21 @@ public final class Fixtures {
 
     private Fixtures() {}
 
-    /** A Route created at {@code minute} minutes past a fixed hour (age decides conflicts). */
+    /**
+     * A Route created at {@code minute} minutes past a fixed hour (age decides conflicts). Its generation
+     * is derived from the spec, as the API server bumps it on every spec change.
+     */
     public static Route route(String ns, String name, int minute, String spec) {
-        Route r = Serialization.unmarshal("""
+        return Serialization.unmarshal("""
                 apiVersion: strait.dev/v1alpha1
                 kind: Route
-                metadata: { namespace: %s, name: %s, generation: 1, creationTimestamp: "2026-11-30T10:%02d:00Z" }
+                metadata: { namespace: %s, name: %s, generation: %d, creationTimestamp: "2026-11-30T10:%02d:00Z" }
                 spec:
-                %s""".formatted(ns, name, minute, spec.indent(2)), Route.class);
-        return r;
+                %s""".formatted(ns, name, generation(spec), minute, spec.indent(2)), Route.class);
+    }
+
+    public static long generation(String spec) {
+        return 1 + (spec.hashCode() & 0xffff);
     }
 
     public static Upstream upstream(String ns, String name, String spec) {

@@ -102,7 +102,7 @@ class SnapshotTest {
         assertThat(r.accepted().status()).isTrue();
         assertThat(r.resolvedRefs().status()).isTrue();
         assertThat(r.scopes()).containsExactly(STRAIT);
-        assertThat(r.generation()).isEqualTo(1);
+        assertThat(r.generation()).isEqualTo(Fixtures.generation(SITE));
         ResourceReport u = Fixtures.upstreamReport(t, "shop", "api");
         assertThat(u.resolvedRefs().message()).isEqualTo("2 ready endpoint(s)");
         assertThat(u.scopes()).containsExactly(STRAIT);
