@@ -1,6 +1,7 @@
 package dev.strait.operator.translate;
 
 import dev.strait.model.Route;
+import java.lang.reflect.RecordComponent;
 import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.List;
@@ -47,14 +48,33 @@ final class Conflicts {
                 }
             }
             if (!kept.isEmpty()) {
-                rules.add(kept.size() == rule.matches().size() ? rule
-                        : new Route.Rule(kept, rule.action(), rule.cache(), rule.timeouts(), rule.retries()));
+                rules.add(kept.size() == rule.matches().size() ? rule : withMatches(rule, kept));
             }
         }
         for (String c : claimed) {
             owners.putIfAbsent(c, key);
         }
         return new Route(route.name(), route.hosts(), rules);
+    }
+
+    /**
+     * The rule with other matches and every other component unchanged. Copied through the record's
+     * components rather than by naming them, so that settings the model gains later (it grows with the
+     * proxy's features) are never silently dropped from a Route that lost a conflict.
+     */
+    static Route.Rule withMatches(Route.Rule rule, List<Route.Match> matches) {
+        RecordComponent[] components = Route.Rule.class.getRecordComponents();
+        Object[] values = new Object[components.length];
+        Class<?>[] types = new Class<?>[components.length];
+        try {
+            for (int i = 0; i < components.length; i++) {
+                types[i] = components[i].getType();
+                values[i] = components[i].getName().equals("matches") ? matches : components[i].getAccessor().invoke(rule);
+            }
+            return Route.Rule.class.getDeclaredConstructor(types).newInstance(values);
+        } catch (ReflectiveOperationException e) {
+            throw new IllegalStateException("cannot copy a rule", e);
+        }
     }
 
     private static String key(String host, Route.Match m) {

@@ -61,6 +61,16 @@ class ConflictsTest {
     }
 
     @Test
+    void aRuleThatLosesAMatchKeepsEverythingElse() {
+        Route.Rule rule = new Route.Rule(List.of(new Route.Match(null, "GET", List.of()), new Route.Match(null, null, List.of())),
+                new Route.Respond(200, "x", java.util.Map.of()), new Route.Cache(true),
+                new Route.Timeouts(java.time.Duration.ofSeconds(3)), new Route.Retries(2, List.of("5xx")));
+        Route.Rule copy = Conflicts.withMatches(rule, List.of(rule.matches().get(1)));
+        assertThat(copy.matches()).containsExactly(rule.matches().get(1));
+        assertThat(copy).usingRecursiveComparison().ignoringFields("matches").isEqualTo(rule);
+    }
+
+    @Test
     void differentMethodsHeadersOrHostsDoNotConflict() {
         Translation t = Fixtures.translate(
                 route("shop", "a", 10, API.formatted("a")),
