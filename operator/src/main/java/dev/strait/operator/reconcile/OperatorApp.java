@@ -93,7 +93,11 @@ public final class OperatorApp implements AutoCloseable {
             }
         });
 
-        statusRefresh = new Debounced("strait-status", settings.quiet(), settings.cap(), board::refresh);
+        // ACKs arrive proxy by proxy, and each changes the counts of every Route of the scope: refresh
+        // status five times less often than the table is rebuilt, so a fleet's ACKs for one version cost
+        // one round of status writes rather than one per proxy.
+        statusRefresh = new Debounced("strait-status", settings.quiet().multipliedBy(5), settings.cap().multipliedBy(5),
+                board::refresh);
         fleet.onChange(statusRefresh::changed);
         Translator translator = new Translator(settings.defaults());
         cache = new ClusterCache(client, this::changed, settings.secretFieldSelector());

@@ -21,6 +21,7 @@ import java.util.List;
  * they differ, patches the status subresource. It never rebuilds anything itself.
  */
 abstract class StatusReconciler<R extends CustomResource<?, ResourceStatus>> implements Reconciler<R> {
+    private static final org.slf4j.Logger log = org.slf4j.LoggerFactory.getLogger(StatusReconciler.class);
     private final StatusBoard board;
     private final Clock clock;
     final SimpleInboundEventSource<R> pokes = new SimpleInboundEventSource<>("status-pokes");
@@ -31,7 +32,12 @@ abstract class StatusReconciler<R extends CustomResource<?, ResourceStatus>> imp
     }
 
     void poke(ResourceKey key) {
-        pokes.propagateEvent(new ResourceID(key.name(), key.namespace()));
+        try {
+            pokes.propagateEvent(new ResourceID(key.name(), key.namespace()));
+        } catch (RuntimeException e) {
+            // Not started, or not the leader: the leader's own informer events bring it up to date.
+            log.debug("status poke for {} not delivered: {}", key, e.toString());
+        }
     }
 
     @Override

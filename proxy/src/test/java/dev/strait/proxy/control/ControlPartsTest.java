@@ -29,6 +29,16 @@ class ControlPartsTest {
     }
 
     @Test
+    void mainsControlFlagsAreChecked() {
+        assertThat(ControlStart.client("no-port", null, Map.of())).isNull();
+        ControlClient c = ControlStart.client("127.0.0.1:1", null, Map.of());
+        assertThat(c).isNotNull();
+        c.close();
+        assertThat(ControlTls.fromEnvironment(Map.of())).as("plain TCP without a CA").isNull();
+        assertThat(ControlTls.tokenFromEnvironment(Map.of("STRAIT_CONTROL_TOKEN", "t")).get()).isEqualTo("t");
+    }
+
+    @Test
     void identityComesFromTheEnvironment() {
         assertThat(Identity.fromEnvironment(Map.of())).isEqualTo(Identity.ingress("strait"));
         assertThat(Identity.fromEnvironment(Map.of("STRAIT_INGRESS_CLASS", "internal"))).isEqualTo(Identity.ingress("internal"));
