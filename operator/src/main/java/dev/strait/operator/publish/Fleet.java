@@ -139,9 +139,23 @@ public final class Fleet {
         return h == null ? -1 : h.next - 1;
     }
 
+    /** A session's socket drained: send what it missed, if anything (only the latest version). */
+    void writable(ProxySession s) {
+        synchronized (this) {
+            if (latest != null && s.scope != null && sessions.containsKey(s.id)) {
+                send(s);
+            }
+        }
+    }
+
     private void send(ProxySession s) {
         Translation.Snapshot snap = latest.snapshot(s.scope);
         if (snap.version().equals(s.sent)) {
+            return;
+        }
+        if (!s.writable()) {
+            // A slow proxy still has an earlier snapshot queued: skip the versions in between and send
+            // the latest once its socket drains, instead of queueing megabytes per change.
             return;
         }
         seq(s.scope, snap.version());

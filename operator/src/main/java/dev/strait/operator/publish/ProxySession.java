@@ -107,6 +107,19 @@ final class ProxySession extends SimpleChannelInboundHandler<ByteBuf> {
                 }));
     }
 
+    boolean writable() {
+        Channel ch = channel;
+        return ch == null || ch.isWritable();
+    }
+
+    @Override
+    public void channelWritabilityChanged(ChannelHandlerContext ctx) {
+        if (ctx.channel().isWritable()) {
+            fleet.writable(this);
+        }
+        ctx.fireChannelWritabilityChanged();
+    }
+
     /** Sends one message; called under the fleet's lock from any thread (Netty queues it to the loop). */
     void write(byte[] message) {
         Channel ch = channel;
