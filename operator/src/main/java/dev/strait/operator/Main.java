@@ -1,15 +1,198 @@
 package dev.strait.operator;
 
+import dev.strait.model.HostPort;
+import dev.strait.operator.reconcile.OperatorApp;
+import dev.strait.operator.crd.Route;
+import dev.strait.operator.publish.Authenticators;
+import dev.strait.operator.publish.tls.CaStore;
+import dev.strait.operator.publish.tls.ChannelCertificates;
+import io.fabric8.kubernetes.api.model.ListOptionsBuilder;
+import io.fabric8.kubernetes.client.KubernetesClient;
+import io.fabric8.kubernetes.client.KubernetesClientBuilder;
+import io.fabric8.kubernetes.client.KubernetesClientException;
+import io.javaoperatorsdk.operator.api.config.LeaderElectionConfiguration;
+import java.io.IOException;
+import java.net.InetSocketAddress;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.time.Clock;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Set;
+import java.util.concurrent.Executors;
+import java.util.concurrent.ScheduledExecutorService;
+import java.util.concurrent.TimeUnit;
+import java.util.Locale;
+import java.util.Map;
+import java.util.concurrent.CountDownLatch;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
 /**
- * The operator's entry point. The reconcilers, translation and control channel arrive with issue 5;
- * until then this jar only says so, so that nobody mistakes it for a working control plane.
+ * {@code java -jar strait-operator.jar}: runs against the current kubeconfig context (in a cluster, the
+ * pod's service account), like every java-operator-sdk operator, and serves the control channel.
  */
 public final class Main {
+    private static final Logger log = LoggerFactory.getLogger(Main.class);
+    private static final Path SERVICE_ACCOUNT_NAMESPACE = Path.of("/var/run/secrets/kubernetes.io/serviceaccount/namespace");
+    private static final String USAGE = """
+            usage: java -jar strait-operator.jar [options]
+              --control-address HOST:PORT  where proxies dial in (default 0.0.0.0:18000)
+              --leader-election true|false only the holder of the Lease strait-operator writes status
+                                           (default: true inside a cluster, false outside)
+              --secure true|false          TLS with the operator's own CA (Secret and ConfigMap
+                                           strait-control-ca) and proxy authentication by client
+                                           certificate or service-account token (default: true inside
+                                           a cluster, false outside)
+              --control-names A,B,...      names in the serving certificate (default: strait-operator.NS.svc,
+                                           strait-operator.NS.svc.cluster.local, localhost, 127.0.0.1)
+              --help                       this text
+            Each option may also be set in the environment: STRAIT_CONTROL_ADDRESS, STRAIT_LEADER_ELECTION,
+            STRAIT_SECURE, STRAIT_CONTROL_NAMES.
+            The Kubernetes connection is the current kubeconfig context, or the pod's service account.
+            The CRDs in crds/ must be applied first: kubectl apply -f crds/
+            """;
+
     private Main() {}
 
-    public static void main(String[] args) {
-        System.err.println("strait-operator: the control plane is not built yet (see docs/architecture.md);"
-                + " run the proxy standalone with --config FILE.");
-        System.exit(2);
+    public static void main(String[] args) throws Exception {
+        Map<String, String> opts = options(args);
+        if (opts == null) {
+            System.exit(2);
+            return;
+        }
+        if (opts.containsKey("help")) {
+            System.out.print(USAGE);
+            return;
+        }
+        HostPort address;
+        try {
+            address = HostPort.parse(opts.getOrDefault("control-address", "0.0.0.0:18000"));
+        } catch (IllegalArgumentException e) {
+            System.err.println("--control-address " + e.getMessage());
+            System.exit(2);
+            return;
+        }
+        boolean inCluster = Files.isReadable(SERVICE_ACCOUNT_NAMESPACE);
+        boolean leaderElection = Boolean.parseBoolean(opts.getOrDefault("leader-election", String.valueOf(inCluster)));
+
+        KubernetesClient client = new KubernetesClientBuilder().build();
+        OperatorApp.Settings settings = OperatorApp.Settings.production(new InetSocketAddress(address.host(), address.port()));
+        if (leaderElection) {
+            settings = settings.withLeaderElection(new LeaderElectionConfiguration("strait-operator", namespace(client)));
+        }
+        if (Boolean.parseBoolean(opts.getOrDefault("secure", String.valueOf(inCluster)))) {
+            String ns = namespace(client);
+            List<String> certNames = opts.containsKey("control-names")
+                    ? List.of(opts.get("control-names").split(","))
+                    : List.of("strait-operator." + ns + ".svc", "strait-operator." + ns + ".svc.cluster.local", "localhost",
+                            "127.0.0.1");
+            ChannelCertificates certs = new ChannelCertificates(new CaStore(client, ns), certNames, Clock.systemUTC());
+            try {
+                certs.refresh();
+            } catch (IOException | KubernetesClientException e) {
+                log.error("cannot set up the control channel's CA in namespace {}: {}", ns, e.getMessage());
+                client.close();
+                System.exit(1);
+                return;
+            }
+            ScheduledExecutorService timer = Executors.newSingleThreadScheduledExecutor(r -> {
+                Thread t = new Thread(r, "strait-certificates");
+                t.setDaemon(true);
+                return t;
+            });
+            long every = ChannelCertificates.CHECK_EVERY.toMinutes();
+            timer.scheduleAtFixedRate(() -> {
+                try {
+                    certs.refresh();
+                } catch (IOException | RuntimeException e) {
+                    log.warn("control channel certificates not refreshed: {}", e.toString());
+                }
+            }, every, every, TimeUnit.MINUTES);
+            settings = settings.withSecurity(certs, Authenticators.certificateOrToken(client, Set.of(ns),
+                    Executors.newFixedThreadPool(2, r -> {
+                        Thread t = new Thread(r, "strait-token-review");
+                        t.setDaemon(true);
+                        return t;
+                    })));
+        } else {
+            log.warn("the control channel runs without TLS and without authenticating proxies (--secure false)");
+        }
+        log.info("connecting to {}", client.getMasterUrl());
+        try {
+            // Fail in seconds with a useful message rather than after the informers' sync timeout.
+            client.resources(Route.class).inAnyNamespace().list(new ListOptionsBuilder().withLimit(1L).build());
+        } catch (KubernetesClientException e) {
+            log.error("cannot list Routes through the Kubernetes API at {}: {}. Is the kubeconfig context right,"
+                    + " and are the CRDs applied (kubectl apply -f crds/)?", client.getMasterUrl(),
+                    e.getCode() == 404 ? "the Route CRD is not installed" : String.valueOf(e.getMessage()));
+            client.close();
+            System.exit(1);
+            return;
+        }
+        OperatorApp app = new OperatorApp(client, settings);
+        try {
+            app.start();
+        } catch (RuntimeException e) {
+            log.error("cannot start: {}", e.toString());
+            app.close();
+            client.close();
+            System.exit(1);
+            return;
+        }
+        CountDownLatch stopped = new CountDownLatch(1);
+        OperatorApp running = app;
+        Runtime.getRuntime().addShutdownHook(new Thread(() -> {
+            log.info("stopping");
+            running.close();
+            client.close();
+            stopped.countDown();
+        }, "strait-operator-shutdown"));
+        stopped.await();
+    }
+
+    private static String namespace(KubernetesClient client) throws IOException {
+        if (Files.isReadable(SERVICE_ACCOUNT_NAMESPACE)) {
+            return Files.readString(SERVICE_ACCOUNT_NAMESPACE, StandardCharsets.UTF_8).trim();
+        }
+        return client.getNamespace() == null ? "default" : client.getNamespace();
+    }
+
+    /** Flags, then environment variables for flags not given; {@code null} after printing a usage error. */
+    static Map<String, String> options(String[] args) {
+        Map<String, String> opts = new LinkedHashMap<>();
+        String[] names = {"control-address", "leader-election", "secure", "control-names"};
+        for (String name : names) {
+            String env = System.getenv("STRAIT_" + name.toUpperCase(Locale.ROOT).replace('-', '_'));
+            if (env != null && !env.isBlank()) {
+                opts.put(name, env);
+            }
+        }
+        for (int i = 0; i < args.length; i++) {
+            String a = args[i];
+            if (a.equals("--help") || a.equals("-h")) {
+                opts.put("help", "");
+                continue;
+            }
+            String name;
+            String value;
+            if (a.startsWith("--") && a.contains("=")) {
+                name = a.substring(2, a.indexOf('='));
+                value = a.substring(a.indexOf('=') + 1);
+            } else if (a.startsWith("--") && i + 1 < args.length) {
+                name = a.substring(2);
+                value = args[++i];
+            } else {
+                System.err.println("unexpected argument: " + a + "\n" + USAGE);
+                return null;
+            }
+            if (!List.of(names).contains(name)) {
+                System.err.println("unknown option --" + name + "\n" + USAGE);
+                return null;
+            }
+            opts.put(name, value);
+        }
+        return opts;
     }
 }

@@ -7,6 +7,8 @@ import dev.strait.proxy.config.ConfigFiles;
 import dev.strait.proxy.config.ConfigReloader;
 import dev.strait.proxy.config.Serving;
 import dev.strait.proxy.config.Snapshot;
+import dev.strait.proxy.control.ControlClient;
+import dev.strait.proxy.control.ControlStart;
 import dev.strait.proxy.metrics.ProxyMetrics;
 import dev.strait.proxy.server.ProxyServer;
 import java.io.FileOutputStream;
@@ -23,7 +25,7 @@ import org.slf4j.LoggerFactory;
 import sun.misc.Signal;
 
 /**
- * {@code java -jar strait-proxy.jar [--config FILE] [--check FILE]}: every flag may also be given as
+ * {@code java -jar strait-proxy.jar [--config FILE | --control HOST:PORT [--state-dir DIR]] [--check FILE]}: every flag may also be given as
  * an environment variable ({@code STRAIT_CONFIG}, ...). Without flags it serves the embedded default.
  */
 public final class Main {
@@ -45,10 +47,12 @@ public final class Main {
             usage: java -jar strait-proxy.jar [options]
               --config FILE        serve this YAML (or JSON) config; reloaded on change and on SIGHUP
               --check FILE         validate a config, print every error with its field path, exit 0 or 1
-              --control HOST:PORT  take the routing table from the operator (not available in this version yet)
-              --state-dir DIR      keep the last accepted snapshot here (with --control; not available yet)
+              --control HOST:PORT  take the routing table from the operator's control channel
+              --state-dir DIR      keep the last accepted snapshot here and serve it at start (with --control)
               --help               this text
             Each option may also be set in the environment: STRAIT_CONFIG, STRAIT_CHECK, STRAIT_CONTROL, STRAIT_STATE_DIR.
+            With --control the proxy says who it is from STRAIT_INGRESS_CLASS (default strait), or
+            STRAIT_POD_NAMESPACE and STRAIT_POD_NAME for a sidecar (see docs/control-channel.md).
             With no options the embedded default config is served: http://0.0.0.0:8080/, admin on 127.0.0.1:9901.
             """;
 
@@ -69,9 +73,18 @@ public final class Main {
             System.exit(check(Path.of(opts.get("check"))));
             return;
         }
-        if (opts.containsKey("control") || opts.containsKey("state-dir")) {
-            System.err.println("--control and --state-dir arrive with the operator's control channel; this version"
-                    + " serves --config FILE or the embedded default.");
+        if (opts.containsKey("control")) {
+            ControlClient control = ControlStart.client(opts.get("control"), opts.get("state-dir"), System.getenv());
+            if (control == null || opts.containsKey("config")) {
+                System.err.println(control == null ? "--control must be HOST:PORT" : "--control and --config exclude each other");
+                System.exit(2);
+                return;
+            }
+            run(ControlStart.firstSnapshot(control, opts.get("control")), null, startNanos, control);
+            return;
+        }
+        if (opts.containsKey("state-dir")) {
+            System.err.println("--state-dir keeps the control channel's snapshots; it needs --control HOST:PORT");
             System.exit(2);
             return;
         }
@@ -88,10 +101,10 @@ public final class Main {
             System.exit(1);
             return;
         }
-        run(snapshot, configFile, startNanos);
+        run(snapshot, configFile, startNanos, null);
     }
 
-    private static void run(Snapshot snapshot, Path configFile, long startNanos) throws Exception {
+    private static void run(Snapshot snapshot, Path configFile, long startNanos, ControlClient control) throws Exception {
         Serving serving = new Serving(snapshot);
         ProxyMetrics metrics = new ProxyMetrics();
         metrics.configVersion(snapshot.version());
@@ -118,6 +131,9 @@ public final class Main {
             log.info("admin on http://{}:{}/ (healthz, readyz, metrics, config)",
                     admin.address().getAddress().getHostAddress(), admin.address().getPort());
         }
+        if (control != null) {
+            control.attach(serving, metrics);
+        }
         ConfigReloader reloader = configFile == null ? null : new ConfigReloader(configFile, serving, metrics);
         if (reloader != null) {
             var previous = Signal.handle(new Signal("HUP"), s -> reloader.reload("SIGHUP"));
@@ -136,6 +152,9 @@ public final class Main {
                 Thread.currentThread().interrupt();
             }
             server.close();
+            if (control != null) {
+                control.close();
+            }
             if (adminServer != null) {
                 adminServer.close();
             }
@@ -143,7 +162,8 @@ public final class Main {
             stopped.countDown();
         }, "strait-shutdown"));
         log.info("strait proxy serving config version {} ({}) with {} worker(s) on {}; started in {} ms (JVM {} ms)",
-                snapshot.version(), configFile == null ? ConfigFiles.EMBEDDED : configFile, server.workers(),
+                snapshot.version(), control != null ? "control channel" : configFile == null ? ConfigFiles.EMBEDDED : configFile,
+                server.workers(),
                 server.transport().name().toLowerCase(Locale.ROOT), (System.nanoTime() - startNanos) / 1_000_000,
                 ManagementFactory.getRuntimeMXBean().getUptime());
         stopped.await();

@@ -1,0 +1,13 @@
+package dev.strait.operator.crd;
+
+/** Regular expressions shared by the CRD schema; they match what {@code ConfigParser} accepts. */
+final class Patterns {
+    /** A Kubernetes object name (DNS subdomain), as the config's {@code name} fields. */
+    static final String NAME = "^[a-z0-9]([a-z0-9.-]{0,251}[a-z0-9])?$";
+    /** An HTTP token (method, header name), RFC 9110 5.6.2. */
+    static final String TOKEN = "^[!#$%&'*+\\-.^_`|~0-9A-Za-z]+$";
+    /** A config duration: 250ms, 5s, 1m, 2h. */
+    static final String DURATION = "^[0-9]{1,9}(ms|s|m|h)$";
+
+    private Patterns() {}
+}

@@ -1,0 +1,163 @@
+package dev.strait.operator.crd;
+
+import com.fasterxml.jackson.annotation.JsonInclude;
+import io.fabric8.generator.annotation.Max;
+import io.fabric8.generator.annotation.Min;
+import io.fabric8.generator.annotation.Pattern;
+import io.fabric8.generator.annotation.Required;
+import io.fabric8.generator.annotation.Size;
+import io.fabric8.generator.annotation.ValidationRule;
+import java.util.List;
+import java.util.Map;
+
+/**
+ * A {@code routes[]} item of the config file without {@code name} (the resource's own name is used),
+ * plus {@code ingressClassName} and {@code tls}. Key names and meanings are those of docs/config.md.
+ */
+@JsonInclude(JsonInclude.Include.NON_NULL)
+public class RouteSpec {
+    /** Which proxies serve this route; absent means the operator's default class ({@code strait}). */
+    @Pattern(Patterns.NAME)
+    public String ingressClassName;
+
+    /**
+     * {@code example.com}, {@code *.example.com}, or {@code *} for any host. Each name is checked by the
+     * translation (reported as {@code spec.hosts[i]}), not by a CEL rule: a rule over a list of strings
+     * without a length bound is refused by the API server's cost estimate.
+     */
+    @Required
+    @Size(min = 1, max = 64)
+    public List<String> hosts;
+
+    /** TLS for these hosts: a {@code kubernetes.io/tls} Secret in the Route's namespace. */
+    public Tls tls;
+
+    @Required
+    @Size(min = 1, max = 256)
+    public List<Rule> rules;
+
+    @JsonInclude(JsonInclude.Include.NON_NULL)
+    public static class Tls {
+        @Required
+        @Pattern(Patterns.NAME)
+        public String secretName;
+    }
+
+    /** When any of its matches fits, its single action answers. */
+    @JsonInclude(JsonInclude.Include.NON_NULL)
+    @ValidationRule(value = "(has(self.respond) ? 1 : 0) + (has(self.files) ? 1 : 0) + (has(self.backends) ? 1 : 0) == 1",
+            message = "a rule takes exactly one action: respond, files or backends")
+    public static class Rule {
+        @Size(min = 1, max = 64)
+        public List<Match> matches;
+
+        public Respond respond;
+
+        public Files files;
+
+        @Size(min = 1, max = 64)
+        public List<Backend> backends;
+
+        public Cache cache;
+
+        public Timeouts timeouts;
+
+        public Retries retries;
+    }
+
+    /** All given conditions must hold; an absent path means {@code Prefix /}. */
+    @JsonInclude(JsonInclude.Include.NON_NULL)
+    public static class Match {
+        public PathMatch path;
+
+        @Pattern(Patterns.TOKEN)
+        public String method;
+
+        @Size(max = 16)
+        public List<HeaderMatch> headers;
+    }
+
+    @JsonInclude(JsonInclude.Include.NON_NULL)
+    @ValidationRule(value = "(has(self.type) && self.type == 'RegularExpression') || self.value.startsWith('/')",
+            message = "an Exact or Prefix path must start with /")
+    public static class PathMatch {
+        public PathType type;
+
+        @Required
+        @Size(min = 1, max = 4096)
+        public String value;
+    }
+
+    public enum PathType { Exact, Prefix, RegularExpression }
+
+    /** Exact value match; names compare case-insensitively. */
+    @JsonInclude(JsonInclude.Include.NON_NULL)
+    public static class HeaderMatch {
+        @Required
+        @Pattern(Patterns.TOKEN)
+        public String name;
+
+        @Required
+        public String value;
+    }
+
+    /** A fixed response. */
+    @JsonInclude(JsonInclude.Include.NON_NULL)
+    public static class Respond {
+        @Min(200)
+        @Max(599)
+        public Integer status;
+
+        @Size(max = 65536)
+        public String body;
+
+        public Map<String, String> headers;
+    }
+
+    /** Static files under {@code root} on the proxy's file system. */
+    @JsonInclude(JsonInclude.Include.NON_NULL)
+    public static class Files {
+        @Required
+        @Size(min = 1)
+        public String root;
+
+        public List<String> index;
+
+        public Boolean followSymlinks;
+    }
+
+    /** An Upstream in the Route's namespace, or a Service and port there (an upstream is made for it). */
+    @JsonInclude(JsonInclude.Include.NON_NULL)
+    @ValidationRule(value = "has(self.upstream) != has(self.service)",
+            message = "a backend names either an upstream or a service")
+    public static class Backend {
+        @Pattern(Patterns.NAME)
+        public String upstream;
+
+        public ServiceRef service;
+
+        @Min(0)
+        @Max(1000000)
+        public Integer weight;
+    }
+
+    @JsonInclude(JsonInclude.Include.NON_NULL)
+    public static class Cache {
+        public Boolean enabled;
+    }
+
+    @JsonInclude(JsonInclude.Include.NON_NULL)
+    public static class Timeouts {
+        @Pattern(Patterns.DURATION)
+        public String request;
+    }
+
+    @JsonInclude(JsonInclude.Include.NON_NULL)
+    public static class Retries {
+        @Min(0)
+        @Max(10)
+        public Integer attempts;
+
+        public List<String> retryOn;
+    }
+}

@@ -1,0 +1,196 @@
+package dev.strait.operator.publish;
+
+import dev.strait.operator.translate.ProxyDefaults;
+import dev.strait.operator.translate.Scope;
+import dev.strait.operator.translate.Translation;
+import java.util.ArrayList;
+import java.util.HashMap;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.concurrent.CopyOnWriteArrayList;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * The connected proxies and what they were sent and have ACKed, plus the latest translation. Every
+ * session's scope gets that translation's snapshot as soon as it is published (or when the session
+ * says hello); nothing is sent before the first publication, so a proxy never sees a table built
+ * from caches that had not synced. Each scope's versions are numbered in publication order, so "has
+ * this proxy programmed that version" is a comparison even though versions are content hashes.
+ */
+public final class Fleet {
+    private static final Logger log = LoggerFactory.getLogger(Fleet.class);
+    /** Versions remembered per scope; a proxy ACKing one older than these counts as behind. */
+    private static final int HISTORY = 4096;
+
+    private final ProxyDefaults defaults;
+    private final Map<Long, ProxySession> sessions = new LinkedHashMap<>();
+    private final Map<Scope, History> history = new HashMap<>();
+    private final Map<Scope, byte[]> encoded = new HashMap<>();
+    private final List<Runnable> listeners = new CopyOnWriteArrayList<>();
+    private Translation latest;
+
+    public Fleet(ProxyDefaults defaults) {
+        this.defaults = defaults;
+    }
+
+    /** Called (off the lock, on whichever thread made the change) when a proxy joins, leaves, ACKs or NACKs. */
+    public void onChange(Runnable listener) {
+        listeners.add(listener);
+    }
+
+    /** Makes a translation the current one and sends every session whose scope's snapshot changed. */
+    public void publish(Translation t) {
+        synchronized (this) {
+            latest = t;
+            encoded.clear();
+            for (Scope s : t.scopes()) {
+                seq(s, t.snapshot(s).version());
+            }
+            for (ProxySession s : sessions.values()) {
+                if (s.scope != null) {
+                    send(s);
+                }
+            }
+        }
+        changed();
+    }
+
+    /** The scope a proxy serves. */
+    public Scope scopeOf(ProxyIdentity id) {
+        return id.sidecar() ? defaults.scopeOf(defaults.sidecarClass(), id.namespace()) : Scope.ingress(id.ingressClass());
+    }
+
+    synchronized Translation latest() {
+        return latest;
+    }
+
+    void joined(ProxySession s, ProxyIdentity id) {
+        synchronized (this) {
+            s.identity = id;
+            s.scope = scopeOf(id);
+            sessions.put(s.id, s);
+            if (latest != null) {
+                send(s);
+            }
+        }
+        log.info("proxy {} ({}) joined for {}", s.id, s.remote, s.scope);
+        changed();
+    }
+
+    void acked(ProxySession s, String version) {
+        synchronized (this) {
+            s.acked = version;
+            s.ackedSeq = seqOf(s.scope, version);
+            if (s.nacked != null && seqOf(s.scope, s.nacked) <= s.ackedSeq) {
+                s.nacked = null;
+                s.nackError = null;
+            }
+        }
+        log.debug("proxy {} ACKed {}", s.id, version);
+        changed();
+    }
+
+    void nacked(ProxySession s, String version, String error) {
+        synchronized (this) {
+            s.nacked = version;
+            s.nackError = error;
+        }
+        log.warn("proxy {} ({}) refused version {}: {}", s.id, s.identity, version, error);
+        changed();
+    }
+
+    void left(ProxySession s) {
+        boolean was;
+        synchronized (this) {
+            was = sessions.remove(s.id) != null;
+        }
+        if (was) {
+            log.info("proxy {} ({}) left", s.id, s.remote);
+            changed();
+        }
+    }
+
+    /** Every connected proxy that said hello. */
+    public synchronized List<ProxyState> proxies() {
+        List<ProxyState> out = new ArrayList<>(sessions.size());
+        for (ProxySession s : sessions.values()) {
+            out.add(new ProxyState(s.id, s.remote, s.identity, s.scope, s.acked, s.ackedSeq, s.nacked, s.nackError));
+        }
+        return out;
+    }
+
+    /** A version's place in its scope's history, -1 when unknown or forgotten. */
+    public synchronized long seqOf(Scope scope, String version) {
+        History h = history.get(scope);
+        Long n = h == null || version == null ? null : h.seq.get(version);
+        return n == null ? -1 : n;
+    }
+
+    /** The newest version published for a scope, or null. */
+    public synchronized String latestVersion(Scope scope) {
+        return latest == null ? null : latest.snapshot(scope).version();
+    }
+
+    /** The place of a scope's newest version. */
+    public synchronized long currentSeq(Scope scope) {
+        History h = history.get(scope);
+        return h == null ? -1 : h.next - 1;
+    }
+
+    /** A session's socket drained: send what it missed, if anything (only the latest version). */
+    void writable(ProxySession s) {
+        synchronized (this) {
+            if (latest != null && s.scope != null && sessions.containsKey(s.id)) {
+                send(s);
+            }
+        }
+    }
+
+    private void send(ProxySession s) {
+        Translation.Snapshot snap = latest.snapshot(s.scope);
+        if (snap.version().equals(s.sent)) {
+            return;
+        }
+        if (!s.writable()) {
+            // A slow proxy still has an earlier snapshot queued: skip the versions in between and send
+            // the latest once its socket drains, instead of queueing megabytes per change.
+            return;
+        }
+        seq(s.scope, snap.version());
+        byte[] bytes = encoded.computeIfAbsent(s.scope, sc -> Messages.snapshot(snap.version(), snap.json()));
+        s.sent = snap.version();
+        s.write(bytes);
+    }
+
+    private long seq(Scope scope, String version) {
+        History h = history.computeIfAbsent(scope, x -> new History());
+        Long n = h.seq.get(version);
+        if (n == null || n != h.next - 1) {
+            // A version seen before and published again (an undo) is newer now: renumber it.
+            h.seq.remove(version);
+            n = h.next++;
+            h.seq.put(version, n);
+            if (h.seq.size() > HISTORY) {
+                h.seq.remove(h.seq.keySet().iterator().next());
+            }
+        }
+        return n;
+    }
+
+    private void changed() {
+        for (Runnable r : listeners) {
+            try {
+                r.run();
+            } catch (RuntimeException e) {
+                log.warn("fleet listener failed", e);
+            }
+        }
+    }
+
+    private static final class History {
+        final LinkedHashMap<String, Long> seq = new LinkedHashMap<>();
+        long next;
+    }
+}

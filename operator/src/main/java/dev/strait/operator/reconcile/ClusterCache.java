@@ -1,0 +1,111 @@
+package dev.strait.operator.reconcile;
+
+import dev.strait.operator.crd.Route;
+import dev.strait.operator.crd.Upstream;
+import dev.strait.operator.translate.Inputs;
+import io.fabric8.kubernetes.api.model.HasMetadata;
+import io.fabric8.kubernetes.api.model.Secret;
+import io.fabric8.kubernetes.api.model.Service;
+import io.fabric8.kubernetes.api.model.discovery.v1.EndpointSlice;
+import io.fabric8.kubernetes.client.KubernetesClient;
+import io.fabric8.kubernetes.client.informers.ResourceEventHandler;
+import io.fabric8.kubernetes.client.informers.SharedIndexInformer;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Objects;
+
+/**
+ * Informers on everything a translation reads. A Route or Upstream update that leaves its generation
+ * alone (a status write, a label) does not count as a change; Services, EndpointSlices and Secrets
+ * have no generation, so every update counts.
+ */
+public final class ClusterCache implements AutoCloseable {
+    private final KubernetesClient client;
+    private final Runnable changed;
+    private final boolean secretFieldSelector;
+    private final List<SharedIndexInformer<?>> informers = new ArrayList<>();
+    private SharedIndexInformer<Route> routes;
+    private SharedIndexInformer<Upstream> upstreams;
+    private SharedIndexInformer<Service> services;
+    private SharedIndexInformer<EndpointSlice> slices;
+    private SharedIndexInformer<Secret> secrets;
+    private volatile boolean synced;
+
+    /**
+     * @param secretFieldSelector watch only {@code type=kubernetes.io/tls} Secrets (the API server filters);
+     *                            off where the API (a mock) cannot filter by field, and then filtered here
+     */
+    public ClusterCache(KubernetesClient client, Runnable changed, boolean secretFieldSelector) {
+        this.client = client;
+        this.changed = changed;
+        this.secretFieldSelector = secretFieldSelector;
+    }
+
+    /** Starts every informer and returns once all have listed (synced); then reports one change. */
+    public ClusterCache start() {
+        routes = add(client.resources(Route.class).inAnyNamespace().inform(new Handler<>(true), 0));
+        upstreams = add(client.resources(Upstream.class).inAnyNamespace().inform(new Handler<>(true), 0));
+        services = add(client.services().inAnyNamespace().inform(new Handler<>(false), 0));
+        slices = add(client.discovery().v1().endpointSlices().inAnyNamespace().inform(new Handler<>(false), 0));
+        secrets = add(secretFieldSelector
+                ? client.secrets().inAnyNamespace().withField("type", "kubernetes.io/tls").inform(new Handler<>(false), 0)
+                : client.secrets().inAnyNamespace().inform(new Handler<>(false), 0));
+        synced = true;
+        changed.run();
+        return this;
+    }
+
+    private <T> SharedIndexInformer<T> add(SharedIndexInformer<T> i) {
+        informers.add(i);
+        return i;
+    }
+
+    public boolean synced() {
+        return synced && informers.stream().allMatch(SharedIndexInformer::hasSynced);
+    }
+
+    /** What the caches hold now. */
+    public Inputs inputs() {
+        List<Secret> tls = secrets.getStore().list().stream()
+                .filter(s -> "kubernetes.io/tls".equals(s.getType())).toList();
+        return new Inputs(routes.getStore().list(), upstreams.getStore().list(), services.getStore().list(),
+                slices.getStore().list(), tls);
+    }
+
+    @Override
+    public void close() {
+        informers.forEach(SharedIndexInformer::close);
+    }
+
+    private final class Handler<T extends HasMetadata> implements ResourceEventHandler<T> {
+        private final boolean generational;
+
+        Handler(boolean generational) {
+            this.generational = generational;
+        }
+
+        @Override
+        public void onAdd(T obj) {
+            if (synced) {
+                changed.run();
+            }
+        }
+
+        @Override
+        public void onUpdate(T oldObj, T newObj) {
+            if (generational && Objects.equals(oldObj.getMetadata().getGeneration(), newObj.getMetadata().getGeneration())) {
+                return;
+            }
+            if (!generational && Objects.equals(oldObj.getMetadata().getResourceVersion(),
+                    newObj.getMetadata().getResourceVersion())) {
+                return; // a resync, nothing new
+            }
+            changed.run();
+        }
+
+        @Override
+        public void onDelete(T obj, boolean deletedFinalStateUnknown) {
+            changed.run();
+        }
+    }
+}

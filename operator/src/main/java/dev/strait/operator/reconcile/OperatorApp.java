@@ -1,0 +1,152 @@
+package dev.strait.operator.reconcile;
+
+import dev.strait.operator.publish.Authenticator;
+import dev.strait.operator.publish.ControlServer;
+import dev.strait.operator.publish.Fleet;
+import dev.strait.operator.status.StatusBoard;
+import dev.strait.operator.translate.ProxyDefaults;
+import dev.strait.operator.translate.Translator;
+import io.fabric8.kubernetes.client.KubernetesClient;
+import io.javaoperatorsdk.operator.Operator;
+import io.javaoperatorsdk.operator.api.config.LeaderElectionConfiguration;
+import io.netty.handler.ssl.SslContext;
+import java.net.InetSocketAddress;
+import java.time.Clock;
+import java.time.Duration;
+import java.util.function.Supplier;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/** The whole operator wired together; see the package documentation for the loop. */
+public final class OperatorApp implements AutoCloseable {
+    private static final Logger log = LoggerFactory.getLogger(OperatorApp.class);
+
+    /**
+     * @param serverSideApply      patch status with server-side apply (production); off against fabric8's mock server
+     * @param secretFieldSelector  let the API server filter Secrets to {@code kubernetes.io/tls}; off against the mock
+     * @param leaderElection       only the lease holder writes status; null to write from this replica
+     * @param ssl                  TLS for the control channel, asked for per connection; null for plain TCP
+     */
+    public record Settings(InetSocketAddress controlAddress, ProxyDefaults defaults, Duration quiet, Duration cap,
+                           boolean serverSideApply, boolean secretFieldSelector,
+                           LeaderElectionConfiguration leaderElection, Supplier<SslContext> ssl,
+                           Authenticator authenticator) {
+
+        public static Settings production(InetSocketAddress controlAddress) {
+            return new Settings(controlAddress, ProxyDefaults.STANDARD, Duration.ofMillis(100), Duration.ofSeconds(1),
+                    true, true, null, null, Authenticator.OPEN);
+        }
+
+        public Settings withLeaderElection(LeaderElectionConfiguration le) {
+            return new Settings(controlAddress, defaults, quiet, cap, serverSideApply, secretFieldSelector, le, ssl,
+                    authenticator);
+        }
+
+        public Settings withSecurity(Supplier<SslContext> tls, Authenticator auth) {
+            return new Settings(controlAddress, defaults, quiet, cap, serverSideApply, secretFieldSelector,
+                    leaderElection, tls, auth);
+        }
+    }
+
+    private final KubernetesClient client;
+    private final Settings settings;
+    private final Fleet fleet;
+    private final StatusBoard board;
+    private final ControlServer server;
+    private Operator operator;
+    private ClusterCache cache;
+    private Rebuilder rebuilder;
+    private Debounced statusRefresh;
+
+    public OperatorApp(KubernetesClient client, Settings settings) {
+        this.client = client;
+        this.settings = settings;
+        this.fleet = new Fleet(settings.defaults());
+        this.board = new StatusBoard(fleet);
+        this.server = new ControlServer(fleet, settings.ssl(), settings.authenticator());
+    }
+
+    public OperatorApp start() throws InterruptedException {
+        server.start(settings.controlAddress());
+        log.info("control channel listening on {}", server.address());
+
+        operator = new Operator(o -> {
+            o.withKubernetesClient(client)
+                    .withCloseClientOnStop(false)
+                    .withUseSSAToPatchPrimaryResource(settings.serverSideApply())
+                    .withSSABasedCreateUpdateMatchForDependentResources(settings.serverSideApply());
+            if (settings.leaderElection() != null) {
+                o.withLeaderElectionConfiguration(settings.leaderElection());
+            }
+        });
+        Clock clock = Clock.systemUTC();
+        RouteReconciler routes = new RouteReconciler(board, clock);
+        UpstreamReconciler upstreams = new UpstreamReconciler(board, clock);
+        operator.register(routes);
+        operator.register(upstreams);
+        operator.start();
+        board.onChange(key -> {
+            if (key.kind().equals("Route")) {
+                routes.poke(key);
+            } else {
+                upstreams.poke(key);
+            }
+        });
+
+        // ACKs arrive proxy by proxy, and each changes the counts of every Route of the scope: refresh
+        // status five times less often than the table is rebuilt, so a fleet's ACKs for one version cost
+        // one round of status writes rather than one per proxy.
+        statusRefresh = new Debounced("strait-status", settings.quiet().multipliedBy(5), settings.cap().multipliedBy(5),
+                board::refresh);
+        fleet.onChange(statusRefresh::changed);
+        Translator translator = new Translator(settings.defaults());
+        cache = new ClusterCache(client, this::changed, settings.secretFieldSelector());
+        rebuilder = new Rebuilder(() -> cache.synced() ? cache.inputs() : null, translator, t -> {
+            fleet.publish(t);
+            board.update(t);
+        }, settings.quiet(), settings.cap());
+        cache.start();
+        log.info("caches synced; serving snapshots");
+        return this;
+    }
+
+    private void changed() {
+        Rebuilder r = rebuilder;
+        if (r != null) {
+            r.changed();
+        }
+    }
+
+    public Fleet fleet() {
+        return fleet;
+    }
+
+    public StatusBoard board() {
+        return board;
+    }
+
+    public InetSocketAddress controlAddress() {
+        return server.address();
+    }
+
+    public long rebuilds() {
+        return rebuilder == null ? 0 : rebuilder.rebuilds();
+    }
+
+    @Override
+    public void close() {
+        if (cache != null) {
+            cache.close();
+        }
+        if (rebuilder != null) {
+            rebuilder.close();
+        }
+        if (statusRefresh != null) {
+            statusRefresh.close();
+        }
+        if (operator != null) {
+            operator.stop();
+        }
+        server.close();
+    }
+}

@@ -1,0 +1,66 @@
+package dev.strait.operator.reconcile;
+
+import dev.strait.operator.translate.Inputs;
+import dev.strait.operator.translate.Translation;
+import dev.strait.operator.translate.Translator;
+import java.time.Duration;
+import java.util.concurrent.atomic.AtomicLong;
+import java.util.function.Consumer;
+import java.util.function.Supplier;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * Rebuilds the whole table after changes, debounced ({@link Debounced}: 100 ms of quiet, at most 1 s
+ * after the first change in production), so a burst (a Helm release, a rollout's EndpointSlice churn)
+ * costs one translation and a steady trickle still converges within the cap.
+ */
+public final class Rebuilder implements AutoCloseable {
+    private static final Logger log = LoggerFactory.getLogger(Rebuilder.class);
+
+    private final Supplier<Inputs> inputs;
+    private final Translator translator;
+    private final Consumer<Translation> sink;
+    private final Debounced debounced;
+    private final AtomicLong rebuilds = new AtomicLong();
+
+    /** @param inputs the caches' contents, or null while they have not synced */
+    public Rebuilder(Supplier<Inputs> inputs, Translator translator, Consumer<Translation> sink, Duration quiet, Duration cap) {
+        this.inputs = inputs;
+        this.translator = translator;
+        this.sink = sink;
+        this.debounced = new Debounced("strait-rebuild", quiet, cap, this::rebuild);
+    }
+
+    /** Something changed: rebuild soon. Cheap; called from informer threads. */
+    public void changed() {
+        debounced.changed();
+    }
+
+    private void rebuild() {
+        Inputs in = inputs.get();
+        if (in == null) {
+            return; // not synced: the cache reports a change once it is
+        }
+        long start = System.nanoTime();
+        try {
+            Translation t = translator.translate(in);
+            sink.accept(t);
+            rebuilds.incrementAndGet();
+            log.debug("rebuilt {} route(s), {} upstream(s) in {} ms", in.routes().size(), in.upstreams().size(),
+                    (System.nanoTime() - start) / 1_000_000);
+        } catch (RuntimeException e) {
+            log.error("rebuild failed; the last published snapshots stay", e);
+        }
+    }
+
+    /** Rebuilds done so far. */
+    public long rebuilds() {
+        return rebuilds.get();
+    }
+
+    @Override
+    public void close() {
+        debounced.close();
+    }
+}

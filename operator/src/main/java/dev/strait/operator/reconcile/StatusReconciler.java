@@ -1,0 +1,62 @@
+package dev.strait.operator.reconcile;
+
+import dev.strait.operator.crd.ResourceStatus;
+import dev.strait.operator.status.StatusBoard;
+import dev.strait.operator.status.StatusMerge;
+import dev.strait.operator.translate.ResourceKey;
+import io.fabric8.kubernetes.client.CustomResource;
+import io.javaoperatorsdk.operator.api.reconciler.Context;
+import io.javaoperatorsdk.operator.api.reconciler.EventSourceContext;
+import io.javaoperatorsdk.operator.api.reconciler.Reconciler;
+import io.javaoperatorsdk.operator.api.reconciler.UpdateControl;
+import io.javaoperatorsdk.operator.processing.event.ResourceID;
+import io.javaoperatorsdk.operator.processing.event.source.EventSource;
+import io.javaoperatorsdk.operator.processing.event.source.inbound.SimpleInboundEventSource;
+import java.time.Clock;
+import java.util.List;
+
+/**
+ * Writes the status the {@link StatusBoard} wants. It runs when JOSDK sees the resource change and
+ * when the board pokes it (through an inbound event source); either way it only compares and, when
+ * they differ, patches the status subresource. It never rebuilds anything itself.
+ */
+abstract class StatusReconciler<R extends CustomResource<?, ResourceStatus>> implements Reconciler<R> {
+    private static final org.slf4j.Logger log = org.slf4j.LoggerFactory.getLogger(StatusReconciler.class);
+    private final StatusBoard board;
+    private final Clock clock;
+    final SimpleInboundEventSource<R> pokes = new SimpleInboundEventSource<>("status-pokes");
+
+    StatusReconciler(StatusBoard board, Clock clock) {
+        this.board = board;
+        this.clock = clock;
+    }
+
+    void poke(ResourceKey key) {
+        try {
+            pokes.propagateEvent(new ResourceID(key.name(), key.namespace()));
+        } catch (RuntimeException e) {
+            // Not started, or not the leader: the leader's own informer events bring it up to date.
+            log.debug("status poke for {} not delivered: {}", key, e.toString());
+        }
+    }
+
+    @Override
+    public List<EventSource<?, R>> prepareEventSources(EventSourceContext<R> context) {
+        return List.of(pokes);
+    }
+
+    @Override
+    public UpdateControl<R> reconcile(R resource, Context<R> context) {
+        Long generation = resource.getMetadata().getGeneration();
+        ResourceStatus desired = board.desired(ResourceKey.of(resource), generation == null ? 0 : generation);
+        if (desired == null) {
+            return UpdateControl.noUpdate(); // not translated yet; the board pokes after the rebuild
+        }
+        ResourceStatus next = StatusMerge.merge(resource.getStatus(), desired, clock.instant());
+        if (next == null) {
+            return UpdateControl.noUpdate();
+        }
+        resource.setStatus(next);
+        return UpdateControl.patchStatus(resource);
+    }
+}

@@ -1,0 +1,16 @@
+/**
+ * The operator's loop, Contour-style on top of java-operator-sdk:
+ *
+ * <ol>
+ *   <li>{@link ClusterCache} keeps informers on Routes, Upstreams, Services, EndpointSlices and TLS
+ *       Secrets; any change that can alter a snapshot calls {@link Rebuilder#changed()}.</li>
+ *   <li>{@link Rebuilder} waits for a quiet 100 ms (at most 1 s after the first change), then translates
+ *       the whole cache, publishes the snapshots to the {@link dev.strait.operator.publish.Fleet} and
+ *       hands the translation to the {@link dev.strait.operator.status.StatusBoard}. Nothing happens
+ *       before every informer has synced.</li>
+ *   <li>The board pokes the JOSDK reconcilers ({@link RouteReconciler}, {@link UpstreamReconciler}) of
+ *       the resources whose desired status changed; they patch the status subresource. With leader
+ *       election only the leader writes status, while every replica serves the channel.</li>
+ * </ol>
+ */
+package dev.strait.operator.reconcile;

@@ -1,0 +1,40 @@
+package dev.strait.operator.translate;
+
+import dev.strait.model.Config;
+import dev.strait.model.HostPort;
+import dev.strait.model.Limits;
+
+/**
+ * What a snapshot carries besides routes and upstreams: the proxies' listeners and admin address
+ * (which apply when a proxy starts), and which ingress classes the operator answers for.
+ *
+ * @param defaultClass the class of Routes without {@code ingressClassName}
+ * @param sidecarClass the class whose Routes go to sidecars, per namespace
+ * @param http         the plain HTTP listener
+ * @param https        the TLS listener, present in a snapshot only when one of its Routes has TLS; null for none
+ * @param admin        the proxies' admin listener; null for none
+ */
+public record ProxyDefaults(
+        String defaultClass,
+        String sidecarClass,
+        HostPort http,
+        HostPort https,
+        HostPort admin,
+        Limits limits,
+        boolean accessLog) {
+
+    /** In a pod the admin port must be reachable by the kubelet's probes, hence 0.0.0.0. */
+    public static final ProxyDefaults STANDARD = new ProxyDefaults("strait", "strait-sidecar",
+            new HostPort("0.0.0.0", 8080), new HostPort("0.0.0.0", 8443), new HostPort("0.0.0.0", 9901),
+            Limits.DEFAULTS, true);
+
+    public Config.Admin adminConfig() {
+        return admin == null ? null : new Config.Admin(admin);
+    }
+
+    /** The scope a Route of this class in this namespace belongs to. */
+    public Scope scopeOf(String ingressClassName, String namespace) {
+        String cls = ingressClassName == null || ingressClassName.isEmpty() ? defaultClass : ingressClassName;
+        return cls.equals(sidecarClass) ? Scope.sidecar(cls, namespace) : Scope.ingress(cls);
+    }
+}

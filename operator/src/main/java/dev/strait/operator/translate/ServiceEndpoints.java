@@ -1,0 +1,101 @@
+package dev.strait.operator.translate;
+
+import dev.strait.model.HostPort;
+import io.fabric8.kubernetes.api.model.Service;
+import io.fabric8.kubernetes.api.model.ServicePort;
+import io.fabric8.kubernetes.api.model.discovery.v1.Endpoint;
+import io.fabric8.kubernetes.api.model.discovery.v1.EndpointPort;
+import io.fabric8.kubernetes.api.model.discovery.v1.EndpointSlice;
+import java.util.ArrayList;
+import java.util.HashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Objects;
+import java.util.TreeSet;
+
+/**
+ * Resolves a Service and one of its ports to the ready endpoints listed in its EndpointSlices, as
+ * kube-proxy does: slices are found by the {@code kubernetes.io/service-name} label, the slice port by
+ * the Service port's name, and an endpoint counts when its {@code ready} condition is not false
+ * (absent means ready, per the EndpointSlice API).
+ */
+final class ServiceEndpoints {
+    static final String SERVICE_NAME_LABEL = "kubernetes.io/service-name";
+
+    private final Map<String, Service> services = new HashMap<>();
+    private final Map<String, List<EndpointSlice>> slices = new HashMap<>();
+
+    ServiceEndpoints(List<Service> services, List<EndpointSlice> endpointSlices) {
+        for (Service s : services) {
+            this.services.put(s.getMetadata().getNamespace() + "/" + s.getMetadata().getName(), s);
+        }
+        for (EndpointSlice es : endpointSlices) {
+            Map<String, String> labels = es.getMetadata().getLabels();
+            String svc = labels == null ? null : labels.get(SERVICE_NAME_LABEL);
+            if (svc != null) {
+                slices.computeIfAbsent(es.getMetadata().getNamespace() + "/" + svc, k -> new ArrayList<>()).add(es);
+            }
+        }
+    }
+
+    /** Either the endpoints (sorted, maybe none) or an error about {@code name} or {@code port}. */
+    record Resolution(List<HostPort> endpoints, String field, String error) {
+        boolean ok() {
+            return error == null;
+        }
+    }
+
+    Resolution resolve(String namespace, String name, Integer port) {
+        Service svc = services.get(namespace + "/" + name);
+        if (svc == null) {
+            return new Resolution(List.of(), "name", "Service \"" + name + "\" not found");
+        }
+        if ("ExternalName".equals(svc.getSpec().getType())) {
+            return new Resolution(List.of(), "name", "Service \"" + name + "\" is of type ExternalName, which is not supported");
+        }
+        ServicePort sp = null;
+        if (svc.getSpec().getPorts() != null) {
+            for (ServicePort p : svc.getSpec().getPorts()) {
+                if (Objects.equals(p.getPort(), port) && (p.getProtocol() == null || p.getProtocol().equals("TCP"))) {
+                    sp = p;
+                }
+            }
+        }
+        if (sp == null) {
+            return new Resolution(List.of(), "port", "Service \"" + name + "\" has no TCP port " + port);
+        }
+        String portName = sp.getName() == null ? "" : sp.getName();
+        TreeSet<String> seen = new TreeSet<>();
+        List<HostPort> out = new ArrayList<>();
+        for (EndpointSlice es : slices.getOrDefault(namespace + "/" + name, List.of())) {
+            if ("FQDN".equals(es.getAddressType()) || es.getPorts() == null || es.getEndpoints() == null) {
+                continue;
+            }
+            Integer target = null;
+            for (EndpointPort ep : es.getPorts()) {
+                String n = ep.getName() == null ? "" : ep.getName();
+                if (n.equals(portName) && (ep.getProtocol() == null || ep.getProtocol().equals("TCP"))) {
+                    target = ep.getPort();
+                }
+            }
+            if (target == null) {
+                continue;
+            }
+            for (Endpoint e : es.getEndpoints()) {
+                boolean ready = e.getConditions() == null || e.getConditions().getReady() == null
+                        || e.getConditions().getReady();
+                if (!ready || e.getAddresses() == null) {
+                    continue;
+                }
+                for (String address : e.getAddresses()) {
+                    HostPort hp = new HostPort(address, target);
+                    if (seen.add(hp.toString())) {
+                        out.add(hp);
+                    }
+                }
+            }
+        }
+        out.sort((a, b) -> a.toString().compareTo(b.toString()));
+        return new Resolution(List.copyOf(out), null, null);
+    }
+}

@@ -1,0 +1,114 @@
+package dev.strait.operator.translate;
+
+import dev.strait.model.Config;
+import dev.strait.model.ConfigWriter;
+import dev.strait.model.Route;
+import dev.strait.model.Upstream;
+import java.nio.charset.StandardCharsets;
+import java.security.MessageDigest;
+import java.security.NoSuchAlgorithmException;
+import java.util.ArrayList;
+import java.util.HexFormat;
+import java.util.Collections;
+import java.util.LinkedHashSet;
+import java.util.List;
+import java.util.Map;
+import java.util.Set;
+import java.util.SortedMap;
+import java.util.TreeMap;
+import java.util.concurrent.ConcurrentHashMap;
+
+/**
+ * The result of one translation: for every scope the Routes it serves (oldest first) and the Upstreams
+ * they use, and a report for every Route and Upstream. Immutable; snapshots are made on demand, once
+ * per scope.
+ */
+public final class Translation {
+    /** A Route as it goes into snapshots: after conflicts, with the upstreams and certificate it needs. */
+    record Programmed(Route route, Set<String> upstreams, Config.Certificate certificate) {}
+
+    private final ProxyDefaults defaults;
+    private final SortedMap<Scope, List<Programmed>> routes;
+    private final Map<String, Upstream> upstreams;
+    private final SortedMap<ResourceKey, ResourceReport> reports;
+    private final Map<ResourceKey, Integer> contents;
+    private final Map<Scope, Snapshot> snapshots = new ConcurrentHashMap<>();
+
+    /** A scope's snapshot, its content version and its canonical JSON (what the version hashes, what is sent). */
+    public record Snapshot(Config config, String version, String json) {}
+
+    Translation(ProxyDefaults defaults, Map<Scope, List<Programmed>> routes, Map<String, Upstream> upstreams,
+                Map<ResourceKey, ResourceReport> reports, Map<ResourceKey, Integer> contents) {
+        this.contents = Map.copyOf(contents);
+        this.defaults = defaults;
+        TreeMap<Scope, List<Programmed>> r = new TreeMap<>();
+        routes.forEach((k, v) -> r.put(k, List.copyOf(v)));
+        this.routes = Collections.unmodifiableSortedMap(r);
+        this.upstreams = Map.copyOf(upstreams);
+        this.reports = Collections.unmodifiableSortedMap(new TreeMap<>(reports));
+    }
+
+    /** Scopes that have at least one Route. */
+    public Set<Scope> scopes() {
+        return routes.keySet();
+    }
+
+    public SortedMap<ResourceKey, ResourceReport> reports() {
+        return reports;
+    }
+
+    public ResourceReport report(ResourceKey key) {
+        return reports.get(key);
+    }
+
+    /**
+     * A hash of what a resource contributes to snapshots (a Route after conflicts, an Upstream with its
+     * endpoints), 0 when it contributes nothing: when it changes, the resource needs programming again.
+     * Stable within one process only.
+     */
+    public int content(ResourceKey key) {
+        return contents.getOrDefault(key, 0);
+    }
+
+    public ProxyDefaults defaults() {
+        return defaults;
+    }
+
+    /** The snapshot for a scope; a scope without Routes gets one with no routes. */
+    public Snapshot snapshot(Scope scope) {
+        return snapshots.computeIfAbsent(scope, this::build);
+    }
+
+    /** {@link ConfigWriter#version} of the JSON already written (ChannelTest fails if the two ever differ). */
+    private static String version(String json) {
+        try {
+            byte[] d = MessageDigest.getInstance("SHA-256").digest(json.getBytes(StandardCharsets.UTF_8));
+            return HexFormat.of().formatHex(d, 0, 6);
+        } catch (NoSuchAlgorithmException e) {
+            throw new IllegalStateException(e);
+        }
+    }
+
+    private Snapshot build(Scope scope) {
+        List<Programmed> programmed = routes.getOrDefault(scope, List.of());
+        List<Route> rs = new ArrayList<>(programmed.size());
+        TreeMap<String, Upstream> used = new TreeMap<>();
+        LinkedHashSet<Config.Certificate> certs = new LinkedHashSet<>();
+        for (Programmed p : programmed) {
+            rs.add(p.route());
+            p.upstreams().forEach(u -> used.put(u, upstreams.get(u)));
+            if (p.certificate() != null) {
+                certs.add(p.certificate());
+            }
+        }
+        List<Config.Listener> listeners = new ArrayList<>();
+        listeners.add(new Config.Listener("http", defaults.http(), null));
+        if (!certs.isEmpty() && defaults.https() != null) {
+            listeners.add(new Config.Listener("https", defaults.https(), new Config.Tls(List.copyOf(certs))));
+        }
+        Config config = new Config(0, Config.Transport.AUTO, new Config.AccessLog(defaults.accessLog()),
+                defaults.limits(), listeners, defaults.adminConfig(), List.copyOf(used.values()), rs);
+        String json = ConfigWriter.toJson(config, false);
+        return new Snapshot(config, version(json), json);
+    }
+}

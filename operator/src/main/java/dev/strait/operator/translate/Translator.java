@@ -1,0 +1,399 @@
+package dev.strait.operator.translate;
+
+import com.fasterxml.jackson.databind.JsonNode;
+import com.fasterxml.jackson.databind.ObjectMapper;
+import com.fasterxml.jackson.databind.node.ArrayNode;
+import com.fasterxml.jackson.databind.node.ObjectNode;
+import dev.strait.model.Config;
+import dev.strait.model.Upstream;
+import dev.strait.operator.crd.Route;
+import dev.strait.operator.crd.RouteSpec;
+import dev.strait.operator.crd.ServiceRef;
+import io.fabric8.kubernetes.api.model.HasMetadata;
+import io.fabric8.kubernetes.api.model.Secret;
+import java.nio.charset.StandardCharsets;
+import java.util.ArrayList;
+import java.util.Base64;
+import java.util.Comparator;
+import java.util.HashMap;
+import java.util.HashSet;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Set;
+import java.util.TreeSet;
+
+/** Resources in, one {@link Translation} out; see the package documentation for the steps. */
+public final class Translator {
+    private static final ObjectMapper JSON = new ObjectMapper();
+    /** Oldest first, then namespace/name: the precedence of conflicts and of the proxy's host merging. */
+    static final Comparator<HasMetadata> AGE = Comparator
+            .comparing((HasMetadata r) -> String.valueOf(r.getMetadata().getCreationTimestamp()))
+            .thenComparing(r -> r.getMetadata().getNamespace())
+            .thenComparing(r -> r.getMetadata().getName());
+
+    private final ProxyDefaults defaults;
+    /**
+     * Parser results by their exact input, from the previous translation and this one: a Route whose
+     * rewritten spec did not change is not parsed again (the parse is most of a rebuild's cost). Only
+     * entries used by a translation survive into the next, so the memory follows the cluster.
+     */
+    private Map<String, Object> previousChecks = new HashMap<>();
+    private Map<String, Object> checks = new HashMap<>();
+
+    /** Not thread-safe: one translation at a time (the rebuilder's thread). */
+    public Translator(ProxyDefaults defaults) {
+        this.defaults = defaults;
+    }
+
+    @SuppressWarnings("unchecked")
+    private <T> T memo(String key, java.util.function.Supplier<T> compute) {
+        Object c = checks.get(key);
+        if (c == null) {
+            c = previousChecks.get(key);
+            if (c == null) {
+                c = compute.get();
+            }
+            checks.put(key, c);
+        }
+        return (T) c;
+    }
+
+    /** The model name of an Upstream resource: namespaces have no dots, so names cannot collide. */
+    public static String upstreamName(String namespace, String name) {
+        return "upstream." + namespace + "." + name;
+    }
+
+    /** The model name of the upstream made for a backend that names a Service and port. */
+    public static String serviceUpstreamName(String namespace, String service, int port) {
+        return "service." + namespace + "." + service + "." + port;
+    }
+
+    /** The model name of a Route resource. */
+    public static String routeName(String namespace, String name) {
+        return namespace + "." + name;
+    }
+
+    public Translation translate(Inputs in) {
+        previousChecks = checks;
+        checks = new HashMap<>();
+        ServiceEndpoints endpoints = new ServiceEndpoints(in.services(), in.endpointSlices());
+        Map<String, Secret> secrets = new HashMap<>();
+        in.secrets().forEach(s -> secrets.put(s.getMetadata().getNamespace() + "/" + s.getMetadata().getName(), s));
+        Map<ResourceKey, ResourceReport> reports = new HashMap<>();
+        Map<ResourceKey, Integer> contents = new HashMap<>();
+        Map<String, Upstream> models = new HashMap<>();
+        Map<String, UpstreamState> upstreamStates = new HashMap<>();
+
+        for (dev.strait.operator.crd.Upstream u : in.upstreams()) {
+            UpstreamState st = upstream(u, endpoints);
+            upstreamStates.put(u.getMetadata().getNamespace() + "/" + u.getMetadata().getName(), st);
+            if (st.model != null) {
+                models.put(st.model.name(), st.model);
+            }
+        }
+
+        Map<Scope, List<Translation.Programmed>> programmed = new HashMap<>();
+        Map<Scope, Conflicts> conflicts = new HashMap<>();
+        Map<String, Set<Scope>> upstreamScopes = new HashMap<>();
+        List<Route> routes = new ArrayList<>(in.routes());
+        routes.sort(AGE);
+        for (Route r : routes) {
+            ResourceKey key = ResourceKey.of(r);
+            RouteState st = route(r, endpoints, upstreamStates, secrets, models);
+            Set<Scope> scopes = new HashSet<>();
+            StatusCondition accepted = st.specErrors.isEmpty()
+                    ? StatusCondition.yes(StatusCondition.ACCEPTED, "Accepted", "valid")
+                    : StatusCondition.no(StatusCondition.ACCEPTED, "Invalid", String.join("; ", st.specErrors));
+            StatusCondition resolved = st.refErrors.isEmpty()
+                    ? StatusCondition.yes(StatusCondition.RESOLVED_REFS, "ResolvedRefs", "all references resolved")
+                    : StatusCondition.no(StatusCondition.RESOLVED_REFS, st.refReason, String.join("; ", st.refErrors));
+            List<String> errors = new ArrayList<>(st.specErrors);
+            errors.addAll(st.refErrors);
+            if (st.model != null) {
+                Scope scope = defaults.scopeOf(r.getSpec().ingressClassName, key.namespace());
+                List<String> lost = new ArrayList<>();
+                dev.strait.model.Route kept = conflicts.computeIfAbsent(scope, s -> new Conflicts())
+                        .claim(key, st.model, st.implicitMatches, lost);
+                errors.addAll(lost);
+                if (kept.rules().isEmpty()) {
+                    accepted = StatusCondition.no(StatusCondition.ACCEPTED, "Conflicted", String.join("; ", lost));
+                } else {
+                    if (!lost.isEmpty()) {
+                        accepted = StatusCondition.yes(StatusCondition.ACCEPTED, "PartiallyConflicted",
+                                String.join("; ", lost));
+                    }
+                    Translation.Programmed p = new Translation.Programmed(kept, st.upstreams, st.certificate);
+                    programmed.computeIfAbsent(scope, s -> new ArrayList<>()).add(p);
+                    contents.put(key, p.hashCode());
+                    scopes.add(scope);
+                    for (String u : st.upstreams) {
+                        upstreamScopes.computeIfAbsent(u, x -> new HashSet<>()).add(scope);
+                    }
+                }
+            }
+            reports.put(key, new ResourceReport(key, generation(r), accepted, resolved, scopes, errors));
+        }
+
+        for (dev.strait.operator.crd.Upstream u : in.upstreams()) {
+            ResourceKey key = ResourceKey.of(u);
+            UpstreamState st = upstreamStates.get(key.namespace() + "/" + key.name());
+            StatusCondition accepted = st.specErrors.isEmpty()
+                    ? StatusCondition.yes(StatusCondition.ACCEPTED, "Accepted", "valid")
+                    : StatusCondition.no(StatusCondition.ACCEPTED, "Invalid", String.join("; ", st.specErrors));
+            StatusCondition resolved = st.refErrors.isEmpty()
+                    ? StatusCondition.yes(StatusCondition.RESOLVED_REFS, "ResolvedRefs", st.model == null
+                            ? "Service found" : st.model.endpoints().size() + " ready endpoint(s)")
+                    : StatusCondition.no(StatusCondition.RESOLVED_REFS, "BackendNotFound", String.join("; ", st.refErrors));
+            List<String> errors = new ArrayList<>(st.specErrors);
+            errors.addAll(st.refErrors);
+            Set<Scope> scopes = st.model == null ? Set.of()
+                    : upstreamScopes.getOrDefault(st.model.name(), Set.of());
+            if (!scopes.isEmpty()) {
+                contents.put(key, st.model.hashCode());
+            }
+            reports.put(key, new ResourceReport(key, generation(u), accepted, resolved, scopes, errors));
+        }
+        return new Translation(defaults, programmed, models, reports, contents);
+    }
+
+    private static long generation(HasMetadata r) {
+        Long g = r.getMetadata().getGeneration();
+        return g == null ? 0 : g;
+    }
+
+    // ---- Upstreams ----
+
+    private static final class UpstreamState {
+        Upstream model;
+        final List<String> specErrors = new ArrayList<>();
+        final List<String> refErrors = new ArrayList<>();
+    }
+
+    private UpstreamState upstream(dev.strait.operator.crd.Upstream u, ServiceEndpoints endpoints) {
+        UpstreamState st = new UpstreamState();
+        String ns = u.getMetadata().getNamespace();
+        if (u.getSpec() == null || u.getSpec().service == null) {
+            st.specErrors.add("spec.service: is required");
+            return st;
+        }
+        ObjectNode tree = JSON.valueToTree(u.getSpec());
+        tree.remove("service");
+        tree.put("name", upstreamName(ns, u.getMetadata().getName()));
+        ArrayNode eps = tree.putArray("endpoints");
+        ServiceRef svc = u.getSpec().service;
+        ServiceEndpoints.Resolution res = endpoints.resolve(ns, svc.name, svc.port);
+        if (!res.ok()) {
+            st.refErrors.add("spec.service." + res.field() + ": " + res.error());
+        }
+        res.endpoints().forEach(e -> eps.add(e.toString()));
+        ModelCheck.Checked<Upstream> checked = memo("U" + tree, () -> ModelCheck.upstream(tree));
+        st.specErrors.addAll(checked.errors());
+        // An Upstream whose Service is missing still exists for its Routes, with no endpoints (503),
+        // as a Service without endpoints does: the Service may simply not be created yet.
+        st.model = checked.value();
+        return st;
+    }
+
+    // ---- Routes ----
+
+    private static final String UNRESOLVED = "unresolved";
+
+    private static final class RouteState {
+        dev.strait.model.Route model;
+        final List<String> specErrors = new ArrayList<>();
+        final List<String> refErrors = new ArrayList<>();
+        String refReason;
+        final Set<String> upstreams = new TreeSet<>();
+        /** What the parser must see declared: the upstreams, plus a stand-in for unresolved references. */
+        final Set<String> declared = new TreeSet<>();
+        final List<Boolean> implicitMatches = new ArrayList<>();
+        Config.Certificate certificate;
+
+        void refError(ObjectNode backend, String reason, String message) {
+            if (refReason == null) {
+                refReason = reason;
+            }
+            refErrors.add(message);
+            if (backend != null) {
+                backend.remove("service");
+                backend.put("upstream", UNRESOLVED);
+                declared.add(UNRESOLVED);
+            }
+        }
+
+        void use(ObjectNode backend, String upstream) {
+            backend.remove("service");
+            backend.put("upstream", upstream);
+            upstreams.add(upstream);
+            declared.add(upstream);
+        }
+    }
+
+    /**
+     * A Route's result depends only on its identity, generation and what its references resolve to; when
+     * none of these changed since the last translation, the last result is reused without touching the
+     * spec. The upstreams made for Service backends are rebuilt every time (their endpoints move).
+     */
+    private RouteState route(Route r, ServiceEndpoints endpoints, Map<String, UpstreamState> upstreams,
+                             Map<String, Secret> secrets, Map<String, Upstream> models) {
+        Long generation = r.getMetadata().getGeneration();
+        if (generation == null || r.getSpec() == null) {
+            return resolveAndCheck(r, endpoints, upstreams, secrets, models);
+        }
+        Map<String, Upstream> serviceUpstreams = new LinkedHashMap<>();
+        String refs = references(r, endpoints, upstreams, secrets, serviceUpstreams);
+        String key = "S" + r.getMetadata().getUid() + "/" + r.getMetadata().getNamespace() + "/"
+                + r.getMetadata().getName() + "@" + generation + "|" + refs;
+        RouteState st = memo(key, () -> resolveAndCheck(r, endpoints, upstreams, secrets, new HashMap<>()));
+        if (st.model != null) {
+            models.putAll(serviceUpstreams);
+        }
+        return st;
+    }
+
+    /** What each reference of a Route resolves to, as text; fills in the upstreams made for Service backends. */
+    private static String references(Route r, ServiceEndpoints endpoints, Map<String, UpstreamState> upstreams,
+                                     Map<String, Secret> secrets, Map<String, Upstream> serviceUpstreams) {
+        String ns = r.getMetadata().getNamespace();
+        StringBuilder sb = new StringBuilder();
+        if (r.getSpec().rules != null) {
+            for (RouteSpec.Rule rule : r.getSpec().rules) {
+                if (rule == null || rule.backends == null) {
+                    continue;
+                }
+                for (RouteSpec.Backend b : rule.backends) {
+                    if (b == null) {
+                        continue;
+                    }
+                    if (b.upstream != null) {
+                        UpstreamState t = upstreams.get(ns + "/" + b.upstream);
+                        sb.append(t == null ? "?" + b.upstream : t.model == null ? "!" + t.specErrors : t.model.name());
+                    } else if (b.service != null && b.service.name != null && b.service.port != null) {
+                        ServiceEndpoints.Resolution res = endpoints.resolve(ns, b.service.name, b.service.port);
+                        if (res.ok()) {
+                            String model = serviceUpstreamName(ns, b.service.name, b.service.port);
+                            serviceUpstreams.put(model, new Upstream(model, res.endpoints(), Upstream.Protocol.HTTP1,
+                                    Upstream.LoadBalancer.ROUND_ROBIN, null));
+                            sb.append(model);
+                        } else {
+                            sb.append('!').append(res.field()).append(res.error());
+                        }
+                    }
+                    sb.append(',');
+                }
+            }
+        }
+        if (r.getSpec().tls != null) {
+            Secret s = secrets.get(ns + "/" + r.getSpec().tls.secretName);
+            sb.append("|tls:").append(s == null ? "?" : String.valueOf(s.getData() == null ? 0 : s.getData().hashCode()));
+        }
+        return sb.toString();
+    }
+
+    private RouteState resolveAndCheck(Route r, ServiceEndpoints endpoints, Map<String, UpstreamState> upstreams,
+                                       Map<String, Secret> secrets, Map<String, Upstream> models) {
+        RouteState st = new RouteState();
+        String ns = r.getMetadata().getNamespace();
+        RouteSpec spec = r.getSpec();
+        if (spec == null) {
+            st.specErrors.add("spec: is required");
+            return st;
+        }
+        ObjectNode tree = JSON.valueToTree(spec);
+        tree.remove("ingressClassName");
+        tree.remove("tls");
+        ObjectNode named = JSON.createObjectNode().put("name", routeName(ns, r.getMetadata().getName()));
+        named.setAll(tree);
+        Map<String, Upstream> serviceUpstreams = new LinkedHashMap<>();
+        JsonNode rules = named.get("rules");
+        if (rules != null && rules.isArray()) {
+            for (int i = 0; i < rules.size(); i++) {
+                JsonNode rule = rules.get(i);
+                st.implicitMatches.add(rule.isObject() && !rule.has("matches"));
+                JsonNode backends = rule.get("backends");
+                if (backends == null || !backends.isArray()) {
+                    continue;
+                }
+                for (int j = 0; j < backends.size(); j++) {
+                    if (backends.get(j) instanceof ObjectNode b) {
+                        backend(b, "spec.rules[" + i + "].backends[" + j + "]", ns, st, endpoints, upstreams,
+                                serviceUpstreams);
+                    }
+                }
+            }
+        }
+        if (spec.tls != null) {
+            tls(spec.tls.secretName, ns, secrets, st);
+        }
+        ModelCheck.Checked<dev.strait.model.Route> checked = memo("R" + st.declared + named,
+                () -> ModelCheck.route(named, st.declared));
+        st.specErrors.addAll(checked.errors());
+        if (st.specErrors.isEmpty() && st.refErrors.isEmpty()) {
+            st.model = checked.value();
+            models.putAll(serviceUpstreams);
+        }
+        return st;
+    }
+
+    private static void backend(ObjectNode b, String path, String ns, RouteState st, ServiceEndpoints endpoints,
+                                Map<String, UpstreamState> upstreams, Map<String, Upstream> serviceUpstreams) {
+        JsonNode up = b.get("upstream");
+        JsonNode svc = b.get("service");
+        if (up != null && up.isTextual()) {
+            UpstreamState target = upstreams.get(ns + "/" + up.asText());
+            if (target == null) {
+                st.refError(b, "BackendNotFound", path + ".upstream: Upstream \"" + up.asText() + "\" not found");
+            } else if (target.model == null) {
+                st.refError(b, "InvalidBackend", path + ".upstream: Upstream \"" + up.asText() + "\" is not valid: "
+                        + String.join("; ", target.specErrors));
+            } else {
+                st.use(b, target.model.name());
+            }
+        } else if (svc != null && svc.isObject() && svc.path("name").isTextual() && svc.path("port").isInt()) {
+            String name = svc.get("name").asText();
+            int port = svc.get("port").asInt();
+            ServiceEndpoints.Resolution res = endpoints.resolve(ns, name, port);
+            if (!res.ok()) {
+                st.refError(b, "BackendNotFound", path + ".service." + res.field() + ": " + res.error());
+                return;
+            }
+            String model = serviceUpstreamName(ns, name, port);
+            serviceUpstreams.put(model, new Upstream(model, res.endpoints(), Upstream.Protocol.HTTP1,
+                    Upstream.LoadBalancer.ROUND_ROBIN, null));
+            st.use(b, model);
+        } else {
+            st.specErrors.add(path + ": names either an upstream or a service {name, port}");
+        }
+    }
+
+    private static void tls(String secretName, String ns, Map<String, Secret> secrets, RouteState st) {
+        String path = "spec.tls.secretName";
+        Secret s = secretName == null ? null : secrets.get(ns + "/" + secretName);
+        if (s == null) {
+            st.refError(null, "SecretNotFound", path + ": Secret \"" + secretName + "\" not found");
+            return;
+        }
+        Map<String, String> data = s.getData() == null ? Map.of() : s.getData();
+        String cert = pem(data.get("tls.crt"));
+        String key = pem(data.get("tls.key"));
+        if (cert == null || key == null) {
+            st.refError(null, "InvalidSecret", path + ": Secret \"" + secretName
+                    + "\" needs PEM data in tls.crt and tls.key (type kubernetes.io/tls)");
+            return;
+        }
+        st.certificate = new Config.Certificate(cert, key);
+    }
+
+    private static String pem(String base64) {
+        if (base64 == null) {
+            return null;
+        }
+        try {
+            String text = new String(Base64.getMimeDecoder().decode(base64), StandardCharsets.UTF_8);
+            return text.contains("-----BEGIN ") ? text : null;
+        } catch (IllegalArgumentException e) {
+            return null;
+        }
+    }
+}

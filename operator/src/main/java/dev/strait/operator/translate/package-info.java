@@ -1,0 +1,16 @@
+/**
+ * Pure translation: Routes, Upstreams, Services, EndpointSlices and Secrets in, routing-table
+ * snapshots ({@link dev.strait.model.Config}) and per-resource reports out. No client calls, no clocks,
+ * no threads: the same inputs give the same snapshots and the same content versions, so the hardest
+ * logic is tested with plain tables (see docs/adr/0007-operator-translation.md).
+ *
+ * <ol>
+ *   <li>Each Upstream is resolved to its Service's ready endpoints and checked by the config parser.</li>
+ *   <li>Each Route is checked by the config parser (so the operator and the proxy agree on what is
+ *       valid), its backends and TLS Secret resolved; a Route with any error is dropped and reported.</li>
+ *   <li>Within each scope, matches claiming a host and path that an older Route claims are dropped from
+ *       the younger one and reported on it (oldest wins, then namespace/name, as in Gateway API).</li>
+ *   <li>A snapshot for a scope lists its Routes oldest first and the Upstreams they use, sorted.</li>
+ * </ol>
+ */
+package dev.strait.operator.translate;

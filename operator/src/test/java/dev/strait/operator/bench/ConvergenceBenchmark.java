@@ -1,0 +1,123 @@
+package dev.strait.operator.bench;
+
+import static org.awaitility.Awaitility.await;
+
+import dev.strait.operator.crd.Route;
+import dev.strait.operator.publish.TestProxy;
+import dev.strait.operator.reconcile.OperatorApp;
+import dev.strait.operator.translate.Scope;
+import dev.strait.proxy.control.Identity;
+import io.fabric8.kubernetes.client.KubernetesClient;
+import io.fabric8.kubernetes.client.server.mock.EnableKubernetesMockClient;
+import io.fabric8.kubernetes.client.utils.Serialization;
+import java.lang.management.ManagementFactory;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.Arrays;
+import java.util.List;
+import java.util.concurrent.atomic.AtomicLong;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.condition.EnabledIfSystemProperty;
+
+/**
+ * Time from a Route change written to the API server until (a) a real proxy serves it and (b) every
+ * one of {@code strait.bench.proxies} simulated proxies has received it, with {@code strait.bench.routes}
+ * Routes. Not part of the test run:
+ * {@code ./mvnw -B -q -pl model,operator -am test -Dtest=ConvergenceBenchmark -Dsurefire.failIfNoSpecifiedTests=false
+ * -Dstrait.bench=true -Dstrait.bench.routes=1000 -Dstrait.bench.proxies=100}. The API server is
+ * fabric8's mock (in-process), so the figures include its watch delivery but not etcd's.
+ */
+@EnabledIfSystemProperty(named = "strait.bench", matches = "true")
+@EnableKubernetesMockClient(crud = true)
+class ConvergenceBenchmark {
+    static KubernetesClient client;
+
+    private static Route route(int i, String body) {
+        return Serialization.unmarshal("""
+                apiVersion: strait.dev/v1alpha1
+                kind: Route
+                metadata: { namespace: ns%d, name: r%d }
+                spec:
+                  hosts: [ r%d.example.com ]
+                  rules:
+                    - matches: [ { path: { type: Exact, value: /hello } } ]
+                      respond: { status: 200, body: "%s" }
+                    - respond: { status: 404 }
+                """.formatted(i % 20, i, i, body), Route.class);
+    }
+
+    @Test
+    void convergence() throws Exception {
+        int routes = Integer.getInteger("strait.bench.routes", 1000);
+        int proxies = Integer.getInteger("strait.bench.proxies", 100);
+        int changes = Integer.getInteger("strait.bench.changes", 30);
+        dev.strait.operator.reconcile.OperatorHarnessAccess.installCrds(client);
+        for (int i = 0; i < routes; i++) {
+            client.resource(route(i, "v0")).create();
+        }
+        try (OperatorApp app = new OperatorApp(client, dev.strait.operator.reconcile.OperatorHarnessAccess.settings()).start()) {
+            List<SimulatedProxy> sims = new ArrayList<>();
+            for (int i = 0; i < proxies; i++) {
+                sims.add(new SimulatedProxy(app.controlAddress(), "strait"));
+            }
+            try (TestProxy real = TestProxy.start(app.controlAddress(), Identity.ingress("strait"), null)) {
+                AtomicLong swappedAt = new AtomicLong();
+                real.serving.onSwap(s -> swappedAt.set(System.nanoTime()));
+                await().atMost(Duration.ofMinutes(2)).until(() -> real.get("r" + (routes - 1) + ".example.com", "/hello").endsWith("v0"));
+                // Steady state: the first status of every Route written, so start-up work is not measured.
+                await().atMost(Duration.ofMinutes(10)).pollInterval(Duration.ofSeconds(2)).until(() ->
+                        client.resources(Route.class).inAnyNamespace().list().getItems().stream()
+                                .allMatch(x -> x.getStatus() != null && x.getStatus().proxies != null
+                                        && x.getStatus().proxies.programmed == proxies + 1));
+                long[] toReal = new long[changes];
+                long[] toAll = new long[changes];
+                for (int c = 0; c < changes; c++) {
+                    int target = (c * 7919) % routes;
+                    String body = "v" + (c + 1);
+                    long t0 = System.nanoTime();
+                    client.resources(Route.class).inNamespace("ns" + (target % 20)).withName("r" + target).edit(r -> {
+                        r.getSpec().rules.get(0).respond.body = body;
+                        return r;
+                    });
+                    await().atMost(Duration.ofMinutes(1)).pollInterval(Duration.ofMillis(2)).until(() ->
+                            real.version().equals(app.fleet().latestVersion(Scope.ingress("strait")))
+                                    && real.get("r" + target + ".example.com", "/hello").endsWith(body));
+                    String version = real.version();
+                    await().atMost(Duration.ofMinutes(1)).pollInterval(Duration.ofMillis(2)).until(() ->
+                            sims.stream().allMatch(s -> s.arrived.containsKey(version)));
+                    toReal[c] = swappedAt.get() - t0;
+                    toAll[c] = sims.stream().mapToLong(s -> s.arrived.get(version)).max().orElse(0) - t0;
+                }
+                report(routes, proxies, toReal, toAll);
+            }
+            for (SimulatedProxy s : sims) {
+                s.close();
+            }
+        }
+    }
+
+    private static void report(int routes, int proxies, long[] toReal, long[] toAll) throws Exception {
+        System.gc();
+        Runtime rt = Runtime.getRuntime();
+        long heap = (rt.totalMemory() - rt.freeMemory()) >> 20;
+        String rss = Files.readAllLines(Path.of("/proc/self/status")).stream().filter(l -> l.startsWith("VmRSS"))
+                .findFirst().orElse("VmRSS: ?").replaceAll("\\s+", " ");
+        String line = String.format("routes=%d proxies=%d changes=%d | real proxy serving: median %d ms, p99 %d ms,"
+                        + " max %d ms | all %d simulated proxies received: median %d ms, p99 %d ms, max %d ms"
+                        + " | JVM (mock API server + operator + proxies): heap after GC %d MiB, %s, uptime %d s",
+                routes, proxies, toReal.length, pct(toReal, 50), pct(toReal, 99), pct(toReal, 100), proxies,
+                pct(toAll, 50), pct(toAll, 99), pct(toAll, 100), heap, rss,
+                ManagementFactory.getRuntimeMXBean().getUptime() / 1000);
+        System.out.println("BENCH " + line);
+        Files.writeString(Path.of("target/convergence-" + routes + ".txt"), line + "\n");
+    }
+
+    private static long pct(long[] nanos, int p) {
+        long[] s = nanos.clone();
+        Arrays.sort(s);
+        int i = (int) Math.ceil(p / 100.0 * s.length) - 1;
+        return s[Math.max(0, Math.min(s.length - 1, i))] / 1_000_000;
+    }
+}

@@ -1,0 +1,65 @@
+package dev.strait.operator.crd;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import io.fabric8.kubernetes.api.model.apiextensions.v1.CustomResourceDefinition;
+import io.fabric8.kubernetes.api.model.apiextensions.v1.CustomResourceDefinitionVersion;
+import io.fabric8.kubernetes.api.model.apiextensions.v1.JSONSchemaProps;
+import io.fabric8.kubernetes.client.utils.Serialization;
+import java.io.IOException;
+import java.io.InputStream;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import org.junit.jupiter.api.Test;
+
+/** What users see from the generated CRDs: names, status subresource, columns, validation. */
+class CrdSchemaTest {
+    private static CustomResourceDefinition crd(String file) throws IOException {
+        try (InputStream in = Files.newInputStream(Path.of("../crds", file))) {
+            return Serialization.unmarshal(in, CustomResourceDefinition.class);
+        }
+    }
+
+    @Test
+    void routeIsNamespacedWithShortNameStatusAndColumns() throws IOException {
+        CustomResourceDefinition crd = crd("routes.strait.dev-v1.yml");
+        assertThat(crd.getSpec().getGroup()).isEqualTo("strait.dev");
+        assertThat(crd.getSpec().getScope()).isEqualTo("Namespaced");
+        assertThat(crd.getSpec().getNames().getShortNames()).containsExactly("srt");
+        CustomResourceDefinitionVersion v = crd.getSpec().getVersions().get(0);
+        assertThat(v.getName()).isEqualTo("v1alpha1");
+        assertThat(v.getSubresources().getStatus()).isNotNull();
+        assertThat(v.getAdditionalPrinterColumns()).extracting(c -> c.getName())
+                .contains("Hosts", "Programmed", "Age");
+    }
+
+    @Test
+    void routeSchemaCarriesTheChecksTheApiServerCanMake() throws IOException {
+        JSONSchemaProps spec = crd("routes.strait.dev-v1.yml").getSpec().getVersions().get(0).getSchema()
+                .getOpenAPIV3Schema().getProperties().get("spec");
+        assertThat(spec.getRequired()).containsExactlyInAnyOrder("hosts", "rules");
+        JSONSchemaProps rule = spec.getProperties().get("rules").getItems().getSchema();
+        assertThat(rule.getXKubernetesValidations()).extracting(r -> r.getMessage())
+                .containsExactly("a rule takes exactly one action: respond, files or backends");
+        JSONSchemaProps path = rule.getProperties().get("matches").getItems().getSchema().getProperties().get("path");
+        assertThat(path.getProperties().get("type").getEnum()).extracting(Object::toString)
+                .containsExactlyInAnyOrder("\"Exact\"", "\"Prefix\"", "\"RegularExpression\"");
+        JSONSchemaProps status = rule.getProperties().get("respond").getProperties().get("status");
+        assertThat(status.getMinimum()).isEqualTo(200.0);
+        assertThat(status.getMaximum()).isEqualTo(599.0);
+        JSONSchemaProps backend = rule.getProperties().get("backends").getItems().getSchema();
+        assertThat(backend.getXKubernetesValidations()).extracting(r -> r.getRule())
+                .containsExactly("has(self.upstream) != has(self.service)");
+    }
+
+    @Test
+    void upstreamEnumsAreSpelledAsInTheConfigFile() throws IOException {
+        JSONSchemaProps spec = crd("upstreams.strait.dev-v1.yml").getSpec().getVersions().get(0).getSchema()
+                .getOpenAPIV3Schema().getProperties().get("spec");
+        assertThat(spec.getRequired()).containsExactly("service");
+        assertThat(spec.getProperties().get("loadBalancer").getEnum()).extracting(Object::toString)
+                .containsExactlyInAnyOrder("\"round-robin\"", "\"least-request\"", "\"consistent-hash\"");
+        assertThat(spec.getProperties().get("protocol").getEnum()).extracting(Object::toString)
+                .containsExactlyInAnyOrder("\"http1\"", "\"h2c\"", "\"h2\"", "\"fastcgi\"");
+    }
+}

@@ -1,0 +1,93 @@
+package dev.strait.operator.reconcile;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.awaitility.Awaitility.await;
+
+import dev.strait.operator.crd.ResourceStatus;
+import dev.strait.operator.crd.Route;
+import dev.strait.operator.crd.Upstream;
+import dev.strait.operator.publish.Authenticator;
+import dev.strait.operator.publish.ChannelTest;
+import io.fabric8.kubernetes.api.model.Condition;
+import io.fabric8.kubernetes.api.model.HasMetadata;
+import io.fabric8.kubernetes.client.KubernetesClient;
+import io.fabric8.kubernetes.client.utils.Serialization;
+import java.io.IOException;
+import java.io.InputStream;
+import java.net.InetSocketAddress;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.function.Consumer;
+
+/** The operator against fabric8's mock API server (CRUD mode), and helpers to wait on status. */
+final class OperatorHarness {
+    static final Duration WAIT = Duration.ofSeconds(15);
+
+    private OperatorHarness() {}
+
+    /** Test settings: SSA off (the mock answers 415 to apply patches), no field selectors, loopback proxies. */
+    static OperatorApp.Settings settings() {
+        return new OperatorApp.Settings(new InetSocketAddress("127.0.0.1", 0), ChannelTest.LOOPBACK,
+                Duration.ofMillis(100), Duration.ofSeconds(1), false, false, null, null, Authenticator.OPEN);
+    }
+
+    static void installCrds(KubernetesClient client) throws IOException {
+        for (String f : new String[] {"routes.strait.dev-v1.yml", "upstreams.strait.dev-v1.yml"}) {
+            try (InputStream in = Files.newInputStream(Path.of("../crds", f))) {
+                client.apiextensions().v1().customResourceDefinitions().load(in).createOr(c -> c.update());
+            }
+        }
+    }
+
+    static <T extends HasMetadata> T create(KubernetesClient client, T resource) {
+        return client.resource(resource).create();
+    }
+
+    /** A resource from YAML (with apiVersion and kind). */
+    static <T extends HasMetadata> T yaml(String text, Class<T> type) {
+        return Serialization.unmarshal(text, type);
+    }
+
+    static ResourceStatus routeStatus(KubernetesClient client, String ns, String name) {
+        Route r = client.resources(Route.class).inNamespace(ns).withName(name).get();
+        return r == null ? null : r.getStatus();
+    }
+
+    static ResourceStatus upstreamStatus(KubernetesClient client, String ns, String name) {
+        Upstream u = client.resources(Upstream.class).inNamespace(ns).withName(name).get();
+        return u == null ? null : u.getStatus();
+    }
+
+    static void awaitRoute(KubernetesClient client, String ns, String name, Consumer<ResourceStatus> check) {
+        await().atMost(WAIT).untilAsserted(() -> {
+            ResourceStatus s = routeStatus(client, ns, name);
+            assertThat(s).as("status of Route %s/%s", ns, name).isNotNull();
+            check.accept(s);
+        });
+    }
+
+    static void awaitUpstream(KubernetesClient client, String ns, String name, Consumer<ResourceStatus> check) {
+        await().atMost(WAIT).untilAsserted(() -> {
+            ResourceStatus s = upstreamStatus(client, ns, name);
+            assertThat(s).as("status of Upstream %s/%s", ns, name).isNotNull();
+            check.accept(s);
+        });
+    }
+
+    static Condition condition(ResourceStatus s, String type) {
+        return s.conditions.stream().filter(c -> c.getType().equals(type)).findFirst()
+                .orElseThrow(() -> new AssertionError("no condition " + type + " in " + Serialization.asYaml(s)));
+    }
+
+    /** Asserts a condition's status, reason and (when given) message. */
+    static void hasCondition(ResourceStatus s, String type, String status, String reason, String message) {
+        Condition c = condition(s, type);
+        assertThat(c.getStatus()).as(type + " status (" + c.getMessage() + ")").isEqualTo(status);
+        assertThat(c.getReason()).as(type + " reason (" + c.getMessage() + ")").isEqualTo(reason);
+        if (message != null) {
+            assertThat(c.getMessage()).as(type + " message").isEqualTo(message);
+        }
+        assertThat(c.getLastTransitionTime()).isNotNull();
+    }
+}

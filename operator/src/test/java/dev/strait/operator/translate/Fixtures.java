@@ -1,0 +1,139 @@
+package dev.strait.operator.translate;
+
+import dev.strait.model.Config;
+import dev.strait.model.ConfigParser;
+import dev.strait.model.InvalidConfigException;
+import dev.strait.operator.crd.Route;
+import dev.strait.operator.crd.Upstream;
+import io.fabric8.kubernetes.api.model.Secret;
+import io.fabric8.kubernetes.api.model.SecretBuilder;
+import io.fabric8.kubernetes.api.model.Service;
+import io.fabric8.kubernetes.api.model.ServiceBuilder;
+import io.fabric8.kubernetes.api.model.discovery.v1.EndpointSlice;
+import io.fabric8.kubernetes.api.model.discovery.v1.EndpointSliceBuilder;
+import io.fabric8.kubernetes.client.utils.Serialization;
+import java.nio.charset.StandardCharsets;
+import java.util.ArrayList;
+import java.util.Base64;
+import java.util.List;
+import java.util.Map;
+
+/** Resources for translation tests, written as the YAML a user would apply. */
+public final class Fixtures {
+    public static final Translator TRANSLATOR = new Translator(ProxyDefaults.STANDARD);
+    public static final Scope STRAIT = Scope.ingress("strait");
+
+    private Fixtures() {}
+
+    /**
+     * A Route created at {@code minute} minutes past a fixed hour (age decides conflicts). Its generation
+     * is derived from the spec, as the API server bumps it on every spec change.
+     */
+    public static Route route(String ns, String name, int minute, String spec) {
+        return Serialization.unmarshal("""
+                apiVersion: strait.dev/v1alpha1
+                kind: Route
+                metadata: { namespace: %s, name: %s, generation: %d, creationTimestamp: "2026-11-30T10:%02d:00Z" }
+                spec:
+                %s""".formatted(ns, name, generation(spec), minute, spec.indent(2)), Route.class);
+    }
+
+    public static long generation(String spec) {
+        return 1 + (spec.hashCode() & 0xffff);
+    }
+
+    public static Upstream upstream(String ns, String name, String spec) {
+        return Serialization.unmarshal("""
+                apiVersion: strait.dev/v1alpha1
+                kind: Upstream
+                metadata: { namespace: %s, name: %s, generation: 1, creationTimestamp: "2026-11-30T10:00:00Z" }
+                spec:
+                %s""".formatted(ns, name, spec.indent(2)), Upstream.class);
+    }
+
+    /** A Service with one TCP port per {@code "name:port"} (name may be empty). */
+    public static Service service(String ns, String name, String... ports) {
+        ServiceBuilder b = new ServiceBuilder().withNewMetadata().withNamespace(ns).withName(name).endMetadata()
+                .withNewSpec().endSpec();
+        for (String p : ports) {
+            String[] np = p.split(":");
+            b.editSpec().addNewPort().withName(np[0].isEmpty() ? null : np[0]).withPort(Integer.parseInt(np[1]))
+                    .withProtocol("TCP").endPort().endSpec();
+        }
+        return b.build();
+    }
+
+    /** One slice of a Service: port {@code portName -> port}, endpoints as {@code "10.0.0.1"} or {@code "10.0.0.2!"} (not ready). */
+    public static EndpointSlice slice(String ns, String service, String sliceName, String portName, int port, String... addresses) {
+        EndpointSliceBuilder b = new EndpointSliceBuilder().withNewMetadata().withNamespace(ns).withName(sliceName)
+                .withLabels(Map.of(ServiceEndpoints.SERVICE_NAME_LABEL, service)).endMetadata()
+                .withAddressType("IPv4")
+                .addNewPort().withName(portName).withPort(port).withProtocol("TCP").endPort();
+        for (String a : addresses) {
+            boolean ready = !a.endsWith("!");
+            String address = ready ? a : a.substring(0, a.length() - 1);
+            b.addNewEndpoint().withAddresses(address).withNewConditions().withReady(ready).endConditions().endEndpoint();
+        }
+        return b.build();
+    }
+
+    public static Secret tlsSecret(String ns, String name, String cert, String key) {
+        return new SecretBuilder().withNewMetadata().withNamespace(ns).withName(name).endMetadata()
+                .withType("kubernetes.io/tls")
+                .withData(Map.of("tls.crt", b64(cert), "tls.key", b64(key))).build();
+    }
+
+    public static String b64(String s) {
+        return Base64.getEncoder().encodeToString(s.getBytes(StandardCharsets.UTF_8));
+    }
+
+    /** Builds inputs from a mix of resources. */
+    public static Inputs inputs(Object... resources) {
+        List<Route> routes = new ArrayList<>();
+        List<Upstream> upstreams = new ArrayList<>();
+        List<Service> services = new ArrayList<>();
+        List<EndpointSlice> slices = new ArrayList<>();
+        List<Secret> secrets = new ArrayList<>();
+        for (Object o : resources) {
+            if (o instanceof Route r) {
+                routes.add(r);
+            } else if (o instanceof Upstream u) {
+                upstreams.add(u);
+            } else if (o instanceof Service s) {
+                services.add(s);
+            } else if (o instanceof EndpointSlice e) {
+                slices.add(e);
+            } else if (o instanceof Secret s) {
+                secrets.add(s);
+            } else {
+                throw new IllegalArgumentException(String.valueOf(o));
+            }
+        }
+        return new Inputs(routes, upstreams, services, slices, secrets);
+    }
+
+    public static Translation translate(Object... resources) {
+        return TRANSLATOR.translate(inputs(resources));
+    }
+
+    public static ResourceReport routeReport(Translation t, String ns, String name) {
+        return t.report(new ResourceKey("Route", ns, name));
+    }
+
+    public static ResourceReport upstreamReport(Translation t, String ns, String name) {
+        return t.report(new ResourceKey("Upstream", ns, name));
+    }
+
+    /** Route names in the {@code strait} class's snapshot, in order. */
+    public static List<String> routeNames(Translation t) {
+        return t.snapshot(STRAIT).config().routes().stream().map(dev.strait.model.Route::name).toList();
+    }
+
+    public static Config parse(String yaml) {
+        try {
+            return ConfigParser.parse(yaml, "expected");
+        } catch (InvalidConfigException e) {
+            throw new AssertionError(e.getMessage(), e);
+        }
+    }
+}

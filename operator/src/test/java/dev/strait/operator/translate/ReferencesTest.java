@@ -1,0 +1,79 @@
+package dev.strait.operator.translate;
+
+import static dev.strait.operator.translate.Fixtures.route;
+import static org.assertj.core.api.Assertions.assertThat;
+
+import java.util.stream.Stream;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.Arguments;
+import org.junit.jupiter.params.provider.MethodSource;
+
+/** A Route naming something that does not exist is dropped, with ResolvedRefs saying what and where. */
+class ReferencesTest {
+    private static final String RULES_BEFORE = """
+            hosts: [ example.com ]
+            rules:
+              - respond: { status: 200 }
+              - matches: [ { path: { value: /a } } ]
+                respond: { status: 200 }
+            """;
+
+    private static String rule(String rule) {
+        return RULES_BEFORE + rule.indent(2);
+    }
+
+    static Stream<Arguments> cases() {
+        return Stream.of(
+                Arguments.of("missing Upstream", rule("""
+                          - matches: [ { path: { value: /api } } ]
+                            backends: [ { upstream: api } ]"""),
+                        "BackendNotFound", "spec.rules[2].backends[0].upstream: Upstream \"api\" not found"),
+                Arguments.of("Upstream in another namespace does not count", rule("""
+                          - matches: [ { path: { value: /api } } ]
+                            backends: [ { upstream: elsewhere } ]"""),
+                        "BackendNotFound", "spec.rules[2].backends[0].upstream: Upstream \"elsewhere\" not found"),
+                Arguments.of("missing Service", rule("""
+                          - matches: [ { path: { value: /api } } ]
+                            backends: [ { upstream: web }, { service: { name: gone, port: 80 } } ]"""),
+                        "BackendNotFound", "spec.rules[2].backends[1].service.name: Service \"gone\" not found"),
+                Arguments.of("missing Service port", rule("""
+                          - matches: [ { path: { value: /api } } ]
+                            backends: [ { service: { name: web, port: 81 } } ]"""),
+                        "BackendNotFound", "spec.rules[2].backends[0].service.port: Service \"web\" has no TCP port 81"),
+                Arguments.of("missing Secret", "tls: { secretName: site-tls }\n" + RULES_BEFORE,
+                        "SecretNotFound", "spec.tls.secretName: Secret \"site-tls\" not found"),
+                Arguments.of("Secret without PEM data", "tls: { secretName: opaque }\n" + RULES_BEFORE,
+                        "InvalidSecret",
+                        "spec.tls.secretName: Secret \"opaque\" needs PEM data in tls.crt and tls.key (type kubernetes.io/tls)"));
+    }
+
+    @ParameterizedTest(name = "{0}")
+    @MethodSource("cases")
+    void unresolvedReferenceDropsTheRoute(String name, String spec, String reason, String error) {
+        Translation t = Fixtures.translate(
+                Fixtures.upstream("shop", "web", "service: { name: web, port: 80 }"),
+                Fixtures.upstream("other", "elsewhere", "service: { name: web, port: 80 }"),
+                Fixtures.service("shop", "web", "http:80"),
+                Fixtures.tlsSecret("shop", "opaque", "not pem", "not pem"),
+                route("shop", "site", 1, spec));
+        ResourceReport r = Fixtures.routeReport(t, "shop", "site");
+        assertThat(r.accepted().status()).as("the spec itself is fine").isTrue();
+        assertThat(r.resolvedRefs().status()).isFalse();
+        assertThat(r.resolvedRefs().reason()).isEqualTo(reason);
+        assertThat(r.resolvedRefs().message()).isEqualTo(error);
+        assertThat(r.scopes()).isEmpty();
+        assertThat(Fixtures.routeNames(t)).isEmpty();
+    }
+
+    @org.junit.jupiter.api.Test
+    void anUpstreamWhoseServiceIsMissingServesWithNoEndpoints() {
+        Translation t = Fixtures.translate(
+                Fixtures.upstream("shop", "api", "service: { name: api, port: 80 }"),
+                route("shop", "site", 1, "hosts: [ example.com ]\nrules: [ { backends: [ { upstream: api } ] } ]"));
+        ResourceReport u = Fixtures.upstreamReport(t, "shop", "api");
+        assertThat(u.resolvedRefs().status()).isFalse();
+        assertThat(u.resolvedRefs().message()).isEqualTo("spec.service.name: Service \"api\" not found");
+        assertThat(Fixtures.routeNames(t)).containsExactly("shop.site");
+        assertThat(t.snapshot(Fixtures.STRAIT).config().upstreams().get(0).endpoints()).isEmpty();
+    }
+}

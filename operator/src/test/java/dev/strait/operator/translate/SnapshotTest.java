@@ -1,0 +1,110 @@
+package dev.strait.operator.translate;
+
+import static dev.strait.operator.translate.Fixtures.STRAIT;
+import static dev.strait.operator.translate.Fixtures.parse;
+import static dev.strait.operator.translate.Fixtures.route;
+import static dev.strait.operator.translate.Fixtures.service;
+import static dev.strait.operator.translate.Fixtures.slice;
+import static dev.strait.operator.translate.Fixtures.upstream;
+import static org.assertj.core.api.Assertions.assertThat;
+
+import dev.strait.model.ConfigWriter;
+import java.util.ArrayList;
+import java.util.Collections;
+import java.util.List;
+import java.util.Random;
+import org.junit.jupiter.api.Test;
+
+/** Resources become one snapshot in the config file's shape, the same whatever the input order. */
+class SnapshotTest {
+    private static final String SITE = """
+            hosts: [ "example.com" ]
+            rules:
+              - matches: [ { path: { type: Exact, value: /healthz } } ]
+                respond: { status: 200, body: "ok\\n" }
+              - matches: [ { path: { type: Prefix, value: /api/ } } ]
+                backends: [ { upstream: api, weight: 90 }, { service: { name: web, port: 80 }, weight: 10 } ]
+                timeouts: { request: 15s }
+            """;
+
+    private static List<Object> shop() {
+        return List.of(
+                route("shop", "site", 1, SITE),
+                upstream("shop", "api", "service: { name: api, port: 8080 }\nloadBalancer: least-request"),
+                service("shop", "api", "http:8080"),
+                slice("shop", "api", "api-1", "http", 3000, "10.0.0.2", "10.0.0.1"),
+                service("shop", "web", ":80"),
+                slice("shop", "web", "web-1", null, 8080, "10.0.1.1"));
+    }
+
+    @Test
+    void resourcesBecomeTheConfigShape() {
+        Translation t = Fixtures.translate(shop().toArray());
+        assertThat(t.snapshot(STRAIT).config()).isEqualTo(parse("""
+                accessLog: { enabled: true }
+                listeners: [ { name: http, address: 0.0.0.0:8080 } ]
+                admin: { address: 0.0.0.0:9901 }
+                upstreams:
+                  - name: service.shop.web.80
+                    endpoints: [ 10.0.1.1:8080 ]
+                  - name: upstream.shop.api
+                    endpoints: [ 10.0.0.1:3000, 10.0.0.2:3000 ]
+                    loadBalancer: least-request
+                routes:
+                  - name: shop.site
+                    hosts: [ example.com ]
+                    rules:
+                      - matches: [ { path: { type: Exact, value: /healthz } } ]
+                        respond: { status: 200, body: "ok\\n" }
+                      - matches: [ { path: { type: Prefix, value: /api/ } } ]
+                        backends: [ { upstream: upstream.shop.api, weight: 90 }, { upstream: service.shop.web.80, weight: 10 } ]
+                        timeouts: { request: 15s }
+                """));
+        assertThat(t.snapshot(STRAIT).version()).isEqualTo(ConfigWriter.version(t.snapshot(STRAIT).config()));
+    }
+
+    @Test
+    void inputOrderDoesNotChangeTheSnapshotOrItsVersion() {
+        List<Object> resources = new ArrayList<>(shop());
+        resources.add(route("shop", "b", 5, "hosts: [ b.example.com ]\nrules: [ { respond: { status: 204 } } ]"));
+        resources.add(route("other", "a", 5, "hosts: [ a.example.com ]\nrules: [ { respond: { status: 204 } } ]"));
+        String first = Fixtures.translate(resources.toArray()).snapshot(STRAIT).version();
+        Random random = new Random(5);
+        for (int i = 0; i < 10; i++) {
+            Collections.shuffle(resources, random);
+            Translation t = Fixtures.translate(resources.toArray());
+            assertThat(t.snapshot(STRAIT).version()).isEqualTo(first);
+            assertThat(Fixtures.routeNames(t)).containsExactly("shop.site", "other.a", "shop.b");
+        }
+    }
+
+    @Test
+    void anEndpointChangeChangesTheVersion() {
+        Translation before = Fixtures.translate(shop().toArray());
+        List<Object> changed = new ArrayList<>(shop());
+        changed.set(3, slice("shop", "api", "api-1", "http", 3000, "10.0.0.1"));
+        Translation after = Fixtures.translate(changed.toArray());
+        assertThat(after.snapshot(STRAIT).version()).isNotEqualTo(before.snapshot(STRAIT).version());
+        assertThat(after.snapshot(STRAIT).config().upstreams().get(1).endpoints()).hasSize(1);
+    }
+
+    @Test
+    void aScopeWithoutRoutesStillGetsAServableSnapshot() {
+        Translation t = Fixtures.translate();
+        assertThat(t.snapshot(STRAIT).config().routes()).isEmpty();
+        assertThat(t.snapshot(STRAIT).config().listeners()).hasSize(1);
+    }
+
+    @Test
+    void everyResourceGetsAReport() {
+        Translation t = Fixtures.translate(shop().toArray());
+        ResourceReport r = Fixtures.routeReport(t, "shop", "site");
+        assertThat(r.accepted().status()).isTrue();
+        assertThat(r.resolvedRefs().status()).isTrue();
+        assertThat(r.scopes()).containsExactly(STRAIT);
+        assertThat(r.generation()).isEqualTo(Fixtures.generation(SITE));
+        ResourceReport u = Fixtures.upstreamReport(t, "shop", "api");
+        assertThat(u.resolvedRefs().message()).isEqualTo("2 ready endpoint(s)");
+        assertThat(u.scopes()).containsExactly(STRAIT);
+    }
+}

@@ -1,0 +1,83 @@
+package dev.strait.operator.translate;
+
+import static dev.strait.operator.translate.Fixtures.route;
+import static org.assertj.core.api.Assertions.assertThat;
+
+import java.util.stream.Stream;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.Arguments;
+import org.junit.jupiter.params.provider.MethodSource;
+
+/**
+ * A Route the proxy would refuse is dropped, reported with the field's path, and the other Routes keep
+ * serving. These are the checks the API server's schema cannot make (or that a cluster without the CRD's
+ * validation let through).
+ */
+class ValidationTest {
+    static Stream<Arguments> cases() {
+        return Stream.of(
+                Arguments.of("bad host name", """
+                        hosts: [ "exa mple.com" ]
+                        rules: [ { respond: { status: 200 } } ]""",
+                        "spec.hosts[0]: \"exa mple.com\" is not a host name (use example.com, *.example.com or *)"),
+                Arguments.of("bad regular expression", """
+                        hosts: [ example.com ]
+                        rules: [ { matches: [ { path: { type: RegularExpression, value: "/(" } } ], respond: { status: 200 } } ]""",
+                        "spec.rules[0].matches[0].path.value: not a valid regular expression: Unclosed group"),
+                Arguments.of("two actions", """
+                        hosts: [ example.com ]
+                        rules:
+                          - respond: { status: 200 }
+                          - respond: { status: 200 }
+                            files: { root: /srv }""",
+                        "spec.rules[1]: has respond and files; a rule takes exactly one action"),
+                Arguments.of("reserved response header", """
+                        hosts: [ example.com ]
+                        rules: [ { respond: { status: 200, headers: { content-length: "3" } } } ]""",
+                        "spec.rules[0].respond.headers.content-length: is set by the proxy and cannot be configured"),
+                Arguments.of("prefix without slash", """
+                        hosts: [ example.com ]
+                        rules: [ { matches: [ { path: { type: Prefix, value: api } } ], respond: { status: 200 } } ]""",
+                        "spec.rules[0].matches[0].path.value: must start with /, got \"api\""),
+                Arguments.of("bad duration", """
+                        hosts: [ example.com ]
+                        rules: [ { respond: { status: 200 }, timeouts: { request: soon } } ]""",
+                        "spec.rules[0].timeouts.request: must be a duration such as 250ms, 5s, 1m or 2h, got \"soon\""),
+                Arguments.of("no rules", """
+                        hosts: [ example.com ]
+                        rules: []""",
+                        "spec.rules: must list at least one item"));
+    }
+
+    @ParameterizedTest(name = "{0}")
+    @MethodSource("cases")
+    void invalidRouteIsDroppedAndReportedWhileOthersServe(String name, String spec, String error) {
+        Translation t = Fixtures.translate(
+                route("shop", "good", 1, "hosts: [ good.example.com ]\nrules: [ { respond: { status: 204 } } ]"),
+                route("shop", "bad", 2, spec));
+        ResourceReport bad = Fixtures.routeReport(t, "shop", "bad");
+        assertThat(bad.accepted().status()).isFalse();
+        assertThat(bad.accepted().reason()).isEqualTo("Invalid");
+        assertThat(bad.errors()).contains(error);
+        assertThat(bad.accepted().message()).contains(error);
+        assertThat(bad.scopes()).isEmpty();
+        assertThat(Fixtures.routeNames(t)).containsExactly("shop.good");
+        assertThat(Fixtures.routeReport(t, "shop", "good").accepted().status()).isTrue();
+    }
+
+    @org.junit.jupiter.api.Test
+    void invalidUpstreamIsReportedAndItsRoutesDropped() {
+        Translation t = Fixtures.translate(
+                Fixtures.upstream("shop", "api", "service: { name: api, port: 80 }\nhealthCheck: { path: healthz }"),
+                Fixtures.service("shop", "api", "http:80"),
+                route("shop", "site", 1, "hosts: [ example.com ]\nrules: [ { backends: [ { upstream: api } ] } ]"));
+        ResourceReport u = Fixtures.upstreamReport(t, "shop", "api");
+        assertThat(u.accepted().status()).isFalse();
+        assertThat(u.errors()).containsExactly("spec.healthCheck.path: must start with /");
+        ResourceReport r = Fixtures.routeReport(t, "shop", "site");
+        assertThat(r.resolvedRefs().reason()).isEqualTo("InvalidBackend");
+        assertThat(r.errors()).containsExactly(
+                "spec.rules[0].backends[0].upstream: Upstream \"api\" is not valid: spec.healthCheck.path: must start with /");
+        assertThat(Fixtures.routeNames(t)).isEmpty();
+    }
+}
