@@ -35,8 +35,25 @@ final class YamlTree {
         }
     }
 
+    /** Lazily made: only JSON input (control-channel snapshots) pays for an ObjectMapper. */
+    private static final class JsonReader {
+        static final com.fasterxml.jackson.databind.ObjectMapper MAPPER = new com.fasterxml.jackson.databind.ObjectMapper()
+                .enable(com.fasterxml.jackson.databind.DeserializationFeature.FAIL_ON_READING_DUP_TREE_KEY);
+    }
+
     /** The tree, or {@code null} for an empty document. */
     static JsonNode read(String text) throws SyntaxError {
+        if (looksLikeJson(text)) {
+            // JSON is YAML, but Jackson's JSON parser reads a 10k-route snapshot many times faster.
+            try {
+                JsonNode n = JsonReader.MAPPER.readTree(text);
+                return n == null || n.isMissingNode() ? null : n;
+            } catch (com.fasterxml.jackson.core.JsonProcessingException e) {
+                var loc = e.getLocation();
+                throw new SyntaxError("not valid JSON" + (loc == null ? "" : " at line " + loc.getLineNr()
+                        + ", column " + loc.getColumnNr()) + ": " + e.getOriginalMessage());
+            }
+        }
         LoaderOptions options = new LoaderOptions();
         options.setAllowDuplicateKeys(false);
         options.setMaxAliasesForCollections(50); // a "billion laughs" document stops here
@@ -52,6 +69,16 @@ final class YamlTree {
             throw new SyntaxError("not valid YAML: " + e.getMessage());
         }
         return root == null ? null : convert(root);
+    }
+
+    private static boolean looksLikeJson(String text) {
+        for (int i = 0; i < text.length(); i++) {
+            char c = text.charAt(i);
+            if (!Character.isWhitespace(c)) {
+                return c == '{';
+            }
+        }
+        return false;
     }
 
     private static String at(Mark m) {

@@ -1043,11 +1043,18 @@ class ConfigParserTest {
     }
 
     @Test
+    void jsonWithADuplicateKeyIsRefused() {
+        List<ConfigError> errors = errors("{ \"workers\": 1, \"workers\": 2 }");
+        assertThat(errors).singleElement().satisfies(e -> assertThat(e.message()).startsWith("not valid JSON")
+                .contains("workers"));
+    }
+
+    @Test
     void badJsonReportsTheLine() {
         List<ConfigError> errors = errors("{\n\"listeners\": [\n}\n");
         assertThat(errors).singleElement().satisfies(e -> {
             assertThat(e.path()).isEmpty();
-            assertThat(e.message()).startsWith("not valid YAML at line ").contains("line 3");
+            assertThat(e.message()).startsWith("not valid JSON at line ").contains("line 3");
         });
     }
 
