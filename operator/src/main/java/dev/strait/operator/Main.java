@@ -1,5 +1,6 @@
 package dev.strait.operator;
 
+import dev.strait.model.Flags;
 import dev.strait.model.HostPort;
 import dev.strait.operator.reconcile.OperatorApp;
 import dev.strait.operator.crd.Route;
@@ -17,13 +18,11 @@ import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Clock;
-import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Set;
 import java.util.concurrent.Executors;
 import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.TimeUnit;
-import java.util.Locale;
 import java.util.Map;
 import java.util.concurrent.CountDownLatch;
 import org.slf4j.Logger;
@@ -161,38 +160,6 @@ public final class Main {
 
     /** Flags, then environment variables for flags not given; {@code null} after printing a usage error. */
     static Map<String, String> options(String[] args) {
-        Map<String, String> opts = new LinkedHashMap<>();
-        String[] names = {"control-address", "leader-election", "secure", "control-names"};
-        for (String name : names) {
-            String env = System.getenv("STRAIT_" + name.toUpperCase(Locale.ROOT).replace('-', '_'));
-            if (env != null && !env.isBlank()) {
-                opts.put(name, env);
-            }
-        }
-        for (int i = 0; i < args.length; i++) {
-            String a = args[i];
-            if (a.equals("--help") || a.equals("-h")) {
-                opts.put("help", "");
-                continue;
-            }
-            String name;
-            String value;
-            if (a.startsWith("--") && a.contains("=")) {
-                name = a.substring(2, a.indexOf('='));
-                value = a.substring(a.indexOf('=') + 1);
-            } else if (a.startsWith("--") && i + 1 < args.length) {
-                name = a.substring(2);
-                value = args[++i];
-            } else {
-                System.err.println("unexpected argument: " + a + "\n" + USAGE);
-                return null;
-            }
-            if (!List.of(names).contains(name)) {
-                System.err.println("unknown option --" + name + "\n" + USAGE);
-                return null;
-            }
-            opts.put(name, value);
-        }
-        return opts;
+        return Flags.parse(args, List.of("control-address", "leader-election", "secure", "control-names"), USAGE);
     }
 }

@@ -1,5 +1,6 @@
 package dev.strait.proxy;
 
+import dev.strait.model.Flags;
 import dev.strait.model.InvalidConfigException;
 import dev.strait.proxy.accesslog.AccessLog;
 import dev.strait.proxy.admin.AdminServer;
@@ -16,8 +17,8 @@ import java.io.FileDescriptor;
 import java.lang.management.ManagementFactory;
 import java.nio.file.Files;
 import java.nio.file.Path;
-import java.util.LinkedHashMap;
 import java.util.Locale;
+import java.util.List;
 import java.util.Map;
 import java.util.concurrent.CountDownLatch;
 import org.slf4j.Logger;
@@ -190,37 +191,6 @@ public final class Main {
 
     /** Flags, then environment variables for flags not given; {@code null} after printing a usage error. */
     static Map<String, String> options(String[] args) {
-        Map<String, String> opts = new LinkedHashMap<>();
-        for (String name : new String[] {"config", "check", "control", "state-dir"}) {
-            String env = System.getenv("STRAIT_" + name.toUpperCase(Locale.ROOT).replace('-', '_'));
-            if (env != null && !env.isBlank()) {
-                opts.put(name, env);
-            }
-        }
-        for (int i = 0; i < args.length; i++) {
-            String a = args[i];
-            if (a.equals("--help") || a.equals("-h")) {
-                opts.put("help", "");
-                continue;
-            }
-            String name;
-            String value;
-            if (a.startsWith("--") && a.contains("=")) {
-                name = a.substring(2, a.indexOf('='));
-                value = a.substring(a.indexOf('=') + 1);
-            } else if (a.startsWith("--") && i + 1 < args.length) {
-                name = a.substring(2);
-                value = args[++i];
-            } else {
-                System.err.println("unexpected argument: " + a + "\n" + USAGE);
-                return null;
-            }
-            if (!name.equals("config") && !name.equals("check") && !name.equals("control") && !name.equals("state-dir")) {
-                System.err.println("unknown option --" + name + "\n" + USAGE);
-                return null;
-            }
-            opts.put(name, value);
-        }
-        return opts;
+        return Flags.parse(args, List.of("config", "check", "control", "state-dir"), USAGE);
     }
 }
