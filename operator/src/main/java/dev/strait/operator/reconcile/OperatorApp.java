@@ -13,6 +13,9 @@ import io.netty.handler.ssl.SslContext;
 import java.net.InetSocketAddress;
 import java.time.Clock;
 import java.time.Duration;
+import java.util.concurrent.Executors;
+import java.util.concurrent.ScheduledExecutorService;
+import java.util.concurrent.TimeUnit;
 import java.util.function.Supplier;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -57,6 +60,12 @@ public final class OperatorApp implements AutoCloseable {
     private ClusterCache cache;
     private Rebuilder rebuilder;
     private Debounced statusRefresh;
+    /** Proxy counts alone are written once a minute (StatusBoard.refresh). */
+    private final ScheduledExecutorService countsTimer = Executors.newSingleThreadScheduledExecutor(r -> {
+        Thread t = new Thread(r, "strait-status-counts");
+        t.setDaemon(true);
+        return t;
+    });
 
     public OperatorApp(KubernetesClient client, Settings settings) {
         this.client = client;
@@ -99,6 +108,7 @@ public final class OperatorApp implements AutoCloseable {
         statusRefresh = new Debounced("strait-status", settings.quiet().multipliedBy(5), settings.cap().multipliedBy(5),
                 board::refresh);
         fleet.onChange(statusRefresh::changed);
+        countsTimer.scheduleAtFixedRate(statusRefresh::changed, 60, 60, TimeUnit.SECONDS);
         Translator translator = new Translator(settings.defaults());
         cache = new ClusterCache(client, this::changed, settings.secretFieldSelector());
         rebuilder = new Rebuilder(() -> cache.synced() ? cache.inputs() : null, translator, t -> {
@@ -141,6 +151,7 @@ public final class OperatorApp implements AutoCloseable {
         if (rebuilder != null) {
             rebuilder.close();
         }
+        countsTimer.shutdownNow();
         if (statusRefresh != null) {
             statusRefresh.close();
         }

@@ -37,6 +37,9 @@ public final class StatusBoard {
     private Translation translation;
     private final Map<ResourceKey, Since> since = new HashMap<>();
     private final Map<ResourceKey, ResourceStatus> notified = new HashMap<>();
+    /** How often proxy counts alone justify a status write (see {@link #refresh}). */
+    static final long COUNTS_EVERY_NANOS = 60_000_000_000L;
+    private long countsWritten = System.nanoTime();
 
     /** When a resource's contribution last changed: its fingerprint and the version places per scope. */
     private record Since(String fingerprint, Map<Scope, Long> seq, String version) {}
@@ -74,18 +77,30 @@ public final class StatusBoard {
         refresh();
     }
 
-    /** Recomputes every desired status (after ACKs and NACKs) and pokes those that changed. */
+    /**
+     * Recomputes every desired status (after ACKs and NACKs) and pokes those that changed. A change of
+     * generation, programmed version, or of a condition's status, reason or (for Accepted and
+     * ResolvedRefs) message is written at once; a change of proxy counts alone (a proxy joined, left or
+     * ACKed without changing whether the resource is programmed) waits for the next minute's pass, since
+     * it would otherwise rewrite every resource of the scope for each proxy.
+     */
     public void refresh() {
         List<ResourceKey> changed = new ArrayList<>();
         synchronized (this) {
             if (translation == null) {
                 return;
             }
+            boolean countsDue = System.nanoTime() - countsWritten >= COUNTS_EVERY_NANOS;
+            if (countsDue) {
+                countsWritten = System.nanoTime();
+            }
             Map<Scope, Acks> acks = acks();
             for (ResourceReport r : translation.reports().values()) {
                 ResourceStatus desired = compute(r, acks);
-                ResourceStatus old = notified.put(r.key(), desired);
-                if (old == null || !StatusMerge.sameIgnoringTimes(old, desired)) {
+                ResourceStatus old = notified.get(r.key());
+                boolean differs = old == null || !StatusMerge.sameIgnoringTimes(old, desired);
+                if (differs && (countsDue || old == null || StatusMerge.significantlyDifferent(old, desired))) {
+                    notified.put(r.key(), desired);
                     changed.add(r.key());
                 }
             }

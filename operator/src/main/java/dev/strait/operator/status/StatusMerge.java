@@ -44,6 +44,23 @@ public final class StatusMerge {
         return true;
     }
 
+    /** Differs in more than proxy counts and the Programmed message that reports them. */
+    static boolean significantlyDifferent(ResourceStatus a, ResourceStatus b) {
+        if (!Objects.equals(a.observedGeneration, b.observedGeneration)
+                || !Objects.equals(a.programmedVersion, b.programmedVersion)
+                || a.conditions == null || b.conditions == null || a.conditions.size() != b.conditions.size()) {
+            return true;
+        }
+        for (Condition x : b.conditions) {
+            Condition y = find(a.conditions, x.getType());
+            if (y == null || !Objects.equals(x.getStatus(), y.getStatus()) || !Objects.equals(x.getReason(), y.getReason())
+                    || !x.getType().equals("Programmed") && !Objects.equals(x.getMessage(), y.getMessage())) {
+                return true;
+            }
+        }
+        return false;
+    }
+
     private static boolean sameProxies(ResourceStatus.Proxies a, ResourceStatus.Proxies b) {
         if (a == null || b == null) {
             return a == b;
