@@ -396,16 +396,10 @@ public final class Http1ServerHandler extends ChannelInboundHandlerAdapter {
         for (Iterator<Map.Entry<CharSequence, CharSequence>> it = headers.iteratorCharSequence(); it.hasNext(); ) {
             Map.Entry<CharSequence, CharSequence> h = it.next();
             CharSequence name = h.getKey();
-            if (HttpHeaderNames.CONTENT_LENGTH.contentEqualsIgnoreCase(name)
-                    || HttpHeaderNames.TRANSFER_ENCODING.contentEqualsIgnoreCase(name)
-                    || HttpHeaderNames.CONNECTION.contentEqualsIgnoreCase(name)
-                    || HttpHeaderNames.KEEP_ALIVE.contentEqualsIgnoreCase(name)) {
+            if (isFramingHeader(name)) {
                 continue;
             }
-            ByteBufUtil.writeAscii(buf, name);
-            buf.writeByte(':').writeByte(' ');
-            ByteBufUtil.writeAscii(buf, h.getValue());
-            buf.writeByte('\r').writeByte('\n');
+            writeHeader(buf, name, h.getValue());
         }
         buf.writeCharSequence("Connection: Upgrade\r\n\r\n", StandardCharsets.ISO_8859_1);
         ex.status = 101;
@@ -461,10 +455,7 @@ public final class Http1ServerHandler extends ChannelInboundHandlerAdapter {
         for (Iterator<Map.Entry<CharSequence, CharSequence>> it = headers.iteratorCharSequence(); it.hasNext(); ) {
             Map.Entry<CharSequence, CharSequence> h = it.next();
             CharSequence name = h.getKey();
-            if (HttpHeaderNames.CONTENT_LENGTH.contentEqualsIgnoreCase(name)
-                    || HttpHeaderNames.TRANSFER_ENCODING.contentEqualsIgnoreCase(name)
-                    || HttpHeaderNames.CONNECTION.contentEqualsIgnoreCase(name)
-                    || HttpHeaderNames.KEEP_ALIVE.contentEqualsIgnoreCase(name)) {
+            if (isFramingHeader(name)) {
                 continue;
             }
             hasDate |= HttpHeaderNames.DATE.contentEqualsIgnoreCase(name);
@@ -551,6 +542,14 @@ public final class Http1ServerHandler extends ChannelInboundHandlerAdapter {
             ctx.write(end, ctx.voidPromise());
         }
         finish(ex);
+    }
+
+    /** Headers the server writes itself: a handler's copies are dropped. */
+    private static boolean isFramingHeader(CharSequence name) {
+        return HttpHeaderNames.CONTENT_LENGTH.contentEqualsIgnoreCase(name)
+                || HttpHeaderNames.TRANSFER_ENCODING.contentEqualsIgnoreCase(name)
+                || HttpHeaderNames.CONNECTION.contentEqualsIgnoreCase(name)
+                || HttpHeaderNames.KEEP_ALIVE.contentEqualsIgnoreCase(name);
     }
 
     private static void writeHeader(ByteBuf buf, CharSequence name, CharSequence value) {
