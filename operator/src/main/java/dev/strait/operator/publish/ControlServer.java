@@ -5,6 +5,7 @@ import io.netty.channel.Channel;
 import io.netty.channel.ChannelInitializer;
 import io.netty.channel.ChannelOption;
 import io.netty.channel.EventLoopGroup;
+import io.netty.channel.WriteBufferWaterMark;
 import io.netty.channel.group.ChannelGroup;
 import io.netty.channel.group.DefaultChannelGroup;
 import io.netty.util.concurrent.GlobalEventExecutor;
@@ -34,6 +35,7 @@ public final class ControlServer implements AutoCloseable {
     /** Every proxy connection, so that closing the server disconnects them all at once. */
     private final ChannelGroup connections = new DefaultChannelGroup("control", GlobalEventExecutor.INSTANCE);
     private Channel server;
+    private WriteBufferWaterMark waterMark = WriteBufferWaterMark.DEFAULT;
 
     /** @param ssl TLS for the channel, asked for at each new connection (so certificates can rotate); null for plain TCP */
     public ControlServer(Fleet fleet, Supplier<SslContext> ssl, Authenticator authenticator) {
@@ -42,12 +44,19 @@ public final class ControlServer implements AutoCloseable {
         this.authenticator = authenticator;
     }
 
+    /** When a connection counts as slow (not writable); tests make every write count. */
+    ControlServer waterMark(WriteBufferWaterMark mark) {
+        this.waterMark = mark;
+        return this;
+    }
+
     public ControlServer start(InetSocketAddress address) throws InterruptedException {
         server = new ServerBootstrap()
                 .group(group)
                 .channel(NioServerSocketChannel.class)
                 .childOption(ChannelOption.TCP_NODELAY, true)
                 .childOption(ChannelOption.SO_KEEPALIVE, true)
+                .childOption(ChannelOption.WRITE_BUFFER_WATER_MARK, waterMark)
                 .childHandler(new ChannelInitializer<SocketChannel>() {
                     @Override
                     protected void initChannel(SocketChannel ch) {

@@ -139,6 +139,23 @@ public class ChannelTest {
     }
 
     @Test
+    void aSlowProxySkipsVersionsItCouldNotTakeYetAndGetsTheLatest() throws Exception {
+        // Every write makes the connection "slow" until it drains: the skip-and-catch-up path runs each time.
+        InetSocketAddress address = server.address();
+        server.close();
+        server = new ControlServer(fleet, null, Authenticator.OPEN).waterMark(new io.netty.channel.WriteBufferWaterMark(1, 2))
+                .start(address);
+        publish(route("shop", "site", 1, hello("v0")));
+        TestProxy proxy = proxy(INGRESS, null);
+        String last = null;
+        for (int i = 1; i <= 20; i++) {
+            last = publish(route("shop", "site", 1, hello("v" + i))).snapshot(Scope.ingress("strait")).version();
+        }
+        awaitAcked(last, 1);
+        assertThat(proxy.get("example.com", "/hello")).isEqualTo("200 OK v20");
+    }
+
+    @Test
     void aRestartServesTheKeptSnapshotBeforeTheOperatorAnswers(@TempDir Path state) throws Exception {
         String v1 = publish(route("shop", "site", 1, hello("kept"))).snapshot(Scope.ingress("strait")).version();
         try (TestProxy first = TestProxy.start(server.address(), INGRESS, state)) {
