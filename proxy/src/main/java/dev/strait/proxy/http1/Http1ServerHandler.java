@@ -18,7 +18,6 @@ import io.netty.channel.ChannelHandlerContext;
 import io.netty.channel.ChannelInboundHandlerAdapter;
 import io.netty.channel.EventLoop;
 import io.netty.handler.codec.DecoderResult;
-import io.netty.handler.codec.TooLongFrameException;
 import io.netty.handler.codec.http.HttpContent;
 import io.netty.handler.codec.http.HttpHeaderNames;
 import io.netty.handler.codec.http.HttpHeaderValues;
@@ -29,8 +28,6 @@ import io.netty.handler.codec.http.HttpResponseStatus;
 import io.netty.handler.codec.http.HttpUtil;
 import io.netty.handler.codec.http.HttpVersion;
 import io.netty.handler.codec.http.LastHttpContent;
-import io.netty.handler.codec.http.TooLongHttpHeaderException;
-import io.netty.handler.codec.http.TooLongHttpLineException;
 import io.netty.util.ReferenceCountUtil;
 import java.net.InetSocketAddress;
 import java.net.SocketAddress;
@@ -217,11 +214,9 @@ public final class Http1ServerHandler extends ChannelInboundHandlerAdapter {
         current = ex;
         if (result.isFailure()) {
             Throwable cause = result.cause();
-            HttpResponseStatus status = cause instanceof TooLongHttpLineException ? HttpResponseStatus.REQUEST_URI_TOO_LONG
-                    : cause instanceof TooLongHttpHeaderException ? HttpResponseStatus.REQUEST_HEADER_FIELDS_TOO_LARGE
-                    : cause instanceof TooLongFrameException ? HttpResponseStatus.REQUEST_HEADER_FIELDS_TOO_LARGE
-                    : HttpResponseStatus.BAD_REQUEST;
-            log.debug("{}: bad request head: {}", ctx.channel().remoteAddress(), cause.toString());
+            HttpResponseStatus status = cause instanceof Http1Violation v ? v.status() : HttpResponseStatus.BAD_REQUEST;
+            log.debug("{}: refused request head ({}): {}", ctx.channel().remoteAddress(), status.code(),
+                    cause.getMessage());
             refuse(ex, status);
             return;
         }
@@ -255,6 +250,10 @@ public final class Http1ServerHandler extends ChannelInboundHandlerAdapter {
             }
             int pathStart = uri.indexOf('/', scheme + 3);
             hostHeader = uri.substring(scheme + 3, pathStart < 0 ? uri.length() : pathStart);
+            if (hostHeader.isEmpty() || hostHeader.indexOf('@') >= 0) {
+                refuse(ex, HttpResponseStatus.BAD_REQUEST); // no authority, or userinfo (RFC 9110 4.2.4)
+                return;
+            }
             target = pathStart < 0 ? "/" : uri.substring(pathStart);
         }
         String host = hostHeader == null ? "" : RouteTable.normalizeHost(hostHeader);
