@@ -1,5 +1,6 @@
 package dev.strait.proxy.http1;
 
+import dev.strait.model.Limits.UnderscoreHeaders;
 import io.netty.handler.codec.http.DefaultHttpHeadersFactory;
 import io.netty.handler.codec.http.DefaultHttpRequest;
 import io.netty.handler.codec.http.HttpHeaderNames;
@@ -81,8 +82,9 @@ public final class HeadParser {
      * @param b         bytes from the request line's first byte
      * @param end       index just past the head's final CRLF CRLF
      * @param maxFields more fields than this is a 431
+     * @param underscores what to do with names that contain {@code _}
      */
-    public static Head parse(byte[] b, int end, int maxFields) throws Http1Violation {
+    public static Head parse(byte[] b, int end, int maxFields, UnderscoreHeaders underscores) throws Http1Violation {
         // ---- request line: method SP request-target SP HTTP-version CRLF
         int i = 0;
         while (i < end && TOKEN[b[i] & 0xff]) {
@@ -115,7 +117,7 @@ public final class HeadParser {
 
         HttpHeaders headers = HEADERS.newHeaders();
         Framing framing = new Framing();
-        parseFields(b, i, end, maxFields, headers, framing, false);
+        parseFields(b, i, end, maxFields, underscores, headers, framing, false);
         if (framing.hosts > 1 || framing.hosts == 0 && minor >= 1) {
             throw Http1Violation.bad(framing.hosts == 0 ? "no Host" : "more than one Host");
         }
@@ -139,7 +141,7 @@ public final class HeadParser {
      * just past the closing blank line) into {@code into}; fields that frame or route a request are refused.
      */
     public static void parseTrailers(byte[] b, int from, int end, int maxFields, HttpHeaders into) throws Http1Violation {
-        parseFields(b, from, end, maxFields, into, null, true);
+        parseFields(b, from, end, maxFields, UnderscoreHeaders.DROP, into, null, true);
     }
 
     private static final class Framing {
@@ -149,8 +151,8 @@ public final class HeadParser {
         int transferEncodings;
     }
 
-    private static void parseFields(byte[] b, int i, int end, int maxFields, HttpHeaders headers, Framing framing,
-                                    boolean trailers) throws Http1Violation {
+    private static void parseFields(byte[] b, int i, int end, int maxFields, UnderscoreHeaders underscores,
+                                    HttpHeaders headers, Framing framing, boolean trailers) throws Http1Violation {
         int fields = 0;
         while (true) {
             if (i + 1 >= end) {
@@ -201,12 +203,11 @@ public final class HeadParser {
             if (++fields > maxFields) {
                 throw new Http1Violation(HttpResponseStatus.REQUEST_HEADER_FIELDS_TOO_LARGE, "too many fields");
             }
-            boolean underscore = false;
-            for (int k = nameStart; k < nameEnd; k++) {
-                underscore |= b[k] == '_';
-            }
-            if (underscore) {
-                // X_Real_IP and X-Real-IP are one CGI variable; an attacker's spelling must not shadow ours.
+            if (underscores != UnderscoreHeaders.ALLOW && hasUnderscore(b, nameStart, nameEnd)) {
+                // X_Real_IP and X-Real-IP are one CGI variable; a client's spelling must not shadow ours.
+                if (underscores == UnderscoreHeaders.REJECT) {
+                    throw Http1Violation.bad("underscore in a field name");
+                }
                 continue;
             }
             AsciiString name = name(b, nameStart, nameEnd);
@@ -317,6 +318,15 @@ public final class HeadParser {
             }
         }
         return true;
+    }
+
+    private static boolean hasUnderscore(byte[] b, int from, int to) {
+        for (int k = from; k < to; k++) {
+            if (b[k] == '_') {
+                return true;
+            }
+        }
+        return false;
     }
 
     private static boolean digit(byte c) {

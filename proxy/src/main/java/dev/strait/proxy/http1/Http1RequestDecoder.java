@@ -53,6 +53,7 @@ public final class Http1RequestDecoder extends ByteToMessageDecoder {
     private final int maxRequestLine;
     private final int maxHeaderBytes;
     private final int maxFields;
+    private final Limits.UnderscoreHeaders underscores;
     private State state = State.HEAD;
     private long remaining;
     /** How far the search for the head's end got, relative to the reader index, so it is not redone. */
@@ -65,6 +66,7 @@ public final class Http1RequestDecoder extends ByteToMessageDecoder {
         this.maxRequestLine = limits.maxRequestLine();
         this.maxHeaderBytes = limits.maxHeaderBytes();
         this.maxFields = limits.maxHeaderCount();
+        this.underscores = limits.underscoreHeaders();
     }
 
     /** True when bytes arrived after the last complete request (and its body) was read. */
@@ -162,7 +164,7 @@ public final class Http1RequestDecoder extends ByteToMessageDecoder {
         scanned = 0;
         firstLineEnd = -1;
         emptyLines = 0;
-        HeadParser.Head head = HeadParser.parse(b, end, maxFields);
+        HeadParser.Head head = HeadParser.parse(b, end, maxFields, underscores);
         out.add(head.request());
         headStarted = in.isReadable();
         if (head.chunked()) {
