@@ -35,6 +35,8 @@ public final class EndpointPool {
     int maxRequests;
     long idleTimeoutNanos;
     private boolean retired;
+    /** The h2c connection to this endpoint, for upstreams that speak h2c. */
+    private H2Session h2;
 
     EndpointPool(LoopContext loop, UpstreamShared upstream, HostPort address) {
         this.loop = loop;
@@ -122,6 +124,38 @@ public final class EndpointPool {
         });
     }
 
+    /**
+     * Opens an HTTP/2 stream to this endpoint with {@code handler} in its pipeline, on this loop's h2c
+     * connection (made when there is none, or the last one went away). Counts as in flight like
+     * {@link #acquire}; call {@link #done()} once when the request is over.
+     */
+    public void openH2Stream(io.netty.channel.ChannelHandler handler, H2Session.Opener opener, long deadline) {
+        inflight++;
+        if (h2 == null || !h2.usable()) {
+            h2 = H2Session.connect(this, deadline);
+        }
+        h2.open(handler, opener);
+    }
+
+    long connectTimeoutMillis() {
+        return spec.connectTimeoutMillis;
+    }
+
+    java.net.InetSocketAddress socketAddress() {
+        return spec.address(index);
+    }
+
+    void h2ChannelClosed(H2Session s) {
+        open--;
+        h2Retired(s);
+    }
+
+    void h2Retired(H2Session s) {
+        if (h2 == s) {
+            h2 = null;
+        }
+    }
+
     /** The request no longer counts as in flight here (called once per acquire). */
     public void done() {
         inflight--;
@@ -154,6 +188,10 @@ public final class EndpointPool {
     /** The endpoint left the config: close what is idle; busy connections close when their request ends. */
     void retire() {
         retired = true;
+        if (h2 != null) {
+            h2.retireQuietly();
+            h2 = null;
+        }
         UpstreamConnection c;
         while ((c = idle.pollFirst()) != null) {
             idleCount--;

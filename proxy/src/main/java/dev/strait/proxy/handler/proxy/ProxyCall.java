@@ -102,8 +102,12 @@ final class ProxyCall implements UpstreamListener, BodyReceiver, Runnable {
     private boolean upstreamKeepAlive;
     private boolean done;
 
-    ProxyCall(ProxyHandler rule, Exchange ex, LoopContext lc) {
+    /** The upstream this request goes to, chosen by weight (null: every backend weighs 0). */
+    private final UpstreamSpec spec;
+
+    ProxyCall(ProxyHandler rule, Exchange ex, LoopContext lc, UpstreamSpec spec) {
         this.rule = rule;
+        this.spec = spec;
         this.ex = ex;
         this.lc = lc;
         HttpMethod m = ex.request().method();
@@ -122,7 +126,6 @@ final class ProxyCall implements UpstreamListener, BodyReceiver, Runnable {
         } else {
             bodyEnded = true;
         }
-        UpstreamSpec spec = rule.chooseUpstream();
         if (spec == null) {
             fail(HttpResponseStatus.SERVICE_UNAVAILABLE, "every backend has weight 0");
             return;

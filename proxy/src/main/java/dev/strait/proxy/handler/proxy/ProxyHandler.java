@@ -107,8 +107,8 @@ public final class ProxyHandler implements Handler {
             if (s == null) {
                 throw new IllegalArgumentException(field + ": upstream \"" + b.upstream() + "\" is not defined");
             }
-            if (s.config().protocol() != Upstream.Protocol.HTTP1) {
-                throw new IllegalArgumentException(field + ": upstream \"" + b.upstream() + "\" does not speak http1");
+            if (s.config().protocol() != Upstream.Protocol.HTTP1 && s.config().protocol() != Upstream.Protocol.H2C) {
+                throw new IllegalArgumentException(field + ": upstream \"" + b.upstream() + "\" does not speak http1 or h2c");
             }
             ups[i] = s;
             weights[i] = b.weight();
@@ -124,7 +124,17 @@ public final class ProxyHandler implements Handler {
             exchange.sendError(HttpResponseStatus.SERVICE_UNAVAILABLE);
             return;
         }
-        new ProxyCall(this, exchange, lc).start();
+        UpstreamSpec spec = chooseUpstream();
+        if (spec != null && spec.config().protocol() == Upstream.Protocol.H2C && !isUpgrade(exchange)) {
+            new H2ProxyCall(this, exchange, lc, spec).start();
+        } else {
+            new ProxyCall(this, exchange, lc, spec).start();
+        }
+    }
+
+    /** A WebSocket handshake needs HTTP/1.1 upstream (RFC 8441's extended CONNECT is not used). */
+    private static boolean isUpgrade(Exchange ex) {
+        return ex.request().headers().contains(io.netty.handler.codec.http.HttpHeaderNames.UPGRADE);
     }
 
     /** The upstream for one request: by weight among the rule's backends; {@code null} when all weigh 0. */
