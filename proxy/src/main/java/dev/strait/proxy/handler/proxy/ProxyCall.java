@@ -174,6 +174,7 @@ final class ProxyCall implements UpstreamListener, BodyReceiver, Runnable {
             return;
         }
         tryActive = false;
+        endpoint.forget(this);
         endpoint.done();
         upstream.meters().tried(status, System.nanoTime() - tryStart);
         if (failure != null || status >= 500) {
@@ -230,6 +231,12 @@ final class ProxyCall implements UpstreamListener, BodyReceiver, Runnable {
     @Override
     public void onConnectFailed(Throwable cause) {
         if (done) {
+            return;
+        }
+        if (cause instanceof EndpointPool.PoolFullException full) {
+            // Our own limit, not the endpoint's failure: no ejection, no retry storm; 503 as for no endpoint.
+            endTry(0, null);
+            fail(HttpResponseStatus.SERVICE_UNAVAILABLE, full.getMessage());
             return;
         }
         String why = "connect to " + endpoint.address() + " failed: " + describe(cause);
@@ -722,6 +729,7 @@ final class ProxyCall implements UpstreamListener, BodyReceiver, Runnable {
         }
         if (tryActive) {
             tryActive = false;
+            endpoint.forget(this);
             endpoint.done();
         }
         if (backoff != null) {
