@@ -122,7 +122,7 @@ public final class Main {
         if (snapshot.config().admin() != null) {
             var address = snapshot.config().admin().address();
             try {
-                admin = new AdminServer(serving, metrics, server::ready).start(address);
+                admin = new AdminServer(serving, metrics, server::ready).cache(server.cache()).start(address);
             } catch (Exception e) {
                 log.error("cannot start: admin.address {}: {}", address, e.getMessage());
                 server.close();

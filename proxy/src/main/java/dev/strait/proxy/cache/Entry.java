@@ -1,0 +1,169 @@
+package dev.strait.proxy.cache;
+
+import dev.strait.proxy.http.ResponseHead;
+import io.netty.buffer.ByteBuf;
+import io.netty.handler.codec.http.DefaultHttpHeaders;
+import io.netty.handler.codec.http.HttpHeaderNames;
+import io.netty.handler.codec.http.HttpHeaders;
+import io.netty.util.AsciiString;
+import java.nio.charset.StandardCharsets;
+import java.util.Iterator;
+import java.util.Map;
+import java.util.concurrent.atomic.AtomicBoolean;
+import java.util.concurrent.atomic.AtomicInteger;
+
+/**
+ * A stored response: its head pre-encoded (status line and headers with Content-Length, no Date or
+ * Age: those vary per answer) and its body in one direct buffer, shared by every event loop. A hit
+ * copies the head and hands out a retained duplicate of the body, so the store may drop the entry
+ * while answers are still being written.
+ */
+final class Entry implements Stored {
+    static final AsciiString X_CACHE = AsciiString.cached("x-cache");
+    /** Kept a while past staleness when it has validators: a revalidation costs less than a fetch. */
+    private static final long KEEP_FOR_REVALIDATION = 600_000;
+
+    final String key;
+    final int status;
+    /** The stored end-to-end headers (for a 304's update, RFC 9111 4.3.4); not sent as such. */
+    final HttpHeaders headers;
+    final byte[] head;
+    final ByteBuf body;
+    final long responseTime;
+    final long initialAge;
+    final long freshUntil;
+    final long staleWhileRevalidateUntil;
+    final long staleIfErrorUntil;
+    final boolean noCache;
+    final String etag;
+    final String lastModified;
+    /** The Vary names this response was stored with, or {@code null}. */
+    final String[] vary;
+    /** One background revalidation at a time (stale-while-revalidate). */
+    final AtomicBoolean revalidating = new AtomicBoolean();
+    /** The store's reference plus one per hit being set up; the body is released when it reaches 0. */
+    private final AtomicInteger refs = new AtomicInteger(1);
+    private volatile AgeLine hitLine;
+
+    private record AgeLine(long age, boolean xCache, byte[] bytes) {}
+
+    /**
+     * @param headers end-to-end response headers (hop-by-hop already removed); this entry keeps them
+     * @param body    the whole body; this entry takes the reference
+     */
+    Entry(String key, int status, HttpHeaders headers, ByteBuf body, Freshness f, long responseTime, String[] vary) {
+        this.key = key;
+        this.status = status;
+        this.headers = headers;
+        this.body = body;
+        this.responseTime = responseTime;
+        this.initialAge = f.initialAge();
+        this.freshUntil = responseTime + f.lifetime() - f.initialAge();
+        this.staleWhileRevalidateUntil = freshUntil + f.staleWhileRevalidate();
+        this.staleIfErrorUntil = freshUntil + f.staleIfError();
+        this.noCache = f.noCache();
+        this.etag = headers.get(HttpHeaderNames.ETAG);
+        this.lastModified = headers.get(HttpHeaderNames.LAST_MODIFIED);
+        this.vary = vary;
+        ResponseHead rh = ResponseHead.status(status);
+        for (Iterator<Map.Entry<String, String>> it = headers.iteratorAsString(); it.hasNext(); ) {
+            Map.Entry<String, String> h = it.next();
+            rh.header(h.getKey(), h.getValue());
+        }
+        if (status != 204) {
+            rh.header("Content-Length", body.readableBytes());
+        }
+        this.head = rh.encode();
+    }
+
+    /**
+     * The headers worth storing from a response's: all but framing, Date and Age (written per answer),
+     * our own X-Cache, and Set-Cookie (a cookie is for the client that caused the fetch only).
+     */
+    static HttpHeaders storedHeaders(HttpHeaders in) {
+        HttpHeaders out = new DefaultHttpHeaders();
+        for (Iterator<Map.Entry<CharSequence, CharSequence>> it = in.iteratorCharSequence(); it.hasNext(); ) {
+            Map.Entry<CharSequence, CharSequence> h = it.next();
+            CharSequence n = h.getKey();
+            if (HttpHeaderNames.DATE.contentEqualsIgnoreCase(n) || HttpHeaderNames.AGE.contentEqualsIgnoreCase(n)
+                    || HttpHeaderNames.CONTENT_LENGTH.contentEqualsIgnoreCase(n)
+                    || HttpHeaderNames.TRANSFER_ENCODING.contentEqualsIgnoreCase(n)
+                    || HttpHeaderNames.CONNECTION.contentEqualsIgnoreCase(n)
+                    || HttpHeaderNames.KEEP_ALIVE.contentEqualsIgnoreCase(n)
+                    || HttpHeaderNames.SET_COOKIE.contentEqualsIgnoreCase(n) || X_CACHE.contentEqualsIgnoreCase(n)) {
+                continue;
+            }
+            out.add(n.toString(), h.getValue().toString());
+        }
+        return out;
+    }
+
+    /** The stored headers updated with a 304's (RFC 9111 4.3.4), for a refreshed entry. */
+    HttpHeaders updatedWith(HttpHeaders notModified) {
+        HttpHeaders merged = headers.copy();
+        HttpHeaders fresh = storedHeaders(notModified);
+        for (String name : fresh.names()) {
+            merged.set(name, fresh.getAll(name));
+        }
+        return merged;
+    }
+
+    /** Takes a reference for setting up an answer; {@code false} when the store already let go. */
+    boolean acquire() {
+        for (;;) {
+            int r = refs.get();
+            if (r == 0) {
+                return false;
+            }
+            if (refs.compareAndSet(r, r + 1)) {
+                return true;
+            }
+        }
+    }
+
+    void release() {
+        if (refs.decrementAndGet() == 0) {
+            body.release();
+        }
+    }
+
+    /** Current age in seconds (RFC 9111 4.2.3). */
+    long ageSeconds(long now) {
+        return Math.max(0, initialAge + now - responseTime) / 1000;
+    }
+
+    /** {@code Age} and, when asked, {@code X-Cache} lines; the common (HIT) case is formatted once a second. */
+    byte[] extraLines(long now, String label, boolean xCache) {
+        long age = ageSeconds(now);
+        if (xCache && label != CacheLabel.HIT) {
+            return lines(age, label);
+        }
+        AgeLine l = hitLine;
+        if (l != null && l.age == age && l.xCache == xCache) {
+            return l.bytes;
+        }
+        byte[] b = lines(age, xCache ? label : null);
+        hitLine = new AgeLine(age, xCache, b);
+        return b;
+    }
+
+    private static byte[] lines(long age, String label) {
+        String s = "Age: " + age + "\r\n" + (label == null ? "" : "X-Cache: " + label + "\r\n");
+        return s.getBytes(StandardCharsets.ISO_8859_1);
+    }
+
+    @Override
+    public int weight() {
+        long w = 256L + key.length() * 2L + head.length * 3L + body.capacity();
+        return (int) Math.min(Integer.MAX_VALUE, w);
+    }
+
+    @Override
+    public long keepNanos(long now) {
+        long until = Math.max(staleWhileRevalidateUntil, staleIfErrorUntil);
+        if (etag != null || lastModified != null) {
+            until = Math.max(until, freshUntil + KEEP_FOR_REVALIDATION);
+        }
+        return Math.max(1, until - now) * 1_000_000L;
+    }
+}
