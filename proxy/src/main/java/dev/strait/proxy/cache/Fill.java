@@ -252,7 +252,7 @@ final class Fill implements Exchange {
         try {
             if (!f.storable()) {
                 cache.remove(fullKey);
-                answer(stale, now, CacheLabel.REVALIDATED);
+                answer(stale, now, CacheLabel.REVALIDATED, cache.meters.revalidated);
                 settle(Pending.Outcome.GO_UPSTREAM);
                 return;
             }
@@ -261,27 +261,30 @@ final class Fill implements Exchange {
             stale.release();
         }
         cache.put(key, request.headers(), e);
-        cache.meters.revalidated.increment();
-        answer(e, now, CacheLabel.REVALIDATED);
+        answer(e, now, CacheLabel.REVALIDATED, cache.meters.revalidated);
         settle(new Pending.Outcome(Pending.Outcome.SERVE, e));
     }
 
     private boolean serveStale(long now) {
-        if (client != null && !cache.serve(client, stale, now, CacheLabel.STALE, p.xCacheHeader)) {
+        if (client != null && !cache.serve(client, stale, now, CacheLabel.STALE, p.xCacheHeader, cache.meters.stale)) {
             return false;
+        }
+        if (client == null) {
+            cache.meters.stale.increment();
         }
         client = null;
         mode = SWALLOW;
-        cache.meters.stale.increment();
         stale.revalidating.set(false);
         settle(new Pending.Outcome(Pending.Outcome.SERVE, stale));
         return true;
     }
 
-    private void answer(Entry e, long now, String label) {
+    private void answer(Entry e, long now, String label, java.util.concurrent.atomic.LongAdder counter) {
         Exchange c = client;
         client = null;
-        if (c != null && !cache.serve(c, e, now, label, p.xCacheHeader)) {
+        if (c == null) {
+            counter.increment();
+        } else if (!cache.serve(c, e, now, label, p.xCacheHeader, counter)) {
             c.sendError(HttpResponseStatus.SERVICE_UNAVAILABLE);
         }
     }

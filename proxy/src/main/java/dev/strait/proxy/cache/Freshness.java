@@ -68,15 +68,15 @@ record Freshness(String uncacheable, long lifetime, long initialAge, long staleW
         }
         long lifetime = lifetime(cc, h, p.defaultTtl);
         boolean validators = h.contains(HttpHeaderNames.ETAG) || h.contains(HttpHeaderNames.LAST_MODIFIED);
-        if (lifetime <= 0 && !validators && cc.staleIfError() <= 0 && !cc.noCache()) {
-            return no("no freshness and no validators");
-        }
         if (cc.noCache() && !validators) {
             return no("no-cache without validators");
         }
         boolean strict = cc.revalidateWhenStale();
         long swr = strict ? 0 : cc.staleWhileRevalidate() >= 0 ? cc.staleWhileRevalidate() * 1000 : p.staleWhileRevalidate;
         long sie = strict ? 0 : cc.staleIfError() >= 0 ? cc.staleIfError() * 1000 : p.staleIfError;
+        if (lifetime <= 0 && !validators && swr <= 0 && sie <= 0) {
+            return no("no freshness and no validators");
+        }
         return new Freshness(null, Math.max(lifetime, 0), initialAge, swr, sie, cc.noCache());
     }
 

@@ -99,11 +99,9 @@ final class Pending {
             timer.cancel(false);
             switch (o.kind()) {
                 case Outcome.SERVE -> {
-                    if (o.entry().vary != null
-                            || !cache.serve(ex, o.entry(), System.currentTimeMillis(), CacheLabel.HIT, p.xCacheHeader)) {
+                    if (o.entry().vary != null || !cache.serve(ex, o.entry(), System.currentTimeMillis(),
+                            CacheLabel.HIT, p.xCacheHeader, cache.meters.hits)) {
                         cache.lookup(ex, p, origin, key);
-                    } else {
-                        cache.meters.hits.increment();
                     }
                 }
                 case Outcome.LOOKUP -> cache.lookup(ex, p, origin, key);

@@ -18,6 +18,7 @@ import io.netty.util.concurrent.Future;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.atomic.LongAdder;
 
 /**
  * The proxy's response cache (RFC 9111, a shared cache) for rules with {@code cache}: one store per
@@ -192,14 +193,12 @@ public final class ResponseCache implements AutoCloseable {
         if (e != null && !e.noCache) {
             long now = System.currentTimeMillis();
             if (now - e.freshUntil < 0) {
-                if (serve(ex, e, now, CacheLabel.HIT, p.xCacheHeader)) {
-                    meters.hits.increment();
+                if (serve(ex, e, now, CacheLabel.HIT, p.xCacheHeader, meters.hits)) {
                     return;
                 }
                 e = null; // dropped by the store just now: fetch
             } else if (now - e.staleWhileRevalidateUntil < 0) {
-                if (serve(ex, e, now, CacheLabel.STALE, p.xCacheHeader)) {
-                    meters.stale.increment();
+                if (serve(ex, e, now, CacheLabel.STALE, p.xCacheHeader, meters.stale)) {
                     if (e.revalidating.compareAndSet(false, true)) {
                         new Fill(this, null, ex, p, origin, key, fullKey, e, null).start();
                     }
@@ -233,10 +232,11 @@ public final class ResponseCache implements AutoCloseable {
     }
 
     /** Answers from an entry; {@code false} when the store let go of it meanwhile. */
-    boolean serve(Exchange ex, Entry e, long now, String label, boolean xCache) {
+    boolean serve(Exchange ex, Entry e, long now, String label, boolean xCache, LongAdder counter) {
         if (!e.acquire()) {
             return false;
         }
+        counter.increment(); // before the answer leaves: whoever reads it may read the metrics next
         ByteBuf body;
         try {
             body = e.body.retainedDuplicate();
