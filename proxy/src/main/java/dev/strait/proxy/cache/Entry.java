@@ -44,6 +44,7 @@ final class Entry implements Stored {
     /** The store's reference plus one per hit being set up; the body is released when it reaches 0. */
     private final AtomicInteger refs = new AtomicInteger(1);
     private volatile AgeLine hitLine;
+    private volatile byte[] notModifiedHead;
 
     private record AgeLine(long age, boolean xCache, byte[] bytes) {}
 
@@ -106,6 +107,56 @@ final class Entry implements Stored {
             merged.set(name, fresh.getAll(name));
         }
         return merged;
+    }
+
+    /**
+     * Whether a client's conditional GET is satisfied by this entry (RFC 9110 13.1.2, 13.1.3): If-None-Match
+     * by weak comparison, else If-Modified-Since against Last-Modified.
+     */
+    boolean notModifiedFor(HttpHeaders request) {
+        String inm = request.get(HttpHeaderNames.IF_NONE_MATCH);
+        if (inm != null) {
+            return etag != null && etagMatches(inm, etag);
+        }
+        String ims = etag == null && lastModified == null ? null : request.get(HttpHeaderNames.IF_MODIFIED_SINCE);
+        if (ims == null || lastModified == null) {
+            return false;
+        }
+        java.util.Date since = io.netty.handler.codec.DateFormatter.parseHttpDate(ims);
+        java.util.Date modified = io.netty.handler.codec.DateFormatter.parseHttpDate(lastModified);
+        return since != null && modified != null && !modified.after(since);
+    }
+
+    static boolean etagMatches(String ifNoneMatch, String etag) {
+        String want = opaque(etag);
+        for (String t : ifNoneMatch.split(",")) {
+            String tag = t.trim();
+            if (tag.equals("*") || opaque(tag).equals(want)) {
+                return true;
+            }
+        }
+        return false;
+    }
+
+    private static String opaque(String tag) {
+        return tag.startsWith("W/") ? tag.substring(2) : tag;
+    }
+
+    /** The head of a 304 for this entry: the headers RFC 9110 15.4.5 asks to repeat. */
+    byte[] notModifiedHead() {
+        byte[] h = notModifiedHead;
+        if (h == null) {
+            ResponseHead rh = ResponseHead.status(304);
+            for (String name : new String[] {"cache-control", "content-location", "etag", "expires", "vary",
+                    "last-modified"}) {
+                for (String v : headers.getAll(name)) {
+                    rh.header(name, v);
+                }
+            }
+            h = rh.encode();
+            notModifiedHead = h;
+        }
+        return h;
     }
 
     /** Takes a reference for setting up an answer; {@code false} when the store already let go. */

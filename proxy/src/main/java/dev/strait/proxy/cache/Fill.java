@@ -63,6 +63,8 @@ final class Fill implements Exchange {
 
     private long requestTime;
     private Runnable proxyCancel;
+    /** What the proxy call waits on to read the upstream again; run by us if the client leaves. */
+    private Runnable writableTask;
     private int mode = HEAD_PENDING;
     private ByteBuf capture;
     private int status;
@@ -369,6 +371,10 @@ final class Fill implements Exchange {
         client = null;
         if (mode == STREAM) {
             cancelFetch();
+        } else if (writableTask != null) {
+            Runnable t = writableTask;
+            writableTask = null;
+            loop.execute(t); // the upstream was paused for this client: read on for the cache
         }
     }
 
@@ -458,6 +464,7 @@ final class Fill implements Exchange {
     @Override
     public void onWritable(Runnable task) {
         if (client != null) {
+            writableTask = task;
             client.onWritable(task);
         } else {
             loop.execute(task);

@@ -7,6 +7,7 @@ import com.github.benmanes.caffeine.cache.RemovalCause;
 import dev.strait.proxy.http.Exchange;
 import io.micrometer.core.instrument.MeterRegistry;
 import io.netty.buffer.ByteBuf;
+import io.netty.buffer.Unpooled;
 import io.netty.channel.EventLoopGroup;
 import io.netty.handler.codec.http.HttpHeaderNames;
 import io.netty.handler.codec.http.HttpHeaders;
@@ -237,6 +238,12 @@ public final class ResponseCache implements AutoCloseable {
             return false;
         }
         counter.increment(); // before the answer leaves: whoever reads it may read the metrics next
+        if (e.status == 200 && (e.etag != null || e.lastModified != null) && e.notModifiedFor(ex.request().headers())) {
+            // The client's own conditional GET, answered from the entry (RFC 9110 13.2.2).
+            e.release();
+            ex.sendPreEncoded(e.notModifiedHead(), e.extraLines(now, label, xCache), Unpooled.EMPTY_BUFFER);
+            return true;
+        }
         ByteBuf body;
         try {
             body = e.body.retainedDuplicate();

@@ -239,6 +239,44 @@ class ResponseCacheTest {
         assertThat(counter("strait_cache_revalidated")).isEqualTo(1);
     }
 
+    @Test
+    void clientConditionalsAreAnsweredFromTheEntry() throws Exception {
+        AtomicInteger n = new AtomicInteger();
+        TestUpstream up = start(numbered(n, "cache-control", "max-age=60", "etag", "\"a\"", "last-modified",
+                "Tue, 01 Sep 2026 10:00:00 GMT"), "{}");
+        assertThat(get("/c").status()).isEqualTo(200);
+        RawClient.Response nm = get("/c", "If-None-Match: \"x\", W/\"a\"");
+        assertThat(nm.status()).isEqualTo(304);
+        assertThat(nm.header("etag")).isEqualTo("\"a\"");
+        assertThat(nm.header("cache-control")).isEqualTo("max-age=60");
+        assertThat(nm.body()).isEmpty();
+        assertThat(get("/c", "If-None-Match: \"b\"").status()).isEqualTo(200);
+        assertThat(get("/c", "If-Modified-Since: Tue, 01 Sep 2026 10:00:00 GMT").status()).isEqualTo(304);
+        assertThat(get("/c", "If-Modified-Since: Mon, 31 Aug 2026 10:00:00 GMT").status()).isEqualTo(200);
+        // on a keep-alive connection the next answer follows the 304 cleanly
+        try (RawClient c = h.client()) {
+            c.send("GET /c HTTP/1.1\r\nHost: test\r\nIf-None-Match: \"a\"\r\n\r\nGET /c HTTP/1.1\r\nHost: test\r\n\r\n");
+            assertThat(c.read().status()).isEqualTo(304);
+            assertThat(c.read().text()).isEqualTo("answer 1");
+        }
+        assertThat(up.requests()).isEqualTo(1);
+    }
+
+    @Test
+    void aFetchGoesOnForTheCacheWhenItsClientLeaves() throws Exception {
+        ConcurrentLinkedQueue<ChannelHandlerContext> held = new ConcurrentLinkedQueue<>();
+        TestUpstream up = start((ctx, req, u) -> held.add(ctx), "{}");
+        try (RawClient c = new RawClient(h.address())) {
+            c.send("GET /gone HTTP/1.1\r\nHost: test\r\n\r\n");
+            await().atMost(Duration.ofSeconds(5)).until(() -> held.size() == 1);
+        }
+        await().atMost(Duration.ofSeconds(5)).until(() -> h.server.openConnections() == 0);
+        held.poll().writeAndFlush(TestUpstream.response(200, "kept", "cache-control", "max-age=60"));
+        await().atMost(Duration.ofSeconds(5)).until(() -> counter("strait_cache_stored") == 1);
+        assertThat(get("/gone").text()).isEqualTo("kept");
+        assertThat(up.requests()).isEqualTo(1);
+    }
+
     @ParameterizedTest
     @ValueSource(strings = {"no-store", "private", "private, max-age=60", "no-store, max-age=60"})
     void noStoreAndPrivateAreNotCached(String cacheControl) throws Exception {
