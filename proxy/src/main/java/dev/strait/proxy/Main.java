@@ -129,7 +129,7 @@ public final class Main {
                 System.exit(1);
                 return;
             }
-            log.info("admin on http://{}:{}/ (healthz, readyz, metrics, config)",
+            log.info("admin on http://{}:{}/ (healthz, readyz, metrics, config, cache/purge)",
                     admin.address().getAddress().getHostAddress(), admin.address().getPort());
         }
         if (control != null) {
