@@ -14,9 +14,10 @@ import java.util.concurrent.atomic.AtomicInteger;
 
 /**
  * A stored response: its head pre-encoded (status line and headers with Content-Length, no Date or
- * Age: those vary per answer) and its body in one direct buffer, shared by every event loop. A hit
- * copies the head and hands out a retained duplicate of the body, so the store may drop the entry
- * while answers are still being written.
+ * Age: those vary per answer) and its body, shared by every event loop. A small body (up to
+ * {@link #SMALL} bytes, which the server copies into the head's buffer anyway) is a byte array: a hit
+ * then touches no shared counter at all. A larger one is one direct buffer; a hit hands out a retained
+ * duplicate, so the store may drop the entry while answers are still being written.
  */
 final class Entry implements Stored {
     static final AsciiString X_CACHE = AsciiString.cached("x-cache");
@@ -28,7 +29,11 @@ final class Entry implements Stored {
     /** The stored end-to-end headers (for a 304's update, RFC 9111 4.3.4); not sent as such. */
     final HttpHeaders headers;
     final byte[] head;
-    final ByteBuf body;
+    static final int SMALL = 1024;
+    /** The body when larger than {@link #SMALL}, else {@code null}. */
+    private final ByteBuf body;
+    /** The body when up to {@link #SMALL} bytes, else {@code null}. */
+    private final byte[] small;
     final long responseTime;
     final long initialAge;
     final long freshUntil;
@@ -56,7 +61,15 @@ final class Entry implements Stored {
         this.key = key;
         this.status = status;
         this.headers = headers;
-        this.body = body;
+        int length = body.readableBytes();
+        if (length <= SMALL) {
+            this.small = io.netty.buffer.ByteBufUtil.getBytes(body);
+            this.body = null;
+            body.release();
+        } else {
+            this.small = null;
+            this.body = body;
+        }
         this.responseTime = responseTime;
         this.initialAge = f.initialAge();
         this.freshUntil = responseTime + f.lifetime() - f.initialAge();
@@ -72,7 +85,7 @@ final class Entry implements Stored {
             rh.header(h.getKey(), h.getValue());
         }
         if (status != 204) {
-            rh.header("Content-Length", body.readableBytes());
+            rh.header("Content-Length", length);
         }
         this.head = rh.encode();
     }
@@ -159,8 +172,21 @@ final class Entry implements Stored {
         return h;
     }
 
+    /** The body for one answer (the caller owns it); only between {@link #acquire()} and {@link #release()}. */
+    ByteBuf bodyForAnswer() {
+        return small != null ? io.netty.buffer.Unpooled.wrappedBuffer(small) : body.retainedDuplicate();
+    }
+
+    /** The body for a refreshed copy of this entry; only between {@link #acquire()} and {@link #release()}. */
+    ByteBuf bodyForCopy() {
+        return small != null ? io.netty.buffer.Unpooled.wrappedBuffer(small) : body.retain();
+    }
+
     /** Takes a reference for setting up an answer; {@code false} when the store already let go. */
     boolean acquire() {
+        if (small != null) {
+            return true; // nothing to free: the garbage collector keeps the array while it is used
+        }
         for (;;) {
             int r = refs.get();
             if (r == 0) {
@@ -173,7 +199,7 @@ final class Entry implements Stored {
     }
 
     void release() {
-        if (refs.decrementAndGet() == 0) {
+        if (body != null && refs.decrementAndGet() == 0) {
             body.release();
         }
     }
@@ -205,7 +231,7 @@ final class Entry implements Stored {
 
     @Override
     public int weight() {
-        long w = 256L + key.length() * 2L + head.length * 3L + body.capacity();
+        long w = 256L + key.length() * 2L + head.length * 3L + (small != null ? small.length : body.capacity());
         return (int) Math.min(Integer.MAX_VALUE, w);
     }
 

@@ -258,7 +258,7 @@ final class Fill implements Exchange {
                 settle(Pending.Outcome.GO_UPSTREAM);
                 return;
             }
-            e = new Entry(fullKey, stale.status, merged, stale.body.retain(), f, now, stale.vary);
+            e = new Entry(fullKey, stale.status, merged, stale.bodyForCopy(), f, now, stale.vary);
         } finally {
             stale.release();
         }

@@ -246,7 +246,7 @@ public final class ResponseCache implements AutoCloseable {
         }
         ByteBuf body;
         try {
-            body = e.body.retainedDuplicate();
+            body = e.bodyForAnswer();
         } finally {
             e.release();
         }

@@ -386,6 +386,31 @@ class ResponseCacheTest {
     }
 
     @Test
+    void largeBodiesAreStoredWholeAndSurviveRevalidation() throws Exception {
+        // Over 1 KiB a body is kept in a direct buffer that hits share: this checks that path end to end.
+        String big = "0123456789abcdef".repeat(8192); // 128 KiB
+        TestUpstream up = start((ctx, req, u) -> {
+            if (req.headers().contains("if-none-match")) {
+                FullHttpResponse r = TestUpstream.response(304, "", "etag", "\"big\"", "cache-control", "max-age=60");
+                r.headers().remove(HttpHeaderNames.CONTENT_LENGTH);
+                ctx.writeAndFlush(r);
+            } else {
+                ctx.writeAndFlush(TestUpstream.response(200, big, "etag", "\"big\"", "cache-control", "no-cache"));
+            }
+        }, "{}");
+        assertThat(get("/big").text()).isEqualTo(big);
+        assertThat(get("/big").text()).isEqualTo(big); // revalidated: the stored body, refreshed
+        try (RawClient c = h.client()) {
+            for (int i = 0; i < 3; i++) {
+                c.send("GET /big HTTP/1.1\r\nHost: test\r\n\r\n");
+                assertThat(c.read().text()).isEqualTo(big);
+            }
+        }
+        assertThat(head("/big").header("content-length")).isEqualTo(Integer.toString(big.length()));
+        assertThat(up.requests()).isEqualTo(2);
+    }
+
+    @Test
     void largeResponsesStreamThroughUncached() throws Exception {
         String big = "x".repeat(5000);
         TestUpstream up = start(TestUpstream.reply(200, big, "cache-control", "max-age=60"),
