@@ -241,6 +241,6 @@ final class Entry implements Stored {
         if (etag != null || lastModified != null) {
             until = Math.max(until, freshUntil + KEEP_FOR_REVALIDATION);
         }
-        return Math.max(1, until - now) * 1_000_000L;
+        return Math.min(Math.max(1, until - now), CachePolicy.MAX_MILLIS) * 1_000_000L;
     }
 }

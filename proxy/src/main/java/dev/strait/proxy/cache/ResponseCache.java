@@ -199,9 +199,12 @@ public final class ResponseCache implements AutoCloseable {
                 }
                 e = null; // dropped by the store just now: fetch
             } else if (now - e.staleWhileRevalidateUntil < 0) {
+                // Made before answering: it copies what it needs from the request while that is current.
+                Fill revalidation = e.revalidating.compareAndSet(false, true)
+                        ? new Fill(this, null, ex, p, origin, key, fullKey, e, null) : null;
                 if (serve(ex, e, now, CacheLabel.STALE, p.xCacheHeader, meters.stale)) {
-                    if (e.revalidating.compareAndSet(false, true)) {
-                        new Fill(this, null, ex, p, origin, key, fullKey, e, null).start();
+                    if (revalidation != null) {
+                        revalidation.start();
                     }
                     return;
                 }
