@@ -181,7 +181,8 @@ public final class ConfigParser {
             return d;
         }
         known(n, "limits", "maxRequestLine", "maxHeaderBytes", "maxHeaderCount", "maxBodyBytes", "headerTimeout",
-                "keepAliveTimeout", "drainTimeout");
+                "keepAliveTimeout", "drainTimeout", "bodyTimeout", "sendTimeout", "maxRequestsPerConnection",
+                "maxConnectionAge", "maxConnections", "underscoreHeaders");
         return new Limits(
                 integer(n.get("maxRequestLine"), "limits.maxRequestLine", d.maxRequestLine(), 256, 1 << 20),
                 integer(n.get("maxHeaderBytes"), "limits.maxHeaderBytes", d.maxHeaderBytes(), 1024, 1 << 24),
@@ -189,7 +190,15 @@ public final class ConfigParser {
                 longValue(n.get("maxBodyBytes"), "limits.maxBodyBytes", d.maxBodyBytes()),
                 duration(n.get("headerTimeout"), "limits.headerTimeout", d.headerTimeout()),
                 duration(n.get("keepAliveTimeout"), "limits.keepAliveTimeout", d.keepAliveTimeout()),
-                duration(n.get("drainTimeout"), "limits.drainTimeout", d.drainTimeout()));
+                duration(n.get("drainTimeout"), "limits.drainTimeout", d.drainTimeout()),
+                positiveDuration(n.get("bodyTimeout"), "limits.bodyTimeout", d.bodyTimeout()),
+                positiveDuration(n.get("sendTimeout"), "limits.sendTimeout", d.sendTimeout()),
+                integer(n.get("maxRequestsPerConnection"), "limits.maxRequestsPerConnection",
+                        d.maxRequestsPerConnection(), 0, Integer.MAX_VALUE),
+                duration(n.get("maxConnectionAge"), "limits.maxConnectionAge", d.maxConnectionAge()),
+                integer(n.get("maxConnections"), "limits.maxConnections", d.maxConnections(), 0, 10_000_000),
+                enumValue(n.get("underscoreHeaders"), "limits.underscoreHeaders", d.underscoreHeaders(),
+                        Limits.UnderscoreHeaders.class));
     }
 
     private Config.Listener listener(JsonNode n, String path) {

@@ -47,6 +47,12 @@ public final class ConfigWriter {
         ln.put("headerTimeout", Durations.format(l.headerTimeout()));
         ln.put("keepAliveTimeout", Durations.format(l.keepAliveTimeout()));
         ln.put("drainTimeout", Durations.format(l.drainTimeout()));
+        ln.put("bodyTimeout", Durations.format(l.bodyTimeout()));
+        ln.put("sendTimeout", Durations.format(l.sendTimeout()));
+        ln.put("maxRequestsPerConnection", l.maxRequestsPerConnection());
+        ln.put("maxConnectionAge", Durations.format(l.maxConnectionAge()));
+        ln.put("maxConnections", l.maxConnections());
+        ln.put("underscoreHeaders", l.underscoreHeaders().name().toLowerCase(java.util.Locale.ROOT));
         ArrayNode listeners = n.putArray("listeners");
         for (Config.Listener li : c.listeners()) {
             ObjectNode o = listeners.addObject();

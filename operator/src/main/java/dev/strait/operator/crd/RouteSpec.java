@@ -63,6 +63,13 @@ public class RouteSpec {
         public Timeouts timeouts;
 
         public Retries retries;
+
+        /** The Host sent upstream (a name or address, optional {@code :port}); only with backends. */
+        @Pattern(Patterns.HOST_VALUE)
+        public String hostRewrite;
+
+        /** How requests become FastCGI calls, for backends whose Upstream speaks {@code fastcgi}. */
+        public FastCgi fastcgi;
     }
 
     /** All given conditions must hold; an absent path means {@code Prefix /}. */
@@ -176,8 +183,17 @@ public class RouteSpec {
 
     @JsonInclude(JsonInclude.Include.NON_NULL)
     public static class Timeouts {
+        /** The whole exchange, retries included. */
         @Pattern(Patterns.DURATION)
         public String request;
+
+        /** One attempt at one endpoint, until the response head arrives. */
+        @Pattern(Patterns.DURATION)
+        public String perTry;
+
+        /** Longest silence on an open exchange, either way. */
+        @Pattern(Patterns.DURATION)
+        public String idle;
     }
 
     @JsonInclude(JsonInclude.Include.NON_NULL)
@@ -186,6 +202,34 @@ public class RouteSpec {
         @Max(10)
         public Integer attempts;
 
+        /** {@code connect-failure}, {@code refused-stream}, {@code reset}, {@code timeout}, {@code 5xx}, {@code gateway-error} or a status code. */
+        @Size(max = 16)
         public List<String> retryOn;
+
+        /** Base delay between attempts (jittered, doubling). */
+        @Pattern(Patterns.DURATION)
+        public String backoff;
+    }
+
+    /** FastCGI settings; see docs/config.md. */
+    @JsonInclude(JsonInclude.Include.NON_NULL)
+    public static class FastCgi {
+        /** The document root as the FastCGI server sees it. */
+        @Required
+        @Pattern("^/")
+        public String root;
+
+        /** The script for paths ending in {@code /}. */
+        public String index;
+
+        /** A regular expression with two groups: script name and path info. */
+        public String splitPathInfo;
+
+        /** Extra CGI params (name to value). */
+        public Map<String, String> params;
+
+        /** Request bodies up to this many bytes are buffered to send CONTENT_LENGTH. */
+        @Min(0)
+        public Long maxBufferedBody;
     }
 }

@@ -10,8 +10,9 @@ import dev.strait.model.InvalidConfigException;
 import dev.strait.model.Route;
 import dev.strait.model.Upstream;
 import java.util.ArrayList;
-import java.util.Collection;
 import java.util.List;
+import java.util.Locale;
+import java.util.Map;
 
 /**
  * Turns a spec (already in the config file's shape) into model values with the proxy's own parser,
@@ -30,13 +31,20 @@ final class ModelCheck {
         }
     }
 
-    /** @param upstreamNames the model names its backends use; each must be declared for the parser */
-    static Checked<Route> route(ObjectNode route, Collection<String> upstreamNames) {
+    /**
+     * @param upstreams the model names its backends use and their protocols; each must be declared for the
+     *                  parser, which checks a rule's {@code fastcgi} settings against the protocol
+     */
+    static Checked<Route> route(ObjectNode route, Map<String, Upstream.Protocol> upstreams) {
         ObjectNode config = frame();
         ArrayNode ups = config.putArray("upstreams");
-        for (String n : upstreamNames) {
-            ups.addObject().put("name", n).putArray("endpoints");
-        }
+        upstreams.forEach((name, protocol) -> {
+            ObjectNode u = ups.addObject().put("name", name);
+            u.putArray("endpoints");
+            if (protocol != Upstream.Protocol.HTTP1) {
+                u.put("protocol", protocol.name().toLowerCase(Locale.ROOT));
+            }
+        });
         config.putArray("routes").add(route);
         try {
             Config c = ConfigParser.parse(config.toString(), "route");

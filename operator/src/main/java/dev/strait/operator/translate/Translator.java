@@ -20,6 +20,7 @@ import java.util.HashSet;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.TreeMap;
 import java.util.Set;
 import java.util.TreeSet;
 
@@ -198,6 +199,8 @@ public final class Translator {
     // ---- Routes ----
 
     private static final String UNRESOLVED = "unresolved";
+    /** The stand-in in a rule with {@code fastcgi} settings, so they are checked as they would be when resolved. */
+    private static final String UNRESOLVED_FASTCGI = "unresolved-fastcgi";
 
     private static final class RouteState {
         dev.strait.model.Route model;
@@ -205,8 +208,11 @@ public final class Translator {
         final List<String> refErrors = new ArrayList<>();
         String refReason;
         final Set<String> upstreams = new TreeSet<>();
-        /** What the parser must see declared: the upstreams, plus a stand-in for unresolved references. */
-        final Set<String> declared = new TreeSet<>();
+        /**
+         * What the parser must see declared, with each one's protocol (a rule's {@code fastcgi} settings are
+         * checked against it): the upstreams, plus a stand-in for unresolved references.
+         */
+        final Map<String, Upstream.Protocol> declared = new TreeMap<>();
         final List<Boolean> implicitMatches = new ArrayList<>();
         Config.Certificate certificate;
 
@@ -218,15 +224,15 @@ public final class Translator {
             if (backend != null) {
                 backend.remove("service");
                 backend.put("upstream", UNRESOLVED);
-                declared.add(UNRESOLVED);
+                declared.put(UNRESOLVED, Upstream.Protocol.HTTP1);
             }
         }
 
-        void use(ObjectNode backend, String upstream) {
+        void use(ObjectNode backend, String upstream, Upstream.Protocol protocol) {
             backend.remove("service");
             backend.put("upstream", upstream);
             upstreams.add(upstream);
-            declared.add(upstream);
+            declared.put(upstream, protocol);
         }
     }
 
@@ -319,6 +325,10 @@ public final class Translator {
                     if (backends.get(j) instanceof ObjectNode b) {
                         backend(b, "spec.rules[" + i + "].backends[" + j + "]", ns, st, endpoints, upstreams,
                                 serviceUpstreams);
+                        if (rule.has("fastcgi") && UNRESOLVED.equals(b.path("upstream").asText())) {
+                            b.put("upstream", UNRESOLVED_FASTCGI);
+                            st.declared.put(UNRESOLVED_FASTCGI, Upstream.Protocol.FASTCGI);
+                        }
                     }
                 }
             }
@@ -348,7 +358,7 @@ public final class Translator {
                 st.refError(b, "InvalidBackend", path + ".upstream: Upstream \"" + up.asText() + "\" is not valid: "
                         + String.join("; ", target.specErrors));
             } else {
-                st.use(b, target.model.name());
+                st.use(b, target.model.name(), target.model.protocol());
             }
         } else if (svc != null && svc.isObject() && svc.path("name").isTextual() && svc.path("port").isInt()) {
             String name = svc.get("name").asText();
@@ -361,7 +371,7 @@ public final class Translator {
             String model = serviceUpstreamName(ns, name, port);
             serviceUpstreams.put(model, new Upstream(model, res.endpoints(), Upstream.Protocol.HTTP1,
                     Upstream.LoadBalancer.ROUND_ROBIN, null));
-            st.use(b, model);
+            st.use(b, model, Upstream.Protocol.HTTP1);
         } else {
             st.specErrors.add(path + ": names either an upstream or a service {name, port}");
         }

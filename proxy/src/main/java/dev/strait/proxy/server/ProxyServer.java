@@ -150,8 +150,15 @@ public final class ProxyServer implements AutoCloseable {
                 .childHandler(new ChannelInitializer<>() {
                     @Override
                     protected void initChannel(Channel ch) {
+                        var limits = serving.snapshot().limits();
+                        if (limits.maxConnections() > 0 && connections.size() >= limits.maxConnections()) {
+                            // Over the cap: close before any buffer or handler is spent on it.
+                            metrics.connectionRefused();
+                            ch.close();
+                            return;
+                        }
                         connections.add(ch);
-                        Http1RequestDecoder decoder = new Http1RequestDecoder(serving.snapshot().limits());
+                        Http1RequestDecoder decoder = new Http1RequestDecoder(limits);
                         ch.pipeline()
                                 .addLast("http1-decoder", decoder)
                                 .addLast("http1", new Http1ServerHandler(serving, metrics, accessLog, decoder, true));
