@@ -64,29 +64,6 @@ class SnapshotTest {
     }
 
     @Test
-    void everyCacheSettingReachesTheSnapshot() {
-        String cache = "{ enabled: true, maxBodySize: 4096, defaultTtl: 30s, ignoreCacheControl: true,"
-                + " cacheSetCookie: true, cacheAuthorization: true, xCacheHeader: true, staleWhileRevalidate: 5s,"
-                + " staleIfError: 1h, hitForPass: 0s, lockTimeout: 250ms }";
-        Translation t = Fixtures.translate(route("shop", "site", 1, """
-                hosts: [ "example.com" ]
-                rules:
-                  - backends: [ { service: { name: web, port: 80 } } ]
-                    cache: %s
-                """.formatted(cache)), service("shop", "web", ":80"), slice("shop", "web", "web-1", null, 8080,
-                "10.0.1.1"));
-        assertThat(t.snapshot(STRAIT).config().routes().get(0).rules().get(0).cache())
-                .isEqualTo(parse("""
-                        listeners: [ { name: http, address: 0.0.0.0:8080 } ]
-                        upstreams: [ { name: u, endpoints: [ 10.0.1.1:8080 ] } ]
-                        routes:
-                          - name: r
-                            hosts: [ example.com ]
-                            rules: [ { backends: [ { upstream: u } ], cache: %s } ]
-                        """.formatted(cache)).routes().get(0).rules().get(0).cache());
-    }
-
-    @Test
     void inputOrderDoesNotChangeTheSnapshotOrItsVersion() {
         List<Object> resources = new ArrayList<>(shop());
         resources.add(route("shop", "b", 5, "hosts: [ b.example.com ]\nrules: [ { respond: { status: 204 } } ]"));
