@@ -455,6 +455,10 @@ class ResponseCacheTest {
         assertThat(cache.weightedSize()).isLessThanOrEqualTo(65536).isGreaterThan(0);
         assertThat(counter("strait_cache_evictions")).isGreaterThan(50);
         assertThat(up.requests()).isEqualTo(100);
+        // a reload with a smaller store shrinks it at once; the entries that fit stay
+        h.reload(config(up.endpoint(), "{}", "cache: { maxBytes: 16384 }"));
+        cache.cleanUp();
+        assertThat(cache.weightedSize()).isLessThanOrEqualTo(16384).isGreaterThan(0);
     }
 
     @Test
