@@ -191,6 +191,71 @@ class ResponseCacheTest {
     }
 
     @Test
+    void waitersGoUpstreamThemselvesAfterTheLockTimeout() throws Exception {
+        ConcurrentLinkedQueue<ChannelHandlerContext> held = new ConcurrentLinkedQueue<>();
+        AtomicInteger n = new AtomicInteger();
+        TestUpstream up = start((ctx, req, u) -> {
+            if (n.incrementAndGet() == 1) {
+                held.add(ctx); // the first fetch hangs
+            } else {
+                ctx.writeAndFlush(TestUpstream.response(200, "direct", "cache-control", "max-age=60"));
+            }
+        }, "{ lockTimeout: 200ms, xCacheHeader: true }");
+        RawClient first = h.client();
+        first.send("GET /l HTTP/1.1\r\nHost: test\r\n\r\n");
+        await().atMost(Duration.ofSeconds(5)).until(() -> held.size() == 1);
+        RawClient.Response second = get("/l"); // waits 200 ms for the first fetch, then goes itself
+        assertThat(second.text()).isEqualTo("direct");
+        assertThat(second.header("x-cache")).isEqualTo("PASS");
+        assertThat(up.requests()).isEqualTo(2);
+        held.poll().writeAndFlush(TestUpstream.response(200, "slow", "cache-control", "max-age=60"));
+        assertThat(first.read().text()).isEqualTo("slow");
+        assertThat(get("/l").text()).isEqualTo("slow");
+        assertThat(up.requests()).isEqualTo(2);
+    }
+
+    @Test
+    void staleWhileRevalidateSendsOneBackgroundRequest() throws Exception {
+        ConcurrentLinkedQueue<ChannelHandlerContext> held = new ConcurrentLinkedQueue<>();
+        AtomicInteger n = new AtomicInteger();
+        TestUpstream up = start((ctx, req, u) -> {
+            if (n.incrementAndGet() == 1) {
+                ctx.writeAndFlush(TestUpstream.response(200, "old", "cache-control", "max-age=0, stale-while-revalidate=600"));
+            } else {
+                held.add(ctx);
+            }
+        }, "{ xCacheHeader: true }");
+        assertThat(get("/once").text()).isEqualTo("old");
+        for (int i = 0; i < 5; i++) {
+            RawClient.Response r = get("/once");
+            assertThat(r.text()).isEqualTo("old");
+            assertThat(r.header("x-cache")).isEqualTo("STALE");
+        }
+        await().atMost(Duration.ofSeconds(5)).until(() -> held.size() == 1);
+        assertThat(up.requests()).isEqualTo(2);
+        held.poll().writeAndFlush(TestUpstream.response(200, "new", "cache-control", "max-age=600"));
+        await().atMost(Duration.ofSeconds(5)).until(() -> counter("strait_cache_stored") == 2);
+        assertThat(get("/once").text()).isEqualTo("new");
+        assertThat(up.requests()).isEqualTo(2);
+    }
+
+    @Test
+    void aWaiterThatLeavesCostsNothing() throws Exception {
+        ConcurrentLinkedQueue<ChannelHandlerContext> held = new ConcurrentLinkedQueue<>();
+        TestUpstream up = start((ctx, req, u) -> held.add(ctx), "{}");
+        RawClient leader = h.client();
+        leader.send("GET /w HTTP/1.1\r\nHost: test\r\n\r\n");
+        try (RawClient waiter = new RawClient(h.address())) {
+            waiter.send("GET /w HTTP/1.1\r\nHost: test\r\n\r\n");
+            await().atMost(Duration.ofSeconds(5)).until(() -> counter("strait_cache_coalesced") == 1);
+        }
+        held.poll().writeAndFlush(TestUpstream.response(200, "for the leader", "cache-control", "max-age=60"));
+        assertThat(leader.read().text()).isEqualTo("for the leader");
+        assertThat(get("/w").text()).isEqualTo("for the leader");
+        assertThat(up.requests()).isEqualTo(1);
+    }
+
+    @Test
     void varySplitsEntries() throws Exception {
         TestUpstream up = start((ctx, req, u) -> ctx.writeAndFlush(TestUpstream.response(200,
                 "lang " + req.headers().get("accept-language"), "cache-control", "max-age=60", "vary",
@@ -464,13 +529,15 @@ class ResponseCacheTest {
     @Test
     void unsafeMethodsInvalidateTheKey() throws Exception {
         AtomicInteger n = new AtomicInteger();
-        TestUpstream up = start(numbered(n, "cache-control", "max-age=60"), "{}");
+        TestUpstream up = start(numbered(n, "cache-control", "max-age=60"), "{ xCacheHeader: true }");
         assertThat(get("/u").text()).isEqualTo("answer 1");
         assertThat(get("/u").text()).isEqualTo("answer 1");
         try (RawClient c = new RawClient(h.address())) {
-            assertThat(c.send("POST /u HTTP/1.1\r\nHost: test\r\nContent-Length: 2\r\n\r\nhi").read().text())
-                    .isEqualTo("answer 2");
+            RawClient.Response post = c.send("POST /u HTTP/1.1\r\nHost: test\r\nContent-Length: 2\r\n\r\nhi").read();
+            assertThat(post.text()).isEqualTo("answer 2");
+            assertThat(post.header("x-cache")).isEqualTo("PASS");
         }
+        assertThat(up.last().text()).isEqualTo("hi"); // the body went through the pass
         assertThat(get("/u").text()).isEqualTo("answer 3");
         assertThat(up.requests()).isEqualTo(3);
     }
