@@ -238,7 +238,11 @@ final class Fill implements Exchange {
     private void revalidated(HttpHeaders notModified, long now) {
         mode = SWALLOW;
         HttpHeaders merged = stale.updatedWith(notModified);
-        Freshness f = Freshness.of(p, stale.status, merged, hadAuthorization, requestTime, now);
+        // Freshness from the 304's Date and Age too (Expires counts from Date); the entry keeps neither.
+        HttpHeaders timed = merged.copy();
+        copy(notModified, timed, HttpHeaderNames.DATE);
+        copy(notModified, timed, HttpHeaderNames.AGE);
+        Freshness f = Freshness.of(p, stale.status, timed, hadAuthorization, requestTime, now);
         if (!stale.acquire()) {
             // The store dropped the entry (and its body) while we asked: fetch the whole response instead.
             Exchange c = client;
@@ -265,6 +269,13 @@ final class Fill implements Exchange {
         cache.put(key, request.headers(), e);
         answer(e, now, CacheLabel.REVALIDATED, cache.meters.revalidated);
         settle(new Pending.Outcome(Pending.Outcome.SERVE, e));
+    }
+
+    private static void copy(HttpHeaders from, HttpHeaders to, CharSequence name) {
+        String v = from.get(name);
+        if (v != null) {
+            to.set(name, v);
+        }
     }
 
     private boolean serveStale(long now) {

@@ -342,6 +342,27 @@ class ResponseCacheTest {
         assertThat(up.requests()).isEqualTo(1);
     }
 
+    @Test
+    void aRefreshByExpiresCountsFromThe304sDate() throws Exception {
+        // Expires minus Date is the lifetime: the 304's Date must count, though entries keep no Date.
+        TestUpstream up = start((ctx, req, u) -> {
+            long now = System.currentTimeMillis();
+            String date = io.netty.handler.codec.DateFormatter.format(new java.util.Date(now));
+            if (req.headers().contains("if-none-match")) {
+                FullHttpResponse r = TestUpstream.response(304, "", "etag", "\"x\"", "date", date, "expires",
+                        io.netty.handler.codec.DateFormatter.format(new java.util.Date(now + 3_600_000)));
+                r.headers().remove(HttpHeaderNames.CONTENT_LENGTH);
+                ctx.writeAndFlush(r);
+            } else {
+                ctx.writeAndFlush(TestUpstream.response(200, "x", "etag", "\"x\"", "date", date, "expires", date));
+            }
+        }, "{ xCacheHeader: true }");
+        assertThat(get("/x").text()).isEqualTo("x");
+        assertThat(get("/x").header("x-cache")).isEqualTo("REVALIDATED");
+        assertThat(get("/x").header("x-cache")).isEqualTo("HIT");
+        assertThat(up.requests()).isEqualTo(2);
+    }
+
     @ParameterizedTest
     @ValueSource(strings = {"no-store", "private", "private, max-age=60", "no-store, max-age=60"})
     void noStoreAndPrivateAreNotCached(String cacheControl) throws Exception {
