@@ -82,6 +82,7 @@ public final class ResponseCache implements AutoCloseable {
         this.meters = new CacheMetrics(registry, this);
     }
 
+    /** For the removal listener, which is made before {@code meters} is assigned. */
     private CacheMetrics meters() {
         return meters;
     }
@@ -112,8 +113,7 @@ public final class ResponseCache implements AutoCloseable {
     }
 
     long weightedSize() {
-        return store.policy().eviction().flatMap(e -> e.weightedSize().isPresent()
-                ? java.util.Optional.of(e.weightedSize().getAsLong()) : java.util.Optional.empty()).orElse(0L);
+        return store.policy().eviction().map(e -> e.weightedSize().orElse(0)).orElse(0L);
     }
 
     long size() {
@@ -258,10 +258,6 @@ public final class ResponseCache implements AutoCloseable {
     }
 
     // ---- what fills use ----
-
-    Stored get(String key) {
-        return store.getIfPresent(key);
-    }
 
     /**
      * Stores a response under its key, with a Vary marker under the primary key when it varies (a marker
