@@ -89,23 +89,10 @@ final class Http1Exchange implements Exchange {
 
     @Override
     public void sendPreEncoded(byte[] headBytes, ByteBuf body) {
-        if (head) {
-            body.release();
-            finish(startHead(headBytes, 0), null, 0);
-            return;
-        }
-        int len = body.readableBytes();
-        ByteBuf buf = startHead(headBytes, len);
-        if (len <= 1024) {
-            // Small bodies go out in the same buffer as the head: one write, one segment.
-            buf.writeBytes(body);
-            body.release();
-            finish(buf, null, len);
-        } else {
-            finish(buf, body, len);
-        }
+        sendPreEncoded(headBytes, null, body);
     }
 
+    /** {@code extra} may be {@code null}. */
     @Override
     public void sendPreEncoded(byte[] headBytes, byte[] extra, ByteBuf body) {
         int len = head ? 0 : body.readableBytes();
@@ -114,6 +101,7 @@ final class Http1Exchange implements Exchange {
             body.release();
             finish(buf, null, 0);
         } else if (len <= 1024) {
+            // Small bodies go out in the same buffer as the head: one write, one segment.
             buf.writeBytes(body, body.readerIndex(), len);
             body.release();
             finish(buf, null, len);
