@@ -148,9 +148,37 @@ public class RouteSpec {
         public Integer weight;
     }
 
+    /** The rule's response cache; keys and defaults as in docs/config.md ("Cache"). */
     @JsonInclude(JsonInclude.Include.NON_NULL)
     public static class Cache {
         public Boolean enabled;
+
+        @Min(0)
+        @Max(2147482623)
+        public Long maxBodySize;
+
+        @Pattern(Patterns.DURATION)
+        public String defaultTtl;
+
+        public Boolean ignoreCacheControl;
+
+        public Boolean cacheSetCookie;
+
+        public Boolean cacheAuthorization;
+
+        public Boolean xCacheHeader;
+
+        @Pattern(Patterns.DURATION)
+        public String staleWhileRevalidate;
+
+        @Pattern(Patterns.DURATION)
+        public String staleIfError;
+
+        @Pattern(Patterns.DURATION)
+        public String hitForPass;
+
+        @Pattern(Patterns.DURATION)
+        public String lockTimeout;
     }
 
     @JsonInclude(JsonInclude.Include.NON_NULL)

@@ -46,7 +46,7 @@ class ModelParityTest {
     private static final String RULES = """
               - matches: [ { path: { type: Prefix, value: /api/ }, method: GET, headers: [ { name: x-canary, value: "1" } ] } ]
                 backends: [ { upstream: %s, weight: 9 } ]
-                cache: { enabled: true }
+                cache: { enabled: true, maxBodySize: 4096, defaultTtl: 30s, ignoreCacheControl: true, cacheSetCookie: true, cacheAuthorization: true, xCacheHeader: true, staleWhileRevalidate: 5s, staleIfError: 1h, hitForPass: 0s, lockTimeout: 250ms }
                 timeouts: { request: 15s, perTry: 3s, idle: 1m }
                 retries: { attempts: 2, retryOn: [ connect-failure, "503" ], backoff: 50ms }
                 hostRewrite: internal.example:8080

@@ -3,6 +3,9 @@ package dev.strait.proxy.handler.proxy;
 import dev.strait.model.Config;
 import dev.strait.model.Route;
 import dev.strait.model.Upstream;
+import dev.strait.proxy.cache.CachePolicy;
+import dev.strait.proxy.cache.Origin;
+import dev.strait.proxy.cache.ResponseCache;
 import dev.strait.proxy.http.Exchange;
 import dev.strait.proxy.route.Handler;
 import dev.strait.proxy.upstream.LoopContext;
@@ -47,6 +50,9 @@ public final class ProxyHandler implements Handler {
     final int retryOn;
     private final boolean[] retryStatus = new boolean[600];
     final long backoffNanos;
+    /** The rule's cache settings, or {@code null}: requests then go straight to {@link #forward}. */
+    private final CachePolicy cache;
+    private final Origin origin = this::forward;
 
     private ProxyHandler(String route, int ruleIndex, Route.Rule rule, UpstreamSpec[] upstreams, int[] weights,
                          boolean trustRequestId) {
@@ -90,6 +96,7 @@ public final class ProxyHandler implements Handler {
             }
         }
         this.retryOn = on;
+        this.cache = CachePolicy.of(route, rule.cache());
     }
 
     /**
@@ -118,6 +125,18 @@ public final class ProxyHandler implements Handler {
 
     @Override
     public void handle(Exchange exchange) {
+        if (cache != null) {
+            ResponseCache rc = ResponseCache.current();
+            if (rc != null) {
+                rc.handle(exchange, cache, origin); // it answers, or comes back through forward()
+                return;
+            }
+        }
+        forward(exchange);
+    }
+
+    /** Proxies one exchange: the client's, or the cache's own fetch. */
+    private void forward(Exchange exchange) {
         LoopContext lc = LoopContext.current();
         if (lc == null) {
             log.error("route {}: proxying is not set up on this thread; answering 503", route);
