@@ -60,6 +60,7 @@ public final class OperatorApp implements AutoCloseable {
     private ClusterCache cache;
     private Rebuilder rebuilder;
     private Debounced statusRefresh;
+    private FleetReports fleetReports;
     /** Proxy counts alone are written once a minute (StatusBoard.refresh). */
     private final ScheduledExecutorService countsTimer = Executors.newSingleThreadScheduledExecutor(r -> {
         Thread t = new Thread(r, "strait-status-counts");
@@ -109,6 +110,13 @@ public final class OperatorApp implements AutoCloseable {
                 board::refresh);
         fleet.onChange(statusRefresh::changed);
         countsTimer.scheduleAtFixedRate(statusRefresh::changed, 60, 60, TimeUnit.SECONDS);
+        if (settings.leaderElection() != null) {
+            // Several replicas: each tells the others about its proxies, so the leader counts them all.
+            var le = settings.leaderElection();
+            fleetReports = new FleetReports(client, le.getLeaseNamespace().orElse("default"),
+                    le.getIdentity().orElseGet(OperatorApp::hostname), fleet, board, statusRefresh::changed)
+                    .start(Duration.ofSeconds(2));
+        }
         Translator translator = new Translator(settings.defaults());
         cache = new ClusterCache(client, this::changed, settings.secretFieldSelector());
         rebuilder = new Rebuilder(() -> cache.synced() ? cache.inputs() : null, translator, t -> {
@@ -143,8 +151,23 @@ public final class OperatorApp implements AutoCloseable {
         return rebuilder == null ? 0 : rebuilder.rebuilds();
     }
 
+    private static String hostname() {
+        String h = System.getenv("HOSTNAME");
+        if (h != null && !h.isBlank()) {
+            return h;
+        }
+        try {
+            return java.net.InetAddress.getLocalHost().getHostName();
+        } catch (java.io.IOException e) {
+            return "strait-operator-" + ProcessHandle.current().pid();
+        }
+    }
+
     @Override
     public void close() {
+        if (fleetReports != null) {
+            fleetReports.close();
+        }
         if (cache != null) {
             cache.close();
         }

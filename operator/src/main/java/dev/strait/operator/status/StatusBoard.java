@@ -127,9 +127,21 @@ public final class StatusBoard {
     /** The proxies of each scope, their ACKed places sorted, for counting with a binary search. */
     private record Acks(long[] sortedSeq, int rejected, String firstRejection) {}
 
+    /** The proxies of the other operator replicas (FleetReport), counted with this one's own. */
+    private volatile List<ProxyState> others = List.of();
+
+    /** Replaces what the other replicas reported; returns whether it changed. */
+    public boolean others(List<ProxyState> states) {
+        boolean changed = !states.equals(others);
+        others = List.copyOf(states);
+        return changed;
+    }
+
     private Map<Scope, Acks> acks() {
         Map<Scope, List<ProxyState>> byScope = new HashMap<>();
-        for (ProxyState p : fleet.proxies()) {
+        List<ProxyState> all = new ArrayList<>(fleet.proxies());
+        all.addAll(others);
+        for (ProxyState p : all) {
             byScope.computeIfAbsent(p.scope(), s -> new ArrayList<>()).add(p);
         }
         Map<Scope, Acks> out = new HashMap<>();

@@ -27,9 +27,13 @@ class LeaderElectionTest {
 
     private OperatorApp a;
     private OperatorApp b;
+    private final java.util.List<AutoCloseable> proxies = new java.util.ArrayList<>();
 
     @AfterEach
-    void stop() {
+    void stop() throws Exception {
+        for (AutoCloseable p : proxies) {
+            p.close();
+        }
         for (OperatorApp app : new OperatorApp[] {a, b}) {
             if (app != null) {
                 app.close();
@@ -51,6 +55,20 @@ class LeaderElectionTest {
                         .build())).start();
     }
 
+    private static void allowLeases() {
+        // JOSDK first asks whether it may use Leases (SelfSubjectRulesReview); the CRUD mock cannot
+        // answer that review, so the API server's authorizer is given its answer here: yes.
+        server.expect().post().withPath("/apis/authorization.k8s.io/v1/selfsubjectrulesreviews")
+                .andReturn(201, new io.fabric8.kubernetes.api.model.authorization.v1.SelfSubjectRulesReviewBuilder()
+                        .withNewMetadata().endMetadata()
+                        .withNewSpec().withNamespace("default").endSpec()
+                        .withNewStatus().withIncomplete(false)
+                        .addNewResourceRule().withApiGroups("coordination.k8s.io").withResources("leases")
+                        .withVerbs("*").endResourceRule()
+                        .endStatus().build())
+                .always();
+    }
+
     private static String holder() {
         Lease l = client.leases().inNamespace("default").withName("strait-operator").get();
         return l == null || l.getSpec() == null ? null : l.getSpec().getHolderIdentity();
@@ -70,17 +88,7 @@ class LeaderElectionTest {
     @Test
     void oneReplicaWritesStatusAndTheOtherTakesOverWhenItStops() throws Exception {
         OperatorHarness.installCrds(client);
-        // JOSDK first asks whether it may use Leases (SelfSubjectRulesReview); the CRUD mock cannot
-        // answer that review, so the API server's authorizer is given its answer here: yes.
-        server.expect().post().withPath("/apis/authorization.k8s.io/v1/selfsubjectrulesreviews")
-                .andReturn(201, new io.fabric8.kubernetes.api.model.authorization.v1.SelfSubjectRulesReviewBuilder()
-                        .withNewMetadata().endMetadata()
-                        .withNewSpec().withNamespace("default").endSpec()
-                        .withNewStatus().withIncomplete(false)
-                        .addNewResourceRule().withApiGroups("coordination.k8s.io").withResources("leases")
-                        .withVerbs("*").endResourceRule()
-                        .endStatus().build())
-                .always();
+        allowLeases();
         a = replica(client, "replica-a");
         b = replica(client, "replica-b");
         await().atMost(Duration.ofSeconds(15)).until(() -> holder() != null);
@@ -108,5 +116,26 @@ class LeaderElectionTest {
                 });
         awaitRoute(client, "shop", "site",
                 s -> assertThat(s.observedGeneration).isEqualTo(changed.getMetadata().getGeneration()));
+    }
+
+    @Test
+    void theLeaderCountsTheProxiesOfEveryReplica() throws Exception {
+        OperatorHarness.installCrds(client);
+        allowLeases();
+        a = replica(client, "replica-a");
+        b = replica(client, "replica-b");
+        // Proxies dial whichever replica the Service gives them: here one each.
+        proxies.add(dev.strait.operator.publish.TestProxy.start(a.controlAddress(),
+                dev.strait.proxy.control.Identity.ingress("strait"), null));
+        proxies.add(dev.strait.operator.publish.TestProxy.start(b.controlAddress(),
+                dev.strait.proxy.control.Identity.ingress("strait"), null));
+        create(client, route("one"));
+        await().atMost(Duration.ofSeconds(30)).untilAsserted(() -> {
+            var s = OperatorHarness.routeStatus(client, "shop", "site");
+            assertThat(s).isNotNull();
+            assertThat(s.proxies).isNotNull();
+            assertThat(s.proxies.connected).as("proxies on both replicas").isEqualTo(2);
+            assertThat(s.proxies.programmed).isEqualTo(2);
+        });
     }
 }
