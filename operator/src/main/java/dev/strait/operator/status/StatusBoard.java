@@ -137,6 +137,11 @@ public final class StatusBoard {
         return changed;
     }
 
+    /** How many proxies of other replicas are counted here. */
+    public int otherProxies() {
+        return others.size();
+    }
+
     private Map<Scope, Acks> acks() {
         Map<Scope, List<ProxyState>> byScope = new HashMap<>();
         List<ProxyState> all = new ArrayList<>(fleet.proxies());

@@ -129,6 +129,10 @@ class LeaderElectionTest {
                 dev.strait.proxy.control.Identity.ingress("strait"), null));
         proxies.add(dev.strait.operator.publish.TestProxy.start(b.controlAddress(),
                 dev.strait.proxy.control.Identity.ingress("strait"), null));
+        // Both replicas have reported their proxy before the Route exists: a change of counts alone is
+        // written once a minute (StatusBoard), a change of the Programmed condition at once.
+        await().atMost(Duration.ofSeconds(15))
+                .until(() -> a.board().otherProxies() == 1 && b.board().otherProxies() == 1);
         create(client, route("one"));
         await().atMost(Duration.ofSeconds(30)).untilAsserted(() -> {
             var s = OperatorHarness.routeStatus(client, "shop", "site");
