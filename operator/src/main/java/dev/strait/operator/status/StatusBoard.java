@@ -167,7 +167,7 @@ public final class StatusBoard {
             if (!r.accepted().status()) {
                 return StatusCondition.no(type, r.accepted().reason(), "not in any snapshot: the spec is not accepted");
             }
-            if (!r.resolvedRefs().status() && r.key().kind().equals("Route")) {
+            if (!r.resolvedRefs().status() && !r.key().kind().equals("Upstream")) {
                 return StatusCondition.no(type, "UnresolvedRefs", "not in any snapshot: a reference is not resolved");
             }
             return StatusCondition.no(type, "NotReferenced", "no programmed Route uses this Upstream");
