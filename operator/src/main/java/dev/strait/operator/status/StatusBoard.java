@@ -124,6 +124,11 @@ public final class StatusBoard {
         return compute(r, acks());
     }
 
+    /** What the latest translation made of a resource; null before the first or when it has no report. */
+    public synchronized ResourceReport report(ResourceKey key) {
+        return translation == null ? null : translation.report(key);
+    }
+
     /** The proxies of each scope, their ACKed places sorted, for counting with a binary search. */
     private record Acks(long[] sortedSeq, int rejected, String firstRejection) {}
 
