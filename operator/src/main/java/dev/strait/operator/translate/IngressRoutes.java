@@ -19,7 +19,7 @@ import java.util.TreeSet;
 
 /**
  * A standard {@code networking.k8s.io/v1} Ingress rewritten as Routes, one per host, so that it goes
- * through exactly the same resolution, validation, conflict and snapshot steps as a Route (ADR 0012).
+ * through exactly the same resolution, validation, conflict and snapshot steps as a Route (ADR 0012, docs/adr/0012-standard-ingress.md).
  *
  * <ul>
  *   <li>{@code pathType} {@code Exact} and {@code Prefix} keep their meaning (the proxy's Prefix matches
