@@ -63,6 +63,30 @@ public class RouteSpec {
         public Timeouts timeouts;
 
         public Retries retries;
+
+        /** With {@code backends}: the Host sent upstream instead of the client's. */
+        public String hostRewrite;
+
+        /** With {@code backends} naming {@code fastcgi} upstreams: how requests become FastCGI requests. */
+        public FastCgi fastcgi;
+    }
+
+    /** docs/config.md, "FastCGI". */
+    @JsonInclude(JsonInclude.Include.NON_NULL)
+    public static class FastCgi {
+        /** Document root as the FastCGI server (php-fpm) sees it. */
+        @Required
+        @Size(min = 1)
+        public String root;
+
+        public String index;
+
+        public String splitPathInfo;
+
+        public Map<String, String> params;
+
+        @Min(0)
+        public Long maxBufferedBody;
     }
 
     /** All given conditions must hold; an absent path means {@code Prefix /}. */

@@ -18,6 +18,10 @@ public class UpstreamSpec {
 
     public HealthCheck healthCheck;
 
+    /** At most this many connections per endpoint (for fastcgi: at most php-fpm's pm.max_children). */
+    @io.fabric8.generator.annotation.Min(1)
+    public Integer maxConnections;
+
     public enum Protocol {
         @JsonProperty("http1") HTTP1,
         @JsonProperty("h2c") H2C,

@@ -10,8 +10,8 @@ import dev.strait.model.InvalidConfigException;
 import dev.strait.model.Route;
 import dev.strait.model.Upstream;
 import java.util.ArrayList;
-import java.util.Collection;
 import java.util.List;
+import java.util.Map;
 
 /**
  * Turns a spec (already in the config file's shape) into model values with the proxy's own parser,
@@ -30,13 +30,20 @@ final class ModelCheck {
         }
     }
 
-    /** @param upstreamNames the model names its backends use; each must be declared for the parser */
-    static Checked<Route> route(ObjectNode route, Collection<String> upstreamNames) {
+    /**
+     * @param upstreams the model names its backends use, each with its protocol ({@code fastcgi}, ...; null
+     *                  for http1); each must be declared for the parser
+     */
+    static Checked<Route> route(ObjectNode route, Map<String, String> upstreams) {
         ObjectNode config = frame();
         ArrayNode ups = config.putArray("upstreams");
-        for (String n : upstreamNames) {
-            ups.addObject().put("name", n).putArray("endpoints");
-        }
+        upstreams.forEach((n, protocol) -> {
+            ObjectNode u = ups.addObject().put("name", n);
+            u.putArray("endpoints");
+            if (protocol != null) {
+                u.put("protocol", protocol);
+            }
+        });
         config.putArray("routes").add(route);
         try {
             Config c = ConfigParser.parse(config.toString(), "route");

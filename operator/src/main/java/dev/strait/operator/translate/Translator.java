@@ -251,8 +251,11 @@ public final class Translator {
         final List<String> refErrors = new ArrayList<>();
         String refReason;
         final Set<String> upstreams = new TreeSet<>();
-        /** What the parser must see declared: the upstreams, plus a stand-in for unresolved references. */
-        final Set<String> declared = new TreeSet<>();
+        /**
+         * What the parser must see declared, with each one's protocol (null: http1): the upstreams, plus a
+         * stand-in for unresolved references. The protocol matters: a fastcgi rule needs fastcgi upstreams.
+         */
+        final Map<String, String> declared = new java.util.TreeMap<>();
         final List<Boolean> implicitMatches = new ArrayList<>();
         Config.Certificate certificate;
 
@@ -264,15 +267,15 @@ public final class Translator {
             if (backend != null) {
                 backend.remove("service");
                 backend.put("upstream", UNRESOLVED);
-                declared.add(UNRESOLVED);
+                declared.put(UNRESOLVED, null);
             }
         }
 
-        void use(ObjectNode backend, String upstream) {
+        void use(ObjectNode backend, String upstream, Upstream.Protocol protocol) {
             backend.remove("service");
             backend.put("upstream", upstream);
             upstreams.add(upstream);
-            declared.add(upstream);
+            declared.put(upstream, protocol == null ? null : protocol.name().toLowerCase(java.util.Locale.ROOT));
         }
     }
 
@@ -389,7 +392,7 @@ public final class Translator {
         if (up != null && up.isTextual() && up.asText().equals(IngressRoutes.UNRESOLVED)) {
             // an Ingress backend that could not be rewritten; its error is reported with the Ingress's fields
             b.put("upstream", UNRESOLVED);
-            st.declared.add(UNRESOLVED);
+            st.declared.put(UNRESOLVED, null);
         } else if (up != null && up.isTextual()) {
             UpstreamState target = upstreams.get(ns + "/" + up.asText());
             if (target == null) {
@@ -398,7 +401,7 @@ public final class Translator {
                 st.refError(b, "InvalidBackend", path + ".upstream: Upstream \"" + up.asText() + "\" is not valid: "
                         + String.join("; ", target.specErrors));
             } else {
-                st.use(b, target.model.name());
+                st.use(b, target.model.name(), target.model.protocol());
             }
         } else if (svc != null && svc.isObject() && svc.path("name").isTextual() && svc.path("port").isInt()) {
             String name = svc.get("name").asText();
@@ -411,7 +414,7 @@ public final class Translator {
             String model = serviceUpstreamName(ns, name, port);
             serviceUpstreams.put(model, new Upstream(model, res.endpoints(), Upstream.Protocol.HTTP1,
                     Upstream.LoadBalancer.ROUND_ROBIN, null));
-            st.use(b, model);
+            st.use(b, model, null);
         } else {
             st.specErrors.add(path + ": names either an upstream or a service {name, port}");
         }
