@@ -62,7 +62,8 @@ class HelmChartTest {
         assertThat(op.getImage()).isEqualTo("ghcr.io/strait-dev/strait-operator:0.1.0");
         assertThat(op.getArgs()).contains("--leader-election=true", "--secure=true",
                 "--control-names=strait-operator.strait-system.svc,strait-operator.strait-system.svc.cluster.local",
-                "--ingress-address=strait-system/strait-proxy",
+                "--ingress-address=strait-system/strait-proxy", "--proxy-http-address=0.0.0.0:8080",
+                "--proxy-https-address=0.0.0.0:8443", "--proxy-admin-address=0.0.0.0:9901",
                 "--webhook-address=0.0.0.0:8443", "--webhook-config=strait-sidecar-injector",
                 "--webhook-service=strait-operator", "--sidecar-image=ghcr.io/strait-dev/strait-proxy:0.1.0");
         assertThat(op.getReadinessProbe().getHttpGet().getPath()).isEqualTo("/healthz");

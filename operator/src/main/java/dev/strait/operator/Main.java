@@ -7,6 +7,7 @@ import dev.strait.operator.inject.SidecarInjector;
 import dev.strait.operator.inject.WebhookCertificates;
 import dev.strait.operator.inject.WebhookServer;
 import dev.strait.operator.reconcile.OperatorApp;
+import dev.strait.operator.translate.ProxyDefaults;
 import dev.strait.operator.crd.Route;
 import dev.strait.operator.publish.Authenticators;
 import dev.strait.operator.publish.tls.CaStore;
@@ -58,6 +59,12 @@ public final class Main {
                                            (default: strait-sidecar-injector)
               --webhook-service NAME       the Service in front of the webhook (default: strait-operator)
               --sidecar-image IMAGE        the proxy image the webhook injects (default: ghcr.io/strait-dev/strait-proxy:0.1.0)
+              --proxy-http-address H:P     the proxies' HTTP listener, sent in every snapshot (default 0.0.0.0:8080)
+              --proxy-https-address H:P    the proxies' TLS listener, when a Route has TLS (default 0.0.0.0:8443)
+              --proxy-admin-address H:P    the proxies' admin listener (default 0.0.0.0:9901)
+              --server-side-apply true|false  patch status with server-side apply and let the API server
+                                           filter Secrets (default true; false for API servers without,
+                                           such as fabric8's mock server)
               --help                       this text
             Each option may also be set in the environment: STRAIT_CONTROL_ADDRESS, STRAIT_LEADER_ELECTION,
             STRAIT_SECURE, STRAIT_CONTROL_NAMES, STRAIT_INGRESS_ADDRESS, STRAIT_WEBHOOK_ADDRESS, ...
@@ -90,6 +97,21 @@ public final class Main {
 
         KubernetesClient client = new KubernetesClientBuilder().build();
         OperatorApp.Settings settings = OperatorApp.Settings.production(new InetSocketAddress(address.host(), address.port()));
+        try {
+            ProxyDefaults d = ProxyDefaults.STANDARD;
+            settings = settings.withDefaults(new ProxyDefaults(d.defaultClass(), d.sidecarClass(),
+                    HostPort.parse(opts.getOrDefault("proxy-http-address", d.http().toString())),
+                    HostPort.parse(opts.getOrDefault("proxy-https-address", d.https().toString())),
+                    HostPort.parse(opts.getOrDefault("proxy-admin-address", d.admin().toString())),
+                    d.limits(), d.accessLog()));
+        } catch (IllegalArgumentException e) {
+            System.err.println("--proxy-*-address " + e.getMessage());
+            System.exit(2);
+            return;
+        }
+        if (!Boolean.parseBoolean(opts.getOrDefault("server-side-apply", "true"))) {
+            settings = settings.withoutServerSideApply();
+        }
         if (opts.containsKey("ingress-address")) {
             settings = settings.withIngressAddress(opts.get("ingress-address"));
         }
@@ -220,6 +242,7 @@ public final class Main {
     /** Flags, then environment variables for flags not given; {@code null} after printing a usage error. */
     static Map<String, String> options(String[] args) {
         return Flags.parse(args, List.of("control-address", "leader-election", "secure", "control-names",
-                "ingress-address", "webhook-address", "webhook-config", "webhook-service", "sidecar-image"), USAGE);
+                "ingress-address", "webhook-address", "webhook-config", "webhook-service", "sidecar-image",
+                "proxy-http-address", "proxy-https-address", "proxy-admin-address", "server-side-apply"), USAGE);
     }
 }

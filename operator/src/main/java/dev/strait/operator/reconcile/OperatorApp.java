@@ -60,6 +60,21 @@ public final class OperatorApp implements AutoCloseable {
                     leaderElection, tls, auth, ingressAddress);
         }
 
+        /** What snapshots carry besides routes: the proxies' listener and admin addresses. */
+        public Settings withDefaults(ProxyDefaults d) {
+            return new Settings(controlAddress, d, quiet, cap, serverSideApply, secretFieldSelector,
+                    leaderElection, ssl, authenticator, ingressAddress);
+        }
+
+        /**
+         * For API servers without server-side apply or field selectors (fabric8's mock server): status is
+         * patched without SSA and TLS Secrets are filtered in the operator.
+         */
+        public Settings withoutServerSideApply() {
+            return new Settings(controlAddress, defaults, quiet, cap, false, false,
+                    leaderElection, ssl, authenticator, ingressAddress);
+        }
+
         /** @param address see {@link IngressAddress}: fixed addresses or NAMESPACE/SERVICE */
         public Settings withIngressAddress(String address) {
             return new Settings(controlAddress, defaults, quiet, cap, serverSideApply, secretFieldSelector,
