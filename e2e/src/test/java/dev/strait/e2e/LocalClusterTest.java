@@ -3,7 +3,13 @@ package dev.strait.e2e;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.awaitility.Awaitility.await;
 
+import com.fasterxml.jackson.databind.JsonNode;
+import com.fasterxml.jackson.databind.ObjectMapper;
+import com.fasterxml.jackson.databind.node.ObjectNode;
+import io.fabric8.kubernetes.api.model.Container;
 import io.fabric8.kubernetes.api.model.GenericKubernetesResource;
+import io.fabric8.kubernetes.api.model.Pod;
+import io.fabric8.kubernetes.api.model.admissionregistration.v1.MutatingWebhookConfiguration;
 import io.fabric8.kubernetes.api.model.HasMetadata;
 import io.fabric8.kubernetes.api.model.Service;
 import io.fabric8.kubernetes.api.model.ServicePort;
@@ -19,7 +25,16 @@ import java.io.InputStream;
 import java.io.OutputStream;
 import java.net.ServerSocket;
 import java.net.Socket;
+import java.net.URI;
+import java.net.http.HttpClient;
+import java.net.http.HttpRequest;
+import java.net.http.HttpResponse;
 import java.nio.charset.StandardCharsets;
+import java.security.KeyStore;
+import java.security.cert.CertificateFactory;
+import java.util.Base64;
+import javax.net.ssl.SSLContext;
+import javax.net.ssl.TrustManagerFactory;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
@@ -29,6 +44,7 @@ import java.util.List;
 import java.util.Map;
 import java.util.regex.Matcher;
 import java.util.regex.Pattern;
+import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.RegisterExtension;
 import org.junit.jupiter.api.io.TempDir;
@@ -46,6 +62,8 @@ class LocalClusterTest {
 
     static final Path ROOT = Path.of("..").toAbsolutePath().normalize();
     private static final Pattern CONTROL = Pattern.compile("control channel listening on /?[^:\\s]*:(\\d+)");
+    private static final Pattern WEBHOOK = Pattern.compile("webhook listening on https://\\S*?:(\\d+)/inject");
+    private static final ObjectMapper JSON = new ObjectMapper();
 
     @RegisterExtension
     final StraitProcesses strait = new StraitProcesses();
@@ -144,12 +162,44 @@ class LocalClusterTest {
         }
     }
 
-    @Test
-    void examplesAppliedToTheApiAreServedByTheProxyProcess() throws Exception {
+    /** The operator jar as a process, against the mock API server, everything on loopback and port 0. */
+    private ProxyProcess operator(String... more) throws IOException {
+        String operatorJar = Path.of(System.getProperty("strait.operator.jar")).toAbsolutePath().toString();
+        List<String> command = new ArrayList<>(List.of(StraitProcesses.javaBinary(), "-jar", operatorJar,
+                "--control-address", "127.0.0.1:0", "--leader-election", "false", "--secure", "false",
+                "--server-side-apply", "false", "--ingress-address", "203.0.113.7",
+                "--proxy-http-address", "127.0.0.1:0", "--proxy-admin-address", "127.0.0.1:0"));
+        command.addAll(List.of(more));
+        ProxyProcess operator = strait.startProcess(command, Map.of("KUBECONFIG", kubeconfig().toString()));
+        operator.awaitStderr("caches synced; serving snapshots");
+        return operator;
+    }
+
+    private static void installCrds() throws IOException {
         for (String crd : new String[] {"routes.strait.dev-v1.yml", "upstreams.strait.dev-v1.yml"}) {
             client.resource(Serialization.unmarshal(Files.readString(ROOT.resolve("crds").resolve(crd)),
-                    CustomResourceDefinition.class)).create();
+                    CustomResourceDefinition.class)).createOr(c -> c.update());
         }
+    }
+
+    @AfterEach
+    void clean() {
+        client.genericKubernetesResources("strait.dev/v1alpha1", "Route").inAnyNamespace().delete();
+        client.genericKubernetesResources("strait.dev/v1alpha1", "Upstream").inAnyNamespace().delete();
+        for (String ns : List.of("default", "strait-system")) {
+            client.apps().deployments().inNamespace(ns).delete();
+            client.services().inNamespace(ns).delete();
+            client.discovery().v1().endpointSlices().inNamespace(ns).delete();
+            client.secrets().inNamespace(ns).delete();
+            client.configMaps().inNamespace(ns).delete();
+            client.network().v1().ingresses().inNamespace(ns).delete();
+        }
+        client.admissionRegistration().v1().mutatingWebhookConfigurations().delete();
+    }
+
+    @Test
+    void examplesAppliedToTheApiAreServedByTheProxyProcess() throws Exception {
+        installCrds();
         List<HasMetadata> applied = apply("basic-route.yaml", "canary.yaml", "ingress.yaml");
 
         // The apps the Deployments would run, and the endpoints their Services would get.
@@ -165,14 +215,7 @@ class LocalClusterTest {
             }
         }
 
-        String java = StraitProcesses.javaBinary();
-        String operatorJar = Path.of(System.getProperty("strait.operator.jar")).toAbsolutePath().toString();
-        ProxyProcess operator = strait.startProcess(List.of(java, "-jar", operatorJar,
-                "--control-address", "127.0.0.1:0", "--leader-election", "false", "--secure", "false",
-                "--server-side-apply", "false", "--ingress-address", "203.0.113.7",
-                "--proxy-http-address", "127.0.0.1:0", "--proxy-admin-address", "127.0.0.1:0"),
-                Map.of("KUBECONFIG", kubeconfig().toString()));
-        operator.awaitStderr("caches synced; serving snapshots");
+        ProxyProcess operator = operator();
         Matcher m = CONTROL.matcher(operator.stderr());
         assertThat(m.find()).as(operator.stderr()).isTrue();
         ProxyProcess proxy = strait.start(Map.of("STRAIT_INGRESS_CLASS", "strait"),
@@ -208,5 +251,110 @@ class LocalClusterTest {
             assertThat(route.get("status", "conditions").toString())
                     .contains("type=Programmed").contains("1/1 proxies serve version");
         });
+    }
+
+    /**
+     * sidecar-app.yaml as the API server and the kubelet would run it: the pod template sent to the
+     * operator's webhook over HTTPS (trusting only the caBundle the operator wrote into the
+     * MutatingWebhookConfiguration of install.yaml), the answered patch applied, then the injected
+     * container's command and the app's command run here, the config file being the annotation the
+     * downward API would project.
+     */
+    @Test
+    void theSidecarExampleIsInjectedByTheWebhookAndForwardsToTheApp() throws Exception {
+        installCrds();
+        for (HasMetadata o : load(ROOT.resolve("manifests/install.yaml"))) {
+            if (o instanceof MutatingWebhookConfiguration mwc) {
+                client.resource(mwc).create();
+            }
+        }
+        ProxyProcess operator = operator("--webhook-address", "127.0.0.1:0",
+                "--sidecar-image", "ghcr.io/strait-dev/strait-proxy:0.1.0");
+        Matcher w = WEBHOOK.matcher(operator.stderr());
+        assertThat(w.find()).as(operator.stderr()).isTrue();
+        String caBundle = await().atMost(Duration.ofSeconds(20)).until(() -> client.admissionRegistration().v1()
+                .mutatingWebhookConfigurations().withName("strait-sidecar-injector").get()
+                .getWebhooks().get(0).getClientConfig().getCaBundle(), b -> b != null);
+
+        Deployment d = (Deployment) load(ROOT.resolve("manifests/examples/sidecar-app.yaml")).stream()
+                .filter(o -> o instanceof Deployment).findFirst().orElseThrow();
+        // Free ports on this shared machine instead of the manifest's 8000 and 3000.
+        int inbound = freePort();
+        int app = freePort();
+        int admin = freePort();
+        Map<String, String> annotations = d.getSpec().getTemplate().getMetadata().getAnnotations();
+        annotations.put("strait.dev/inbound-port", String.valueOf(inbound));
+        annotations.put("strait.dev/app-port", String.valueOf(app));
+        annotations.put("strait.dev/admin-port", String.valueOf(admin));
+        ObjectNode pod = JSON.createObjectNode().put("apiVersion", "v1").put("kind", "Pod");
+        pod.set("metadata", JSON.valueToTree(d.getSpec().getTemplate().getMetadata()));
+        pod.set("spec", JSON.valueToTree(d.getSpec().getTemplate().getSpec()));
+        ObjectNode review = JSON.createObjectNode().put("apiVersion", "admission.k8s.io/v1").put("kind", "AdmissionReview");
+        ObjectNode request = review.putObject("request").put("uid", "e2e-1").put("namespace", "default").put("operation", "CREATE");
+        request.putObject("kind").put("group", "").put("version", "v1").put("kind", "Pod");
+        request.set("object", pod);
+
+        HttpResponse<String> answer = trusting(new String(Base64.getDecoder().decode(caBundle), StandardCharsets.UTF_8))
+                .send(HttpRequest.newBuilder(URI.create("https://localhost:" + w.group(1) + "/inject"))
+                        .timeout(Duration.ofSeconds(10)).header("Content-Type", "application/json")
+                        .POST(HttpRequest.BodyPublishers.ofString(review.toString())).build(),
+                        HttpResponse.BodyHandlers.ofString());
+        assertThat(answer.statusCode()).isEqualTo(200);
+        JsonNode response = JSON.readTree(answer.body()).path("response");
+        assertThat(response.path("allowed").asBoolean()).isTrue();
+        JsonNode patch = JSON.readTree(Base64.getDecoder().decode(response.path("patch").asText()));
+        Pod injected = Serialization.unmarshal(io.fabric8.zjsonpatch.JsonPatch.apply(patch, pod).toString(), Pod.class);
+        Container sidecar = injected.getSpec().getInitContainers().get(0);
+        assertThat(sidecar.getName()).isEqualTo("strait-proxy");
+        assertThat(sidecar.getRestartPolicy()).isEqualTo("Always");
+
+        // The kubelet's part: the downward API file, the sidecar (the image's entrypoint is the launcher), the app.
+        Path config = dir.resolve("etc-strait").resolve("config.json");
+        Files.createDirectories(config.getParent());
+        Files.writeString(config, injected.getMetadata().getAnnotations().get("strait.dev/sidecar-config"));
+        List<String> proxyCommand = new ArrayList<>(List.of(ROOT.resolve("proxy/bin/strait-proxy").toString()));
+        sidecar.getArgs().forEach(a -> proxyCommand.add(a.equals("/etc/strait/config.json") ? config.toString() : a));
+        Map<String, String> env = new HashMap<>();
+        sidecar.getEnv().forEach(e -> env.put(e.getName(), e.getValue()));
+        env.put("STRAIT_JAR", StraitProcesses.jar().toString());
+        env.put("JAVA", StraitProcesses.javaBinary());
+        ProxyProcess proxy = strait.startProcess(proxyCommand, env);
+        List<String> appCommand = new ArrayList<>(injected.getSpec().getContainers().get(0).getCommand());
+        appCommand.set(2, appCommand.get(2).replaceAll("\\.listen\\(\\d+", ".listen(" + app));
+        strait.startProcess(appCommand, Map.of());
+
+        int readyPort = sidecar.getReadinessProbe().getHttpGet().getPort().getIntVal();
+        String readyPath = sidecar.getReadinessProbe().getHttpGet().getPath();
+        await().atMost(Duration.ofSeconds(30)).untilAsserted(() -> {
+            assertThat(proxy.process.isAlive()).as(proxy.stderr()).isTrue();
+            assertThat(tryGet(readyPort, "localhost", readyPath)).startsWith("200 ");
+        });
+        await().atMost(Duration.ofSeconds(20)).untilAsserted(() ->
+                assertThat(tryGet(inbound, "greeter", "/")).isEqualTo("200 greetings via the sidecar\n"));
+    }
+
+    /** {@link #get}, or the failure as text, for polling a port that may not listen yet. */
+    static String tryGet(int port, String host, String path) {
+        try {
+            return get(port, host, path);
+        } catch (IOException e) {
+            return e.toString();
+        }
+    }
+
+    /** An HTTP client that trusts exactly the given PEM bundle, as the API server trusts a caBundle. */
+    private static HttpClient trusting(String pem) throws Exception {
+        KeyStore ks = KeyStore.getInstance("PKCS12");
+        ks.load(null, null);
+        int i = 0;
+        for (java.security.cert.Certificate c : CertificateFactory.getInstance("X.509")
+                .generateCertificates(new java.io.ByteArrayInputStream(pem.getBytes(StandardCharsets.US_ASCII)))) {
+            ks.setCertificateEntry("ca" + i++, c);
+        }
+        TrustManagerFactory tmf = TrustManagerFactory.getInstance(TrustManagerFactory.getDefaultAlgorithm());
+        tmf.init(ks);
+        SSLContext ssl = SSLContext.getInstance("TLS");
+        ssl.init(null, tmf.getTrustManagers(), null);
+        return HttpClient.newBuilder().sslContext(ssl).version(HttpClient.Version.HTTP_1_1).build();
     }
 }
