@@ -333,6 +333,63 @@ class LocalClusterTest {
                 assertThat(tryGet(inbound, "greeter", "/")).isEqualTo("200 greetings via the sidecar\n"));
     }
 
+    /**
+     * fastcgi-php.yaml with a real php-fpm: the ConfigMap's script placed where the Deployment mounts it,
+     * inside a chroot (so the Route's {@code fastcgi.root} is used unchanged), the pool sized by the
+     * Upstream's maxConnections. Needs php-fpm and root (for the chroot); skipped otherwise.
+     */
+    @Test
+    void theFastCgiExampleIsServedByPhpFpm() throws Exception {
+        Path fpm = Path.of("/usr/sbin/php-fpm8.2");
+        org.junit.jupiter.api.Assumptions.assumeTrue(Files.isExecutable(fpm), "php-fpm8.2 is not installed");
+        org.junit.jupiter.api.Assumptions.assumeTrue("root".equals(System.getProperty("user.name")),
+                "php-fpm's chroot needs root");
+        installCrds();
+        List<HasMetadata> applied = apply("fastcgi-php.yaml");
+        Deployment d = applied.stream().filter(o -> o instanceof Deployment).map(o -> (Deployment) o).findFirst().orElseThrow();
+        io.fabric8.kubernetes.api.model.ConfigMap scripts = applied.stream()
+                .filter(o -> o instanceof io.fabric8.kubernetes.api.model.ConfigMap)
+                .map(o -> (io.fabric8.kubernetes.api.model.ConfigMap) o).findFirst().orElseThrow();
+        String mount = d.getSpec().getTemplate().getSpec().getContainers().get(0).getVolumeMounts().get(0).getMountPath();
+        Path root = dir.resolve("php-root");
+        Path www = Files.createDirectories(root.resolve(mount.substring(1)));
+        for (Map.Entry<String, String> f : scripts.getData().entrySet()) {
+            Files.writeString(www.resolve(f.getKey()), f.getValue());
+        }
+        GenericKubernetesResource upstream = client.genericKubernetesResources("strait.dev/v1alpha1", "Upstream")
+                .inNamespace("default").withName("php-app").get();
+        int children = ((Number) upstream.get("spec", "maxConnections")).intValue();
+        int port = freePort();
+        Path conf = dir.resolve("php-fpm.conf");
+        Files.writeString(conf, """
+                [global]
+                daemonize = no
+                error_log = %1$s/php-fpm.log
+                pid = %1$s/php-fpm.pid
+                [www]
+                listen = 127.0.0.1:%2$d
+                pm = static
+                pm.max_children = %3$d
+                clear_env = yes
+                chroot = %4$s
+                """.formatted(dir, port, children, root));
+        strait.startProcess(List.of(fpm.toString(), "-n", "-R", "-F", "-y", conf.toString()), Map.of());
+        for (HasMetadata o : applied) {
+            if (o instanceof Service svc) {
+                endpoints(svc, port);
+            }
+        }
+        ProxyProcess operator = operator();
+        Matcher m = CONTROL.matcher(operator.stderr());
+        assertThat(m.find()).as(operator.stderr()).isTrue();
+        ProxyProcess proxy = strait.start(Map.of("STRAIT_INGRESS_CLASS", "strait"),
+                "--control", "127.0.0.1:" + m.group(1), "--state-dir", dir.resolve("state").toString()).awaitServing();
+        int http = proxy.port("http");
+        await().atMost(Duration.ofSeconds(20)).untilAsserted(() ->
+                assertThat(tryGet(http, "php.example.com", "/?name=strait")).as("chunked: not decoded here")
+                        .startsWith("200 ").contains("\nhello strait from PHP "));
+    }
+
     /** {@link #get}, or the failure as text, for polling a port that may not listen yet. */
     static String tryGet(int port, String host, String path) {
         try {
