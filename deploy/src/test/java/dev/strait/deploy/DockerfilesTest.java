@@ -63,6 +63,8 @@ class DockerfilesTest {
 
         Map<String, String> localEnv() {
             Map<String, String> out = new LinkedHashMap<>();
+            // The launcher runs ${JAVA:-java}: the JDK running these tests, not whatever is on PATH.
+            out.put("JAVA", Path.of(System.getProperty("java.home"), "bin", "java").toString());
             env.forEach((k, v) -> out.put(k, copies.containsKey(v) ? copies.get(v).toString() : v));
             return out;
         }
@@ -117,7 +119,9 @@ class DockerfilesTest {
         Image image = Image.read("operator.Dockerfile");
         checkBasics(image);
         assertThat(image.entrypoint()).containsExactly("java", "-jar", "/opt/strait/strait-operator.jar");
-        String out = run(withArgs(image.localCommand(), "--help"), Map.of(), 0);
+        List<String> cmd = withArgs(image.localCommand(), "--help");
+        cmd.set(0, Path.of(System.getProperty("java.home"), "bin", "java").toString());
+        String out = run(cmd, Map.of(), 0);
         assertThat(out).contains("usage: java -jar strait-operator.jar", "--webhook-address", "--ingress-address");
     }
 
