@@ -15,6 +15,7 @@ import java.util.List;
  * @param upstreams named groups of endpoints that backends refer to
  * @param routes    virtual hosts and their rules
  * @param requestId what the proxy does with an incoming {@code X-Request-Id}
+ * @param cache     the response cache's store, shared by every rule with {@code cache}
  */
 public record Config(
         int workers,
@@ -25,7 +26,8 @@ public record Config(
         Admin admin,
         List<Upstream> upstreams,
         List<Route> routes,
-        RequestId requestId) {
+        RequestId requestId,
+        CacheStore cache) {
 
     public Config {
         listeners = List.copyOf(listeners);
@@ -34,11 +36,20 @@ public record Config(
         if (requestId == null) {
             requestId = RequestId.DEFAULTS;
         }
+        if (cache == null) {
+            cache = CacheStore.DEFAULTS;
+        }
+    }
+
+    public Config(int workers, Transport transport, AccessLog accessLog, Limits limits, List<Listener> listeners,
+                  Admin admin, List<Upstream> upstreams, List<Route> routes, RequestId requestId) {
+        this(workers, transport, accessLog, limits, listeners, admin, upstreams, routes, requestId, CacheStore.DEFAULTS);
     }
 
     public Config(int workers, Transport transport, AccessLog accessLog, Limits limits, List<Listener> listeners,
                   Admin admin, List<Upstream> upstreams, List<Route> routes) {
-        this(workers, transport, accessLog, limits, listeners, admin, upstreams, routes, RequestId.DEFAULTS);
+        this(workers, transport, accessLog, limits, listeners, admin, upstreams, routes, RequestId.DEFAULTS,
+                CacheStore.DEFAULTS);
     }
 
     /** The I/O transport: {@code auto} takes io_uring, then epoll, then NIO, whichever works here. */
@@ -66,5 +77,15 @@ public record Config(
      */
     public record RequestId(boolean trustIncoming) {
         public static final RequestId DEFAULTS = new RequestId(true);
+    }
+
+    /**
+     * The response cache's store, one per proxy process.
+     *
+     * @param maxBytes the most memory stored responses (heads and bodies) may take; the least valuable entries
+     *                 are evicted beyond it
+     */
+    public record CacheStore(long maxBytes) {
+        public static final CacheStore DEFAULTS = new CacheStore(128L * 1024 * 1024);
     }
 }

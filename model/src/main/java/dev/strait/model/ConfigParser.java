@@ -63,7 +63,7 @@ public final class ConfigParser {
             return null;
         }
         known(n, "", "workers", "transport", "accessLog", "limits", "listeners", "admin", "upstreams", "routes",
-                "requestId");
+                "requestId", "cache");
         int workers = integer(n.get("workers"), "workers", 0, 0, 1024);
         Config.Transport transport = enumValue(n.get("transport"), "transport", Config.Transport.AUTO,
                 Config.Transport.class);
@@ -121,8 +121,15 @@ public final class ConfigParser {
             known(rid, "requestId", "trustIncoming");
             requestId = new Config.RequestId(bool(rid.get("trustIncoming"), "requestId.trustIncoming", true));
         }
+        Config.CacheStore cacheStore = Config.CacheStore.DEFAULTS;
+        JsonNode cs = n.get("cache");
+        if (cs != null && !cs.isNull() && object(cs, "cache")) {
+            known(cs, "cache", "maxBytes");
+            cacheStore = new Config.CacheStore(longValue(cs.get("maxBytes"), "cache.maxBytes",
+                    Config.CacheStore.DEFAULTS.maxBytes()));
+        }
         return new Config(workers, transport, accessLog, limits, nonNull(listeners), admin, nonNull(upstreams),
-                nonNull(routes), requestId);
+                nonNull(routes), requestId, cacheStore);
     }
 
     private void checkBackendRefs(Route r, String path, Map<String, Upstream> upstreams) {
@@ -174,7 +181,8 @@ public final class ConfigParser {
             return d;
         }
         known(n, "limits", "maxRequestLine", "maxHeaderBytes", "maxHeaderCount", "maxBodyBytes", "headerTimeout",
-                "keepAliveTimeout", "drainTimeout");
+                "keepAliveTimeout", "drainTimeout", "bodyTimeout", "sendTimeout", "maxRequestsPerConnection",
+                "maxConnectionAge", "maxConnections", "underscoreHeaders");
         return new Limits(
                 integer(n.get("maxRequestLine"), "limits.maxRequestLine", d.maxRequestLine(), 256, 1 << 20),
                 integer(n.get("maxHeaderBytes"), "limits.maxHeaderBytes", d.maxHeaderBytes(), 1024, 1 << 24),
@@ -182,7 +190,15 @@ public final class ConfigParser {
                 longValue(n.get("maxBodyBytes"), "limits.maxBodyBytes", d.maxBodyBytes()),
                 duration(n.get("headerTimeout"), "limits.headerTimeout", d.headerTimeout()),
                 duration(n.get("keepAliveTimeout"), "limits.keepAliveTimeout", d.keepAliveTimeout()),
-                duration(n.get("drainTimeout"), "limits.drainTimeout", d.drainTimeout()));
+                duration(n.get("drainTimeout"), "limits.drainTimeout", d.drainTimeout()),
+                positiveDuration(n.get("bodyTimeout"), "limits.bodyTimeout", d.bodyTimeout()),
+                positiveDuration(n.get("sendTimeout"), "limits.sendTimeout", d.sendTimeout()),
+                integer(n.get("maxRequestsPerConnection"), "limits.maxRequestsPerConnection",
+                        d.maxRequestsPerConnection(), 0, Integer.MAX_VALUE),
+                duration(n.get("maxConnectionAge"), "limits.maxConnectionAge", d.maxConnectionAge()),
+                integer(n.get("maxConnections"), "limits.maxConnections", d.maxConnections(), 0, 10_000_000),
+                enumValue(n.get("underscoreHeaders"), "limits.underscoreHeaders", d.underscoreHeaders(),
+                        Limits.UnderscoreHeaders.class));
     }
 
     private Config.Listener listener(JsonNode n, String path) {
@@ -368,9 +384,8 @@ public final class ConfigParser {
         }
         Route.Cache cache = null;
         JsonNode c = n.get("cache");
-        if (c != null && !c.isNull() && object(c, path + ".cache")) {
-            known(c, path + ".cache", "enabled");
-            cache = new Route.Cache(bool(c.get("enabled"), path + ".cache.enabled", true));
+        if (c != null && !c.isNull()) {
+            cache = cache(c, path + ".cache", action);
         }
         Route.Timeouts timeouts = null;
         JsonNode t = n.get("timeouts");
@@ -412,6 +427,40 @@ public final class ConfigParser {
             fastcgi = fastcgi(f, path + ".fastcgi");
         }
         return new Route.Rule(nonNull(matches), action, cache, timeouts, retries, hostRewrite, fastcgi);
+    }
+
+    private Route.Cache cache(JsonNode c, String path, Route.Action action) {
+        if (!object(c, path)) {
+            return null;
+        }
+        known(c, path, "enabled", "maxBodySize", "defaultTtl", "ignoreCacheControl", "cacheSetCookie",
+                "cacheAuthorization", "xCacheHeader", "staleWhileRevalidate", "staleIfError", "hitForPass",
+                "lockTimeout");
+        Route.Cache d = new Route.Cache(true);
+        Route.Cache cache = new Route.Cache(
+                bool(c.get("enabled"), path + ".enabled", true),
+                longValue(c.get("maxBodySize"), path + ".maxBodySize", d.maxBodySize()),
+                duration(c.get("defaultTtl"), path + ".defaultTtl", d.defaultTtl()),
+                bool(c.get("ignoreCacheControl"), path + ".ignoreCacheControl", false),
+                bool(c.get("cacheSetCookie"), path + ".cacheSetCookie", false),
+                bool(c.get("cacheAuthorization"), path + ".cacheAuthorization", false),
+                bool(c.get("xCacheHeader"), path + ".xCacheHeader", false),
+                duration(c.get("staleWhileRevalidate"), path + ".staleWhileRevalidate",
+                        d.staleWhileRevalidate()),
+                duration(c.get("staleIfError"), path + ".staleIfError", d.staleIfError()),
+                duration(c.get("hitForPass"), path + ".hitForPass", d.hitForPass()),
+                positiveDuration(c.get("lockTimeout"), path + ".lockTimeout", d.lockTimeout()));
+        if (cache.maxBodySize() > Integer.MAX_VALUE - 1024) {
+            error(path + ".maxBodySize", "must be below 2 GiB (a cached body is held in one buffer), got "
+                    + cache.maxBodySize());
+        }
+        if (cache.ignoreCacheControl() && cache.defaultTtl().isZero()) {
+            error(path + ".defaultTtl", "must be longer than 0 with ignoreCacheControl (it is then the only freshness)");
+        }
+        if (cache.enabled() && action != null && !(action instanceof Route.Backends)) {
+            error(path, "only applies to a rule with backends (respond and files answers are not cached)");
+        }
+        return cache;
     }
 
     private Route.FastCgi fastcgi(JsonNode n, String path) {

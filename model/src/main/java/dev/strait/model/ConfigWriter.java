@@ -47,6 +47,12 @@ public final class ConfigWriter {
         ln.put("headerTimeout", Durations.format(l.headerTimeout()));
         ln.put("keepAliveTimeout", Durations.format(l.keepAliveTimeout()));
         ln.put("drainTimeout", Durations.format(l.drainTimeout()));
+        ln.put("bodyTimeout", Durations.format(l.bodyTimeout()));
+        ln.put("sendTimeout", Durations.format(l.sendTimeout()));
+        ln.put("maxRequestsPerConnection", l.maxRequestsPerConnection());
+        ln.put("maxConnectionAge", Durations.format(l.maxConnectionAge()));
+        ln.put("maxConnections", l.maxConnections());
+        ln.put("underscoreHeaders", l.underscoreHeaders().name().toLowerCase(java.util.Locale.ROOT));
         ArrayNode listeners = n.putArray("listeners");
         for (Config.Listener li : c.listeners()) {
             ObjectNode o = listeners.addObject();
@@ -61,6 +67,10 @@ public final class ConfigWriter {
             n.putObject("admin").put("address", c.admin().address().toString());
         }
         n.putObject("requestId").put("trustIncoming", c.requestId().trustIncoming());
+        if (!c.cache().equals(Config.CacheStore.DEFAULTS)) {
+            // Only when set, so that configs without a cache keep the version they had before it existed.
+            n.putObject("cache").put("maxBytes", c.cache().maxBytes());
+        }
         ArrayNode ups = n.putArray("upstreams");
         for (Upstream u : c.upstreams()) {
             upstream(ups.addObject(), u);
@@ -151,7 +161,18 @@ public final class ConfigWriter {
             b.backends().forEach(be -> bs.addObject().put("upstream", be.upstream()).put("weight", be.weight()));
         }
         if (rule.cache() != null) {
-            o.putObject("cache").put("enabled", rule.cache().enabled());
+            Route.Cache ca = rule.cache();
+            o.putObject("cache").put("enabled", ca.enabled())
+                    .put("maxBodySize", ca.maxBodySize())
+                    .put("defaultTtl", Durations.format(ca.defaultTtl()))
+                    .put("ignoreCacheControl", ca.ignoreCacheControl())
+                    .put("cacheSetCookie", ca.cacheSetCookie())
+                    .put("cacheAuthorization", ca.cacheAuthorization())
+                    .put("xCacheHeader", ca.xCacheHeader())
+                    .put("staleWhileRevalidate", Durations.format(ca.staleWhileRevalidate()))
+                    .put("staleIfError", Durations.format(ca.staleIfError()))
+                    .put("hitForPass", Durations.format(ca.hitForPass()))
+                    .put("lockTimeout", Durations.format(ca.lockTimeout()));
         }
         if (rule.timeouts() != null) {
             ObjectNode to = o.putObject("timeouts");

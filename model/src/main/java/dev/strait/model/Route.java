@@ -100,7 +100,40 @@ public record Route(String name, List<String> hosts, List<Rule> rules) {
         }
     }
 
-    public record Cache(boolean enabled) {}
+    /**
+     * The rule's response cache (RFC 9111, shared cache; see docs/config.md, "Cache").
+     *
+     * @param enabled              whether proxied GET and HEAD requests use the cache
+     * @param maxBodySize          larger responses stream through and are not stored
+     * @param defaultTtl           freshness of a cacheable response that states none (no max-age, s-maxage or
+     *                             Expires); zero: such responses are not stored
+     * @param ignoreCacheControl   ignore the upstream's Cache-Control, Expires and Pragma: every cacheable
+     *                             status is kept for {@code defaultTtl}
+     * @param cacheSetCookie       store responses that carry Set-Cookie (stored without it)
+     * @param cacheAuthorization   use the cache for requests with Authorization (their answers are shared)
+     * @param xCacheHeader         add {@code X-Cache: HIT|MISS|STALE|PASS|REVALIDATED|EXPIRED} to answers
+     * @param staleWhileRevalidate how long past freshness a stale entry is served while one background request
+     *                             revalidates it, when the response does not say
+     * @param staleIfError         how long past freshness a stale entry is served when the upstream fails (5xx,
+     *                             no connection), when the response does not say
+     * @param hitForPass           how long a key whose response was uncacheable goes straight upstream
+     * @param lockTimeout          how long requests wait for a coalesced fetch of the same key before going
+     *                             upstream themselves
+     */
+    public record Cache(boolean enabled, long maxBodySize, Duration defaultTtl, boolean ignoreCacheControl,
+                        boolean cacheSetCookie, boolean cacheAuthorization, boolean xCacheHeader,
+                        Duration staleWhileRevalidate, Duration staleIfError, Duration hitForPass,
+                        Duration lockTimeout) {
+        public static final long DEFAULT_MAX_BODY_SIZE = 1024 * 1024;
+        public static final Duration DEFAULT_HIT_FOR_PASS = Duration.ofSeconds(60);
+        public static final Duration DEFAULT_LOCK_TIMEOUT = Duration.ofSeconds(5);
+
+        /** The defaults, on or off. */
+        public Cache(boolean enabled) {
+            this(enabled, DEFAULT_MAX_BODY_SIZE, Duration.ZERO, false, false, false, false, Duration.ZERO,
+                    Duration.ZERO, DEFAULT_HIT_FOR_PASS, DEFAULT_LOCK_TIMEOUT);
+        }
+    }
 
     /**
      * Proxying timeouts; {@code null} means the proxy's default (see docs/config.md).

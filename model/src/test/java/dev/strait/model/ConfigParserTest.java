@@ -229,6 +229,42 @@ class ConfigParserTest {
     }
 
     @Nested
+    class CacheKeys {
+        @Test
+        void ruleCacheWithEverySetting() throws Exception {
+            Route.Cache c = parse(withRules("""
+                    { backends: [ { upstream: app } ],
+                      cache: { enabled: true, maxBodySize: 65536, defaultTtl: 30s, ignoreCacheControl: true,
+                               cacheSetCookie: true, cacheAuthorization: true, xCacheHeader: true,
+                               staleWhileRevalidate: 10s, staleIfError: 1h, hitForPass: 2m, lockTimeout: 500ms } }"""))
+                    .routes().get(0).rules().get(0).cache();
+            assertThat(c).isEqualTo(new Route.Cache(true, 65536, Duration.ofSeconds(30), true, true, true, true,
+                    Duration.ofSeconds(10), Duration.ofHours(1), Duration.ofMinutes(2), Duration.ofMillis(500)));
+        }
+
+        @Test
+        void ruleCacheDefaults() throws Exception {
+            Route.Cache c = parse(withRules("{ backends: [ { upstream: app } ], cache: {} }"))
+                    .routes().get(0).rules().get(0).cache();
+            assertThat(c.maxBodySize()).isEqualTo(1024 * 1024);
+            assertThat(c.defaultTtl()).isZero();
+            assertThat(c.staleWhileRevalidate()).isZero();
+            assertThat(c.staleIfError()).isZero();
+            assertThat(c.hitForPass()).isEqualTo(Duration.ofSeconds(60));
+            assertThat(c.lockTimeout()).isEqualTo(Duration.ofSeconds(5));
+            assertThat(c.xCacheHeader() || c.cacheSetCookie() || c.cacheAuthorization() || c.ignoreCacheControl())
+                    .isFalse();
+        }
+
+        @Test
+        void storeSizeIsTopLevel() throws Exception {
+            assertThat(parse(MINIMAL).cache()).isEqualTo(Config.CacheStore.DEFAULTS);
+            assertThat(parse(MINIMAL + "cache: { maxBytes: 1048576 }\n").cache())
+                    .isEqualTo(new Config.CacheStore(1048576));
+        }
+    }
+
+    @Nested
     class ProxyingKeys {
         @Test
         void upstreamWithEverySetting() throws Exception {
@@ -779,6 +815,29 @@ class ConfigParserTest {
                         "routes[0].rules[0].cache", "must be a mapping"),
                 arguments("cache unknown field", withRules("{ respond: {}, cache: { ttl: 5s } }"),
                         "routes[0].rules[0].cache.ttl", "unknown field"),
+                arguments("cache max body size not a number",
+                        withRules("{ backends: [ { upstream: app } ], cache: { maxBodySize: 1MiB } }"),
+                        "routes[0].rules[0].cache.maxBodySize", "must be a whole number of bytes, got \"1MiB\""),
+                arguments("cache max body size 2 GiB",
+                        withRules("{ backends: [ { upstream: app } ], cache: { maxBodySize: 2147483648 } }"),
+                        "routes[0].rules[0].cache.maxBodySize", "must be below 2 GiB"),
+                arguments("cache bad ttl", withRules("{ backends: [ { upstream: app } ], cache: { defaultTtl: 5 } }"),
+                        "routes[0].rules[0].cache.defaultTtl", "must be a duration"),
+                arguments("cache ignoring Cache-Control without a ttl",
+                        withRules("{ backends: [ { upstream: app } ], cache: { ignoreCacheControl: true } }"),
+                        "routes[0].rules[0].cache.defaultTtl", "must be longer than 0 with ignoreCacheControl"),
+                arguments("cache lock timeout zero",
+                        withRules("{ backends: [ { upstream: app } ], cache: { lockTimeout: 0s } }"),
+                        "routes[0].rules[0].cache.lockTimeout", "must be longer than 0"),
+                arguments("cache stale-if-error not a duration",
+                        withRules("{ backends: [ { upstream: app } ], cache: { staleIfError: forever } }"),
+                        "routes[0].rules[0].cache.staleIfError", "must be a duration"),
+                arguments("cache on a respond rule", withRules("{ respond: {}, cache: {} }"),
+                        "routes[0].rules[0].cache", "only applies to a rule with backends"),
+                arguments("cache store size not a number", MINIMAL + "cache: { maxBytes: lots }\n",
+                        "cache.maxBytes", "must be a whole number of bytes"),
+                arguments("cache store unknown field", MINIMAL + "cache: { enabled: true }\n",
+                        "cache.enabled", "unknown field (expected one of maxBytes)"),
                 arguments("timeouts bad duration", withRules("{ respond: {}, timeouts: { request: soon } }"),
                         "routes[0].rules[0].timeouts.request", "must be a duration such as 250ms, 5s, 1m or 2h, got \"soon\""),
                 arguments("timeouts number", withRules("{ respond: {}, timeouts: { request: 15 } }"),

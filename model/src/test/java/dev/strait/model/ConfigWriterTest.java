@@ -83,11 +83,16 @@ class ConfigWriterTest {
                     retries: { retryOn: [ "503", connect-failure ] }
                     timeouts: {}
                     cache: {}
+                  - backends: [ { upstream: a } ]
+                    cache: { maxBodySize: 4096, defaultTtl: 90s, ignoreCacheControl: true, cacheSetCookie: true,
+                             cacheAuthorization: true, xCacheHeader: true, staleWhileRevalidate: 5s,
+                             staleIfError: 1h, hitForPass: 0s, lockTimeout: 250ms }
                   - backends: [ { upstream: d } ]
                     hostRewrite: "internal:81"
                     retries: { attempts: 2, retryOn: [ reset, timeout, 5xx, gateway-error ], backoff: 10ms }
                     timeouts: { request: 9s, perTry: 3s, idle: 4s }
             requestId: { trustIncoming: false }
+            cache: { maxBytes: 1000000 }
             """;
 
     static Stream<String> configs() {
@@ -325,6 +330,8 @@ class ConfigWriterTest {
                 new String[] {"value: \"1\" }", "value: \"2\" }"},
                 new String[] {"weight: 90", "weight: 80"},
                 new String[] {"cache: { enabled: true }", "cache: { enabled: false }"},
+                new String[] {"cache: { enabled: true }", "cache: { enabled: true, defaultTtl: 1s }"},
+                new String[] {"cache: { enabled: true }", "cache: { enabled: true, xCacheHeader: true }"},
                 new String[] {"request: 15s", "request: 16s"},
                 new String[] {"attempts: 2", "attempts: 3"},
                 new String[] {"refused-stream, \"503\"", "\"503\", refused-stream"},
@@ -361,5 +368,8 @@ class ConfigWriterTest {
         assertThat(ConfigWriter.version(parse(MINIMAL + "limits: { maxHeaderCount: 99 }\n"))).isNotEqualTo(v);
         assertThat(ConfigWriter.version(parse(MINIMAL + "limits: { drainTimeout: 31s }\n"))).isNotEqualTo(v);
         assertThat(ConfigWriter.version(parse(MINIMAL + "transport: epoll\n"))).isNotEqualTo(v);
+        assertThat(ConfigWriter.version(parse(MINIMAL + "cache: { maxBytes: 1 }\n"))).isNotEqualTo(v);
+        // The default store size is not written: configs without a cache keep their version.
+        assertThat(ConfigWriter.toJson(parse(MINIMAL), false)).doesNotContain("\"cache\"");
     }
 }

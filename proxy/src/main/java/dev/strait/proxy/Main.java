@@ -122,14 +122,14 @@ public final class Main {
         if (snapshot.config().admin() != null) {
             var address = snapshot.config().admin().address();
             try {
-                admin = new AdminServer(serving, metrics, server::ready).start(address);
+                admin = new AdminServer(serving, metrics, server::ready).cache(server.cache()).start(address);
             } catch (Exception e) {
                 log.error("cannot start: admin.address {}: {}", address, e.getMessage());
                 server.close();
                 System.exit(1);
                 return;
             }
-            log.info("admin on http://{}:{}/ (healthz, readyz, metrics, config)",
+            log.info("admin on http://{}:{}/ (healthz, readyz, metrics, config, cache/purge)",
                     admin.address().getAddress().getHostAddress(), admin.address().getPort());
         }
         if (control != null) {

@@ -64,29 +64,12 @@ public class RouteSpec {
 
         public Retries retries;
 
-        /** With {@code backends}: the Host sent upstream instead of the client's. */
+        /** The Host sent upstream (a name or address, optional {@code :port}); only with backends. */
+        @Pattern(Patterns.HOST_VALUE)
         public String hostRewrite;
 
-        /** With {@code backends} naming {@code fastcgi} upstreams: how requests become FastCGI requests. */
+        /** How requests become FastCGI calls, for backends whose Upstream speaks {@code fastcgi}. */
         public FastCgi fastcgi;
-    }
-
-    /** docs/config.md, "FastCGI". */
-    @JsonInclude(JsonInclude.Include.NON_NULL)
-    public static class FastCgi {
-        /** Document root as the FastCGI server (php-fpm) sees it. */
-        @Required
-        @Size(min = 1)
-        public String root;
-
-        public String index;
-
-        public String splitPathInfo;
-
-        public Map<String, String> params;
-
-        @Min(0)
-        public Long maxBufferedBody;
     }
 
     /** All given conditions must hold; an absent path means {@code Prefix /}. */
@@ -165,15 +148,52 @@ public class RouteSpec {
         public Integer weight;
     }
 
+    /** The rule's response cache; keys and defaults as in docs/config.md ("Cache"). */
     @JsonInclude(JsonInclude.Include.NON_NULL)
     public static class Cache {
         public Boolean enabled;
+
+        @Min(0)
+        @Max(2147482623)
+        public Long maxBodySize;
+
+        @Pattern(Patterns.DURATION)
+        public String defaultTtl;
+
+        public Boolean ignoreCacheControl;
+
+        public Boolean cacheSetCookie;
+
+        public Boolean cacheAuthorization;
+
+        public Boolean xCacheHeader;
+
+        @Pattern(Patterns.DURATION)
+        public String staleWhileRevalidate;
+
+        @Pattern(Patterns.DURATION)
+        public String staleIfError;
+
+        @Pattern(Patterns.DURATION)
+        public String hitForPass;
+
+        @Pattern(Patterns.DURATION)
+        public String lockTimeout;
     }
 
     @JsonInclude(JsonInclude.Include.NON_NULL)
     public static class Timeouts {
+        /** The whole exchange, retries included. */
         @Pattern(Patterns.DURATION)
         public String request;
+
+        /** One attempt at one endpoint, until the response head arrives. */
+        @Pattern(Patterns.DURATION)
+        public String perTry;
+
+        /** Longest silence on an open exchange, either way. */
+        @Pattern(Patterns.DURATION)
+        public String idle;
     }
 
     @JsonInclude(JsonInclude.Include.NON_NULL)
@@ -182,6 +202,34 @@ public class RouteSpec {
         @Max(10)
         public Integer attempts;
 
+        /** {@code connect-failure}, {@code refused-stream}, {@code reset}, {@code timeout}, {@code 5xx}, {@code gateway-error} or a status code. */
+        @Size(max = 16)
         public List<String> retryOn;
+
+        /** Base delay between attempts (jittered, doubling). */
+        @Pattern(Patterns.DURATION)
+        public String backoff;
+    }
+
+    /** FastCGI settings; see docs/config.md. */
+    @JsonInclude(JsonInclude.Include.NON_NULL)
+    public static class FastCgi {
+        /** The document root as the FastCGI server sees it. */
+        @Required
+        @Pattern("^/")
+        public String root;
+
+        /** The script for paths ending in {@code /}. */
+        public String index;
+
+        /** A regular expression with two groups: script name and path info. */
+        public String splitPathInfo;
+
+        /** Extra CGI params (name to value). */
+        public Map<String, String> params;
+
+        /** Request bodies up to this many bytes are buffered to send CONTENT_LENGTH. */
+        @Min(0)
+        public Long maxBufferedBody;
     }
 }

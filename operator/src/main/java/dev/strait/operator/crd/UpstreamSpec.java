@@ -2,10 +2,16 @@ package dev.strait.operator.crd;
 
 import com.fasterxml.jackson.annotation.JsonInclude;
 import com.fasterxml.jackson.annotation.JsonProperty;
+import io.fabric8.generator.annotation.Max;
+import io.fabric8.generator.annotation.Min;
 import io.fabric8.generator.annotation.Pattern;
 import io.fabric8.generator.annotation.Required;
+import io.fabric8.generator.annotation.ValidationRule;
 
-/** An {@code upstreams[]} item of the config file with {@code service} in place of {@code endpoints}. */
+/**
+ * An {@code upstreams[]} item of the config file with {@code service} in place of {@code endpoints}. Key
+ * names, defaults and meanings are those of docs/config.md; ModelParityTest keeps the two in step.
+ */
 @JsonInclude(JsonInclude.Include.NON_NULL)
 public class UpstreamSpec {
     /** Its ready endpoints (from EndpointSlices) become the upstream's endpoints. */
@@ -16,10 +22,25 @@ public class UpstreamSpec {
 
     public LoadBalancer loadBalancer;
 
+    /** What {@code consistent-hash} hashes; the client address when absent. */
+    public HashOn hashOn;
+
     public HealthCheck healthCheck;
 
-    /** At most this many connections per endpoint (for fastcgi: at most php-fpm's pm.max_children). */
-    @io.fabric8.generator.annotation.Min(1)
+    /** Passive health: endpoints that keep failing are ejected for a while. */
+    public OutlierDetection outlierDetection;
+
+    /** Below this percentage of healthy endpoints, traffic goes to all of them. */
+    @Min(0)
+    @Max(100)
+    public Integer panicThreshold;
+
+    /** Connection pools, one per proxy event loop and endpoint. */
+    public Pool pool;
+
+    /** The most connections each proxy keeps to each endpoint (absent: fastcgi 4, http1 no cap). */
+    @Min(1)
+    @Max(100000)
     public Integer maxConnections;
 
     public enum Protocol {
@@ -35,6 +56,22 @@ public class UpstreamSpec {
         @JsonProperty("consistent-hash") CONSISTENT_HASH
     }
 
+    public enum HashSource {
+        @JsonProperty("header") HEADER,
+        @JsonProperty("cookie") COOKIE,
+        @JsonProperty("client-address") CLIENT_ADDRESS
+    }
+
+    @JsonInclude(JsonInclude.Include.NON_NULL)
+    @ValidationRule(value = "(has(self.source) && self.source != 'client-address') == has(self.name)",
+            message = "a header or cookie hash needs a name; client-address takes none")
+    public static class HashOn {
+        public HashSource source;
+
+        @Pattern(Patterns.TOKEN)
+        public String name;
+    }
+
     @JsonInclude(JsonInclude.Include.NON_NULL)
     public static class HealthCheck {
         @Pattern("^/")
@@ -42,5 +79,47 @@ public class UpstreamSpec {
 
         @Pattern(Patterns.DURATION)
         public String interval;
+
+        @Pattern(Patterns.DURATION)
+        public String timeout;
+
+        @Min(1)
+        @Max(100)
+        public Integer unhealthyThreshold;
+
+        @Min(1)
+        @Max(100)
+        public Integer healthyThreshold;
+    }
+
+    @JsonInclude(JsonInclude.Include.NON_NULL)
+    public static class OutlierDetection {
+        /** Consecutive 5xx or connect failures that eject an endpoint; 0 turns ejection off. */
+        @Min(0)
+        @Max(1000)
+        public Integer consecutiveFailures;
+
+        @Pattern(Patterns.DURATION)
+        public String baseEjectionTime;
+
+        @Pattern(Patterns.DURATION)
+        public String maxEjectionTime;
+    }
+
+    @JsonInclude(JsonInclude.Include.NON_NULL)
+    public static class Pool {
+        @Min(0)
+        @Max(100000)
+        public Integer maxIdlePerLoop;
+
+        @Pattern(Patterns.DURATION)
+        public String idleTimeout;
+
+        /** 0 means no limit. */
+        @Min(0)
+        public Integer maxRequestsPerConnection;
+
+        @Pattern(Patterns.DURATION)
+        public String connectTimeout;
     }
 }

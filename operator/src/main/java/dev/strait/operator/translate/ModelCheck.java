@@ -11,6 +11,7 @@ import dev.strait.model.Route;
 import dev.strait.model.Upstream;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.Locale;
 import java.util.Map;
 
 /**
@@ -31,17 +32,17 @@ final class ModelCheck {
     }
 
     /**
-     * @param upstreams the model names its backends use, each with its protocol ({@code fastcgi}, ...; null
-     *                  for http1); each must be declared for the parser
+     * @param upstreams the model names its backends use and their protocols; each must be declared for the
+     *                  parser, which checks a rule's {@code fastcgi} settings against the protocol
      */
-    static Checked<Route> route(ObjectNode route, Map<String, String> upstreams) {
+    static Checked<Route> route(ObjectNode route, Map<String, Upstream.Protocol> upstreams) {
         ObjectNode config = frame();
         ArrayNode ups = config.putArray("upstreams");
-        upstreams.forEach((n, protocol) -> {
-            ObjectNode u = ups.addObject().put("name", n);
+        upstreams.forEach((name, protocol) -> {
+            ObjectNode u = ups.addObject().put("name", name);
             u.putArray("endpoints");
-            if (protocol != null) {
-                u.put("protocol", protocol);
+            if (protocol != Upstream.Protocol.HTTP1) {
+                u.put("protocol", protocol.name().toLowerCase(Locale.ROOT));
             }
         });
         config.putArray("routes").add(route);

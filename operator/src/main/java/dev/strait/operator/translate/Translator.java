@@ -21,6 +21,7 @@ import java.util.HashSet;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.TreeMap;
 import java.util.Set;
 import java.util.TreeSet;
 
@@ -244,6 +245,8 @@ public final class Translator {
     // ---- Routes ----
 
     private static final String UNRESOLVED = "unresolved";
+    /** The stand-in in a rule with {@code fastcgi} settings, so they are checked as they would be when resolved. */
+    private static final String UNRESOLVED_FASTCGI = "unresolved-fastcgi";
 
     private static final class RouteState {
         dev.strait.model.Route model;
@@ -252,10 +255,10 @@ public final class Translator {
         String refReason;
         final Set<String> upstreams = new TreeSet<>();
         /**
-         * What the parser must see declared, with each one's protocol (null: http1): the upstreams, plus a
-         * stand-in for unresolved references. The protocol matters: a fastcgi rule needs fastcgi upstreams.
+         * What the parser must see declared, with each one's protocol (a rule's {@code fastcgi} settings are
+         * checked against it): the upstreams, plus a stand-in for unresolved references.
          */
-        final Map<String, String> declared = new java.util.TreeMap<>();
+        final Map<String, Upstream.Protocol> declared = new TreeMap<>();
         final List<Boolean> implicitMatches = new ArrayList<>();
         Config.Certificate certificate;
 
@@ -267,7 +270,7 @@ public final class Translator {
             if (backend != null) {
                 backend.remove("service");
                 backend.put("upstream", UNRESOLVED);
-                declared.put(UNRESOLVED, null);
+                declared.put(UNRESOLVED, Upstream.Protocol.HTTP1);
             }
         }
 
@@ -275,7 +278,7 @@ public final class Translator {
             backend.remove("service");
             backend.put("upstream", upstream);
             upstreams.add(upstream);
-            declared.put(upstream, protocol == null ? null : protocol.name().toLowerCase(java.util.Locale.ROOT));
+            declared.put(upstream, protocol);
         }
     }
 
@@ -368,6 +371,10 @@ public final class Translator {
                     if (backends.get(j) instanceof ObjectNode b) {
                         backend(b, "spec.rules[" + i + "].backends[" + j + "]", ns, st, endpoints, upstreams,
                                 serviceUpstreams);
+                        if (rule.has("fastcgi") && UNRESOLVED.equals(b.path("upstream").asText())) {
+                            b.put("upstream", UNRESOLVED_FASTCGI);
+                            st.declared.put(UNRESOLVED_FASTCGI, Upstream.Protocol.FASTCGI);
+                        }
                     }
                 }
             }
@@ -392,7 +399,7 @@ public final class Translator {
         if (up != null && up.isTextual() && up.asText().equals(IngressRoutes.UNRESOLVED)) {
             // an Ingress backend that could not be rewritten; its error is reported with the Ingress's fields
             b.put("upstream", UNRESOLVED);
-            st.declared.put(UNRESOLVED, null);
+            st.declared.put(UNRESOLVED, Upstream.Protocol.HTTP1);
         } else if (up != null && up.isTextual()) {
             UpstreamState target = upstreams.get(ns + "/" + up.asText());
             if (target == null) {
@@ -414,7 +421,7 @@ public final class Translator {
             String model = serviceUpstreamName(ns, name, port);
             serviceUpstreams.put(model, new Upstream(model, res.endpoints(), Upstream.Protocol.HTTP1,
                     Upstream.LoadBalancer.ROUND_ROBIN, null));
-            st.use(b, model, null);
+            st.use(b, model, Upstream.Protocol.HTTP1);
         } else {
             st.specErrors.add(path + ": names either an upstream or a service {name, port}");
         }

@@ -2,6 +2,7 @@ package dev.strait.proxy.admin;
 
 import dev.strait.model.ConfigWriter;
 import dev.strait.model.HostPort;
+import dev.strait.proxy.cache.ResponseCache;
 import dev.strait.proxy.config.Serving;
 import dev.strait.proxy.config.Snapshot;
 import dev.strait.proxy.metrics.ProxyMetrics;
@@ -26,6 +27,7 @@ import io.netty.handler.codec.http.HttpResponseStatus;
 import io.netty.handler.codec.http.HttpServerCodec;
 import io.netty.handler.codec.http.HttpUtil;
 import io.netty.handler.codec.http.HttpVersion;
+import io.netty.handler.codec.http.QueryStringDecoder;
 import io.netty.util.concurrent.DefaultThreadFactory;
 import java.net.InetSocketAddress;
 import java.nio.charset.StandardCharsets;
@@ -34,7 +36,8 @@ import java.util.function.BooleanSupplier;
 
 /**
  * The admin listener, on its own single thread so that a scrape or a config dump never takes time
- * from the data plane's loops: {@code /healthz}, {@code /readyz}, {@code /metrics}, {@code /config}.
+ * from the data plane's loops: {@code /healthz}, {@code /readyz}, {@code /metrics}, {@code /config}, and
+ * {@code POST /cache/purge?key=K} or {@code ?prefix=P} for the response cache.
  */
 public final class AdminServer implements AutoCloseable {
     private final EventLoopGroup group = new MultiThreadIoEventLoopGroup(1,
@@ -42,12 +45,19 @@ public final class AdminServer implements AutoCloseable {
     private final Serving serving;
     private final ProxyMetrics metrics;
     private final BooleanSupplier ready;
+    private volatile ResponseCache cache;
     private Channel channel;
 
     public AdminServer(Serving serving, ProxyMetrics metrics, BooleanSupplier ready) {
         this.serving = serving;
         this.metrics = metrics;
         this.ready = ready;
+    }
+
+    /** The response cache that {@code /cache/purge} purges. */
+    public AdminServer cache(ResponseCache cache) {
+        this.cache = cache;
+        return this;
     }
 
     public AdminServer start(HostPort address) throws InterruptedException {
@@ -82,6 +92,10 @@ public final class AdminServer implements AutoCloseable {
             if (q >= 0) {
                 path = path.substring(0, q);
             }
+            if (path.equals("/cache/purge")) {
+                purge(ctx, req);
+                return;
+            }
             if (req.method() != HttpMethod.GET && req.method() != HttpMethod.HEAD) {
                 reply(ctx, req, HttpResponseStatus.METHOD_NOT_ALLOWED, "text/plain", "GET or HEAD\n");
                 return;
@@ -101,6 +115,25 @@ public final class AdminServer implements AutoCloseable {
                 default -> reply(ctx, req, HttpResponseStatus.NOT_FOUND, "text/plain",
                         "not found; try /healthz, /readyz, /metrics or /config\n");
             }
+        }
+
+        /** Purge is a POST (a GET must not change anything: crawlers and prefetchers send GETs). */
+        private void purge(ChannelHandlerContext ctx, FullHttpRequest req) {
+            if (req.method() != HttpMethod.POST) {
+                reply(ctx, req, HttpResponseStatus.METHOD_NOT_ALLOWED, "text/plain", "POST\n");
+                return;
+            }
+            ResponseCache c = cache;
+            var params = new QueryStringDecoder(req.uri()).parameters();
+            var key = params.get("key");
+            var prefix = params.get("prefix");
+            if (c == null || (key == null) == (prefix == null)) {
+                reply(ctx, req, HttpResponseStatus.BAD_REQUEST, "text/plain", c == null ? "no cache\n"
+                        : "give one of ?key=http://host/path or ?prefix=http://host/dir/\n");
+                return;
+            }
+            int n = key != null ? c.purge(key.get(0)) : c.purgePrefix(prefix.get(0));
+            reply(ctx, req, HttpResponseStatus.OK, "application/json", "{\"purged\":" + n + "}\n");
         }
 
         private void reply(ChannelHandlerContext ctx, FullHttpRequest req, HttpResponseStatus status, String type,

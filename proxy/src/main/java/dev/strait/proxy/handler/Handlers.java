@@ -18,8 +18,8 @@ public final class Handlers {
 
     /**
      * The handler of a rule. {@code backends} are served by their upstreams' protocol: fastcgi over
-     * FastCGI with the rule's {@code fastcgi} settings, http1 by the reverse proxy; h2c and h2 are
-     * refused with their field path until HTTP/2 upstreams land.
+     * FastCGI with the rule's {@code fastcgi} settings, http1 and h2c by the reverse proxy; h2 (over
+     * TLS) is refused with its field path until upstream TLS lands.
      *
      * @param config    the whole config (the upstreams a rule names, request id settings)
      * @param upstreams the config's upstreams, compiled
@@ -33,11 +33,10 @@ public final class Handlers {
             }
             for (int k = 0; k < b.backends().size(); k++) {
                 UpstreamSpec spec = upstreams.get(b.backends().get(k).upstream());
-                if (spec != null && spec.config().protocol() != Upstream.Protocol.HTTP1) {
+                if (spec != null && spec.config().protocol() == Upstream.Protocol.H2) {
                     throw new IllegalArgumentException(path + ".backends[" + k + "].upstream: upstream \""
-                            + spec.name() + "\" uses protocol " + ConfigParser.configName(spec.config().protocol())
-                            + ", which this version cannot proxy to yet (http1 and fastcgi only; HTTP/2 upstreams"
-                            + " come later)");
+                            + spec.name() + "\" uses protocol h2 (HTTP/2 over TLS), which this version cannot proxy"
+                            + " to yet (http1, h2c and fastcgi)");
                 }
             }
             return ProxyHandler.create(route.name(), index, rule, b, upstreams, config.requestId(), path);

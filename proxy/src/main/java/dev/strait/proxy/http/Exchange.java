@@ -41,6 +41,17 @@ public interface Exchange {
     void sendPreEncoded(byte[] head, ByteBuf body);
 
     /**
+     * Same as {@link #sendPreEncoded(byte[], ByteBuf)} with {@code extra} header lines (each ending in CRLF)
+     * after {@code head}: the response cache's per-answer {@code Age} and {@code X-Cache}. Servers override
+     * it to write both into one buffer; this default joins them first.
+     */
+    default void sendPreEncoded(byte[] head, byte[] extra, ByteBuf body) {
+        byte[] joined = java.util.Arrays.copyOf(head, head.length + extra.length);
+        System.arraycopy(extra, 0, joined, head.length, extra.length);
+        sendPreEncoded(joined, body);
+    }
+
+    /**
      * Sends {@code head} followed by {@code length} bytes of {@code file} from {@code offset}, zero-copy where
      * the connection allows it (cleartext), in chunks otherwise.
      */

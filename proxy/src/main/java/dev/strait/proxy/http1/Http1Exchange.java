@@ -89,16 +89,20 @@ final class Http1Exchange implements Exchange {
 
     @Override
     public void sendPreEncoded(byte[] headBytes, ByteBuf body) {
-        if (head) {
+        sendPreEncoded(headBytes, null, body);
+    }
+
+    /** {@code extra} may be {@code null}. */
+    @Override
+    public void sendPreEncoded(byte[] headBytes, byte[] extra, ByteBuf body) {
+        int len = head ? 0 : body.readableBytes();
+        ByteBuf buf = startHead(headBytes, extra, len <= 1024 ? len : 0);
+        if (head || len == 0) {
             body.release();
-            finish(startHead(headBytes, 0), null, 0);
-            return;
-        }
-        int len = body.readableBytes();
-        ByteBuf buf = startHead(headBytes, len);
-        if (len <= 1024) {
+            finish(buf, null, 0);
+        } else if (len <= 1024) {
             // Small bodies go out in the same buffer as the head: one write, one segment.
-            buf.writeBytes(body);
+            buf.writeBytes(body, body.readerIndex(), len);
             body.release();
             finish(buf, null, len);
         } else {
@@ -239,10 +243,18 @@ final class Http1Exchange implements Exchange {
     }
 
     private ByteBuf startHead(byte[] headBytes, int extra) {
+        return startHead(headBytes, null, extra);
+    }
+
+    private ByteBuf startHead(byte[] headBytes, byte[] lines, int extra) {
         // Status code from the pre-encoded line: "HTTP/1.1 200 ..."
         status = (headBytes[9] - '0') * 100 + (headBytes[10] - '0') * 10 + (headBytes[11] - '0');
-        ByteBuf buf = alloc().ioBuffer(headBytes.length + 96 + extra);
+        int n = lines == null ? 0 : lines.length;
+        ByteBuf buf = alloc().ioBuffer(headBytes.length + n + 96 + extra);
         buf.writeBytes(headBytes);
+        if (lines != null) {
+            buf.writeBytes(lines);
+        }
         connection.writeFraming(this, buf);
         return buf;
     }

@@ -2,28 +2,71 @@ package dev.strait.proxy.http1;
 
 import dev.strait.model.Limits;
 import io.netty.buffer.ByteBuf;
+import io.netty.buffer.Unpooled;
 import io.netty.channel.ChannelHandlerContext;
-import io.netty.handler.codec.http.HttpDecoderConfig;
+import io.netty.handler.codec.ByteToMessageDecoder;
+import io.netty.handler.codec.DecoderResult;
+import io.netty.handler.codec.http.DefaultHttpContent;
+import io.netty.handler.codec.http.DefaultHttpHeadersFactory;
+import io.netty.handler.codec.http.DefaultHttpRequest;
+import io.netty.handler.codec.http.DefaultLastHttpContent;
+import io.netty.handler.codec.http.HttpHeaders;
+import io.netty.handler.codec.http.HttpMethod;
 import io.netty.handler.codec.http.HttpRequest;
-import io.netty.handler.codec.http.HttpRequestDecoder;
+import io.netty.handler.codec.http.HttpResponseStatus;
+import io.netty.handler.codec.http.HttpVersion;
+import io.netty.handler.codec.http.LastHttpContent;
+import io.netty.util.concurrent.FastThreadLocal;
 import java.util.List;
 
 /**
- * Netty's request decoder (strict: the 4.2 smuggling fixes), set to our limits, which also tells
- * whether bytes of a next request head have arrived, so the connection timer can tell a slow head
- * (408) from an idle keep-alive connection (closed quietly).
+ * Bytes to request heads ({@link HttpRequest}) and body parts ({@link io.netty.handler.codec.http.HttpContent},
+ * the last one a {@link LastHttpContent}), as Netty's codec would emit them, but with our own strict
+ * parsing ({@link HeadParser}): a proxy must refuse what a server behind it could read differently, and
+ * Netty's decoder accepts obs-fold, loose request lines and unknown transfer codings. It is also cheaper:
+ * the head is parsed in one pass over a copy in a per-loop scratch array, common names are shared.
+ *
+ * <p>A violation is emitted as a request (or last content) whose decoder result is a failure carrying an
+ * {@link Http1Violation}; everything after it is discarded, as the server closes the connection.
+ *
+ * <p>When the client goes away inside a body nothing more is emitted: the server handler's
+ * {@code channelInactive} aborts the body's receiver.
+ *
+ * <p>It also tells whether bytes of a next request head have arrived, so the connection timer can tell
+ * a slow head (408) from an idle keep-alive connection (closed quietly).
  */
-public final class Http1RequestDecoder extends HttpRequestDecoder {
+public final class Http1RequestDecoder extends ByteToMessageDecoder {
+    private static final int MAX_PART = 64 * 1024;
+    /** A chunk-size line with extensions longer than this is refused (nginx and Envoy are stricter). */
+    private static final int MAX_CHUNK_LINE = 4096;
+    /** Empty lines tolerated before a request line (RFC 9112 2.2: after a body, some clients add CRLF). */
+    private static final int MAX_LEADING_EMPTY_LINES = 8;
+    private static final FastThreadLocal<byte[]> SCRATCH = new FastThreadLocal<>() {
+        @Override
+        protected byte[] initialValue() {
+            return new byte[4096];
+        }
+    };
+
+    private enum State { HEAD, FIXED, CHUNK_SIZE, CHUNK_DATA, CHUNK_END, TRAILERS, BAD }
+
+    private final int maxRequestLine;
+    private final int maxHeaderBytes;
+    private final int maxFields;
+    private final Limits.UnderscoreHeaders underscores;
+    private State state = State.HEAD;
+    private long remaining;
+    /** How far the search for the head's end got, relative to the reader index, so it is not redone. */
+    private int scanned;
+    private int firstLineEnd = -1;
+    private int emptyLines;
     private boolean headStarted;
 
     public Http1RequestDecoder(Limits limits) {
-        super(new HttpDecoderConfig()
-                .setMaxInitialLineLength(limits.maxRequestLine())
-                .setMaxHeaderSize(limits.maxHeaderBytes())
-                .setMaxChunkSize(64 * 1024)
-                .setValidateHeaders(true)
-                .setAllowDuplicateContentLengths(false)
-                .setAllowPartialChunks(true));
+        this.maxRequestLine = limits.maxRequestLine();
+        this.maxHeaderBytes = limits.maxHeaderBytes();
+        this.maxFields = limits.maxHeaderCount();
+        this.underscores = limits.underscoreHeaders();
     }
 
     /** True when bytes arrived after the last complete request (and its body) was read. */
@@ -38,20 +81,266 @@ public final class Http1RequestDecoder extends HttpRequestDecoder {
 
     @Override
     public void channelRead(ChannelHandlerContext ctx, Object msg) throws Exception {
-        if (msg instanceof ByteBuf b && b.isReadable()) {
+        if (msg instanceof ByteBuf b && b.isReadable() && state == State.HEAD) {
             headStarted = true;
         }
         super.channelRead(ctx, msg);
     }
 
     @Override
-    protected void decode(ChannelHandlerContext ctx, ByteBuf buffer, List<Object> out) throws Exception {
-        int before = out.size();
-        super.decode(ctx, buffer, out);
-        for (int i = before; i < out.size(); i++) {
-            if (out.get(i) instanceof HttpRequest) {
-                headStarted = buffer.isReadable();
+    protected void decode(ChannelHandlerContext ctx, ByteBuf in, List<Object> out) {
+        try {
+            switch (state) {
+                case HEAD -> head(in, out);
+                case FIXED -> fixed(in, out);
+                case CHUNK_SIZE -> chunkSize(in);
+                case CHUNK_DATA -> chunkData(in, out);
+                case CHUNK_END -> chunkEnd(in);
+                case TRAILERS -> trailers(in, out);
+                case BAD -> in.skipBytes(in.readableBytes());
+            }
+        } catch (Http1Violation v) {
+            fail(v, in, out);
+        }
+    }
+
+    // ---- the head
+
+    private void head(ByteBuf in, List<Object> out) throws Http1Violation {
+        int start = in.readerIndex();
+        int readable = in.readableBytes();
+        if (scanned == 0) {
+            while (readable >= 2 && in.getByte(start) == '\r' && in.getByte(start + 1) == '\n') {
+                if (++emptyLines > MAX_LEADING_EMPTY_LINES) {
+                    throw Http1Violation.bad("too many empty lines before the request line");
+                }
+                in.skipBytes(2);
+                start += 2;
+                readable -= 2;
+            }
+            if (readable == 0 || readable == 1 && in.getByte(start) == '\r') {
+                return;
             }
         }
+        // Find the blank line ending the head; every LF must follow a CR.
+        int end = -1;
+        int from = scanned;
+        while (from < readable) {
+            int lf = in.indexOf(start + from, start + readable, (byte) '\n');
+            if (lf < 0) {
+                break;
+            }
+            int at = lf - start;
+            if (at == 0 || in.getByte(lf - 1) != '\r') {
+                throw Http1Violation.bad("bare LF");
+            }
+            if (firstLineEnd < 0) {
+                firstLineEnd = at;
+                if (at - 1 > maxRequestLine) {
+                    throw new Http1Violation(HttpResponseStatus.REQUEST_URI_TOO_LONG, "request line too long");
+                }
+            } else if (at >= 3 && in.getByte(lf - 2) == '\n') {
+                end = at + 1;
+                break;
+            }
+            from = at + 1;
+        }
+        if (end < 0) {
+            scanned = Math.max(0, Math.min(from, readable - 1));
+            if (firstLineEnd < 0 && readable > maxRequestLine + 2) {
+                throw new Http1Violation(HttpResponseStatus.REQUEST_URI_TOO_LONG, "request line too long");
+            }
+            if (firstLineEnd >= 0 && readable - firstLineEnd > maxHeaderBytes + 2) {
+                throw new Http1Violation(HttpResponseStatus.REQUEST_HEADER_FIELDS_TOO_LARGE, "header block too large");
+            }
+            return;
+        }
+        if (end - firstLineEnd > maxHeaderBytes + 2) {
+            throw new Http1Violation(HttpResponseStatus.REQUEST_HEADER_FIELDS_TOO_LARGE, "header block too large");
+        }
+        byte[] b = scratch(end);
+        in.getBytes(start, b, 0, end);
+        in.skipBytes(end);
+        scanned = 0;
+        firstLineEnd = -1;
+        emptyLines = 0;
+        HeadParser.Head head = HeadParser.parse(b, end, maxFields, underscores);
+        out.add(head.request());
+        headStarted = in.isReadable();
+        if (head.chunked()) {
+            state = State.CHUNK_SIZE;
+        } else if (head.contentLength() > 0) {
+            remaining = head.contentLength();
+            state = State.FIXED;
+        } else {
+            out.add(LastHttpContent.EMPTY_LAST_CONTENT);
+        }
+    }
+
+    // ---- bodies
+
+    private void fixed(ByteBuf in, List<Object> out) {
+        int n = (int) Math.min(Math.min(in.readableBytes(), remaining), MAX_PART);
+        if (n == 0) {
+            return;
+        }
+        ByteBuf part = in.readRetainedSlice(n);
+        remaining -= n;
+        if (remaining == 0) {
+            out.add(new DefaultLastHttpContent(part));
+            state = State.HEAD;
+        } else {
+            out.add(new DefaultHttpContent(part));
+        }
+    }
+
+    private void chunkSize(ByteBuf in) throws Http1Violation {
+        int start = in.readerIndex();
+        int readable = in.readableBytes();
+        int lf = in.indexOf(start, start + Math.min(readable, MAX_CHUNK_LINE), (byte) '\n');
+        if (lf < 0) {
+            if (readable >= MAX_CHUNK_LINE) {
+                throw Http1Violation.bad("chunk size line too long");
+            }
+            return;
+        }
+        if (lf == start || in.getByte(lf - 1) != '\r') {
+            throw Http1Violation.bad("bare LF in a chunk size line");
+        }
+        long size = 0;
+        int i = start;
+        int digits = 0;
+        for (; i < lf - 1; i++) {
+            int d = Character.digit(in.getByte(i), 16);
+            if (d < 0) {
+                break;
+            }
+            if (size == 0 && d == 0 && digits > 0) {
+                continue; // leading zeros
+            }
+            if (++digits > 15) {
+                throw Http1Violation.bad("chunk size too large");
+            }
+            size = size * 16 + d;
+        }
+        if (i == start) {
+            throw Http1Violation.bad("malformed chunk size");
+        }
+        // chunk-ext = *( BWS ";" BWS name [ BWS "=" BWS value ] ): checked only for what could split a line.
+        if (i < lf - 1) {
+            int j = i;
+            while (j < lf - 1 && (in.getByte(j) == ' ' || in.getByte(j) == '\t')) {
+                j++;
+            }
+            if (j == lf - 1 || in.getByte(j) != ';') {
+                throw Http1Violation.bad("malformed chunk size");
+            }
+            for (; j < lf - 1; j++) {
+                int c = in.getByte(j) & 0xff;
+                if (c < 0x20 && c != '\t' || c == 0x7f) {
+                    throw Http1Violation.bad("control character in a chunk extension");
+                }
+            }
+        }
+        in.skipBytes(lf + 1 - start);
+        if (size == 0) {
+            state = State.TRAILERS;
+        } else {
+            remaining = size;
+            state = State.CHUNK_DATA;
+        }
+    }
+
+    private void chunkData(ByteBuf in, List<Object> out) {
+        int n = (int) Math.min(Math.min(in.readableBytes(), remaining), MAX_PART);
+        if (n == 0) {
+            return;
+        }
+        out.add(new DefaultHttpContent(in.readRetainedSlice(n)));
+        remaining -= n;
+        if (remaining == 0) {
+            state = State.CHUNK_END;
+        }
+    }
+
+    private void chunkEnd(ByteBuf in) throws Http1Violation {
+        if (in.readableBytes() < 2) {
+            if (in.isReadable() && in.getByte(in.readerIndex()) != '\r') {
+                throw Http1Violation.bad("chunk data longer than its size");
+            }
+            return;
+        }
+        if (in.readByte() != '\r' || in.readByte() != '\n') {
+            throw Http1Violation.bad("chunk data longer than its size");
+        }
+        state = State.CHUNK_SIZE;
+    }
+
+    private void trailers(ByteBuf in, List<Object> out) throws Http1Violation {
+        int start = in.readerIndex();
+        int readable = in.readableBytes();
+        if (readable < 2) {
+            return;
+        }
+        if (in.getByte(start) == '\r' && in.getByte(start + 1) == '\n') {
+            in.skipBytes(2);
+            out.add(LastHttpContent.EMPTY_LAST_CONTENT);
+            state = State.HEAD;
+            return;
+        }
+        int end = -1;
+        int from = 0;
+        while (from < readable) {
+            int lf = in.indexOf(start + from, start + readable, (byte) '\n');
+            if (lf < 0) {
+                break;
+            }
+            if (lf == start || in.getByte(lf - 1) != '\r') {
+                throw Http1Violation.bad("bare LF in trailers");
+            }
+            if (lf - start >= 3 && in.getByte(lf - 2) == '\n') {
+                end = lf - start + 1;
+                break;
+            }
+            from = lf - start + 1;
+        }
+        if (end < 0) {
+            if (readable > maxHeaderBytes) {
+                throw new Http1Violation(HttpResponseStatus.REQUEST_HEADER_FIELDS_TOO_LARGE, "trailers too large");
+            }
+            return;
+        }
+        byte[] b = scratch(end);
+        in.getBytes(start, b, 0, end);
+        in.skipBytes(end);
+        HttpHeaders trailers = DefaultHttpHeadersFactory.trailersFactory().withValidation(false).newHeaders();
+        HeadParser.parseTrailers(b, 0, end, maxFields, trailers);
+        out.add(new DefaultLastHttpContent(Unpooled.EMPTY_BUFFER, trailers));
+        state = State.HEAD;
+    }
+
+    // ---- failure
+
+    private void fail(Http1Violation v, ByteBuf in, List<Object> out) {
+        in.skipBytes(in.readableBytes());
+        if (state == State.HEAD) {
+            HttpRequest bad = new DefaultHttpRequest(HttpVersion.HTTP_1_1, HttpMethod.GET, "/bad-request");
+            bad.setDecoderResult(DecoderResult.failure(v));
+            out.add(bad);
+        } else {
+            LastHttpContent bad = new DefaultLastHttpContent(Unpooled.EMPTY_BUFFER);
+            bad.setDecoderResult(DecoderResult.failure(v));
+            out.add(bad);
+        }
+        state = State.BAD;
+    }
+
+    private static byte[] scratch(int size) {
+        byte[] b = SCRATCH.get();
+        if (b.length < size) {
+            b = new byte[Math.max(size, b.length * 2)];
+            SCRATCH.set(b);
+        }
+        return b;
     }
 }

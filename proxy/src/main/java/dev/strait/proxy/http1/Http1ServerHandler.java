@@ -1,5 +1,6 @@
 package dev.strait.proxy.http1;
 
+import dev.strait.model.Limits;
 import dev.strait.proxy.accesslog.AccessLog;
 import dev.strait.proxy.config.Serving;
 import dev.strait.proxy.config.Snapshot;
@@ -18,7 +19,6 @@ import io.netty.channel.ChannelHandlerContext;
 import io.netty.channel.ChannelInboundHandlerAdapter;
 import io.netty.channel.EventLoop;
 import io.netty.handler.codec.DecoderResult;
-import io.netty.handler.codec.TooLongFrameException;
 import io.netty.handler.codec.http.HttpContent;
 import io.netty.handler.codec.http.HttpHeaderNames;
 import io.netty.handler.codec.http.HttpHeaderValues;
@@ -29,8 +29,6 @@ import io.netty.handler.codec.http.HttpResponseStatus;
 import io.netty.handler.codec.http.HttpUtil;
 import io.netty.handler.codec.http.HttpVersion;
 import io.netty.handler.codec.http.LastHttpContent;
-import io.netty.handler.codec.http.TooLongHttpHeaderException;
-import io.netty.handler.codec.http.TooLongHttpLineException;
 import io.netty.util.ReferenceCountUtil;
 import java.net.InetSocketAddress;
 import java.net.SocketAddress;
@@ -103,6 +101,11 @@ public final class Http1ServerHandler extends ChannelInboundHandlerAdapter {
     private boolean inBacklog;
     private Runnable writableTask;
     private long timerDeadline;
+    private long connectedAt;
+    /** When the current request's body last brought bytes (or reading it resumed). */
+    private long bodyProgressAt;
+    /** When the client last stopped taking what we write (the channel became unwritable). */
+    private long unwritableSince;
 
     public Http1ServerHandler(Serving serving, ProxyMetrics metrics, AccessLog accessLog, Http1RequestDecoder decoder,
                               boolean zeroCopy) {
@@ -132,6 +135,7 @@ public final class Http1ServerHandler extends ChannelInboundHandlerAdapter {
     public void channelActive(ChannelHandlerContext ctx) {
         metrics.connectionOpened();
         idleSince = System.nanoTime();
+        connectedAt = idleSince;
         scheduleTimer(serving.snapshot().limits().headerTimeout().toNanos());
         ctx.fireChannelActive();
     }
@@ -169,8 +173,11 @@ public final class Http1ServerHandler extends ChannelInboundHandlerAdapter {
             ReferenceCountUtil.release(msg);
             return;
         }
-        if (backlog != null && !backlog.isEmpty() || current != null && currentBodyDone && msg instanceof HttpRequest) {
+        if (backlog != null && !backlog.isEmpty() || msg instanceof HttpRequest
+                && (current != null && currentBodyDone || current == null && !ctx.channel().isWritable())) {
             // Pipelined ahead of an unanswered request: keep order, stop reading until it is answered.
+            // Likewise when the client is not reading our answers: one read can bring hundreds of
+            // pipelined requests, and answering them all would pile their responses up in memory.
             if (backlog == null) {
                 backlog = new ArrayDeque<>(4);
             }
@@ -217,11 +224,9 @@ public final class Http1ServerHandler extends ChannelInboundHandlerAdapter {
         current = ex;
         if (result.isFailure()) {
             Throwable cause = result.cause();
-            HttpResponseStatus status = cause instanceof TooLongHttpLineException ? HttpResponseStatus.REQUEST_URI_TOO_LONG
-                    : cause instanceof TooLongHttpHeaderException ? HttpResponseStatus.REQUEST_HEADER_FIELDS_TOO_LARGE
-                    : cause instanceof TooLongFrameException ? HttpResponseStatus.REQUEST_HEADER_FIELDS_TOO_LARGE
-                    : HttpResponseStatus.BAD_REQUEST;
-            log.debug("{}: bad request head: {}", ctx.channel().remoteAddress(), cause.toString());
+            HttpResponseStatus status = cause instanceof Http1Violation v ? v.status() : HttpResponseStatus.BAD_REQUEST;
+            log.debug("{}: refused request head ({}): {}", ctx.channel().remoteAddress(), status.code(),
+                    cause.getMessage());
             refuse(ex, status);
             return;
         }
@@ -255,6 +260,10 @@ public final class Http1ServerHandler extends ChannelInboundHandlerAdapter {
             }
             int pathStart = uri.indexOf('/', scheme + 3);
             hostHeader = uri.substring(scheme + 3, pathStart < 0 ? uri.length() : pathStart);
+            if (hostHeader.isEmpty() || hostHeader.indexOf('@') >= 0) {
+                refuse(ex, HttpResponseStatus.BAD_REQUEST); // no authority, or userinfo (RFC 9110 4.2.4)
+                return;
+            }
             target = pathStart < 0 ? "/" : uri.substring(pathStart);
         }
         String host = hostHeader == null ? "" : RouteTable.normalizeHost(hostHeader);
@@ -268,10 +277,17 @@ public final class Http1ServerHandler extends ChannelInboundHandlerAdapter {
         ex.host = host;
         ex.path = path;
         ex.query = q < 0 ? null : target.substring(q + 1);
-        ex.keepAlive = HttpUtil.isKeepAlive(req) && !serving.draining() && !drainRequested;
+        Limits limits = snapshot.limits();
+        ex.keepAlive = HttpUtil.isKeepAlive(req) && !serving.draining() && !drainRequested
+                && (limits.maxRequestsPerConnection() == 0 || requests + 1 < limits.maxRequestsPerConnection())
+                && (limits.maxConnectionAge().isZero() || now - connectedAt < limits.maxConnectionAge().toNanos());
+        bodyProgressAt = now;
 
         long contentLength = HttpUtil.getContentLength(req, -1L);
         ex.hasBody = contentLength > 0 || HttpUtil.isTransferEncodingChunked(req);
+        if (ex.hasBody) {
+            timerBy(now + limits.bodyTimeout().toNanos());
+        }
         if (contentLength > maxBodyBytes) {
             refuse(ex, HttpResponseStatus.REQUEST_ENTITY_TOO_LARGE);
             return;
@@ -320,6 +336,9 @@ public final class Http1ServerHandler extends ChannelInboundHandlerAdapter {
             }
             int n = content.content().readableBytes();
             bodyBytes += n;
+            if (n > 0) {
+                bodyProgressAt = System.nanoTime();
+            }
             if (bodyBytes > maxBodyBytes) {
                 abortBody(ex, new IllegalStateException("request body over " + maxBodyBytes + " bytes"));
                 refuse(ex, HttpResponseStatus.REQUEST_ENTITY_TOO_LARGE);
@@ -378,6 +397,17 @@ public final class Http1ServerHandler extends ChannelInboundHandlerAdapter {
 
     @Override
     public void channelWritabilityChanged(ChannelHandlerContext ctx) {
+        if (!ctx.channel().isWritable()) {
+            unwritableSince = System.nanoTime();
+            if (!tunnel) {
+                timerBy(unwritableSince + serving.snapshot().limits().sendTimeout().toNanos());
+            }
+        } else if (!tunnel) {
+            if (current == null && backlog != null && !backlog.isEmpty()) {
+                replayBacklog();
+            }
+            updateAutoRead();
+        }
         Runnable task = writableTask;
         if (task != null && ctx.channel().isWritable()) {
             writableTask = null;
@@ -426,12 +456,22 @@ public final class Http1ServerHandler extends ChannelInboundHandlerAdapter {
     }
 
     void pauseReading(boolean pause) {
+        if (pausedByHandler && !pause) {
+            bodyProgressAt = System.nanoTime(); // the wait was ours, not the client's
+        }
         pausedByHandler = pause;
         updateAutoRead();
     }
 
+    /**
+     * Reads while nothing holds it back: a handler's backpressure, pipelined requests waiting their turn,
+     * or a client that does not read its answers (no new request is read while the channel is unwritable,
+     * so a pipelining client that never reads cannot make us buffer without bound).
+     */
     private void updateAutoRead() {
-        boolean read = !pausedByHandler && (backlog == null || backlog.isEmpty()) && !closing;
+        boolean readingBody = current != null && !currentBodyDone;
+        boolean read = !pausedByHandler && (backlog == null || backlog.isEmpty()) && !closing
+                && (readingBody || ctx.channel().isWritable());
         if (ctx.channel().config().isAutoRead() != read) {
             ctx.channel().config().setAutoRead(read);
             if (read) {
@@ -677,13 +717,17 @@ public final class Http1ServerHandler extends ChannelInboundHandlerAdapter {
             close();
             return;
         }
+        replayBacklog();
+    }
+
+    /** Replays held-back messages until the next request must wait (for the one before it, or the client). */
+    private void replayBacklog() {
         if (backlog != null && !inBacklog) {
-            // Replay held-back messages until the next request must wait for the one before it.
             inBacklog = true;
             try {
                 while (!closing && !backlog.isEmpty()) {
                     Object next = backlog.peek();
-                    if (next instanceof HttpRequest && current != null) {
+                    if (next instanceof HttpRequest && (current != null || !ctx.channel().isWritable())) {
                         break;
                     }
                     dispatch(backlog.poll());
@@ -745,6 +789,16 @@ public final class Http1ServerHandler extends ChannelInboundHandlerAdapter {
         ctx.fireUserEventTriggered(evt);
     }
 
+    /** Makes the connection's timer fire by {@code deadline} (a nanoTime) if it would fire later. */
+    private void timerBy(long deadline) {
+        if (timer == null || timerDeadline - deadline > 0) {
+            if (timer != null) {
+                timer.cancel(false);
+            }
+            scheduleTimer(deadline - System.nanoTime());
+        }
+    }
+
     private void scheduleTimer(long nanos) {
         timerDeadline = System.nanoTime() + nanos;
         timer = ctx.executor().schedule(this::onTimer, Math.max(nanos, TimeUnit.MILLISECONDS.toNanos(10)),
@@ -760,15 +814,39 @@ public final class Http1ServerHandler extends ChannelInboundHandlerAdapter {
             return;
         }
         var limits = serving.snapshot().limits();
-        if (current != null) {
-            scheduleTimer(limits.headerTimeout().toNanos());
+        long now = System.nanoTime();
+        long sendDeadline = unwritableSince + limits.sendTimeout().toNanos();
+        if (!ctx.channel().isWritable() && now - sendDeadline >= 0) {
+            // The client has not read what we sent for sendTimeout: cut it off (a graceful close would
+            // wait behind the unread bytes).
+            log.debug("{}: client did not read for {}, closing", ctx.channel().remoteAddress(), limits.sendTimeout());
+            closing = true;
+            ctx.channel().close();
             return;
         }
-        long waited = System.nanoTime() - idleSince;
+        long next = limits.headerTimeout().toNanos();
+        if (!ctx.channel().isWritable()) {
+            next = Math.min(next, sendDeadline - now);
+        }
+        if (current != null) {
+            if (!currentBodyDone && !pausedByHandler) {
+                long bodyDeadline = bodyProgressAt + limits.bodyTimeout().toNanos();
+                if (now - bodyDeadline >= 0) {
+                    Http1Exchange ex = current;
+                    abortBody(ex, new java.util.concurrent.TimeoutException("no request body for " + limits.bodyTimeout()));
+                    refuse(ex, HttpResponseStatus.REQUEST_TIMEOUT);
+                    return;
+                }
+                next = Math.min(next, bodyDeadline - now);
+            }
+            scheduleTimer(next);
+            return;
+        }
+        long waited = now - idleSince;
         boolean partial = decoder.hasPartialHead();
         long allowed = partial || requests == 0 ? limits.headerTimeout().toNanos() : limits.keepAliveTimeout().toNanos();
         if (waited < allowed) {
-            scheduleTimer(allowed - waited);
+            scheduleTimer(Math.min(next, allowed - waited));
             return;
         }
         if (partial) {

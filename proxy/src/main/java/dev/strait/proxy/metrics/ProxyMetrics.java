@@ -24,6 +24,7 @@ public final class ProxyMetrics {
     private final AtomicLong openConnections = new AtomicLong();
     private final Counter rejectedReloads;
     private final Counter acceptedReloads;
+    private final Counter refusedConnections;
     private Gauge configInfo;
 
     public ProxyMetrics() {
@@ -33,6 +34,9 @@ public final class ProxyMetrics {
                 .description("Config reloads refused because the new config was invalid").register(registry);
         acceptedReloads = Counter.builder("strait_config_reloads_accepted")
                 .description("Config reloads that were applied").register(registry);
+        refusedConnections = Counter.builder("strait_connections_refused")
+                .description("Client connections closed at once because limits.maxConnections were open")
+                .register(registry);
     }
 
     public PrometheusMeterRegistry registry() {
@@ -51,6 +55,10 @@ public final class ProxyMetrics {
 
     public void connectionClosed() {
         openConnections.decrementAndGet();
+    }
+
+    public void connectionRefused() {
+        refusedConnections.increment();
     }
 
     public long openConnections() {

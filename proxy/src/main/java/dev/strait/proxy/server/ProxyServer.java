@@ -2,6 +2,7 @@ package dev.strait.proxy.server;
 
 import dev.strait.model.Config;
 import dev.strait.proxy.accesslog.AccessLog;
+import dev.strait.proxy.cache.ResponseCache;
 import dev.strait.proxy.config.Serving;
 import dev.strait.proxy.http1.Http1RequestDecoder;
 import dev.strait.proxy.http1.Http1ServerHandler;
@@ -49,6 +50,7 @@ public final class ProxyServer implements AutoCloseable {
     private final Transport transport;
     private final EventLoopGroup loops;
     private final UpstreamContext upstreams;
+    private final ResponseCache cache;
     private final ChannelGroup listeners = new DefaultChannelGroup("listeners", GlobalEventExecutor.INSTANCE);
     private final ChannelGroup connections = new DefaultChannelGroup("connections", GlobalEventExecutor.INSTANCE);
     private final Map<String, InetSocketAddress> bound = new LinkedHashMap<>();
@@ -64,6 +66,13 @@ public final class ProxyServer implements AutoCloseable {
         this.loops = new MultiThreadIoEventLoopGroup(workers, new DefaultThreadFactory("strait-loop", true),
                 transport.ioHandlerFactory());
         this.upstreams = new UpstreamContext(loops, transport.socketChannel(), metrics);
+        this.cache = new ResponseCache(serving.snapshot().config().cache().maxBytes(),
+                metrics == null ? null : metrics.registry());
+    }
+
+    /** The response cache all rules with {@code cache} share (purged through the admin server). */
+    public ResponseCache cache() {
+        return cache;
     }
 
     public Transport transport() {
@@ -80,6 +89,8 @@ public final class ProxyServer implements AutoCloseable {
         upstreams.install();
         upstreams.activate(serving.snapshot().upstreams());
         serving.onSwap(s -> upstreams.activate(s.upstreams()));
+        cache.install(loops);
+        serving.onSwap(s -> cache.resize(s.config().cache().maxBytes()));
         for (Config.Listener l : config.listeners()) {
             if (l.tls() != null) {
                 throw new IllegalStateException("listeners." + l.name() + ".tls: TLS listeners are not available in"
@@ -139,8 +150,15 @@ public final class ProxyServer implements AutoCloseable {
                 .childHandler(new ChannelInitializer<>() {
                     @Override
                     protected void initChannel(Channel ch) {
+                        var limits = serving.snapshot().limits();
+                        if (limits.maxConnections() > 0 && connections.size() >= limits.maxConnections()) {
+                            // Over the cap: close before any buffer or handler is spent on it.
+                            metrics.connectionRefused();
+                            ch.close();
+                            return;
+                        }
                         connections.add(ch);
-                        Http1RequestDecoder decoder = new Http1RequestDecoder(serving.snapshot().limits());
+                        Http1RequestDecoder decoder = new Http1RequestDecoder(limits);
                         ch.pipeline()
                                 .addLast("http1-decoder", decoder)
                                 .addLast("http1", new Http1ServerHandler(serving, metrics, accessLog, decoder, true));
@@ -198,5 +216,6 @@ public final class ProxyServer implements AutoCloseable {
         connections.close().awaitUninterruptibly(2, TimeUnit.SECONDS);
         upstreams.close();
         loops.shutdownGracefully(0, 2, TimeUnit.SECONDS).awaitUninterruptibly(5, TimeUnit.SECONDS);
+        cache.close(); // after the loops: no answer is being set up from an entry any more
     }
 }

@@ -35,6 +35,22 @@ public final class EndpointPool {
     int maxRequests;
     long idleTimeoutNanos;
     private boolean retired;
+    /**
+     * This loop's share of the upstream's {@code maxConnections} (0: no cap). Like nginx's {@code max_conns}
+     * without a shared zone, the cap is split between the loops, so no counter is shared between threads.
+     */
+    int maxConnections;
+    /** Connections open or opening here, counted against {@link #maxConnections}. */
+    int live;
+    /** Requests waiting for a connection while the cap is reached, oldest first. */
+    private final ArrayDeque<Waiter> waiting = new ArrayDeque<>();
+
+    /** Requests that may wait per loop and endpoint for a capped pool; more fail at once. */
+    static final int MAX_WAITING = 1024;
+
+    private record Waiter(UpstreamListener listener, long deadline) {}
+    /** The h2c connection to this endpoint, for upstreams that speak h2c. */
+    private H2Session h2;
 
     EndpointPool(LoopContext loop, UpstreamShared upstream, HostPort address) {
         this.loop = loop;
@@ -50,6 +66,9 @@ public final class EndpointPool {
         this.maxIdle = spec.config.pool().maxIdlePerLoop();
         this.maxRequests = spec.config.pool().maxRequestsPerConnection();
         this.idleTimeoutNanos = spec.poolIdleTimeoutNanos;
+        int max = spec.config.maxConnections();
+        int loops = Math.max(1, loop.context.loopCount());
+        this.maxConnections = max <= 0 ? 0 : Math.max(1, (max + loops - 1) / loops);
         UpstreamConnection c;
         while (idle.size() > maxIdle && (c = idle.pollFirst()) != null) {
             idleCount--;
@@ -89,10 +108,48 @@ public final class EndpointPool {
                 }
             }
         }
+        if (maxConnections > 0 && live >= maxConnections) {
+            if (waiting.size() >= MAX_WAITING) {
+                listener.onConnectFailed(new PoolFullException(this));
+                return;
+            }
+            waiting.add(new Waiter(listener, deadline));
+            return;
+        }
         connect(listener, deadline);
     }
 
+    /** A capped pool's queue is full: the request gets 503 rather than waiting without bound. */
+    public static final class PoolFullException extends Exception {
+        PoolFullException(EndpointPool p) {
+            super(MAX_WAITING + " requests already wait for one of the " + p.maxConnections
+                    + " connections this loop may open to " + p.address, null, false, false);
+        }
+    }
+
+    /** The request {@code listener} stopped waiting (its try ended): it must not be handed a connection. */
+    public void forget(UpstreamListener listener) {
+        if (!waiting.isEmpty()) {
+            waiting.removeIf(w -> w.listener == listener);
+        }
+    }
+
+    /** A connection was freed or closed under the cap: the oldest waiter gets it, or a new one. */
+    private void serveWaiting(UpstreamConnection freed) {
+        Waiter w = waiting.poll();
+        if (w == null) {
+            return;
+        }
+        if (freed != null) {
+            freed.attach(w.listener);
+            w.listener.onConnected(freed, true);
+        } else {
+            connect(w.listener, w.deadline);
+        }
+    }
+
     private void connect(UpstreamListener listener, long deadline) {
+        live++;
         ChannelFuture reg = loop.bootstrap.register();
         Channel ch = reg.channel();
         if (reg.isDone() && !reg.isSuccess()) {
@@ -113,7 +170,11 @@ public final class EndpointPool {
                     listener.onConnected(c, false);
                 }
             } else {
+                live--;
                 ch.close();
+                if (!waiting.isEmpty()) {
+                    serveWaiting(null); // the next one tries for itself (and fails on its own if down)
+                }
                 if (c.listenerIs(listener)) {
                     c.close();
                     listener.onConnectFailed(f.cause());
@@ -122,12 +183,48 @@ public final class EndpointPool {
         });
     }
 
+    /**
+     * Opens an HTTP/2 stream to this endpoint with {@code handler} in its pipeline, on this loop's h2c
+     * connection (made when there is none, or the last one went away). Counts as in flight like
+     * {@link #acquire}; call {@link #done()} once when the request is over.
+     */
+    public void openH2Stream(io.netty.channel.ChannelHandler handler, H2Session.Opener opener, long deadline) {
+        inflight++;
+        if (h2 == null || !h2.usable()) {
+            h2 = H2Session.connect(this, deadline);
+        }
+        h2.open(handler, opener);
+    }
+
+    long connectTimeoutMillis() {
+        return spec.connectTimeoutMillis;
+    }
+
+    java.net.InetSocketAddress socketAddress() {
+        return spec.address(index);
+    }
+
+    void h2ChannelClosed(H2Session s) {
+        open--;
+        h2Retired(s);
+    }
+
+    void h2Retired(H2Session s) {
+        if (h2 == s) {
+            h2 = null;
+        }
+    }
+
     /** The request no longer counts as in flight here (called once per acquire). */
     public void done() {
         inflight--;
     }
 
     void release(UpstreamConnection c, boolean reusable) {
+        if (reusable && !retired && !waiting.isEmpty() && (maxRequests == 0 || c.requests < maxRequests)) {
+            serveWaiting(c);
+            return;
+        }
         if (reusable && !retired && idle.size() < maxIdle && (maxRequests == 0 || c.requests < maxRequests)) {
             c.idle = true;
             c.idleSince = System.nanoTime();
@@ -145,6 +242,10 @@ public final class EndpointPool {
 
     void closed(UpstreamConnection c) {
         open--;
+        live--;
+        if (!waiting.isEmpty() && !retired) {
+            serveWaiting(null);
+        }
         if (c.idle && idle.remove(c)) {
             idleCount--;
         }
@@ -154,6 +255,14 @@ public final class EndpointPool {
     /** The endpoint left the config: close what is idle; busy connections close when their request ends. */
     void retire() {
         retired = true;
+        Waiter w;
+        while ((w = waiting.poll()) != null) {
+            w.listener.onConnectFailed(new java.nio.channels.ClosedChannelException());
+        }
+        if (h2 != null) {
+            h2.retireQuietly();
+            h2 = null;
+        }
         UpstreamConnection c;
         while ((c = idle.pollFirst()) != null) {
             idleCount--;

@@ -26,6 +26,11 @@ public final class UpstreamContext implements AutoCloseable {
     private final List<LoopContext> contexts = new ArrayList<>();
     private boolean closed;
 
+    /** How many event loops share the upstreams (per-loop shares of a cap are cut by this). */
+    int loopCount() {
+        return contexts.size();
+    }
+
     public UpstreamContext(EventLoopGroup loops, Class<? extends SocketChannel> channelClass, ProxyMetrics metrics) {
         this.loops = loops;
         this.channelClass = channelClass;

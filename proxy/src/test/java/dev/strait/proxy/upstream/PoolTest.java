@@ -133,4 +133,47 @@ class PoolTest {
         assertThat(status).isEqualTo(502);
         assertThat(Duration.ofNanos(System.nanoTime() - t0)).isLessThan(Duration.ofSeconds(3));
     }
+
+    /** Answers after {@code millis}, noting the most connections it ever had open at once. */
+    private static TestUpstream.Behaviour slow(int millis, java.util.concurrent.atomic.AtomicInteger peak) {
+        return (ctx, req, up) -> {
+            peak.accumulateAndGet(up.openConnections(), Math::max);
+            ctx.executor().schedule(() -> ctx.writeAndFlush(TestUpstream.response(200, "ok")), millis,
+                    java.util.concurrent.TimeUnit.MILLISECONDS);
+        };
+    }
+
+    @Test
+    void maxConnectionsCapsTheConnectionsAndQueuesTheRest() throws Exception {
+        java.util.concurrent.atomic.AtomicInteger peak = new java.util.concurrent.atomic.AtomicInteger();
+        TestUpstream up = h.upstream(slow(100, peak));
+        h.start(config(up.endpoint(), "", "").replace("pool: {  }", "maxConnections: 2"));
+        java.util.List<RawClient> clients = new java.util.ArrayList<>();
+        for (int i = 0; i < 6; i++) {
+            RawClient c = h.client();
+            c.send("GET /p HTTP/1.1\r\nHost: a\r\n\r\n");
+            clients.add(c);
+        }
+        for (RawClient c : clients) {
+            assertThat(c.read().status()).isEqualTo(200);
+        }
+        assertThat(up.requests()).isEqualTo(6);
+        assertThat(up.connections()).as("connections ever opened").isEqualTo(2);
+        assertThat(peak.get()).isLessThanOrEqualTo(2);
+    }
+
+    @Test
+    void aQueuedRequestThatTimesOutLeavesTheQueue() throws Exception {
+        TestUpstream up = h.upstream(TestUpstream.stall());
+        h.start(config(up.endpoint(), "", "timeouts: { request: 300ms }").replace("pool: {  }", "maxConnections: 1"));
+        RawClient first = h.client();
+        first.send("GET /p HTTP/1.1\r\nHost: a\r\n\r\n");
+        await().atMost(Duration.ofSeconds(5)).until(() -> up.requests() == 1);
+        RawClient second = h.client();
+        assertThat(second.send("GET /p HTTP/1.1\r\nHost: a\r\n\r\n").read().status()).isEqualTo(504);
+        assertThat(first.read().status()).isEqualTo(504);
+        // The stalled connection was given up on; a new request gets a new one.
+        up.behave(TestUpstream.reply(200, "ok"));
+        assertThat(h.client().send("GET /p HTTP/1.1\r\nHost: a\r\n\r\n").read().status()).isEqualTo(200);
+    }
 }

@@ -102,8 +102,12 @@ final class ProxyCall implements UpstreamListener, BodyReceiver, Runnable {
     private boolean upstreamKeepAlive;
     private boolean done;
 
-    ProxyCall(ProxyHandler rule, Exchange ex, LoopContext lc) {
+    /** The upstream this request goes to, chosen by weight (null: every backend weighs 0). */
+    private final UpstreamSpec spec;
+
+    ProxyCall(ProxyHandler rule, Exchange ex, LoopContext lc, UpstreamSpec spec) {
         this.rule = rule;
+        this.spec = spec;
         this.ex = ex;
         this.lc = lc;
         HttpMethod m = ex.request().method();
@@ -122,7 +126,6 @@ final class ProxyCall implements UpstreamListener, BodyReceiver, Runnable {
         } else {
             bodyEnded = true;
         }
-        UpstreamSpec spec = rule.chooseUpstream();
         if (spec == null) {
             fail(HttpResponseStatus.SERVICE_UNAVAILABLE, "every backend has weight 0");
             return;
@@ -171,6 +174,7 @@ final class ProxyCall implements UpstreamListener, BodyReceiver, Runnable {
             return;
         }
         tryActive = false;
+        endpoint.forget(this);
         endpoint.done();
         upstream.meters().tried(status, System.nanoTime() - tryStart);
         if (failure != null || status >= 500) {
@@ -227,6 +231,12 @@ final class ProxyCall implements UpstreamListener, BodyReceiver, Runnable {
     @Override
     public void onConnectFailed(Throwable cause) {
         if (done) {
+            return;
+        }
+        if (cause instanceof EndpointPool.PoolFullException full) {
+            // Our own limit, not the endpoint's failure: no ejection, no retry storm; 503 as for no endpoint.
+            endTry(0, null);
+            fail(HttpResponseStatus.SERVICE_UNAVAILABLE, full.getMessage());
             return;
         }
         String why = "connect to " + endpoint.address() + " failed: " + describe(cause);
@@ -719,6 +729,7 @@ final class ProxyCall implements UpstreamListener, BodyReceiver, Runnable {
         }
         if (tryActive) {
             tryActive = false;
+            endpoint.forget(this);
             endpoint.done();
         }
         if (backoff != null) {

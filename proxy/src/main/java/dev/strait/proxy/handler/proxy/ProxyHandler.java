@@ -3,6 +3,9 @@ package dev.strait.proxy.handler.proxy;
 import dev.strait.model.Config;
 import dev.strait.model.Route;
 import dev.strait.model.Upstream;
+import dev.strait.proxy.cache.CachePolicy;
+import dev.strait.proxy.cache.Origin;
+import dev.strait.proxy.cache.ResponseCache;
 import dev.strait.proxy.http.Exchange;
 import dev.strait.proxy.route.Handler;
 import dev.strait.proxy.upstream.LoopContext;
@@ -47,6 +50,9 @@ public final class ProxyHandler implements Handler {
     final int retryOn;
     private final boolean[] retryStatus = new boolean[600];
     final long backoffNanos;
+    /** The rule's cache settings, or {@code null}: requests then go straight to {@link #forward}. */
+    private final CachePolicy cache;
+    private final Origin origin = this::forward;
 
     private ProxyHandler(String route, int ruleIndex, Route.Rule rule, UpstreamSpec[] upstreams, int[] weights,
                          boolean trustRequestId) {
@@ -90,6 +96,7 @@ public final class ProxyHandler implements Handler {
             }
         }
         this.retryOn = on;
+        this.cache = CachePolicy.of(route, rule.cache());
     }
 
     /**
@@ -107,8 +114,8 @@ public final class ProxyHandler implements Handler {
             if (s == null) {
                 throw new IllegalArgumentException(field + ": upstream \"" + b.upstream() + "\" is not defined");
             }
-            if (s.config().protocol() != Upstream.Protocol.HTTP1) {
-                throw new IllegalArgumentException(field + ": upstream \"" + b.upstream() + "\" does not speak http1");
+            if (s.config().protocol() != Upstream.Protocol.HTTP1 && s.config().protocol() != Upstream.Protocol.H2C) {
+                throw new IllegalArgumentException(field + ": upstream \"" + b.upstream() + "\" does not speak http1 or h2c");
             }
             ups[i] = s;
             weights[i] = b.weight();
@@ -118,13 +125,35 @@ public final class ProxyHandler implements Handler {
 
     @Override
     public void handle(Exchange exchange) {
+        if (cache != null) {
+            ResponseCache rc = ResponseCache.current();
+            if (rc != null) {
+                rc.handle(exchange, cache, origin); // it answers, or comes back through forward()
+                return;
+            }
+        }
+        forward(exchange);
+    }
+
+    /** Proxies one exchange: the client's, or the cache's own fetch. */
+    private void forward(Exchange exchange) {
         LoopContext lc = LoopContext.current();
         if (lc == null) {
             log.error("route {}: proxying is not set up on this thread; answering 503", route);
             exchange.sendError(HttpResponseStatus.SERVICE_UNAVAILABLE);
             return;
         }
-        new ProxyCall(this, exchange, lc).start();
+        UpstreamSpec spec = chooseUpstream();
+        if (spec != null && spec.config().protocol() == Upstream.Protocol.H2C && !isUpgrade(exchange)) {
+            new H2ProxyCall(this, exchange, lc, spec).start();
+        } else {
+            new ProxyCall(this, exchange, lc, spec).start();
+        }
+    }
+
+    /** A WebSocket handshake needs HTTP/1.1 upstream (RFC 8441's extended CONNECT is not used). */
+    private static boolean isUpgrade(Exchange ex) {
+        return ex.request().headers().contains(io.netty.handler.codec.http.HttpHeaderNames.UPGRADE);
     }
 
     /** The upstream for one request: by weight among the rule's backends; {@code null} when all weigh 0. */

@@ -193,6 +193,82 @@ final class RequestHead {
         b.writeByte('\r').writeByte('\n');
     }
 
+    /**
+     * The same request as {@link #encode} for an HTTP/2 upstream: pseudo-headers from the request line
+     * and Host, names in lower case (RFC 9113 8.2.1), the same X-Forwarded set and request id, and no
+     * connection-specific fields (8.2.2; {@code TE} only as {@code trailers}, which gRPC needs).
+     */
+    static io.netty.handler.codec.http2.Http2Headers encodeHttp2(Exchange ex, LoopContext lc, String hostRewrite,
+                                                                  boolean trustRequestId, String fallbackHost) {
+        HttpRequest req = ex.request();
+        HttpHeaders h = req.headers();
+        String uri = req.uri();
+        String clientHost = h.get(HttpHeaderNames.HOST);
+        if (!uri.isEmpty() && uri.charAt(0) != '/' && !uri.equals("*")) {
+            int scheme = uri.indexOf("://");
+            int pathStart = uri.indexOf('/', scheme + 3);
+            int q = uri.indexOf('?', scheme + 3);
+            int authEnd = pathStart < 0 ? (q < 0 ? uri.length() : q) : (q >= 0 && q < pathStart ? q : pathStart);
+            clientHost = uri.substring(scheme + 3, authEnd);
+            uri = authEnd == uri.length() ? "/" : uri.charAt(authEnd) == '?' ? "/" + uri.substring(authEnd)
+                    : uri.substring(authEnd);
+        }
+        String host = hostRewrite != null ? hostRewrite : clientHost != null ? clientHost
+                : ex.host() != null && !ex.host().isEmpty() ? ex.host() : fallbackHost;
+        var out = new io.netty.handler.codec.http2.DefaultHttp2Headers(false, h.size() + 8)
+                .method(req.method().asciiName()).scheme("http").authority(host).path(uri);
+        List<String> connectionNamed = h.contains(HttpHeaderNames.CONNECTION) ? HopByHop.connectionTokens(h) : null;
+        StringBuilder xff = null;
+        String requestId = null;
+        boolean sawRequestId = false;
+        for (Iterator<Map.Entry<CharSequence, CharSequence>> it = h.iteratorCharSequence(); it.hasNext(); ) {
+            Map.Entry<CharSequence, CharSequence> e = it.next();
+            CharSequence name = e.getKey();
+            switch (kind(name)) {
+                case FORWARD -> {
+                    if (connectionNamed == null || !HopByHop.named(name, connectionNamed)) {
+                        out.add(AsciiString.of(name).toLowerCase(), e.getValue());
+                    }
+                }
+                case TE -> {
+                    if (containsToken(e.getValue(), "trailers")) {
+                        out.add(HttpHeaderNames.TE, "trailers");
+                    }
+                }
+                case XFF_KIND -> {
+                    String v = e.getValue().toString().trim();
+                    if (!v.isEmpty()) {
+                        xff = (xff == null ? new StringBuilder() : xff).append(v).append(", ");
+                    }
+                }
+                case XRID_KIND -> {
+                    if (!sawRequestId) {
+                        sawRequestId = true;
+                        CharSequence v = e.getValue();
+                        requestId = trustRequestId && saneRequestId(v) ? v.toString() : null;
+                    }
+                }
+                default -> { }
+            }
+        }
+        String client = lc.addressText(ex.remoteAddress());
+        out.add(X_FORWARDED_FOR, xff == null ? client : xff.append(client).toString());
+        out.add(X_FORWARDED_PROTO, ex.scheme());
+        if (clientHost != null) {
+            out.add(X_FORWARDED_HOST, clientHost);
+        }
+        if (requestId == null) {
+            ByteBuf id = io.netty.buffer.Unpooled.buffer(32);
+            lc.writeRequestId(id);
+            requestId = id.toString(CharsetUtil.US_ASCII);
+        }
+        out.add(X_REQUEST_ID, requestId);
+        if (ex.hasBody() && h.contains(HttpHeaderNames.CONTENT_LENGTH)) {
+            out.add(HttpHeaderNames.CONTENT_LENGTH, Long.toString(HttpUtil.getContentLength(req, 0L)));
+        }
+        return out;
+    }
+
     /** What a request header is to the proxy; a switch on length first keeps the common case to one compare. */
     static int kind(CharSequence n) {
         return switch (n.length()) {

@@ -49,6 +49,24 @@ class SidecarAppsTest {
             server.keepAliveTimeout = 60000;
             server.listen(0, '127.0.0.1', () => console.log('PORT ' + server.address().port));
             """;
+    /** node's own HTTP/2 server, cleartext (prior knowledge), answering with trailers as a gRPC server would. */
+    private static final String NODE_H2C_APP = """
+            const http2 = require('http2');
+            let next = 0;
+            const server = http2.createServer();
+            server.on('session', s => { s.id = ++next; });
+            server.on('stream', (stream, headers) => {
+              let body = '';
+              stream.on('data', d => body += d);
+              stream.on('end', () => {
+                stream.respond({ ':status': 200, 'content-type': 'text/plain' }, { waitForTrailers: true });
+                stream.on('wantTrailers', () => stream.sendTrailers({ 'grpc-status': '0' }));
+                stream.end('hello from node h2c, connection ' + stream.session.id + ', xff '
+                    + headers['x-forwarded-for'] + ', body ' + body.length + '\\n');
+              });
+            });
+            server.listen(0, '127.0.0.1', () => console.log('PORT ' + server.address().port));
+            """;
     private static final String ASGI_APP = """
             async def app(scope, receive, send):
                 if scope['type'] != 'http':
@@ -102,15 +120,19 @@ class SidecarAppsTest {
     }
 
     private static String config(int port) {
+        return config(port, "http1");
+    }
+
+    private static String config(int port, String protocol) {
         return """
                 workers: 1
-                upstreams: [ { name: app, endpoints: [ "127.0.0.1:%d" ] } ]
+                upstreams: [ { name: app, endpoints: [ "127.0.0.1:%d" ], protocol: %s } ]
                 routes:
                   - name: sidecar
                     hosts: [ "*" ]
                     rules:
                       - backends: [ { upstream: app } ]
-                """.formatted(port);
+                """.formatted(port, protocol);
     }
 
     /** Requests through the proxy on one client connection; returns the connection ids the app reported. */
@@ -140,6 +162,21 @@ class SidecarAppsTest {
         assertThat(line).as("node printed its port").startsWith("PORT ");
         h.start(config(Integer.parseInt(line.substring(5).trim())));
         assertThat(exercise("hello from node")).as("every request on one kept-alive connection").hasSize(1);
+    }
+
+    @Test
+    void nodeH2cApp() throws Exception {
+        String node = which("node") != null ? which("node") : which("nodejs");
+        Assumptions.assumeTrue(node != null, "node is not installed (Debian package nodejs; .ci/run installs it)");
+        Files.writeString(dir.resolve("h2c.js"), NODE_H2C_APP);
+        Process p = start(List.of(node, "h2c.js"));
+        BufferedReader out = new BufferedReader(new InputStreamReader(p.getInputStream(), StandardCharsets.UTF_8));
+        String line = out.readLine();
+        assertThat(line).as("node printed its port").startsWith("PORT ");
+        h.start(config(Integer.parseInt(line.substring(5).trim()), "h2c"));
+        assertThat(exercise("hello from node h2c")).as("every request on one HTTP/2 connection").hasSize(1);
+        RawClient.Response r = h.client().send("GET /t HTTP/1.1\r\nHost: app.local\r\nTE: trailers\r\n\r\n").read();
+        assertThat(r.trailers()).containsEntry("grpc-status", "0");
     }
 
     @Test
