@@ -91,6 +91,14 @@ final class StraitProcesses implements AfterEachCallback {
                 "-Dio.netty.leakDetection.level=paranoid",
                 "-jar", jar().toString()));
         command.addAll(List.of(args));
+        return startProcess(command, env);
+    }
+
+    /**
+     * Starts any command (the operator jar, an upstream app) under the same care as the proxy: output
+     * kept, stopped after the test, printed when it fails.
+     */
+    ProxyProcess startProcess(List<String> command, Map<String, String> env) {
         ProcessBuilder pb = new ProcessBuilder(command);
         // The proxy reads STRAIT_CONFIG, STRAIT_CHECK, ... and STRAIT_LOG_LEVEL: none leak in from the build.
         pb.environment().keySet().removeIf(k -> k.startsWith("STRAIT_"));

@@ -2,7 +2,12 @@ package dev.strait.operator;
 
 import dev.strait.model.Flags;
 import dev.strait.model.HostPort;
+import dev.strait.operator.inject.AdmissionHandler;
+import dev.strait.operator.inject.SidecarInjector;
+import dev.strait.operator.inject.WebhookCertificates;
+import dev.strait.operator.inject.WebhookServer;
 import dev.strait.operator.reconcile.OperatorApp;
+import dev.strait.operator.translate.ProxyDefaults;
 import dev.strait.operator.crd.Route;
 import dev.strait.operator.publish.Authenticators;
 import dev.strait.operator.publish.tls.CaStore;
@@ -46,9 +51,23 @@ public final class Main {
                                            a cluster, false outside)
               --control-names A,B,...      names in the serving certificate (default: strait-operator.NS.svc,
                                            strait-operator.NS.svc.cluster.local, localhost, 127.0.0.1)
+              --ingress-address ADDRESS    what Ingresses show as their address: NAMESPACE/SERVICE (the
+                                           proxies' Service; its load-balancer address is copied) or
+                                           fixed addresses A,B,... (default: none)
+              --webhook-address HOST:PORT  serve the sidecar injection webhook over HTTPS (default: off)
+              --webhook-config NAME        the MutatingWebhookConfiguration whose caBundle to keep current
+                                           (default: strait-sidecar-injector)
+              --webhook-service NAME       the Service in front of the webhook (default: strait-operator)
+              --sidecar-image IMAGE        the proxy image the webhook injects (default: ghcr.io/strait-dev/strait-proxy:0.1.0)
+              --proxy-http-address H:P     the proxies' HTTP listener, sent in every snapshot (default 0.0.0.0:8080)
+              --proxy-https-address H:P    the proxies' TLS listener, when a Route has TLS (default 0.0.0.0:8443)
+              --proxy-admin-address H:P    the proxies' admin listener (default 0.0.0.0:9901)
+              --server-side-apply true|false  patch status with server-side apply and let the API server
+                                           filter Secrets (default true; false for API servers without,
+                                           such as fabric8's mock server)
               --help                       this text
             Each option may also be set in the environment: STRAIT_CONTROL_ADDRESS, STRAIT_LEADER_ELECTION,
-            STRAIT_SECURE, STRAIT_CONTROL_NAMES.
+            STRAIT_SECURE, STRAIT_CONTROL_NAMES, STRAIT_INGRESS_ADDRESS, STRAIT_WEBHOOK_ADDRESS, ...
             The Kubernetes connection is the current kubeconfig context, or the pod's service account.
             The CRDs in crds/ must be applied first: kubectl apply -f crds/
             """;
@@ -78,6 +97,24 @@ public final class Main {
 
         KubernetesClient client = new KubernetesClientBuilder().build();
         OperatorApp.Settings settings = OperatorApp.Settings.production(new InetSocketAddress(address.host(), address.port()));
+        try {
+            ProxyDefaults d = ProxyDefaults.STANDARD;
+            settings = settings.withDefaults(new ProxyDefaults(d.defaultClass(), d.sidecarClass(),
+                    HostPort.parse(opts.getOrDefault("proxy-http-address", d.http().toString())),
+                    HostPort.parse(opts.getOrDefault("proxy-https-address", d.https().toString())),
+                    HostPort.parse(opts.getOrDefault("proxy-admin-address", d.admin().toString())),
+                    d.limits(), d.accessLog()));
+        } catch (IllegalArgumentException e) {
+            System.err.println("--proxy-*-address " + e.getMessage());
+            System.exit(2);
+            return;
+        }
+        if (!Boolean.parseBoolean(opts.getOrDefault("server-side-apply", "true"))) {
+            settings = settings.withoutServerSideApply();
+        }
+        if (opts.containsKey("ingress-address")) {
+            settings = settings.withIngressAddress(opts.get("ingress-address"));
+        }
         if (leaderElection) {
             settings = settings.withLeaderElection(new LeaderElectionConfiguration("strait-operator", namespace(client)));
         }
@@ -130,6 +167,17 @@ public final class Main {
             System.exit(1);
             return;
         }
+        WebhookServer webhook = null;
+        if (opts.containsKey("webhook-address")) {
+            try {
+                webhook = webhook(client, opts);
+            } catch (IOException | RuntimeException e) {
+                log.error("cannot start the sidecar injection webhook: {}", e.toString());
+                client.close();
+                System.exit(1);
+                return;
+            }
+        }
         OperatorApp app = new OperatorApp(client, settings);
         try {
             app.start();
@@ -142,13 +190,46 @@ public final class Main {
         }
         CountDownLatch stopped = new CountDownLatch(1);
         OperatorApp running = app;
+        WebhookServer runningWebhook = webhook;
         Runtime.getRuntime().addShutdownHook(new Thread(() -> {
             log.info("stopping");
+            if (runningWebhook != null) {
+                runningWebhook.close();
+            }
             running.close();
             client.close();
             stopped.countDown();
         }, "strait-operator-shutdown"));
         stopped.await();
+    }
+
+    /** The sidecar webhook: its certificate from the operator's CA, the caBundle patched, HTTPS started. */
+    private static WebhookServer webhook(KubernetesClient client, Map<String, String> opts) throws IOException {
+        HostPort at = HostPort.parse(opts.get("webhook-address"));
+        String ns = namespace(client);
+        String service = opts.getOrDefault("webhook-service", "strait-operator");
+        WebhookCertificates certs = new WebhookCertificates(client, ns,
+                List.of(service + "." + ns + ".svc", service + "." + ns + ".svc.cluster.local", "localhost", "127.0.0.1"),
+                opts.getOrDefault("webhook-config", "strait-sidecar-injector"), Clock.systemUTC());
+        SidecarInjector injector = new SidecarInjector(SidecarInjector.Settings.defaults(
+                opts.getOrDefault("sidecar-image", "ghcr.io/strait-dev/strait-proxy:0.1.0")));
+        WebhookServer server = new WebhookServer(new AdmissionHandler(injector), certs.refresh())
+                .start(new InetSocketAddress(at.host(), at.port()));
+        ScheduledExecutorService timer = Executors.newSingleThreadScheduledExecutor(r -> {
+            Thread t = new Thread(r, "strait-webhook-certificates");
+            t.setDaemon(true);
+            return t;
+        });
+        // Once a minute (two reads when nothing changed): the webhook configuration may be created after
+        // the operator started, and it needs the caBundle before any pod can be injected.
+        timer.scheduleAtFixedRate(() -> {
+            try {
+                server.certificate(certs.refresh());
+            } catch (IOException | RuntimeException e) {
+                log.warn("webhook certificate not refreshed: {}", e.toString());
+            }
+        }, 1, 1, TimeUnit.MINUTES);
+        return server;
     }
 
     private static String namespace(KubernetesClient client) throws IOException {
@@ -160,6 +241,8 @@ public final class Main {
 
     /** Flags, then environment variables for flags not given; {@code null} after printing a usage error. */
     static Map<String, String> options(String[] args) {
-        return Flags.parse(args, List.of("control-address", "leader-election", "secure", "control-names"), USAGE);
+        return Flags.parse(args, List.of("control-address", "leader-election", "secure", "control-names",
+                "ingress-address", "webhook-address", "webhook-config", "webhook-service", "sidecar-image",
+                "proxy-http-address", "proxy-https-address", "proxy-admin-address", "server-side-apply"), USAGE);
     }
 }

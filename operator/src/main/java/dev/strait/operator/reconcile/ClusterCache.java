@@ -7,6 +7,8 @@ import io.fabric8.kubernetes.api.model.HasMetadata;
 import io.fabric8.kubernetes.api.model.Secret;
 import io.fabric8.kubernetes.api.model.Service;
 import io.fabric8.kubernetes.api.model.discovery.v1.EndpointSlice;
+import io.fabric8.kubernetes.api.model.networking.v1.Ingress;
+import io.fabric8.kubernetes.api.model.networking.v1.IngressClass;
 import io.fabric8.kubernetes.client.KubernetesClient;
 import io.fabric8.kubernetes.client.informers.ResourceEventHandler;
 import io.fabric8.kubernetes.client.informers.SharedIndexInformer;
@@ -15,7 +17,8 @@ import java.util.List;
 import java.util.Objects;
 
 /**
- * Informers on everything a translation reads. A Route or Upstream update that leaves its generation
+ * Informers on everything a translation reads (Routes, Upstreams, Services, EndpointSlices, TLS
+ * Secrets, Ingresses and IngressClasses). A Route or Upstream update that leaves its generation
  * alone (a status write, a label) does not count as a change; Services, EndpointSlices and Secrets
  * have no generation, so every update counts.
  */
@@ -29,6 +32,8 @@ public final class ClusterCache implements AutoCloseable {
     private SharedIndexInformer<Service> services;
     private SharedIndexInformer<EndpointSlice> slices;
     private SharedIndexInformer<Secret> secrets;
+    private SharedIndexInformer<Ingress> ingresses;
+    private SharedIndexInformer<IngressClass> ingressClasses;
     private volatile boolean synced;
 
     /**
@@ -50,6 +55,8 @@ public final class ClusterCache implements AutoCloseable {
         secrets = add(secretFieldSelector
                 ? client.secrets().inAnyNamespace().withField("type", "kubernetes.io/tls").inform(new Handler<>(false), 0)
                 : client.secrets().inAnyNamespace().inform(new Handler<>(false), 0));
+        ingresses = add(client.network().v1().ingresses().inAnyNamespace().inform(new Handler<>(true), 0));
+        ingressClasses = add(client.network().v1().ingressClasses().inform(new Handler<>(false), 0));
         synced = true;
         changed.run();
         return this;
@@ -64,12 +71,17 @@ public final class ClusterCache implements AutoCloseable {
         return synced && informers.stream().allMatch(SharedIndexInformer::hasSynced);
     }
 
+    /** The Services now (for the Ingress status address). */
+    public List<Service> services() {
+        return services.getStore().list();
+    }
+
     /** What the caches hold now. */
     public Inputs inputs() {
         List<Secret> tls = secrets.getStore().list().stream()
                 .filter(s -> "kubernetes.io/tls".equals(s.getType())).toList();
         return new Inputs(routes.getStore().list(), upstreams.getStore().list(), services.getStore().list(),
-                slices.getStore().list(), tls);
+                slices.getStore().list(), tls, ingresses.getStore().list(), ingressClasses.getStore().list());
     }
 
     @Override
@@ -93,10 +105,11 @@ public final class ClusterCache implements AutoCloseable {
 
         @Override
         public void onUpdate(T oldObj, T newObj) {
-            if (generational && Objects.equals(oldObj.getMetadata().getGeneration(), newObj.getMetadata().getGeneration())) {
+            if (generational && newObj.getMetadata().getGeneration() != null
+                    && Objects.equals(oldObj.getMetadata().getGeneration(), newObj.getMetadata().getGeneration())) {
                 return;
             }
-            if (!generational && Objects.equals(oldObj.getMetadata().getResourceVersion(),
+            if (Objects.equals(oldObj.getMetadata().getResourceVersion(),
                     newObj.getMetadata().getResourceVersion())) {
                 return; // a resync, nothing new
             }

@@ -6,6 +6,7 @@ import dev.strait.operator.publish.Fleet;
 import dev.strait.operator.status.StatusBoard;
 import dev.strait.operator.translate.ProxyDefaults;
 import dev.strait.operator.translate.Translator;
+import io.fabric8.kubernetes.api.model.networking.v1.IngressLoadBalancerIngress;
 import io.fabric8.kubernetes.client.KubernetesClient;
 import io.javaoperatorsdk.operator.Operator;
 import io.javaoperatorsdk.operator.api.config.LeaderElectionConfiguration;
@@ -13,6 +14,7 @@ import io.netty.handler.ssl.SslContext;
 import java.net.InetSocketAddress;
 import java.time.Clock;
 import java.time.Duration;
+import java.util.List;
 import java.util.concurrent.Executors;
 import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.TimeUnit;
@@ -33,7 +35,15 @@ public final class OperatorApp implements AutoCloseable {
     public record Settings(InetSocketAddress controlAddress, ProxyDefaults defaults, Duration quiet, Duration cap,
                            boolean serverSideApply, boolean secretFieldSelector,
                            LeaderElectionConfiguration leaderElection, Supplier<SslContext> ssl,
-                           Authenticator authenticator) {
+                           Authenticator authenticator, IngressAddress ingressAddress) {
+
+        public Settings(InetSocketAddress controlAddress, ProxyDefaults defaults, Duration quiet, Duration cap,
+                        boolean serverSideApply, boolean secretFieldSelector,
+                        LeaderElectionConfiguration leaderElection, Supplier<SslContext> ssl,
+                        Authenticator authenticator) {
+            this(controlAddress, defaults, quiet, cap, serverSideApply, secretFieldSelector, leaderElection, ssl,
+                    authenticator, new IngressAddress(null));
+        }
 
         public static Settings production(InetSocketAddress controlAddress) {
             return new Settings(controlAddress, ProxyDefaults.STANDARD, Duration.ofMillis(100), Duration.ofSeconds(1),
@@ -42,12 +52,33 @@ public final class OperatorApp implements AutoCloseable {
 
         public Settings withLeaderElection(LeaderElectionConfiguration le) {
             return new Settings(controlAddress, defaults, quiet, cap, serverSideApply, secretFieldSelector, le, ssl,
-                    authenticator);
+                    authenticator, ingressAddress);
         }
 
         public Settings withSecurity(Supplier<SslContext> tls, Authenticator auth) {
             return new Settings(controlAddress, defaults, quiet, cap, serverSideApply, secretFieldSelector,
-                    leaderElection, tls, auth);
+                    leaderElection, tls, auth, ingressAddress);
+        }
+
+        /** What snapshots carry besides routes: the proxies' listener and admin addresses. */
+        public Settings withDefaults(ProxyDefaults d) {
+            return new Settings(controlAddress, d, quiet, cap, serverSideApply, secretFieldSelector,
+                    leaderElection, ssl, authenticator, ingressAddress);
+        }
+
+        /**
+         * For API servers without server-side apply or field selectors (fabric8's mock server): status is
+         * patched without SSA and TLS Secrets are filtered in the operator.
+         */
+        public Settings withoutServerSideApply() {
+            return new Settings(controlAddress, defaults, quiet, cap, false, false,
+                    leaderElection, ssl, authenticator, ingressAddress);
+        }
+
+        /** @param address see {@link IngressAddress}: fixed addresses or NAMESPACE/SERVICE */
+        public Settings withIngressAddress(String address) {
+            return new Settings(controlAddress, defaults, quiet, cap, serverSideApply, secretFieldSelector,
+                    leaderElection, ssl, authenticator, new IngressAddress(address));
         }
     }
 
@@ -61,6 +92,7 @@ public final class OperatorApp implements AutoCloseable {
     private Rebuilder rebuilder;
     private Debounced statusRefresh;
     private FleetReports fleetReports;
+    private volatile List<IngressLoadBalancerIngress> lastIngressAddress = List.of();
     /** Proxy counts alone are written once a minute (StatusBoard.refresh). */
     private final ScheduledExecutorService countsTimer = Executors.newSingleThreadScheduledExecutor(r -> {
         Thread t = new Thread(r, "strait-status-counts");
@@ -92,14 +124,16 @@ public final class OperatorApp implements AutoCloseable {
         Clock clock = Clock.systemUTC();
         RouteReconciler routes = new RouteReconciler(board, clock);
         UpstreamReconciler upstreams = new UpstreamReconciler(board, clock);
+        IngressReconciler ingresses = new IngressReconciler(board, this::ingressAddresses);
         operator.register(routes);
         operator.register(upstreams);
+        operator.register(ingresses);
         operator.start();
         board.onChange(key -> {
-            if (key.kind().equals("Route")) {
-                routes.poke(key);
-            } else {
-                upstreams.poke(key);
+            switch (key.kind()) {
+                case "Route" -> routes.poke(key);
+                case "Ingress" -> ingresses.poke(key);
+                default -> upstreams.poke(key);
             }
         });
 
@@ -122,10 +156,21 @@ public final class OperatorApp implements AutoCloseable {
         rebuilder = new Rebuilder(() -> cache.synced() ? cache.inputs() : null, translator, t -> {
             fleet.publish(t);
             board.update(t);
+            // The proxies' address lives on a Service: when it moves, every served Ingress is rewritten.
+            List<IngressLoadBalancerIngress> address = ingressAddresses();
+            if (!address.equals(lastIngressAddress)) {
+                lastIngressAddress = address;
+                t.reports().keySet().stream().filter(k -> k.kind().equals("Ingress")).forEach(ingresses::poke);
+            }
         }, settings.quiet(), settings.cap());
         cache.start();
         log.info("caches synced; serving snapshots");
         return this;
+    }
+
+    private List<IngressLoadBalancerIngress> ingressAddresses() {
+        ClusterCache c = cache;
+        return c == null ? List.of() : settings.ingressAddress().resolve(c.services());
     }
 
     private void changed() {

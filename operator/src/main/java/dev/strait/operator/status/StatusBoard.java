@@ -124,6 +124,11 @@ public final class StatusBoard {
         return compute(r, acks());
     }
 
+    /** What the latest translation made of a resource; null before the first or when it has no report. */
+    public synchronized ResourceReport report(ResourceKey key) {
+        return translation == null ? null : translation.report(key);
+    }
+
     /** The proxies of each scope, their ACKed places sorted, for counting with a binary search. */
     private record Acks(long[] sortedSeq, int rejected, String firstRejection) {}
 
@@ -184,7 +189,7 @@ public final class StatusBoard {
             if (!r.accepted().status()) {
                 return StatusCondition.no(type, r.accepted().reason(), "not in any snapshot: the spec is not accepted");
             }
-            if (!r.resolvedRefs().status() && r.key().kind().equals("Route")) {
+            if (!r.resolvedRefs().status() && !r.key().kind().equals("Upstream")) {
                 return StatusCondition.no(type, "UnresolvedRefs", "not in any snapshot: a reference is not resolved");
             }
             return StatusCondition.no(type, "NotReferenced", "no programmed Route uses this Upstream");

@@ -33,7 +33,7 @@ final class Conflicts {
                 for (String host : route.hosts()) {
                     ResourceKey owner = owners.get(key(host, m));
                     if (owner != null && !owner.equals(key)) {
-                        conflict = where + ": host \"" + host + "\" " + describe(m) + " is already served by Route "
+                        conflict = where + ": host \"" + host + "\" " + describe(m) + " is already served by " + owner.kind() + " "
                                 + owner.namespace() + "/" + owner.name() + " (the older Route wins)";
                         break;
                     }

@@ -5,6 +5,8 @@ import dev.strait.operator.crd.Upstream;
 import io.fabric8.kubernetes.api.model.Secret;
 import io.fabric8.kubernetes.api.model.Service;
 import io.fabric8.kubernetes.api.model.discovery.v1.EndpointSlice;
+import io.fabric8.kubernetes.api.model.networking.v1.Ingress;
+import io.fabric8.kubernetes.api.model.networking.v1.IngressClass;
 import java.util.List;
 
 /** Everything a translation reads: the informer caches' contents at one moment. */
@@ -13,7 +15,9 @@ public record Inputs(
         List<Upstream> upstreams,
         List<Service> services,
         List<EndpointSlice> endpointSlices,
-        List<Secret> secrets) {
+        List<Secret> secrets,
+        List<Ingress> ingresses,
+        List<IngressClass> ingressClasses) {
 
     public Inputs {
         routes = List.copyOf(routes);
@@ -21,6 +25,14 @@ public record Inputs(
         services = List.copyOf(services);
         endpointSlices = List.copyOf(endpointSlices);
         secrets = List.copyOf(secrets);
+        ingresses = List.copyOf(ingresses);
+        ingressClasses = List.copyOf(ingressClasses);
+    }
+
+    /** Without standard Ingresses. */
+    public Inputs(List<Route> routes, List<Upstream> upstreams, List<Service> services,
+                  List<EndpointSlice> endpointSlices, List<Secret> secrets) {
+        this(routes, upstreams, services, endpointSlices, secrets, List.of(), List.of());
     }
 
     public static Inputs of(List<Route> routes, List<Upstream> upstreams) {

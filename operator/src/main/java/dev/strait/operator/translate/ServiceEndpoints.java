@@ -45,6 +45,25 @@ final class ServiceEndpoints {
         }
     }
 
+    /** Whether the Service exists. */
+    boolean hasService(String namespace, String name) {
+        return services.containsKey(namespace + "/" + name);
+    }
+
+    /** The number of a Service's TCP port by its name (an Ingress backend may name the port), or null. */
+    Integer portNumber(String namespace, String name, String portName) {
+        Service svc = services.get(namespace + "/" + name);
+        if (svc == null || svc.getSpec().getPorts() == null) {
+            return null;
+        }
+        for (ServicePort p : svc.getSpec().getPorts()) {
+            if (portName.equals(p.getName()) && (p.getProtocol() == null || p.getProtocol().equals("TCP"))) {
+                return p.getPort();
+            }
+        }
+        return null;
+    }
+
     Resolution resolve(String namespace, String name, Integer port) {
         Service svc = services.get(namespace + "/" + name);
         if (svc == null) {

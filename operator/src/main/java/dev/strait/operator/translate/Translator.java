@@ -11,6 +11,7 @@ import dev.strait.operator.crd.RouteSpec;
 import dev.strait.operator.crd.ServiceRef;
 import io.fabric8.kubernetes.api.model.HasMetadata;
 import io.fabric8.kubernetes.api.model.Secret;
+import io.fabric8.kubernetes.api.model.networking.v1.Ingress;
 import java.nio.charset.StandardCharsets;
 import java.util.ArrayList;
 import java.util.Base64;
@@ -97,43 +98,67 @@ public final class Translator {
         Map<Scope, List<Translation.Programmed>> programmed = new HashMap<>();
         Map<Scope, Conflicts> conflicts = new HashMap<>();
         Map<String, Set<Scope>> upstreamScopes = new HashMap<>();
-        List<Route> routes = new ArrayList<>(in.routes());
-        routes.sort(AGE);
-        for (Route r : routes) {
-            ResourceKey key = ResourceKey.of(r);
-            RouteState st = route(r, endpoints, upstreamStates, secrets, models);
+        for (Source src : sources(in, endpoints)) {
+            ResourceKey key = src.key();
+            List<String> specErrors = new ArrayList<>();
+            List<String> refErrors = new ArrayList<>();
+            String refReason = null;
+            List<RouteState> states = new ArrayList<>();
+            for (IngressRoutes.Piece piece : src.pieces()) {
+                RouteState st = route(piece.route(), endpoints, upstreamStates, secrets, models);
+                states.add(st);
+                specErrors.addAll(piece.rewrite(st.specErrors));
+                if (!piece.refErrors().isEmpty() && refReason == null) {
+                    refReason = "BackendNotFound";
+                }
+                refErrors.addAll(piece.refErrors());
+                refErrors.addAll(piece.rewrite(st.refErrors));
+                if (refReason == null) {
+                    refReason = st.refReason;
+                }
+            }
             Set<Scope> scopes = new HashSet<>();
-            StatusCondition accepted = st.specErrors.isEmpty()
+            StatusCondition accepted = specErrors.isEmpty()
                     ? StatusCondition.yes(StatusCondition.ACCEPTED, "Accepted", "valid")
-                    : StatusCondition.no(StatusCondition.ACCEPTED, "Invalid", String.join("; ", st.specErrors));
-            StatusCondition resolved = st.refErrors.isEmpty()
+                    : StatusCondition.no(StatusCondition.ACCEPTED, "Invalid", String.join("; ", specErrors));
+            StatusCondition resolved = refErrors.isEmpty()
                     ? StatusCondition.yes(StatusCondition.RESOLVED_REFS, "ResolvedRefs", "all references resolved")
-                    : StatusCondition.no(StatusCondition.RESOLVED_REFS, st.refReason, String.join("; ", st.refErrors));
-            List<String> errors = new ArrayList<>(st.specErrors);
-            errors.addAll(st.refErrors);
-            if (st.model != null) {
-                Scope scope = defaults.scopeOf(r.getSpec().ingressClassName, key.namespace());
+                    : StatusCondition.no(StatusCondition.RESOLVED_REFS, refReason, String.join("; ", refErrors));
+            List<String> errors = new ArrayList<>(specErrors);
+            errors.addAll(refErrors);
+            if (specErrors.isEmpty() && refErrors.isEmpty() && !states.isEmpty()) {
+                Scope scope = defaults.scopeOf(src.ingressClass(), key.namespace());
                 List<String> lost = new ArrayList<>();
-                dev.strait.model.Route kept = conflicts.computeIfAbsent(scope, s -> new Conflicts())
-                        .claim(key, st.model, st.implicitMatches, lost);
+                List<Translation.Programmed> kept = new ArrayList<>();
+                for (int i = 0; i < states.size(); i++) {
+                    RouteState st = states.get(i);
+                    List<String> lostHere = new ArrayList<>();
+                    dev.strait.model.Route route = conflicts.computeIfAbsent(scope, s -> new Conflicts())
+                            .claim(key, st.model, st.implicitMatches, lostHere);
+                    lost.addAll(src.pieces().get(i).rewrite(lostHere));
+                    if (!route.rules().isEmpty()) {
+                        kept.add(new Translation.Programmed(route, st.upstreams, st.certificate));
+                    }
+                }
                 errors.addAll(lost);
-                if (kept.rules().isEmpty()) {
+                if (kept.isEmpty()) {
                     accepted = StatusCondition.no(StatusCondition.ACCEPTED, "Conflicted", String.join("; ", lost));
                 } else {
                     if (!lost.isEmpty()) {
                         accepted = StatusCondition.yes(StatusCondition.ACCEPTED, "PartiallyConflicted",
                                 String.join("; ", lost));
                     }
-                    Translation.Programmed p = new Translation.Programmed(kept, st.upstreams, st.certificate);
-                    programmed.computeIfAbsent(scope, s -> new ArrayList<>()).add(p);
-                    contents.put(key, p.hashCode());
+                    programmed.computeIfAbsent(scope, s -> new ArrayList<>()).addAll(kept);
+                    contents.put(key, kept.size() == 1 ? kept.get(0).hashCode() : kept.hashCode());
                     scopes.add(scope);
-                    for (String u : st.upstreams) {
-                        upstreamScopes.computeIfAbsent(u, x -> new HashSet<>()).add(scope);
+                    for (Translation.Programmed p : kept) {
+                        for (String u : p.upstreams()) {
+                            upstreamScopes.computeIfAbsent(u, x -> new HashSet<>()).add(scope);
+                        }
                     }
                 }
             }
-            reports.put(key, new ResourceReport(key, generation(r), accepted, resolved, scopes, errors));
+            reports.put(key, new ResourceReport(key, generation(src.meta()), accepted, resolved, scopes, errors));
         }
 
         for (dev.strait.operator.crd.Upstream u : in.upstreams()) {
@@ -156,6 +181,27 @@ public final class Translator {
             reports.put(key, new ResourceReport(key, generation(u), accepted, resolved, scopes, errors));
         }
         return new Translation(defaults, programmed, models, reports, contents);
+    }
+
+    /** A Route, or an Ingress of one of our classes, as the Routes it stands for. */
+    private record Source(ResourceKey key, HasMetadata meta, String ingressClass, List<IngressRoutes.Piece> pieces) {}
+
+    /** Routes and our Ingresses, oldest first (the order of conflicts and of the proxy's host merging). */
+    private List<Source> sources(Inputs in, ServiceEndpoints endpoints) {
+        List<Source> out = new ArrayList<>();
+        for (Route r : in.routes()) {
+            out.add(new Source(ResourceKey.of(r), r, r.getSpec() == null ? null : r.getSpec().ingressClassName,
+                    List.of(IngressRoutes.Piece.of(r))));
+        }
+        for (Ingress ing : in.ingresses()) {
+            String cls = IngressRoutes.classOf(ing, in.ingressClasses(), defaults.defaultClass());
+            if (cls != null) {
+                out.add(new Source(new ResourceKey("Ingress", ing.getMetadata().getNamespace(), ing.getMetadata().getName()),
+                        ing, cls, IngressRoutes.pieces(ing, endpoints)));
+            }
+        }
+        out.sort((a, b) -> AGE.compare(a.meta(), b.meta()));
+        return out;
     }
 
     private static long generation(HasMetadata r) {
@@ -350,7 +396,11 @@ public final class Translator {
                                 Map<String, UpstreamState> upstreams, Map<String, Upstream> serviceUpstreams) {
         JsonNode up = b.get("upstream");
         JsonNode svc = b.get("service");
-        if (up != null && up.isTextual()) {
+        if (up != null && up.isTextual() && up.asText().equals(IngressRoutes.UNRESOLVED)) {
+            // an Ingress backend that could not be rewritten; its error is reported with the Ingress's fields
+            b.put("upstream", UNRESOLVED);
+            st.declared.put(UNRESOLVED, Upstream.Protocol.HTTP1);
+        } else if (up != null && up.isTextual()) {
             UpstreamState target = upstreams.get(ns + "/" + up.asText());
             if (target == null) {
                 st.refError(b, "BackendNotFound", path + ".upstream: Upstream \"" + up.asText() + "\" not found");

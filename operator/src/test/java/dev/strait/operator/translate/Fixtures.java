@@ -11,6 +11,8 @@ import io.fabric8.kubernetes.api.model.Service;
 import io.fabric8.kubernetes.api.model.ServiceBuilder;
 import io.fabric8.kubernetes.api.model.discovery.v1.EndpointSlice;
 import io.fabric8.kubernetes.api.model.discovery.v1.EndpointSliceBuilder;
+import io.fabric8.kubernetes.api.model.networking.v1.Ingress;
+import io.fabric8.kubernetes.api.model.networking.v1.IngressClass;
 import io.fabric8.kubernetes.client.utils.Serialization;
 import java.nio.charset.StandardCharsets;
 import java.util.ArrayList;
@@ -36,6 +38,32 @@ public final class Fixtures {
                 metadata: { namespace: %s, name: %s, generation: %d, creationTimestamp: "2026-11-30T10:%02d:00Z" }
                 spec:
                 %s""".formatted(ns, name, generation(spec), minute, spec.indent(2)), Route.class);
+    }
+
+    /** A standard Ingress created at {@code minute} minutes past a fixed hour. */
+    public static Ingress ingress(String ns, String name, int minute, String spec) {
+        return Serialization.unmarshal("""
+                apiVersion: networking.k8s.io/v1
+                kind: Ingress
+                metadata: { namespace: %s, name: %s, uid: %s, generation: %d, creationTimestamp: "2026-11-30T10:%02d:00Z" }
+                spec:
+                %s""".formatted(ns, name, "uid-" + ns + "-" + name, generation(spec), minute, spec.indent(2)),
+                Ingress.class);
+    }
+
+    /** An IngressClass, of this operator's controller unless {@code controller} says otherwise. */
+    public static IngressClass ingressClass(String name, String controller, boolean isDefault) {
+        return Serialization.unmarshal("""
+                apiVersion: networking.k8s.io/v1
+                kind: IngressClass
+                metadata:
+                  name: %s
+                  annotations: { ingressclass.kubernetes.io/is-default-class: "%s" }
+                spec: { controller: %s }""".formatted(name, isDefault, controller), IngressClass.class);
+    }
+
+    public static ResourceReport ingressReport(Translation t, String ns, String name) {
+        return t.report(new ResourceKey("Ingress", ns, name));
     }
 
     public static long generation(String spec) {
@@ -94,6 +122,8 @@ public final class Fixtures {
         List<Service> services = new ArrayList<>();
         List<EndpointSlice> slices = new ArrayList<>();
         List<Secret> secrets = new ArrayList<>();
+        List<Ingress> ingresses = new ArrayList<>();
+        List<IngressClass> classes = new ArrayList<>();
         for (Object o : resources) {
             if (o instanceof Route r) {
                 routes.add(r);
@@ -105,11 +135,15 @@ public final class Fixtures {
                 slices.add(e);
             } else if (o instanceof Secret s) {
                 secrets.add(s);
+            } else if (o instanceof Ingress i) {
+                ingresses.add(i);
+            } else if (o instanceof IngressClass c) {
+                classes.add(c);
             } else {
                 throw new IllegalArgumentException(String.valueOf(o));
             }
         }
-        return new Inputs(routes, upstreams, services, slices, secrets);
+        return new Inputs(routes, upstreams, services, slices, secrets, ingresses, classes);
     }
 
     public static Translation translate(Object... resources) {

@@ -107,4 +107,28 @@ class SnapshotTest {
         assertThat(u.resolvedRefs().message()).isEqualTo("2 ready endpoint(s)");
         assertThat(u.scopes()).containsExactly(STRAIT);
     }
+
+    @Test
+    void fastcgiRulesHostRewriteAndMaxConnectionsPassThrough() {
+        Translation t = Fixtures.translate(
+                service("shop", "php", "fcgi:9000"), slice("shop", "php", "php-1", "fcgi", 9000, "10.0.2.1"),
+                upstream("shop", "php", "service: { name: php, port: 9000 }\nprotocol: fastcgi\nmaxConnections: 4"),
+                route("shop", "app", 1, """
+                        hosts: [ php.example.com ]
+                        rules:
+                          - backends: [ { upstream: php } ]
+                            fastcgi: { root: /var/www/html, index: index.php, params: { APP_ENV: prod } }
+                          - matches: [ { path: { type: Prefix, value: /api } } ]
+                            backends: [ { service: { name: php, port: 9000 } } ]
+                            hostRewrite: api.internal
+                        """));
+        assertThat(Fixtures.routeReport(t, "shop", "app").errors()).isEmpty();
+        var config = t.snapshot(STRAIT).config();
+        assertThat(config.upstreams()).filteredOn(u -> u.name().equals("upstream.shop.php")).singleElement()
+                .satisfies(u -> assertThat(u.toString()).contains("FASTCGI").contains("maxConnections=4"));
+        var rules = config.routes().get(0).rules();
+        assertThat(rules.get(0).fastcgi().root()).isEqualTo("/var/www/html");
+        assertThat(rules.get(0).fastcgi().params()).containsEntry("APP_ENV", "prod");
+        assertThat(rules.get(1).hostRewrite()).isEqualTo("api.internal");
+    }
 }

@@ -4,6 +4,7 @@ import io.fabric8.kubernetes.api.model.ConfigMapBuilder;
 import io.fabric8.kubernetes.api.model.Secret;
 import io.fabric8.kubernetes.api.model.SecretBuilder;
 import io.fabric8.kubernetes.client.KubernetesClient;
+import io.fabric8.kubernetes.client.KubernetesClientException;
 import java.io.IOException;
 import java.nio.charset.StandardCharsets;
 import java.time.Duration;
@@ -35,6 +36,16 @@ public final class CaStore {
 
     /** The CA to sign with now, made or rotated as needed, with the trust bundle published. */
     public ChannelPki.Issued currentCa(Instant now) throws IOException {
+        return currentCa(now, true);
+    }
+
+    /**
+     * Replicas start together (the chart runs two): the Secret is created, or rotated with the version
+     * that was read, so that of two replicas making a CA at the same moment one wins and the other
+     * (told 409 Conflict) reads and uses the winner's, rather than each overwriting the other's and
+     * serving certificates signed by a CA that is no longer published.
+     */
+    private ChannelPki.Issued currentCa(Instant now, boolean mayRetry) throws IOException {
         Secret s = client.secrets().inNamespace(namespace).withName(NAME).get();
         ChannelPki.Issued ca = null;
         String previous = null;
@@ -53,7 +64,20 @@ public final class CaStore {
                     .withType("Opaque")
                     .withData(Map.of("ca.crt", encode(ca.certificatePem()), "ca.key", encode(ca.keyPem())))
                     .build();
-            client.resource(secret).createOr(r -> r.update());
+            try {
+                if (s == null) {
+                    client.resource(secret).create();
+                } else {
+                    secret.getMetadata().setResourceVersion(s.getMetadata().getResourceVersion());
+                    client.resource(secret).update();
+                }
+            } catch (KubernetesClientException e) {
+                if (e.getCode() == 409 && mayRetry) {
+                    log.info("another replica made the channel CA at the same moment; using that one");
+                    return currentCa(now, false);
+                }
+                throw e;
+            }
             String bundle = ca.certificatePem() + (previous == null ? "" : previous);
             client.resource(new ConfigMapBuilder().withNewMetadata().withName(NAME).withNamespace(namespace).endMetadata()
                     .withData(Map.of("ca.crt", bundle)).build()).createOr(r -> r.update());

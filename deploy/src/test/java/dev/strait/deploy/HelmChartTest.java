@@ -1,0 +1,217 @@
+package dev.strait.deploy;
+
+import static dev.strait.deploy.Chart.all;
+import static dev.strait.deploy.Chart.objects;
+import static dev.strait.deploy.Chart.one;
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+
+import com.marcnuri.helm.Helm;
+import com.marcnuri.helm.LintResult;
+import io.fabric8.kubernetes.api.model.Container;
+import io.fabric8.kubernetes.api.model.GenericKubernetesResource;
+import io.fabric8.kubernetes.api.model.HasMetadata;
+import io.fabric8.kubernetes.api.model.PodSpec;
+import io.fabric8.kubernetes.api.model.Service;
+import io.fabric8.kubernetes.api.model.ServiceAccount;
+import io.fabric8.kubernetes.api.model.admissionregistration.v1.MutatingWebhook;
+import io.fabric8.kubernetes.api.model.admissionregistration.v1.MutatingWebhookConfiguration;
+import io.fabric8.kubernetes.api.model.apps.DaemonSet;
+import io.fabric8.kubernetes.api.model.apps.Deployment;
+import io.fabric8.kubernetes.api.model.networking.v1.IngressClass;
+import io.fabric8.kubernetes.api.model.policy.v1.PodDisruptionBudget;
+import io.fabric8.kubernetes.api.model.rbac.ClusterRole;
+import io.fabric8.kubernetes.api.model.rbac.PolicyRule;
+import io.fabric8.kubernetes.api.model.rbac.Role;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.List;
+import java.util.Map;
+import java.util.stream.Stream;
+import org.junit.jupiter.api.Test;
+
+/** helm lint, and helm template with several value sets, asserted on as Kubernetes objects. */
+class HelmChartTest {
+
+    @Test
+    void lintIsClean() {
+        LintResult r = new Helm(Chart.DIR).lint().strict().call();
+        assertThat(r.isFailed()).as(String.join("\n", r.getMessages())).isFalse();
+        assertThat(r.getMessages()).noneMatch(m -> m.contains("[WARNING]") || m.contains("[ERROR]"));
+    }
+
+    @Test
+    void theChartCarriesTheGeneratedCrds() throws Exception {
+        try (Stream<Path> files = Files.list(Chart.ROOT.resolve("crds"))) {
+            for (Path f : files.filter(p -> p.toString().endsWith(".yml")).toList()) {
+                Path copy = Chart.DIR.resolve("crds").resolve(f.getFileName());
+                assertThat(copy).as("helm/strait/crds/%s (regenerate: see docs/deploy.md)", f.getFileName())
+                        .exists().hasSameTextualContentAs(f);
+            }
+        }
+    }
+
+    @Test
+    void defaultsInstallAnHaOperatorProxiesAndTheWebhook() {
+        List<HasMetadata> objs = objects(Chart.template("strait", Map.of()));
+
+        Deployment operator = one(objs, Deployment.class, "strait-operator");
+        assertThat(operator.getMetadata().getNamespace()).isEqualTo(Chart.NAMESPACE);
+        assertThat(operator.getSpec().getReplicas()).isEqualTo(2);
+        Container op = operator.getSpec().getTemplate().getSpec().getContainers().get(0);
+        assertThat(op.getImage()).isEqualTo("ghcr.io/strait-dev/strait-operator:0.1.0");
+        assertThat(op.getArgs()).contains("--leader-election=true", "--secure=true",
+                "--control-names=strait-operator.strait-system.svc,strait-operator.strait-system.svc.cluster.local",
+                "--ingress-address=strait-system/strait-proxy", "--proxy-http-address=0.0.0.0:8080",
+                "--proxy-https-address=0.0.0.0:8443", "--proxy-admin-address=0.0.0.0:9901",
+                "--webhook-address=0.0.0.0:8443", "--webhook-config=strait-sidecar-injector",
+                "--webhook-service=strait-operator", "--sidecar-image=ghcr.io/strait-dev/strait-proxy:0.1.0");
+        assertThat(op.getReadinessProbe().getHttpGet().getPath()).isEqualTo("/healthz");
+
+        Deployment proxy = one(objs, Deployment.class, "strait-proxy");
+        assertThat(proxy.getSpec().getReplicas()).isEqualTo(2);
+        PodSpec pod = proxy.getSpec().getTemplate().getSpec();
+        Container px = pod.getContainers().get(0);
+        assertThat(px.getArgs()).containsExactly("--control=strait-operator.strait-system.svc:18000", "--state-dir=/var/lib/strait");
+        assertThat(px.getLivenessProbe().getHttpGet().getPath()).isEqualTo("/healthz");
+        assertThat(px.getReadinessProbe().getHttpGet().getPath()).isEqualTo("/readyz");
+        assertThat(px.getReadinessProbe().getHttpGet().getPort().getStrVal()).isEqualTo("admin");
+        assertThat(px.getPorts()).extracting(p -> p.getName() + ":" + p.getContainerPort())
+                .containsExactly("http:8080", "https:8443", "admin:9901");
+        assertThat(px.getEnv()).extracting(e -> e.getName() + "=" + e.getValue()).contains(
+                "STRAIT_INGRESS_CLASS=strait", "STRAIT_CONTROL_CA=/etc/strait/control-ca/ca.crt",
+                "STRAIT_CONTROL_TOKEN_FILE=/var/run/secrets/strait/token");
+        assertThat(pod.getVolumes()).filteredOn(v -> v.getProjected() != null).singleElement().satisfies(v -> assertThat(v.getProjected().getSources().get(0)
+                .getServiceAccountToken().getAudience()).isEqualTo("strait-control"));
+        assertThat(proxy.getSpec().getTemplate().getMetadata().getAnnotations())
+                .containsEntry("prometheus.io/scrape", "true").containsEntry("prometheus.io/port", "9901")
+                .containsEntry("prometheus.io/path", "/metrics");
+
+        Service svc = one(objs, Service.class, "strait-proxy");
+        assertThat(svc.getSpec().getType()).isEqualTo("LoadBalancer");
+        assertThat(svc.getSpec().getPorts()).extracting(p -> p.getPort() + "->" + p.getTargetPort().getStrVal())
+                .containsExactly("80->http", "443->https");
+        assertThat(svc.getSpec().getSelector()).isEqualTo(proxy.getSpec().getSelector().getMatchLabels());
+
+        IngressClass cls = one(objs, IngressClass.class, "strait");
+        assertThat(cls.getSpec().getController()).isEqualTo("strait.dev/ingress-controller");
+        assertThat(cls.getMetadata().getAnnotations()).isNullOrEmpty();
+
+        assertThat(one(objs, PodDisruptionBudget.class, "strait-proxy").getSpec().getMinAvailable().getIntVal()).isEqualTo(1);
+        assertThat(one(objs, PodDisruptionBudget.class, "strait-operator").getSpec().getSelector().getMatchLabels())
+                .isEqualTo(operator.getSpec().getSelector().getMatchLabels());
+
+        MutatingWebhookConfiguration mwc = one(objs, MutatingWebhookConfiguration.class, "strait-sidecar-injector");
+        MutatingWebhook w = mwc.getWebhooks().get(0);
+        assertThat(w.getFailurePolicy()).isEqualTo("Ignore");
+        assertThat(w.getSideEffects()).isEqualTo("None");
+        assertThat(w.getClientConfig().getService().getName()).isEqualTo("strait-operator");
+        assertThat(w.getClientConfig().getService().getPath()).isEqualTo("/inject");
+        assertThat(w.getClientConfig().getCaBundle()).as("patched in by the operator").isNull();
+        assertThat(w.getRules().get(0).getResources()).containsExactly("pods");
+        assertThat(w.getNamespaceSelector().getMatchExpressions().get(0).getValues())
+                .containsExactly("strait-system", "kube-system");
+        assertThat(one(objs, Service.class, "strait-operator").getSpec().getPorts())
+                .extracting(p -> p.getName() + ":" + p.getPort()).containsExactly("control:18000", "webhook:443");
+
+        assertThat(all(objs, GenericKubernetesResource.class)).as("no ServiceMonitor unless asked").isEmpty();
+    }
+
+    @Test
+    void everyContainerIsNonRootReadOnlyAndHasRequests() {
+        for (Map<String, Object> values : List.<Map<String, Object>>of(Map.of(), Map.of("proxy.kind", "DaemonSet"))) {
+            List<HasMetadata> objs = objects(Chart.template("strait", values));
+            List<PodSpec> pods = Stream.concat(
+                    all(objs, Deployment.class).stream().map(d -> d.getSpec().getTemplate().getSpec()),
+                    all(objs, DaemonSet.class).stream().map(d -> d.getSpec().getTemplate().getSpec())).toList();
+            assertThat(pods).hasSize(2);
+            for (PodSpec pod : pods) {
+                assertThat(pod.getSecurityContext().getRunAsNonRoot()).isTrue();
+                for (Container c : pod.getContainers()) {
+                    assertThat(c.getSecurityContext().getReadOnlyRootFilesystem()).as(c.getName()).isTrue();
+                    assertThat(c.getSecurityContext().getAllowPrivilegeEscalation()).as(c.getName()).isFalse();
+                    assertThat(c.getSecurityContext().getCapabilities().getDrop()).containsExactly("ALL");
+                    assertThat(c.getResources().getRequests()).as(c.getName()).containsKeys("cpu", "memory");
+                    assertThat(c.getResources().getLimits()).as(c.getName()).containsKey("memory");
+                }
+            }
+        }
+    }
+
+    @Test
+    void rbacIsLeastPrivilege() {
+        List<HasMetadata> objs = objects(Chart.template("strait", Map.of()));
+        ClusterRole cr = one(objs, ClusterRole.class, "strait-operator");
+        for (PolicyRule r : cr.getRules()) {
+            assertThat(r.getVerbs()).as("cluster-wide %s", r.getResources()).doesNotContain("*", "delete", "deletecollection");
+            assertThat(r.getResources()).doesNotContain("*");
+            assertThat(r.getApiGroups()).doesNotContain("*");
+        }
+        assertThat(cr.getRules()).filteredOn(r -> r.getResources().contains("secrets")).singleElement()
+                .satisfies(r -> assertThat(r.getVerbs()).as("cluster-wide Secrets: read only").containsExactly("list", "watch"));
+        assertThat(cr.getRules()).filteredOn(r -> r.getResources().contains("mutatingwebhookconfigurations")).singleElement()
+                .satisfies(r -> assertThat(r.getResourceNames()).containsExactly("strait-sidecar-injector"));
+        assertThat(cr.getRules()).filteredOn(r -> r.getResources().contains("ingresses/status")).hasSize(1);
+        Role role = one(objs, Role.class, "strait-operator");
+        assertThat(role.getMetadata().getNamespace()).isEqualTo(Chart.NAMESPACE);
+        assertThat(role.getRules()).flatExtracting(PolicyRule::getResources).containsExactlyInAnyOrder("secrets", "configmaps", "leases");
+        assertThat(one(objs, ServiceAccount.class, "strait-proxy").getAutomountServiceAccountToken()).isFalse();
+    }
+
+    @Test
+    void daemonSetNodePortServiceMonitorAndDefaultClass() {
+        List<HasMetadata> objs = objects(Chart.template("strait", Map.of(
+                "proxy.kind", "DaemonSet",
+                "proxy.service.type", "NodePort",
+                "proxy.service.httpNodePort", 30080,
+                "proxy.ingressClass.default", true,
+                "metrics.serviceMonitor.enabled", true)));
+        assertThat(all(objs, Deployment.class)).extracting(d -> d.getMetadata().getName()).containsExactly("strait-operator");
+        DaemonSet ds = one(objs, DaemonSet.class, "strait-proxy");
+        assertThat(ds.getSpec().getTemplate().getSpec().getContainers().get(0).getImage()).endsWith("/strait-proxy:0.1.0");
+        Service svc = one(objs, Service.class, "strait-proxy");
+        assertThat(svc.getSpec().getType()).isEqualTo("NodePort");
+        assertThat(svc.getSpec().getPorts().get(0).getNodePort()).isEqualTo(30080);
+        assertThat(svc.getSpec().getPorts().get(1).getNodePort()).isNull();
+        assertThat(one(objs, IngressClass.class, "strait").getMetadata().getAnnotations())
+                .containsEntry("ingressclass.kubernetes.io/is-default-class", "true");
+        GenericKubernetesResource sm = all(objs, GenericKubernetesResource.class).get(0);
+        assertThat(sm.getKind()).isEqualTo("ServiceMonitor");
+        assertThat(sm.getApiVersion()).isEqualTo("monitoring.coreos.com/v1");
+        Map<String, Object> spec = sm.get("spec");
+        assertThat(spec.toString()).contains("port=admin", "path=/metrics");
+        assertThat(one(objs, Service.class, "strait-proxy-metrics").getMetadata().getLabels())
+                .containsEntry("app.kubernetes.io/component", "proxy-metrics");
+    }
+
+    @Test
+    void anotherReleaseWithoutInjectionOrChannelSecurity() {
+        List<HasMetadata> objs = objects(Chart.template("edge", Map.of(
+                "sidecarInjector.enabled", false,
+                "operator.secure", false,
+                "operator.replicas", 1,
+                "proxy.ingressClass.name", "edge",
+                "proxy.ingressAddress", "203.0.113.7")));
+        assertThat(all(objs, MutatingWebhookConfiguration.class)).isEmpty();
+        Container op = one(objs, Deployment.class, "edge-strait-operator").getSpec().getTemplate().getSpec().getContainers().get(0);
+        assertThat(op.getArgs()).contains("--secure=false", "--ingress-address=203.0.113.7",
+                "--control-names=edge-strait-operator.strait-system.svc,edge-strait-operator.strait-system.svc.cluster.local");
+        assertThat(op.getArgs()).noneMatch(a -> a.startsWith("--webhook"));
+        assertThat(op.getReadinessProbe().getTcpSocket()).isNotNull();
+        assertThat(one(objs, ClusterRole.class, "edge-strait-operator").getRules())
+                .noneMatch(r -> r.getApiGroups().contains("admissionregistration.k8s.io"));
+        Deployment proxy = one(objs, Deployment.class, "edge-strait-proxy");
+        Container px = proxy.getSpec().getTemplate().getSpec().getContainers().get(0);
+        assertThat(px.getArgs()).contains("--control=edge-strait-operator.strait-system.svc:18000");
+        assertThat(px.getEnv()).extracting(e -> e.getName()).doesNotContain("STRAIT_CONTROL_CA", "STRAIT_CONTROL_TOKEN_FILE");
+        assertThat(one(objs, IngressClass.class, "edge")).isNotNull();
+    }
+
+    @Test
+    void valuesOutsideTheSchemaAreRefused() {
+        assertThatThrownBy(() -> Chart.template("strait", Map.of("proxy.kind", "StatefulSet")))
+                .hasMessageContaining("/proxy/kind");
+        assertThatThrownBy(() -> Chart.template("strait", Map.of("proxy.replica", 3)))
+                .hasMessageContaining("replica");
+    }
+}

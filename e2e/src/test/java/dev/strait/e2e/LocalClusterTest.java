@@ -1,0 +1,417 @@
+package dev.strait.e2e;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.awaitility.Awaitility.await;
+
+import com.fasterxml.jackson.databind.JsonNode;
+import com.fasterxml.jackson.databind.ObjectMapper;
+import com.fasterxml.jackson.databind.node.ObjectNode;
+import io.fabric8.kubernetes.api.model.Container;
+import io.fabric8.kubernetes.api.model.GenericKubernetesResource;
+import io.fabric8.kubernetes.api.model.Pod;
+import io.fabric8.kubernetes.api.model.admissionregistration.v1.MutatingWebhookConfiguration;
+import io.fabric8.kubernetes.api.model.HasMetadata;
+import io.fabric8.kubernetes.api.model.Service;
+import io.fabric8.kubernetes.api.model.ServicePort;
+import io.fabric8.kubernetes.api.model.apiextensions.v1.CustomResourceDefinition;
+import io.fabric8.kubernetes.api.model.apps.Deployment;
+import io.fabric8.kubernetes.api.model.discovery.v1.EndpointSliceBuilder;
+import io.fabric8.kubernetes.api.model.networking.v1.Ingress;
+import io.fabric8.kubernetes.client.KubernetesClient;
+import io.fabric8.kubernetes.client.server.mock.EnableKubernetesMockClient;
+import io.fabric8.kubernetes.client.utils.Serialization;
+import java.io.IOException;
+import java.io.InputStream;
+import java.io.OutputStream;
+import java.net.ServerSocket;
+import java.net.Socket;
+import java.net.URI;
+import java.net.http.HttpClient;
+import java.net.http.HttpRequest;
+import java.net.http.HttpResponse;
+import java.nio.charset.StandardCharsets;
+import java.security.KeyStore;
+import java.security.cert.CertificateFactory;
+import java.util.Base64;
+import javax.net.ssl.SSLContext;
+import javax.net.ssl.TrustManagerFactory;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.HashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.regex.Matcher;
+import java.util.regex.Pattern;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.RegisterExtension;
+import org.junit.jupiter.api.io.TempDir;
+
+/**
+ * The whole product on this machine: the operator jar and the proxy jar as real processes, fabric8's
+ * mock API server (CRUD) standing in for Kubernetes, the files of manifests/examples applied as a user
+ * would, and the examples' own apps (their node one-liners) running as real upstreams. What a cluster
+ * would add is done by hand: the apps run here instead of in pods, and an EndpointSlice per Service
+ * points at them.
+ */
+@EnableKubernetesMockClient(crud = true)
+class LocalClusterTest {
+    static KubernetesClient client;
+
+    static final Path ROOT = Path.of("..").toAbsolutePath().normalize();
+    private static final Pattern CONTROL = Pattern.compile("control channel listening on /?[^:\\s]*:(\\d+)");
+    private static final Pattern WEBHOOK = Pattern.compile("webhook listening on https://\\S*?:(\\d+)/inject");
+    private static final ObjectMapper JSON = new ObjectMapper();
+
+    @RegisterExtension
+    final StraitProcesses strait = new StraitProcesses();
+
+    @TempDir
+    Path dir;
+
+    /** Every document of a file, as typed objects (Routes and Upstreams stay generic here). */
+    static List<HasMetadata> load(Path file) throws IOException {
+        List<HasMetadata> out = new ArrayList<>();
+        for (String doc : Files.readString(file).split("(?m)^---\\s*$")) {
+            if (!doc.replaceAll("(?m)^#.*$", "").isBlank()) {
+                out.add(Serialization.unmarshal(doc, HasMetadata.class));
+            }
+        }
+        return out;
+    }
+
+    /** {@code kubectl apply -f}: creates every object of the files. */
+    private List<HasMetadata> apply(String... examples) throws IOException {
+        List<HasMetadata> all = new ArrayList<>();
+        for (String e : examples) {
+            for (HasMetadata o : load(ROOT.resolve("manifests/examples").resolve(e))) {
+                all.add(client.resource(o).create());
+            }
+        }
+        return all;
+    }
+
+    private static int freePort() throws IOException {
+        try (ServerSocket s = new ServerSocket(0)) {
+            return s.getLocalPort();
+        }
+    }
+
+    /**
+     * Runs the app of an example Deployment here: its {@code node -e SCRIPT} command, listening on a free
+     * port instead of the one in the manifest; returns the port once it accepts connections.
+     */
+    private int runApp(Deployment d) throws IOException {
+        List<String> command = new ArrayList<>(d.getSpec().getTemplate().getSpec().getContainers().get(0).getCommand());
+        assertThat(command.get(0)).isEqualTo("node");
+        int port = freePort();
+        command.set(2, command.get(2).replaceAll("\\.listen\\(\\d+", ".listen(+process.env.PORT"));
+        strait.startProcess(command, Map.of("PORT", String.valueOf(port)));
+        await("app " + d.getMetadata().getName()).atMost(Duration.ofSeconds(20)).until(() -> {
+            try (Socket s = new Socket("127.0.0.1", port)) {
+                return true;
+            } catch (IOException e) {
+                return false;
+            }
+        });
+        return port;
+    }
+
+    /** What the EndpointSlice controller would publish for a Service whose pods are the app on {@code port}. */
+    private static void endpoints(Service svc, int port) {
+        EndpointSliceBuilder b = new EndpointSliceBuilder().withNewMetadata()
+                .withNamespace(svc.getMetadata().getNamespace()).withName(svc.getMetadata().getName() + "-local")
+                .withLabels(Map.of("kubernetes.io/service-name", svc.getMetadata().getName())).endMetadata()
+                .withAddressType("IPv4")
+                .addNewEndpoint().withAddresses("127.0.0.1").withNewConditions().withReady(true).endConditions().endEndpoint();
+        for (ServicePort p : svc.getSpec().getPorts()) {
+            b.addNewPort().withName(p.getName()).withPort(port).withProtocol("TCP").endPort();
+        }
+        client.resource(b.build()).create();
+    }
+
+    private Path kubeconfig() throws IOException {
+        Path f = dir.resolve("kubeconfig");
+        Files.writeString(f, """
+                apiVersion: v1
+                kind: Config
+                clusters: [ { name: mock, cluster: { server: "%s", insecure-skip-tls-verify: true } } ]
+                users: [ { name: mock, user: { token: local } } ]
+                contexts: [ { name: mock, context: { cluster: mock, user: mock, namespace: strait-system } } ]
+                current-context: mock
+                """.formatted(client.getMasterUrl().toString()));
+        return f;
+    }
+
+    /** {@code GET path} with a Host header and more headers, over a plain socket; "STATUS BODY". */
+    static String get(int port, String host, String path, String... headers) throws IOException {
+        try (Socket s = new Socket("127.0.0.1", port)) {
+            s.setSoTimeout(5000);
+            OutputStream out = s.getOutputStream();
+            StringBuilder req = new StringBuilder("GET " + path + " HTTP/1.1\r\nHost: " + host + "\r\nConnection: close\r\n");
+            for (String h : headers) {
+                req.append(h).append("\r\n");
+            }
+            out.write(req.append("\r\n").toString().getBytes(StandardCharsets.ISO_8859_1));
+            out.flush();
+            InputStream in = s.getInputStream();
+            String resp = new String(in.readAllBytes(), StandardCharsets.UTF_8);
+            return resp.substring(9, 12) + " " + resp.substring(resp.indexOf("\r\n\r\n") + 4);
+        }
+    }
+
+    /** The operator jar as a process, against the mock API server, everything on loopback and port 0. */
+    private ProxyProcess operator(String... more) throws IOException {
+        String operatorJar = Path.of(System.getProperty("strait.operator.jar")).toAbsolutePath().toString();
+        List<String> command = new ArrayList<>(List.of(StraitProcesses.javaBinary(), "-jar", operatorJar,
+                "--control-address", "127.0.0.1:0", "--leader-election", "false", "--secure", "false",
+                "--server-side-apply", "false", "--ingress-address", "203.0.113.7",
+                "--proxy-http-address", "127.0.0.1:0", "--proxy-admin-address", "127.0.0.1:0"));
+        command.addAll(List.of(more));
+        ProxyProcess operator = strait.startProcess(command, Map.of("KUBECONFIG", kubeconfig().toString()));
+        operator.awaitStderr("caches synced; serving snapshots");
+        return operator;
+    }
+
+    private static void installCrds() throws IOException {
+        for (String crd : new String[] {"routes.strait.dev-v1.yml", "upstreams.strait.dev-v1.yml"}) {
+            client.resource(Serialization.unmarshal(Files.readString(ROOT.resolve("crds").resolve(crd)),
+                    CustomResourceDefinition.class)).createOr(c -> c.update());
+        }
+    }
+
+    @AfterEach
+    void clean() {
+        client.genericKubernetesResources("strait.dev/v1alpha1", "Route").inAnyNamespace().delete();
+        client.genericKubernetesResources("strait.dev/v1alpha1", "Upstream").inAnyNamespace().delete();
+        for (String ns : List.of("default", "strait-system")) {
+            client.apps().deployments().inNamespace(ns).delete();
+            client.services().inNamespace(ns).delete();
+            client.discovery().v1().endpointSlices().inNamespace(ns).delete();
+            client.secrets().inNamespace(ns).delete();
+            client.configMaps().inNamespace(ns).delete();
+            client.network().v1().ingresses().inNamespace(ns).delete();
+        }
+        client.admissionRegistration().v1().mutatingWebhookConfigurations().delete();
+    }
+
+    @Test
+    void examplesAppliedToTheApiAreServedByTheProxyProcess() throws Exception {
+        installCrds();
+        List<HasMetadata> applied = apply("basic-route.yaml", "canary.yaml", "ingress.yaml");
+
+        // The apps the Deployments would run, and the endpoints their Services would get.
+        Map<String, Integer> appPorts = new HashMap<>();
+        for (HasMetadata o : applied) {
+            if (o instanceof Deployment d) {
+                appPorts.put(d.getMetadata().getName(), runApp(d));
+            }
+        }
+        for (HasMetadata o : applied) {
+            if (o instanceof Service svc) {
+                endpoints(svc, appPorts.get(svc.getMetadata().getName()));
+            }
+        }
+
+        ProxyProcess operator = operator();
+        Matcher m = CONTROL.matcher(operator.stderr());
+        assertThat(m.find()).as(operator.stderr()).isTrue();
+        ProxyProcess proxy = strait.start(Map.of("STRAIT_INGRESS_CLASS", "strait"),
+                "--control", "127.0.0.1:" + m.group(1), "--state-dir", dir.resolve("state").toString()).awaitServing();
+        int http = proxy.port("http");
+
+        // basic-route.yaml: a fixed answer, and the app behind its Service.
+        await().atMost(Duration.ofSeconds(20)).untilAsserted(() ->
+                assertThat(get(http, "hello.example.com", "/")).startsWith("200 hello from "));
+        assertThat(get(http, "hello.example.com", "/healthz")).isEqualTo("200 ok\n");
+
+        // canary.yaml: the header pins v2; without it both versions answer, v1 far more often.
+        assertThat(get(http, "shop.example.com", "/", "x-canary: 1")).isEqualTo("200 shop v2\n");
+        Map<String, Integer> seen = new HashMap<>();
+        for (int i = 0; i < 200; i++) {
+            seen.merge(get(http, "shop.example.com", "/"), 1, Integer::sum);
+        }
+        assertThat(seen.keySet()).containsExactlyInAnyOrder("200 shop v1\n", "200 shop v2\n");
+        assertThat(seen.get("200 shop v1\n")).as("weights 90/10: %s", seen).isGreaterThan(150);
+
+        // ingress.yaml: a standard Ingress, with the address written into its status.
+        assertThat(get(http, "ingress.example.com", "/app/x")).startsWith("200 hello from ");
+        assertThat(get(http, "ingress.example.com", "/other")).startsWith("404 ");
+        await().atMost(Duration.ofSeconds(20)).untilAsserted(() -> {
+            Ingress ing = client.network().v1().ingresses().inNamespace("default").withName("hello").get();
+            assertThat(ing.getStatus().getLoadBalancer().getIngress()).extracting(i -> i.getIp()).containsExactly("203.0.113.7");
+        });
+
+        // And the operator says so on the Route: programmed by the one connected proxy.
+        await().atMost(Duration.ofSeconds(20)).untilAsserted(() -> {
+            GenericKubernetesResource route = client.genericKubernetesResources("strait.dev/v1alpha1", "Route")
+                    .inNamespace("default").withName("shop").get();
+            assertThat(route.get("status", "conditions").toString())
+                    .contains("type=Programmed").contains("1/1 proxies serve version");
+        });
+    }
+
+    /**
+     * sidecar-app.yaml as the API server and the kubelet would run it: the pod template sent to the
+     * operator's webhook over HTTPS (trusting only the caBundle the operator wrote into the
+     * MutatingWebhookConfiguration of install.yaml), the answered patch applied, then the injected
+     * container's command and the app's command run here, the config file being the annotation the
+     * downward API would project.
+     */
+    @Test
+    void theSidecarExampleIsInjectedByTheWebhookAndForwardsToTheApp() throws Exception {
+        installCrds();
+        for (HasMetadata o : load(ROOT.resolve("manifests/install.yaml"))) {
+            if (o instanceof MutatingWebhookConfiguration mwc) {
+                client.resource(mwc).create();
+            }
+        }
+        ProxyProcess operator = operator("--webhook-address", "127.0.0.1:0",
+                "--sidecar-image", "ghcr.io/strait-dev/strait-proxy:0.1.0");
+        Matcher w = WEBHOOK.matcher(operator.stderr());
+        assertThat(w.find()).as(operator.stderr()).isTrue();
+        String caBundle = await().atMost(Duration.ofSeconds(20)).until(() -> client.admissionRegistration().v1()
+                .mutatingWebhookConfigurations().withName("strait-sidecar-injector").get()
+                .getWebhooks().get(0).getClientConfig().getCaBundle(), b -> b != null);
+
+        Deployment d = (Deployment) load(ROOT.resolve("manifests/examples/sidecar-app.yaml")).stream()
+                .filter(o -> o instanceof Deployment).findFirst().orElseThrow();
+        // Free ports on this shared machine instead of the manifest's 8000 and 3000.
+        int inbound = freePort();
+        int app = freePort();
+        int admin = freePort();
+        Map<String, String> annotations = d.getSpec().getTemplate().getMetadata().getAnnotations();
+        annotations.put("strait.dev/inbound-port", String.valueOf(inbound));
+        annotations.put("strait.dev/app-port", String.valueOf(app));
+        annotations.put("strait.dev/admin-port", String.valueOf(admin));
+        ObjectNode pod = JSON.createObjectNode().put("apiVersion", "v1").put("kind", "Pod");
+        pod.set("metadata", JSON.valueToTree(d.getSpec().getTemplate().getMetadata()));
+        pod.set("spec", JSON.valueToTree(d.getSpec().getTemplate().getSpec()));
+        ObjectNode review = JSON.createObjectNode().put("apiVersion", "admission.k8s.io/v1").put("kind", "AdmissionReview");
+        ObjectNode request = review.putObject("request").put("uid", "e2e-1").put("namespace", "default").put("operation", "CREATE");
+        request.putObject("kind").put("group", "").put("version", "v1").put("kind", "Pod");
+        request.set("object", pod);
+
+        HttpResponse<String> answer = trusting(new String(Base64.getDecoder().decode(caBundle), StandardCharsets.UTF_8))
+                .send(HttpRequest.newBuilder(URI.create("https://localhost:" + w.group(1) + "/inject"))
+                        .timeout(Duration.ofSeconds(10)).header("Content-Type", "application/json")
+                        .POST(HttpRequest.BodyPublishers.ofString(review.toString())).build(),
+                        HttpResponse.BodyHandlers.ofString());
+        assertThat(answer.statusCode()).isEqualTo(200);
+        JsonNode response = JSON.readTree(answer.body()).path("response");
+        assertThat(response.path("allowed").asBoolean()).isTrue();
+        JsonNode patch = JSON.readTree(Base64.getDecoder().decode(response.path("patch").asText()));
+        Pod injected = Serialization.unmarshal(io.fabric8.zjsonpatch.JsonPatch.apply(patch, pod).toString(), Pod.class);
+        Container sidecar = injected.getSpec().getInitContainers().get(0);
+        assertThat(sidecar.getName()).isEqualTo("strait-proxy");
+        assertThat(sidecar.getRestartPolicy()).isEqualTo("Always");
+
+        // The kubelet's part: the downward API file, the sidecar (the image's entrypoint is the launcher), the app.
+        Path config = dir.resolve("etc-strait").resolve("config.json");
+        Files.createDirectories(config.getParent());
+        Files.writeString(config, injected.getMetadata().getAnnotations().get("strait.dev/sidecar-config"));
+        List<String> proxyCommand = new ArrayList<>(List.of(ROOT.resolve("proxy/bin/strait-proxy").toString()));
+        sidecar.getArgs().forEach(a -> proxyCommand.add(a.equals("/etc/strait/config.json") ? config.toString() : a));
+        Map<String, String> env = new HashMap<>();
+        sidecar.getEnv().forEach(e -> env.put(e.getName(), e.getValue()));
+        env.put("STRAIT_JAR", StraitProcesses.jar().toString());
+        env.put("JAVA", StraitProcesses.javaBinary());
+        ProxyProcess proxy = strait.startProcess(proxyCommand, env);
+        List<String> appCommand = new ArrayList<>(injected.getSpec().getContainers().get(0).getCommand());
+        appCommand.set(2, appCommand.get(2).replaceAll("\\.listen\\(\\d+", ".listen(" + app));
+        strait.startProcess(appCommand, Map.of());
+
+        int readyPort = sidecar.getReadinessProbe().getHttpGet().getPort().getIntVal();
+        String readyPath = sidecar.getReadinessProbe().getHttpGet().getPath();
+        await().atMost(Duration.ofSeconds(30)).untilAsserted(() -> {
+            assertThat(proxy.process.isAlive()).as(proxy.stderr()).isTrue();
+            assertThat(tryGet(readyPort, "localhost", readyPath)).startsWith("200 ");
+        });
+        await().atMost(Duration.ofSeconds(20)).untilAsserted(() ->
+                assertThat(tryGet(inbound, "greeter", "/")).isEqualTo("200 greetings via the sidecar\n"));
+    }
+
+    /**
+     * fastcgi-php.yaml with a real php-fpm: the ConfigMap's script placed where the Deployment mounts it,
+     * inside a chroot (so the Route's {@code fastcgi.root} is used unchanged), the pool sized by the
+     * Upstream's maxConnections. Needs php-fpm and root (for the chroot); skipped otherwise.
+     */
+    @Test
+    void theFastCgiExampleIsServedByPhpFpm() throws Exception {
+        Path fpm = Path.of("/usr/sbin/php-fpm8.2");
+        org.junit.jupiter.api.Assumptions.assumeTrue(Files.isExecutable(fpm), "php-fpm8.2 is not installed");
+        org.junit.jupiter.api.Assumptions.assumeTrue("root".equals(System.getProperty("user.name")),
+                "php-fpm's chroot needs root");
+        installCrds();
+        List<HasMetadata> applied = apply("fastcgi-php.yaml");
+        Deployment d = applied.stream().filter(o -> o instanceof Deployment).map(o -> (Deployment) o).findFirst().orElseThrow();
+        io.fabric8.kubernetes.api.model.ConfigMap scripts = applied.stream()
+                .filter(o -> o instanceof io.fabric8.kubernetes.api.model.ConfigMap)
+                .map(o -> (io.fabric8.kubernetes.api.model.ConfigMap) o).findFirst().orElseThrow();
+        String mount = d.getSpec().getTemplate().getSpec().getContainers().get(0).getVolumeMounts().get(0).getMountPath();
+        Path root = dir.resolve("php-root");
+        Path www = Files.createDirectories(root.resolve(mount.substring(1)));
+        for (Map.Entry<String, String> f : scripts.getData().entrySet()) {
+            Files.writeString(www.resolve(f.getKey()), f.getValue());
+        }
+        GenericKubernetesResource upstream = client.genericKubernetesResources("strait.dev/v1alpha1", "Upstream")
+                .inNamespace("default").withName("php-app").get();
+        int children = ((Number) upstream.get("spec", "maxConnections")).intValue();
+        int port = freePort();
+        Path conf = dir.resolve("php-fpm.conf");
+        Files.writeString(conf, """
+                [global]
+                daemonize = no
+                error_log = %1$s/php-fpm.log
+                pid = %1$s/php-fpm.pid
+                [www]
+                listen = 127.0.0.1:%2$d
+                pm = static
+                pm.max_children = %3$d
+                clear_env = yes
+                chroot = %4$s
+                """.formatted(dir, port, children, root));
+        strait.startProcess(List.of(fpm.toString(), "-n", "-R", "-F", "-y", conf.toString()), Map.of());
+        for (HasMetadata o : applied) {
+            if (o instanceof Service svc) {
+                endpoints(svc, port);
+            }
+        }
+        ProxyProcess operator = operator();
+        Matcher m = CONTROL.matcher(operator.stderr());
+        assertThat(m.find()).as(operator.stderr()).isTrue();
+        ProxyProcess proxy = strait.start(Map.of("STRAIT_INGRESS_CLASS", "strait"),
+                "--control", "127.0.0.1:" + m.group(1), "--state-dir", dir.resolve("state").toString()).awaitServing();
+        int http = proxy.port("http");
+        await().atMost(Duration.ofSeconds(20)).untilAsserted(() ->
+                assertThat(tryGet(http, "php.example.com", "/?name=strait")).as("chunked: not decoded here")
+                        .startsWith("200 ").contains("\nhello strait from PHP "));
+    }
+
+    /** {@link #get}, or the failure as text, for polling a port that may not listen yet. */
+    static String tryGet(int port, String host, String path) {
+        try {
+            return get(port, host, path);
+        } catch (IOException e) {
+            return e.toString();
+        }
+    }
+
+    /** An HTTP client that trusts exactly the given PEM bundle, as the API server trusts a caBundle. */
+    private static HttpClient trusting(String pem) throws Exception {
+        KeyStore ks = KeyStore.getInstance("PKCS12");
+        ks.load(null, null);
+        int i = 0;
+        for (java.security.cert.Certificate c : CertificateFactory.getInstance("X.509")
+                .generateCertificates(new java.io.ByteArrayInputStream(pem.getBytes(StandardCharsets.US_ASCII)))) {
+            ks.setCertificateEntry("ca" + i++, c);
+        }
+        TrustManagerFactory tmf = TrustManagerFactory.getInstance(TrustManagerFactory.getDefaultAlgorithm());
+        tmf.init(ks);
+        SSLContext ssl = SSLContext.getInstance("TLS");
+        ssl.init(null, tmf.getTrustManagers(), null);
+        return HttpClient.newBuilder().sslContext(ssl).version(HttpClient.Version.HTTP_1_1).build();
+    }
+}

@@ -1,0 +1,201 @@
+package dev.strait.operator.inject;
+
+import com.fasterxml.jackson.databind.JsonNode;
+import com.fasterxml.jackson.databind.ObjectMapper;
+import com.fasterxml.jackson.databind.node.ArrayNode;
+import com.fasterxml.jackson.databind.node.ObjectNode;
+
+/**
+ * What injecting the proxy into one pod means, as a JSON patch (RFC 6902). Pure: no client, no clock.
+ *
+ * <p>A pod annotated {@code strait.dev/inject: "true"} gets:
+ * <ol>
+ *   <li>the annotation {@code strait.dev/sidecar-config}: the proxy's config file (JSON, the config
+ *       file's shape): a listener on the inbound port forwarding everything to {@code 127.0.0.1:APP_PORT},
+ *       and the admin listener on the admin port;</li>
+ *   <li>a {@code downwardAPI} volume that projects that annotation as {@code /etc/strait/config.json};</li>
+ *   <li>the proxy as the first init container with {@code restartPolicy: Always} (a native sidecar:
+ *       it starts before the app, its startup probe holds the app back until it serves, it does not
+ *       keep a Job from completing, and its readiness counts in the pod's), run with
+ *       {@code --config /etc/strait/config.json}, small resources and JVM flags, non-root, read-only.</li>
+ * </ol>
+ * A pod that already has the sidecar is left unchanged, so a re-invocation is harmless.
+ */
+public final class SidecarInjector {
+    public static final String INJECT = "strait.dev/inject";
+    public static final String INBOUND_PORT = "strait.dev/inbound-port";
+    public static final String APP_PORT = "strait.dev/app-port";
+    public static final String ADMIN_PORT = "strait.dev/admin-port";
+    public static final String CONFIG = "strait.dev/sidecar-config";
+    public static final String CONTAINER = "strait-proxy";
+    static final String VOLUME = "strait-sidecar-config";
+    static final String CONFIG_DIR = "/etc/strait";
+    static final String CONFIG_FILE = CONFIG_DIR + "/config.json";
+    private static final ObjectMapper JSON = new ObjectMapper();
+
+    /**
+     * @param image         the proxy image
+     * @param defaultInbound the inbound port when the pod does not name one
+     * @param defaultAdmin   the admin port when the pod does not name one
+     * @param cpuRequest     e.g. {@code 50m}
+     * @param memoryRequest  e.g. {@code 64Mi}
+     * @param memoryLimit    e.g. {@code 128Mi}
+     * @param javaOpts       JVM flags added to the launcher's ({@code proxy/bin/strait-proxy})
+     */
+    public record Settings(String image, int defaultInbound, int defaultAdmin, String cpuRequest,
+                           String memoryRequest, String memoryLimit, String javaOpts) {
+        public static Settings defaults(String image) {
+            return new Settings(image, 15001, 15000, "50m", "64Mi", "128Mi",
+                    // Idle RSS 62.4-62.9 MiB on JDK 17 (docs/deploy.md); C1 only: less compiler memory and code cache.
+                    "-Xmx32m -XX:MaxDirectMemorySize=32m -XX:ActiveProcessorCount=1 -XX:TieredStopAtLevel=1"
+                            + " -XX:ReservedCodeCacheSize=16m -XX:-UsePerfData"); // no hsperfdata file: read-only root
+        }
+    }
+
+    /** Either a patch (maybe empty: nothing to do) or, when the annotations are unusable, a warning and no patch. */
+    public record Result(ArrayNode patch, String warning) {
+        public boolean changes() {
+            return patch != null && !patch.isEmpty();
+        }
+    }
+
+    private final Settings settings;
+
+    public SidecarInjector(Settings settings) {
+        this.settings = settings;
+    }
+
+    public Result inject(JsonNode pod) {
+        ArrayNode patch = JSON.createArrayNode();
+        JsonNode annotations = pod.path("metadata").path("annotations");
+        if (!"true".equals(annotations.path(INJECT).asText())) {
+            return new Result(patch, null);
+        }
+        JsonNode spec = pod.path("spec");
+        if (has(spec.path("initContainers"), CONTAINER) || has(spec.path("containers"), CONTAINER)) {
+            return new Result(patch, null); // already injected
+        }
+        Integer app = port(annotations.path(APP_PORT), firstContainerPort(spec));
+        Integer inbound = port(annotations.path(INBOUND_PORT), settings.defaultInbound());
+        Integer admin = port(annotations.path(ADMIN_PORT), settings.defaultAdmin());
+        if (app == null) {
+            return new Result(null, "strait.dev/app-port: a port number 1-65535 is required (no containerPort to take it from)");
+        }
+        if (inbound == null || admin == null) {
+            return new Result(null, "strait.dev/inbound-port and strait.dev/admin-port must be port numbers 1-65535");
+        }
+        if (inbound.equals(app) || admin.equals(app) || admin.equals(inbound)) {
+            return new Result(null, "the inbound (" + inbound + "), app (" + app + ") and admin (" + admin
+                    + ") ports must differ: the proxy and the app share the pod's network");
+        }
+
+        String config = config(inbound, app, admin).toString();
+        if (annotations.isObject()) {
+            patch.addObject().put("op", "add").put("path", "/metadata/annotations/" + escape(CONFIG)).put("value", config);
+        } else {
+            ObjectNode a = patch.addObject().put("op", "add").put("path", "/metadata/annotations").putObject("value");
+            a.put(CONFIG, config);
+        }
+        ObjectNode volume = JSON.createObjectNode().put("name", VOLUME);
+        volume.putObject("downwardAPI").putArray("items").addObject()
+                .put("path", "config.json")
+                .putObject("fieldRef").put("fieldPath", "metadata.annotations['" + CONFIG + "']");
+        add(patch, spec, "volumes", volume, false);
+        add(patch, spec, "initContainers", container(inbound, admin), true);
+        return new Result(patch, null);
+    }
+
+    /** The proxy's config: everything arriving on the inbound port goes to the app on loopback. */
+    ObjectNode config(int inbound, int app, int admin) {
+        ObjectNode c = JSON.createObjectNode();
+        c.put("workers", 1);
+        c.putObject("accessLog").put("enabled", false);
+        c.putArray("listeners").addObject().put("name", "inbound").put("address", "0.0.0.0:" + inbound);
+        c.putObject("admin").put("address", "0.0.0.0:" + admin);
+        c.putArray("upstreams").addObject().put("name", "app").putArray("endpoints").add("127.0.0.1:" + app);
+        ObjectNode route = c.putArray("routes").addObject().put("name", "app");
+        route.putArray("hosts").add("*");
+        route.putArray("rules").addObject().putArray("backends").addObject().put("upstream", "app");
+        return c;
+    }
+
+    private ObjectNode container(int inbound, int admin) {
+        ObjectNode c = JSON.createObjectNode();
+        c.put("name", CONTAINER);
+        c.put("image", settings.image());
+        c.put("restartPolicy", "Always");
+        c.putArray("args").add("--config").add(CONFIG_FILE);
+        ArrayNode env = c.putArray("env");
+        env.addObject().put("name", "JAVA_OPTS").put("value", settings.javaOpts());
+        env.addObject().put("name", "STRAIT_CDS").put("value", "off"); // read-only root: no class archive to write
+        ArrayNode ports = c.putArray("ports");
+        ports.addObject().put("name", "strait-inbound").put("containerPort", inbound).put("protocol", "TCP");
+        ports.addObject().put("name", "strait-admin").put("containerPort", admin).put("protocol", "TCP");
+        ObjectNode startup = c.putObject("startupProbe");
+        startup.putObject("httpGet").put("path", "/readyz").put("port", admin);
+        startup.put("periodSeconds", 1).put("failureThreshold", 60);
+        ObjectNode ready = c.putObject("readinessProbe");
+        ready.putObject("httpGet").put("path", "/readyz").put("port", admin);
+        ready.put("periodSeconds", 5).put("failureThreshold", 2);
+        ObjectNode live = c.putObject("livenessProbe");
+        live.putObject("httpGet").put("path", "/healthz").put("port", admin);
+        live.put("periodSeconds", 10).put("failureThreshold", 3);
+        ObjectNode res = c.putObject("resources");
+        res.putObject("requests").put("cpu", settings.cpuRequest()).put("memory", settings.memoryRequest());
+        res.putObject("limits").put("memory", settings.memoryLimit());
+        ObjectNode sec = c.putObject("securityContext");
+        sec.put("runAsNonRoot", true).put("runAsUser", 65532).put("readOnlyRootFilesystem", true)
+                .put("allowPrivilegeEscalation", false);
+        sec.putObject("capabilities").putArray("drop").add("ALL");
+        c.putArray("volumeMounts").addObject().put("name", VOLUME).put("mountPath", CONFIG_DIR).put("readOnly", true);
+        return c;
+    }
+
+    /** Adds to a list that may not exist yet; {@code first} puts the item before the others. */
+    private static void add(ArrayNode patch, JsonNode spec, String field, ObjectNode item, boolean first) {
+        JsonNode list = spec.path(field);
+        if (!list.isArray()) {
+            patch.addObject().put("op", "add").put("path", "/spec/" + field).putArray("value").add(item);
+        } else {
+            patch.addObject().put("op", "add").put("path", "/spec/" + field + (first ? "/0" : "/-")).set("value", item);
+        }
+    }
+
+    private static boolean has(JsonNode containers, String name) {
+        for (JsonNode c : containers) {
+            if (name.equals(c.path("name").asText())) {
+                return true;
+            }
+        }
+        return false;
+    }
+
+    private static Integer firstContainerPort(JsonNode spec) {
+        for (JsonNode c : spec.path("containers")) {
+            for (JsonNode p : c.path("ports")) {
+                if (p.path("containerPort").isInt() && !"UDP".equals(p.path("protocol").asText("TCP"))) {
+                    return p.path("containerPort").asInt();
+                }
+            }
+        }
+        return null;
+    }
+
+    private static Integer port(JsonNode annotation, Integer fallback) {
+        if (annotation.isMissingNode() || annotation.isNull()) {
+            return fallback;
+        }
+        try {
+            int p = Integer.parseInt(annotation.asText().trim());
+            return p >= 1 && p <= 65535 ? p : null;
+        } catch (NumberFormatException e) {
+            return null;
+        }
+    }
+
+    /** RFC 6901: {@code ~} and {@code /} in a key. */
+    static String escape(String key) {
+        return key.replace("~", "~0").replace("/", "~1");
+    }
+
+}

@@ -1,0 +1,234 @@
+package dev.strait.operator.translate;
+
+import dev.strait.operator.crd.Route;
+import dev.strait.operator.crd.RouteSpec;
+import dev.strait.operator.crd.ServiceRef;
+import io.fabric8.kubernetes.api.model.ObjectMetaBuilder;
+import io.fabric8.kubernetes.api.model.networking.v1.HTTPIngressPath;
+import io.fabric8.kubernetes.api.model.networking.v1.Ingress;
+import io.fabric8.kubernetes.api.model.networking.v1.IngressBackend;
+import io.fabric8.kubernetes.api.model.networking.v1.IngressClass;
+import io.fabric8.kubernetes.api.model.networking.v1.IngressRule;
+import io.fabric8.kubernetes.api.model.networking.v1.IngressTLS;
+import java.util.ArrayList;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Objects;
+import java.util.TreeSet;
+
+/**
+ * A standard {@code networking.k8s.io/v1} Ingress rewritten as Routes, one per host, so that it goes
+ * through exactly the same resolution, validation, conflict and snapshot steps as a Route (ADR 0012, docs/adr/0012-standard-ingress.md).
+ *
+ * <ul>
+ *   <li>{@code pathType} {@code Exact} and {@code Prefix} keep their meaning (the proxy's Prefix matches
+ *       whole path elements, as Ingress requires); {@code ImplementationSpecific} is {@code Prefix}.</li>
+ *   <li>A rule without {@code host} serves any host ({@code *}). Rules of one host are merged, in order.</li>
+ *   <li>{@code defaultBackend} answers what no path of a host matches, and any host the Ingress does not
+ *       name (a catch-all rule on every host of the Ingress and on {@code *}).</li>
+ *   <li>A backend's Service port by number or by name; {@code resource} backends are refused.</li>
+ *   <li>{@code tls[]}: a host takes the Secret of the first entry listing it (or listing no hosts).</li>
+ * </ul>
+ * Errors name the Ingress's own fields ({@code spec.rules[0].http.paths[1].backend.service.name: ...}).
+ */
+final class IngressRoutes {
+    /** The {@code spec.controller} of IngressClasses this operator serves. */
+    static final String CONTROLLER = "strait.dev/ingress-controller";
+    static final String DEFAULT_CLASS_ANNOTATION = "ingressclass.kubernetes.io/is-default-class";
+    static final String LEGACY_CLASS_ANNOTATION = "kubernetes.io/ingress.class";
+    /** A backend that could not be resolved before translation; never a valid Kubernetes name. */
+    static final String UNRESOLVED = "-unresolved-";
+
+    private IngressRoutes() {}
+
+    /**
+     * One host of an Ingress (or a whole Route) as a Route, with the Ingress fields its Route fields
+     * came from and the errors found while rewriting it.
+     */
+    record Piece(Route route, Map<String, String> paths, List<String> refErrors) {
+        static Piece of(Route r) {
+            return new Piece(r, Map.of(), List.of());
+        }
+
+        /** A message about the Route's fields, about the Ingress's fields instead. */
+        String rewrite(String message) {
+            for (Map.Entry<String, String> e : paths.entrySet()) {
+                String from = e.getKey();
+                if (message.startsWith(from) && message.length() > from.length()
+                        && (message.charAt(from.length()) == '.' || message.charAt(from.length()) == ':'
+                        || message.charAt(from.length()) == '[')) {
+                    return e.getValue() + message.substring(from.length());
+                }
+            }
+            return message;
+        }
+
+        List<String> rewrite(List<String> messages) {
+            return messages.stream().map(this::rewrite).toList();
+        }
+    }
+
+    /**
+     * The class an Ingress belongs to when this operator serves it, else null: {@code spec.ingressClassName}
+     * (or the older annotation) naming an IngressClass whose controller is {@link #CONTROLLER}, or the
+     * operator's default class; without either, the IngressClass of ours marked as the cluster default.
+     */
+    static String classOf(Ingress ing, List<IngressClass> classes, String defaultClass) {
+        TreeSet<String> ours = new TreeSet<>();
+        TreeSet<String> defaults = new TreeSet<>();
+        for (IngressClass c : classes) {
+            if (c.getSpec() != null && CONTROLLER.equals(c.getSpec().getController())) {
+                ours.add(c.getMetadata().getName());
+                Map<String, String> a = c.getMetadata().getAnnotations();
+                if (a != null && "true".equals(a.get(DEFAULT_CLASS_ANNOTATION))) {
+                    defaults.add(c.getMetadata().getName());
+                }
+            }
+        }
+        ours.add(defaultClass);
+        String cls = ing.getSpec() == null ? null : ing.getSpec().getIngressClassName();
+        if (cls == null || cls.isEmpty()) {
+            Map<String, String> a = ing.getMetadata().getAnnotations();
+            cls = a == null ? null : a.get(LEGACY_CLASS_ANNOTATION);
+        }
+        if (cls == null || cls.isEmpty()) {
+            return defaults.isEmpty() ? null : defaults.first();
+        }
+        return ours.contains(cls) ? cls : null;
+    }
+
+    /** The model name of the Route made for the {@code index}-th host of an Ingress ({@code ..} never occurs in a Route's name). */
+    static String routeMetadataName(String name, int index) {
+        return name + "..ingress-" + index;
+    }
+
+    /** The Ingress as Routes, one per host, in the order hosts first appear (then {@code *} for the default backend). */
+    static List<Piece> pieces(Ingress ing, ServiceEndpoints endpoints) {
+        String ns = ing.getMetadata().getNamespace();
+        var spec = ing.getSpec();
+        if (spec == null) {
+            return List.of();
+        }
+        // host -> its paths, each with the Ingress field it came from
+        Map<String, List<Object[]>> hosts = new LinkedHashMap<>();
+        Map<String, Integer> hostRule = new LinkedHashMap<>();
+        List<IngressRule> rules = spec.getRules() == null ? List.of() : spec.getRules();
+        for (int a = 0; a < rules.size(); a++) {
+            IngressRule rule = rules.get(a);
+            String host = rule.getHost() == null || rule.getHost().isEmpty() ? "*" : rule.getHost();
+            List<Object[]> paths = hosts.computeIfAbsent(host, h -> new ArrayList<>());
+            hostRule.putIfAbsent(host, a);
+            if (rule.getHttp() == null || rule.getHttp().getPaths() == null) {
+                continue;
+            }
+            List<HTTPIngressPath> ps = rule.getHttp().getPaths();
+            for (int b = 0; b < ps.size(); b++) {
+                paths.add(new Object[] {ps.get(b), "spec.rules[" + a + "].http.paths[" + b + "]"});
+            }
+        }
+        IngressBackend fallback = spec.getDefaultBackend();
+        if (fallback != null) {
+            hosts.putIfAbsent("*", new ArrayList<>());
+        }
+        List<Piece> out = new ArrayList<>();
+        int index = 0;
+        for (Map.Entry<String, List<Object[]>> h : hosts.entrySet()) {
+            if (h.getValue().isEmpty() && fallback == null) {
+                continue;
+            }
+            Map<String, String> fields = new LinkedHashMap<>();
+            List<String> errors = new ArrayList<>();
+            RouteSpec rs = new RouteSpec();
+            rs.hosts = List.of(h.getKey());
+            if (hostRule.containsKey(h.getKey())) {
+                fields.put("spec.hosts[0]", "spec.rules[" + hostRule.get(h.getKey()) + "].host");
+            }
+            rs.rules = new ArrayList<>();
+            boolean rootPrefix = false;
+            for (Object[] p : h.getValue()) {
+                HTTPIngressPath path = (HTTPIngressPath) p[0];
+                String field = (String) p[1];
+                int i = rs.rules.size();
+                RouteSpec.Rule r = new RouteSpec.Rule();
+                RouteSpec.Match m = new RouteSpec.Match();
+                m.path = new RouteSpec.PathMatch();
+                m.path.type = "Exact".equals(path.getPathType()) ? RouteSpec.PathType.Exact : RouteSpec.PathType.Prefix;
+                m.path.value = path.getPath() == null || path.getPath().isEmpty() ? "/" : path.getPath();
+                rootPrefix |= m.path.type == RouteSpec.PathType.Prefix && m.path.value.equals("/");
+                r.matches = List.of(m);
+                r.backends = List.of(backend(path.getBackend(), ns, field + ".backend", endpoints, errors));
+                rs.rules.add(r);
+                fields.put("spec.rules[" + i + "].matches[0].path", field + ".path");
+                fields.put("spec.rules[" + i + "].matches[0]", field);
+                fields.put("spec.rules[" + i + "].backends[0]", field + ".backend");
+                fields.put("spec.rules[" + i + "]", field);
+            }
+            if (fallback != null && !rootPrefix) {
+                int i = rs.rules.size();
+                RouteSpec.Rule r = new RouteSpec.Rule();
+                r.backends = List.of(backend(fallback, ns, "spec.defaultBackend", endpoints, errors));
+                rs.rules.add(r);
+                fields.put("spec.rules[" + i + "].backends[0]", "spec.defaultBackend");
+                fields.put("spec.rules[" + i + "]", "spec.defaultBackend");
+            }
+            List<IngressTLS> tls = spec.getTls() == null ? List.of() : spec.getTls();
+            for (int k = 0; k < tls.size(); k++) {
+                IngressTLS t = tls.get(k);
+                boolean covers = t.getHosts() == null || t.getHosts().isEmpty() || t.getHosts().contains(h.getKey());
+                if (covers && t.getSecretName() != null && !h.getKey().equals("*")) {
+                    rs.tls = new RouteSpec.Tls();
+                    rs.tls.secretName = t.getSecretName();
+                    fields.put("spec.tls", "spec.tls[" + k + "]");
+                    break;
+                }
+            }
+            Route route = new Route();
+            route.setMetadata(new ObjectMetaBuilder()
+                    .withNamespace(ns)
+                    .withName(routeMetadataName(ing.getMetadata().getName(), index))
+                    .withUid(ing.getMetadata().getUid() == null ? null : ing.getMetadata().getUid() + "#" + index)
+                    .withGeneration(ing.getMetadata().getGeneration())
+                    .withCreationTimestamp(ing.getMetadata().getCreationTimestamp())
+                    .build());
+            route.setSpec(rs);
+            out.add(new Piece(route, fields, errors));
+            index++;
+        }
+        return out;
+    }
+
+    private static RouteSpec.Backend backend(IngressBackend b, String ns, String field, ServiceEndpoints endpoints,
+                                             List<String> errors) {
+        RouteSpec.Backend out = new RouteSpec.Backend();
+        if (b == null || b.getService() == null) {
+            errors.add(field + ": only service backends are supported");
+            out.upstream = UNRESOLVED;
+            return out;
+        }
+        String name = b.getService().getName();
+        var port = b.getService().getPort();
+        Integer number = port == null ? null : port.getNumber();
+        if (number == null && port != null && port.getName() != null) {
+            if (!endpoints.hasService(ns, name)) {
+                errors.add(field + ".service.name: Service \"" + name + "\" not found");
+                out.upstream = UNRESOLVED;
+                return out;
+            }
+            number = endpoints.portNumber(ns, name, port.getName());
+            if (number == null) {
+                errors.add(field + ".service.port.name: Service \"" + name + "\" has no TCP port named \""
+                        + port.getName() + "\"");
+                out.upstream = UNRESOLVED;
+                return out;
+            }
+        }
+        if (number == null) {
+            errors.add(field + ".service.port: a port number or name is required");
+            out.upstream = UNRESOLVED;
+            return out;
+        }
+        out.service = new ServiceRef(Objects.requireNonNull(name), number);
+        return out;
+    }
+}

@@ -1,0 +1,142 @@
+package dev.strait.operator.inject;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import com.fasterxml.jackson.databind.JsonNode;
+import com.fasterxml.jackson.databind.ObjectMapper;
+import com.fasterxml.jackson.databind.node.ObjectNode;
+import dev.strait.model.Config;
+import dev.strait.model.ConfigParser;
+import io.fabric8.kubernetes.api.model.Container;
+import io.fabric8.kubernetes.api.model.Pod;
+import io.fabric8.kubernetes.client.utils.Serialization;
+import io.fabric8.zjsonpatch.JsonPatch;
+import java.io.IOException;
+import java.io.InputStream;
+import java.nio.charset.StandardCharsets;
+import java.util.Base64;
+import org.junit.jupiter.api.Test;
+
+/**
+ * AdmissionReview fixtures (src/test/resources/admission) through the handler; the JSON patch it
+ * answers is applied to the pod with a real RFC 6902 implementation and the result checked.
+ */
+class SidecarInjectionTest {
+    private static final ObjectMapper JSON = new ObjectMapper();
+    static final AdmissionHandler HANDLER = new AdmissionHandler(
+            new SidecarInjector(SidecarInjector.Settings.defaults("registry.example/strait-proxy:test")));
+
+    static byte[] fixture(String name) throws IOException {
+        try (InputStream in = SidecarInjectionTest.class.getResourceAsStream("/admission/" + name)) {
+            return in.readAllBytes();
+        }
+    }
+
+    /** The response part of the handler's answer. */
+    private static JsonNode answer(byte[] review) throws IOException {
+        JsonNode out = JSON.readTree(HANDLER.handle(review));
+        assertThat(out.path("kind").asText()).isEqualTo("AdmissionReview");
+        assertThat(out.path("apiVersion").asText()).isEqualTo("admission.k8s.io/v1");
+        assertThat(out.path("response").path("uid").asText()).isEqualTo(JSON.readTree(review).path("request").path("uid").asText());
+        assertThat(out.path("response").path("allowed").asBoolean()).as("never refuses a pod").isTrue();
+        return out.path("response");
+    }
+
+    /** The pod after the answer's patch (the pod unchanged when there is none). */
+    private static JsonNode patched(byte[] review) throws IOException {
+        JsonNode response = answer(review);
+        JsonNode pod = JSON.readTree(review).path("request").path("object");
+        if (!response.has("patch")) {
+            return pod;
+        }
+        assertThat(response.path("patchType").asText()).isEqualTo("JSONPatch");
+        JsonNode patch = JSON.readTree(Base64.getDecoder().decode(response.path("patch").asText()));
+        return JsonPatch.apply(patch, pod);
+    }
+
+    private static Pod pod(JsonNode json) {
+        return Serialization.unmarshal(json.toString(), Pod.class);
+    }
+
+    @Test
+    void anAnnotatedPodGetsTheProxyAsANativeSidecar() throws Exception {
+        Pod pod = pod(patched(fixture("pod-annotated.json")));
+        assertThat(pod.getSpec().getInitContainers()).hasSize(1);
+        Container proxy = pod.getSpec().getInitContainers().get(0);
+        assertThat(proxy.getName()).isEqualTo("strait-proxy");
+        assertThat(proxy.getImage()).isEqualTo("registry.example/strait-proxy:test");
+        assertThat(proxy.getRestartPolicy()).as("a native sidecar").isEqualTo("Always");
+        assertThat(proxy.getArgs()).containsExactly("--config", "/etc/strait/config.json");
+        assertThat(proxy.getPorts()).extracting(p -> p.getContainerPort()).containsExactly(8000, 15000);
+        assertThat(proxy.getReadinessProbe().getHttpGet().getPath()).isEqualTo("/readyz");
+        assertThat(proxy.getReadinessProbe().getHttpGet().getPort().getIntVal()).isEqualTo(15000);
+        assertThat(proxy.getStartupProbe().getHttpGet().getPath()).isEqualTo("/readyz");
+        assertThat(proxy.getLivenessProbe().getHttpGet().getPath()).isEqualTo("/healthz");
+        assertThat(proxy.getResources().getRequests()).containsKeys("cpu", "memory");
+        assertThat(proxy.getResources().getLimits().get("memory").toString()).isEqualTo("128Mi");
+        assertThat(proxy.getEnv()).anySatisfy(e -> {
+            assertThat(e.getName()).isEqualTo("JAVA_OPTS");
+            assertThat(e.getValue()).contains("-Xmx32m");
+        });
+        assertThat(proxy.getSecurityContext().getRunAsNonRoot()).isTrue();
+        assertThat(proxy.getSecurityContext().getReadOnlyRootFilesystem()).isTrue();
+        assertThat(proxy.getVolumeMounts()).singleElement().satisfies(m -> {
+            assertThat(m.getName()).isEqualTo("strait-sidecar-config");
+            assertThat(m.getMountPath()).isEqualTo("/etc/strait");
+        });
+        assertThat(pod.getSpec().getVolumes()).singleElement().satisfies(v -> assertThat(
+                v.getDownwardAPI().getItems().get(0).getFieldRef().getFieldPath())
+                .isEqualTo("metadata.annotations['strait.dev/sidecar-config']"));
+        assertThat(pod.getSpec().getContainers()).extracting(Container::getName).containsExactly("web");
+        assertThat(pod.getMetadata().getAnnotations()).containsEntry("strait.dev/inject", "true");
+
+        // The config the sidecar reads is valid for the proxy's own parser and forwards inbound -> app.
+        Config config = ConfigParser.parse(pod.getMetadata().getAnnotations().get("strait.dev/sidecar-config"), "sidecar");
+        assertThat(config.listeners()).singleElement().satisfies(l -> assertThat(l.address().port()).isEqualTo(8000));
+        assertThat(config.admin().address().port()).isEqualTo(15000);
+        assertThat(config.upstreams()).singleElement().satisfies(u ->
+                assertThat(u.endpoints()).extracting(Object::toString).containsExactly("127.0.0.1:8080"));
+        assertThat(config.routes()).singleElement().satisfies(r -> assertThat(r.hosts()).containsExactly("*"));
+    }
+
+    @Test
+    void theSidecarGoesBeforeExistingInitContainersAndVolumesAreKept() throws Exception {
+        Pod pod = pod(patched(fixture("pod-with-lists.json")));
+        assertThat(pod.getSpec().getInitContainers()).extracting(Container::getName).containsExactly("strait-proxy", "migrate");
+        assertThat(pod.getSpec().getVolumes()).extracting(v -> v.getName()).containsExactly("data", "strait-sidecar-config");
+        Config config = ConfigParser.parse(pod.getMetadata().getAnnotations().get("strait.dev/sidecar-config"), "sidecar");
+        assertThat(config.upstreams().get(0).endpoints()).as("the app port is the first TCP containerPort")
+                .extracting(Object::toString).containsExactly("127.0.0.1:3000");
+        assertThat(config.listeners().get(0).address().port()).as("default inbound port").isEqualTo(15001);
+    }
+
+    @Test
+    void injectingTwiceChangesNothing() throws Exception {
+        JsonNode once = patched(fixture("pod-annotated.json"));
+        ObjectNode review = (ObjectNode) JSON.readTree(fixture("pod-annotated.json"));
+        ((ObjectNode) review.get("request")).set("object", once);
+        JsonNode response = answer(JSON.writeValueAsBytes(review));
+        assertThat(response.has("patch")).isFalse();
+    }
+
+    @Test
+    void podsWithoutTheAnnotationAndOtherObjectsAreLeftAlone() throws Exception {
+        assertThat(answer(fixture("pod-plain.json")).has("patch")).isFalse();
+        assertThat(answer(fixture("deployment-update.json")).has("patch")).isFalse();
+    }
+
+    @Test
+    void clashingPortsAreAllowedUninjectedWithAWarning() throws Exception {
+        JsonNode response = answer(fixture("pod-bad-ports.json"));
+        assertThat(response.has("patch")).isFalse();
+        assertThat(response.path("warnings").get(0).asText())
+                .isEqualTo("strait sidecar not injected: the inbound (8080), app (8080) and admin (15000) ports must differ:"
+                        + " the proxy and the app share the pod's network");
+    }
+
+    @Test
+    void somethingElseThanAnAdmissionReviewIsRefused() {
+        org.assertj.core.api.Assertions.assertThatThrownBy(() -> HANDLER.handle("{\"kind\":\"Pod\"}".getBytes(StandardCharsets.UTF_8)))
+                .isInstanceOf(IOException.class);
+    }
+}

@@ -1,0 +1,132 @@
+package dev.strait.operator.reconcile;
+
+import static dev.strait.operator.reconcile.OperatorHarness.WAIT;
+import static dev.strait.operator.reconcile.OperatorHarness.create;
+import static dev.strait.operator.reconcile.OperatorHarness.yaml;
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.awaitility.Awaitility.await;
+
+import com.sun.net.httpserver.HttpServer;
+import dev.strait.operator.publish.TestProxy;
+import dev.strait.operator.translate.Fixtures;
+import dev.strait.proxy.control.Identity;
+import io.fabric8.kubernetes.api.model.networking.v1.Ingress;
+import io.fabric8.kubernetes.api.model.networking.v1.IngressLoadBalancerIngress;
+import io.fabric8.kubernetes.client.KubernetesClient;
+import io.fabric8.kubernetes.client.server.mock.EnableKubernetesMockClient;
+import java.net.InetSocketAddress;
+import java.nio.charset.StandardCharsets;
+import java.util.List;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.Test;
+
+/**
+ * A standard Ingress against fabric8's mock API server (CRUD mode): served by a real proxy on the
+ * channel, forwarded to a real upstream, and its status given the proxies' address.
+ */
+@EnableKubernetesMockClient(crud = true)
+class IngressStatusTest {
+    static KubernetesClient client;
+
+    private OperatorApp app;
+    private TestProxy proxy;
+    private HttpServer upstream;
+
+    @BeforeEach
+    void start() throws Exception {
+        OperatorHarness.installCrds(client);
+        upstream = HttpServer.create(new InetSocketAddress("127.0.0.1", 0), 0);
+        upstream.createContext("/", x -> {
+            byte[] body = ("app saw " + x.getRequestURI().getPath()).getBytes(StandardCharsets.UTF_8);
+            x.sendResponseHeaders(200, body.length);
+            x.getResponseBody().write(body);
+            x.close();
+        });
+        upstream.start();
+    }
+
+    @AfterEach
+    void stop() {
+        if (proxy != null) {
+            proxy.close();
+        }
+        if (app != null) {
+            app.close();
+        }
+        upstream.stop(0);
+        client.network().v1().ingresses().inAnyNamespace().delete();
+        client.network().v1().ingressClasses().delete();
+        client.services().inAnyNamespace().delete();
+        client.discovery().v1().endpointSlices().inAnyNamespace().delete();
+    }
+
+    private static Ingress ingress(String name, String classLine) {
+        return yaml("""
+                apiVersion: networking.k8s.io/v1
+                kind: Ingress
+                metadata: { namespace: shop, name: %s }
+                spec:
+                  %s
+                  rules:
+                    - host: %s.example.com
+                      http:
+                        paths:
+                          - { path: /, pathType: Prefix, backend: { service: { name: web, port: { name: http } } } }
+                """.formatted(name, classLine, name), Ingress.class);
+    }
+
+    private static List<IngressLoadBalancerIngress> address(String name) {
+        Ingress i = client.network().v1().ingresses().inNamespace("shop").withName(name).get();
+        return i.getStatus() == null || i.getStatus().getLoadBalancer() == null
+                || i.getStatus().getLoadBalancer().getIngress() == null ? List.of() : i.getStatus().getLoadBalancer().getIngress();
+    }
+
+    private void backend() {
+        create(client, Fixtures.service("shop", "web", "http:80"));
+        create(client, Fixtures.slice("shop", "web", "web-1", "http", upstream.getAddress().getPort(), "127.0.0.1"));
+    }
+
+    @Test
+    void anIngressOfOurClassIsServedAndGetsTheFixedAddress() throws Exception {
+        app = new OperatorApp(client, OperatorHarness.settings().withIngressAddress("203.0.113.7,lb.example.com")).start();
+        backend();
+        create(client, ingress("site", "ingressClassName: strait"));
+        create(client, ingress("other", "ingressClassName: nginx"));
+        proxy = TestProxy.start(app.controlAddress(), Identity.ingress("strait"), null);
+        await().atMost(WAIT).untilAsserted(() ->
+                assertThat(proxy.get("site.example.com", "/shop/cart")).isEqualTo("200 OK app saw /shop/cart"));
+        await().atMost(WAIT).untilAsserted(() -> assertThat(address("site"))
+                .extracting(IngressLoadBalancerIngress::getIp, IngressLoadBalancerIngress::getHostname)
+                .containsExactly(org.assertj.core.groups.Tuple.tuple("203.0.113.7", null),
+                        org.assertj.core.groups.Tuple.tuple(null, "lb.example.com")));
+        assertThat(proxy.get("other.example.com", "/").split(" ")[0]).as("another controller's Ingress").isEqualTo("404");
+        assertThat(address("other")).isEmpty();
+    }
+
+    @Test
+    void theDefaultIngressClassTakesIngressesWithoutOneAndTheAddressFollowsTheProxyService() throws Exception {
+        app = new OperatorApp(client, OperatorHarness.settings().withIngressAddress("strait/strait-proxy")).start();
+        backend();
+        create(client, yaml("""
+                apiVersion: networking.k8s.io/v1
+                kind: IngressClass
+                metadata:
+                  name: strait
+                  annotations: { ingressclass.kubernetes.io/is-default-class: "true" }
+                spec: { controller: strait.dev/ingress-controller }""", io.fabric8.kubernetes.api.model.networking.v1.IngressClass.class));
+        create(client, ingress("plain", ""));
+        proxy = TestProxy.start(app.controlAddress(), Identity.ingress("strait"), null);
+        await().atMost(WAIT).untilAsserted(() ->
+                assertThat(proxy.get("plain.example.com", "/")).isEqualTo("200 OK app saw /"));
+        assertThat(address("plain")).as("no proxy Service yet").isEmpty();
+
+        var svc = Fixtures.service("strait", "strait-proxy", "http:80");
+        svc = create(client, svc);
+        svc.setStatus(new io.fabric8.kubernetes.api.model.ServiceStatusBuilder().withNewLoadBalancer()
+                .addNewIngress().withIp("198.51.100.9").endIngress().endLoadBalancer().build());
+        client.resource(svc).updateStatus();
+        await().atMost(WAIT).untilAsserted(() -> assertThat(address("plain"))
+                .extracting(IngressLoadBalancerIngress::getIp).containsExactly("198.51.100.9"));
+    }
+}
