@@ -9,6 +9,7 @@ import dev.strait.proxy.http.PathNormalizer;
 import dev.strait.proxy.metrics.ProxyMetrics;
 import dev.strait.proxy.route.CompiledRule;
 import dev.strait.proxy.route.RouteTable;
+import dev.strait.proxy.tls.TlsConnection;
 import io.netty.buffer.ByteBuf;
 import io.netty.buffer.ByteBufAllocator;
 import io.netty.buffer.ByteBufUtil;
@@ -78,6 +79,10 @@ public final class Http1ServerHandler extends ChannelInboundHandlerAdapter {
     final boolean zeroCopy;
 
     private ChannelHandlerContext ctx;
+    private boolean activated;
+    /** The connection's TLS state, {@code null} for cleartext. */
+    private TlsConnection tls;
+    private String scheme = "http";
     /** The request being read or answered; {@code null} between requests. */
     private Http1Exchange current;
     /** Whether {@link #current}'s body has been read to its end. */
@@ -126,19 +131,40 @@ public final class Http1ServerHandler extends ChannelInboundHandlerAdapter {
     @Override
     public void handlerAdded(ChannelHandlerContext ctx) {
         this.ctx = ctx;
+        TlsConnection t = TlsConnection.of(ctx.channel());
+        this.tls = t;
+        this.scheme = t != null ? "https" : "http";
+        if (ctx.channel().isActive()) {
+            // Added after a TLS handshake (ALPN chose http/1.1): channelActive is long past.
+            activate();
+        }
     }
 
     @Override
     public void channelActive(ChannelHandlerContext ctx) {
+        activate();
+        ctx.fireChannelActive();
+    }
+
+    private void activate() {
+        if (activated) {
+            return;
+        }
+        activated = true;
         metrics.connectionOpened();
         idleSince = System.nanoTime();
         scheduleTimer(serving.snapshot().limits().headerTimeout().toNanos());
-        ctx.fireChannelActive();
+    }
+
+    String scheme() {
+        return scheme;
     }
 
     @Override
     public void channelInactive(ChannelHandlerContext ctx) {
-        metrics.connectionClosed();
+        if (activated) {
+            metrics.connectionClosed();
+        }
         Http1Exchange ex = current;
         if (ex != null) {
             abortBody(ex, new java.nio.channels.ClosedChannelException());
@@ -289,6 +315,12 @@ public final class Http1ServerHandler extends ChannelInboundHandlerAdapter {
             }
         }
 
+        if (tls != null && tls.misdirected(host)) {
+            // The certificate this connection got does not cover the host: the client should connect anew.
+            requests++;
+            sendError(ex, HttpResponseStatus.MISDIRECTED_REQUEST);
+            return;
+        }
         CompiledRule rule = snapshot.table().find(host, path, req.method(), headers);
         requests++;
         if (rule == null) {

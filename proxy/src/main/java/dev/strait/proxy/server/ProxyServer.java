@@ -6,16 +6,24 @@ import dev.strait.proxy.config.Serving;
 import dev.strait.proxy.http1.Http1RequestDecoder;
 import dev.strait.proxy.http1.Http1ServerHandler;
 import dev.strait.proxy.metrics.ProxyMetrics;
+import dev.strait.proxy.tls.SniSelector;
+import dev.strait.proxy.tls.SniTable;
+import dev.strait.proxy.tls.TlsEngine;
 import dev.strait.proxy.upstream.UpstreamContext;
 import io.netty.bootstrap.ServerBootstrap;
 import io.netty.channel.Channel;
+import io.netty.channel.ChannelHandlerContext;
 import io.netty.channel.ChannelInitializer;
+import io.netty.channel.ChannelPipeline;
 import io.netty.channel.ChannelOption;
 import io.netty.channel.EventLoop;
 import io.netty.channel.EventLoopGroup;
 import io.netty.channel.MultiThreadIoEventLoopGroup;
 import io.netty.channel.group.ChannelGroup;
 import io.netty.channel.group.DefaultChannelGroup;
+import io.netty.handler.ssl.ApplicationProtocolNames;
+import io.netty.handler.ssl.ApplicationProtocolNegotiationHandler;
+import io.netty.handler.stream.ChunkedWriteHandler;
 import io.netty.util.concurrent.DefaultThreadFactory;
 import io.netty.util.concurrent.EventExecutor;
 import io.netty.util.concurrent.GlobalEventExecutor;
@@ -52,6 +60,8 @@ public final class ProxyServer implements AutoCloseable {
     private final ChannelGroup listeners = new DefaultChannelGroup("listeners", GlobalEventExecutor.INSTANCE);
     private final ChannelGroup connections = new DefaultChannelGroup("connections", GlobalEventExecutor.INSTANCE);
     private final Map<String, InetSocketAddress> bound = new LinkedHashMap<>();
+    /** Each TLS listener's certificates at start: used if a later snapshot lacks the listener (control channel). */
+    private final Map<String, SniTable> startTls = new java.util.concurrent.ConcurrentHashMap<>();
     private volatile boolean started;
 
     public ProxyServer(Config config, Serving serving, ProxyMetrics metrics, AccessLog accessLog) {
@@ -82,8 +92,12 @@ public final class ProxyServer implements AutoCloseable {
         serving.onSwap(s -> upstreams.activate(s.upstreams()));
         for (Config.Listener l : config.listeners()) {
             if (l.tls() != null) {
-                throw new IllegalStateException("listeners." + l.name() + ".tls: TLS listeners are not available in"
-                        + " this version yet");
+                SniTable atStart = serving.snapshot().tls().listener(l.name());
+                if (atStart == null) {
+                    throw new IllegalStateException("listener " + l.name() + ": no certificates were loaded");
+                }
+                startTls.put(l.name(), atStart);
+                metrics.tlsEngine(TlsEngine.current().label());
             }
             InetSocketAddress want = new InetSocketAddress(l.address().host(), l.address().port());
             InetSocketAddress actual;
@@ -102,12 +116,12 @@ public final class ProxyServer implements AutoCloseable {
                 // One socket per loop; with port 0 the first bind picks the port and the rest share it.
                 actual = null;
                 for (EventExecutor e : loops) {
-                    Channel ch = bind(bootstrap((EventLoop) e), actual == null ? want : actual, l);
+                    Channel ch = bind(bootstrap((EventLoop) e, l), actual == null ? want : actual, l);
                     listeners.add(ch);
                     actual = actual == null ? (InetSocketAddress) ch.localAddress() : actual;
                 }
             } else {
-                Channel ch = bind(bootstrap(loops), want, l);
+                Channel ch = bind(bootstrap(loops, l), want, l);
                 listeners.add(ch);
                 actual = (InetSocketAddress) ch.localAddress();
             }
@@ -129,7 +143,7 @@ public final class ProxyServer implements AutoCloseable {
         return f.channel();
     }
 
-    private ServerBootstrap bootstrap(EventLoopGroup group) {
+    private ServerBootstrap bootstrap(EventLoopGroup group, Config.Listener listener) {
         ServerBootstrap b = new ServerBootstrap()
                 .group(group, group)
                 .channel(transport.serverChannel())
@@ -140,16 +154,65 @@ public final class ProxyServer implements AutoCloseable {
                     @Override
                     protected void initChannel(Channel ch) {
                         connections.add(ch);
-                        Http1RequestDecoder decoder = new Http1RequestDecoder(serving.snapshot().limits());
-                        ch.pipeline()
-                                .addLast("http1-decoder", decoder)
-                                .addLast("http1", new Http1ServerHandler(serving, metrics, accessLog, decoder, true));
+                        if (listener.tls() != null) {
+                            initTls(ch, listener.name());
+                        } else {
+                            http1(ch.pipeline(), true);
+                        }
                     }
                 });
         if (transport.reusePort()) {
             transport.setReusePort(b);
         }
         return b;
+    }
+
+    /**
+     * A TLS connection: the SNI name picks the certificate from the listener's table in the snapshot
+     * serving at handshake time, then ALPN picks the protocol.
+     */
+    private void initTls(Channel ch, String listener) {
+        long handshakeTimeout = serving.snapshot().limits().headerTimeout().toMillis();
+        ch.pipeline()
+                .addLast("sni", new SniSelector(() -> tlsTable(listener), handshakeTimeout))
+                .addLast("alpn", new Alpn());
+    }
+
+    private SniTable tlsTable(String listener) {
+        SniTable t = serving.snapshot().tls().listener(listener);
+        return t != null ? t : startTls.get(listener);
+    }
+
+    /** Chooses the protocol from what ALPN negotiated; no ALPN at all means HTTP/1.1. */
+    private final class Alpn extends ApplicationProtocolNegotiationHandler {
+        Alpn() {
+            super(ApplicationProtocolNames.HTTP_1_1);
+        }
+
+        @Override
+        protected void configurePipeline(ChannelHandlerContext ctx, String protocol) {
+            if (ApplicationProtocolNames.HTTP_1_1.equals(protocol)) {
+                // Files go out in chunks through the SslHandler: no sendfile under TLS.
+                ctx.pipeline().addLast("chunked", new ChunkedWriteHandler());
+                http1(ctx.pipeline(), false);
+            } else {
+                log.debug("{}: unexpected ALPN protocol {}", ctx.channel().remoteAddress(), protocol);
+                ctx.close();
+            }
+        }
+
+        @Override
+        protected void handshakeFailure(ChannelHandlerContext ctx, Throwable cause) {
+            // Scanners and clients that distrust the certificate do this all day: not worth a warning.
+            log.debug("{}: TLS handshake failed: {}", ctx.channel().remoteAddress(), cause.toString());
+            ctx.close();
+        }
+    }
+
+    private void http1(ChannelPipeline p, boolean zeroCopy) {
+        Http1RequestDecoder decoder = new Http1RequestDecoder(serving.snapshot().limits());
+        p.addLast("http1-decoder", decoder)
+                .addLast("http1", new Http1ServerHandler(serving, metrics, accessLog, decoder, zeroCopy));
     }
 
     /** The address a listener is bound to (the real port when configured with port 0). */
