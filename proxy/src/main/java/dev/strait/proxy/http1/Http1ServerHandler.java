@@ -6,6 +6,7 @@ import dev.strait.proxy.config.Snapshot;
 import dev.strait.proxy.http.BodyReceiver;
 import dev.strait.proxy.http.DateHeader;
 import dev.strait.proxy.http.PathNormalizer;
+import dev.strait.proxy.http2.H2cUpgrade;
 import dev.strait.proxy.metrics.ProxyMetrics;
 import dev.strait.proxy.route.CompiledRule;
 import dev.strait.proxy.route.RouteTable;
@@ -76,6 +77,7 @@ public final class Http1ServerHandler extends ChannelInboundHandlerAdapter {
     private final ProxyMetrics metrics;
     private final AccessLog accessLog;
     private final Http1RequestDecoder decoder;
+    private final H2cUpgrade h2c;
     final boolean zeroCopy;
 
     private ChannelHandlerContext ctx;
@@ -111,6 +113,13 @@ public final class Http1ServerHandler extends ChannelInboundHandlerAdapter {
 
     public Http1ServerHandler(Serving serving, ProxyMetrics metrics, AccessLog accessLog, Http1RequestDecoder decoder,
                               boolean zeroCopy) {
+        this(serving, metrics, accessLog, decoder, zeroCopy, null);
+    }
+
+    /** @param h2c {@code Upgrade: h2c} support (cleartext listeners), or {@code null} */
+    public Http1ServerHandler(Serving serving, ProxyMetrics metrics, AccessLog accessLog, Http1RequestDecoder decoder,
+                              boolean zeroCopy, H2cUpgrade h2c) {
+        this.h2c = h2c;
         this.serving = serving;
         this.metrics = metrics;
         this.accessLog = accessLog;
@@ -321,6 +330,11 @@ public final class Http1ServerHandler extends ChannelInboundHandlerAdapter {
             sendError(ex, HttpResponseStatus.MISDIRECTED_REQUEST);
             return;
         }
+        if (h2c != null && requests == 0 && (backlog == null || backlog.isEmpty()) && expect == null
+                && H2cUpgrade.accepts(req, ex.hasBody)) {
+            upgradeToH2c(req);
+            return;
+        }
         CompiledRule rule = snapshot.table().find(host, path, req.method(), headers);
         requests++;
         if (rule == null) {
@@ -416,6 +430,25 @@ public final class Http1ServerHandler extends ChannelInboundHandlerAdapter {
             task.run();
         }
         ctx.fireChannelWritabilityChanged();
+    }
+
+    /**
+     * {@code Upgrade: h2c}: the 101 and the HTTP/2 handlers come from {@link H2cUpgrade}, the request is
+     * answered as stream 1, and the HTTP/1.1 handlers leave; bytes the decoder still holds go to HTTP/2.
+     */
+    private void upgradeToH2c(HttpRequest req) {
+        current = null;
+        tunnel = true;
+        if (timer != null) {
+            timer.cancel(false);
+        }
+        if (activated) {
+            activated = false;
+            metrics.connectionClosed(); // the HTTP/2 side counts the connection from here
+        }
+        h2c.upgrade(ctx, req);
+        ctx.pipeline().remove(this);
+        ctx.pipeline().remove(decoder);
     }
 
     /** See {@link dev.strait.proxy.http.Exchange#switchProtocols}. */

@@ -5,6 +5,9 @@ import dev.strait.proxy.accesslog.AccessLog;
 import dev.strait.proxy.config.Serving;
 import dev.strait.proxy.http1.Http1RequestDecoder;
 import dev.strait.proxy.http1.Http1ServerHandler;
+import dev.strait.proxy.http2.H2cUpgrade;
+import dev.strait.proxy.http2.Http2Connections;
+import dev.strait.proxy.http2.PriorKnowledge;
 import dev.strait.proxy.metrics.ProxyMetrics;
 import dev.strait.proxy.tls.SniSelector;
 import dev.strait.proxy.tls.SniTable;
@@ -42,9 +45,14 @@ import org.slf4j.LoggerFactory;
  *
  * <pre>
  *   accept (one listening socket per loop with SO_REUSEPORT)
+ *   TLS listener:   SniSelector (certificate by SNI) -> SslHandler -> Alpn: h2 or http/1.1
+ *   cleartext:      PriorKnowledge: the HTTP/2 preface means h2c, anything else HTTP/1.1
+ *   HTTP/1.1:       [ChunkedWriteHandler under TLS]
  *     -> Http1RequestDecoder   bytes to request heads and body parts, with our limits
- *     -> Http1ServerHandler    checks, route lookup, framing, ordering, keep-alive
- *     -> the rule's Handler    respond / files / backends (proxy: upstream connections on the same loop)
+ *     -> Http1ServerHandler    checks, route lookup, framing, ordering, keep-alive (and Upgrade: h2c)
+ *   HTTP/2:         Http2FrameCodec -> Http2MultiplexHandler (a child channel per stream: Http2Exchange)
+ *                   -> Http2ConnectionGuard
+ *   then the rule's Handler    respond / files / backends (proxy: upstream connections on the same loop)
  * </pre>
  */
 public final class ProxyServer implements AutoCloseable {
@@ -57,6 +65,8 @@ public final class ProxyServer implements AutoCloseable {
     private final Transport transport;
     private final EventLoopGroup loops;
     private final UpstreamContext upstreams;
+    private final Http2Connections h2;
+    private final H2cUpgrade h2cUpgrade;
     private final ChannelGroup listeners = new DefaultChannelGroup("listeners", GlobalEventExecutor.INSTANCE);
     private final ChannelGroup connections = new DefaultChannelGroup("connections", GlobalEventExecutor.INSTANCE);
     private final Map<String, InetSocketAddress> bound = new LinkedHashMap<>();
@@ -74,6 +84,8 @@ public final class ProxyServer implements AutoCloseable {
         this.loops = new MultiThreadIoEventLoopGroup(workers, new DefaultThreadFactory("strait-loop", true),
                 transport.ioHandlerFactory());
         this.upstreams = new UpstreamContext(loops, transport.socketChannel(), metrics);
+        this.h2 = new Http2Connections(serving, metrics, accessLog);
+        this.h2cUpgrade = new H2cUpgrade(h2);
     }
 
     public Transport transport() {
@@ -157,7 +169,14 @@ public final class ProxyServer implements AutoCloseable {
                         if (listener.tls() != null) {
                             initTls(ch, listener.name());
                         } else {
-                            http1(ch.pipeline(), true);
+                            // Cleartext: HTTP/1.1, or h2c with prior knowledge (the preface) or by Upgrade.
+                            ch.pipeline().addLast("detect", new PriorKnowledge((ctx, h2) -> {
+                                if (h2) {
+                                    http2(ctx.pipeline());
+                                } else {
+                                    http1(ctx.pipeline(), true, h2cUpgrade);
+                                }
+                            }, serving.snapshot().limits().headerTimeout().toMillis()));
                         }
                     }
                 });
@@ -191,10 +210,12 @@ public final class ProxyServer implements AutoCloseable {
 
         @Override
         protected void configurePipeline(ChannelHandlerContext ctx, String protocol) {
-            if (ApplicationProtocolNames.HTTP_1_1.equals(protocol)) {
+            if (ApplicationProtocolNames.HTTP_2.equals(protocol)) {
+                http2(ctx.pipeline());
+            } else if (ApplicationProtocolNames.HTTP_1_1.equals(protocol)) {
                 // Files go out in chunks through the SslHandler: no sendfile under TLS.
                 ctx.pipeline().addLast("chunked", new ChunkedWriteHandler());
-                http1(ctx.pipeline(), false);
+                http1(ctx.pipeline(), false, null);
             } else {
                 log.debug("{}: unexpected ALPN protocol {}", ctx.channel().remoteAddress(), protocol);
                 ctx.close();
@@ -209,10 +230,17 @@ public final class ProxyServer implements AutoCloseable {
         }
     }
 
-    private void http1(ChannelPipeline p, boolean zeroCopy) {
+    private void http1(ChannelPipeline p, boolean zeroCopy, H2cUpgrade h2c) {
         Http1RequestDecoder decoder = new Http1RequestDecoder(serving.snapshot().limits());
         p.addLast("http1-decoder", decoder)
-                .addLast("http1", new Http1ServerHandler(serving, metrics, accessLog, decoder, zeroCopy));
+                .addLast("http1", new Http1ServerHandler(serving, metrics, accessLog, decoder, zeroCopy, h2c));
+    }
+
+    /** HTTP/2: frames and flow control, one child channel per stream, the connection's guard (see Http2Connections). */
+    private void http2(ChannelPipeline p) {
+        p.addLast("h2", h2.frameCodec())
+                .addLast("h2-streams", h2.multiplexer())
+                .addLast("h2-connection", h2.guard());
     }
 
     /** The address a listener is bound to (the real port when configured with port 0). */

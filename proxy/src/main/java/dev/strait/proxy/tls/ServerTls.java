@@ -138,7 +138,7 @@ public final class ServerTls {
                             // no ALPN answer and speaks HTTP/1.1.
                             ApplicationProtocolConfig.SelectorFailureBehavior.NO_ADVERTISE,
                             ApplicationProtocolConfig.SelectedListenerFailureBehavior.ACCEPT,
-                            ApplicationProtocolNames.HTTP_1_1))
+                            ApplicationProtocolNames.HTTP_2, ApplicationProtocolNames.HTTP_1_1))
                     .sessionTimeout(TicketKeys.ROTATE_HOURS * 3600)
                     .build();
         } catch (SSLException | RuntimeException e) {
