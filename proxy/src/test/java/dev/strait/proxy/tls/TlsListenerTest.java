@@ -214,6 +214,38 @@ class TlsListenerTest {
         }
     }
 
+    /** Runs openssl s_client once, sending one request; returns its output. */
+    private String sClient(String version, String sessionFlag, Path session) throws Exception {
+        return sClient(version, "default.test", sessionFlag, session);
+    }
+
+    private String sClient(String version, String sni, String sessionFlag, Path session) throws Exception {
+        Process p = new ProcessBuilder("openssl", "s_client", version, "-connect", "127.0.0.1:" + https().getPort(),
+                "-servername", sni, sessionFlag, session.toString(), "-ign_eof")
+                .redirectErrorStream(true).start();
+        // Reading the answer to a request also reads the TLS 1.3 tickets that come after the handshake.
+        p.getOutputStream().write(("GET /hello HTTP/1.1\r\nHost: " + sni + "\r\nConnection: close\r\n\r\n")
+                .getBytes(java.nio.charset.StandardCharsets.US_ASCII));
+        p.getOutputStream().close();
+        String out = new String(p.getInputStream().readAllBytes(), java.nio.charset.StandardCharsets.UTF_8);
+        assertThat(p.waitFor(20, java.util.concurrent.TimeUnit.SECONDS)).isTrue();
+        assertThat(out).contains("hello, world!");
+        return out;
+    }
+
+    @Test
+    void sessionsResumeWithTickets() throws Exception {
+        proxy.startConfig(config(cert(fallback) + ", " + cert(exact), ""));
+        for (String version : new String[] {"-tls1_2", "-tls1_3"}) {
+            Path session = dir.resolve("session" + version);
+            assertThat(sClient(version, "-sess_out", session)).contains("New,");
+            assertThat(sClient(version, "-sess_in", session)).as(version).contains("Reused,");
+            // A session is only good for the certificate it was made with: another SNI name gets a full handshake.
+            String other = sClient(version, "a.example.test", "-sess_in", session);
+            assertThat(other).as(version).contains("New,").contains("CN = a.example.test");
+        }
+    }
+
     @Test
     void misdirectedRequestWhenTheCertificateDoesNotCoverTheHost() throws Exception {
         proxy.startConfig(config(cert(fallback) + ", " + cert(exact) + ", " + cert(wildcard), ""));
