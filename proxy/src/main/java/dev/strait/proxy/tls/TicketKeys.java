@@ -15,9 +15,8 @@ import java.util.concurrent.TimeUnit;
  * context gets a new key for new tickets and keeps the one before for decrypting (resumption for up
  * to twice that long). Keys live only in memory.
  *
- * <p>Each certificate's context has keys of its own, on purpose: Netty gives every server context
- * the same session id context, so with shared keys a ticket issued for one SNI name would resume on
- * another and the client would keep the first name's certificate (seen in TlsListenerTest).
+ * <p>Each certificate's context has keys of its own (and its own session id context, see ServerTls):
+ * a ticket made for one certificate never resumes a session under another SNI name.
  */
 final class TicketKeys {
     static final long ROTATE_HOURS = 12;
