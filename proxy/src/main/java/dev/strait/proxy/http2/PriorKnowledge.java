@@ -38,6 +38,15 @@ public final class PriorKnowledge extends ByteToMessageDecoder {
     }
 
     @Override
+    public void userEventTriggered(ChannelHandlerContext ctx, Object evt) throws Exception {
+        if (evt instanceof dev.strait.proxy.http1.Http1ServerHandler.DrainEvent) {
+            ctx.close(); // draining: a connection that has not said anything yet has nothing in flight
+            return;
+        }
+        super.userEventTriggered(ctx, evt);
+    }
+
+    @Override
     protected void handlerRemoved0(ChannelHandlerContext ctx) {
         timer.cancel(false);
     }

@@ -223,6 +223,15 @@ public final class ProxyServer implements AutoCloseable {
         }
 
         @Override
+        public void userEventTriggered(ChannelHandlerContext ctx, Object evt) throws Exception {
+            if (evt == Http1ServerHandler.DrainEvent.INSTANCE) {
+                ctx.close(); // draining while the handshake is still going on: no request in flight yet
+                return;
+            }
+            super.userEventTriggered(ctx, evt);
+        }
+
+        @Override
         protected void handshakeFailure(ChannelHandlerContext ctx, Throwable cause) {
             // Scanners and clients that distrust the certificate do this all day: not worth a warning.
             log.debug("{}: TLS handshake failed: {}", ctx.channel().remoteAddress(), cause.toString());

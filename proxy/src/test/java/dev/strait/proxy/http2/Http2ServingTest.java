@@ -259,18 +259,51 @@ class Http2ServingTest {
         }
     }
 
+    /** An h2c connection (prior knowledge) from a Netty client; {@code goAway} counts GOAWAY frames received. */
+    private Channel h2c(EventLoopGroup group, java.util.concurrent.atomic.AtomicInteger goAway) throws Exception {
+        return new Bootstrap().group(group).channel(NioSocketChannel.class)
+                .handler(new ChannelInitializer<SocketChannel>() {
+                    @Override
+                    protected void initChannel(SocketChannel ch) {
+                        ch.pipeline().addLast(Http2FrameCodecBuilder.forClient().build(),
+                                new Http2MultiplexHandler(new ChannelInboundHandlerAdapter()),
+                                new ChannelInboundHandlerAdapter() {
+                                    @Override
+                                    public void channelRead(ChannelHandlerContext ctx, Object msg) {
+                                        if (goAway != null && msg instanceof io.netty.handler.codec.http2.Http2GoAwayFrame) {
+                                            goAway.incrementAndGet();
+                                        }
+                                        ReferenceCountUtil.release(msg);
+                                    }
+                                });
+                    }
+                }).connect("127.0.0.1", httpPort()).sync().channel();
+    }
+
+    @Test
+    void drainSendsGoAwayAndClosesConnectionsThatHaveSaidNothing() throws Exception {
+        EventLoopGroup group = new MultiThreadIoEventLoopGroup(1, NioIoHandler.newFactory());
+        try (java.net.Socket silent = new java.net.Socket("127.0.0.1", httpPort())) {
+            var goAway = new java.util.concurrent.atomic.AtomicInteger();
+            Channel conn = h2c(group, goAway);
+            await().atMost(Duration.ofSeconds(5)).until(() -> proxy.server.openConnections() == 2);
+            long start = System.nanoTime();
+            assertThat(proxy.server.drain(Duration.ofSeconds(20))).isTrue();
+            assertThat(Duration.ofNanos(System.nanoTime() - start)).isLessThan(Duration.ofSeconds(10));
+            assertThat(conn.closeFuture().await(5, TimeUnit.SECONDS)).isTrue();
+            assertThat(goAway.get()).isEqualTo(1);
+            silent.setSoTimeout(5000);
+            assertThat(silent.getInputStream().read()).as("closed by the proxy").isEqualTo(-1);
+        } finally {
+            group.shutdownGracefully(0, 1, TimeUnit.SECONDS).sync();
+        }
+    }
+
     @Test
     void aResetStreamCancelsItsUpstreamRequest() throws Exception {
         EventLoopGroup group = new MultiThreadIoEventLoopGroup(1, NioIoHandler.newFactory());
         try {
-            Channel conn = new Bootstrap().group(group).channel(NioSocketChannel.class)
-                    .handler(new ChannelInitializer<SocketChannel>() {
-                        @Override
-                        protected void initChannel(SocketChannel ch) {
-                            ch.pipeline().addLast(Http2FrameCodecBuilder.forClient().build(),
-                                    new Http2MultiplexHandler(new ChannelInboundHandlerAdapter()));
-                        }
-                    }).connect("127.0.0.1", httpPort()).sync().channel();
+            Channel conn = h2c(group, null);
             Http2StreamChannel stream = new Http2StreamChannelBootstrap(conn).handler(new ChannelInboundHandlerAdapter() {
                 @Override
                 public void channelRead(ChannelHandlerContext ctx, Object msg) {
