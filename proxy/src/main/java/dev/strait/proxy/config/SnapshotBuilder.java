@@ -9,6 +9,7 @@ import dev.strait.proxy.route.Handler;
 import dev.strait.proxy.route.RouteTable;
 import dev.strait.proxy.route.RouteTableBuilder;
 import dev.strait.proxy.tls.ServerTls;
+import dev.strait.proxy.tls.UpstreamTls;
 import dev.strait.proxy.upstream.UpstreamSpec;
 import java.util.ArrayList;
 import java.util.List;
@@ -24,7 +25,7 @@ public final class SnapshotBuilder {
     public static Snapshot build(Config config, String source) throws InvalidConfigException {
         List<ConfigError> errors = new ArrayList<>();
         // Upstreams compile to plain values (no sockets): pools and health live in the server's UpstreamContext.
-        Map<String, UpstreamSpec> upstreams = UpstreamSpec.compile(config);
+        Map<String, UpstreamSpec> upstreams = UpstreamSpec.compile(config, UpstreamTls.build(config, errors));
         RouteTable table = RouteTableBuilder.build(config, new RouteTableBuilder.HandlerFactory() {
             @Override
             public Handler create(Route.Action action, String path) {
