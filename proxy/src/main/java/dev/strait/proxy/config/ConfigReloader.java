@@ -71,7 +71,11 @@ public final class ConfigReloader implements AutoCloseable {
         serving.swap(next);
         metrics.reloadAccepted();
         metrics.configVersion(next.version());
-        log.info("config reload ({}): now serving version {} (was {})", why, next.version(), current.version());
+        if (next.version().equals(current.version())) {
+            log.info("config reload ({}): certificates changed; still config version {}", why, next.version());
+        } else {
+            log.info("config reload ({}): now serving version {} (was {})", why, next.version(), current.version());
+        }
         return true;
     }
 
