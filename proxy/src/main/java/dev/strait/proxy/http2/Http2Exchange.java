@@ -14,6 +14,7 @@ import dev.strait.proxy.tls.TlsConnection;
 import io.netty.buffer.ByteBuf;
 import io.netty.buffer.ByteBufAllocator;
 import io.netty.buffer.Unpooled;
+import io.netty.channel.ChannelFuture;
 import io.netty.channel.ChannelFutureListener;
 import io.netty.channel.ChannelHandler;
 import io.netty.channel.ChannelHandlerContext;
@@ -105,6 +106,8 @@ public final class Http2Exchange extends ChannelInboundHandlerAdapter implements
     private boolean flushPending;
     private int status;
     private long bytes;
+    /** The write of the frame that ended the stream. */
+    private ChannelFuture lastWrite;
 
     public Http2Exchange(Serving serving, ProxyMetrics metrics, AccessLog accessLog) {
         this.serving = serving;
@@ -442,7 +445,7 @@ public final class Http2Exchange extends ChannelInboundHandlerAdapter implements
         } else {
             writeHeaders(headers, false);
             bytes += len;
-            ctx.write(new DefaultHttp2DataFrame(body, true), ctx.voidPromise());
+            writeLast(new DefaultHttp2DataFrame(body, true));
         }
         complete();
     }
@@ -472,8 +475,8 @@ public final class Http2Exchange extends ChannelInboundHandlerAdapter implements
         }
         try {
             // 16 KiB reads into pooled buffers, paced by the stream's flow-control window.
-            ctx.write(new Http2DataChunkedInput(new ChunkedNioFile(fc, offset, length, 16 * 1024),
-                    ((Http2StreamChannel) ctx.channel()).stream()), ctx.voidPromise());
+            writeLast(new Http2DataChunkedInput(new ChunkedNioFile(fc, offset, length, 16 * 1024),
+                    ((Http2StreamChannel) ctx.channel()).stream()));
         } catch (IOException e) {
             closeQuietly(fc);
             reset(Http2Error.INTERNAL_ERROR);
@@ -511,7 +514,7 @@ public final class Http2Exchange extends ChannelInboundHandlerAdapter implements
         } else {
             writeHeaders(h, false);
             bytes += body.length;
-            ctx.write(new DefaultHttp2DataFrame(Unpooled.wrappedBuffer(body), true), ctx.voidPromise());
+            writeLast(new DefaultHttp2DataFrame(Unpooled.wrappedBuffer(body), true));
         }
         complete();
     }
@@ -566,9 +569,9 @@ public final class Http2Exchange extends ChannelInboundHandlerAdapter implements
                 Map.Entry<CharSequence, CharSequence> e = it.next();
                 t.add(AsciiString.of(e.getKey()).toLowerCase(), e.getValue());
             }
-            ctx.write(new DefaultHttp2HeadersFrame(t, true), ctx.voidPromise());
+            writeLast(new DefaultHttp2HeadersFrame(t, true));
         } else {
-            ctx.write(new DefaultHttp2DataFrame(true), ctx.voidPromise());
+            writeLast(new DefaultHttp2DataFrame(true));
         }
         complete();
     }
@@ -640,7 +643,11 @@ public final class Http2Exchange extends ChannelInboundHandlerAdapter implements
     }
 
     private void writeHeaders(Http2Headers headers, boolean endStream) {
-        ctx.write(new DefaultHttp2HeadersFrame(headers, endStream), ctx.voidPromise());
+        if (endStream) {
+            writeLast(new DefaultHttp2HeadersFrame(headers, true));
+        } else {
+            ctx.write(new DefaultHttp2HeadersFrame(headers, false), ctx.voidPromise());
+        }
         if (endStream) {
             flushSoon();
         }
@@ -654,9 +661,23 @@ public final class Http2Exchange extends ChannelInboundHandlerAdapter implements
             // Answered before the body was read (an error, a fixed answer): stop the client sending it.
             bodyDone = true;
             abortBody(new IllegalStateException("answered before the body ended"));
-            ctx.write(new DefaultHttp2ResetFrame(Http2Error.NO_ERROR), ctx.voidPromise());
+            // After the answer's last frame has left: a reset written now would drop DATA the flow
+            // controller still holds (the client would see no answer at all).
+            ChannelFuture last = lastWrite;
+            if (last != null) {
+                last.addListener(f -> {
+                    if (ctx.channel().isActive()) {
+                        ctx.writeAndFlush(new DefaultHttp2ResetFrame(Http2Error.NO_ERROR), ctx.voidPromise());
+                    }
+                });
+            }
         }
         flushSoon();
+    }
+
+    /** Writes the frame that ends the stream, keeping its future (see {@link #complete()}). */
+    private void writeLast(Object frame) {
+        lastWrite = ctx.write(frame);
     }
 
     private void reset(Http2Error error) {
