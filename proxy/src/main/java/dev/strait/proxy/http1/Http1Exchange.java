@@ -11,12 +11,12 @@ import io.netty.handler.codec.http.HttpHeaders;
 import io.netty.handler.codec.http.HttpRequest;
 import io.netty.handler.codec.http.HttpResponseStatus;
 import io.netty.handler.stream.ChunkedNioFile;
-import java.nio.channels.FileChannel;
-import java.nio.file.StandardOpenOption;
 import java.io.File;
 import java.io.IOException;
 import java.net.SocketAddress;
+import java.nio.channels.FileChannel;
 import java.nio.charset.StandardCharsets;
+import java.nio.file.StandardOpenOption;
 
 /** One HTTP/1.1 request on its connection; answers are framed and written by {@link Http1ServerHandler}. */
 final class Http1Exchange implements Exchange {

@@ -144,7 +144,7 @@ public final class Http1ServerHandler extends ChannelInboundHandlerAdapter {
         this.tls = t;
         this.scheme = t != null ? "https" : "http";
         if (ctx.channel().isActive()) {
-            // Added after a TLS handshake (ALPN chose http/1.1): channelActive is long past.
+            // Added once the protocol is known (ALPN, or the first bytes on cleartext): channelActive is past.
             activate();
         }
     }
