@@ -108,6 +108,11 @@ public final class Http2Exchange extends ChannelInboundHandlerAdapter implements
     private long bytes;
     /** The write of the frame that ended the stream. */
     private ChannelFuture lastWrite;
+    /** Answered before the request body ended: what still comes is dropped. */
+    private boolean draining;
+    private long drained;
+    /** How much of an unwanted request body is read and dropped before the stream is reset: one window. */
+    private static final long DRAIN_LIMIT = Http2Connections.STREAM_WINDOW;
 
     public Http2Exchange(Serving serving, ProxyMetrics metrics, AccessLog accessLog) {
         this.serving = serving;
@@ -257,8 +262,23 @@ public final class Http2Exchange extends ChannelInboundHandlerAdapter implements
     private void onData(Http2DataFrame data) {
         ByteBuf content = data.content();
         int n = content.readableBytes();
+        if (draining) {
+            // Answered already: the rest of the body is dropped, up to a limit.
+            drained += n;
+            boolean end = data.isEndStream();
+            data.release();
+            if (end) {
+                draining = false;
+                bodyDone = true;
+            } else if (drained > DRAIN_LIMIT) {
+                draining = false;
+                resetAfterAnswer(Http2Error.CANCEL);
+            }
+            return;
+        }
         bodyBytes += n;
         if (bodyBytes > maxBodyBytes) {
+            bodyDone = data.isEndStream();
             data.release();
             abortBody(new IllegalStateException("request body over " + maxBodyBytes + " bytes"));
             if (!responded && !streaming) {
@@ -281,6 +301,11 @@ public final class Http2Exchange extends ChannelInboundHandlerAdapter implements
     private static final HttpHeaders EMPTY_TRAILERS = DefaultHttpHeadersFactory.trailersFactory().newEmptyHeaders();
 
     private void onTrailers(Http2Headers h) {
+        if (draining) {
+            draining = false;
+            bodyDone = true;
+            return;
+        }
         HttpHeaders trailers = DefaultHttpHeadersFactory.trailersFactory().withValidation(false).newHeaders();
         for (Map.Entry<CharSequence, CharSequence> e : h) {
             if (e.getKey().length() > 0 && e.getKey().charAt(0) != ':') {
@@ -657,22 +682,32 @@ public final class Http2Exchange extends ChannelInboundHandlerAdapter implements
         responded = true;
         onCancel = null;
         record();
-        if (!bodyDone) {
-            // Answered before the body was read (an error, a fixed answer): stop the client sending it.
-            bodyDone = true;
+        if (!bodyDone && !draining) {
+            // Answered before the body ended (413, a fixed answer to a POST): the rest is read and dropped
+            // up to DRAIN_LIMIT, then the stream is reset. Resetting at once made clients (curl) that were
+            // still sending report an error instead of the answer.
+            draining = true;
             abortBody(new IllegalStateException("answered before the body ended"));
-            // After the answer's last frame has left: a reset written now would drop DATA the flow
-            // controller still holds (the client would see no answer at all).
-            ChannelFuture last = lastWrite;
-            if (last != null) {
-                last.addListener(f -> {
-                    if (ctx.channel().isActive()) {
-                        ctx.writeAndFlush(new DefaultHttp2ResetFrame(Http2Error.NO_ERROR), ctx.voidPromise());
-                    }
-                });
-            }
+            resumeReading();
         }
         flushSoon();
+    }
+
+    /**
+     * Resets the stream once the answer's last frame has left: a reset written at once would make Netty's
+     * flow controller drop DATA it still holds, and the client would see no answer at all.
+     */
+    private void resetAfterAnswer(Http2Error error) {
+        ChannelFuture last = lastWrite;
+        if (last == null) {
+            reset(error);
+            return;
+        }
+        last.addListener(f -> {
+            if (ctx.channel().isActive()) {
+                ctx.writeAndFlush(new DefaultHttp2ResetFrame(error)).addListener(ChannelFutureListener.CLOSE);
+            }
+        });
     }
 
     /** Writes the frame that ends the stream, keeping its future (see {@link #complete()}). */
