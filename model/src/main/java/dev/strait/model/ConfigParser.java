@@ -231,7 +231,7 @@ public final class ConfigParser {
             return null;
         }
         known(n, path, "name", "endpoints", "protocol", "loadBalancer", "hashOn", "healthCheck", "outlierDetection",
-                "panicThreshold", "pool", "maxConnections");
+                "panicThreshold", "pool", "maxConnections", "tls");
         String name = name(n.get("name"), path + ".name");
         Map<HostPort, Integer> weights = new HashMap<>();
         List<HostPort> endpoints = list(n.get("endpoints"), path + ".endpoints", false, (e, p) -> {
@@ -323,8 +323,29 @@ public final class ConfigParser {
                     positiveDuration(pn.get("connectTimeout"), pp + ".connectTimeout", pool.connectTimeout()));
         }
         int maxConnections = integer(n.get("maxConnections"), path + ".maxConnections", 0, 1, 100_000);
+        Upstream.Tls tls = null;
+        JsonNode t = n.get("tls");
+        if (t != null && !t.isNull() && object(t, path + ".tls")) {
+            String tp = path + ".tls";
+            known(t, tp, "ca", "serverName", "cert", "key");
+            String serverName = text(t.get("serverName"), tp + ".serverName", null);
+            if (serverName != null && !HOST_LABELS.matcher(serverName.toLowerCase(Locale.ROOT)).matches()) {
+                error(tp + ".serverName", "\"" + serverName + "\" is not a host name");
+            }
+            String cert = text(t.get("cert"), tp + ".cert", null);
+            String key = text(t.get("key"), tp + ".key", null);
+            if (cert != null && key == null) {
+                error(tp + ".key", "is required with cert (mutual TLS needs both)");
+            } else if (key != null && cert == null) {
+                error(tp + ".cert", "is required with key (mutual TLS needs both)");
+            }
+            if (protocol != Upstream.Protocol.HTTP1) {
+                error(tp, "is only available for http1 upstreams in this version");
+            }
+            tls = new Upstream.Tls(text(t.get("ca"), tp + ".ca", null), serverName, cert, key);
+        }
         return new Upstream(name, nonNull(endpoints), protocol, lb, hc, weights, hashOn, pool, od, panic,
-                maxConnections);
+                maxConnections, tls);
     }
 
     private Route route(JsonNode n, String path) {

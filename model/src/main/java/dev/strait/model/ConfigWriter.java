@@ -127,6 +127,20 @@ public final class ConfigWriter {
         if (u.maxConnections() > 0) {
             o.put("maxConnections", u.maxConnections());
         }
+        Upstream.Tls t = u.tls();
+        if (t != null) {
+            ObjectNode to = o.putObject("tls");
+            putIf(to, "ca", t.ca());
+            putIf(to, "serverName", t.serverName());
+            putIf(to, "cert", t.cert());
+            putIf(to, "key", t.key());
+        }
+    }
+
+    private static void putIf(ObjectNode o, String name, String value) {
+        if (value != null) {
+            o.put(name, value);
+        }
     }
 
     private static void rule(ObjectNode o, Route.Rule rule) {

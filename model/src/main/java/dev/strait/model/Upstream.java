@@ -19,6 +19,7 @@ import java.util.Map;
  * @param panicThreshold   percent of healthy endpoints below which all endpoints are used (0 = never)
  * @param maxConnections   the most connections this proxy keeps to each endpoint; {@code 0} means the
  *                         protocol's default (fastcgi: {@link #FASTCGI_DEFAULT_MAX_CONNECTIONS}, http: no cap)
+ * @param tls              TLS to the endpoints (http1 only), or {@code null} for cleartext
  */
 public record Upstream(
         String name,
@@ -31,7 +32,8 @@ public record Upstream(
         Pool pool,
         OutlierDetection outlierDetection,
         int panicThreshold,
-        int maxConnections) {
+        int maxConnections,
+        Tls tls) {
 
     public static final int DEFAULT_PANIC_THRESHOLD = 50;
     /** Below php-fpm's stock {@code pm.max_children = 5}: each kept FastCGI connection pins one child. */
@@ -50,6 +52,26 @@ public record Upstream(
             hashOn = HashOn.CLIENT_ADDRESS;
         }
     }
+
+    /** Without TLS to the endpoints. */
+    public Upstream(String name, List<HostPort> endpoints, Protocol protocol, LoadBalancer loadBalancer,
+                    HealthCheck healthCheck, Map<HostPort, Integer> weights, HashOn hashOn, Pool pool,
+                    OutlierDetection outlierDetection, int panicThreshold, int maxConnections) {
+        this(name, endpoints, protocol, loadBalancer, healthCheck, weights, hashOn, pool, outlierDetection,
+                panicThreshold, maxConnections, null);
+    }
+
+    /**
+     * TLS to an upstream's endpoints. Each value may be PEM text or a file path, like listener certificates.
+     *
+     * @param ca         the CA certificates the endpoints' certificates are checked against; {@code null}:
+     *                   the JDK's default trust store
+     * @param serverName the name sent as SNI and checked against the endpoint's certificate; {@code null}:
+     *                   each endpoint's host
+     * @param cert       the client certificate chain for mutual TLS, or {@code null}
+     * @param key        its private key (given exactly when {@code cert} is)
+     */
+    public record Tls(String ca, String serverName, String cert, String key) {}
 
     /** An upstream with the defaults for everything but its name, endpoints, protocol, balancer and health check. */
     public Upstream(String name, List<HostPort> endpoints, Protocol protocol, LoadBalancer loadBalancer,

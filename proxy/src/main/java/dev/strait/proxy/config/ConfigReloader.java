@@ -30,6 +30,7 @@ public final class ConfigReloader implements AutoCloseable {
     private final ProxyMetrics metrics;
     private final WatchService watcher;
     private final Thread thread;
+    private final java.util.Set<Path> watched = java.util.concurrent.ConcurrentHashMap.newKeySet();
 
     public ConfigReloader(Path file, Serving serving, ProxyMetrics metrics) throws IOException {
         this.file = file.toAbsolutePath();
@@ -38,6 +39,8 @@ public final class ConfigReloader implements AutoCloseable {
         this.watcher = FileSystems.getDefault().newWatchService();
         this.file.getParent().register(watcher, StandardWatchEventKinds.ENTRY_CREATE,
                 StandardWatchEventKinds.ENTRY_MODIFY, StandardWatchEventKinds.ENTRY_DELETE);
+        watched.add(this.file.getParent());
+        watchCertificateFiles(serving.snapshot());
         this.thread = new Thread(this::watch, "strait-config-watch");
         thread.setDaemon(true);
         thread.start();
@@ -59,7 +62,8 @@ public final class ConfigReloader implements AutoCloseable {
                     current.version());
             return false;
         }
-        if (next.version().equals(current.version())) {
+        watchCertificateFiles(next);
+        if (next.sameAs(current)) {
             log.debug("config reload ({}): unchanged (version {})", why, next.version());
             return false;
         }
@@ -67,8 +71,27 @@ public final class ConfigReloader implements AutoCloseable {
         serving.swap(next);
         metrics.reloadAccepted();
         metrics.configVersion(next.version());
-        log.info("config reload ({}): now serving version {} (was {})", why, next.version(), current.version());
+        if (next.version().equals(current.version())) {
+            log.info("config reload ({}): certificates changed; still config version {}", why, next.version());
+        } else {
+            log.info("config reload ({}): now serving version {} (was {})", why, next.version(), current.version());
+        }
         return true;
+    }
+
+    /** Certificate files may live outside the config's directory: watch theirs too (registering twice is a no-op). */
+    private void watchCertificateFiles(Snapshot s) {
+        for (Path f : s.tls().files()) {
+            Path dir = f.getParent();
+            if (dir != null && watched.add(dir)) {
+                try {
+                    dir.register(watcher, StandardWatchEventKinds.ENTRY_CREATE, StandardWatchEventKinds.ENTRY_MODIFY,
+                            StandardWatchEventKinds.ENTRY_DELETE);
+                } catch (IOException | RuntimeException e) {
+                    log.warn("cannot watch {} for certificate changes: {} (SIGHUP still reloads)", dir, e.toString());
+                }
+            }
+        }
     }
 
     private static void warnAboutRestartOnlySettings(Config a, Config b) {

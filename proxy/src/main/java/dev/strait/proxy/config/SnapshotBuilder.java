@@ -8,6 +8,8 @@ import dev.strait.proxy.handler.Handlers;
 import dev.strait.proxy.route.Handler;
 import dev.strait.proxy.route.RouteTable;
 import dev.strait.proxy.route.RouteTableBuilder;
+import dev.strait.proxy.tls.ServerTls;
+import dev.strait.proxy.tls.UpstreamTls;
 import dev.strait.proxy.upstream.UpstreamSpec;
 import java.util.ArrayList;
 import java.util.List;
@@ -23,7 +25,7 @@ public final class SnapshotBuilder {
     public static Snapshot build(Config config, String source) throws InvalidConfigException {
         List<ConfigError> errors = new ArrayList<>();
         // Upstreams compile to plain values (no sockets): pools and health live in the server's UpstreamContext.
-        Map<String, UpstreamSpec> upstreams = UpstreamSpec.compile(config);
+        Map<String, UpstreamSpec> upstreams = UpstreamSpec.compile(config, UpstreamTls.build(config, errors));
         RouteTable table = RouteTableBuilder.build(config, new RouteTableBuilder.HandlerFactory() {
             @Override
             public Handler create(Route.Action action, String path) {
@@ -44,14 +46,11 @@ public final class SnapshotBuilder {
                 }
             }
         });
-        for (int i = 0; i < config.listeners().size(); i++) {
-            if (config.listeners().get(i).tls() != null) {
-                errors.add(new ConfigError("listeners[" + i + "].tls", "TLS listeners are not available in this version yet"));
-            }
-        }
+        // Certificates are read and checked here, so a bad one is a config error and the last good config stays.
+        ServerTls tls = ServerTls.build(config, errors);
         if (!errors.isEmpty()) {
             throw new InvalidConfigException(source, errors);
         }
-        return new Snapshot(config, table, config.limits(), config.accessLog().enabled(), upstreams);
+        return new Snapshot(config, table, config.limits(), config.accessLog().enabled(), upstreams, tls);
     }
 }

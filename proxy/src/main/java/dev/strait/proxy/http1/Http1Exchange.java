@@ -10,12 +10,13 @@ import io.netty.channel.EventLoop;
 import io.netty.handler.codec.http.HttpHeaders;
 import io.netty.handler.codec.http.HttpRequest;
 import io.netty.handler.codec.http.HttpResponseStatus;
-import io.netty.handler.stream.ChunkedFile;
+import io.netty.handler.stream.ChunkedNioFile;
 import java.io.File;
 import java.io.IOException;
-import java.io.RandomAccessFile;
 import java.net.SocketAddress;
+import java.nio.channels.FileChannel;
 import java.nio.charset.StandardCharsets;
+import java.nio.file.StandardOpenOption;
 
 /** One HTTP/1.1 request on its connection; answers are framed and written by {@link Http1ServerHandler}. */
 final class Http1Exchange implements Exchange {
@@ -122,7 +123,9 @@ final class Http1Exchange implements Exchange {
             if (connection.zeroCopy) {
                 body = new DefaultFileRegion(file, offset, length);
             } else {
-                body = new ChunkedFile(new RandomAccessFile(file, "r"), offset, length, 16 * 1024);
+                // TLS: the file is read in 16 KiB chunks into pooled (direct) buffers, never whole into the heap.
+                body = new ChunkedNioFile(FileChannel.open(file.toPath(), StandardOpenOption.READ), offset, length,
+                        16 * 1024);
             }
         } catch (IOException e) {
             // The file went away between stat and open: the head is not sent yet, so answer 404.
@@ -164,7 +167,7 @@ final class Http1Exchange implements Exchange {
 
     @Override
     public String scheme() {
-        return "http";
+        return connection.scheme();
     }
 
     @Override

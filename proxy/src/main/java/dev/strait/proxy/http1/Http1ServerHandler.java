@@ -7,9 +7,11 @@ import dev.strait.proxy.config.Snapshot;
 import dev.strait.proxy.http.BodyReceiver;
 import dev.strait.proxy.http.DateHeader;
 import dev.strait.proxy.http.PathNormalizer;
+import dev.strait.proxy.http2.H2cUpgrade;
 import dev.strait.proxy.metrics.ProxyMetrics;
 import dev.strait.proxy.route.CompiledRule;
 import dev.strait.proxy.route.RouteTable;
+import dev.strait.proxy.tls.TlsConnection;
 import io.netty.buffer.ByteBuf;
 import io.netty.buffer.ByteBufAllocator;
 import io.netty.buffer.ByteBufUtil;
@@ -73,9 +75,14 @@ public final class Http1ServerHandler extends ChannelInboundHandlerAdapter {
     private final ProxyMetrics metrics;
     private final AccessLog accessLog;
     private final Http1RequestDecoder decoder;
+    private final H2cUpgrade h2c;
     final boolean zeroCopy;
 
     private ChannelHandlerContext ctx;
+    private boolean activated;
+    /** The connection's TLS state, {@code null} for cleartext. */
+    private TlsConnection tls;
+    private String scheme = "http";
     /** The request being read or answered; {@code null} between requests. */
     private Http1Exchange current;
     /** Whether {@link #current}'s body has been read to its end. */
@@ -109,6 +116,13 @@ public final class Http1ServerHandler extends ChannelInboundHandlerAdapter {
 
     public Http1ServerHandler(Serving serving, ProxyMetrics metrics, AccessLog accessLog, Http1RequestDecoder decoder,
                               boolean zeroCopy) {
+        this(serving, metrics, accessLog, decoder, zeroCopy, null);
+    }
+
+    /** @param h2c {@code Upgrade: h2c} support (cleartext listeners), or {@code null} */
+    public Http1ServerHandler(Serving serving, ProxyMetrics metrics, AccessLog accessLog, Http1RequestDecoder decoder,
+                              boolean zeroCopy, H2cUpgrade h2c) {
+        this.h2c = h2c;
         this.serving = serving;
         this.metrics = metrics;
         this.accessLog = accessLog;
@@ -129,20 +143,41 @@ public final class Http1ServerHandler extends ChannelInboundHandlerAdapter {
     @Override
     public void handlerAdded(ChannelHandlerContext ctx) {
         this.ctx = ctx;
+        TlsConnection t = TlsConnection.of(ctx.channel());
+        this.tls = t;
+        this.scheme = t != null ? "https" : "http";
+        if (ctx.channel().isActive()) {
+            // Added once the protocol is known (ALPN, or the first bytes on cleartext): channelActive is past.
+            activate();
+        }
     }
 
     @Override
     public void channelActive(ChannelHandlerContext ctx) {
+        activate();
+        ctx.fireChannelActive();
+    }
+
+    private void activate() {
+        if (activated) {
+            return;
+        }
+        activated = true;
         metrics.connectionOpened();
         idleSince = System.nanoTime();
         connectedAt = idleSince;
         scheduleTimer(serving.snapshot().limits().headerTimeout().toNanos());
-        ctx.fireChannelActive();
+    }
+
+    String scheme() {
+        return scheme;
     }
 
     @Override
     public void channelInactive(ChannelHandlerContext ctx) {
-        metrics.connectionClosed();
+        if (activated) {
+            metrics.connectionClosed();
+        }
         Http1Exchange ex = current;
         if (ex != null) {
             abortBody(ex, new java.nio.channels.ClosedChannelException());
@@ -305,6 +340,17 @@ public final class Http1ServerHandler extends ChannelInboundHandlerAdapter {
             }
         }
 
+        if (tls != null && tls.misdirected(host)) {
+            // The certificate this connection got does not cover the host: the client should connect anew.
+            requests++;
+            sendError(ex, HttpResponseStatus.MISDIRECTED_REQUEST);
+            return;
+        }
+        if (h2c != null && requests == 0 && (backlog == null || backlog.isEmpty()) && expect == null
+                && H2cUpgrade.accepts(req, ex.hasBody)) {
+            upgradeToH2c(req);
+            return;
+        }
         CompiledRule rule = snapshot.table().find(host, path, req.method(), headers);
         requests++;
         if (rule == null) {
@@ -414,6 +460,25 @@ public final class Http1ServerHandler extends ChannelInboundHandlerAdapter {
             task.run();
         }
         ctx.fireChannelWritabilityChanged();
+    }
+
+    /**
+     * {@code Upgrade: h2c}: the 101 and the HTTP/2 handlers come from {@link H2cUpgrade}, the request is
+     * answered as stream 1, and the HTTP/1.1 handlers leave; bytes the decoder still holds go to HTTP/2.
+     */
+    private void upgradeToH2c(HttpRequest req) {
+        current = null;
+        tunnel = true;
+        if (timer != null) {
+            timer.cancel(false);
+        }
+        if (activated) {
+            activated = false;
+            metrics.connectionClosed(); // the HTTP/2 side counts the connection from here
+        }
+        h2c.upgrade(ctx, req);
+        ctx.pipeline().remove(this);
+        ctx.pipeline().remove(decoder);
     }
 
     /** See {@link dev.strait.proxy.http.Exchange#switchProtocols}. */

@@ -26,6 +26,7 @@ public final class ProxyMetrics {
     private final Counter acceptedReloads;
     private final Counter refusedConnections;
     private Gauge configInfo;
+    private Gauge tlsEngineInfo;
 
     public ProxyMetrics() {
         Gauge.builder("strait_connections_open", openConnections, AtomicLong::get)
@@ -80,6 +81,14 @@ public final class ProxyMetrics {
         }
         configInfo = Gauge.builder("strait_config_serving", () -> 1).description("The serving config's version")
                 .tag("version", version).register(registry);
+    }
+
+    /** Exposes the TLS engine in use as {@code strait_tls_engine{engine="openssl"} 1} (or {@code jdk}). */
+    public synchronized void tlsEngine(String engine) {
+        if (tlsEngineInfo == null) {
+            tlsEngineInfo = Gauge.builder("strait_tls_engine", () -> 1)
+                    .description("The TLS implementation serving TLS listeners").tag("engine", engine).register(registry);
+        }
     }
 
     public String scrape() {

@@ -6,17 +6,28 @@ import dev.strait.proxy.cache.ResponseCache;
 import dev.strait.proxy.config.Serving;
 import dev.strait.proxy.http1.Http1RequestDecoder;
 import dev.strait.proxy.http1.Http1ServerHandler;
+import dev.strait.proxy.http2.H2cUpgrade;
+import dev.strait.proxy.http2.Http2Connections;
+import dev.strait.proxy.http2.PriorKnowledge;
 import dev.strait.proxy.metrics.ProxyMetrics;
+import dev.strait.proxy.tls.SniSelector;
+import dev.strait.proxy.tls.SniTable;
+import dev.strait.proxy.tls.TlsEngine;
 import dev.strait.proxy.upstream.UpstreamContext;
 import io.netty.bootstrap.ServerBootstrap;
 import io.netty.channel.Channel;
+import io.netty.channel.ChannelHandlerContext;
 import io.netty.channel.ChannelInitializer;
+import io.netty.channel.ChannelPipeline;
 import io.netty.channel.ChannelOption;
 import io.netty.channel.EventLoop;
 import io.netty.channel.EventLoopGroup;
 import io.netty.channel.MultiThreadIoEventLoopGroup;
 import io.netty.channel.group.ChannelGroup;
 import io.netty.channel.group.DefaultChannelGroup;
+import io.netty.handler.ssl.ApplicationProtocolNames;
+import io.netty.handler.ssl.ApplicationProtocolNegotiationHandler;
+import io.netty.handler.stream.ChunkedWriteHandler;
 import io.netty.util.concurrent.DefaultThreadFactory;
 import io.netty.util.concurrent.EventExecutor;
 import io.netty.util.concurrent.GlobalEventExecutor;
@@ -35,9 +46,14 @@ import org.slf4j.LoggerFactory;
  *
  * <pre>
  *   accept (one listening socket per loop with SO_REUSEPORT)
+ *   TLS listener:   SniSelector (certificate by SNI) -> SslHandler -> Alpn: h2 or http/1.1
+ *   cleartext:      PriorKnowledge: the HTTP/2 preface means h2c, anything else HTTP/1.1
+ *   HTTP/1.1:       [ChunkedWriteHandler under TLS]
  *     -> Http1RequestDecoder   bytes to request heads and body parts, with our limits
- *     -> Http1ServerHandler    checks, route lookup, framing, ordering, keep-alive
- *     -> the rule's Handler    respond / files / backends (proxy: upstream connections on the same loop)
+ *     -> Http1ServerHandler    checks, route lookup, framing, ordering, keep-alive (and Upgrade: h2c)
+ *   HTTP/2:         Http2FrameCodec -> Http2MultiplexHandler (a child channel per stream: Http2Exchange)
+ *                   -> Http2ConnectionGuard
+ *   then the rule's Handler    respond / files / backends (proxy: upstream connections on the same loop)
  * </pre>
  */
 public final class ProxyServer implements AutoCloseable {
@@ -51,9 +67,13 @@ public final class ProxyServer implements AutoCloseable {
     private final EventLoopGroup loops;
     private final UpstreamContext upstreams;
     private final ResponseCache cache;
+    private final Http2Connections h2;
+    private final H2cUpgrade h2cUpgrade;
     private final ChannelGroup listeners = new DefaultChannelGroup("listeners", GlobalEventExecutor.INSTANCE);
     private final ChannelGroup connections = new DefaultChannelGroup("connections", GlobalEventExecutor.INSTANCE);
     private final Map<String, InetSocketAddress> bound = new LinkedHashMap<>();
+    /** Each TLS listener's certificates at start: used if a later snapshot lacks the listener (control channel). */
+    private final Map<String, SniTable> startTls = new java.util.concurrent.ConcurrentHashMap<>();
     private volatile boolean started;
 
     public ProxyServer(Config config, Serving serving, ProxyMetrics metrics, AccessLog accessLog) {
@@ -68,6 +88,8 @@ public final class ProxyServer implements AutoCloseable {
         this.upstreams = new UpstreamContext(loops, transport.socketChannel(), metrics);
         this.cache = new ResponseCache(serving.snapshot().config().cache().maxBytes(),
                 metrics == null ? null : metrics.registry());
+        this.h2 = new Http2Connections(serving, metrics, accessLog);
+        this.h2cUpgrade = new H2cUpgrade(h2);
     }
 
     /** The response cache all rules with {@code cache} share (purged through the admin server). */
@@ -93,8 +115,12 @@ public final class ProxyServer implements AutoCloseable {
         serving.onSwap(s -> cache.resize(s.config().cache().maxBytes()));
         for (Config.Listener l : config.listeners()) {
             if (l.tls() != null) {
-                throw new IllegalStateException("listeners." + l.name() + ".tls: TLS listeners are not available in"
-                        + " this version yet");
+                SniTable atStart = serving.snapshot().tls().listener(l.name());
+                if (atStart == null) {
+                    throw new IllegalStateException("listener " + l.name() + ": no certificates were loaded");
+                }
+                startTls.put(l.name(), atStart);
+                metrics.tlsEngine(TlsEngine.current().label());
             }
             InetSocketAddress want = new InetSocketAddress(l.address().host(), l.address().port());
             InetSocketAddress actual;
@@ -113,12 +139,12 @@ public final class ProxyServer implements AutoCloseable {
                 // One socket per loop; with port 0 the first bind picks the port and the rest share it.
                 actual = null;
                 for (EventExecutor e : loops) {
-                    Channel ch = bind(bootstrap((EventLoop) e), actual == null ? want : actual, l);
+                    Channel ch = bind(bootstrap((EventLoop) e, l), actual == null ? want : actual, l);
                     listeners.add(ch);
                     actual = actual == null ? (InetSocketAddress) ch.localAddress() : actual;
                 }
             } else {
-                Channel ch = bind(bootstrap(loops), want, l);
+                Channel ch = bind(bootstrap(loops, l), want, l);
                 listeners.add(ch);
                 actual = (InetSocketAddress) ch.localAddress();
             }
@@ -140,7 +166,7 @@ public final class ProxyServer implements AutoCloseable {
         return f.channel();
     }
 
-    private ServerBootstrap bootstrap(EventLoopGroup group) {
+    private ServerBootstrap bootstrap(EventLoopGroup group, Config.Listener listener) {
         ServerBootstrap b = new ServerBootstrap()
                 .group(group, group)
                 .channel(transport.serverChannel())
@@ -158,16 +184,90 @@ public final class ProxyServer implements AutoCloseable {
                             return;
                         }
                         connections.add(ch);
-                        Http1RequestDecoder decoder = new Http1RequestDecoder(limits);
-                        ch.pipeline()
-                                .addLast("http1-decoder", decoder)
-                                .addLast("http1", new Http1ServerHandler(serving, metrics, accessLog, decoder, true));
+                        if (listener.tls() != null) {
+                            initTls(ch, listener.name());
+                        } else {
+                            // Cleartext: HTTP/1.1, or h2c with prior knowledge (the preface) or by Upgrade.
+                            ch.pipeline().addLast("detect", new PriorKnowledge((ctx, h2) -> {
+                                if (h2) {
+                                    http2(ctx.pipeline());
+                                } else {
+                                    http1(ctx.pipeline(), true, h2cUpgrade);
+                                }
+                            }, serving.snapshot().limits().headerTimeout().toMillis()));
+                        }
                     }
                 });
         if (transport.reusePort()) {
             transport.setReusePort(b);
         }
         return b;
+    }
+
+    /**
+     * A TLS connection: the SNI name picks the certificate from the listener's table in the snapshot
+     * serving at handshake time, then ALPN picks the protocol.
+     */
+    private void initTls(Channel ch, String listener) {
+        long handshakeTimeout = serving.snapshot().limits().headerTimeout().toMillis();
+        ch.pipeline()
+                .addLast("sni", new SniSelector(() -> tlsTable(listener), handshakeTimeout))
+                .addLast("alpn", new Alpn());
+    }
+
+    private SniTable tlsTable(String listener) {
+        SniTable t = serving.snapshot().tls().listener(listener);
+        return t != null ? t : startTls.get(listener);
+    }
+
+    /** Chooses the protocol from what ALPN negotiated; no ALPN at all means HTTP/1.1. */
+    private final class Alpn extends ApplicationProtocolNegotiationHandler {
+        Alpn() {
+            super(ApplicationProtocolNames.HTTP_1_1);
+        }
+
+        @Override
+        protected void configurePipeline(ChannelHandlerContext ctx, String protocol) {
+            if (ApplicationProtocolNames.HTTP_2.equals(protocol)) {
+                http2(ctx.pipeline());
+            } else if (ApplicationProtocolNames.HTTP_1_1.equals(protocol)) {
+                // Files go out in chunks through the SslHandler: no sendfile under TLS.
+                ctx.pipeline().addLast("chunked", new ChunkedWriteHandler());
+                http1(ctx.pipeline(), false, null);
+            } else {
+                log.debug("{}: unexpected ALPN protocol {}", ctx.channel().remoteAddress(), protocol);
+                ctx.close();
+            }
+        }
+
+        @Override
+        public void userEventTriggered(ChannelHandlerContext ctx, Object evt) throws Exception {
+            if (evt == Http1ServerHandler.DrainEvent.INSTANCE) {
+                ctx.close(); // draining while the handshake is still going on: no request in flight yet
+                return;
+            }
+            super.userEventTriggered(ctx, evt);
+        }
+
+        @Override
+        protected void handshakeFailure(ChannelHandlerContext ctx, Throwable cause) {
+            // Scanners and clients that distrust the certificate do this all day: not worth a warning.
+            log.debug("{}: TLS handshake failed: {}", ctx.channel().remoteAddress(), cause.toString());
+            ctx.close();
+        }
+    }
+
+    private void http1(ChannelPipeline p, boolean zeroCopy, H2cUpgrade h2c) {
+        Http1RequestDecoder decoder = new Http1RequestDecoder(serving.snapshot().limits());
+        p.addLast("http1-decoder", decoder)
+                .addLast("http1", new Http1ServerHandler(serving, metrics, accessLog, decoder, zeroCopy, h2c));
+    }
+
+    /** HTTP/2: frames and flow control, one child channel per stream, the connection's guard (see Http2Connections). */
+    private void http2(ChannelPipeline p) {
+        p.addLast("h2", h2.frameCodec())
+                .addLast("h2-streams", h2.multiplexer())
+                .addLast("h2-connection", h2.guard());
     }
 
     /** The address a listener is bound to (the real port when configured with port 0). */

@@ -1,6 +1,7 @@
 package dev.strait.proxy.upstream;
 
 import dev.strait.model.HostPort;
+import dev.strait.proxy.tls.UpstreamTls;
 import io.netty.channel.Channel;
 import io.netty.channel.ChannelFuture;
 import io.netty.channel.ChannelOption;
@@ -60,6 +61,7 @@ public final class EndpointPool {
     }
 
     void configure(UpstreamSpec spec, int index) {
+        boolean tlsChanged = this.spec != null && !UpstreamTls.same(this.spec.tls, spec.tls);
         this.spec = spec;
         this.index = index;
         this.weight = spec.weights[index];
@@ -70,7 +72,8 @@ public final class EndpointPool {
         int loops = Math.max(1, loop.context.loopCount());
         this.maxConnections = max <= 0 ? 0 : Math.max(1, (max + loops - 1) / loops);
         UpstreamConnection c;
-        while (idle.size() > maxIdle && (c = idle.pollFirst()) != null) {
+        // Connections made with other TLS settings (trust, client certificate, name) must not serve on.
+        while ((tlsChanged ? !idle.isEmpty() : idle.size() > maxIdle) && (c = idle.pollFirst()) != null) {
             idleCount--;
             c.idle = false;
             c.channel.close();
@@ -157,6 +160,12 @@ public final class EndpointPool {
             return;
         }
         UpstreamConnection c = new UpstreamConnection(this, ch);
+        c.tls = spec.tls;
+        if (spec.tls != null) {
+            // Requests written before the handshake ends wait in the SslHandler.
+            ch.pipeline().addLast("tls", spec.tls.newHandler(ch.alloc(), spec.endpoints[index].host(),
+                    spec.endpoints[index].port()));
+        }
         ch.pipeline().addLast("http1-decoder", c.decoder).addLast("upstream", c);
         long timeout = spec.connectTimeoutMillis;
         if (deadline != 0) {
@@ -221,11 +230,12 @@ public final class EndpointPool {
     }
 
     void release(UpstreamConnection c, boolean reusable) {
-        if (reusable && !retired && !waiting.isEmpty() && (maxRequests == 0 || c.requests < maxRequests)) {
+        boolean sameTls = UpstreamTls.same(c.tls, spec.tls);
+        if (reusable && !retired && sameTls && !waiting.isEmpty() && (maxRequests == 0 || c.requests < maxRequests)) {
             serveWaiting(c);
             return;
         }
-        if (reusable && !retired && idle.size() < maxIdle && (maxRequests == 0 || c.requests < maxRequests)) {
+        if (reusable && !retired && sameTls && idle.size() < maxIdle && (maxRequests == 0 || c.requests < maxRequests)) {
             c.idle = true;
             c.idleSince = System.nanoTime();
             idle.addLast(c);

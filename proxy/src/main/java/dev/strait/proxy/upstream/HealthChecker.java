@@ -70,6 +70,9 @@ final class HealthChecker {
         EndpointHealth health = upstream.health(hp);
         Probe probe = new Probe(health, hc, hp);
         Channel ch = bootstrap.register().channel();
+        if (spec.tls != null) {
+            ch.pipeline().addLast("tls", spec.tls.newHandler(ch.alloc(), hp.host(), hp.port()));
+        }
         ch.pipeline().addLast(probe);
         ch.config().setOption(ChannelOption.CONNECT_TIMEOUT_MILLIS, (int) Math.max(1, hc.timeout().toMillis()));
         ScheduledFuture<?> timeout = loop.schedule(() -> probe.finish(ch, false, "no answer within "

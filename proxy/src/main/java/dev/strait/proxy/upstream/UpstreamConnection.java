@@ -24,6 +24,8 @@ import org.slf4j.LoggerFactory;
  * timeout in the pool, so a request schedules nothing of its own.
  */
 public final class UpstreamConnection extends ChannelInboundHandlerAdapter {
+    /** The TLS settings this connection was made with ({@code null}: cleartext). */
+    dev.strait.proxy.tls.UpstreamTls tls;
     private static final Logger log = LoggerFactory.getLogger(UpstreamConnection.class);
 
     final EndpointPool pool;

@@ -3,6 +3,7 @@ package dev.strait.proxy.upstream;
 import dev.strait.model.Config;
 import dev.strait.model.HostPort;
 import dev.strait.model.Upstream;
+import dev.strait.proxy.tls.UpstreamTls;
 import io.netty.util.NetUtil;
 import java.net.InetAddress;
 import java.net.InetSocketAddress;
@@ -34,8 +35,15 @@ public final class UpstreamSpec {
     /** The Host to send for a client that sent none (HTTP/1.0): the first endpoint. */
     final String fallbackHost;
     final long poolIdleTimeoutNanos;
+    /** TLS to the endpoints, or {@code null} for cleartext. */
+    final UpstreamTls tls;
 
     private UpstreamSpec(Upstream u) {
+        this(u, null);
+    }
+
+    private UpstreamSpec(Upstream u, UpstreamTls tls) {
+        this.tls = tls;
         this.config = u;
         this.name = u.name();
         this.generation = GENERATIONS.incrementAndGet();
@@ -72,9 +80,14 @@ public final class UpstreamSpec {
 
     /** Every upstream of a config, by name, in config order. */
     public static Map<String, UpstreamSpec> compile(Config config) {
+        return compile(config, Map.of());
+    }
+
+    /** Same, with the upstreams' TLS contexts (built and checked by the snapshot builder). */
+    public static Map<String, UpstreamSpec> compile(Config config, Map<String, UpstreamTls> tls) {
         Map<String, UpstreamSpec> out = new LinkedHashMap<>();
         for (Upstream u : config.upstreams()) {
-            out.put(u.name(), new UpstreamSpec(u));
+            out.put(u.name(), new UpstreamSpec(u, tls.get(u.name())));
         }
         return java.util.Collections.unmodifiableMap(out);
     }

@@ -28,6 +28,15 @@ public final class ProxyHarness implements AutoCloseable {
         return server;
     }
 
+    /** Starts the proxy from a whole config (listeners included). */
+    public ProxyServer startConfig(String yaml) throws Exception {
+        serving = TestServing.serving(yaml);
+        metrics = new ProxyMetrics();
+        server = new ProxyServer(serving.snapshot().config(), serving, metrics, null).start();
+        started.add(server);
+        return server;
+    }
+
     public InetSocketAddress address() {
         return server.address("http");
     }

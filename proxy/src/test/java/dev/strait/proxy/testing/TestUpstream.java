@@ -71,6 +71,13 @@ public final class TestUpstream implements AutoCloseable {
     private TestUpstream(String name, Behaviour behaviour, boolean aggregate, ChannelInboundHandlerAdapter raw,
                          java.util.function.Consumer<io.netty.channel.ChannelPipeline> pipeline)
             throws InterruptedException {
+        this(name, behaviour, aggregate, raw, pipeline, null);
+    }
+
+    private TestUpstream(String name, Behaviour behaviour, boolean aggregate, ChannelInboundHandlerAdapter raw,
+                         java.util.function.Consumer<io.netty.channel.ChannelPipeline> pipeline,
+                         io.netty.handler.ssl.SslContext tls)
+            throws InterruptedException {
         this.name = name;
         this.behaviour = behaviour;
         this.group = new MultiThreadIoEventLoopGroup(1, NioIoHandler.newFactory());
@@ -83,6 +90,9 @@ public final class TestUpstream implements AutoCloseable {
                         open.incrementAndGet();
                         children.add(ch);
                         ch.closeFuture().addListener(f -> open.decrementAndGet());
+                        if (tls != null) {
+                            ch.pipeline().addLast(tls.newHandler(ch.alloc()));
+                        }
                         if (raw != null) {
                             ch.pipeline().addLast(raw);
                             return;
@@ -130,6 +140,12 @@ public final class TestUpstream implements AutoCloseable {
 
     public static TestUpstream start(Behaviour behaviour) throws InterruptedException {
         return new TestUpstream("upstream", behaviour, true, null);
+    }
+
+    /** An HTTP/1.1 upstream behind TLS with this server context. */
+    public static TestUpstream startTls(io.netty.handler.ssl.SslContext tls, Behaviour behaviour)
+            throws InterruptedException {
+        return new TestUpstream("tls", behaviour, true, null, null, tls);
     }
 
     public static TestUpstream start(String name, Behaviour behaviour) throws InterruptedException {

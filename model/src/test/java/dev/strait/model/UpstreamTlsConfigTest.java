@@ -1,0 +1,42 @@
+package dev.strait.model;
+
+import static dev.strait.model.TestConfigs.LISTENER;
+import static dev.strait.model.TestConfigs.errors;
+import static dev.strait.model.TestConfigs.parse;
+import static org.assertj.core.api.Assertions.assertThat;
+
+import org.junit.jupiter.api.Test;
+
+/** {@code upstreams[].tls}: TLS to the endpoints, validated with field paths and written back unchanged. */
+class UpstreamTlsConfigTest {
+    static String upstream(String extra) {
+        return LISTENER + "upstreams:\n  - { name: app, endpoints: [ \"127.0.0.1:3000\" ]" + extra + " }\n";
+    }
+
+    @Test
+    void parsedAndWrittenBack() throws Exception {
+        Config c = parse(upstream(", tls: { ca: /etc/ca.pem, serverName: api.internal, cert: /etc/c.pem, key: /etc/k.pem }"));
+        assertThat(c.upstreams().get(0).tls())
+                .isEqualTo(new Upstream.Tls("/etc/ca.pem", "api.internal", "/etc/c.pem", "/etc/k.pem"));
+        assertThat(parse(ConfigWriter.toJson(c, false))).isEqualTo(c);
+        assertThat(parse(upstream(", tls: {}")).upstreams().get(0).tls()).isEqualTo(new Upstream.Tls(null, null, null, null));
+        assertThat(parse(upstream("")).upstreams().get(0).tls()).isNull();
+    }
+
+    private static java.util.List<String> texts(String yaml) {
+        return errors(yaml).stream().map(e -> e.path() + ": " + e.message()).toList();
+    }
+
+    @Test
+    void errorsNameTheField() {
+        assertThat(texts(upstream(", tls: { cert: /c.pem }")))
+                .containsExactly("upstreams[0].tls.key: is required with cert (mutual TLS needs both)");
+        assertThat(texts(upstream(", tls: { key: /k.pem }")))
+                .containsExactly("upstreams[0].tls.cert: is required with key (mutual TLS needs both)");
+        assertThat(texts(upstream(", tls: { serverName: \"not a name\" }")))
+                .containsExactly("upstreams[0].tls.serverName: \"not a name\" is not a host name");
+        assertThat(texts(upstream(", tls: { sni: x }"))).hasSize(1).allMatch(e -> e.startsWith("upstreams[0].tls.sni"));
+        assertThat(texts(upstream(", protocol: fastcgi, tls: {}")))
+                .contains("upstreams[0].tls: is only available for http1 upstreams in this version");
+    }
+}

@@ -1,0 +1,751 @@
+package dev.strait.proxy.http2;
+
+import dev.strait.proxy.accesslog.AccessLog;
+import dev.strait.proxy.config.Serving;
+import dev.strait.proxy.config.Snapshot;
+import dev.strait.proxy.http.BodyReceiver;
+import dev.strait.proxy.http.DateHeader;
+import dev.strait.proxy.http.Exchange;
+import dev.strait.proxy.http.PathNormalizer;
+import dev.strait.proxy.metrics.ProxyMetrics;
+import dev.strait.proxy.route.CompiledRule;
+import dev.strait.proxy.route.RouteTable;
+import dev.strait.proxy.tls.TlsConnection;
+import io.netty.buffer.ByteBuf;
+import io.netty.buffer.ByteBufAllocator;
+import io.netty.buffer.Unpooled;
+import io.netty.channel.ChannelFuture;
+import io.netty.channel.ChannelFutureListener;
+import io.netty.channel.ChannelHandler;
+import io.netty.channel.ChannelHandlerContext;
+import io.netty.channel.ChannelInboundHandlerAdapter;
+import io.netty.channel.EventLoop;
+import io.netty.handler.codec.http.DefaultHttpHeadersFactory;
+import io.netty.handler.codec.http.DefaultHttpRequest;
+import io.netty.handler.codec.http.HttpHeaderNames;
+import io.netty.handler.codec.http.HttpHeaderValues;
+import io.netty.handler.codec.http.HttpHeaders;
+import io.netty.handler.codec.http.HttpMethod;
+import io.netty.handler.codec.http.HttpRequest;
+import io.netty.handler.codec.http.HttpResponseStatus;
+import io.netty.handler.codec.http.HttpVersion;
+import io.netty.handler.codec.http2.DefaultHttp2DataFrame;
+import io.netty.handler.codec.http2.DefaultHttp2Headers;
+import io.netty.handler.codec.http2.DefaultHttp2HeadersFrame;
+import io.netty.handler.codec.http2.DefaultHttp2ResetFrame;
+import io.netty.handler.codec.http2.Http2DataChunkedInput;
+import io.netty.handler.codec.http2.Http2DataFrame;
+import io.netty.handler.codec.http2.Http2Error;
+import io.netty.handler.codec.http2.Http2Headers;
+import io.netty.handler.codec.http2.Http2HeadersFrame;
+import io.netty.handler.codec.http2.Http2ResetFrame;
+import io.netty.handler.codec.http2.Http2StreamChannel;
+import io.netty.handler.stream.ChunkedNioFile;
+import io.netty.handler.stream.ChunkedWriteHandler;
+import io.netty.util.AsciiString;
+import io.netty.util.ReferenceCountUtil;
+import java.io.File;
+import java.io.IOException;
+import java.net.InetSocketAddress;
+import java.net.SocketAddress;
+import java.nio.channels.FileChannel;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.StandardOpenOption;
+import java.util.Iterator;
+import java.util.Map;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * One HTTP/2 stream: the request it carries and the means to answer it, as the same {@link Exchange}
+ * that HTTP/1.1 requests are answered through, so every rule action works unchanged. It is the only
+ * handler in the stream's child channel (Http2MultiplexHandler, ADR 0009):
+ *
+ * <pre>
+ *   connection -> Http2FrameCodec -> Http2MultiplexHandler -> [stream channel] Http2Exchange -> route's Handler
+ * </pre>
+ *
+ * <p>The request is shown to handlers as an HTTP/1.1-shaped head ({@code Host} from {@code :authority},
+ * cookies joined, {@code Transfer-Encoding: chunked} when a body has no declared length, so proxying and
+ * FastCGI frame it as they would a chunked HTTP/1.1 body); responses become HEADERS and DATA frames.
+ * The stream channel's writability is the stream's flow-control window, its auto-read the reading
+ * side's: backpressure works as on a connection. A RST_STREAM from the client runs {@link #onCancel}.
+ */
+public final class Http2Exchange extends ChannelInboundHandlerAdapter implements Exchange {
+    private static final Logger log = LoggerFactory.getLogger(Http2Exchange.class);
+    static final HttpVersion HTTP_2 = new HttpVersion("HTTP", 2, 0, true);
+    private static final HttpRequest NO_REQUEST = new DefaultHttpRequest(HTTP_2, HttpMethod.GET, "/");
+
+    private final Serving serving;
+    private final ProxyMetrics metrics;
+    private final AccessLog accessLog;
+
+    private ChannelHandlerContext ctx;
+    private HttpRequest request = NO_REQUEST;
+    private String host;
+    private String path;
+    private String query;
+    private boolean head;
+    private boolean hasBody;
+    private boolean bodyDone;
+    private long bodyBytes;
+    private long maxBodyBytes;
+    private long startNanos;
+    private CompiledRule rule;
+    private BodyReceiver receiver;
+    private Runnable onCancel;
+    private Runnable writableTask;
+    /** A streamed response has started (its HEADERS frame is written). */
+    private boolean streaming;
+    /** The response is complete, or the stream was reset. */
+    private boolean responded;
+    /** The response has no body (HEAD, 204, 304): body parts are dropped. */
+    private boolean bodyless;
+    private boolean inRead;
+    private boolean flushHeld;
+    private boolean flushPending;
+    private int status;
+    private long bytes;
+    /** The write of the frame that ended the stream. */
+    private ChannelFuture lastWrite;
+    /** Answered before the request body ended: what still comes is dropped. */
+    private boolean draining;
+    private long drained;
+    /** How much of an unwanted request body is read and dropped before the stream is reset: one window. */
+    private static final long DRAIN_LIMIT = Http2Connections.STREAM_WINDOW;
+
+    public Http2Exchange(Serving serving, ProxyMetrics metrics, AccessLog accessLog) {
+        this.serving = serving;
+        this.metrics = metrics;
+        this.accessLog = accessLog;
+    }
+
+    @Override
+    public void handlerAdded(ChannelHandlerContext ctx) {
+        this.ctx = ctx;
+    }
+
+    // ---- inbound ----
+
+    @Override
+    public void channelRead(ChannelHandlerContext ctx, Object msg) {
+        inRead = true;
+        try {
+            if (msg instanceof Http2HeadersFrame headers) {
+                if (startNanos == 0) {
+                    onHeaders(headers.headers(), headers.isEndStream());
+                } else {
+                    onTrailers(headers.headers());
+                }
+            } else if (msg instanceof Http2DataFrame data) {
+                onData(data);
+                return; // released there
+            }
+        } finally {
+            ReferenceCountUtil.release(msg instanceof Http2DataFrame ? null : msg);
+        }
+    }
+
+    @Override
+    public void channelReadComplete(ChannelHandlerContext ctx) {
+        inRead = false;
+        if (flushPending && !flushHeld) {
+            flushPending = false;
+            ctx.flush();
+        }
+    }
+
+    private void onHeaders(Http2Headers h, boolean endStream) {
+        Snapshot snapshot = serving.snapshot();
+        startNanos = System.nanoTime();
+        maxBodyBytes = snapshot.limits().maxBodyBytes();
+        hasBody = !endStream;
+        bodyDone = endStream;
+        CharSequence method = h.method();
+        CharSequence rawPath = h.path();
+        CharSequence authority = h.authority();
+        if (method == null || rawPath == null || rawPath.length() == 0) {
+            // No :method or :path (RFC 9113 8.3.1), or CONNECT, which this server does not tunnel.
+            request = new DefaultHttpRequest(HTTP_2, method == null ? HttpMethod.GET : HttpMethod.valueOf(method.toString()),
+                    "/");
+            sendError(method != null && HttpMethod.CONNECT.asciiName().contentEquals(method)
+                    ? HttpResponseStatus.METHOD_NOT_ALLOWED : HttpResponseStatus.BAD_REQUEST);
+            return;
+        }
+        HttpHeaders headers = DefaultHttpHeadersFactory.headersFactory().withValidation(false).newHeaders();
+        String hostValue = authority == null ? null : authority.toString();
+        if (hostValue != null) {
+            headers.add(HttpHeaderNames.HOST, hostValue);
+        }
+        StringBuilder cookies = null;
+        int count = 0;
+        for (Map.Entry<CharSequence, CharSequence> e : h) {
+            CharSequence name = e.getKey();
+            if (name.length() > 0 && name.charAt(0) == ':') {
+                continue;
+            }
+            count++;
+            if (HttpHeaderNames.COOKIE.contentEquals(name)) {
+                // Split cookies are joined for HTTP/1.1 consumers (RFC 9113 8.2.3).
+                cookies = cookies == null ? new StringBuilder(e.getValue()) : cookies.append("; ").append(e.getValue());
+            } else if (HttpHeaderNames.HOST.contentEquals(name)) {
+                if (hostValue == null) {
+                    hostValue = e.getValue().toString();
+                    headers.add(HttpHeaderNames.HOST, hostValue);
+                }
+            } else {
+                headers.add(name, e.getValue());
+            }
+        }
+        if (cookies != null) {
+            headers.add(HttpHeaderNames.COOKIE, cookies.toString());
+        }
+        String target = rawPath.toString();
+        HttpMethod m = HttpMethod.valueOf(method.toString());
+        head = m == HttpMethod.HEAD;
+        long declared = -1;
+        String cl = headers.get(HttpHeaderNames.CONTENT_LENGTH);
+        if (cl != null) {
+            try {
+                declared = Long.parseLong(cl);
+            } catch (NumberFormatException e) {
+                declared = -2;
+            }
+        }
+        if (hasBody && declared < 0) {
+            headers.set(HttpHeaderNames.TRANSFER_ENCODING, HttpHeaderValues.CHUNKED);
+        }
+        request = new DefaultHttpRequest(HTTP_2, m, target, headers);
+        if (count > snapshot.limits().maxHeaderCount()) {
+            sendError(HttpResponseStatus.REQUEST_HEADER_FIELDS_TOO_LARGE);
+            return;
+        }
+        if (declared == -2 || hostValue == null) {
+            sendError(HttpResponseStatus.BAD_REQUEST);
+            return;
+        }
+        host = RouteTable.normalizeHost(hostValue);
+        int q = target.indexOf('?');
+        String p = q < 0 ? target : target.substring(0, q);
+        path = host == null || p.isEmpty() || p.charAt(0) != '/' || p.indexOf('#') >= 0 ? null : PathNormalizer.normalize(p);
+        if (path == null) {
+            sendError(HttpResponseStatus.BAD_REQUEST);
+            return;
+        }
+        query = q < 0 ? null : target.substring(q + 1);
+        if (declared > maxBodyBytes) {
+            sendError(HttpResponseStatus.REQUEST_ENTITY_TOO_LARGE);
+            return;
+        }
+        TlsConnection tls = TlsConnection.of(ctx.channel());
+        if (tls != null && tls.misdirected(host)) {
+            // HTTP/2 clients reuse a connection for every name its certificate covers; not this one.
+            sendError(HttpResponseStatus.MISDIRECTED_REQUEST);
+            return;
+        }
+        CompiledRule r = snapshot.table().find(host, path, m, headers);
+        if (r == null) {
+            sendError(HttpResponseStatus.NOT_FOUND);
+            return;
+        }
+        rule = r;
+        try {
+            r.handler().handle(this);
+        } catch (RuntimeException e) {
+            log.error("route {} rule {}: handler failed on {} {} (HTTP/2)", r.route(), r.index(), m, target, e);
+            if (!responded && !streaming) {
+                sendError(HttpResponseStatus.INTERNAL_SERVER_ERROR);
+            }
+        }
+    }
+
+    private void onData(Http2DataFrame data) {
+        ByteBuf content = data.content();
+        int n = content.readableBytes();
+        if (draining) {
+            // Answered already: the rest of the body is dropped, up to a limit.
+            drained += n;
+            boolean end = data.isEndStream();
+            data.release();
+            if (end) {
+                draining = false;
+                bodyDone = true;
+            } else if (drained > DRAIN_LIMIT) {
+                draining = false;
+                resetAfterAnswer(Http2Error.CANCEL);
+            }
+            return;
+        }
+        bodyBytes += n;
+        if (bodyBytes > maxBodyBytes) {
+            bodyDone = data.isEndStream();
+            data.release();
+            abortBody(new IllegalStateException("request body over " + maxBodyBytes + " bytes"));
+            if (!responded && !streaming) {
+                sendError(HttpResponseStatus.REQUEST_ENTITY_TOO_LARGE);
+            } else {
+                reset(Http2Error.CANCEL);
+            }
+            return;
+        }
+        BodyReceiver r = receiver;
+        if (r != null && n > 0) {
+            r.onBodyPart(content.retain());
+        }
+        data.release();
+        if (data.isEndStream()) {
+            endBody(EMPTY_TRAILERS);
+        }
+    }
+
+    private static final HttpHeaders EMPTY_TRAILERS = DefaultHttpHeadersFactory.trailersFactory().newEmptyHeaders();
+
+    private void onTrailers(Http2Headers h) {
+        if (draining) {
+            draining = false;
+            bodyDone = true;
+            return;
+        }
+        HttpHeaders trailers = DefaultHttpHeadersFactory.trailersFactory().withValidation(false).newHeaders();
+        for (Map.Entry<CharSequence, CharSequence> e : h) {
+            if (e.getKey().length() > 0 && e.getKey().charAt(0) != ':') {
+                trailers.add(e.getKey(), e.getValue());
+            }
+        }
+        endBody(trailers);
+    }
+
+    private void endBody(HttpHeaders trailers) {
+        bodyDone = true;
+        BodyReceiver r = receiver;
+        if (r != null) {
+            receiver = null;
+            r.onBodyEnd(trailers);
+        }
+    }
+
+    private void abortBody(Throwable cause) {
+        BodyReceiver r = receiver;
+        if (r != null) {
+            receiver = null;
+            r.onBodyAbort(cause);
+        }
+    }
+
+    @Override
+    public void userEventTriggered(ChannelHandlerContext ctx, Object evt) {
+        if (evt instanceof Http2ResetFrame) {
+            cancelled();
+        }
+        ReferenceCountUtil.release(evt);
+    }
+
+    @Override
+    public void channelInactive(ChannelHandlerContext ctx) {
+        cancelled();
+        ctx.fireChannelInactive();
+    }
+
+    /** The stream is gone (reset by the client, or the connection closed) before the answer was complete. */
+    private void cancelled() {
+        if (!bodyDone) {
+            bodyDone = true;
+            abortBody(new java.nio.channels.ClosedChannelException());
+        }
+        Runnable cancel = onCancel;
+        onCancel = null;
+        if (cancel != null && !responded) {
+            responded = true;
+            cancel.run();
+        }
+        responded = true;
+    }
+
+    @Override
+    public void channelWritabilityChanged(ChannelHandlerContext ctx) {
+        Runnable task = writableTask;
+        if (task != null && ctx.channel().isWritable()) {
+            writableTask = null;
+            task.run();
+        }
+        ctx.fireChannelWritabilityChanged();
+    }
+
+    @Override
+    public void exceptionCaught(ChannelHandlerContext ctx, Throwable cause) {
+        log.debug("{}: HTTP/2 stream error: {}", ctx.channel(), cause.toString());
+        reset(Http2Error.INTERNAL_ERROR);
+    }
+
+    // ---- Exchange: the request ----
+
+    @Override
+    public HttpRequest request() {
+        return request;
+    }
+
+    @Override
+    public String path() {
+        return path;
+    }
+
+    @Override
+    public String query() {
+        return query;
+    }
+
+    @Override
+    public boolean isHead() {
+        return head;
+    }
+
+    @Override
+    public ByteBufAllocator alloc() {
+        return ctx.alloc();
+    }
+
+    @Override
+    public EventLoop eventLoop() {
+        return ctx.channel().eventLoop();
+    }
+
+    @Override
+    public SocketAddress remoteAddress() {
+        return ctx.channel().parent().remoteAddress();
+    }
+
+    @Override
+    public SocketAddress localAddress() {
+        return ctx.channel().parent().localAddress();
+    }
+
+    @Override
+    public String scheme() {
+        return TlsConnection.of(ctx.channel()) != null ? "https" : "http";
+    }
+
+    @Override
+    public String host() {
+        return host;
+    }
+
+    @Override
+    public boolean hasBody() {
+        return hasBody;
+    }
+
+    @Override
+    public void receiveBody(BodyReceiver receiver) {
+        this.receiver = bodyDone ? null : receiver;
+    }
+
+    @Override
+    public void pauseReading() {
+        ctx.channel().config().setAutoRead(false);
+    }
+
+    @Override
+    public void resumeReading() {
+        if (!ctx.channel().config().isAutoRead()) {
+            ctx.channel().config().setAutoRead(true);
+            ctx.read();
+        }
+    }
+
+    // ---- Exchange: the response ----
+
+    @Override
+    public void sendPreEncoded(byte[] headBytes, byte[] body) {
+        sendPreEncoded(headBytes, body == null || body.length == 0 ? null : Unpooled.wrappedBuffer(body));
+    }
+
+    @Override
+    public void sendPreEncoded(byte[] headBytes, ByteBuf body) {
+        Http2Headers headers = PreEncodedHead.parse(headBytes);
+        beginResponse(headers);
+        int len = body == null ? 0 : body.readableBytes();
+        if (head || len == 0) {
+            ReferenceCountUtil.release(body);
+            writeHeaders(headers, true);
+        } else {
+            writeHeaders(headers, false);
+            bytes += len;
+            writeLast(new DefaultHttp2DataFrame(body, true));
+        }
+        complete();
+    }
+
+    @Override
+    public void sendFile(byte[] headBytes, File file, long offset, long length) {
+        Http2Headers headers = PreEncodedHead.parse(headBytes);
+        if (head || length == 0) {
+            beginResponse(headers);
+            writeHeaders(headers, true);
+            complete();
+            return;
+        }
+        FileChannel fc;
+        try {
+            fc = FileChannel.open(file.toPath(), StandardOpenOption.READ);
+        } catch (IOException e) {
+            sendError(HttpResponseStatus.NOT_FOUND); // gone between stat and open
+            return;
+        }
+        beginResponse(headers);
+        writeHeaders(headers, false);
+        bytes += length;
+        if (ctx.pipeline().get(ChunkedWriteHandler.class) == null) {
+            // Only streams that send files pay for the chunked writer.
+            ctx.pipeline().addBefore(ctx.name(), "chunked", new ChunkedWriteHandler());
+        }
+        try {
+            // 16 KiB reads into pooled buffers, paced by the stream's flow-control window.
+            writeLast(new Http2DataChunkedInput(new ChunkedNioFile(fc, offset, length, 16 * 1024),
+                    ((Http2StreamChannel) ctx.channel()).stream()));
+        } catch (IOException e) {
+            closeQuietly(fc);
+            reset(Http2Error.INTERNAL_ERROR);
+            return;
+        }
+        complete();
+    }
+
+    private static void closeQuietly(FileChannel fc) {
+        try {
+            fc.close();
+        } catch (IOException ignored) {
+            // nothing to do
+        }
+    }
+
+    @Override
+    public void send(HttpResponseStatus status, HttpHeaders headers, ByteBuf body) {
+        startResponse(status, headers, body == null ? 0 : body.readableBytes());
+        if (body != null) {
+            sendBodyPart(body);
+        }
+        endResponse(null);
+    }
+
+    @Override
+    public void sendError(HttpResponseStatus status) {
+        byte[] body = (status.code() + " " + status.reasonPhrase() + "\n").getBytes(StandardCharsets.ISO_8859_1);
+        Http2Headers h = new DefaultHttp2Headers(false).status(status.codeAsText())
+                .add(HttpHeaderNames.CONTENT_TYPE, "text/plain; charset=utf-8")
+                .addLong(HttpHeaderNames.CONTENT_LENGTH, body.length);
+        beginResponse(h);
+        if (head) {
+            writeHeaders(h, true);
+        } else {
+            writeHeaders(h, false);
+            bytes += body.length;
+            writeLast(new DefaultHttp2DataFrame(Unpooled.wrappedBuffer(body), true));
+        }
+        complete();
+    }
+
+    @Override
+    public void startResponse(HttpResponseStatus status, HttpHeaders headers, long contentLength) {
+        Http2Headers h = new DefaultHttp2Headers(false).status(status.codeAsText());
+        for (Iterator<Map.Entry<CharSequence, CharSequence>> it = headers.iteratorCharSequence(); it.hasNext(); ) {
+            Map.Entry<CharSequence, CharSequence> e = it.next();
+            AsciiString name = AsciiString.of(e.getKey()).toLowerCase();
+            if (!PreEncodedHead.isConnectionSpecific(name) && !HttpHeaderNames.CONTENT_LENGTH.contentEquals(name)) {
+                h.add(name, e.getValue());
+            }
+        }
+        int code = status.code();
+        if (contentLength >= 0 && code != 204 && code != 304 && code / 100 != 1) {
+            h.setLong(HttpHeaderNames.CONTENT_LENGTH, contentLength);
+        }
+        beginResponse(h);
+        streaming = true;
+        bodyless = head || code == 204 || code == 304;
+        writeHeaders(h, bodyless);
+        if (bodyless) {
+            onCancel = null; // the stream is ended: nothing left that a reset could cut short
+        }
+    }
+
+    @Override
+    public void sendBodyPart(ByteBuf data) {
+        if (!streaming || bodyless || responded || data.readableBytes() == 0) {
+            data.release();
+            return;
+        }
+        bytes += data.readableBytes();
+        ctx.write(new DefaultHttp2DataFrame(data, false), ctx.voidPromise());
+        flushSoon();
+    }
+
+    @Override
+    public void endResponse(HttpHeaders trailers) {
+        if (!streaming || responded) {
+            return;
+        }
+        if (bodyless) {
+            responded = true;
+            record();
+            return;
+        }
+        if (trailers != null && !trailers.isEmpty()) {
+            Http2Headers t = new DefaultHttp2Headers(false);
+            for (Iterator<Map.Entry<CharSequence, CharSequence>> it = trailers.iteratorCharSequence(); it.hasNext(); ) {
+                Map.Entry<CharSequence, CharSequence> e = it.next();
+                t.add(AsciiString.of(e.getKey()).toLowerCase(), e.getValue());
+            }
+            writeLast(new DefaultHttp2HeadersFrame(t, true));
+        } else {
+            writeLast(new DefaultHttp2DataFrame(true));
+        }
+        complete();
+    }
+
+    @Override
+    public boolean isWritable() {
+        return ctx.channel().isWritable();
+    }
+
+    @Override
+    public void onWritable(Runnable task) {
+        if (ctx.channel().isWritable()) {
+            task.run();
+        } else {
+            writableTask = task;
+        }
+    }
+
+    @Override
+    public void onCancel(Runnable task) {
+        this.onCancel = task;
+    }
+
+    @Override
+    public void abort() {
+        if (responded) {
+            return;
+        }
+        if (!streaming) {
+            sendError(HttpResponseStatus.BAD_GATEWAY);
+            return;
+        }
+        // The answer cannot be completed: the stream is reset, the connection and its other streams go on.
+        reset(Http2Error.INTERNAL_ERROR);
+    }
+
+    @Override
+    public void holdFlush() {
+        flushHeld = true;
+    }
+
+    @Override
+    public void flush() {
+        flushHeld = false;
+        if (flushPending && !inRead) {
+            flushPending = false;
+            ctx.flush();
+        }
+    }
+
+    @Override
+    public void switchProtocols(HttpHeaders headers, ChannelHandler tunnel) {
+        // HTTP/2 requests carry no Upgrade (RFC 9113 8.2.2), so an upstream 101 cannot be relayed.
+        ReferenceCountUtil.release(tunnel);
+        abort();
+    }
+
+    // ---- framing ----
+
+    private void beginResponse(Http2Headers headers) {
+        if (responded || streaming) {
+            throw new IllegalStateException("response already started for " + request.uri());
+        }
+        CharSequence s = headers.status();
+        status = s == null ? 0 : Integer.parseInt(s.toString());
+        if (!headers.contains(HttpHeaderNames.DATE)) {
+            headers.add(HttpHeaderNames.DATE, DateHeader.value());
+        }
+    }
+
+    private void writeHeaders(Http2Headers headers, boolean endStream) {
+        if (endStream) {
+            writeLast(new DefaultHttp2HeadersFrame(headers, true));
+        } else {
+            ctx.write(new DefaultHttp2HeadersFrame(headers, false), ctx.voidPromise());
+        }
+        if (endStream) {
+            flushSoon();
+        }
+    }
+
+    private void complete() {
+        responded = true;
+        onCancel = null;
+        record();
+        if (!bodyDone && !draining) {
+            // Answered before the body ended (413, a fixed answer to a POST): the rest is read and dropped
+            // up to DRAIN_LIMIT, then the stream is reset. Resetting at once made clients (curl) that were
+            // still sending report an error instead of the answer.
+            draining = true;
+            abortBody(new IllegalStateException("answered before the body ended"));
+            resumeReading();
+        }
+        flushSoon();
+    }
+
+    /**
+     * Resets the stream once the answer's last frame has left: a reset written at once would make Netty's
+     * flow controller drop DATA it still holds, and the client would see no answer at all.
+     */
+    private void resetAfterAnswer(Http2Error error) {
+        ChannelFuture last = lastWrite;
+        if (last == null) {
+            reset(error);
+            return;
+        }
+        last.addListener(f -> {
+            if (ctx.channel().isActive()) {
+                ctx.writeAndFlush(new DefaultHttp2ResetFrame(error)).addListener(ChannelFutureListener.CLOSE);
+            }
+        });
+    }
+
+    /** Writes the frame that ends the stream, keeping its future (see {@link #complete()}). */
+    private void writeLast(Object frame) {
+        lastWrite = ctx.write(frame);
+    }
+
+    private void reset(Http2Error error) {
+        if (!ctx.channel().isActive()) {
+            return;
+        }
+        boolean wasResponded = responded;
+        responded = true;
+        onCancel = null;
+        abortBody(new IllegalStateException("stream reset"));
+        if (!wasResponded) {
+            record();
+        }
+        ctx.writeAndFlush(new DefaultHttp2ResetFrame(error)).addListener(ChannelFutureListener.CLOSE);
+    }
+
+    private void flushSoon() {
+        if (inRead || flushHeld) {
+            flushPending = true;
+        } else {
+            ctx.flush();
+        }
+    }
+
+    private void record() {
+        long nanos = System.nanoTime() - startNanos;
+        metrics.route(rule == null ? ProxyMetrics.NO_ROUTE : rule.route()).record(status, nanos);
+        if (accessLog != null && serving.snapshot().accessLog()) {
+            SocketAddress remote = remoteAddress();
+            accessLog.log(new AccessLog.Entry(System.currentTimeMillis(),
+                    remote instanceof InetSocketAddress isa ? isa.getAddress().getHostAddress() : String.valueOf(remote),
+                    request.method().name(), request.uri(), "HTTP/2.0", host, status, bytes, nanos,
+                    rule == null ? null : rule.route(), request.headers().get(HttpHeaderNames.USER_AGENT)));
+        }
+    }
+}

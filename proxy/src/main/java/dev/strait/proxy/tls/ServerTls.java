@@ -1,0 +1,176 @@
+package dev.strait.proxy.tls;
+
+import dev.strait.model.Config;
+import dev.strait.model.ConfigError;
+import io.netty.handler.codec.http2.Http2SecurityUtil;
+import io.netty.handler.ssl.ApplicationProtocolConfig;
+import io.netty.handler.ssl.ApplicationProtocolNames;
+import io.netty.handler.ssl.SslContext;
+import io.netty.handler.ssl.SslContextBuilder;
+import io.netty.handler.ssl.SupportedCipherSuiteFilter;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Path;
+import java.security.MessageDigest;
+import java.security.NoSuchAlgorithmException;
+import java.security.PrivateKey;
+import java.security.cert.X509Certificate;
+import java.util.ArrayList;
+import java.util.HexFormat;
+import java.util.LinkedHashMap;
+import java.util.LinkedHashSet;
+import java.util.List;
+import java.util.Map;
+import java.util.Set;
+import javax.net.ssl.SSLException;
+
+/**
+ * The TLS side of a snapshot: one {@link SniTable} per TLS listener, built from the config's
+ * {@code listeners[].tls.certificates}. Contexts are cached by the content of their PEM, so a reload
+ * (or a control-channel snapshot) that leaves a certificate alone reuses its context instead of
+ * parsing and checking thousands of keys again.
+ *
+ * <p>TLS 1.3 and 1.2 only, the ciphers of RFC 9113 9.2.2 (ECDHE with AES-GCM or ChaCha20-Poly1305),
+ * ALPN {@code h2} then {@code http/1.1}.
+ */
+public final class ServerTls {
+    private static final int CACHE_SIZE = 20_000;
+    private static final Map<String, Built> CACHE = new LinkedHashMap<>(256, 0.75f, true) {
+        @Override
+        protected boolean removeEldestEntry(Map.Entry<String, Built> e) {
+            return size() > CACHE_SIZE;
+        }
+    };
+
+    private record Built(SslContext context, List<String> names) {}
+
+    private final Map<String, SniTable> listeners;
+    private final String fingerprint;
+    private final Set<Path> files;
+
+    private ServerTls(Map<String, SniTable> listeners, String fingerprint, Set<Path> files) {
+        this.listeners = listeners;
+        this.fingerprint = fingerprint;
+        this.files = files;
+    }
+
+    public static final ServerTls NONE = new ServerTls(Map.of(), "", Set.of());
+
+    /** The table of a TLS listener, or {@code null}. */
+    public SniTable listener(String name) {
+        return listeners.get(name);
+    }
+
+    /** A digest of every certificate and key served: a reload that changes only file contents changes this. */
+    public String fingerprint() {
+        return fingerprint;
+    }
+
+    /** The certificate and key files read (inline PEM has none): their directories are watched for changes. */
+    public Set<Path> files() {
+        return files;
+    }
+
+    /** Builds every TLS listener's table, adding an error with its field path for each bad certificate or key. */
+    public static ServerTls build(Config config, List<ConfigError> errors) {
+        if (config.listeners().stream().noneMatch(l -> l.tls() != null)) {
+            return NONE;
+        }
+        MessageDigest all = sha256();
+        Map<String, SniTable> tables = new LinkedHashMap<>();
+        Set<Path> files = new LinkedHashSet<>();
+        for (int i = 0; i < config.listeners().size(); i++) {
+            Config.Listener l = config.listeners().get(i);
+            if (l.tls() == null) {
+                continue;
+            }
+            String base = "listeners[" + i + "].tls.certificates";
+            if (l.tls().certificates().isEmpty()) {
+                errors.add(new ConfigError(base, "a TLS listener needs at least one certificate"));
+                continue;
+            }
+            List<ServerCertificate> certs = new ArrayList<>();
+            for (int j = 0; j < l.tls().certificates().size(); j++) {
+                Config.Certificate c = l.tls().certificates().get(j);
+                String path = base + "[" + j + "]";
+                try {
+                    String certPem = PemMaterial.text(c.cert(), path + ".cert");
+                    String keyPem = PemMaterial.text(c.key(), path + ".key");
+                    if (!PemMaterial.isInline(c.cert())) {
+                        files.add(Path.of(c.cert()).toAbsolutePath());
+                    }
+                    if (!PemMaterial.isInline(c.key())) {
+                        files.add(Path.of(c.key()).toAbsolutePath());
+                    }
+                    String id = HexFormat.of().formatHex(sha256(certPem + "\u0000" + keyPem));
+                    all.update(id.getBytes(StandardCharsets.US_ASCII));
+                    Built b = cached(id, certPem, keyPem, path);
+                    certs.add(new ServerCertificate(b.context(), b.names()));
+                } catch (PemMaterial.Invalid e) {
+                    errors.add(new ConfigError(e.field, e.getMessage()));
+                }
+            }
+            if (certs.size() == l.tls().certificates().size()) {
+                tables.put(l.name(), new SniTable(certs));
+            }
+        }
+        return new ServerTls(Map.copyOf(tables), hex(all.digest()), Set.copyOf(files));
+    }
+
+    private static Built cached(String id, String certPem, String keyPem, String path) throws PemMaterial.Invalid {
+        synchronized (CACHE) {
+            Built b = CACHE.get(id);
+            if (b != null) {
+                return b;
+            }
+        }
+        List<X509Certificate> chain = PemMaterial.certificates(certPem, path + ".cert");
+        PrivateKey key = PemMaterial.privateKey(keyPem, path + ".key");
+        PemMaterial.checkPair(chain.get(0), key, path + ".key");
+        SslContext ctx;
+        try {
+            ctx = SslContextBuilder.forServer(key, chain.toArray(new X509Certificate[0]))
+                    .sslProvider(TlsEngine.current().provider())
+                    .protocols("TLSv1.3", "TLSv1.2")
+                    .ciphers(Http2SecurityUtil.CIPHERS, SupportedCipherSuiteFilter.INSTANCE)
+                    .applicationProtocolConfig(new ApplicationProtocolConfig(
+                            ApplicationProtocolConfig.Protocol.ALPN,
+                            // The only modes both engines support: a client without a common protocol gets
+                            // no ALPN answer and speaks HTTP/1.1.
+                            ApplicationProtocolConfig.SelectorFailureBehavior.NO_ADVERTISE,
+                            ApplicationProtocolConfig.SelectedListenerFailureBehavior.ACCEPT,
+                            ApplicationProtocolNames.HTTP_2, ApplicationProtocolNames.HTTP_1_1))
+                    .sessionTimeout(TicketKeys.ROTATE_HOURS * 3600)
+                    .build();
+        } catch (SSLException | RuntimeException e) {
+            throw new PemMaterial.Invalid(path, "cannot use this certificate and key: " + e.getMessage());
+        }
+        if (ctx.sessionContext() instanceof io.netty.handler.ssl.OpenSslServerSessionContext sessions) {
+            // Netty gives every server context the same session id context, so a session made for one
+            // certificate would resume under another SNI name (the client keeps the first certificate):
+            // one id context per certificate stops that.
+            sessions.setSessionIdContext(java.util.Arrays.copyOf(HexFormat.of().parseHex(id), 32));
+        }
+        TicketKeys.apply(ctx);
+        Built b = new Built(ctx, List.copyOf(ServerCertificate.names(chain.get(0))));
+        synchronized (CACHE) {
+            CACHE.put(id, b);
+        }
+        return b;
+    }
+
+    private static MessageDigest sha256() {
+        try {
+            return MessageDigest.getInstance("SHA-256");
+        } catch (NoSuchAlgorithmException e) {
+            throw new IllegalStateException(e);
+        }
+    }
+
+    private static byte[] sha256(String s) {
+        return sha256().digest(s.getBytes(StandardCharsets.UTF_8));
+    }
+
+    private static String hex(byte[] b) {
+        return HexFormat.of().formatHex(b, 0, 8);
+    }
+}

@@ -1,0 +1,147 @@
+package dev.strait.proxy.testing;
+
+import java.io.StringWriter;
+import java.math.BigInteger;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.security.KeyPair;
+import java.security.KeyPairGenerator;
+import java.security.KeyStore;
+import java.security.PrivateKey;
+import java.security.SecureRandom;
+import java.security.cert.X509Certificate;
+import java.security.spec.ECGenParameterSpec;
+import java.time.Duration;
+import java.time.Instant;
+import java.util.ArrayList;
+import java.util.Date;
+import java.util.List;
+import javax.net.ssl.SSLContext;
+import javax.net.ssl.TrustManagerFactory;
+import org.bouncycastle.asn1.x500.X500Name;
+import org.bouncycastle.asn1.x509.BasicConstraints;
+import org.bouncycastle.asn1.x509.Extension;
+import org.bouncycastle.asn1.x509.GeneralName;
+import org.bouncycastle.asn1.x509.GeneralNames;
+import org.bouncycastle.cert.jcajce.JcaX509CertificateConverter;
+import org.bouncycastle.cert.jcajce.JcaX509v3CertificateBuilder;
+import org.bouncycastle.openssl.jcajce.JcaPEMWriter;
+import org.bouncycastle.openssl.jcajce.JcaPKCS8Generator;
+import org.bouncycastle.operator.jcajce.JcaContentSignerBuilder;
+
+/** A test CA and the server certificates it issues, as PEM text or files, made with BouncyCastle. */
+public final class TestCertificates {
+    public enum KeyType { RSA, EC }
+
+    /** A certificate and its key as PEM; {@code keyPem} in the encoding asked for. */
+    public record Issued(X509Certificate certificate, PrivateKey key, String certPem, String keyPem) {
+        /** Writes {@code name.crt} and {@code name.key} into {@code dir}; returns the two paths. */
+        public Path[] write(Path dir, String name) throws Exception {
+            Path c = dir.resolve(name + ".crt");
+            Path k = dir.resolve(name + ".key");
+            Files.writeString(c, certPem);
+            Files.writeString(k, keyPem);
+            return new Path[] {c, k};
+        }
+    }
+
+    private final KeyPair caKeys;
+    private final X509Certificate ca;
+
+    public TestCertificates() throws Exception {
+        caKeys = keyPair(KeyType.EC);
+        Instant now = Instant.now();
+        JcaX509v3CertificateBuilder b = new JcaX509v3CertificateBuilder(new X500Name("CN=strait test CA"),
+                serial(), Date.from(now.minus(Duration.ofHours(1))), Date.from(now.plus(Duration.ofDays(2))),
+                new X500Name("CN=strait test CA"), caKeys.getPublic());
+        b.addExtension(Extension.basicConstraints, true, new BasicConstraints(true));
+        ca = new JcaX509CertificateConverter().getCertificate(b.build(
+                new JcaContentSignerBuilder("SHA256withECDSA").build(caKeys.getPrivate())));
+    }
+
+    public X509Certificate ca() {
+        return ca;
+    }
+
+    public String caPem() {
+        return pem(ca);
+    }
+
+    /** A server certificate with these DNS names as SANs (none: the first is only the CN). */
+    public Issued issue(KeyType type, String cn, String... sans) throws Exception {
+        return issue(type, false, cn, sans);
+    }
+
+    /**
+     * @param traditional the key in its algorithm's own PEM form (PKCS#1 {@code RSA PRIVATE KEY}, SEC1
+     *                    {@code EC PRIVATE KEY}) instead of PKCS#8
+     */
+    public Issued issue(KeyType type, boolean traditional, String cn, String... sans) throws Exception {
+        KeyPair kp = keyPair(type);
+        Instant now = Instant.now();
+        JcaX509v3CertificateBuilder b = new JcaX509v3CertificateBuilder(ca, serial(),
+                Date.from(now.minus(Duration.ofHours(1))), Date.from(now.plus(Duration.ofDays(1))),
+                new X500Name("CN=" + cn), kp.getPublic());
+        b.addExtension(Extension.basicConstraints, true, new BasicConstraints(false));
+        if (sans.length > 0) {
+            List<GeneralName> names = new ArrayList<>();
+            for (String n : sans) {
+                names.add(new GeneralName(GeneralName.dNSName, n));
+            }
+            b.addExtension(Extension.subjectAlternativeName, false, new GeneralNames(names.toArray(GeneralName[]::new)));
+        }
+        X509Certificate cert = new JcaX509CertificateConverter().getCertificate(b.build(
+                new JcaContentSignerBuilder("SHA256withECDSA").build(caKeys.getPrivate())));
+        String keyPem = !traditional ? pem(new JcaPKCS8Generator(kp.getPrivate(), null))
+                : type == KeyType.RSA ? pem(kp)
+                // SEC1 as OpenSSL writes it, with the named curve: BouncyCastle's own form leaves it out.
+                : pem(new org.bouncycastle.util.io.pem.PemObject("EC PRIVATE KEY", new org.bouncycastle.asn1.sec.ECPrivateKey(
+                        256, ((java.security.interfaces.ECPrivateKey) kp.getPrivate()).getS(),
+                        new org.bouncycastle.asn1.x9.X962Parameters(org.bouncycastle.asn1.sec.SECObjectIdentifiers.secp256r1))
+                        .getEncoded()));
+        return new Issued(cert, kp.getPrivate(), pem(cert) + pem(ca), keyPem);
+    }
+
+    /** A client context that trusts only this CA. */
+    public SSLContext clientContext() throws Exception {
+        KeyStore ks = KeyStore.getInstance("PKCS12");
+        ks.load(null, null);
+        ks.setCertificateEntry("ca", ca);
+        TrustManagerFactory tmf = TrustManagerFactory.getInstance(TrustManagerFactory.getDefaultAlgorithm());
+        tmf.init(ks);
+        SSLContext c = SSLContext.getInstance("TLS");
+        c.init(null, tmf.getTrustManagers(), new SecureRandom());
+        return c;
+    }
+
+    /** Writes the CA certificate to a file (for curl's --cacert). */
+    public Path writeCa(Path dir) throws Exception {
+        Path p = dir.resolve("ca.crt");
+        Files.writeString(p, caPem());
+        return p;
+    }
+
+    private static KeyPair keyPair(KeyType type) throws Exception {
+        KeyPairGenerator g = KeyPairGenerator.getInstance(type.name());
+        if (type == KeyType.EC) {
+            g.initialize(new ECGenParameterSpec("secp256r1"));
+        } else {
+            g.initialize(2048);
+        }
+        return g.generateKeyPair();
+    }
+
+    private static BigInteger serial() {
+        return new BigInteger(64, new SecureRandom());
+    }
+
+    private static String pem(Object o) {
+        StringWriter sw = new StringWriter();
+        try (JcaPEMWriter w = new JcaPEMWriter(sw)) {
+            w.writeObject(o);
+        } catch (Exception e) {
+            throw new IllegalStateException(e);
+        }
+        return sw.toString();
+    }
+}

@@ -1,0 +1,286 @@
+package dev.strait.proxy.tls;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+import static org.awaitility.Awaitility.await;
+
+import dev.strait.model.ConfigParser;
+import dev.strait.model.InvalidConfigException;
+import dev.strait.proxy.config.ConfigFiles;
+import dev.strait.proxy.config.ConfigReloader;
+import dev.strait.proxy.config.Serving;
+import dev.strait.proxy.config.SnapshotBuilder;
+import dev.strait.proxy.metrics.ProxyMetrics;
+import dev.strait.proxy.server.ProxyServer;
+import dev.strait.proxy.testing.ProxyHarness;
+import dev.strait.proxy.testing.TestCertificates;
+import dev.strait.proxy.testing.TestCertificates.Issued;
+import dev.strait.proxy.testing.TestCertificates.KeyType;
+import dev.strait.proxy.testing.TestUpstream;
+import dev.strait.proxy.testing.TlsClient;
+import java.net.InetSocketAddress;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.time.Duration;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+/** TLS listeners on real sockets: SNI choice, PEM forms, bad input, reload under open connections, scheme. */
+class TlsListenerTest {
+    static TestCertificates pki;
+    static Issued fallback;
+    static Issued exact;
+    static Issued wildcard;
+
+    @TempDir
+    Path dir;
+    final ProxyHarness proxy = new ProxyHarness();
+
+    @BeforeAll
+    static void certificates() throws Exception {
+        pki = new TestCertificates();
+        fallback = pki.issue(KeyType.EC, "default.test", "default.test");
+        exact = pki.issue(KeyType.RSA, "a.example.test", "a.example.test");
+        wildcard = pki.issue(KeyType.EC, "wild.example.test", "*.example.test");
+    }
+
+    @AfterEach
+    void stop() throws Exception {
+        proxy.close();
+    }
+
+    static String q(String s) {
+        return "\"" + s.replace("\\", "\\\\").replace("\"", "\\\"").replace("\n", "\\n") + "\"";
+    }
+
+    static String cert(Issued i) {
+        return "{ cert: " + q(i.certPem()) + ", key: " + q(i.keyPem()) + " }";
+    }
+
+    static String config(String certificates, String routes) {
+        return """
+                accessLog: { enabled: false }
+                listeners:
+                  - name: https
+                    address: "127.0.0.1:0"
+                    tls: { certificates: [ %s ] }
+                routes:
+                  - name: site
+                    hosts: [ "*" ]
+                    rules:
+                      - matches: [ { path: { type: Exact, value: /hello } } ]
+                        respond: { status: 200, body: "hello, world!\\n" }
+                %s
+                """.formatted(certificates, routes);
+    }
+
+    InetSocketAddress https() {
+        return proxy.server.address("https");
+    }
+
+    @Test
+    void sniPicksExactThenWildcardThenDefault() throws Exception {
+        proxy.startConfig(config(cert(fallback) + ", " + cert(exact) + ", " + cert(wildcard), ""));
+        String[][] cases = {
+                {"a.example.test", "a.example.test"},
+                {"b.example.test", "wild.example.test"},
+                {"A.Example.Test", "a.example.test"},
+                {"x.b.example.test", "default.test"}, // a wildcard covers one label only
+                {"other.test", "default.test"},
+                {null, "default.test"},
+        };
+        for (String[] c : cases) {
+            // A new client context each time: the JDK client caches sessions by address, not by SNI name,
+            // and would offer a.example.test's session when it asks for b.example.test.
+            try (TlsClient client = new TlsClient(pki.clientContext(), https(), c[0])) {
+                assertThat(client.peerCn()).as("SNI %s", c[0]).isEqualTo(c[1]);
+                String host = c[0] == null ? "default.test" : c[0].toLowerCase();
+                TlsClient.Response r = client.get("/hello", host);
+                assertThat(r.status()).isEqualTo(200);
+                assertThat(r.body()).isEqualTo("hello, world!\n");
+            }
+        }
+    }
+
+    @Test
+    void tls12And13WithRsaAndEcdsa() throws Exception {
+        proxy.startConfig(config(cert(fallback) + ", " + cert(exact), ""));
+        for (String version : new String[] {"TLSv1.2", "TLSv1.3"}) {
+            for (String sni : new String[] {"a.example.test", "default.test"}) {
+                var ctx = javax.net.ssl.SSLContext.getInstance(version);
+                ctx.init(null, trustManagers(), null);
+                try (TlsClient client = new TlsClient(ctx, https(), sni)) {
+                    assertThat(client.tlsVersion()).isEqualTo(version);
+                    assertThat(client.get("/hello", sni).status()).isEqualTo(200);
+                }
+            }
+        }
+    }
+
+    static javax.net.ssl.TrustManager[] trustManagers() throws Exception {
+        var ks = java.security.KeyStore.getInstance("PKCS12");
+        ks.load(null, null);
+        ks.setCertificateEntry("ca", pki.ca());
+        var tmf = javax.net.ssl.TrustManagerFactory.getInstance(javax.net.ssl.TrustManagerFactory.getDefaultAlgorithm());
+        tmf.init(ks);
+        return tmf.getTrustManagers();
+    }
+
+    @Test
+    void inlinePemInEveryKeyEncoding() throws Exception {
+        Issued rsa1 = pki.issue(KeyType.RSA, true, "rsa.test", "rsa.test");
+        Issued sec1 = pki.issue(KeyType.EC, true, "ec.test", "ec.test");
+        assertThat(rsa1.keyPem()).contains("BEGIN RSA PRIVATE KEY");
+        assertThat(sec1.keyPem()).contains("BEGIN EC PRIVATE KEY");
+        proxy.startConfig(config(cert(fallback) + ", " + cert(rsa1) + ", " + cert(sec1), ""));
+        for (String name : new String[] {"rsa.test", "ec.test", "default.test"}) {
+            try (TlsClient client = new TlsClient(pki.clientContext(), https(), name)) {
+                assertThat(client.peerCn()).isEqualTo(name);
+                assertThat(client.get("/hello", name).status()).isEqualTo(200);
+            }
+        }
+    }
+
+    @Test
+    void certificateFilesAndTheirErrorsByFieldPath() throws Exception {
+        Path[] a = fallback.write(dir, "a");
+        Path[] b = exact.write(dir, "b");
+        Files.writeString(dir.resolve("junk.key"), "-----BEGIN PRIVATE KEY-----\nAAAA\n-----END PRIVATE KEY-----\n");
+        String good = "{ cert: " + q(a[0].toString()) + ", key: " + q(a[1].toString()) + " }";
+        // A good pair from files builds.
+        assertThat(SnapshotBuilder.build(ConfigParser.parse(config(good, ""), "t"), "t").tls().listener("https"))
+                .isNotNull();
+        String[][] bad = {
+                {"{ cert: " + q(b[0].toString()) + ", key: " + q(dir.resolve("junk.key").toString()) + " }",
+                        "listeners[0].tls.certificates[1].key: not a valid RSA or EC private key"},
+                {"{ cert: " + q(b[0].toString()) + ", key: " + q(a[1].toString()) + " }",
+                        "listeners[0].tls.certificates[1].key: does not match the certificate"},
+                {"{ cert: " + q(dir.resolve("missing.crt").toString()) + ", key: " + q(b[1].toString()) + " }",
+                        "listeners[0].tls.certificates[1].cert: file " + dir.resolve("missing.crt") + " does not exist"},
+                {"{ cert: \"-----BEGIN CERTIFICATE-----\\nnope\\n-----END CERTIFICATE-----\", key: " + q(b[1].toString()) + " }",
+                        "listeners[0].tls.certificates[1].cert: "},
+        };
+        for (String[] c : bad) {
+            assertThatThrownBy(() -> SnapshotBuilder.build(ConfigParser.parse(config(good + ", " + c[0], ""), "t"), "t"))
+                    .isInstanceOf(InvalidConfigException.class).hasMessageContaining(c[1]);
+        }
+    }
+
+    @Test
+    void reloadedCertificateServesNewHandshakesWhileOpenConnectionsKeepTheirs() throws Exception {
+        Path[] files = fallback.write(dir, "site");
+        Path configFile = dir.resolve("strait.yaml");
+        Files.writeString(configFile, config("{ cert: " + q(files[0].toString()) + ", key: " + q(files[1].toString()) + " }", ""));
+        Serving serving = new Serving(ConfigFiles.load(configFile));
+        ProxyMetrics metrics = new ProxyMetrics();
+        ProxyServer server = proxy.add(new ProxyServer(serving.snapshot().config(), serving, metrics, null).start());
+        ConfigReloader reloader = proxy.add(new ConfigReloader(configFile, serving, metrics));
+        InetSocketAddress address = server.address("https");
+
+        TlsClient old = proxy.add(new TlsClient(pki.clientContext(), address, "default.test"));
+        var before = old.peer().getSerialNumber();
+        assertThat(old.get("/hello", "default.test").status()).isEqualTo(200);
+
+        // A bad key in the file: refused, the last good certificate keeps serving.
+        Files.writeString(files[1], "garbage");
+        assertThat(reloader.reload("test")).isFalse();
+        try (TlsClient c = new TlsClient(pki.clientContext(), address, "default.test")) {
+            assertThat(c.peer().getSerialNumber()).isEqualTo(before);
+        }
+
+        // The new pair: picked up by the file watch, without touching the config file.
+        Issued renewed = pki.issue(KeyType.EC, "default.test", "default.test");
+        long swaps = serving.swaps();
+        Files.writeString(files[0], renewed.certPem());
+        Files.writeString(files[1], renewed.keyPem());
+        await().atMost(Duration.ofSeconds(10)).until(() -> serving.swaps() > swaps
+                && serving.snapshot().tls().listener("https").defaultCertificate() != null
+                && !newHandshakeSerial(address).equals(before));
+        try (TlsClient c = new TlsClient(pki.clientContext(), address, "default.test")) {
+            assertThat(c.peer().getSerialNumber()).isEqualTo(renewed.certificate().getSerialNumber());
+            assertThat(c.get("/hello", "default.test").status()).isEqualTo(200);
+        }
+        // The connection opened before the reload still works, on its old certificate.
+        assertThat(old.get("/hello", "default.test").status()).isEqualTo(200);
+        assertThat(old.peer().getSerialNumber()).isEqualTo(before);
+        reloader.close();
+    }
+
+    private static java.math.BigInteger newHandshakeSerial(InetSocketAddress address) throws Exception {
+        try (TlsClient c = new TlsClient(pki.clientContext(), address, "default.test")) {
+            return c.peer().getSerialNumber();
+        }
+    }
+
+    /** Runs openssl s_client once, sending one request; returns its output. */
+    private String sClient(String version, String sessionFlag, Path session) throws Exception {
+        return sClient(version, "default.test", sessionFlag, session);
+    }
+
+    private String sClient(String version, String sni, String sessionFlag, Path session) throws Exception {
+        Process p = new ProcessBuilder("openssl", "s_client", version, "-connect", "127.0.0.1:" + https().getPort(),
+                "-servername", sni, sessionFlag, session.toString(), "-ign_eof")
+                .redirectErrorStream(true).start();
+        // Reading the answer to a request also reads the TLS 1.3 tickets that come after the handshake.
+        p.getOutputStream().write(("GET /hello HTTP/1.1\r\nHost: " + sni + "\r\nConnection: close\r\n\r\n")
+                .getBytes(java.nio.charset.StandardCharsets.US_ASCII));
+        p.getOutputStream().close();
+        String out = new String(p.getInputStream().readAllBytes(), java.nio.charset.StandardCharsets.UTF_8);
+        assertThat(p.waitFor(20, java.util.concurrent.TimeUnit.SECONDS)).isTrue();
+        assertThat(out).contains("hello, world!");
+        return out;
+    }
+
+    @Test
+    void sessionsResumeWithTickets() throws Exception {
+        proxy.startConfig(config(cert(fallback) + ", " + cert(exact), ""));
+        for (String version : new String[] {"-tls1_2", "-tls1_3"}) {
+            Path session = dir.resolve("session" + version);
+            assertThat(sClient(version, "-sess_out", session)).contains("New,");
+            assertThat(sClient(version, "-sess_in", session)).as(version).contains("Reused,");
+            // A session is only good for the certificate it was made with: another SNI name gets a full handshake.
+            String other = sClient(version, "a.example.test", "-sess_in", session);
+            assertThat(other).as(version).contains("New,").contains("CN = a.example.test");
+        }
+    }
+
+    @Test
+    void misdirectedRequestWhenTheCertificateDoesNotCoverTheHost() throws Exception {
+        proxy.startConfig(config(cert(fallback) + ", " + cert(exact) + ", " + cert(wildcard), ""));
+        try (TlsClient c = new TlsClient(pki.clientContext(), https(), "a.example.test")) {
+            assertThat(c.get("/hello", "a.example.test").status()).isEqualTo(200);
+            assertThat(c.get("/hello", "a.example.test:443").status()).isEqualTo(200);
+            assertThat(c.get("/hello", "default.test").status()).isEqualTo(421);
+            assertThat(c.get("/hello", "b.example.test").status()).isEqualTo(421);
+            assertThat(c.get("/hello", "a.example.test").status()).as("the connection stays usable").isEqualTo(200);
+        }
+        try (TlsClient c = new TlsClient(pki.clientContext(), https(), "b.example.test")) {
+            assertThat(c.get("/hello", "c.example.test").status()).as("covered by the wildcard").isEqualTo(200);
+        }
+        try (TlsClient c = new TlsClient(pki.clientContext(), https(), null)) {
+            assertThat(c.get("/hello", "anything.test").status()).as("no SNI: nothing to redirect").isEqualTo(200);
+        }
+    }
+
+    @Test
+    void proxiedRequestsSayHttpsAndTheEngineIsExported() throws Exception {
+        TestUpstream app = proxy.upstream(TestUpstream.echo());
+        proxy.startConfig(config(cert(fallback), """
+                      - matches: [ { path: { type: Prefix, value: /app/ } } ]
+                        backends: [ { upstream: app } ]
+                upstreams:
+                  - name: app
+                    endpoints: [ "%s" ]
+                """.formatted(app.endpoint())));
+        try (TlsClient c = new TlsClient(pki.clientContext(), https(), "default.test")) {
+            assertThat(c.get("/app/x", "default.test").status()).isEqualTo(200);
+        }
+        assertThat(app.last().header("x-forwarded-proto")).isEqualTo("https");
+        String engine = TlsEngine.current().label();
+        assertThat(proxy.metrics.scrape()).contains("strait_tls_engine{engine=\"" + engine + "\"} 1.0");
+        // The shipped native library loads on this platform (linux-x86_64).
+        assertThat(engine).isEqualTo(System.getProperty("strait.tls.engine", "openssl"));
+    }
+}
