@@ -442,6 +442,11 @@ public final class Translator {
                     + "\" needs PEM data in tls.crt and tls.key (type kubernetes.io/tls)");
             return;
         }
+        String problem = TlsMaterial.problem(cert, key);
+        if (problem != null) {
+            st.refError(null, "InvalidSecret", path + ": Secret \"" + secretName + "\": " + problem);
+            return;
+        }
         st.certificate = new Config.Certificate(cert, key);
     }
 

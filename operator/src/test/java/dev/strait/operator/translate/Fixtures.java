@@ -24,6 +24,19 @@ import java.util.Map;
 public final class Fixtures {
     public static final Translator TRANSLATOR = new Translator(ProxyDefaults.STANDARD);
     public static final Scope STRAIT = Scope.ingress("strait");
+    /** A real certificate and key (the translation checks they load and belong together). */
+    private static final dev.strait.operator.publish.tls.ChannelPki.Issued ISSUED = issue();
+    public static final String CERT = ISSUED.certificatePem();
+    public static final String KEY = ISSUED.keyPem();
+    /** The key of another certificate: loads, but does not match {@link #CERT}. */
+    public static final String OTHER_KEY = issue().keyPem();
+
+    private static dev.strait.operator.publish.tls.ChannelPki.Issued issue() {
+        java.time.Instant now = java.time.Instant.now();
+        var ca = dev.strait.operator.publish.tls.ChannelPki.newCa("fixtures", now, java.time.Duration.ofDays(1));
+        return dev.strait.operator.publish.tls.ChannelPki.serverCertificate(ca, List.of("example.com"), now,
+                java.time.Duration.ofDays(1));
+    }
 
     private Fixtures() {}
 

@@ -15,8 +15,8 @@ import org.junit.jupiter.api.Test;
 
 /** Standard networking.k8s.io/v1 Ingresses go through the Route translation, one Route per host. */
 class IngressTest {
-    private static final String CERT = "-----BEGIN CERTIFICATE-----\nMIIB\n-----END CERTIFICATE-----\n";
-    private static final String KEY = "-----BEGIN PRIVATE KEY-----\nMIIE\n-----END PRIVATE KEY-----\n";
+    private static final String CERT = Fixtures.CERT;
+    private static final String KEY = Fixtures.KEY;
 
     private static Object[] web(Object... more) {
         Object[] base = {

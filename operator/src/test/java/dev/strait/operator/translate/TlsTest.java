@@ -8,8 +8,8 @@ import org.junit.jupiter.api.Test;
 
 /** A Route's TLS Secret becomes PEM material on the snapshot's https listener. */
 class TlsTest {
-    private static final String CERT = "-----BEGIN CERTIFICATE-----\nMIIB\n-----END CERTIFICATE-----\n";
-    private static final String KEY = "-----BEGIN PRIVATE KEY-----\nMIIE\n-----END PRIVATE KEY-----\n";
+    private static final String CERT = Fixtures.CERT;
+    private static final String KEY = Fixtures.KEY;
 
     @Test
     void httpsListenerAppearsWithTheSecretsPem() {
@@ -29,5 +29,27 @@ class TlsTest {
         Translation t = Fixtures.translate(
                 route("shop", "site", 1, "hosts: [ example.com ]\nrules: [ { respond: { status: 200 } } ]"));
         assertThat(t.snapshot(Fixtures.STRAIT).config().listeners()).extracting(Config.Listener::name).containsExactly("http");
+    }
+
+    @Test
+    void aSecretWhoseKeyDoesNotMatchLeavesOnlyItsRouteOut() {
+        Translation t = Fixtures.translate(
+                Fixtures.tlsSecret("shop", "bad-tls", CERT, Fixtures.OTHER_KEY),
+                route("shop", "secure", 1, "tls: { secretName: bad-tls }\nhosts: [ secure.example.com ]\nrules: [ { respond: { status: 200 } } ]"),
+                route("shop", "plain", 2, "hosts: [ example.com ]\nrules: [ { respond: { status: 200 } } ]"));
+        assertThat(Fixtures.routeReport(t, "shop", "secure").errors())
+                .containsExactly("spec.tls.secretName: Secret \"bad-tls\": tls.key does not match the certificate in tls.crt");
+        assertThat(Fixtures.routeNames(t)).containsExactly("shop.plain");
+        assertThat(t.snapshot(Fixtures.STRAIT).config().listeners()).extracting(Config.Listener::name)
+                .as("no https listener with a certificate no proxy could load").containsExactly("http");
+    }
+
+    @Test
+    void aSecretWithABrokenCertificateIsReportedByField() {
+        Translation t = Fixtures.translate(
+                Fixtures.tlsSecret("shop", "bad-tls", "-----BEGIN CERTIFICATE-----\nMIIB\n-----END CERTIFICATE-----\n", KEY),
+                route("shop", "secure", 1, "tls: { secretName: bad-tls }\nhosts: [ secure.example.com ]\nrules: [ { respond: { status: 200 } } ]"));
+        assertThat(Fixtures.routeReport(t, "shop", "secure").errors()).singleElement().asString()
+                .startsWith("spec.tls.secretName: Secret \"bad-tls\": tls.crt is not a PEM certificate");
     }
 }

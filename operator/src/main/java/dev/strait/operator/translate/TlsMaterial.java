@@ -1,0 +1,78 @@
+package dev.strait.operator.translate;
+
+import java.io.ByteArrayInputStream;
+import java.io.IOException;
+import java.io.StringReader;
+import java.nio.charset.StandardCharsets;
+import java.security.GeneralSecurityException;
+import java.security.PrivateKey;
+import java.security.Signature;
+import java.security.cert.Certificate;
+import java.security.cert.CertificateFactory;
+import java.security.cert.X509Certificate;
+import java.util.Collection;
+import org.bouncycastle.asn1.pkcs.PrivateKeyInfo;
+import org.bouncycastle.openssl.PEMKeyPair;
+import org.bouncycastle.openssl.PEMParser;
+import org.bouncycastle.openssl.jcajce.JcaPEMKeyConverter;
+
+/**
+ * Checks a TLS Secret's PEM before it goes into a snapshot: a proxy refuses a snapshot whose
+ * certificate or key it cannot load, and that would hold back every other route's change too. So a
+ * bad Secret is caught here and reported on its Route, which alone is left out. The same key formats
+ * as the proxy: PKCS#8, PKCS#1 ({@code RSA PRIVATE KEY}) and SEC1 ({@code EC PRIVATE KEY}).
+ */
+final class TlsMaterial {
+    private TlsMaterial() {}
+
+    /** Null when the certificate chain and key load and belong together, else what is wrong. */
+    static String problem(String certPem, String keyPem) {
+        X509Certificate leaf;
+        try {
+            Collection<? extends Certificate> chain = CertificateFactory.getInstance("X.509")
+                    .generateCertificates(new ByteArrayInputStream(certPem.getBytes(StandardCharsets.US_ASCII)));
+            if (chain.isEmpty()) {
+                return "tls.crt holds no certificate";
+            }
+            leaf = (X509Certificate) chain.iterator().next();
+        } catch (GeneralSecurityException | RuntimeException e) {
+            return "tls.crt is not a PEM certificate (" + e.getMessage() + ")";
+        }
+        PrivateKey key;
+        try (PEMParser p = new PEMParser(new StringReader(keyPem))) {
+            Object o = p.readObject();
+            JcaPEMKeyConverter converter = new JcaPEMKeyConverter();
+            if (o instanceof PEMKeyPair kp) {
+                key = converter.getKeyPair(kp).getPrivate();
+            } else if (o instanceof PrivateKeyInfo info) {
+                key = converter.getPrivateKey(info);
+            } else {
+                return "tls.key holds no unencrypted private key";
+            }
+        } catch (IOException | RuntimeException e) {
+            return "tls.key is not a PEM private key (" + e.getMessage() + ")";
+        }
+        try {
+            String alg = switch (key.getAlgorithm()) {
+                case "RSA" -> "SHA256withRSA";
+                case "EC", "ECDSA" -> "SHA256withECDSA";
+                case "Ed25519", "EdDSA" -> "Ed25519";
+                default -> null;
+            };
+            if (alg == null) {
+                return "tls.key is a " + key.getAlgorithm() + " key; RSA, ECDSA and Ed25519 are supported";
+            }
+            byte[] probe = "strait".getBytes(StandardCharsets.US_ASCII);
+            Signature sign = Signature.getInstance(alg);
+            sign.initSign(key);
+            sign.update(probe);
+            byte[] sig = sign.sign();
+            Signature verify = Signature.getInstance(alg);
+            verify.initVerify(leaf.getPublicKey());
+            verify.update(probe);
+            return verify.verify(sig) ? null : "tls.key does not match the certificate in tls.crt";
+        } catch (GeneralSecurityException | RuntimeException e) {
+            return "tls.key does not match the certificate in tls.crt (" + e.getMessage() + ")";
+        }
+    }
+}
