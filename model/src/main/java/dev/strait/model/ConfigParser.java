@@ -339,10 +339,13 @@ public final class ConfigParser {
             } else if (key != null && cert == null) {
                 error(tp + ".cert", "is required with key (mutual TLS needs both)");
             }
-            if (protocol != Upstream.Protocol.HTTP1) {
-                error(tp, "is only available for http1 upstreams in this version");
+            if (protocol != Upstream.Protocol.HTTP1 && protocol != Upstream.Protocol.H2) {
+                error(tp, "is only available for http1 and h2 upstreams (h2c and fastcgi are cleartext)");
             }
             tls = new Upstream.Tls(text(t.get("ca"), tp + ".ca", null), serverName, cert, key);
+        }
+        if (tls == null && protocol == Upstream.Protocol.H2) {
+            tls = new Upstream.Tls(null, null, null, null); // h2 is HTTP/2 over TLS: the JDK's trust store, the endpoint's name
         }
         return new Upstream(name, nonNull(endpoints), protocol, lb, hc, weights, hashOn, pool, od, panic,
                 maxConnections, tls);

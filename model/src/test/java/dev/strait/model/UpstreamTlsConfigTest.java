@@ -37,6 +37,16 @@ class UpstreamTlsConfigTest {
                 .containsExactly("upstreams[0].tls.serverName: \"not a name\" is not a host name");
         assertThat(texts(upstream(", tls: { sni: x }"))).hasSize(1).allMatch(e -> e.startsWith("upstreams[0].tls.sni"));
         assertThat(texts(upstream(", protocol: fastcgi, tls: {}")))
-                .contains("upstreams[0].tls: is only available for http1 upstreams in this version");
+                .contains("upstreams[0].tls: is only available for http1 and h2 upstreams (h2c and fastcgi are cleartext)");
+    }
+
+    @Test
+    void h2IsTlsEvenWithoutSettings() throws Exception {
+        Config c = ConfigParser.parse("""
+                listeners: [ { name: http, address: "127.0.0.1:0" } ]
+                upstreams: [ { name: app, endpoints: [ "127.0.0.1:1" ], protocol: h2 } ]
+                """, "test");
+        assertThat(c.upstreams().get(0).tls()).isEqualTo(new Upstream.Tls(null, null, null, null));
+        assertThat(ConfigParser.parse(ConfigWriter.toJson(c, false), "again")).isEqualTo(c);
     }
 }

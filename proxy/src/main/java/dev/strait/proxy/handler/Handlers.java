@@ -18,8 +18,7 @@ public final class Handlers {
 
     /**
      * The handler of a rule. {@code backends} are served by their upstreams' protocol: fastcgi over
-     * FastCGI with the rule's {@code fastcgi} settings, http1 and h2c by the reverse proxy; h2 (over
-     * TLS) is refused with its field path until upstream TLS lands.
+     * FastCGI with the rule's {@code fastcgi} settings, http1, h2c and h2 by the reverse proxy.
      *
      * @param config    the whole config (the upstreams a rule names, request id settings)
      * @param upstreams the config's upstreams, compiled
@@ -30,14 +29,6 @@ public final class Handlers {
         if (rule.action() instanceof Route.Backends b) {
             if (rule.fastcgi() != null || namesProtocol(upstreams, b, Upstream.Protocol.FASTCGI)) {
                 return FastCgiHandler.create(config, route, rule, path);
-            }
-            for (int k = 0; k < b.backends().size(); k++) {
-                UpstreamSpec spec = upstreams.get(b.backends().get(k).upstream());
-                if (spec != null && spec.config().protocol() == Upstream.Protocol.H2) {
-                    throw new IllegalArgumentException(path + ".backends[" + k + "].upstream: upstream \""
-                            + spec.name() + "\" uses protocol h2 (HTTP/2 over TLS), which this version cannot proxy"
-                            + " to yet (http1, h2c and fastcgi)");
-                }
             }
             return ProxyHandler.create(route.name(), index, rule, b, upstreams, config.requestId(), path);
         }

@@ -64,7 +64,8 @@ public final class UpstreamTls {
             }
             String path = "upstreams[" + i + "].tls";
             try {
-                out.put(u.name(), new UpstreamTls(context(u.tls(), path), u.tls().serverName()));
+                out.put(u.name(), new UpstreamTls(context(u.tls(), path, u.protocol() == Upstream.Protocol.H2),
+                        u.tls().serverName()));
             } catch (PemMaterial.Invalid e) {
                 errors.add(new ConfigError(e.field, e.getMessage()));
             }
@@ -72,11 +73,12 @@ public final class UpstreamTls {
         return out;
     }
 
-    private static SslContext context(Upstream.Tls t, String path) throws PemMaterial.Invalid {
+    /** @param h2 offer only {@code h2} by ALPN (an h2 upstream), else no ALPN (HTTP/1.1) */
+    private static SslContext context(Upstream.Tls t, String path, boolean h2) throws PemMaterial.Invalid {
         String ca = t.ca() == null ? null : PemMaterial.text(t.ca(), path + ".ca");
         String cert = t.cert() == null ? null : PemMaterial.text(t.cert(), path + ".cert");
         String key = t.key() == null ? null : PemMaterial.text(t.key(), path + ".key");
-        String id = digest(ca + "\u0000" + cert + "\u0000" + key);
+        String id = digest(ca + "\u0000" + cert + "\u0000" + key + (h2 ? "\u0000h2" : ""));
         synchronized (CACHE) {
             SslContext c = CACHE.get(id);
             if (c != null) {
@@ -88,6 +90,13 @@ public final class UpstreamTls {
                 .protocols("TLSv1.3", "TLSv1.2")
                 // Check the endpoint's name, not only its chain (Netty 4.2's default, stated).
                 .endpointIdentificationAlgorithm("HTTPS");
+        if (h2) {
+            b.applicationProtocolConfig(new io.netty.handler.ssl.ApplicationProtocolConfig(
+                    io.netty.handler.ssl.ApplicationProtocolConfig.Protocol.ALPN,
+                    io.netty.handler.ssl.ApplicationProtocolConfig.SelectorFailureBehavior.NO_ADVERTISE,
+                    io.netty.handler.ssl.ApplicationProtocolConfig.SelectedListenerFailureBehavior.ACCEPT,
+                    io.netty.handler.ssl.ApplicationProtocolNames.HTTP_2));
+        }
         if (ca != null) {
             b.trustManager(PemMaterial.certificates(ca, path + ".ca").toArray(new X509Certificate[0]));
         }

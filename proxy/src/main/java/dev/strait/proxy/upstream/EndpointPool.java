@@ -156,6 +156,7 @@ public final class EndpointPool {
         ChannelFuture reg = loop.bootstrap.register();
         Channel ch = reg.channel();
         if (reg.isDone() && !reg.isSuccess()) {
+            live--;
             listener.onConnectFailed(reg.cause());
             return;
         }
@@ -203,6 +204,10 @@ public final class EndpointPool {
             h2 = H2Session.connect(this, deadline);
         }
         h2.open(handler, opener);
+    }
+
+    dev.strait.proxy.tls.UpstreamTls tls() {
+        return spec.tls;
     }
 
     long connectTimeoutMillis() {

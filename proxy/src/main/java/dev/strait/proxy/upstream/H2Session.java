@@ -61,6 +61,11 @@ public final class H2Session extends ChannelInboundHandlerAdapter {
             s.retire(reg.cause());
             return s;
         }
+        var tls = pool.tls();
+        if (tls != null) {
+            // h2: TLS with ALPN offering only h2; streams wait until the handshake has agreed on it.
+            ch.pipeline().addLast("tls", tls.newHandler(ch.alloc(), pool.address.host(), pool.address.port()));
+        }
         ch.pipeline()
                 .addLast("h2", Http2FrameCodecBuilder.forClient()
                         .initialSettings(Http2Settings.defaultSettings().initialWindowSize(WINDOW))
@@ -79,7 +84,22 @@ public final class H2Session extends ChannelInboundHandlerAdapter {
             s.retire(new java.nio.channels.ClosedChannelException());
         });
         ch.connect(pool.socketAddress()).addListener(f -> {
-            if (f.isSuccess()) {
+            if (f.isSuccess() && tls != null) {
+                io.netty.handler.ssl.SslHandler ssl = ch.pipeline().get(io.netty.handler.ssl.SslHandler.class);
+                ssl.handshakeFuture().addListener(h -> {
+                    if (!h.isSuccess()) {
+                        s.retire(h.cause());
+                        ch.close();
+                    } else if (!"h2".equals(ssl.applicationProtocol())) {
+                        s.retire(new javax.net.ssl.SSLHandshakeException("the endpoint did not agree to h2 by ALPN ("
+                                + ssl.applicationProtocol() + ")"));
+                        ch.close();
+                    } else {
+                        s.connected = true;
+                        s.drain();
+                    }
+                });
+            } else if (f.isSuccess()) {
                 s.connected = true;
                 s.drain();
             } else {

@@ -114,8 +114,8 @@ public final class ProxyHandler implements Handler {
             if (s == null) {
                 throw new IllegalArgumentException(field + ": upstream \"" + b.upstream() + "\" is not defined");
             }
-            if (s.config().protocol() != Upstream.Protocol.HTTP1 && s.config().protocol() != Upstream.Protocol.H2C) {
-                throw new IllegalArgumentException(field + ": upstream \"" + b.upstream() + "\" does not speak http1 or h2c");
+            if (s.config().protocol() == Upstream.Protocol.FASTCGI) {
+                throw new IllegalArgumentException(field + ": upstream \"" + b.upstream() + "\" speaks fastcgi");
             }
             ups[i] = s;
             weights[i] = b.weight();
@@ -144,7 +144,14 @@ public final class ProxyHandler implements Handler {
             return;
         }
         UpstreamSpec spec = chooseUpstream();
-        if (spec != null && spec.config().protocol() == Upstream.Protocol.H2C && !isUpgrade(exchange)) {
+        Upstream.Protocol protocol = spec == null ? null : spec.config().protocol();
+        if (protocol == Upstream.Protocol.H2 && isUpgrade(exchange)) {
+            log.warn("route {}: a WebSocket handshake cannot go to the h2 upstream {} (HTTP/1.1 only); answering 501",
+                    route, spec.name());
+            exchange.sendError(HttpResponseStatus.NOT_IMPLEMENTED);
+            return;
+        }
+        if ((protocol == Upstream.Protocol.H2C || protocol == Upstream.Protocol.H2) && !isUpgrade(exchange)) {
             new H2ProxyCall(this, exchange, lc, spec).start();
         } else {
             new ProxyCall(this, exchange, lc, spec).start();

@@ -199,7 +199,8 @@ final class RequestHead {
      * connection-specific fields (8.2.2; {@code TE} only as {@code trailers}, which gRPC needs).
      */
     static io.netty.handler.codec.http2.Http2Headers encodeHttp2(Exchange ex, LoopContext lc, String hostRewrite,
-                                                                  boolean trustRequestId, String fallbackHost) {
+                                                                  boolean trustRequestId, String fallbackHost,
+                                                                  String upstreamScheme) {
         HttpRequest req = ex.request();
         HttpHeaders h = req.headers();
         String uri = req.uri();
@@ -216,7 +217,7 @@ final class RequestHead {
         String host = hostRewrite != null ? hostRewrite : clientHost != null ? clientHost
                 : ex.host() != null && !ex.host().isEmpty() ? ex.host() : fallbackHost;
         var out = new io.netty.handler.codec.http2.DefaultHttp2Headers(false, h.size() + 8)
-                .method(req.method().asciiName()).scheme("http").authority(host).path(uri);
+                .method(req.method().asciiName()).scheme(upstreamScheme).authority(host).path(uri);
         List<String> connectionNamed = h.contains(HttpHeaderNames.CONNECTION) ? HopByHop.connectionTokens(h) : null;
         StringBuilder xff = null;
         String requestId = null;

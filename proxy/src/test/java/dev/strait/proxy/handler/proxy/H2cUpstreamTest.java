@@ -144,11 +144,19 @@ class H2cUpstreamTest {
     }
 
     private String startUpstream() throws Exception {
+        return startUpstream(null);
+    }
+
+    /** With {@code tls}, HTTP/2 over TLS (ALPN h2), else h2c. */
+    private String startUpstream(io.netty.handler.ssl.SslContext tls) throws Exception {
         server = new ServerBootstrap().group(group).channel(NioServerSocketChannel.class)
                 .childHandler(new ChannelInitializer<SocketChannel>() {
                     @Override
                     protected void initChannel(SocketChannel ch) {
                         connections.incrementAndGet();
+                        if (tls != null) {
+                            ch.pipeline().addLast(tls.newHandler(ch.alloc()));
+                        }
                         ch.pipeline().addLast(Http2FrameCodecBuilder.forServer().build(),
                                 new Http2MultiplexHandler(new ChannelInitializer<Http2StreamChannel>() {
                                     @Override
@@ -268,6 +276,53 @@ class H2cUpstreamTest {
             port = s.getLocalPort();
         }
         startProxy("127.0.0.1:" + port, "");
+        assertThat(proxy.client().send("GET /x HTTP/1.1\r\nHost: a\r\n\r\n").read().status()).isEqualTo(502);
+    }
+
+    @Test
+    void h2UpstreamsSpeakHttp2OverTlsChosenByAlpn() throws Exception {
+        dev.strait.proxy.testing.TestCertificates pki = new dev.strait.proxy.testing.TestCertificates();
+        var issued = pki.issue(dev.strait.proxy.testing.TestCertificates.KeyType.EC, "upstream.test", "upstream.test");
+        var tls = io.netty.handler.ssl.SslContextBuilder.forServer(issued.key(), issued.certificate())
+                .applicationProtocolConfig(new io.netty.handler.ssl.ApplicationProtocolConfig(
+                        io.netty.handler.ssl.ApplicationProtocolConfig.Protocol.ALPN,
+                        io.netty.handler.ssl.ApplicationProtocolConfig.SelectorFailureBehavior.NO_ADVERTISE,
+                        io.netty.handler.ssl.ApplicationProtocolConfig.SelectedListenerFailureBehavior.ACCEPT,
+                        io.netty.handler.ssl.ApplicationProtocolNames.HTTP_2))
+                .build();
+        String endpoint = startUpstream(tls);
+        proxy.start("""
+                workers: 1
+                upstreams:
+                  - name: grpc
+                    endpoints: [ "%s" ]
+                    protocol: h2
+                    tls: { ca: "%s", serverName: upstream.test }
+                routes:
+                  - name: r
+                    hosts: [ "*" ]
+                    rules:
+                      - backends: [ { upstream: grpc } ]
+                """.formatted(endpoint, pki.caPem().replace("\n", "\\n")));
+        RawClient c = proxy.client();
+        assertThat(c.send("GET /x HTTP/1.1\r\nHost: a\r\n\r\n").read().text()).startsWith("GET /x authority=a");
+        RawClient.Response grpc = c.send("POST /grpc HTTP/1.1\r\nHost: a\r\nTE: trailers\r\nContent-Length: 0\r\n\r\n").read();
+        assertThat(grpc.trailers()).containsEntry("grpc-status", "0");
+        assertThat(seen).allSatisfy(h -> assertThat(h.scheme().toString()).isEqualTo("https"));
+        assertThat(connections.get()).isEqualTo(1);
+    }
+
+    @Test
+    void anH2UpstreamWithAnUntrustedCertificateIs502() throws Exception {
+        dev.strait.proxy.testing.TestCertificates pki = new dev.strait.proxy.testing.TestCertificates();
+        var issued = pki.issue(dev.strait.proxy.testing.TestCertificates.KeyType.EC, "upstream.test", "upstream.test");
+        var tls = io.netty.handler.ssl.SslContextBuilder.forServer(issued.key(), issued.certificate()).build();
+        String endpoint = startUpstream(tls);
+        proxy.start("""
+                workers: 1
+                upstreams: [ { name: grpc, endpoints: [ "%s" ], protocol: h2, tls: { serverName: upstream.test } } ]
+                routes: [ { name: r, hosts: [ "*" ], rules: [ { backends: [ { upstream: grpc } ] } ] } ]
+                """.formatted(endpoint));
         assertThat(proxy.client().send("GET /x HTTP/1.1\r\nHost: a\r\n\r\n").read().status()).isEqualTo(502);
     }
 }
