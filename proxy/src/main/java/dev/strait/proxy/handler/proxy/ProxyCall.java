@@ -25,7 +25,6 @@ import java.util.ArrayDeque;
 import java.util.Iterator;
 import java.util.Map;
 import java.util.concurrent.ScheduledFuture;
-import java.util.concurrent.ThreadLocalRandom;
 import java.util.concurrent.TimeUnit;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -191,8 +190,7 @@ final class ProxyCall implements UpstreamListener, BodyReceiver, Runnable {
         retries++;
         upstream.meters().retry();
         lastEndpoint = endpoint;
-        long cap = Math.min(rule.backoffNanos << Math.min(retries - 1, 20), rule.backoffNanos * 10);
-        long delay = ThreadLocalRandom.current().nextLong(Math.max(cap, 1));
+        long delay = rule.retryDelayNanos(retries);
         log.debug("route {} upstream {} endpoint {}: retry {} in {} us ({})", rule.route, upstream.name(),
                 endpoint.address(),
                 retries, delay / 1000, why);

@@ -180,6 +180,12 @@ public final class ProxyHandler implements Handler {
         return upstreams[upstreams.length - 1];
     }
 
+    /** Full-jitter exponential backoff before retry number {@code retries} (1-based), capped at 10x the base. */
+    long retryDelayNanos(int retries) {
+        long cap = Math.min(backoffNanos << Math.min(retries - 1, 20), backoffNanos * 10);
+        return ThreadLocalRandom.current().nextLong(Math.max(cap, 1));
+    }
+
     boolean retriesStatus(int status) {
         return retryStatus[status];
     }

@@ -67,18 +67,9 @@ final class RequestHead {
         ByteBuf b = ex.alloc().ioBuffer(512);
         ByteBufUtil.copy(req.method().asciiName(), b);
         b.writeByte(' ');
-        String uri = req.uri();
-        String clientHost = h.get(HttpHeaderNames.HOST);
-        if (!uri.isEmpty() && uri.charAt(0) != '/' && !uri.equals("*")) {
-            // absolute form (RFC 9112 3.2.2): the authority is the Host; send the origin form
-            int scheme = uri.indexOf("://");
-            int pathStart = uri.indexOf('/', scheme + 3);
-            int q = uri.indexOf('?', scheme + 3);
-            int authEnd = pathStart < 0 ? (q < 0 ? uri.length() : q) : (q >= 0 && q < pathStart ? q : pathStart);
-            clientHost = uri.substring(scheme + 3, authEnd);
-            uri = authEnd == uri.length() ? "/" : uri.charAt(authEnd) == '?' ? "/" + uri.substring(authEnd)
-                    : uri.substring(authEnd);
-        }
+        Target t = target(req);
+        String uri = t.path;
+        String clientHost = t.authority;
         b.writeCharSequence(uri, CharsetUtil.ISO_8859_1);
         b.writeBytes(HTTP11);
 
@@ -203,17 +194,9 @@ final class RequestHead {
                                                                   String upstreamScheme) {
         HttpRequest req = ex.request();
         HttpHeaders h = req.headers();
-        String uri = req.uri();
-        String clientHost = h.get(HttpHeaderNames.HOST);
-        if (!uri.isEmpty() && uri.charAt(0) != '/' && !uri.equals("*")) {
-            int scheme = uri.indexOf("://");
-            int pathStart = uri.indexOf('/', scheme + 3);
-            int q = uri.indexOf('?', scheme + 3);
-            int authEnd = pathStart < 0 ? (q < 0 ? uri.length() : q) : (q >= 0 && q < pathStart ? q : pathStart);
-            clientHost = uri.substring(scheme + 3, authEnd);
-            uri = authEnd == uri.length() ? "/" : uri.charAt(authEnd) == '?' ? "/" + uri.substring(authEnd)
-                    : uri.substring(authEnd);
-        }
+        Target t = target(req);
+        String uri = t.path;
+        String clientHost = t.authority;
         String host = hostRewrite != null ? hostRewrite : clientHost != null ? clientHost
                 : ex.host() != null && !ex.host().isEmpty() ? ex.host() : fallbackHost;
         var out = new io.netty.handler.codec.http2.DefaultHttp2Headers(false, h.size() + 8)
@@ -268,6 +251,24 @@ final class RequestHead {
             out.add(HttpHeaderNames.CONTENT_LENGTH, Long.toString(HttpUtil.getContentLength(req, 0L)));
         }
         return out;
+    }
+
+    /** The path (origin form) to send upstream, and the client's authority: its Host, or an absolute target's. */
+    private record Target(String path, String authority) {}
+
+    private static Target target(HttpRequest req) {
+        String uri = req.uri();
+        if (uri.isEmpty() || uri.charAt(0) == '/' || uri.equals("*")) {
+            return new Target(uri, req.headers().get(HttpHeaderNames.HOST));
+        }
+        // absolute form (RFC 9112 3.2.2): the authority is the Host; send the origin form
+        int scheme = uri.indexOf("://");
+        int pathStart = uri.indexOf('/', scheme + 3);
+        int q = uri.indexOf('?', scheme + 3);
+        int authEnd = pathStart < 0 ? (q < 0 ? uri.length() : q) : (q >= 0 && q < pathStart ? q : pathStart);
+        String path = authEnd == uri.length() ? "/" : uri.charAt(authEnd) == '?' ? "/" + uri.substring(authEnd)
+                : uri.substring(authEnd);
+        return new Target(path, uri.substring(scheme + 3, authEnd));
     }
 
     /** What a request header is to the proxy; a switch on length first keeps the common case to one compare. */
