@@ -109,6 +109,12 @@ final class Http2ConnectionGuard extends ChannelInboundHandlerAdapter {
 
     @Override
     public void exceptionCaught(ChannelHandlerContext ctx, Throwable cause) {
+        if (io.netty.handler.codec.http2.Http2CodecUtil.getEmbeddedHttp2Exception(cause) != null) {
+            // The codec passes its protocol errors on before it answers them: it sends GOAWAY with the
+            // violation's code (FLOW_CONTROL_ERROR, ENHANCE_YOUR_CALM, ...) and closes. Closing here first
+            // would send a graceful GOAWAY (NO_ERROR) instead.
+            return;
+        }
         ctx.close();
     }
 }

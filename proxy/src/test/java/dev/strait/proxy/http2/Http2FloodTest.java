@@ -30,7 +30,7 @@ class Http2FloodTest {
     private static final int DATA = 0, HEADERS = 1, RST_STREAM = 3, SETTINGS = 4, GOAWAY = 7, WINDOW_UPDATE = 8,
             CONTINUATION = 9;
     private static final int END_STREAM = 1, END_HEADERS = 4;
-    private static final int PROTOCOL_ERROR = 1, REFUSED_STREAM = 7;
+    private static final int PROTOCOL_ERROR = 1, FLOW_CONTROL_ERROR = 3, REFUSED_STREAM = 7, ENHANCE_YOUR_CALM = 0xb;
     /** :method GET, :scheme http, :path / (static table) and :authority "a" (literal, not indexed). */
     private static final byte[] GET = {(byte) 0x82, (byte) 0x86, (byte) 0x84, 0x01, 0x01, 'a'};
 
@@ -101,10 +101,7 @@ class Http2FloodTest {
             }
         }
 
-        /**
-         * The connection was ended: a GOAWAY and then the close, or a reset. (The GOAWAY's code is
-         * NO_ERROR today rather than the violation's, see issue 9; what matters here is that it ends.)
-         */
+        /** The connection was ended: a GOAWAY and then the close, or a reset. */
         void cutOff(List<Frame> frames) throws IOException {
             if (!closed) {
                 socket.setSoTimeout(10_000);
@@ -161,6 +158,12 @@ class Http2FloodTest {
         }
     }
 
+    private static int lastGoAwayCode(List<Frame> frames) {
+        return frames.stream().filter(f -> f.type == GOAWAY).reduce((a, b) -> b)
+                .orElseThrow(() -> new AssertionError("no GOAWAY among " + frames.stream().map(Frame::type).toList()))
+                .errorCode();
+    }
+
     private void othersAreStillServed() throws IOException {
         try (RawClient c = new RawClient(proxy.address())) {
             assertThat(c.send("GET / HTTP/1.1\r\nHost: a\r\n\r\n").read().text()).isEqualTo("ok");
@@ -188,7 +191,9 @@ class Http2FloodTest {
                 burst.write(frame(RST_STREAM, 0, stream, int32(8))); // CANCEL
             }
             c.send(burst.toByteArray());
-            c.cutOff(c.readUntilGoAway(100_000));
+            List<Frame> frames = c.readUntilGoAway(100_000);
+            assertThat(lastGoAwayCode(frames)).isEqualTo(ENHANCE_YOUR_CALM);
+            c.cutOff(frames);
         }
         othersAreStillServed();
     }
@@ -248,7 +253,9 @@ class Http2FloodTest {
     void aWindowOverflowIsAConnectionError() throws Exception {
         try (Conn c = new Conn()) {
             c.send(frame(WINDOW_UPDATE, 0, 0, int32(0x7fffffff)));
-            c.cutOff(c.readUntilGoAway(100));
+            List<Frame> frames = c.readUntilGoAway(100);
+            assertThat(lastGoAwayCode(frames)).isEqualTo(FLOW_CONTROL_ERROR);
+            c.cutOff(frames);
         }
         othersAreStillServed();
     }
