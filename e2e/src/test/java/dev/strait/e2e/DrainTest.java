@@ -17,8 +17,9 @@ import org.junit.jupiter.api.extension.RegisterExtension;
 import org.junit.jupiter.api.io.TempDir;
 
 /**
- * SIGTERM drains: the listeners close, idle keep-alive connections are closed at once, and the process
- * exits as soon as no connection is left, well before {@code limits.drainTimeout}.
+ * SIGTERM drains: the listeners close, idle keep-alive connections are closed at once, requests in
+ * flight finish (with {@code Connection: close}), and the process exits as soon as no connection is
+ * left, well before {@code limits.drainTimeout}.
  */
 class DrainTest {
     @RegisterExtension
@@ -63,6 +64,64 @@ class DrainTest {
         assertThat(proxy.stderr()).contains("stopping: draining connections").doesNotContain("drain timeout");
         // The access log is flushed before exit.
         assertThat(proxy.stdout()).contains("\"uri\":\"/idle\"").contains("\"status\":200");
+    }
+
+    @Test
+    void sigtermLetsRequestsInFlightFinish() throws Exception {
+        // An upstream that takes 700 ms per answer, so the requests are in flight when SIGTERM comes.
+        com.sun.net.httpserver.HttpServer app = com.sun.net.httpserver.HttpServer.create(
+                new java.net.InetSocketAddress("127.0.0.1", 0), 64);
+        app.setExecutor(java.util.concurrent.Executors.newCachedThreadPool());
+        java.util.concurrent.CountDownLatch arrived = new java.util.concurrent.CountDownLatch(8);
+        app.createContext("/", x -> {
+            arrived.countDown();
+            try {
+                Thread.sleep(700);
+            } catch (InterruptedException e) {
+                Thread.currentThread().interrupt();
+            }
+            byte[] body = "slow\n".getBytes(StandardCharsets.US_ASCII);
+            x.sendResponseHeaders(200, body.length);
+            x.getResponseBody().write(body);
+            x.close();
+        });
+        app.start();
+        try {
+            Path file = Files.writeString(dir.resolve("strait.yaml"), """
+                    limits: { drainTimeout: 30s }
+                    listeners: [ { name: http, address: "127.0.0.1:0" } ]
+                    upstreams: [ { name: app, endpoints: [ "127.0.0.1:%d" ] } ]
+                    routes: [ { name: app, hosts: [ "*" ], rules: [ { backends: [ { upstream: app } ] } ] } ]
+                    """.formatted(app.getAddress().getPort()));
+            ProxyProcess proxy = strait.start("--config", file.toString()).awaitServing();
+            java.util.List<java.util.concurrent.Future<String>> answers = new java.util.ArrayList<>();
+            java.util.concurrent.ExecutorService clients = java.util.concurrent.Executors.newFixedThreadPool(8);
+            try {
+                for (int i = 0; i < 8; i++) {
+                    answers.add(clients.submit(() -> {
+                        try (Socket socket = new Socket("127.0.0.1", proxy.port("http"))) {
+                            socket.setSoTimeout(10_000);
+                            socket.getOutputStream().write("GET /slow HTTP/1.1\r\nHost: drain.test\r\n\r\n"
+                                    .getBytes(StandardCharsets.ISO_8859_1));
+                            return readResponse(socket.getInputStream());
+                        }
+                    }));
+                }
+                assertThat(arrived.await(10, java.util.concurrent.TimeUnit.SECONDS)).as("all 8 reached the upstream").isTrue();
+                proxy.terminate(); // SIGTERM while all 8 wait for the upstream
+                for (var a : answers) {
+                    assertThat(a.get(15, java.util.concurrent.TimeUnit.SECONDS)).startsWith("HTTP/1.1 200")
+                            .containsIgnoringCase("connection: close").endsWith("slow\n");
+                }
+                assertThat(proxy.waitFor(Duration.ofSeconds(10))).as("exited after the drain; stderr:%n%s", proxy.stderr())
+                        .isTrue();
+            } finally {
+                clients.shutdownNow();
+            }
+            assertThat(proxy.stderr()).doesNotContain("drain timeout");
+        } finally {
+            app.stop(0);
+        }
     }
 
     /** Reads one response with a Content-Length body. */

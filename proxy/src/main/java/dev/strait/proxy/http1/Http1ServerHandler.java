@@ -705,6 +705,9 @@ public final class Http1ServerHandler extends ChannelInboundHandlerAdapter {
         if (date) {
             buf.writeBytes(DateHeader.line());
         }
+        if (drainRequested) {
+            ex.keepAlive = false; // SIGTERM came while this request was in flight: say so in its answer
+        }
         if (!ex.keepAlive) {
             buf.writeBytes(CONNECTION_CLOSE);
         } else if (ex.request.protocolVersion().minorVersion() == 0) {
