@@ -274,18 +274,10 @@ public final class Http1ServerHandler extends ChannelInboundHandlerAdapter {
             refuse(ex, HttpResponseStatus.HTTP_VERSION_NOT_SUPPORTED);
             return;
         }
-        // Host: exactly one on HTTP/1.1 (RFC 9112 3.2); an absolute-form target's authority wins.
+        // Host: the decoder (HeadParser) already refused a missing one on HTTP/1.1, a repeated or a
+        // malformed one (RFC 9112 3.2); an absolute-form target's authority wins.
         String uri = req.uri();
-        String hostHeader = null;
-        int hosts = 0;
-        for (Iterator<String> it = headers.valueStringIterator(HttpHeaderNames.HOST); it.hasNext(); ) {
-            hostHeader = it.next();
-            hosts++;
-        }
-        if (hosts > 1 || hosts == 0 && version.minorVersion() == 1) {
-            refuse(ex, HttpResponseStatus.BAD_REQUEST);
-            return;
-        }
+        String hostHeader = headers.get(HttpHeaderNames.HOST);
         String target = uri;
         if (!uri.isEmpty() && uri.charAt(0) != '/') {
             int scheme = uri.indexOf("://");
