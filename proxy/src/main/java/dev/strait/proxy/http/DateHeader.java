@@ -1,5 +1,6 @@
 package dev.strait.proxy.http;
 
+import io.netty.util.AsciiString;
 import java.nio.charset.StandardCharsets;
 import java.time.ZoneOffset;
 import java.time.ZonedDateTime;
@@ -17,7 +18,10 @@ import java.util.concurrent.TimeUnit;
 public final class DateHeader {
     private static final DateTimeFormatter IMF_FIXDATE =
             DateTimeFormatter.ofPattern("EEE, dd MMM yyyy HH:mm:ss 'GMT'", Locale.ENGLISH).withZone(ZoneOffset.UTC);
-    private static volatile byte[] line = format();
+    /** The line and its value, swapped together. */
+    private record Current(byte[] line, AsciiString value) {}
+
+    private static volatile Current current = format();
 
     static {
         ScheduledExecutorService timer = Executors.newSingleThreadScheduledExecutor(r -> {
@@ -26,24 +30,26 @@ public final class DateHeader {
             return t;
         });
         long toNextSecond = 1000 - System.currentTimeMillis() % 1000;
-        timer.scheduleAtFixedRate(() -> line = format(), toNextSecond, 1000, TimeUnit.MILLISECONDS);
+        timer.scheduleAtFixedRate(() -> current = format(), toNextSecond, 1000, TimeUnit.MILLISECONDS);
     }
 
     private DateHeader() {}
 
     /** {@code Date: <IMF-fixdate>\r\n}; the array must not be modified. */
     public static byte[] line() {
-        return line;
+        return current.line;
     }
 
-    /** The current value alone, for logs. */
-    public static String value() {
-        byte[] l = line;
-        return new String(l, 6, l.length - 8, StandardCharsets.ISO_8859_1);
+    /**
+     * The current value alone (HTTP/2 answers, logs). The same instance for the whole second, so a caller
+     * that keeps it can tell by identity whether it is still current.
+     */
+    public static AsciiString value() {
+        return current.value;
     }
 
-    private static byte[] format() {
-        return ("Date: " + IMF_FIXDATE.format(ZonedDateTime.now(ZoneOffset.UTC)) + "\r\n")
-                .getBytes(StandardCharsets.ISO_8859_1);
+    private static Current format() {
+        String value = IMF_FIXDATE.format(ZonedDateTime.now(ZoneOffset.UTC));
+        return new Current(("Date: " + value + "\r\n").getBytes(StandardCharsets.ISO_8859_1), AsciiString.cached(value));
     }
 }

@@ -461,8 +461,21 @@ public final class Http2Exchange extends ChannelInboundHandlerAdapter implements
 
     @Override
     public void sendPreEncoded(byte[] headBytes, ByteBuf body) {
+        PreEncodedHead.Shared shared = PreEncodedHead.shared(headBytes);
+        sendHeadAndBody(shared.headers, shared.status, body);
+    }
+
+    @Override
+    public void sendPreEncoded(byte[] headBytes, byte[] extra, ByteBuf body) {
+        // Extra lines differ per answer (the cache's Age): these headers are this answer's own.
         Http2Headers headers = PreEncodedHead.parse(headBytes);
-        beginResponse(headers);
+        PreEncodedHead.addLines(headers, extra, 0);
+        headers.set(HttpHeaderNames.DATE, DateHeader.value());
+        sendHeadAndBody(headers, ((AsciiString) headers.status()).parseInt(), body);
+    }
+
+    private void sendHeadAndBody(Http2Headers headers, int status, ByteBuf body) {
+        beginResponse(status);
         int len = body == null ? 0 : body.readableBytes();
         if (head || len == 0) {
             ReferenceCountUtil.release(body);
@@ -477,9 +490,10 @@ public final class Http2Exchange extends ChannelInboundHandlerAdapter implements
 
     @Override
     public void sendFile(byte[] headBytes, File file, long offset, long length) {
-        Http2Headers headers = PreEncodedHead.parse(headBytes);
+        PreEncodedHead.Shared shared = PreEncodedHead.shared(headBytes);
+        Http2Headers headers = shared.headers;
         if (head || length == 0) {
-            beginResponse(headers);
+            beginResponse(shared.status);
             writeHeaders(headers, true);
             complete();
             return;
@@ -491,7 +505,7 @@ public final class Http2Exchange extends ChannelInboundHandlerAdapter implements
             sendError(HttpResponseStatus.NOT_FOUND); // gone between stat and open
             return;
         }
-        beginResponse(headers);
+        beginResponse(shared.status);
         writeHeaders(headers, false);
         bytes += length;
         if (ctx.pipeline().get(ChunkedWriteHandler.class) == null) {
@@ -656,15 +670,19 @@ public final class Http2Exchange extends ChannelInboundHandlerAdapter implements
 
     // ---- framing ----
 
+    /** For headers built for this answer alone: adds {@code Date}. */
     private void beginResponse(Http2Headers headers) {
-        if (responded || streaming) {
-            throw new IllegalStateException("response already started for " + request.uri());
-        }
-        CharSequence s = headers.status();
-        status = s == null ? 0 : Integer.parseInt(s.toString());
+        beginResponse(((AsciiString) headers.status()).parseInt());
         if (!headers.contains(HttpHeaderNames.DATE)) {
             headers.add(HttpHeaderNames.DATE, DateHeader.value());
         }
+    }
+
+    private void beginResponse(int status) {
+        if (responded || streaming) {
+            throw new IllegalStateException("response already started for " + request.uri());
+        }
+        this.status = status;
     }
 
     private void writeHeaders(Http2Headers headers, boolean endStream) {
