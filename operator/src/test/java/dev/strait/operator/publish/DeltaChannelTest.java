@@ -185,6 +185,40 @@ class DeltaChannelTest {
         assertThat(fleet.deltasSent()).isZero();
     }
 
+    @Test
+    void aProxyIsSentNothingUntilItAnswersAndAForgottenBaseMeansAWholeSnapshot() throws Exception {
+        String v1 = publish("one");
+        try (Socket s = new Socket()) {
+            s.connect(server.address(), 2000);
+            s.setSoTimeout(5000);
+            DataOutputStream out = new DataOutputStream(s.getOutputStream());
+            DataInputStream in = new DataInputStream(s.getInputStream());
+            write(out, "{\"type\":\"hello\",\"protocol\":1,\"node\":{\"ingressClass\":\"strait\"},\"features\":[\"delta\"]}");
+            assertThat(read(in).path("type").asText()).isEqualTo("snapshot");
+            write(out, "{\"type\":\"ack\",\"version\":\"" + v1 + "\"}");
+            await().atMost(Duration.ofSeconds(10)).until(() -> v1.equals(fleet.proxies().get(0).acked()));
+            String v2 = publish("two");
+            JsonNode delta = read(in);
+            assertThat(delta.path("type").asText()).isEqualTo("delta");
+            assertThat(delta.path("base").asText()).isEqualTo(v1);
+            assertThat(delta.path("version").asText()).isEqualTo(v2);
+
+            // Unanswered, it is sent nothing while a real proxy takes five more versions, one delta each.
+            TestProxy other = proxy();
+            String last = null;
+            for (int i = 3; i <= 7; i++) {
+                String v = publish("v" + i);
+                await().atMost(Duration.ofSeconds(10)).until(() -> v.equals(other.version()));
+                last = v;
+            }
+            // Its answer names a base the operator no longer keeps (4 documents per scope): the latest, whole.
+            write(out, "{\"type\":\"ack\",\"version\":\"" + v2 + "\"}");
+            JsonNode next = read(in);
+            assertThat(next.path("type").asText()).isEqualTo("snapshot");
+            assertThat(next.path("version").asText()).isEqualTo(last);
+        }
+    }
+
     private static void write(DataOutputStream out, String message) throws IOException {
         byte[] bytes = message.getBytes(StandardCharsets.UTF_8);
         out.writeInt(bytes.length);
