@@ -9,6 +9,9 @@ final class Patterns {
     /** A config duration: 250ms, 5s, 1m, 2h. */
     static final String DURATION = "^[0-9]{1,9}(ms|s|m|h)$";
 
+    /** A DNS host name (no port, no wildcard), as an upstream's TLS server name. */
+    static final String HOST_NAME = "^[A-Za-z0-9]([A-Za-z0-9.-]{0,251}[A-Za-z0-9])?$";
+
     /** A Host header value: a name or an address, with an optional port. */
     static final String HOST_VALUE =
             "^(\\[[0-9A-Fa-f:.]+]|[A-Za-z0-9]([A-Za-z0-9.-]{0,251}[A-Za-z0-9])?)(:[0-9]{1,5})?$";

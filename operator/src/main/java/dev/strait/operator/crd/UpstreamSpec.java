@@ -43,6 +43,9 @@ public class UpstreamSpec {
     @Max(100000)
     public Integer maxConnections;
 
+    /** TLS to the endpoints (http1 and h2); the config file's {@code tls} with Secrets in place of PEM. */
+    public Tls tls;
+
     public enum Protocol {
         @JsonProperty("http1") HTTP1,
         @JsonProperty("h2c") H2C,
@@ -104,6 +107,25 @@ public class UpstreamSpec {
 
         @Pattern(Patterns.DURATION)
         public String maxEjectionTime;
+    }
+
+    /**
+     * The config's {@code upstreams[].tls}, with Secrets of the Upstream's namespace in place of PEM: the
+     * operator puts their PEM inline in the snapshot. There is no switch to skip verification.
+     */
+    @JsonInclude(JsonInclude.Include.NON_NULL)
+    public static class Tls {
+        /** A Secret whose {@code ca.crt} holds the CA certificates (config {@code ca}); absent: the JDK's trust store. */
+        @Pattern(Patterns.NAME)
+        public String caSecretName;
+
+        /** Sent as SNI and checked against the endpoint's certificate; absent: each endpoint's host. */
+        @Pattern(Patterns.HOST_NAME)
+        public String serverName;
+
+        /** A {@code kubernetes.io/tls} Secret whose {@code tls.crt} and {@code tls.key} are the client certificate (mutual TLS). */
+        @Pattern(Patterns.NAME)
+        public String clientCertificateSecretName;
     }
 
     @JsonInclude(JsonInclude.Include.NON_NULL)

@@ -1,8 +1,12 @@
 package dev.strait.operator.publish;
 
+import com.fasterxml.jackson.databind.node.ObjectNode;
+import dev.strait.model.ConfigDelta;
 import dev.strait.operator.translate.ProxyDefaults;
 import dev.strait.operator.translate.Scope;
 import dev.strait.operator.translate.Translation;
+import java.io.IOException;
+import java.io.UncheckedIOException;
 import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.LinkedHashMap;
@@ -18,16 +22,33 @@ import org.slf4j.LoggerFactory;
  * says hello); nothing is sent before the first publication, so a proxy never sees a table built
  * from caches that had not synced. Each scope's versions are numbered in publication order, so "has
  * this proxy programmed that version" is a comparison even though versions are content hashes.
+ *
+ * <p>A proxy that announced {@code delta} in hello gets its first snapshot whole, then deltas from the
+ * version it last ACKed on this connection, when that version's document is still known here and the
+ * delta is smaller than the snapshot. While such a proxy has not answered what it was sent, nothing
+ * more is sent to it: its answer says which version the next delta is built on, and the latest version
+ * follows the answer.
  */
 public final class Fleet {
     private static final Logger log = LoggerFactory.getLogger(Fleet.class);
     /** Versions remembered per scope; a proxy ACKing one older than these counts as behind. */
     private static final int HISTORY = 4096;
+    /** Snapshot documents kept per scope as bases for deltas: a proxy further behind gets a whole snapshot. */
+    private static final int DOCUMENTS = 4;
+    /** In {@link #deltas}: no delta from that base (unknown, not expressible, or not smaller). */
+    private static final byte[] WHOLE = new byte[0];
 
     private final ProxyDefaults defaults;
     private final Map<Long, ProxySession> sessions = new LinkedHashMap<>();
     private final Map<Scope, History> history = new HashMap<>();
     private final Map<Scope, byte[]> encoded = new HashMap<>();
+    /** The JSON of the last versions sent per scope, by version, oldest first. */
+    private final Map<Scope, LinkedHashMap<String, String>> documents = new HashMap<>();
+    /** This publication's deltas per scope and base version, made once and shared by every session. */
+    private final Map<Scope, Map<String, byte[]>> deltas = new HashMap<>();
+    private final Map<Scope, ObjectNode> targets = new HashMap<>();
+    private long snapshotsSent;
+    private long deltasSent;
     private final List<Runnable> listeners = new CopyOnWriteArrayList<>();
     private Translation latest;
 
@@ -45,6 +66,8 @@ public final class Fleet {
         synchronized (this) {
             latest = t;
             encoded.clear();
+            deltas.clear();
+            targets.clear();
             for (Scope s : t.scopes()) {
                 seq(s, t.snapshot(s).version());
             }
@@ -87,6 +110,7 @@ public final class Fleet {
                 s.nacked = null;
                 s.nackError = null;
             }
+            sendHeldBack(s);
         }
         log.debug("proxy {} ACKed {}", s.id, version);
         changed();
@@ -96,9 +120,40 @@ public final class Fleet {
         synchronized (this) {
             s.nacked = version;
             s.nackError = error;
+            sendHeldBack(s);
         }
         log.warn("proxy {} ({}) refused version {}: {}", s.id, s.identity, version, error);
         changed();
+    }
+
+    /**
+     * A proxy could not apply a delta (it serves another version than its base, or the result did not hash
+     * to the version): not a refusal of the config, so not reported as one; it gets the whole snapshot.
+     */
+    void resync(ProxySession s, String version, String why) {
+        log.info("proxy {} ({}) asks for a whole snapshot instead of delta {}: {}", s.id, s.identity, version, why);
+        synchronized (this) {
+            s.sent = null;
+            if (latest != null && sessions.containsKey(s.id)) {
+                send(s);
+            }
+        }
+    }
+
+    /** A delta proxy answered: what was held back while it had not may go now. */
+    private void sendHeldBack(ProxySession s) {
+        if (s.deltas && latest != null && sessions.containsKey(s.id)) {
+            send(s);
+        }
+    }
+
+    /** Whole snapshots and deltas sent so far (all sessions). */
+    public synchronized long snapshotsSent() {
+        return snapshotsSent;
+    }
+
+    public synchronized long deltasSent() {
+        return deltasSent;
     }
 
     void left(ProxySession s) {
@@ -158,10 +213,65 @@ public final class Fleet {
             // the latest once its socket drains, instead of queueing megabytes per change.
             return;
         }
+        if (s.deltas && s.sent != null) {
+            if (!s.sent.equals(s.acked) && !s.sent.equals(s.nacked)) {
+                return; // its answer to what was sent is on the way, and says what the next delta is built on
+            }
+            byte[] delta = s.acked == null ? null : delta(s.scope, s.acked, snap);
+            if (delta != null) {
+                seq(s.scope, snap.version());
+                remember(s.scope, snap);
+                s.sent = snap.version();
+                s.write(delta);
+                deltasSent++;
+                return;
+            }
+        }
         seq(s.scope, snap.version());
+        remember(s.scope, snap);
         byte[] bytes = encoded.computeIfAbsent(s.scope, sc -> Messages.snapshot(snap.version(), snap.json()));
         s.sent = snap.version();
         s.write(bytes);
+        snapshotsSent++;
+    }
+
+    private void remember(Scope scope, Translation.Snapshot snap) {
+        LinkedHashMap<String, String> docs = documents.computeIfAbsent(scope, x -> new LinkedHashMap<>());
+        docs.remove(snap.version());
+        docs.put(snap.version(), snap.json());
+        if (docs.size() > DOCUMENTS) {
+            docs.remove(docs.keySet().iterator().next());
+        }
+    }
+
+    /**
+     * The delta message from {@code base} to a scope's latest snapshot, or null to send it whole. Checked
+     * by applying it here: only a delta that gives exactly the snapshot's document is sent.
+     */
+    private byte[] delta(Scope scope, String base, Translation.Snapshot snap) {
+        byte[] d = deltas.computeIfAbsent(scope, x -> new HashMap<>()).computeIfAbsent(base, b -> {
+            String baseJson = documents.getOrDefault(scope, new LinkedHashMap<>()).get(b);
+            if (baseJson == null) {
+                return WHOLE;
+            }
+            ObjectNode target = targets.computeIfAbsent(scope, x -> tree(snap.json()));
+            ObjectNode from = tree(baseJson);
+            ObjectNode diff = ConfigDelta.diff(from, target);
+            if (diff == null || !ConfigDelta.apply(from, diff).equals(target)) {
+                return WHOLE;
+            }
+            byte[] bytes = Messages.delta(b, snap.version(), diff);
+            return bytes.length < snap.json().length() ? bytes : WHOLE;
+        });
+        return d == WHOLE ? null : d;
+    }
+
+    private static ObjectNode tree(String json) {
+        try {
+            return (ObjectNode) Messages.JSON.readTree(json);
+        } catch (IOException e) {
+            throw new UncheckedIOException(e);
+        }
     }
 
     private long seq(Scope scope, String version) {

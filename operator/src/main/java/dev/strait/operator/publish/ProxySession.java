@@ -38,6 +38,8 @@ final class ProxySession extends SimpleChannelInboundHandler<ByteBuf> {
     long ackedSeq = -1;
     String nacked;
     String nackError;
+    /** It said {@code features: ["delta"]} in hello: updates after the first may be deltas. */
+    boolean deltas;
 
     ProxySession(Fleet fleet, Authenticator authenticator) {
         this.fleet = fleet;
@@ -72,7 +74,13 @@ final class ProxySession extends SimpleChannelInboundHandler<ByteBuf> {
         switch (type) {
             case "hello" -> hello(ctx, msg);
             case "ack" -> fleet.acked(this, msg.path("version").asText(null));
-            case "nack" -> fleet.nacked(this, msg.path("version").asText(null), msg.path("error").asText(""));
+            case "nack" -> {
+                if (msg.path("resync").asBoolean(false)) {
+                    fleet.resync(this, msg.path("version").asText(null), msg.path("error").asText(""));
+                } else {
+                    fleet.nacked(this, msg.path("version").asText(null), msg.path("error").asText(""));
+                }
+            }
             case "ping" -> { }
             default -> refuse(ctx, "unknown message type \"" + type + "\"");
         }
@@ -93,6 +101,9 @@ final class ProxySession extends SimpleChannelInboundHandler<ByteBuf> {
             return;
         }
         helloSeen = true;
+        for (JsonNode f : msg.path("features")) {
+            deltas |= Messages.DELTA.equals(f.asText());
+        }
         String serving = msg.path("version").asText(null);
         authenticator.check(ctx.channel(), id, msg.path("token").asText(null)).whenComplete((denied, failure) ->
                 ctx.executor().execute(() -> {

@@ -18,11 +18,15 @@ import java.util.Objects;
 
 /**
  * Informers on everything a translation reads (Routes, Upstreams, Services, EndpointSlices, TLS
- * Secrets, Ingresses and IngressClasses). A Route or Upstream update that leaves its generation
+ * and Opaque Secrets, Ingresses and IngressClasses). Opaque Secrets are read for an Upstream's CA
+ * bundle ({@code ca.crt}); other types (service-account tokens, Helm releases, registry credentials) are
+ * never cached. A Route or Upstream update that leaves its generation
  * alone (a status write, a label) does not count as a change; Services, EndpointSlices and Secrets
  * have no generation, so every update counts.
  */
 public final class ClusterCache implements AutoCloseable {
+    private static final String TLS_SECRET = "kubernetes.io/tls";
+    private static final String OPAQUE_SECRET = "Opaque";
     private final KubernetesClient client;
     private final Runnable changed;
     private final boolean secretFieldSelector;
@@ -32,12 +36,13 @@ public final class ClusterCache implements AutoCloseable {
     private SharedIndexInformer<Service> services;
     private SharedIndexInformer<EndpointSlice> slices;
     private SharedIndexInformer<Secret> secrets;
+    private SharedIndexInformer<Secret> opaqueSecrets;
     private SharedIndexInformer<Ingress> ingresses;
     private SharedIndexInformer<IngressClass> ingressClasses;
     private volatile boolean synced;
 
     /**
-     * @param secretFieldSelector watch only {@code type=kubernetes.io/tls} Secrets (the API server filters);
+     * @param secretFieldSelector watch only {@code kubernetes.io/tls} and {@code Opaque} Secrets (the API server filters);
      *                            off where the API (a mock) cannot filter by field, and then filtered here
      */
     public ClusterCache(KubernetesClient client, Runnable changed, boolean secretFieldSelector) {
@@ -53,8 +58,12 @@ public final class ClusterCache implements AutoCloseable {
         services = add(client.services().inAnyNamespace().inform(new Handler<>(false), 0));
         slices = add(client.discovery().v1().endpointSlices().inAnyNamespace().inform(new Handler<>(false), 0));
         secrets = add(secretFieldSelector
-                ? client.secrets().inAnyNamespace().withField("type", "kubernetes.io/tls").inform(new Handler<>(false), 0)
+                ? client.secrets().inAnyNamespace().withField("type", TLS_SECRET).inform(new Handler<>(false), 0)
                 : client.secrets().inAnyNamespace().inform(new Handler<>(false), 0));
+        if (secretFieldSelector) {
+            opaqueSecrets = add(client.secrets().inAnyNamespace().withField("type", OPAQUE_SECRET)
+                    .inform(new Handler<>(false), 0));
+        }
         ingresses = add(client.network().v1().ingresses().inAnyNamespace().inform(new Handler<>(true), 0));
         ingressClasses = add(client.network().v1().ingressClasses().inform(new Handler<>(false), 0));
         synced = true;
@@ -78,8 +87,11 @@ public final class ClusterCache implements AutoCloseable {
 
     /** What the caches hold now. */
     public Inputs inputs() {
-        List<Secret> tls = secrets.getStore().list().stream()
-                .filter(s -> "kubernetes.io/tls".equals(s.getType())).toList();
+        List<Secret> tls = new ArrayList<>(secrets.getStore().list().stream()
+                .filter(s -> TLS_SECRET.equals(s.getType()) || OPAQUE_SECRET.equals(s.getType())).toList());
+        if (opaqueSecrets != null) {
+            tls.addAll(opaqueSecrets.getStore().list());
+        }
         return new Inputs(routes.getStore().list(), upstreams.getStore().list(), services.getStore().list(),
                 slices.getStore().list(), tls, ingresses.getStore().list(), ingressClasses.getStore().list());
     }

@@ -25,6 +25,17 @@ import org.bouncycastle.openssl.jcajce.JcaPEMKeyConverter;
 final class TlsMaterial {
     private TlsMaterial() {}
 
+    /** Null when a CA bundle holds at least one certificate and nothing but certificates, else what is wrong. */
+    static String caProblem(String caPem) {
+        try {
+            Collection<? extends Certificate> certs = CertificateFactory.getInstance("X.509")
+                    .generateCertificates(new ByteArrayInputStream(caPem.getBytes(StandardCharsets.US_ASCII)));
+            return certs.isEmpty() ? "holds no certificate in ca.crt" : null;
+        } catch (GeneralSecurityException | RuntimeException e) {
+            return "holds no PEM certificate in ca.crt (" + e.getMessage() + ")";
+        }
+    }
+
     /** Null when the certificate chain and key load and belong together, else what is wrong. */
     static String problem(String certPem, String keyPem) {
         X509Certificate leaf;

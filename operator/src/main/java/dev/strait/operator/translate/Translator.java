@@ -28,6 +28,7 @@ import java.util.TreeSet;
 /** Resources in, one {@link Translation} out; see the package documentation for the steps. */
 public final class Translator {
     private static final ObjectMapper JSON = new ObjectMapper();
+    private static final String TLS_SECRET = "kubernetes.io/tls";
     /** Oldest first, then namespace/name: the precedence of conflicts and of the proxy's host merging. */
     static final Comparator<HasMetadata> AGE = Comparator
             .comparing((HasMetadata r) -> String.valueOf(r.getMetadata().getCreationTimestamp()))
@@ -88,7 +89,7 @@ public final class Translator {
         Map<String, UpstreamState> upstreamStates = new HashMap<>();
 
         for (dev.strait.operator.crd.Upstream u : in.upstreams()) {
-            UpstreamState st = upstream(u, endpoints);
+            UpstreamState st = upstream(u, endpoints, secrets);
             upstreamStates.put(u.getMetadata().getNamespace() + "/" + u.getMetadata().getName(), st);
             if (st.model != null) {
                 models.put(st.model.name(), st.model);
@@ -170,7 +171,7 @@ public final class Translator {
             StatusCondition resolved = st.refErrors.isEmpty()
                     ? StatusCondition.yes(StatusCondition.RESOLVED_REFS, "ResolvedRefs", st.model == null
                             ? "Service found" : st.model.endpoints().size() + " ready endpoint(s)")
-                    : StatusCondition.no(StatusCondition.RESOLVED_REFS, "BackendNotFound", String.join("; ", st.refErrors));
+                    : StatusCondition.no(StatusCondition.RESOLVED_REFS, st.refReason, String.join("; ", st.refErrors));
             List<String> errors = new ArrayList<>(st.specErrors);
             errors.addAll(st.refErrors);
             Set<Scope> scopes = st.model == null ? Set.of()
@@ -215,9 +216,29 @@ public final class Translator {
         Upstream model;
         final List<String> specErrors = new ArrayList<>();
         final List<String> refErrors = new ArrayList<>();
+        /** ResolvedRefs' reason: the first problem's (a Secret's outranks the Service's, as it drops the Upstream). */
+        String refReason = "BackendNotFound";
+        /** The TLS Secrets' problems: unlike a missing Service, these keep the Upstream out of every snapshot. */
+        final List<String> secretErrors = new ArrayList<>();
+
+        void secretError(String reason, String message) {
+            if (secretErrors.isEmpty()) {
+                refReason = reason;
+            }
+            secretErrors.add(message);
+            refErrors.add(message);
+        }
+
+        /** Why its Routes cannot use it, or empty. */
+        List<String> unusable() {
+            List<String> out = new ArrayList<>(specErrors);
+            out.addAll(secretErrors);
+            return out;
+        }
     }
 
-    private UpstreamState upstream(dev.strait.operator.crd.Upstream u, ServiceEndpoints endpoints) {
+    private UpstreamState upstream(dev.strait.operator.crd.Upstream u, ServiceEndpoints endpoints,
+                                   Map<String, Secret> secrets) {
         UpstreamState st = new UpstreamState();
         String ns = u.getMetadata().getNamespace();
         if (u.getSpec() == null || u.getSpec().service == null) {
@@ -234,12 +255,74 @@ public final class Translator {
             st.refErrors.add("spec.service." + res.field() + ": " + res.error());
         }
         res.endpoints().forEach(e -> eps.add(e.toString()));
+        if (u.getSpec().tls != null) {
+            tree.set("tls", upstreamTls(u.getSpec().tls, ns, secrets, st));
+        }
         ModelCheck.Checked<Upstream> checked = memo("U" + tree, () -> ModelCheck.upstream(tree));
         st.specErrors.addAll(checked.errors());
         // An Upstream whose Service is missing still exists for its Routes, with no endpoints (503),
-        // as a Service without endpoints does: the Service may simply not be created yet.
-        st.model = checked.value();
+        // as a Service without endpoints does: the Service may simply not be created yet. One whose TLS
+        // Secret is missing or bad does not: serving it without that TLS would send traffic in the clear
+        // or to an unchecked peer, so it is left out, and with it only the Routes that use it.
+        st.model = st.secretErrors.isEmpty() ? checked.value() : null;
         return st;
+    }
+
+    /**
+     * The config's {@code tls} for an Upstream's {@code spec.tls}: its Secrets' PEM inline, checked here as
+     * {@link #tls} checks a Route's (a proxy would refuse the whole snapshot for PEM it cannot load).
+     */
+    private static ObjectNode upstreamTls(dev.strait.operator.crd.UpstreamSpec.Tls spec, String ns,
+                                          Map<String, Secret> secrets, UpstreamState st) {
+        ObjectNode tls = JSON.createObjectNode();
+        if (spec.caSecretName != null) {
+            String path = "spec.tls.caSecretName";
+            Map<String, String> data = secretData(spec.caSecretName, ns, secrets, path, st);
+            if (data != null) {
+                String ca = pem(data.get("ca.crt"));
+                String problem = ca == null ? "needs PEM data in ca.crt" : TlsMaterial.caProblem(ca);
+                if (problem != null) {
+                    st.secretError("InvalidSecret", path + ": Secret \"" + spec.caSecretName + "\" " + problem);
+                } else {
+                    tls.put("ca", ca);
+                }
+            }
+        }
+        if (spec.serverName != null) {
+            tls.put("serverName", spec.serverName);
+        }
+        if (spec.clientCertificateSecretName != null) {
+            String path = "spec.tls.clientCertificateSecretName";
+            String name = spec.clientCertificateSecretName;
+            Map<String, String> data = secretData(name, ns, secrets, path, st);
+            if (data != null && !TLS_SECRET.equals(secrets.get(ns + "/" + name).getType())) {
+                data = Map.of(); // a client certificate is a kubernetes.io/tls Secret, as a Route's is
+            }
+            if (data != null) {
+                String cert = pem(data.get("tls.crt"));
+                String key = pem(data.get("tls.key"));
+                String problem = cert == null || key == null
+                        ? "needs PEM data in tls.crt and tls.key (type kubernetes.io/tls)"
+                        : TlsMaterial.problem(cert, key);
+                if (problem != null) {
+                    st.secretError("InvalidSecret", path + ": Secret \"" + name + "\"" + (cert == null || key == null
+                            ? " " : ": ") + problem);
+                } else {
+                    tls.put("cert", cert).put("key", key);
+                }
+            }
+        }
+        return tls;
+    }
+
+    private static Map<String, String> secretData(String name, String ns, Map<String, Secret> secrets, String path,
+                                                  UpstreamState st) {
+        Secret s = secrets.get(ns + "/" + name);
+        if (s == null) {
+            st.secretError("SecretNotFound", path + ": Secret \"" + name + "\" not found");
+            return null;
+        }
+        return s.getData() == null ? Map.of() : s.getData();
     }
 
     // ---- Routes ----
@@ -320,7 +403,7 @@ public final class Translator {
                     }
                     if (b.upstream != null) {
                         UpstreamState t = upstreams.get(ns + "/" + b.upstream);
-                        sb.append(t == null ? "?" + b.upstream : t.model == null ? "!" + t.specErrors : t.model.name());
+                        sb.append(t == null ? "?" + b.upstream : t.model == null ? "!" + t.unusable() : t.model.name());
                     } else if (b.service != null && b.service.name != null && b.service.port != null) {
                         ServiceEndpoints.Resolution res = endpoints.resolve(ns, b.service.name, b.service.port);
                         if (res.ok()) {
@@ -406,7 +489,7 @@ public final class Translator {
                 st.refError(b, "BackendNotFound", path + ".upstream: Upstream \"" + up.asText() + "\" not found");
             } else if (target.model == null) {
                 st.refError(b, "InvalidBackend", path + ".upstream: Upstream \"" + up.asText() + "\" is not valid: "
-                        + String.join("; ", target.specErrors));
+                        + String.join("; ", target.unusable()));
             } else {
                 st.use(b, target.model.name(), target.model.protocol());
             }
@@ -434,7 +517,7 @@ public final class Translator {
             st.refError(null, "SecretNotFound", path + ": Secret \"" + secretName + "\" not found");
             return;
         }
-        Map<String, String> data = s.getData() == null ? Map.of() : s.getData();
+        Map<String, String> data = TLS_SECRET.equals(s.getType()) && s.getData() != null ? s.getData() : Map.of();
         String cert = pem(data.get("tls.crt"));
         String key = pem(data.get("tls.key"));
         if (cert == null || key == null) {

@@ -48,6 +48,7 @@ class StatusTest {
         client.resources(Upstream.class).inAnyNamespace().delete();
         client.services().inAnyNamespace().delete();
         client.discovery().v1().endpointSlices().inAnyNamespace().delete();
+        client.secrets().inNamespace("shop").delete();
     }
 
     private TestProxy proxy() throws Exception {
@@ -127,6 +128,32 @@ class StatusTest {
             hasCondition(s, "ResolvedRefs", "False", "BackendNotFound", "spec.service.name: Service \"api\" not found");
             hasCondition(s, "Programmed", "False", "NoProxies", null);
         });
+    }
+
+    @Test
+    void anUpstreamsMissingCaSecretIsReportedAndAnOpaqueOneResolvesIt() throws Exception {
+        create(client, yaml("""
+                apiVersion: strait.dev/v1alpha1
+                kind: Upstream
+                metadata: { namespace: shop, name: secure }
+                spec: { service: { name: secure, port: 443 }, tls: { caSecretName: secure-ca, serverName: secure.internal } }""",
+                Upstream.class));
+        create(client, route("shop", "secure", """
+                hosts: [ secure.example.com ]
+                rules:
+                  - backends: [ { upstream: secure } ]"""));
+        awaitUpstream(client, "shop", "secure", s -> hasCondition(s, "ResolvedRefs", "False", "SecretNotFound",
+                "spec.service.name: Service \"secure\" not found; spec.tls.caSecretName: Secret \"secure-ca\" not found"));
+        awaitRoute(client, "shop", "secure", s -> hasCondition(s, "ResolvedRefs", "False", "InvalidBackend",
+                "spec.rules[0].backends[0].upstream: Upstream \"secure\" is not valid: spec.tls.caSecretName: Secret"
+                        + " \"secure-ca\" not found"));
+
+        TestProxy proxy = proxy();
+        create(client, Fixtures.caSecret("shop", "secure-ca", Fixtures.CERT));
+        awaitRoute(client, "shop", "secure", s -> hasCondition(s, "Programmed", "True", "Programmed", null));
+        assertThat(proxy.serving.snapshot().config().upstreams()).singleElement()
+                .satisfies(u -> assertThat(u.tls()).isEqualTo(
+                        new dev.strait.model.Upstream.Tls(Fixtures.CERT, "secure.internal", null, null)));
     }
 
     @Test

@@ -124,6 +124,12 @@ public final class Fixtures {
                 .withData(Map.of("tls.crt", b64(cert), "tls.key", b64(key))).build();
     }
 
+    /** A CA bundle as users keep one: an Opaque Secret with {@code ca.crt}. */
+    public static Secret caSecret(String ns, String name, String caPem) {
+        return new SecretBuilder().withNewMetadata().withNamespace(ns).withName(name).endMetadata()
+                .withType("Opaque").withData(Map.of("ca.crt", b64(caPem))).build();
+    }
+
     public static String b64(String s) {
         return Base64.getEncoder().encodeToString(s.getBytes(StandardCharsets.UTF_8));
     }

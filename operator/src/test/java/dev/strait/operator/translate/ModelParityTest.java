@@ -38,6 +38,11 @@ class ModelParityTest {
             maxConnections: 64
             """;
 
+    /** The config's {@code tls} keys, and the CRD's: the same keys, with Secrets in place of PEM. */
+    private static final String CONFIG_TLS = "tls: { ca: %s, serverName: api.internal, cert: %s, key: %s }\n";
+    private static final String CRD_TLS = "tls: { caSecretName: api-ca, serverName: api.internal, "
+            + "clientCertificateSecretName: api-client }\n";
+
     private static final String PHP_SPEC = """
             protocol: fastcgi
             maxConnections: 4
@@ -60,7 +65,8 @@ class ModelParityTest {
 
     @Test
     void everyConfigKeyIsACrdFieldWithTheSameMeaning() throws Exception {
-        UpstreamSpec api = STRICT.readValue(UPSTREAM_SPEC + "service: { name: api, port: 80 }", UpstreamSpec.class);
+        UpstreamSpec api = STRICT.readValue(UPSTREAM_SPEC + CRD_TLS + "service: { name: api, port: 80 }",
+                UpstreamSpec.class);
         UpstreamSpec php = STRICT.readValue(PHP_SPEC + "service: { name: php, port: 9000 }", UpstreamSpec.class);
         RouteSpec site = STRICT.readValue("hosts: [ example.com ]\nrules:\n" + RULES.formatted("api", "php"),
                 RouteSpec.class);
@@ -68,7 +74,9 @@ class ModelParityTest {
         Translation t = Fixtures.translate(
                 resource(new Route(), site), resource(new Upstream(), api), resource(new Upstream(), php),
                 service("shop", "api", "http:80"), slice("shop", "api", "api-1", "http", 3000, "10.0.0.1"),
-                service("shop", "php", "fcgi:9000"), slice("shop", "php", "php-1", "fcgi", 9000, "10.0.0.2"));
+                service("shop", "php", "fcgi:9000"), slice("shop", "php", "php-1", "fcgi", 9000, "10.0.0.2"),
+                Fixtures.caSecret("shop", "api-ca", Fixtures.CERT),
+                Fixtures.tlsSecret("shop", "api-client", Fixtures.CERT, Fixtures.KEY));
 
         assertThat(Fixtures.routeReport(t, "shop", "site").errors()).isEmpty();
         assertThat(Fixtures.routeReport(t, "shop", "site").inSnapshot()).isTrue();
@@ -81,7 +89,8 @@ class ModelParityTest {
                   - name: upstream.shop.php
                     endpoints: [ 10.0.0.2:9000 ]
                 %s
-                """.formatted(UPSTREAM_SPEC.indent(4), PHP_SPEC.indent(4))).upstreams());
+                """.formatted((UPSTREAM_SPEC + CONFIG_TLS.formatted(json(Fixtures.CERT), json(Fixtures.CERT),
+                json(Fixtures.KEY))).indent(4), PHP_SPEC.indent(4))).upstreams());
         assertThat(t.snapshot(STRAIT).config().routes()).isEqualTo(parse("""
                 listeners: [ { name: http, address: 0.0.0.0:8080 } ]
                 upstreams:
@@ -110,6 +119,11 @@ class ModelParityTest {
     void theStrictReadCatchesAKeyTheCrdLacks() {
         assertThatThrownBy(() -> STRICT.readValue("service: { name: a, port: 1 }\nnoSuchKey: 1", UpstreamSpec.class))
                 .isInstanceOf(UnrecognizedPropertyException.class);
+    }
+
+    /** PEM as a one-line YAML (JSON) string. */
+    private static String json(String text) {
+        return com.fasterxml.jackson.databind.node.TextNode.valueOf(text).toString();
     }
 
     private static <T extends io.fabric8.kubernetes.client.CustomResource<S, ?>, S> T resource(T r, S spec) {

@@ -4,7 +4,9 @@ import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import com.fasterxml.jackson.databind.node.ObjectNode;
 import dev.strait.model.Config;
+import dev.strait.model.ConfigDelta;
 import dev.strait.model.ConfigParser;
+import dev.strait.model.ConfigWriter;
 import dev.strait.model.HostPort;
 import dev.strait.model.InvalidConfigException;
 import dev.strait.proxy.config.Serving;
@@ -52,6 +54,9 @@ import org.slf4j.LoggerFactory;
 public final class ControlClient implements AutoCloseable {
     private static final Logger log = LoggerFactory.getLogger(ControlClient.class);
     static final int PROTOCOL = 1;
+    /** Announced in hello: this proxy applies {@code delta} messages (docs/control-channel.md). */
+    static final String DELTA = "delta";
+    private static final String MISMATCH = "the snapshot's content hashes to version ";
     static final int MAX_FRAME = 64 * 1024 * 1024;
     private static final int PING_SECONDS = 10;
     private static final int SILENCE_SECONDS = 30;
@@ -68,6 +73,14 @@ public final class ControlClient implements AutoCloseable {
     private final AtomicLong accepted = new AtomicLong();
     private final AtomicLong rejected = new AtomicLong();
     private final AtomicLong connects = new AtomicLong();
+    private final AtomicLong deltas = new AtomicLong();
+    private final AtomicLong resyncs = new AtomicLong();
+    /**
+     * The config document of the version last accepted, as the operator sent it: what a delta applies to.
+     * Touched only on the client's own thread; rebuilt from the serving config when its version differs.
+     */
+    private ObjectNode document;
+    private String documentVersion;
     private volatile boolean closed;
     private volatile Channel channel;
     // Guarded by this: before attach() accepted snapshots wait in `latest`; after it they are swapped in.
@@ -130,6 +143,16 @@ public final class ControlClient implements AutoCloseable {
 
     public long rejected() {
         return rejected.get();
+    }
+
+    /** Deltas accepted so far (they count in {@link #accepted()} too). */
+    public long deltas() {
+        return deltas.get();
+    }
+
+    /** Deltas refused because they did not fit what this proxy serves; each asked for a whole snapshot. */
+    public long resyncs() {
+        return resyncs.get();
     }
 
     /** Successful connections so far (1 after the first dial, 2 after one redial, ...). */
@@ -195,16 +218,31 @@ public final class ControlClient implements AutoCloseable {
     }
 
     private String servingVersion() {
-        synchronized (this) {
-            if (serving != null) {
-                return serving.snapshot().version();
-            }
-            return latest == null ? null : latest.version();
+        Snapshot s = current();
+        return s == null ? null : s.version();
+    }
+
+    /** What is served (or, before attach, what will be), or null. */
+    private synchronized Snapshot current() {
+        return serving != null ? serving.snapshot() : latest;
+    }
+
+    /** The document of the current version, for a delta to apply to. */
+    private ObjectNode document(Snapshot current) {
+        if (!current.version().equals(documentVersion)) {
+            document = ConfigWriter.toTree(current.config());
+            documentVersion = current.version();
         }
+        return document;
     }
 
     /** Validates and applies one snapshot; returns null when accepted, else the error for the NACK. */
     String apply(String version, String configText) {
+        return apply(version, configText, null);
+    }
+
+    /** As above; {@code document} is the config as a tree when the caller has it (kept for the next delta). */
+    private String apply(String version, String configText, ObjectNode document) {
         Snapshot next;
         try {
             Config config = ConfigParser.parse(configText, "control channel");
@@ -213,7 +251,11 @@ public final class ControlClient implements AutoCloseable {
             return e.getMessage();
         }
         if (!next.version().equals(version)) {
-            return "the snapshot's content hashes to version " + next.version() + ", not " + version;
+            return MISMATCH + next.version() + ", not " + version;
+        }
+        if (document != null) {
+            this.document = document;
+            this.documentVersion = version;
         }
         synchronized (this) {
             if (serving == null) {
@@ -252,6 +294,7 @@ public final class ControlClient implements AutoCloseable {
         @Override
         public void channelActive(ChannelHandlerContext ctx) {
             ObjectNode hello = JSON.createObjectNode().put("type", "hello").put("protocol", PROTOCOL);
+            hello.putArray("features").add(DELTA);
             ObjectNode node = hello.putObject("node");
             if (identity.namespace() != null) {
                 node.put("namespace", identity.namespace()).put("pod", identity.pod());
@@ -276,6 +319,7 @@ public final class ControlClient implements AutoCloseable {
             JsonNode msg = JSON.readTree(ByteBufUtil.getBytes(frame));
             switch (msg.path("type").asText("")) {
                 case "snapshot" -> snapshot(ctx, msg);
+                case "delta" -> delta(ctx, msg);
                 case "ping" -> { }
                 case "error" -> log.error("the operator refused this proxy: {}", msg.path("message").asText());
                 default -> log.warn("ignoring control message of type {}", msg.path("type"));
@@ -285,7 +329,54 @@ public final class ControlClient implements AutoCloseable {
         private void snapshot(ChannelHandlerContext ctx, JsonNode msg) {
             backoff.reset();
             String version = msg.path("version").asText("");
-            String error = apply(version, msg.path("config").toString());
+            JsonNode config = msg.path("config");
+            String error = apply(version, config.toString(), config instanceof ObjectNode o ? o : null);
+            answer(ctx, version, error);
+        }
+
+        /**
+         * Applies a delta to the current document when it was made against the version served now, then
+         * validates the result exactly as a snapshot. A delta that does not fit (another base, a result
+         * that does not hash to its version) is NACKed with {@code resync}, and the operator sends the
+         * whole snapshot; a delta whose result is an invalid config is NACKed like such a snapshot.
+         */
+        private void delta(ChannelHandlerContext ctx, JsonNode msg) {
+            backoff.reset();
+            String version = msg.path("version").asText("");
+            String base = msg.path("base").asText("");
+            Snapshot current = current();
+            if (current == null || !current.version().equals(base)) {
+                resync(ctx, version, "delta base " + base + " is not the served version "
+                        + (current == null ? "(none)" : current.version()) + "; a whole snapshot is needed");
+                return;
+            }
+            ObjectNode result;
+            try {
+                result = ConfigDelta.apply(document(current), msg);
+            } catch (IllegalArgumentException e) {
+                resync(ctx, version, "delta does not apply to " + base + ": " + e.getMessage()
+                        + "; a whole snapshot is needed");
+                return;
+            }
+            String error = apply(version, result.toString(), result);
+            if (error != null && error.startsWith(MISMATCH)) {
+                resync(ctx, version, "delta from " + base + ": " + error + "; a whole snapshot is needed");
+                return;
+            }
+            if (error == null) {
+                deltas.incrementAndGet();
+            }
+            answer(ctx, version, error);
+        }
+
+        private void resync(ChannelHandlerContext ctx, String version, String why) {
+            resyncs.incrementAndGet();
+            log.warn("control channel: {}", why);
+            ctx.writeAndFlush(message(JSON.createObjectNode().put("type", "nack").put("version", version)
+                    .put("error", why).put("resync", true)));
+        }
+
+        private void answer(ChannelHandlerContext ctx, String version, String error) {
             ObjectNode reply = JSON.createObjectNode().put("version", version);
             if (error == null) {
                 accepted.incrementAndGet();

@@ -14,7 +14,8 @@ import org.junit.jupiter.api.io.TempDir;
 
 /**
  * The control client's small parts. The client itself is tested against the real operator server in
- * the operator module (ChannelTest: first snapshot, update, NACK, disconnect, redial, restart).
+ * the operator module (ChannelTest: first snapshot, update, NACK, disconnect, redial, restart;
+ * DeltaChannelTest: deltas, resync, reconnect, a delta that makes the config invalid).
  */
 class ControlPartsTest {
     @Test
