@@ -51,8 +51,8 @@ import org.slf4j.LoggerFactory;
  *   HTTP/1.1:       [ChunkedWriteHandler under TLS]
  *     -> Http1RequestDecoder   bytes to request heads and body parts, with our limits
  *     -> Http1ServerHandler    checks, route lookup, framing, ordering, keep-alive (and Upgrade: h2c)
- *   HTTP/2:         Http2FrameCodec -> Http2MultiplexHandler (a child channel per stream: Http2Exchange)
- *                   -> Http2ConnectionGuard
+ *   HTTP/2:         Http2FrameTimeout -> Http2FrameCodec -> Http2MultiplexHandler (a child channel per
+ *                   stream: Http2Exchange) -> Http2ConnectionGuard
  *   then the rule's Handler    respond / files / backends (proxy: upstream connections on the same loop)
  * </pre>
  */
@@ -265,7 +265,8 @@ public final class ProxyServer implements AutoCloseable {
 
     /** HTTP/2: frames and flow control, one child channel per stream, the connection's guard (see Http2Connections). */
     private void http2(ChannelPipeline p) {
-        p.addLast("h2", h2.frameCodec())
+        p.addLast("h2-frames", h2.frameTimeout())
+                .addLast("h2", h2.frameCodec())
                 .addLast("h2-streams", h2.multiplexer())
                 .addLast("h2-connection", h2.guard());
     }
