@@ -112,7 +112,7 @@ final class Http2ConnectionGuard extends ChannelInboundHandlerAdapter {
     /** Called (by the codec's connection) as each stream opens, before its HEADERS reach the stream. */
     private void streamOpened() {
         int max = serving.snapshot().limits().maxRequestsPerConnection();
-        if (++streams == max) {
+        if (++streams >= max && max > 0) {
             // This stream is the last one taken: the GOAWAY names it, later ones are not processed
             // (RFC 9113 6.8, the client may retry them on a new connection), and this one is served.
             closeGracefully("served " + max + " streams");
