@@ -507,9 +507,9 @@ public final class Http2Exchange extends ChannelInboundHandlerAdapter implements
         if (!ctx.channel().config().isAutoRead()) {
             ctx.channel().config().setAutoRead(true);
             ctx.read();
-        }
-        if (deadlines != null && !bodyDone) {
-            deadlines.waitForBody(true);
+            if (deadlines != null && !bodyDone) {
+                deadlines.waitForBody(true); // the client's clock runs again, from now
+            }
         }
     }
 

@@ -170,6 +170,25 @@ class Http2ConnectionLimitsTest {
     }
 
     @Test
+    void aBodyThatKeepsComingSlowlyIsNotCutOff() throws Exception {
+        TestUpstream up = proxy.upstream(TestUpstream.echo());
+        start("{ bodyTimeout: 300ms }", up.endpoint());
+        try (RawH2 c = new RawH2(proxy.address())) {
+            c.send(frame(HEADERS, END_HEADERS, 1, POST_APP));
+            for (int i = 0; i < 6; i++) {
+                Thread.sleep(100); // a slow but steady sender: 600 ms in all, never 300 ms silent
+                c.send(frame(DATA, 0, 1, new byte[] {'a'}));
+            }
+            c.send(frame(DATA, END_STREAM, 1, new byte[0]));
+            List<Frame> frames = answer(c, 1);
+            Frame head = frames.stream().filter(f -> f.type() == HEADERS && f.stream() == 1).findFirst().orElseThrow();
+            assertThat(c.headers(head).status().toString()).isEqualTo("200");
+            assertThat(frames.stream().filter(f -> f.type() == DATA).map(Frame::text).reduce("", String::concat))
+                    .isEqualTo("aaaaaa");
+        }
+    }
+
+    @Test
     void afterMaxRequestsGoAwayNamesTheLastStreamAndStreamsInFlightFinish() throws Exception {
         start("{ maxRequestsPerConnection: 2 }");
         try (RawH2 c = new RawH2(proxy.address())) {
