@@ -81,7 +81,7 @@ final class RawH2 implements AutoCloseable {
                 (byte) (value >>> 8), (byte) value};
     }
 
-    final Socket socket = new Socket();
+    final Socket socket;
     final OutputStream out;
     final DataInputStream in;
     /** The proxy hung up (a write or read failed, or EOF). */
@@ -94,15 +94,26 @@ final class RawH2 implements AutoCloseable {
 
     /** With {@code receiveBuffer} over 0, a small socket receive buffer; {@code settings} go in the first SETTINGS. */
     RawH2(InetSocketAddress address, int receiveBuffer, byte[] settings) throws IOException {
-        if (receiveBuffer > 0) {
-            socket.setReceiveBufferSize(receiveBuffer);
-        }
-        socket.connect(address, 2000);
+        this(plain(address, receiveBuffer), settings);
+    }
+
+    /** On a socket already connected (TLS with ALPN h2, or past an h2c Upgrade's 101). */
+    RawH2(Socket connected, byte[] settings) throws IOException {
+        socket = connected;
         socket.setSoTimeout(5000);
         out = socket.getOutputStream();
         in = new DataInputStream(socket.getInputStream());
         out.write(PREFACE);
         out.write(frame(SETTINGS, 0, 0, settings));
+    }
+
+    private static Socket plain(InetSocketAddress address, int receiveBuffer) throws IOException {
+        Socket s = new Socket();
+        if (receiveBuffer > 0) {
+            s.setReceiveBufferSize(receiveBuffer);
+        }
+        s.connect(address, 2000);
+        return s;
     }
 
     /** Writes, unless the proxy already hung up (then the attack was cut off mid-way). */
