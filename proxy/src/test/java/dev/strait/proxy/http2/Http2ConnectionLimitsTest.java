@@ -64,17 +64,6 @@ class Http2ConnectionLimitsTest {
         return Duration.ofNanos(System.nanoTime() - start);
     }
 
-    /** Reads until the answer on {@code stream} has ended (DATA with END_STREAM); every frame read. */
-    private static List<Frame> answer(RawH2 c, int stream) throws IOException {
-        List<Frame> frames = new java.util.ArrayList<>();
-        for (Frame f; (f = c.next()) != null; ) {
-            frames.add(f);
-            if (f.stream() == stream && (f.flags() & END_STREAM) != 0 && (f.type() == DATA || f.type() == HEADERS)) {
-                return frames;
-            }
-        }
-        throw new AssertionError("the connection ended before the answer on stream " + stream + ": " + frames);
-    }
 
     private static Frame goAway(List<Frame> frames) {
         return frames.stream().filter(f -> f.type() == GOAWAY).findFirst()
@@ -84,7 +73,7 @@ class Http2ConnectionLimitsTest {
     private void othersAreStillServed() throws IOException {
         try (RawH2 c = new RawH2(proxy.address())) {
             c.send(frame(HEADERS, END_HEADERS | END_STREAM, 1, GET));
-            assertThat(answer(c, 1)).anyMatch(f -> f.type() == DATA && f.text().equals("ok"));
+            assertThat(c.answer(1)).anyMatch(f -> f.type() == DATA && f.text().equals("ok"));
         }
     }
 
@@ -93,7 +82,7 @@ class Http2ConnectionLimitsTest {
         start("{ keepAliveTimeout: 500ms }");
         try (RawH2 c = new RawH2(proxy.address())) {
             c.send(frame(HEADERS, END_HEADERS | END_STREAM, 1, GET));
-            answer(c, 1);
+            c.answer(1);
             long idle = System.nanoTime();
             // PINGs every 100 ms open no stream: they do not keep the connection open.
             Frame goAway = null;
@@ -165,7 +154,7 @@ class Http2ConnectionLimitsTest {
             await().atMost(Duration.ofSeconds(5)).until(() -> up.openConnections() == 0);
             // The connection and its other streams go on.
             c.send(frame(HEADERS, END_HEADERS | END_STREAM, 3, GET));
-            assertThat(answer(c, 3)).anyMatch(f -> f.type() == DATA && f.text().equals("ok"));
+            assertThat(c.answer(3)).anyMatch(f -> f.type() == DATA && f.text().equals("ok"));
         }
     }
 
@@ -180,7 +169,7 @@ class Http2ConnectionLimitsTest {
                 c.send(frame(DATA, 0, 1, new byte[] {'a'}));
             }
             c.send(frame(DATA, END_STREAM, 1, new byte[0]));
-            List<Frame> frames = answer(c, 1);
+            List<Frame> frames = c.answer(1);
             Frame head = frames.stream().filter(f -> f.type() == HEADERS && f.stream() == 1).findFirst().orElseThrow();
             assertThat(c.headers(head).status().toString()).isEqualTo("200");
             assertThat(frames.stream().filter(f -> f.type() == DATA).map(Frame::text).reduce("", String::concat))
@@ -194,9 +183,9 @@ class Http2ConnectionLimitsTest {
         try (RawH2 c = new RawH2(proxy.address())) {
             // Stream 1 stays open: answered, but its body has not ended.
             c.send(frame(HEADERS, END_HEADERS, 1, POST));
-            answer(c, 1);
+            c.answer(1);
             c.send(frame(HEADERS, END_HEADERS | END_STREAM, 3, GET));
-            List<Frame> frames = answer(c, 3);
+            List<Frame> frames = c.answer(3);
             c.send(frame(HEADERS, END_HEADERS | END_STREAM, 5, GET)); // after the GOAWAY: not processed
             Frame goAway = goAway(frames.isEmpty() || frames.stream().noneMatch(f -> f.type() == GOAWAY)
                     ? c.readUntil(GOAWAY) : frames);
@@ -273,7 +262,7 @@ class Http2ConnectionLimitsTest {
             // The connection goes on.
             c.send(frame(HEADERS, END_HEADERS | END_STREAM, 3, GET));
             c.send(frame(WINDOW_UPDATE, 0, 3, int32(100)));
-            assertThat(answer(c, 3)).anyMatch(f -> f.type() == DATA && f.text().equals("ok"));
+            assertThat(c.answer(3)).anyMatch(f -> f.type() == DATA && f.text().equals("ok"));
         }
     }
 

@@ -100,16 +100,6 @@ class Http2FrameTimeoutTest {
         return b.toString(StandardCharsets.US_ASCII);
     }
 
-    private static List<Frame> answer(RawH2 c, int stream) throws IOException {
-        List<Frame> frames = new java.util.ArrayList<>();
-        for (Frame f; (f = c.next()) != null; ) {
-            frames.add(f);
-            if (f.stream() == stream && (f.flags() & END_STREAM) != 0) {
-                return frames;
-            }
-        }
-        throw new AssertionError("the connection ended before the answer on stream " + stream + ": " + frames);
-    }
 
     @ParameterizedTest
     @EnumSource(Start.class)
@@ -118,11 +108,11 @@ class Http2FrameTimeoutTest {
             if (how != Start.UPGRADE) {
                 c.send(frame(HEADERS, END_HEADERS | END_STREAM, 1, GET));
             }
-            assertThat(answer(c, 1)).anyMatch(f -> f.type() == DATA && f.text().equals("ok"));
+            assertThat(c.answer(1)).anyMatch(f -> f.type() == DATA && f.text().equals("ok"));
             // Past headerTimeout with nothing unfinished: only a misread frame boundary would close it now.
             assertThat(c.closesWithin(800)).isFalse();
             c.send(frame(HEADERS, END_HEADERS | END_STREAM, 3, GET));
-            assertThat(answer(c, 3)).anyMatch(f -> f.type() == DATA && f.text().equals("ok"));
+            assertThat(c.answer(3)).anyMatch(f -> f.type() == DATA && f.text().equals("ok"));
         }
     }
 }

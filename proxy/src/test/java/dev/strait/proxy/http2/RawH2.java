@@ -153,6 +153,18 @@ final class RawH2 implements AutoCloseable {
         return frames;
     }
 
+    /** Frames until the answer on {@code stream} has ended (a frame with END_STREAM on it), all included. */
+    List<Frame> answer(int stream) throws IOException {
+        List<Frame> frames = new ArrayList<>();
+        for (Frame f; (f = next()) != null; ) {
+            frames.add(f);
+            if (f.stream == stream && (f.flags & END_STREAM) != 0 && (f.type == DATA || f.type == HEADERS)) {
+                return frames;
+            }
+        }
+        throw new AssertionError("the connection ended before the answer on stream " + stream + ": " + frames);
+    }
+
     /** The decoded headers of a HEADERS frame (frames must be decoded in the order they came: HPACK state). */
     Http2Headers headers(Frame f) throws Http2Exception {
         ByteBuf block = Unpooled.wrappedBuffer(f.payload);
