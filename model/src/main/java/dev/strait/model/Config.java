@@ -59,7 +59,15 @@ public record Config(
 
     public record Admin(HostPort address) {}
 
-    public record Listener(String name, HostPort address, Tls tls) {}
+    /**
+     * @param maxConnections open connections this listener takes, within {@code limits.maxConnections} for
+     *                       all listeners; more are closed at once (0 = no cap of its own)
+     */
+    public record Listener(String name, HostPort address, Tls tls, int maxConnections) {
+        public Listener(String name, HostPort address, Tls tls) {
+            this(name, address, tls, 0);
+        }
+    }
 
     public record Tls(List<Certificate> certificates) {
         public Tls {

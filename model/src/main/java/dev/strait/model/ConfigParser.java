@@ -205,7 +205,7 @@ public final class ConfigParser {
         if (!object(n, path)) {
             return null;
         }
-        known(n, path, "name", "address", "tls");
+        known(n, path, "name", "address", "tls", "maxConnections");
         String name = name(n.get("name"), path + ".name");
         HostPort address = address(n.get("address"), path + ".address");
         Config.Tls tls = null;
@@ -223,7 +223,8 @@ public final class ConfigParser {
                     });
             tls = new Config.Tls(nonNull(certs));
         }
-        return new Config.Listener(name, address, tls);
+        int maxConnections = integer(n.get("maxConnections"), path + ".maxConnections", 0, 0, 10_000_000);
+        return new Config.Listener(name, address, tls, maxConnections);
     }
 
     private Upstream upstream(JsonNode n, String path) {

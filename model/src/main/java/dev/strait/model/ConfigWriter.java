@@ -58,6 +58,9 @@ public final class ConfigWriter {
             ObjectNode o = listeners.addObject();
             o.put("name", li.name());
             o.put("address", li.address().toString());
+            if (li.maxConnections() > 0) {
+                o.put("maxConnections", li.maxConnections());
+            }
             if (li.tls() != null) {
                 ArrayNode certs = o.putObject("tls").putArray("certificates");
                 li.tls().certificates().forEach(ce -> certs.addObject().put("cert", ce.cert()).put("key", ce.key()));

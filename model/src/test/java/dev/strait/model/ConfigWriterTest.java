@@ -37,6 +37,7 @@ class ConfigWriterTest {
             listeners:
               - name: http
                 address: "[::]:8080"
+                maxConnections: 500
               - name: https
                 address: 0.0.0.0:8443
                 tls:
@@ -222,6 +223,8 @@ class ConfigWriterTest {
     void addressesAreWrittenWithBracketsForIpv6() throws Exception {
         JsonNode n = ConfigWriter.toTree(parse(EVERYTHING));
         assertThat(n.at("/listeners/0/address").asText()).isEqualTo("[::]:8080");
+        assertThat(n.at("/listeners/0/maxConnections").asInt()).isEqualTo(500);
+        assertThat(n.at("/listeners/1").has("maxConnections")).as("0 is not written").isFalse();
         assertThat(n.at("/admin/address").asText()).isEqualTo("[::1]:9901");
         assertThat(n.at("/upstreams/0/endpoints").toString())
                 .isEqualTo("[\"10.0.0.1:80\",\"[fd00::1]:80\",\"svc.ns.svc:8080\"]");

@@ -71,6 +71,8 @@ public final class H2cUpgrade {
             @Override
             public void upgradeFrom(ChannelHandlerContext ctx) {
                 p.remove(ENCODER); // the 101 is written: no more HTTP/1.1 responses
+                // Before the codec, which Http2ServerUpgradeCodec puts right after the upgrade handler.
+                p.addBefore(UPGRADE, "h2-frames", h2.frameTimeout());
             }
         };
         p.addAfter(ENCODER, UPGRADE, new HttpServerUpgradeHandler(source,

@@ -1,27 +1,57 @@
 package dev.strait.proxy.http2;
 
+import dev.strait.model.Limits;
 import dev.strait.proxy.config.Serving;
+import dev.strait.proxy.http1.Http1ServerHandler;
 import dev.strait.proxy.metrics.ProxyMetrics;
 import io.netty.channel.ChannelHandlerContext;
 import io.netty.channel.ChannelInboundHandlerAdapter;
 import io.netty.handler.codec.http2.DefaultHttp2WindowUpdateFrame;
-import io.netty.handler.codec.http2.Http2FrameCodec;
 import io.netty.handler.codec.http2.Http2CodecUtil;
+import io.netty.handler.codec.http2.Http2Connection;
+import io.netty.handler.codec.http2.Http2ConnectionAdapter;
+import io.netty.handler.codec.http2.Http2FrameCodec;
+import io.netty.handler.codec.http2.Http2Stream;
 import io.netty.util.ReferenceCountUtil;
 import java.util.concurrent.ScheduledFuture;
 import java.util.concurrent.TimeUnit;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
 
 /**
  * Last in an HTTP/2 connection's pipeline (after the multiplexer): counts the connection, widens the
- * connection's flow-control window, closes it after {@code keepAliveTimeout} without streams, and on
- * drain (SIGTERM) closes it gracefully: Netty's codec sends GOAWAY and lets open streams finish.
+ * connection's flow-control window, and holds the connection to {@link Limits} with one timer, moved
+ * lazily as {@code Http1ServerHandler}'s is (it fires, acts or sleeps for the time left):
+ *
+ * <ul>
+ *   <li>{@code keepAliveTimeout}: no open stream for this long, and the connection is closed. Frames
+ *       that open no stream (PING, SETTINGS, WINDOW_UPDATE, a header block that never ends) do not
+ *       keep it open, as with Envoy's {@code idle_timeout}.</li>
+ *   <li>{@code maxRequestsPerConnection} streams, {@code maxConnectionAge}, and drain (SIGTERM): the
+ *       connection is closed gracefully: GOAWAY (NO_ERROR, last-stream-id = the last stream taken),
+ *       open streams finish (within {@code drainTimeout}, Netty's graceful shutdown), then the close.</li>
+ *   <li>{@code sendTimeout}: the client took nothing we wrote for this long (the connection stayed
+ *       unwritable): cut off at once, since a GOAWAY would only queue behind the unread bytes.</li>
+ * </ul>
  */
 final class Http2ConnectionGuard extends ChannelInboundHandlerAdapter {
+    private static final Logger log = LoggerFactory.getLogger(Http2ConnectionGuard.class);
     private final Serving serving;
     private final ProxyMetrics metrics;
     private final int connectionWindow;
+    private ChannelHandlerContext ctx;
+    private Http2Connection connection;
     private boolean counted;
-    private ScheduledFuture<?> idleTimer;
+    /** A graceful close (GOAWAY) has begun. */
+    private boolean closing;
+    private int streams;
+    private long openedAt;
+    /** Since when the connection has had no open stream. */
+    private long idleSince;
+    /** Since when the client has not taken what we write; 0 while it does. */
+    private long unwritableSince;
+    private ScheduledFuture<?> timer;
+    private long timerDeadline;
 
     Http2ConnectionGuard(Serving serving, ProxyMetrics metrics, int connectionWindow) {
         this.serving = serving;
@@ -31,69 +61,148 @@ final class Http2ConnectionGuard extends ChannelInboundHandlerAdapter {
 
     @Override
     public void handlerAdded(ChannelHandlerContext ctx) {
+        this.ctx = ctx;
+        // The codec is in the pipeline already (ProxyServer and Http2ServerUpgradeCodec add it first), and
+        // the h2c Upgrade's stream 1 is made after this: it is counted too.
+        connection = ctx.pipeline().get(Http2FrameCodec.class).connection();
+        connection.addListener(new Http2ConnectionAdapter() {
+            @Override
+            public void onStreamActive(Http2Stream stream) {
+                streamOpened();
+            }
+
+            @Override
+            public void onStreamClosed(Http2Stream stream) {
+                if (connection.numActiveStreams() == 0) {
+                    idleSince = System.nanoTime();
+                }
+            }
+        });
         if (ctx.channel().isActive()) {
-            start(ctx);
+            start();
         }
     }
 
     @Override
     public void channelActive(ChannelHandlerContext ctx) {
-        start(ctx);
+        start();
         ctx.fireChannelActive();
     }
 
-    private void start(ChannelHandlerContext ctx) {
+    private void start() {
         if (counted) {
             return;
         }
         counted = true;
         metrics.connectionOpened();
+        openedAt = idleSince = System.nanoTime();
         // The connection window starts at 64 KiB whatever the settings say (RFC 9113 6.9.2): widen it.
         int delta = connectionWindow - Http2CodecUtil.DEFAULT_WINDOW_SIZE;
         if (delta > 0) {
             ctx.writeAndFlush(new DefaultHttp2WindowUpdateFrame(delta), ctx.voidPromise());
         }
-        scheduleIdleCheck(ctx);
+        Limits limits = serving.snapshot().limits();
+        long next = limits.keepAliveTimeout().toNanos();
+        if (!limits.maxConnectionAge().isZero()) {
+            next = Math.min(next, limits.maxConnectionAge().toNanos());
+        }
+        scheduleTimer(next);
     }
 
-    private void scheduleIdleCheck(ChannelHandlerContext ctx) {
-        long nanos = serving.snapshot().limits().keepAliveTimeout().toNanos();
-        idleTimer = ctx.executor().schedule(() -> {
-            Http2FrameCodec codec = ctx.pipeline().get(Http2FrameCodec.class);
-            if (!ctx.channel().isActive()) {
-                return;
-            }
-            if (codec != null && codec.connection().numActiveStreams() == 0 && !active) {
-                ctx.channel().close(); // graceful: GOAWAY first
-                return;
-            }
-            active = false;
-            scheduleIdleCheck(ctx);
-        }, nanos, TimeUnit.NANOSECONDS);
+    /** Called (by the codec's connection) as each stream opens, before its HEADERS reach the stream. */
+    private void streamOpened() {
+        int max = serving.snapshot().limits().maxRequestsPerConnection();
+        if (++streams >= max && max > 0) {
+            // This stream is the last one taken: the GOAWAY names it, later ones are not processed
+            // (RFC 9113 6.8, the client may retry them on a new connection), and this one is served.
+            closeGracefully("served " + max + " streams");
+        }
     }
 
-    /** Whether any frame arrived since the last idle check. */
-    private boolean active;
+    private void closeGracefully(String why) {
+        if (closing) {
+            return;
+        }
+        closing = true;
+        log.debug("{}: closing gracefully: {}", ctx.channel().remoteAddress(), why);
+        ctx.channel().close(); // the codec sends GOAWAY and waits for open streams (up to drainTimeout)
+    }
 
     @Override
     public void channelRead(ChannelHandlerContext ctx, Object msg) {
-        active = true;
         ReferenceCountUtil.release(msg); // connection-level frames the multiplexer passed on (PING, SETTINGS, ...)
     }
 
     @Override
-    public void channelReadComplete(ChannelHandlerContext ctx) {
-        active = true;
-        ctx.fireChannelReadComplete();
+    public void channelWritabilityChanged(ChannelHandlerContext ctx) {
+        if (ctx.channel().isWritable()) {
+            unwritableSince = 0;
+        } else if (unwritableSince == 0) {
+            unwritableSince = System.nanoTime();
+            timerBy(unwritableSince + serving.snapshot().limits().sendTimeout().toNanos());
+        }
+        ctx.fireChannelWritabilityChanged();
     }
 
     @Override
     public void userEventTriggered(ChannelHandlerContext ctx, Object evt) {
-        if (evt instanceof dev.strait.proxy.http1.Http1ServerHandler.DrainEvent) {
-            ctx.channel().close(); // the codec turns close into GOAWAY and waits for open streams
+        if (evt instanceof Http1ServerHandler.DrainEvent) {
+            closeGracefully("draining");
             return;
         }
         ctx.fireUserEventTriggered(evt);
+    }
+
+    /** Makes the timer fire by {@code deadline} (a nanoTime) if it would fire later. */
+    private void timerBy(long deadline) {
+        if (timer == null || timerDeadline - deadline > 0) {
+            if (timer != null) {
+                timer.cancel(false);
+            }
+            scheduleTimer(deadline - System.nanoTime());
+        }
+    }
+
+    private void scheduleTimer(long nanos) {
+        timerDeadline = System.nanoTime() + nanos;
+        timer = ctx.executor().schedule(this::onTimer, Math.max(nanos, TimeUnit.MILLISECONDS.toNanos(10)),
+                TimeUnit.NANOSECONDS);
+    }
+
+    private void onTimer() {
+        timer = null;
+        if (!ctx.channel().isActive()) {
+            return;
+        }
+        Limits limits = serving.snapshot().limits();
+        long now = System.nanoTime();
+        long next = limits.keepAliveTimeout().toNanos();
+        if (unwritableSince != 0) {
+            long left = unwritableSince + limits.sendTimeout().toNanos() - now;
+            if (left <= 0) {
+                log.debug("{}: client did not read for {}, closing", ctx.channel().remoteAddress(), limits.sendTimeout());
+                ctx.pipeline().firstContext().close(); // at once: past the codec's graceful close
+                return;
+            }
+            next = Math.min(next, left);
+        }
+        if (!closing && !limits.maxConnectionAge().isZero()) {
+            long left = openedAt + limits.maxConnectionAge().toNanos() - now;
+            if (left <= 0) {
+                closeGracefully("older than " + limits.maxConnectionAge());
+            } else {
+                next = Math.min(next, left);
+            }
+        }
+        if (!closing && connection.numActiveStreams() == 0) {
+            long left = idleSince + limits.keepAliveTimeout().toNanos() - now;
+            if (left <= 0) {
+                closeGracefully("no stream for " + limits.keepAliveTimeout());
+            } else {
+                next = Math.min(next, left);
+            }
+        }
+        scheduleTimer(next);
     }
 
     @Override
@@ -101,15 +210,15 @@ final class Http2ConnectionGuard extends ChannelInboundHandlerAdapter {
         if (counted) {
             metrics.connectionClosed();
         }
-        if (idleTimer != null) {
-            idleTimer.cancel(false);
+        if (timer != null) {
+            timer.cancel(false);
         }
         ctx.fireChannelInactive();
     }
 
     @Override
     public void exceptionCaught(ChannelHandlerContext ctx, Throwable cause) {
-        if (io.netty.handler.codec.http2.Http2CodecUtil.getEmbeddedHttp2Exception(cause) != null) {
+        if (Http2CodecUtil.getEmbeddedHttp2Exception(cause) != null) {
             // The codec passes its protocol errors on before it answers them: it sends GOAWAY with the
             // violation's code (FLOW_CONTROL_ERROR, ENHANCE_YOUR_CALM, ...) and closes. Closing here first
             // would send a graceful GOAWAY (NO_ERROR) instead.

@@ -17,9 +17,11 @@ import io.netty.handler.codec.http2.Http2StreamChannel;
  * a connection's pipeline once it speaks HTTP/2 (ALPN h2, h2c prior knowledge or h2c Upgrade):
  *
  * <pre>
+ *   Http2FrameTimeout      a frame or header block begun must end within headerTimeout
  *   Http2FrameCodec        frames, HPACK, flow control, Netty's flood protections
  *   Http2MultiplexHandler  one child channel per stream, each with an {@link Http2Exchange}
- *   Http2ConnectionGuard   counts the connection, idle timeout, GOAWAY on drain
+ *                          (and its {@link StreamDeadlines}: bodyTimeout, sendTimeout)
+ *   Http2ConnectionGuard   counts the connection; idle, request and age caps, sendTimeout, drain
  * </pre>
  */
 public final class Http2Connections {
@@ -38,6 +40,11 @@ public final class Http2Connections {
         this.serving = serving;
         this.metrics = metrics;
         this.accessLog = accessLog;
+    }
+
+    /** Goes right before {@link #frameCodec()}: it reads the bytes the codec is given. */
+    public ChannelHandler frameTimeout() {
+        return new Http2FrameTimeout(serving.snapshot().limits().headerTimeout().toNanos());
     }
 
     public Http2FrameCodec frameCodec() {

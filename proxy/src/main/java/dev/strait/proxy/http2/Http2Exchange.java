@@ -71,7 +71,7 @@ import org.slf4j.LoggerFactory;
  * The stream channel's writability is the stream's flow-control window, its auto-read the reading
  * side's: backpressure works as on a connection. A RST_STREAM from the client runs {@link #onCancel}.
  */
-public final class Http2Exchange extends ChannelInboundHandlerAdapter implements Exchange {
+public final class Http2Exchange extends ChannelInboundHandlerAdapter implements Exchange, StreamDeadlines.Expiry {
     private static final Logger log = LoggerFactory.getLogger(Http2Exchange.class);
     static final HttpVersion HTTP_2 = new HttpVersion("HTTP", 2, 0, true);
     private static final HttpRequest NO_REQUEST = new DefaultHttpRequest(HTTP_2, HttpMethod.GET, "/");
@@ -113,6 +113,8 @@ public final class Http2Exchange extends ChannelInboundHandlerAdapter implements
     private long drained;
     /** How much of an unwanted request body is read and dropped before the stream is reset: one window. */
     private static final long DRAIN_LIMIT = Http2Connections.STREAM_WINDOW;
+    /** bodyTimeout and sendTimeout; made with the request's HEADERS. */
+    private StreamDeadlines deadlines;
 
     public Http2Exchange(Serving serving, ProxyMetrics metrics, AccessLog accessLog) {
         this.serving = serving;
@@ -161,6 +163,8 @@ public final class Http2Exchange extends ChannelInboundHandlerAdapter implements
         maxBodyBytes = snapshot.limits().maxBodyBytes();
         hasBody = !endStream;
         bodyDone = endStream;
+        deadlines = new StreamDeadlines(ctx, snapshot.limits(), this);
+        deadlines.waitForBody(hasBody);
         CharSequence method = h.method();
         CharSequence rawPath = h.path();
         CharSequence authority = h.authority();
@@ -262,6 +266,9 @@ public final class Http2Exchange extends ChannelInboundHandlerAdapter implements
     private void onData(Http2DataFrame data) {
         ByteBuf content = data.content();
         int n = content.readableBytes();
+        if (n > 0) {
+            deadlines.bodyProgress();
+        }
         if (draining) {
             // Answered already: the rest of the body is dropped, up to a limit.
             drained += n;
@@ -270,6 +277,7 @@ public final class Http2Exchange extends ChannelInboundHandlerAdapter implements
             if (end) {
                 draining = false;
                 bodyDone = true;
+                deadlines.waitForBody(false);
             } else if (drained > DRAIN_LIMIT) {
                 draining = false;
                 resetAfterAnswer(Http2Error.CANCEL);
@@ -304,6 +312,7 @@ public final class Http2Exchange extends ChannelInboundHandlerAdapter implements
         if (draining) {
             draining = false;
             bodyDone = true;
+            deadlines.waitForBody(false);
             return;
         }
         HttpHeaders trailers = DefaultHttpHeadersFactory.trailersFactory().withValidation(false).newHeaders();
@@ -317,6 +326,7 @@ public final class Http2Exchange extends ChannelInboundHandlerAdapter implements
 
     private void endBody(HttpHeaders trailers) {
         bodyDone = true;
+        deadlines.waitForBody(false);
         BodyReceiver r = receiver;
         if (r != null) {
             receiver = null;
@@ -342,6 +352,9 @@ public final class Http2Exchange extends ChannelInboundHandlerAdapter implements
 
     @Override
     public void channelInactive(ChannelHandlerContext ctx) {
+        if (deadlines != null) {
+            deadlines.cancel();
+        }
         cancelled();
         ctx.fireChannelInactive();
     }
@@ -363,6 +376,9 @@ public final class Http2Exchange extends ChannelInboundHandlerAdapter implements
 
     @Override
     public void channelWritabilityChanged(ChannelHandlerContext ctx) {
+        if (deadlines != null) {
+            deadlines.writability(ctx.channel().isWritable());
+        }
         Runnable task = writableTask;
         if (task != null && ctx.channel().isWritable()) {
             writableTask = null;
@@ -375,6 +391,45 @@ public final class Http2Exchange extends ChannelInboundHandlerAdapter implements
     public void exceptionCaught(ChannelHandlerContext ctx, Throwable cause) {
         log.debug("{}: HTTP/2 stream error: {}", ctx.channel(), cause.toString());
         reset(Http2Error.INTERNAL_ERROR);
+    }
+
+    // ---- StreamDeadlines.Expiry ----
+
+    /** The request body stopped for bodyTimeout: 408 if not answered yet, and the stream ends either way. */
+    @Override
+    public void bodyTimedOut() {
+        if (bodyDone) {
+            return;
+        }
+        log.debug("{}: no request body for {} ms", ctx.channel(), serving.snapshot().limits().bodyTimeout().toMillis());
+        bodyDone = true;
+        draining = false;
+        abortBody(new java.util.concurrent.TimeoutException("no request body")); // the upstream call ends
+        if (!responded && !streaming) {
+            sendError(HttpResponseStatus.REQUEST_TIMEOUT);
+            resetAfterAnswer(Http2Error.CANCEL); // the client is still sending: tell it to stop
+        } else if (responded) {
+            resetAfterAnswer(Http2Error.CANCEL); // answered early; the rest of the body is not coming
+        } else {
+            reset(Http2Error.CANCEL); // mid-answer, and the answer depended on that body
+        }
+    }
+
+    /**
+     * The client left the stream unwritable for sendTimeout (its window shut, or the connection not
+     * drained): the stream is reset, which drops what Netty's flow controller holds for it, and the
+     * upstream call is cancelled, so nothing more is read for it.
+     */
+    @Override
+    public void sendTimedOut() {
+        log.debug("{}: stream not writable for {} ms, resetting", ctx.channel(),
+                serving.snapshot().limits().sendTimeout().toMillis());
+        Runnable cancel = onCancel;
+        onCancel = null;
+        reset(Http2Error.CANCEL);
+        if (cancel != null) {
+            cancel.run();
+        }
     }
 
     // ---- Exchange: the request ----
@@ -442,6 +497,9 @@ public final class Http2Exchange extends ChannelInboundHandlerAdapter implements
     @Override
     public void pauseReading() {
         ctx.channel().config().setAutoRead(false);
+        if (deadlines != null) {
+            deadlines.waitForBody(false); // our choice, not the client's stall
+        }
     }
 
     @Override
@@ -449,6 +507,9 @@ public final class Http2Exchange extends ChannelInboundHandlerAdapter implements
         if (!ctx.channel().config().isAutoRead()) {
             ctx.channel().config().setAutoRead(true);
             ctx.read();
+            if (deadlines != null && !bodyDone) {
+                deadlines.waitForBody(true); // the client's clock runs again, from now
+            }
         }
     }
 

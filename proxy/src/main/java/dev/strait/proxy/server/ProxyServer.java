@@ -38,6 +38,7 @@ import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicInteger;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -51,8 +52,8 @@ import org.slf4j.LoggerFactory;
  *   HTTP/1.1:       [ChunkedWriteHandler under TLS]
  *     -> Http1RequestDecoder   bytes to request heads and body parts, with our limits
  *     -> Http1ServerHandler    checks, route lookup, framing, ordering, keep-alive (and Upgrade: h2c)
- *   HTTP/2:         Http2FrameCodec -> Http2MultiplexHandler (a child channel per stream: Http2Exchange)
- *                   -> Http2ConnectionGuard
+ *   HTTP/2:         Http2FrameTimeout -> Http2FrameCodec -> Http2MultiplexHandler (a child channel per
+ *                   stream: Http2Exchange) -> Http2ConnectionGuard
  *   then the rule's Handler    respond / files / backends (proxy: upstream connections on the same loop)
  * </pre>
  */
@@ -124,6 +125,9 @@ public final class ProxyServer implements AutoCloseable {
             }
             InetSocketAddress want = new InetSocketAddress(l.address().host(), l.address().port());
             InetSocketAddress actual;
+            // The listener's own connection count, over all its sockets (one per loop): touched on
+            // accept and close only, never per request.
+            AtomicInteger open = new AtomicInteger();
             if (transport.reusePort() && want.getPort() != 0) {
                 // SO_REUSEPORT would let us share a port another Strait already serves: a plain bind
                 // first fails when anything listens there.
@@ -139,12 +143,12 @@ public final class ProxyServer implements AutoCloseable {
                 // One socket per loop; with port 0 the first bind picks the port and the rest share it.
                 actual = null;
                 for (EventExecutor e : loops) {
-                    Channel ch = bind(bootstrap((EventLoop) e, l), actual == null ? want : actual, l);
+                    Channel ch = bind(bootstrap((EventLoop) e, l, open), actual == null ? want : actual, l);
                     listeners.add(ch);
                     actual = actual == null ? (InetSocketAddress) ch.localAddress() : actual;
                 }
             } else {
-                Channel ch = bind(bootstrap(loops, l), want, l);
+                Channel ch = bind(bootstrap(loops, l, open), want, l);
                 listeners.add(ch);
                 actual = (InetSocketAddress) ch.localAddress();
             }
@@ -166,7 +170,7 @@ public final class ProxyServer implements AutoCloseable {
         return f.channel();
     }
 
-    private ServerBootstrap bootstrap(EventLoopGroup group, Config.Listener listener) {
+    private ServerBootstrap bootstrap(EventLoopGroup group, Config.Listener listener, AtomicInteger open) {
         ServerBootstrap b = new ServerBootstrap()
                 .group(group, group)
                 .channel(transport.serverChannel())
@@ -182,6 +186,15 @@ public final class ProxyServer implements AutoCloseable {
                             metrics.connectionRefused();
                             ch.close();
                             return;
+                        }
+                        if (listener.maxConnections() > 0) {
+                            if (open.incrementAndGet() > listener.maxConnections()) {
+                                open.decrementAndGet(); // over the listener's own cap
+                                metrics.connectionRefused();
+                                ch.close();
+                                return;
+                            }
+                            ch.closeFuture().addListener(f -> open.decrementAndGet());
                         }
                         connections.add(ch);
                         if (listener.tls() != null) {
@@ -265,7 +278,8 @@ public final class ProxyServer implements AutoCloseable {
 
     /** HTTP/2: frames and flow control, one child channel per stream, the connection's guard (see Http2Connections). */
     private void http2(ChannelPipeline p) {
-        p.addLast("h2", h2.frameCodec())
+        p.addLast("h2-frames", h2.frameTimeout())
+                .addLast("h2", h2.frameCodec())
                 .addLast("h2-streams", h2.multiplexer())
                 .addLast("h2-connection", h2.guard());
     }

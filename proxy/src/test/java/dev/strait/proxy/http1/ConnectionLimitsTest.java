@@ -139,6 +139,34 @@ class ConnectionLimitsTest {
     }
 
     @Test
+    void aListenerCapsItsOwnConnectionsAndTheOthersGoOn() throws Exception {
+        proxy.startConfig("""
+                listeners:
+                  - { name: small, address: "127.0.0.1:0", maxConnections: 1 }
+                  - { name: big, address: "127.0.0.1:0" }
+                accessLog: { enabled: false }
+                limits: { maxConnections: 10 }
+                """ + SITE);
+        RawClient a = proxy.add(new RawClient(proxy.server.address("small")));
+        assertThat(a.send(GET).read().status()).isEqualTo(200);
+        try (RawClient second = new RawClient(proxy.server.address("small"))) {
+            second.send(GET);
+            assertThat(second.closedByServer()).as("over the listener's cap").isTrue();
+        } catch (SocketException reset) {
+            // closed before our request went out: refused all the same
+        }
+        try (RawClient other = new RawClient(proxy.server.address("big"))) {
+            assertThat(other.send(GET).read().status()).as("another listener").isEqualTo(200);
+        }
+        assertThat(proxy.metrics.registry().scrape()).contains("strait_connections_refused_total 1.0");
+        a.close();
+        await().atMost(Duration.ofSeconds(5)).until(() -> proxy.metrics.openConnections() == 0);
+        try (RawClient again = new RawClient(proxy.server.address("small"))) {
+            assertThat(again.send(GET).read().status()).as("room again once the first left").isEqualTo(200);
+        }
+    }
+
+    @Test
     void underscoreNamesCanBeRefusedOrAllowed() throws Exception {
         TestUpstream up = proxy.upstream(TestUpstream.echo());
         String config = """

@@ -1,0 +1,117 @@
+package dev.strait.proxy.http2;
+
+import static dev.strait.proxy.http2.RawH2.*;
+import static org.assertj.core.api.Assertions.assertThat;
+
+import dev.strait.proxy.testing.ProxyHarness;
+import dev.strait.proxy.testing.TestCertificates;
+import dev.strait.proxy.testing.TestCertificates.Issued;
+import dev.strait.proxy.testing.TestCertificates.KeyType;
+import java.io.ByteArrayOutputStream;
+import java.io.IOException;
+import java.io.InputStream;
+import java.net.InetSocketAddress;
+import java.net.Socket;
+import java.nio.charset.StandardCharsets;
+import javax.net.ssl.SSLParameters;
+import javax.net.ssl.SSLSocket;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.EnumSource;
+
+/**
+ * {@code Http2FrameTimeout} reads frame boundaries from the bytes before the codec, so it must be in step
+ * with them however the connection became HTTP/2: a connection that only ever sends whole frames is not
+ * closed at {@code headerTimeout}, on h2c by prior knowledge, h2c by Upgrade, and h2 over TLS. (The
+ * connections that must be closed are in {@link Http2ConnectionLimitsTest}.)
+ */
+class Http2FrameTimeoutTest {
+    enum Start { PRIOR_KNOWLEDGE, UPGRADE, TLS }
+
+    static TestCertificates pki;
+    static Issued local;
+    final ProxyHarness proxy = new ProxyHarness();
+
+    @BeforeAll
+    static void certificates() throws Exception {
+        pki = new TestCertificates();
+        local = pki.issue(KeyType.EC, "localhost", "localhost");
+    }
+
+    @BeforeEach
+    void start() throws Exception {
+        proxy.startConfig("""
+                accessLog: { enabled: false }
+                limits: { headerTimeout: 300ms }
+                listeners:
+                  - { name: http, address: "127.0.0.1:0" }
+                  - { name: https, address: "127.0.0.1:0", tls: { certificates: [ { cert: "%s", key: "%s" } ] } }
+                routes: [ { name: r, hosts: [ "*" ], rules: [ { respond: { body: "ok" } } ] } ]
+                """.formatted(local.certPem().replace("\n", "\\n"), local.keyPem().replace("\n", "\\n")));
+    }
+
+    @AfterEach
+    void stop() throws Exception {
+        proxy.close();
+    }
+
+    private RawH2 open(Start how) throws Exception {
+        InetSocketAddress http = proxy.server.address("http");
+        switch (how) {
+            case PRIOR_KNOWLEDGE:
+                return new RawH2(http);
+            case UPGRADE: {
+                Socket s = new Socket();
+                s.connect(http, 2000);
+                s.setSoTimeout(5000);
+                // HTTP2-Settings: SETTINGS_MAX_CONCURRENT_STREAMS = 100, base64url.
+                s.getOutputStream().write(("GET / HTTP/1.1\r\nHost: a\r\nConnection: Upgrade, HTTP2-Settings\r\n"
+                        + "Upgrade: h2c\r\nHTTP2-Settings: AAMAAABk\r\n\r\n").getBytes(StandardCharsets.US_ASCII));
+                assertThat(head(s.getInputStream())).startsWith("HTTP/1.1 101");
+                return new RawH2(s, new byte[0]); // the request is stream 1
+            }
+            default: {
+                InetSocketAddress https = proxy.server.address("https");
+                SSLSocket s = (SSLSocket) pki.clientContext().getSocketFactory()
+                        .createSocket(https.getAddress(), https.getPort());
+                SSLParameters p = s.getSSLParameters();
+                p.setApplicationProtocols(new String[] {"h2"});
+                s.setSSLParameters(p);
+                s.startHandshake();
+                assertThat(s.getApplicationProtocol()).isEqualTo("h2");
+                return new RawH2(s, new byte[0]);
+            }
+        }
+    }
+
+    /** The response head of the 101, byte by byte so that no HTTP/2 byte after it is consumed. */
+    private static String head(InputStream in) throws IOException {
+        ByteArrayOutputStream b = new ByteArrayOutputStream();
+        while (!b.toString(StandardCharsets.US_ASCII).endsWith("\r\n\r\n")) {
+            int c = in.read();
+            if (c < 0) {
+                throw new IOException("closed in the 101's head: " + b);
+            }
+            b.write(c);
+        }
+        return b.toString(StandardCharsets.US_ASCII);
+    }
+
+
+    @ParameterizedTest
+    @EnumSource(Start.class)
+    void aConnectionOfWholeFramesOutlivesHeaderTimeout(Start how) throws Exception {
+        try (RawH2 c = open(how)) {
+            if (how != Start.UPGRADE) {
+                c.send(frame(HEADERS, END_HEADERS | END_STREAM, 1, GET));
+            }
+            assertThat(c.answer(1)).anyMatch(f -> f.type() == DATA && f.text().equals("ok"));
+            // Past headerTimeout with nothing unfinished: only a misread frame boundary would close it now.
+            assertThat(c.closesWithin(800)).isFalse();
+            c.send(frame(HEADERS, END_HEADERS | END_STREAM, 3, GET));
+            assertThat(c.answer(3)).anyMatch(f -> f.type() == DATA && f.text().equals("ok"));
+        }
+    }
+}
