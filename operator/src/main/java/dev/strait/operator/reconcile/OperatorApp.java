@@ -160,6 +160,7 @@ public final class OperatorApp implements AutoCloseable {
         rebuilder = new Rebuilder(() -> cache.synced() ? cache.inputs() : null, translator, t -> {
             fleet.publish(t);
             board.update(t);
+            statusRefresh.changed(); // computed and written within the status debounce, off this thread
             // The proxies' address lives on a Service: when it moves, every served Ingress is rewritten.
             List<IngressLoadBalancerIngress> address = ingressAddresses();
             if (!address.equals(lastIngressAddress)) {
