@@ -5,6 +5,7 @@ import static org.awaitility.Awaitility.await;
 import dev.strait.operator.crd.Route;
 import dev.strait.operator.publish.TestProxy;
 import dev.strait.operator.reconcile.OperatorApp;
+import dev.strait.operator.translate.ResourceKey;
 import dev.strait.operator.translate.Scope;
 import dev.strait.proxy.control.Identity;
 import io.fabric8.kubernetes.client.KubernetesClient;
@@ -17,7 +18,10 @@ import java.time.Duration;
 import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.List;
+import java.util.Map;
+import java.util.TreeMap;
 import java.util.concurrent.atomic.AtomicLong;
+import org.awaitility.core.ConditionTimeoutException;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.condition.EnabledIfSystemProperty;
 
@@ -26,7 +30,8 @@ import org.junit.jupiter.api.condition.EnabledIfSystemProperty;
  * one of {@code strait.bench.proxies} simulated proxies has received it, with {@code strait.bench.routes}
  * Routes. Not part of the test run:
  * {@code ./mvnw -B -q -pl model,operator -am test -Dtest=ConvergenceBenchmark -Dsurefire.failIfNoSpecifiedTests=false
- * -Dstrait.bench=true -Dstrait.bench.routes=1000 -Dstrait.bench.proxies=100}. The API server is
+ * -Dstrait.bench=true -Dstrait.bench.routes=1000 -Dstrait.bench.proxies=100}; {@code -Dstrait.bench.deltas=false}
+ * has the simulated proxies take whole snapshots. The API server is
  * fabric8's mock (in-process), so the figures include its watch delivery but not etcd's.
  */
 @EnabledIfSystemProperty(named = "strait.bench", matches = "true")
@@ -103,14 +108,14 @@ class ConvergenceBenchmark {
                         await().atMost(Duration.ofMinutes(1)).pollInterval(Duration.ofMillis(2)).until(() ->
                                 real.version().equals(app.fleet().latestVersion(Scope.ingress("strait")))
                                         && real.get("r" + target + ".example.com", "/hello").endsWith(body));
-                    } catch (org.awaitility.core.ConditionTimeoutException e) {
+                    } catch (ConditionTimeoutException e) {
                         throw new AssertionError("change " + c + " not served: " + state(app, real, sims, target), e);
                     }
                     String version = real.version();
                     try {
                         await().atMost(Duration.ofMinutes(1)).pollInterval(Duration.ofMillis(2)).until(() ->
                                 sims.stream().allMatch(s -> s.arrived.containsKey(version)));
-                    } catch (org.awaitility.core.ConditionTimeoutException e) {
+                    } catch (ConditionTimeoutException e) {
                         throw new AssertionError("change " + c + " not received by all: " + state(app, real, sims, target), e);
                     }
                     toReal[c] = swappedAt.get() - t0;
@@ -128,8 +133,8 @@ class ConvergenceBenchmark {
     /** What each side holds, for a change that did not arrive. */
     private static String state(OperatorApp app, TestProxy real, List<SimulatedProxy> sims, int target) throws Exception {
         Route r = client.resources(Route.class).inNamespace("ns" + (target % 20)).withName("r" + target).get();
-        var report = app.board().report(dev.strait.operator.translate.ResourceKey.of(r));
-        java.util.Map<String, Long> acked = new java.util.TreeMap<>();
+        var report = app.board().report(ResourceKey.of(r));
+        Map<String, Long> acked = new TreeMap<>();
         app.fleet().proxies().forEach(p -> acked.merge(String.valueOf(p.acked()), 1L, Long::sum));
         return "real serves " + real.version() + ", latest " + app.fleet().latestVersion(Scope.ingress("strait"))
                 + ", rebuilds " + app.rebuilds() + ", route generation " + r.getMetadata().getGeneration()
