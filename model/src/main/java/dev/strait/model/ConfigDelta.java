@@ -25,7 +25,9 @@ import java.util.Map;
  *   <li>{@code order}: {@code {routes: [names]}}, the whole list's order, given only when removing and
  *       upserting alone would not give it (a Route that comes back among older ones).</li>
  * </ul>
- * Pure functions on JSON trees; the inputs are not modified.
+ * Pure functions on JSON trees; the inputs are not modified. Results share nodes with their inputs
+ * (a diff's items are the target's, an applied delta keeps the base's unchanged items), so trees passed
+ * here are treated as read only afterwards by both ends.
  */
 public final class ConfigDelta {
     /** The top-level lists whose items are named and sent one by one. */
@@ -81,7 +83,7 @@ public final class ConfigDelta {
     }
 
     /**
-     * {@code base} with {@code delta} applied.
+     * {@code base} with {@code delta} applied; the result shares what did not change with {@code base}.
      *
      * @throws IllegalArgumentException when the delta is malformed or does not fit the base (it removes
      *                                  or orders names the base does not have)
@@ -90,7 +92,10 @@ public final class ConfigDelta {
         if (delta == null || !delta.isObject()) {
             throw new IllegalArgumentException("a delta is an object");
         }
-        ObjectNode out = base.deepCopy();
+        // Shallow: every list the delta touches is replaced by a new one in the result, so the result can
+        // share the base's untouched values and items instead of copying a 10k-route document per change.
+        ObjectNode out = NODES.objectNode();
+        out.setAll(base);
         JsonNode set = delta.path("set");
         if (!set.isMissingNode()) {
             if (!set.isObject()) {

@@ -41,13 +41,22 @@ public final class ConfigParser {
 
     /** Parses and validates; throws with every error when anything is wrong. */
     public static Config parse(String text, String source) throws InvalidConfigException {
-        ConfigParser p = new ConfigParser();
         JsonNode root;
         try {
             root = YamlTree.read(text);
         } catch (YamlTree.SyntaxError e) {
             throw new InvalidConfigException(source, List.of(new ConfigError("", e.getMessage())));
         }
+        return parse(root, source);
+    }
+
+    /**
+     * Validates a config already read into a tree (a control-channel message, a document a delta was
+     * applied to), with the same checks and messages as {@link #parse(String, String)} of its JSON text,
+     * without writing it out and reading it back. The tree is only read.
+     */
+    public static Config parse(JsonNode root, String source) throws InvalidConfigException {
+        ConfigParser p = new ConfigParser();
         if (root == null || root.isMissingNode() || root.isNull()) {
             throw new InvalidConfigException(source, List.of(new ConfigError("", "the config is empty")));
         }

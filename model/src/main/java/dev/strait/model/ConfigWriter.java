@@ -23,6 +23,11 @@ public final class ConfigWriter {
         return Json.write(toTree(c), pretty);
     }
 
+    /** The canonical JSON of a tree made by {@link #toTree}: the same text {@link #toJson} gives for its config. */
+    public static String toJson(ObjectNode tree) {
+        return Json.write(tree, false);
+    }
+
     /** A content version: the first 12 hex digits of the SHA-256 of the canonical JSON. */
     public static String version(Config c) {
         try {

@@ -57,6 +57,20 @@ class ConfigDeltaTest {
         assertThat(applied.toString()).as("same order, so the same canonical text").isEqualTo(tree(target).toString());
     }
 
+    @ParameterizedTest(name = "{0}")
+    @MethodSource("changes")
+    void applyLeavesTheBaseAloneAndSharesWhatDidNotChange(String name, String target, String expectedDelta) {
+        ObjectNode base = tree(BASE);
+        ObjectNode applied = ConfigDelta.apply(base, ConfigDelta.diff(tree(BASE), tree(target)));
+        assertThat(base).as("the base is not modified").isEqualTo(tree(BASE));
+        JsonNode r3 = base.path("routes").get(base.path("routes").size() - 1);
+        assertThat(applied.path("routes")).allSatisfy(r -> {
+            if (r.path("name").equals(r3.path("name")) && r.equals(r3)) {
+                assertThat(r).as("an unchanged route is the base's node, not a copy").isSameAs(r3);
+            }
+        });
+    }
+
     @org.junit.jupiter.api.Test
     void aKeyThatAppearsOrAnUnnamedItemIsNotADelta() {
         assertThat(ConfigDelta.diff(tree(BASE), tree(BASE.replace("{\"listeners\"", "{\"workers\":2,\"listeners\"")))).isNull();

@@ -26,6 +26,24 @@ import org.junit.jupiter.params.provider.ValueSource;
 
 class ConfigParserTest {
 
+    /** Control-channel documents are validated as trees: every message must be the one their JSON text gets. */
+    @ParameterizedTest
+    @ValueSource(strings = {
+        "{\"listeners\":[{\"name\":\"http\",\"address\":\"0.0.0.0:8080\"}],\"routes\":[{\"name\":\"Bad_Name\",\"hosts\":[\"*\"],\"rules\":[{\"respond\":{\"status\":999}}]}]}",
+        "{\"listeners\":[{\"name\":\"http\",\"address\":\"0.0.0.0:8080\"}],\"routes\":[{\"name\":\"r\",\"hosts\":[\"*\"],\"rules\":[{\"backends\":[{\"upstream\":\"none\"}],\"timeouts\":{\"request\":\"soon\"}}]}],\"workers\":\"two\"}",
+        "{\"listeners\":[],\"upstreams\":[{\"name\":\"u\",\"endpoints\":[\"nohost\"],\"balance\":\"random-ish\"}],\"routes\":\"none\"}",
+        "{\"routes\":[{\"name\":\"r\",\"hosts\":[\"*\"],\"rules\":[" + OK_RULE_JSON + "]}],\"extra\":1}"
+    })
+    void aTreeGetsTheSameMessagesAsItsText(String json) throws Exception {
+        var tree = new com.fasterxml.jackson.databind.ObjectMapper().readTree(json);
+        List<ConfigError> fromText = errors(json);
+        assertThatThrownBy(() -> ConfigParser.parse(tree, "test.yaml"))
+                .isInstanceOfSatisfying(InvalidConfigException.class, e -> assertThat(e.errors()).isEqualTo(fromText));
+    }
+
+    private static final String OK_RULE_JSON = "{\"respond\":{\"status\":200}}";
+
+
     @Nested
     class ContractExample {
         private final Config c;

@@ -46,7 +46,11 @@ public final class Fleet {
     private final Map<Scope, LinkedHashMap<String, String>> documents = new HashMap<>();
     /** This publication's deltas per scope and base version, made once and shared by every session. */
     private final Map<Scope, Map<String, byte[]>> deltas = new HashMap<>();
-    private final Map<Scope, ObjectNode> targets = new HashMap<>();
+    /**
+     * The tree of the last document remembered per scope, by version: the base of most deltas, so it is
+     * not parsed again from its JSON. Read only (deltas share its nodes).
+     */
+    private final Map<Scope, Map.Entry<String, ObjectNode>> lastTree = new HashMap<>();
     private long snapshotsSent;
     private long deltasSent;
     private final List<Runnable> listeners = new CopyOnWriteArrayList<>();
@@ -67,7 +71,6 @@ public final class Fleet {
             latest = t;
             encoded.clear();
             deltas.clear();
-            targets.clear();
             for (Scope s : t.scopes()) {
                 seq(s, t.snapshot(s).version());
             }
@@ -239,6 +242,7 @@ public final class Fleet {
         LinkedHashMap<String, String> docs = documents.computeIfAbsent(scope, x -> new LinkedHashMap<>());
         docs.remove(snap.version());
         docs.put(snap.version(), snap.json());
+        lastTree.put(scope, Map.entry(snap.version(), snap.tree()));
         if (docs.size() > DOCUMENTS) {
             docs.remove(docs.keySet().iterator().next());
         }
@@ -254,8 +258,9 @@ public final class Fleet {
             if (baseJson == null) {
                 return WHOLE;
             }
-            ObjectNode target = targets.computeIfAbsent(scope, x -> tree(snap.json()));
-            ObjectNode from = tree(baseJson);
+            ObjectNode target = snap.tree();
+            Map.Entry<String, ObjectNode> last = lastTree.get(scope);
+            ObjectNode from = last != null && last.getKey().equals(b) ? last.getValue() : tree(baseJson);
             ObjectNode diff = ConfigDelta.diff(from, target);
             if (diff == null || !ConfigDelta.apply(from, diff).equals(target)) {
                 return WHOLE;

@@ -14,6 +14,7 @@ import io.netty.handler.ssl.SslContext;
 import java.net.InetSocketAddress;
 import java.time.Clock;
 import java.time.Duration;
+import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.Executors;
 import java.util.concurrent.ScheduledExecutorService;
@@ -88,6 +89,7 @@ public final class OperatorApp implements AutoCloseable {
     private final StatusBoard board;
     private final ControlServer server;
     private Operator operator;
+    private final List<StatusReconciler<?>> statusReconcilers = new ArrayList<>();
     private ClusterCache cache;
     private Rebuilder rebuilder;
     private Debounced statusRefresh;
@@ -125,6 +127,8 @@ public final class OperatorApp implements AutoCloseable {
         RouteReconciler routes = new RouteReconciler(board, clock);
         UpstreamReconciler upstreams = new UpstreamReconciler(board, clock);
         IngressReconciler ingresses = new IngressReconciler(board, this::ingressAddresses);
+        statusReconcilers.add(routes);
+        statusReconcilers.add(upstreams);
         operator.register(routes);
         operator.register(upstreams);
         operator.register(ingresses);
@@ -156,6 +160,7 @@ public final class OperatorApp implements AutoCloseable {
         rebuilder = new Rebuilder(() -> cache.synced() ? cache.inputs() : null, translator, t -> {
             fleet.publish(t);
             board.update(t);
+            statusRefresh.changed(); // computed and written within the status debounce, off this thread
             // The proxies' address lives on a Service: when it moves, every served Ingress is rewritten.
             List<IngressLoadBalancerIngress> address = ingressAddresses();
             if (!address.equals(lastIngressAddress)) {
@@ -190,6 +195,11 @@ public final class OperatorApp implements AutoCloseable {
 
     public InetSocketAddress controlAddress() {
         return server.address();
+    }
+
+    /** Route and Upstream status patches asked for since start. */
+    public long statusWrites() {
+        return statusReconcilers.stream().mapToLong(StatusReconciler::writes).sum();
     }
 
     public long rebuilds() {

@@ -14,6 +14,7 @@ import io.javaoperatorsdk.operator.processing.event.source.EventSource;
 import io.javaoperatorsdk.operator.processing.event.source.inbound.SimpleInboundEventSource;
 import java.time.Clock;
 import java.util.List;
+import java.util.concurrent.atomic.AtomicLong;
 
 /**
  * Writes the status the {@link StatusBoard} wants. It runs when JOSDK sees the resource change and
@@ -25,6 +26,8 @@ abstract class StatusReconciler<R extends CustomResource<?, ResourceStatus>> imp
     private final StatusBoard board;
     private final Clock clock;
     final SimpleInboundEventSource<R> pokes = new SimpleInboundEventSource<>("status-pokes");
+    /** Status patches asked for so far, for the convergence benchmark's report. */
+    private final AtomicLong writes = new AtomicLong();
 
     StatusReconciler(StatusBoard board, Clock clock) {
         this.board = board;
@@ -38,6 +41,10 @@ abstract class StatusReconciler<R extends CustomResource<?, ResourceStatus>> imp
             // Not started, or not the leader: the leader's own informer events bring it up to date.
             log.debug("status poke for {} not delivered: {}", key, e.toString());
         }
+    }
+
+    long writes() {
+        return writes.get();
     }
 
     @Override
@@ -57,6 +64,7 @@ abstract class StatusReconciler<R extends CustomResource<?, ResourceStatus>> imp
             return UpdateControl.noUpdate();
         }
         resource.setStatus(next);
+        writes.incrementAndGet();
         return UpdateControl.patchStatus(resource);
     }
 }

@@ -19,9 +19,10 @@ import java.util.TreeSet;
 import java.util.function.Consumer;
 
 /**
- * The status every Route and Upstream should have now. Updated after each translation ({@link #update})
- * and whenever a proxy joins, leaves, ACKs or NACKs ({@link #refresh}); after either, every resource
- * whose desired status changed is passed to the {@code poke} callback, which makes its reconciler run.
+ * The status every Route and Upstream should have now. Told of each translation ({@link #update}) and
+ * recomputed after it and whenever a proxy joins, leaves, ACKs or NACKs ({@link #refresh}, debounced by
+ * the caller); every resource whose desired status changed is passed to the {@code poke} callback, which
+ * makes its reconciler run.
  *
  * <p>"Programmed by a proxy" is a comparison of places in the scope's publication order: when a
  * resource's contribution changes, it records the place of the version that first carries the change,
@@ -52,7 +53,12 @@ public final class StatusBoard {
         this.poke = poke;
     }
 
-    /** Takes a new translation (already published to the fleet) and pokes what changed. */
+    /**
+     * Takes a new translation (already published to the fleet). Only notes which resources changed (and
+     * from which version on they count as programmed); the caller schedules the {@link #refresh} that
+     * computes and pokes, off the path that publishes, since at 10k resources it costs as much CPU as
+     * the proxies spend taking the change in.
+     */
     public void update(Translation t) {
         synchronized (this) {
             translation = t;
@@ -74,7 +80,6 @@ public final class StatusBoard {
                 }
             }
         }
-        refresh();
     }
 
     /**

@@ -47,7 +47,7 @@ final class ModelCheck {
         });
         config.putArray("routes").add(route);
         try {
-            Config c = ConfigParser.parse(config.toString(), "route");
+            Config c = ConfigParser.parse(config, "route");
             return new Checked<>(c.routes().get(0), List.of());
         } catch (InvalidConfigException e) {
             return new Checked<>(null, paths(e.errors(), "routes[0]"));
@@ -58,7 +58,7 @@ final class ModelCheck {
         ObjectNode config = frame();
         config.putArray("upstreams").add(upstream);
         try {
-            Config c = ConfigParser.parse(config.toString(), "upstream");
+            Config c = ConfigParser.parse(config, "upstream");
             return new Checked<>(c.upstreams().get(0), List.of());
         } catch (InvalidConfigException e) {
             return new Checked<>(null, paths(e.errors(), "upstreams[0]"));

@@ -1,5 +1,6 @@
 package dev.strait.operator.translate;
 
+import com.fasterxml.jackson.databind.node.ObjectNode;
 import dev.strait.model.Config;
 import dev.strait.model.ConfigWriter;
 import dev.strait.model.Route;
@@ -34,8 +35,11 @@ public final class Translation {
     private final Map<ResourceKey, Integer> contents;
     private final Map<Scope, Snapshot> snapshots = new ConcurrentHashMap<>();
 
-    /** A scope's snapshot, its content version and its canonical JSON (what the version hashes, what is sent). */
-    public record Snapshot(Config config, String version, String json) {}
+    /**
+     * A scope's snapshot, its content version and its canonical JSON (what the version hashes, what is
+     * sent). {@code tree} is that JSON as the tree it was written from, for deltas (read only: it is shared).
+     */
+    public record Snapshot(Config config, String version, String json, ObjectNode tree) {}
 
     Translation(ProxyDefaults defaults, Map<Scope, List<Programmed>> routes, Map<String, Upstream> upstreams,
                 Map<ResourceKey, ResourceReport> reports, Map<ResourceKey, Integer> contents) {
@@ -108,7 +112,8 @@ public final class Translation {
         }
         Config config = new Config(0, Config.Transport.AUTO, new Config.AccessLog(defaults.accessLog()),
                 defaults.limits(), listeners, defaults.adminConfig(), List.copyOf(used.values()), rs);
-        String json = ConfigWriter.toJson(config, false);
-        return new Snapshot(config, version(json), json);
+        ObjectNode tree = ConfigWriter.toTree(config);
+        String json = ConfigWriter.toJson(tree);
+        return new Snapshot(config, version(json), json, tree);
     }
 }

@@ -241,11 +241,15 @@ public final class ControlClient implements AutoCloseable {
         return apply(version, configText, null);
     }
 
-    /** As above; {@code document} is the config as a tree when the caller has it (kept for the next delta). */
+    /**
+     * As above; {@code document} is the config as a tree when the caller has it: it is validated as it is
+     * (not written out and read back; the parser's messages are the same) and kept for the next delta.
+     */
     private String apply(String version, String configText, ObjectNode document) {
         Snapshot next;
         try {
-            Config config = ConfigParser.parse(configText, "control channel");
+            Config config = document != null ? ConfigParser.parse(document, "control channel")
+                    : ConfigParser.parse(configText, "control channel");
             next = SnapshotBuilder.build(config, "control channel");
         } catch (InvalidConfigException e) {
             return e.getMessage();
@@ -330,7 +334,7 @@ public final class ControlClient implements AutoCloseable {
             backoff.reset();
             String version = msg.path("version").asText("");
             JsonNode config = msg.path("config");
-            String error = apply(version, config.toString(), config instanceof ObjectNode o ? o : null);
+            String error = config instanceof ObjectNode o ? apply(version, null, o) : apply(version, config.toString(), null);
             answer(ctx, version, error);
         }
 
@@ -358,7 +362,7 @@ public final class ControlClient implements AutoCloseable {
                         + "; a whole snapshot is needed");
                 return;
             }
-            String error = apply(version, result.toString(), result);
+            String error = apply(version, null, result);
             if (error != null && error.startsWith(MISMATCH)) {
                 resync(ctx, version, "delta from " + base + ": " + error + "; a whole snapshot is needed");
                 return;
