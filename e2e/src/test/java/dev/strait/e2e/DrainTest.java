@@ -124,6 +124,104 @@ class DrainTest {
         }
     }
 
+    @Test
+    void sigtermUnderSustainedKeepAliveLoadAnswersEveryRequestItTook() throws Exception {
+        // 16 keep-alive clients send back to back through the proxy to an upstream that takes 20 ms, so
+        // requests are in flight whenever SIGTERM comes. Every request the upstream received must come
+        // back to its client as a whole 200: a request is only allowed to go unanswered when the proxy
+        // closed an idle connection before reading it (the upstream never saw it; clients retry those).
+        java.util.concurrent.atomic.AtomicInteger seenByUpstream = new java.util.concurrent.atomic.AtomicInteger();
+        com.sun.net.httpserver.HttpServer app = com.sun.net.httpserver.HttpServer.create(
+                new java.net.InetSocketAddress("127.0.0.1", 0), 128);
+        app.setExecutor(java.util.concurrent.Executors.newCachedThreadPool());
+        app.createContext("/", x -> {
+            seenByUpstream.incrementAndGet();
+            try {
+                Thread.sleep(20);
+            } catch (InterruptedException e) {
+                Thread.currentThread().interrupt();
+            }
+            byte[] body = "ok\n".getBytes(StandardCharsets.US_ASCII);
+            x.sendResponseHeaders(200, body.length);
+            x.getResponseBody().write(body);
+            x.close();
+        });
+        app.start();
+        int clients = 16;
+        java.util.concurrent.ExecutorService pool = java.util.concurrent.Executors.newFixedThreadPool(clients);
+        try {
+            Path file = Files.writeString(dir.resolve("strait.yaml"), """
+                    limits: { drainTimeout: 30s }
+                    listeners: [ { name: http, address: "127.0.0.1:0" } ]
+                    upstreams: [ { name: app, endpoints: [ "127.0.0.1:%d" ] } ]
+                    routes: [ { name: app, hosts: [ "*" ], rules: [ { backends: [ { upstream: app } ] } ] } ]
+                    """.formatted(app.getAddress().getPort()));
+            ProxyProcess proxy = strait.start("--config", file.toString()).awaitServing();
+            int port = proxy.port("http");
+            java.util.concurrent.atomic.AtomicInteger answered = new java.util.concurrent.atomic.AtomicInteger();
+            java.util.concurrent.atomic.AtomicInteger unanswered = new java.util.concurrent.atomic.AtomicInteger();
+            java.util.List<String> failures = java.util.Collections.synchronizedList(new java.util.ArrayList<>());
+            java.util.concurrent.CountDownLatch warm = new java.util.concurrent.CountDownLatch(clients * 5);
+            java.util.List<java.util.concurrent.Future<?>> loops = new java.util.ArrayList<>();
+            for (int c = 0; c < clients; c++) {
+                loops.add(pool.submit(() -> {
+                    byte[] request = "GET /load HTTP/1.1\r\nHost: drain.test\r\n\r\n".getBytes(StandardCharsets.ISO_8859_1);
+                    // Bounded: stops when the proxy refuses new connections (its listener closed) or after 60 s.
+                    long deadline = System.nanoTime() + Duration.ofSeconds(60).toNanos();
+                    while (System.nanoTime() < deadline) {
+                        Socket socket;
+                        try {
+                            socket = new Socket("127.0.0.1", port);
+                        } catch (IOException refused) {
+                            return null; // draining: no new connections
+                        }
+                        try (socket) {
+                            socket.setSoTimeout(15_000);
+                            boolean open = true;
+                            while (open && System.nanoTime() < deadline) {
+                                socket.getOutputStream().write(request);
+                                String response;
+                                try {
+                                    response = readResponse(socket.getInputStream());
+                                } catch (IOException closed) {
+                                    // EOF or a reset (the drain closed a connection with this request
+                                    // unread): allowed only if the upstream never saw the request, which
+                                    // the count below checks; a cut-off answer would break that count too.
+                                    unanswered.incrementAndGet();
+                                    break;
+                                }
+                                if (!response.startsWith("HTTP/1.1 200") || !response.endsWith("ok\n")) {
+                                    failures.add(response);
+                                }
+                                answered.incrementAndGet();
+                                warm.countDown();
+                                open = !response.toLowerCase(java.util.Locale.ROOT).contains("connection: close");
+                            }
+                        } catch (IOException e) {
+                            // a write into a connection the drain just closed: the request never left
+                            unanswered.incrementAndGet();
+                        }
+                    }
+                    return null;
+                }));
+            }
+            assertThat(warm.await(20, java.util.concurrent.TimeUnit.SECONDS)).as("load is flowing").isTrue();
+            proxy.terminate(); // SIGTERM under load
+            assertThat(proxy.waitFor(Duration.ofSeconds(20))).as("exited after the drain; stderr:%n%s", proxy.stderr()).isTrue();
+            for (var loop : loops) {
+                loop.get(30, java.util.concurrent.TimeUnit.SECONDS);
+            }
+            System.out.printf("DrainTest: under load, %d answered, %d closed unanswered before being read, upstream saw %d%n",
+                    answered.get(), unanswered.get(), seenByUpstream.get());
+            assertThat(failures).as("partial or non-200 answers").isEmpty();
+            assertThat(answered.get()).as("every request the upstream received was answered").isEqualTo(seenByUpstream.get());
+            assertThat(proxy.stderr()).doesNotContain("drain timeout");
+        } finally {
+            pool.shutdownNow();
+            app.stop(0);
+        }
+    }
+
     /** Reads one response with a Content-Length body. */
     private static String readResponse(InputStream in) throws IOException {
         ByteArrayOutputStream buf = new ByteArrayOutputStream();
