@@ -72,6 +72,8 @@ public final class ProxyServer implements AutoCloseable {
     private final H2cUpgrade h2cUpgrade;
     private final ChannelGroup listeners = new DefaultChannelGroup("listeners", GlobalEventExecutor.INSTANCE);
     private final ChannelGroup connections = new DefaultChannelGroup("connections", GlobalEventExecutor.INSTANCE);
+    /** Client connections open on all listeners, for limits.maxConnections (the group above is for the drain). */
+    private final AtomicInteger admitted = new AtomicInteger();
     private final Map<String, InetSocketAddress> bound = new LinkedHashMap<>();
     /** Each TLS listener's certificates at start: used if a later snapshot lacks the listener (control channel). */
     private final Map<String, SniTable> startTls = new java.util.concurrent.ConcurrentHashMap<>();
@@ -170,6 +172,20 @@ public final class ProxyServer implements AutoCloseable {
         return f.channel();
     }
 
+    /** Takes a place under {@code cap} (0: no cap) in {@code count}; false, with the place given back, when full. */
+    private static boolean admit(AtomicInteger count, int cap) {
+        if (count.incrementAndGet() > cap && cap > 0) {
+            count.decrementAndGet();
+            return false;
+        }
+        return true;
+    }
+
+    private void refuse(Channel ch) {
+        metrics.connectionRefused();
+        ch.close();
+    }
+
     private ServerBootstrap bootstrap(EventLoopGroup group, Config.Listener listener, AtomicInteger open) {
         ServerBootstrap b = new ServerBootstrap()
                 .group(group, group)
@@ -181,21 +197,21 @@ public final class ProxyServer implements AutoCloseable {
                     @Override
                     protected void initChannel(Channel ch) {
                         var limits = serving.snapshot().limits();
-                        if (limits.maxConnections() > 0 && connections.size() >= limits.maxConnections()) {
+                        // Both caps reserve before they check, so loops accepting at once cannot overshoot.
+                        if (!admit(admitted, limits.maxConnections())) {
                             // Over the cap: close before any buffer or handler is spent on it.
-                            metrics.connectionRefused();
-                            ch.close();
+                            refuse(ch);
                             return;
                         }
-                        if (listener.maxConnections() > 0) {
-                            if (open.incrementAndGet() > listener.maxConnections()) {
-                                open.decrementAndGet(); // over the listener's own cap
-                                metrics.connectionRefused();
-                                ch.close();
-                                return;
-                            }
-                            ch.closeFuture().addListener(f -> open.decrementAndGet());
+                        if (!admit(open, listener.maxConnections())) {
+                            admitted.decrementAndGet(); // over the listener's own cap
+                            refuse(ch);
+                            return;
                         }
+                        ch.closeFuture().addListener(f -> {
+                            admitted.decrementAndGet();
+                            open.decrementAndGet();
+                        });
                         connections.add(ch);
                         if (listener.tls() != null) {
                             initTls(ch, listener.name());
