@@ -20,6 +20,14 @@ import java.nio.file.StandardOpenOption;
 
 /** One HTTP/1.1 request on its connection; answers are framed and written by {@link Http1ServerHandler}. */
 final class Http1Exchange implements Exchange {
+    /**
+     * Bytes read from a file per chunk under TLS. Each chunk is one write and one flush: the SslHandler
+     * cuts it into 16 KiB records and the socket gets them in one writev. 16 KiB chunks cost about twice
+     * the CPU per 1 MiB response (a pread, a send and a promise per record, docs/benchmarks.md); at
+     * most one chunk per connection is in flight, since the next is read only once the channel is
+     * writable again.
+     */
+    private static final int TLS_FILE_CHUNK = 128 * 1024;
 
     final Http1ServerHandler connection;
     final HttpRequest request;
@@ -123,9 +131,9 @@ final class Http1Exchange implements Exchange {
             if (connection.zeroCopy) {
                 body = new DefaultFileRegion(file, offset, length);
             } else {
-                // TLS: the file is read in 16 KiB chunks into pooled (direct) buffers, never whole into the heap.
+                // TLS: the file is read in chunks into pooled (direct) buffers, never whole into the heap.
                 body = new ChunkedNioFile(FileChannel.open(file.toPath(), StandardOpenOption.READ), offset, length,
-                        16 * 1024);
+                        TLS_FILE_CHUNK);
             }
         } catch (IOException e) {
             // The file went away between stat and open: the head is not sent yet, so answer 404.
