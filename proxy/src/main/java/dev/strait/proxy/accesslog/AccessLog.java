@@ -15,15 +15,24 @@ import java.util.concurrent.locks.LockSupport;
  * JSON-lines access log written off the event loops: a loop only puts an entry in a lock-free bounded
  * queue; one writer thread formats and writes. When the writer falls behind, entries are dropped and
  * counted rather than slowing requests down.
+ *
+ * <p>The writer never polls an idle queue: after draining it naps {@link #BATCH_NANOS} so a busy proxy
+ * wakes it about a hundred times a second with a batch each time, and when the queue is still empty
+ * after the nap it parks until a loop offers the next entry (the only time a loop pays for an unpark).
+ * A proxy with the log off or no traffic costs no wake-ups (it polled every 5 ms before: 200 a second,
+ * seen as 3% of the CPU samples of a loaded proxy with the log off).
  */
 public final class AccessLog implements AutoCloseable {
     private static final int CAPACITY = 64 * 1024;
+    private static final long BATCH_NANOS = TimeUnit.MILLISECONDS.toNanos(10);
 
     private final Queue<Entry> queue = PlatformDependent.newFixedMpscQueue(CAPACITY);
     private final OutputStream out;
     private final Thread writer;
     private final AtomicLong dropped = new AtomicLong();
     private volatile boolean closed;
+    /** The writer is parked on an empty queue and waits for an unpark. */
+    private volatile boolean sleeping;
 
     /** One answered request. */
     public record Entry(long epochMillis, String remote, String method, String uri, String protocol, String host,
@@ -39,6 +48,10 @@ public final class AccessLog implements AutoCloseable {
     public void log(Entry e) {
         if (!queue.offer(e)) {
             dropped.incrementAndGet();
+        } else if (sleeping) {
+            // Read after the offer, as the writer reads the queue after raising the flag: one of the
+            // two always sees the other, so an entry never waits for a wake-up that does not come.
+            LockSupport.unpark(writer);
         }
     }
 
@@ -46,8 +59,14 @@ public final class AccessLog implements AutoCloseable {
         return dropped.get();
     }
 
+    /** For tests: the writer is parked with no timeout (an idle log costs no wake-ups). */
+    boolean idle() {
+        return sleeping && writer.getState() == Thread.State.WAITING;
+    }
+
     private void drain() {
         StringBuilder sb = new StringBuilder(512);
+        boolean napped = false;
         while (true) {
             Entry e = queue.poll();
             if (e == null) {
@@ -59,9 +78,20 @@ public final class AccessLog implements AutoCloseable {
                 if (closed) {
                     return;
                 }
-                LockSupport.parkNanos(TimeUnit.MILLISECONDS.toNanos(5));
+                if (!napped) {
+                    LockSupport.parkNanos(this, BATCH_NANOS);
+                    napped = true;
+                    continue;
+                }
+                sleeping = true;
+                if (queue.isEmpty() && !closed) {
+                    LockSupport.park(this);
+                }
+                sleeping = false;
+                napped = false;
                 continue;
             }
+            napped = false;
             sb.setLength(0);
             format(e, sb);
             try {
@@ -114,6 +144,7 @@ public final class AccessLog implements AutoCloseable {
     @Override
     public void close() {
         closed = true;
+        LockSupport.unpark(writer);
         try {
             writer.join(2000);
         } catch (InterruptedException e) {

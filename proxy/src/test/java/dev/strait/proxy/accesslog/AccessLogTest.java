@@ -37,6 +37,27 @@ class AccessLogTest {
     }
 
     @Test
+    void anIdleWriterSleepsWithoutTimeoutAndWakesForTheNextEntry() throws Exception {
+        ByteArrayOutputStream out = new ByteArrayOutputStream();
+        try (AccessLog log = new AccessLog(out)) {
+            AccessLog.Entry e = new AccessLog.Entry(0L, "a", "GET", "/", "HTTP/1.1", "h", 200, 1, 1, "r", "u");
+            for (int i = 1; i <= 30; i++) {
+                // Alternate between logging to a parked writer and logging while it may be going to sleep.
+                if (i % 2 == 0) {
+                    await().pollInterval(Duration.ofMillis(2)).atMost(Duration.ofSeconds(5)).until(log::idle);
+                } else {
+                    Thread.onSpinWait();
+                }
+                log.log(e);
+                int lines = i;
+                await().pollInterval(Duration.ofMillis(2)).atMost(Duration.ofSeconds(5))
+                        .until(() -> out.toString(StandardCharsets.UTF_8).split("\n").length == lines);
+            }
+            await().pollInterval(Duration.ofMillis(2)).atMost(Duration.ofSeconds(5)).until(log::idle);
+        }
+    }
+
+    @Test
     void aFullQueueDropsAndCountsInsteadOfBlocking() throws Exception {
         // A writer that never finishes its first write: the queue fills, logging stays non-blocking.
         java.util.concurrent.CountDownLatch release = new java.util.concurrent.CountDownLatch(1);
