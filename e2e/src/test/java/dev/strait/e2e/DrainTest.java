@@ -69,30 +69,10 @@ class DrainTest {
     @Test
     void sigtermLetsRequestsInFlightFinish() throws Exception {
         // An upstream that takes 700 ms per answer, so the requests are in flight when SIGTERM comes.
-        com.sun.net.httpserver.HttpServer app = com.sun.net.httpserver.HttpServer.create(
-                new java.net.InetSocketAddress("127.0.0.1", 0), 64);
-        app.setExecutor(java.util.concurrent.Executors.newCachedThreadPool());
         java.util.concurrent.CountDownLatch arrived = new java.util.concurrent.CountDownLatch(8);
-        app.createContext("/", x -> {
-            arrived.countDown();
-            try {
-                Thread.sleep(700);
-            } catch (InterruptedException e) {
-                Thread.currentThread().interrupt();
-            }
-            byte[] body = "slow\n".getBytes(StandardCharsets.US_ASCII);
-            x.sendResponseHeaders(200, body.length);
-            x.getResponseBody().write(body);
-            x.close();
-        });
-        app.start();
+        com.sun.net.httpserver.HttpServer app = slowUpstream(700, "slow\n", arrived::countDown);
         try {
-            Path file = Files.writeString(dir.resolve("strait.yaml"), """
-                    limits: { drainTimeout: 30s }
-                    listeners: [ { name: http, address: "127.0.0.1:0" } ]
-                    upstreams: [ { name: app, endpoints: [ "127.0.0.1:%d" ] } ]
-                    routes: [ { name: app, hosts: [ "*" ], rules: [ { backends: [ { upstream: app } ] } ] } ]
-                    """.formatted(app.getAddress().getPort()));
+            Path file = proxiedTo(app);
             ProxyProcess proxy = strait.start("--config", file.toString()).awaitServing();
             java.util.List<java.util.concurrent.Future<String>> answers = new java.util.ArrayList<>();
             java.util.concurrent.ExecutorService clients = java.util.concurrent.Executors.newFixedThreadPool(8);
@@ -131,31 +111,11 @@ class DrainTest {
         // back to its client as a whole 200: a request is only allowed to go unanswered when the proxy
         // closed an idle connection before reading it (the upstream never saw it; clients retry those).
         java.util.concurrent.atomic.AtomicInteger seenByUpstream = new java.util.concurrent.atomic.AtomicInteger();
-        com.sun.net.httpserver.HttpServer app = com.sun.net.httpserver.HttpServer.create(
-                new java.net.InetSocketAddress("127.0.0.1", 0), 128);
-        app.setExecutor(java.util.concurrent.Executors.newCachedThreadPool());
-        app.createContext("/", x -> {
-            seenByUpstream.incrementAndGet();
-            try {
-                Thread.sleep(20);
-            } catch (InterruptedException e) {
-                Thread.currentThread().interrupt();
-            }
-            byte[] body = "ok\n".getBytes(StandardCharsets.US_ASCII);
-            x.sendResponseHeaders(200, body.length);
-            x.getResponseBody().write(body);
-            x.close();
-        });
-        app.start();
+        com.sun.net.httpserver.HttpServer app = slowUpstream(20, "ok\n", seenByUpstream::incrementAndGet);
         int clients = 16;
         java.util.concurrent.ExecutorService pool = java.util.concurrent.Executors.newFixedThreadPool(clients);
         try {
-            Path file = Files.writeString(dir.resolve("strait.yaml"), """
-                    limits: { drainTimeout: 30s }
-                    listeners: [ { name: http, address: "127.0.0.1:0" } ]
-                    upstreams: [ { name: app, endpoints: [ "127.0.0.1:%d" ] } ]
-                    routes: [ { name: app, hosts: [ "*" ], rules: [ { backends: [ { upstream: app } ] } ] } ]
-                    """.formatted(app.getAddress().getPort()));
+            Path file = proxiedTo(app);
             ProxyProcess proxy = strait.start("--config", file.toString()).awaitServing();
             int port = proxy.port("http");
             java.util.concurrent.atomic.AtomicInteger answered = new java.util.concurrent.atomic.AtomicInteger();
@@ -220,6 +180,38 @@ class DrainTest {
             pool.shutdownNow();
             app.stop(0);
         }
+    }
+
+    /** An upstream that answers every request with {@code body} after {@code millis}; {@code onRequest} runs first. */
+    private static com.sun.net.httpserver.HttpServer slowUpstream(int millis, String body, Runnable onRequest)
+            throws IOException {
+        com.sun.net.httpserver.HttpServer app = com.sun.net.httpserver.HttpServer.create(
+                new java.net.InetSocketAddress("127.0.0.1", 0), 128);
+        app.setExecutor(java.util.concurrent.Executors.newCachedThreadPool());
+        byte[] bytes = body.getBytes(StandardCharsets.US_ASCII);
+        app.createContext("/", x -> {
+            onRequest.run();
+            try {
+                Thread.sleep(millis);
+            } catch (InterruptedException e) {
+                Thread.currentThread().interrupt();
+            }
+            x.sendResponseHeaders(200, bytes.length);
+            x.getResponseBody().write(bytes);
+            x.close();
+        });
+        app.start();
+        return app;
+    }
+
+    /** A config with a 30 s drain timeout that sends every request to {@code app}. */
+    private Path proxiedTo(com.sun.net.httpserver.HttpServer app) throws IOException {
+        return Files.writeString(dir.resolve("strait.yaml"), """
+                limits: { drainTimeout: 30s }
+                listeners: [ { name: http, address: "127.0.0.1:0" } ]
+                upstreams: [ { name: app, endpoints: [ "127.0.0.1:%d" ] } ]
+                routes: [ { name: app, hosts: [ "*" ], rules: [ { backends: [ { upstream: app } ] } ] } ]
+                """.formatted(app.getAddress().getPort()));
     }
 
     /** Reads one response with a Content-Length body. */
