@@ -15,6 +15,7 @@ import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Objects;
+import java.util.Set;
 import java.util.TreeSet;
 import java.util.function.Consumer;
 
@@ -43,7 +44,10 @@ public final class StatusBoard {
     private long countsWritten = System.nanoTime();
 
     /** When a resource's contribution last changed: its fingerprint and the version places per scope. */
-    private record Since(String fingerprint, Map<Scope, Long> seq, String version) {}
+    private record Since(Fingerprint fingerprint, Map<Scope, Long> seq, String version) {}
+
+    /** What a resource contributes, compared as a value: generation, scopes (a set) and content hash. */
+    private record Fingerprint(long generation, Set<Scope> scopes, int content) {}
 
     public StatusBoard(Fleet fleet) {
         this.fleet = fleet;
@@ -65,7 +69,7 @@ public final class StatusBoard {
             since.keySet().retainAll(t.reports().keySet());
             notified.keySet().retainAll(t.reports().keySet());
             for (ResourceReport r : t.reports().values()) {
-                String fp = r.generation() + "|" + new TreeSet<>(r.scopes()) + "|" + t.content(r.key());
+                Fingerprint fp = new Fingerprint(r.generation(), r.scopes(), t.content(r.key()));
                 Since old = since.get(r.key());
                 if (old == null || !old.fingerprint.equals(fp)) {
                     Map<Scope, Long> seq = new HashMap<>();

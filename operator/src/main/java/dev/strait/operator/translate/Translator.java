@@ -43,6 +43,12 @@ public final class Translator {
      */
     private Map<String, Object> previousChecks = new HashMap<>();
     private Map<String, Object> checks = new HashMap<>();
+    /** Each source's result in the last translation, for the next (see {@link SourceResult}). */
+    private Map<ResourceKey, SourceResult> previousResults = new HashMap<>();
+    private Map<ResourceKey, SourceResult> results = new HashMap<>();
+    private final Conflicts.KeyCache claimKeys = new Conflicts.KeyCache();
+    /** The JSON and nodes each scope's snapshots were written with, for the next (ADR 0025). */
+    private final Map<Scope, dev.strait.model.ConfigWriter.Memo> writers = new java.util.concurrent.ConcurrentHashMap<>();
 
     /** Not thread-safe: one translation at a time (the rebuilder's thread). */
     public Translator(ProxyDefaults defaults) {
@@ -99,67 +105,30 @@ public final class Translator {
         Map<Scope, List<Translation.Programmed>> programmed = new HashMap<>();
         Map<Scope, Conflicts> conflicts = new HashMap<>();
         Map<String, Set<Scope>> upstreamScopes = new HashMap<>();
+        previousResults = results;
+        results = new HashMap<>();
         for (Source src : sources(in, endpoints)) {
             ResourceKey key = src.key();
-            List<String> specErrors = new ArrayList<>();
-            List<String> refErrors = new ArrayList<>();
-            String refReason = null;
-            List<RouteState> states = new ArrayList<>();
+            List<RouteState> states = new ArrayList<>(src.pieces().size());
             for (IngressRoutes.Piece piece : src.pieces()) {
-                RouteState st = route(piece.route(), endpoints, upstreamStates, secrets, models);
-                states.add(st);
-                specErrors.addAll(piece.rewrite(st.specErrors));
-                if (!piece.refErrors().isEmpty() && refReason == null) {
-                    refReason = "BackendNotFound";
-                }
-                refErrors.addAll(piece.refErrors());
-                refErrors.addAll(piece.rewrite(st.refErrors));
-                if (refReason == null) {
-                    refReason = st.refReason;
-                }
+                states.add(route(piece.route(), endpoints, upstreamStates, secrets, models));
             }
-            Set<Scope> scopes = new HashSet<>();
-            StatusCondition accepted = specErrors.isEmpty()
-                    ? StatusCondition.yes(StatusCondition.ACCEPTED, "Accepted", "valid")
-                    : StatusCondition.no(StatusCondition.ACCEPTED, "Invalid", String.join("; ", specErrors));
-            StatusCondition resolved = refErrors.isEmpty()
-                    ? StatusCondition.yes(StatusCondition.RESOLVED_REFS, "ResolvedRefs", "all references resolved")
-                    : StatusCondition.no(StatusCondition.RESOLVED_REFS, refReason, String.join("; ", refErrors));
-            List<String> errors = new ArrayList<>(specErrors);
-            errors.addAll(refErrors);
-            if (specErrors.isEmpty() && refErrors.isEmpty() && !states.isEmpty()) {
-                Scope scope = defaults.scopeOf(src.ingressClass(), key.namespace());
-                List<String> lost = new ArrayList<>();
-                List<Translation.Programmed> kept = new ArrayList<>();
-                for (int i = 0; i < states.size(); i++) {
-                    RouteState st = states.get(i);
-                    List<String> lostHere = new ArrayList<>();
-                    dev.strait.model.Route route = conflicts.computeIfAbsent(scope, s -> new Conflicts())
-                            .claim(key, st.model, st.implicitMatches, lostHere);
-                    lost.addAll(src.pieces().get(i).rewrite(lostHere));
-                    if (!route.rules().isEmpty()) {
-                        kept.add(new Translation.Programmed(route, st.upstreams, st.certificate));
-                    }
-                }
-                errors.addAll(lost);
-                if (kept.isEmpty()) {
-                    accepted = StatusCondition.no(StatusCondition.ACCEPTED, "Conflicted", String.join("; ", lost));
-                } else {
-                    if (!lost.isEmpty()) {
-                        accepted = StatusCondition.yes(StatusCondition.ACCEPTED, "PartiallyConflicted",
-                                String.join("; ", lost));
-                    }
-                    programmed.computeIfAbsent(scope, s -> new ArrayList<>()).addAll(kept);
-                    contents.put(key, kept.size() == 1 ? kept.get(0).hashCode() : kept.hashCode());
-                    scopes.add(scope);
-                    for (Translation.Programmed p : kept) {
-                        for (String u : p.upstreams()) {
-                            upstreamScopes.computeIfAbsent(u, x -> new HashSet<>()).add(scope);
-                        }
+            Scope scope = defaults.scopeOf(src.ingressClass(), key.namespace());
+            SourceResult result = reuse(previousResults.get(key), src, states, scope, conflicts);
+            if (result == null) {
+                result = translate(src, states, scope, conflicts);
+            }
+            results.put(key, result);
+            if (!result.kept.isEmpty()) {
+                programmed.computeIfAbsent(scope, s -> new ArrayList<>()).addAll(result.kept);
+                contents.put(key, result.content);
+                for (Translation.Programmed p : result.kept) {
+                    for (String u : p.upstreams()) {
+                        upstreamScopes.computeIfAbsent(u, x -> new HashSet<>()).add(scope);
                     }
                 }
             }
-            reports.put(key, new ResourceReport(key, generation(src.meta()), accepted, resolved, scopes, errors));
+            reports.put(key, result.report);
         }
 
         for (dev.strait.operator.crd.Upstream u : in.upstreams()) {
@@ -181,7 +150,115 @@ public final class Translator {
             }
             reports.put(key, new ResourceReport(key, generation(u), accepted, resolved, scopes, errors));
         }
-        return new Translation(defaults, programmed, models, reports, contents);
+        claimKeys.next();
+        writers.keySet().retainAll(programmed.keySet());
+        return new Translation(defaults, programmed, models, reports, contents, writers);
+    }
+
+    /**
+     * What one source (a Route, or an Ingress) came to in a translation, kept for the next: when its
+     * inputs come out the same (the same memoized {@link RouteState}s, hence the same spec, generation and
+     * resolved references, and the same scope) and its conflicts are decided the same way, the result is
+     * reused as it is instead of being rebuilt (ADR 0025).
+     */
+    private record SourceResult(long generation, Scope scope, List<RouteState> states, List<ClaimOutcome> claims,
+                                List<Translation.Programmed> kept, int content, ResourceReport report) {}
+
+    /** What {@link Conflicts#claim} gave for one Route of a source: the Route kept, and the matches it lost. */
+    private record ClaimOutcome(dev.strait.model.Route route, List<String> lost) {}
+
+    /**
+     * The previous result of a Route resource, when nothing it depends on changed; claims its matches
+     * either way (claims are idempotent: claiming again what one already owns changes nothing). Null to
+     * translate it afresh. Ingresses always are (their pieces are made anew each time).
+     */
+    private SourceResult reuse(SourceResult prev, Source src, List<RouteState> states, Scope scope,
+                                      Map<Scope, Conflicts> conflicts) {
+        if (prev == null || !src.key().kind().equals("Route") || prev.generation != generation(src.meta())
+                || !prev.scope.equals(scope) || prev.states.size() != states.size()) {
+            return null;
+        }
+        for (int i = 0; i < states.size(); i++) {
+            if (prev.states.get(i) != states.get(i)) {
+                return null;
+            }
+        }
+        if (prev.claims == null) {
+            return prev; // not valid: it claimed nothing, and its report depends on nothing else
+        }
+        Conflicts c = conflicts.computeIfAbsent(scope, s -> new Conflicts(claimKeys));
+        for (int i = 0; i < states.size(); i++) {
+            List<String> lost = new ArrayList<>();
+            dev.strait.model.Route route = c.claim(src.key(), states.get(i).model, states.get(i).implicitMatches, lost);
+            ClaimOutcome before = prev.claims.get(i);
+            if (route != before.route() && !route.equals(before.route()) || !lost.equals(before.lost())) {
+                return null;
+            }
+        }
+        return prev;
+    }
+
+    /** A source from scratch (its Routes' states are memoized apart). */
+    private SourceResult translate(Source src, List<RouteState> states, Scope scope, Map<Scope, Conflicts> conflicts) {
+        ResourceKey key = src.key();
+        List<String> specErrors = new ArrayList<>();
+        List<String> refErrors = new ArrayList<>();
+        String refReason = null;
+        for (int i = 0; i < states.size(); i++) {
+            IngressRoutes.Piece piece = src.pieces().get(i);
+            RouteState st = states.get(i);
+            specErrors.addAll(piece.rewrite(st.specErrors));
+            if (!piece.refErrors().isEmpty() && refReason == null) {
+                refReason = "BackendNotFound";
+            }
+            refErrors.addAll(piece.refErrors());
+            refErrors.addAll(piece.rewrite(st.refErrors));
+            if (refReason == null) {
+                refReason = st.refReason;
+            }
+        }
+        Set<Scope> scopes = new HashSet<>();
+        StatusCondition accepted = specErrors.isEmpty()
+                ? StatusCondition.yes(StatusCondition.ACCEPTED, "Accepted", "valid")
+                : StatusCondition.no(StatusCondition.ACCEPTED, "Invalid", String.join("; ", specErrors));
+        StatusCondition resolved = refErrors.isEmpty()
+                ? StatusCondition.yes(StatusCondition.RESOLVED_REFS, "ResolvedRefs", "all references resolved")
+                : StatusCondition.no(StatusCondition.RESOLVED_REFS, refReason, String.join("; ", refErrors));
+        List<String> errors = new ArrayList<>(specErrors);
+        errors.addAll(refErrors);
+        List<ClaimOutcome> claims = null;
+        List<Translation.Programmed> kept = List.of();
+        int content = 0;
+        if (specErrors.isEmpty() && refErrors.isEmpty() && !states.isEmpty()) {
+            claims = new ArrayList<>();
+            List<String> lost = new ArrayList<>();
+            kept = new ArrayList<>();
+            for (int i = 0; i < states.size(); i++) {
+                RouteState st = states.get(i);
+                List<String> lostHere = new ArrayList<>();
+                dev.strait.model.Route route = conflicts.computeIfAbsent(scope, s -> new Conflicts(claimKeys))
+                        .claim(key, st.model, st.implicitMatches, lostHere);
+                claims.add(new ClaimOutcome(route, List.copyOf(lostHere)));
+                lost.addAll(src.pieces().get(i).rewrite(lostHere));
+                if (!route.rules().isEmpty()) {
+                    kept.add(new Translation.Programmed(route, st.upstreams, st.certificate));
+                }
+            }
+            errors.addAll(lost);
+            if (kept.isEmpty()) {
+                accepted = StatusCondition.no(StatusCondition.ACCEPTED, "Conflicted", String.join("; ", lost));
+            } else {
+                if (!lost.isEmpty()) {
+                    accepted = StatusCondition.yes(StatusCondition.ACCEPTED, "PartiallyConflicted",
+                            String.join("; ", lost));
+                }
+                content = kept.size() == 1 ? kept.get(0).hashCode() : kept.hashCode();
+                scopes.add(scope);
+            }
+            kept = List.copyOf(kept);
+        }
+        return new SourceResult(generation(src.meta()), scope, List.copyOf(states), claims, kept, content,
+                new ResourceReport(key, generation(src.meta()), accepted, resolved, scopes, errors));
     }
 
     /** A Route, or an Ingress of one of our classes, as the Routes it stands for. */

@@ -4,6 +4,7 @@ import dev.strait.model.Config;
 import dev.strait.model.ConfigWriter;
 import dev.strait.model.Route;
 import java.util.ArrayList;
+import java.util.Arrays;
 import java.util.Comparator;
 import java.util.HashMap;
 import java.util.LinkedHashMap;
@@ -41,6 +42,11 @@ public final class RouteTableBuilder {
     }
 
     public static RouteTable build(Config config, HandlerFactory handlers) {
+        return build(config, handlers, ConfigWriter.version(config));
+    }
+
+    /** @param version {@link ConfigWriter#version} of {@code config}, when the caller has it (or a faster way to it) */
+    public static RouteTable build(Config config, HandlerFactory handlers, String version) {
         Map<String, HostBuilder> hosts = new LinkedHashMap<>();
         int order = 0;
         for (int ri = 0; ri < config.routes().size(); ri++) {
@@ -73,7 +79,7 @@ public final class RouteTableBuilder {
                 exact.put(h, vh);
             }
         }
-        return new RouteTable(ConfigWriter.version(config), exact, wildcard, any);
+        return new RouteTable(version, exact, wildcard, any);
     }
 
     private static Candidate candidate(Route.Match m, CompiledRule rule, int order) {
@@ -112,13 +118,23 @@ public final class RouteTableBuilder {
         }
 
         VirtualHost build() {
-            return new VirtualHost(sorted(exact), sorted(prefix),
-                    regex.stream().sorted(Comparator.comparingInt(c -> c.order)).toArray(Candidate[]::new));
+            Candidate[] rx = regex.toArray(new Candidate[0]);
+            if (rx.length > 1) {
+                Arrays.sort(rx, Comparator.comparingInt(c -> c.order));
+            }
+            return new VirtualHost(sorted(exact), sorted(prefix), rx);
         }
 
+        // Plain loops: at 10k hosts of one or two paths each, streams cost more than the sort.
         private static Map<String, Candidate[]> sorted(Map<String, List<Candidate>> in) {
-            Map<String, Candidate[]> out = new HashMap<>();
-            in.forEach((k, v) -> out.put(k, v.stream().sorted(PRECEDENCE).toArray(Candidate[]::new)));
+            Map<String, Candidate[]> out = new HashMap<>(Math.max(4, in.size() * 2));
+            for (Map.Entry<String, List<Candidate>> e : in.entrySet()) {
+                Candidate[] cs = e.getValue().toArray(new Candidate[0]);
+                if (cs.length > 1) {
+                    Arrays.sort(cs, PRECEDENCE);
+                }
+                out.put(e.getKey(), cs);
+            }
             return out;
         }
     }
