@@ -47,6 +47,7 @@ public final class Translator {
     private Map<ResourceKey, SourceResult> previousResults = new HashMap<>();
     private Map<ResourceKey, SourceResult> results = new HashMap<>();
     private final Conflicts.KeyCache claimKeys = new Conflicts.KeyCache();
+    private long reused;
     /** The JSON and nodes each scope's snapshots were written with, for the next (ADR 0025). */
     private final Map<Scope, dev.strait.model.ConfigWriter.Memo> writers = new java.util.concurrent.ConcurrentHashMap<>();
 
@@ -66,6 +67,11 @@ public final class Translator {
             checks.put(key, c);
         }
         return (T) c;
+    }
+
+    /** Sources whose previous result was reused, so far (for tests). */
+    long reused() {
+        return reused;
     }
 
     /** The model name of an Upstream resource: namespaces have no dots, so names cannot collide. */
@@ -117,6 +123,8 @@ public final class Translator {
             SourceResult result = reuse(previousResults.get(key), src, states, scope, conflicts);
             if (result == null) {
                 result = translate(src, states, scope, conflicts);
+            } else {
+                reused++;
             }
             results.put(key, result);
             if (!result.kept.isEmpty()) {
