@@ -66,9 +66,9 @@ public final class StatusBoard {
     public void update(Translation t) {
         synchronized (this) {
             translation = t;
-            since.keySet().retainAll(t.reports().keySet());
-            notified.keySet().retainAll(t.reports().keySet());
-            for (ResourceReport r : t.reports().values()) {
+            since.keySet().removeIf(k -> t.report(k) == null);
+            notified.keySet().removeIf(k -> t.report(k) == null);
+            for (ResourceReport r : t.allReports()) {
                 Fingerprint fp = new Fingerprint(r.generation(), r.scopes(), t.content(r.key()));
                 Since old = since.get(r.key());
                 if (old == null || !old.fingerprint.equals(fp)) {
@@ -104,7 +104,7 @@ public final class StatusBoard {
                 countsWritten = System.nanoTime();
             }
             Map<Scope, Acks> acks = acks();
-            for (ResourceReport r : translation.reports().values()) {
+            for (ResourceReport r : translation.allReports()) {
                 ResourceStatus desired = compute(r, acks);
                 ResourceStatus old = notified.get(r.key());
                 boolean differs = old == null || !StatusMerge.sameIgnoringTimes(old, desired);

@@ -27,7 +27,9 @@ public final class Translation {
     private final ProxyDefaults defaults;
     private final SortedMap<Scope, List<Programmed>> routes;
     private final Map<String, Upstream> upstreams;
-    private final SortedMap<ResourceKey, ResourceReport> reports;
+    /** By key, unordered: looked up per resource on every publication, so a hash map (ADR 0025). */
+    private final Map<ResourceKey, ResourceReport> reports;
+    private volatile SortedMap<ResourceKey, ResourceReport> sortedReports;
     private final Map<ResourceKey, Integer> contents;
     private final Map<Scope, Snapshot> snapshots = new ConcurrentHashMap<>();
     private final Map<Scope, ConfigWriter.Memo> writers;
@@ -46,13 +48,14 @@ public final class Translation {
                 Map<ResourceKey, ResourceReport> reports, Map<ResourceKey, Integer> contents,
                 Map<Scope, ConfigWriter.Memo> writers) {
         this.writers = writers;
-        this.contents = Map.copyOf(contents);
+        // The translator's own maps, not copies: it makes new ones for each translation (10k entries each).
+        this.contents = Collections.unmodifiableMap(contents);
         this.defaults = defaults;
         TreeMap<Scope, List<Programmed>> r = new TreeMap<>();
         routes.forEach((k, v) -> r.put(k, List.copyOf(v)));
         this.routes = Collections.unmodifiableSortedMap(r);
         this.upstreams = Map.copyOf(upstreams);
-        this.reports = Collections.unmodifiableSortedMap(new TreeMap<>(reports));
+        this.reports = Collections.unmodifiableMap(reports);
     }
 
     /** Scopes that have at least one Route. */
@@ -60,8 +63,19 @@ public final class Translation {
         return routes.keySet();
     }
 
+    /** Every report, sorted by key (made on first use: most callers want {@link #allReports} or {@link #report}). */
     public SortedMap<ResourceKey, ResourceReport> reports() {
-        return reports;
+        SortedMap<ResourceKey, ResourceReport> s = sortedReports;
+        if (s == null) {
+            s = Collections.unmodifiableSortedMap(new TreeMap<>(reports));
+            sortedReports = s;
+        }
+        return s;
+    }
+
+    /** Every report, in no particular order. */
+    public java.util.Collection<ResourceReport> allReports() {
+        return reports.values();
     }
 
     public ResourceReport report(ResourceKey key) {

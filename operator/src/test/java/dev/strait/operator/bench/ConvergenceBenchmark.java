@@ -72,6 +72,9 @@ class ConvergenceBenchmark {
             for (int i = 0; i < proxies; i++) {
                 sims.add(new SimulatedProxy(app.controlAddress(), "strait", deltas));
             }
+            // The first translation of N Routes from nothing can take longer on a loaded machine than the
+            // real proxy waits for its first snapshot (10 s): start it once there is one.
+            await().atMost(Duration.ofMinutes(2)).until(() -> app.fleet().latestVersion(Scope.ingress("strait")) != null);
             try (TestProxy real = TestProxy.start(app.controlAddress(), Identity.ingress("strait"), null)) {
                 AtomicLong swappedAt = new AtomicLong();
                 real.serving.onSwap(s -> swappedAt.set(System.nanoTime()));
