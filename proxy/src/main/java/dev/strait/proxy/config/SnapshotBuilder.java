@@ -30,12 +30,14 @@ public final class SnapshotBuilder {
 
     /**
      * What one stream of configs (the control channel's) keeps from one build for the next: the content
-     * version's JSON of each Route and Upstream, and the fixed-response handlers, both by the identity of
-     * the model value (immutable; {@code ConfigParser.Memo} gives unchanged items the same value again).
-     * A build with it gives the same snapshot as one without. Use from one thread.
+     * version's JSON of each Route and Upstream and the fixed-response handlers, by the identity of the
+     * model value (immutable; {@code ConfigParser.Memo} gives unchanged items the same value again), and
+     * the virtual hosts whose rules did not change (ADR 0025). A build with it gives a snapshot that
+     * serves as one built without. Use from one thread.
      */
     public static final class Reuse {
         private final ConfigWriter.Memo versions = new ConfigWriter.Memo();
+        private final RouteTableBuilder.Memo table = new RouteTableBuilder.Memo();
         private IdentityHashMap<Route.Respond, Handler> previous = new IdentityHashMap<>();
         private IdentityHashMap<Route.Respond, Handler> current = new IdentityHashMap<>();
 
@@ -51,7 +53,13 @@ public final class SnapshotBuilder {
             return h;
         }
 
+        /** Hosts whose compiled rules were reused, so far. */
+        public long hostsReused() {
+            return table.reused();
+        }
+
         private void commit(boolean ok) {
+            table.commit(ok);
             if (ok) {
                 previous = current;
             }
@@ -86,7 +94,8 @@ public final class SnapshotBuilder {
                     return ex -> { };
                 }
             }
-        }, reuse == null ? ConfigWriter.version(config) : ConfigWriter.version(config, reuse.versions));
+        }, reuse == null ? ConfigWriter.version(config) : ConfigWriter.version(config, reuse.versions),
+                reuse == null ? null : reuse.table);
         // Certificates are read and checked here, so a bad one is a config error and the last good config stays.
         ServerTls tls = ServerTls.build(config, errors);
         if (reuse != null) {

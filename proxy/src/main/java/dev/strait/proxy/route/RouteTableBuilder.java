@@ -47,30 +47,85 @@ public final class RouteTableBuilder {
 
     /** @param version {@link ConfigWriter#version} of {@code config}, when the caller has it (or a faster way to it) */
     public static RouteTable build(Config config, HandlerFactory handlers, String version) {
-        Map<String, HostBuilder> hosts = new LinkedHashMap<>();
-        int order = 0;
+        return build(config, handlers, version, null);
+    }
+
+    /**
+     * What one stream of configs (the control channel's) built per host, for the next build: a host whose
+     * rules come out the same (the same matches, by identity, with equal compiled rules: same route name,
+     * index and handler instance, in the same order) keeps its {@link VirtualHost}, which only reads them.
+     * A build with it gives a table that answers every request as one built without. Use from one thread;
+     * {@link #commit} after the table is accepted or refused.
+     */
+    public static final class Memo {
+        private Map<String, Built> previous = new HashMap<>();
+        private Map<String, Built> pending;
+        private long reused;
+
+        /** Hosts whose compiled form was reused, so far. */
+        public long reused() {
+            return reused;
+        }
+
+        /** Keeps what the last build made when its table is the one now served; forgets it otherwise. */
+        public void commit(boolean accepted) {
+            if (accepted && pending != null) {
+                previous = pending;
+            }
+            pending = null;
+        }
+
+        private record Built(List<Object> rules, VirtualHost host) {}
+    }
+
+    /** @param memo what earlier builds of the same stream made, or null */
+    public static RouteTable build(Config config, HandlerFactory handlers, String version, Memo memo) {
+        // Each host's rules in config order, as (compiled rule, match) pairs: routes that claim the same
+        // host are merged into one virtual host, in config order.
+        Map<String, List<Object>> hosts = new LinkedHashMap<>();
+        List<Object> rules = new ArrayList<>();
         for (int ri = 0; ri < config.routes().size(); ri++) {
             Route route = config.routes().get(ri);
-            List<Candidate> candidates = new ArrayList<>();
+            rules.clear();
             for (int i = 0; i < route.rules().size(); i++) {
                 Route.Rule rule = route.rules().get(i);
                 String path = "routes[" + ri + "].rules[" + i + "]";
                 CompiledRule compiled = new CompiledRule(route.name(), i, handlers.create(route, i, rule, path));
                 for (Route.Match m : rule.matches()) {
-                    candidates.add(candidate(m, compiled, order++));
+                    rules.add(compiled);
+                    rules.add(m);
                 }
             }
             for (String host : route.hosts()) {
-                HostBuilder hb = hosts.computeIfAbsent(host, h -> new HostBuilder());
-                candidates.forEach(hb::add);
+                hosts.computeIfAbsent(host, h -> new ArrayList<>(rules.size())).addAll(rules);
             }
         }
+        Map<String, Memo.Built> built = memo == null ? null : new HashMap<>(hosts.size() * 2);
         Map<String, VirtualHost> exact = new HashMap<>();
         Map<String, VirtualHost> wildcard = new HashMap<>();
         VirtualHost any = null;
-        for (Map.Entry<String, HostBuilder> e : hosts.entrySet()) {
+        for (Map.Entry<String, List<Object>> e : hosts.entrySet()) {
             String h = e.getKey();
-            VirtualHost vh = e.getValue().build();
+            VirtualHost vh = null;
+            if (memo != null) {
+                Memo.Built before = memo.previous.get(h);
+                if (before != null && sameRules(before.rules(), e.getValue())) {
+                    vh = before.host();
+                    memo.reused++;
+                }
+            }
+            if (vh == null) {
+                HostBuilder hb = new HostBuilder();
+                List<Object> pairs = e.getValue();
+                for (int i = 0; i < pairs.size(); i += 2) {
+                    // The place within the host is the order: only the relative order of a host's rules counts.
+                    hb.add(candidate((Route.Match) pairs.get(i + 1), (CompiledRule) pairs.get(i), i / 2));
+                }
+                vh = hb.build();
+            }
+            if (built != null) {
+                built.put(h, new Memo.Built(e.getValue(), vh));
+            }
             if (h.equals("*")) {
                 any = vh;
             } else if (h.startsWith("*.")) {
@@ -79,7 +134,24 @@ public final class RouteTableBuilder {
                 exact.put(h, vh);
             }
         }
+        if (memo != null) {
+            memo.pending = built;
+        }
         return new RouteTable(version, exact, wildcard, any);
+    }
+
+    private static boolean sameRules(List<Object> before, List<Object> now) {
+        if (before.size() != now.size()) {
+            return false;
+        }
+        for (int i = 0; i < now.size(); i += 2) {
+            // Matches are immutable values shared by an unchanged Route; compiled rules are equal when they
+            // name the same route and index and hold the very same handler.
+            if (before.get(i + 1) != now.get(i + 1) || !before.get(i).equals(now.get(i))) {
+                return false;
+            }
+        }
+        return true;
     }
 
     private static Candidate candidate(Route.Match m, CompiledRule rule, int order) {
