@@ -10,8 +10,8 @@ import java.util.concurrent.TimeUnit;
  * unhandled change, whichever comes first: a burst costs one run and a steady trickle still gets one
  * at least every {@code cap}. Runs happen on one thread of their own, one at a time.
  *
- * <p>A change that comes after a quiet spell (nothing changed for {@code quiet} and the last run is as
- * old) is a lone edit far more often than the start of a burst, so it is not made to wait the whole
+ * <p>A change that comes after a quiet spell (nothing changed for {@code quiet}) is a lone edit far
+ * more often than the start of a burst, so it is not made to wait the whole
  * quiet period: it runs after {@code first}, unless another change arrives by then, in which case it
  * is a burst after all and waits for quiet as above. A burst thus costs at most two runs (the lone
  * first change and the rest), and a single change costs {@code first} instead of {@code quiet}.
@@ -27,7 +27,6 @@ final class Debounced implements AutoCloseable {
     private long lastChange;
     private long changes;
     private boolean pending;
-    private long lastRunEnd = System.nanoTime() - Long.MAX_VALUE / 2;
 
     Debounced(String name, Duration quiet, Duration cap, Runnable action) {
         this(name, quiet, quiet, cap, action);
@@ -49,7 +48,7 @@ final class Debounced implements AutoCloseable {
     /** Something changed: run soon. Cheap, from any thread. */
     synchronized void changed() {
         long now = System.nanoTime();
-        boolean quietBefore = now - lastChange >= quietNanos && now - lastRunEnd >= quietNanos;
+        boolean quietBefore = now - lastChange >= quietNanos;
         lastChange = now;
         changes++;
         if (!pending) {
@@ -77,13 +76,7 @@ final class Debounced implements AutoCloseable {
             }
             pending = false;
         }
-        try {
-            action.run();
-        } finally {
-            synchronized (this) {
-                lastRunEnd = System.nanoTime();
-            }
-        }
+        action.run();
     }
 
     @Override

@@ -66,8 +66,6 @@ public final class StatusBoard {
     public void update(Translation t) {
         synchronized (this) {
             translation = t;
-            since.keySet().removeIf(k -> t.report(k) == null);
-            notified.keySet().removeIf(k -> t.report(k) == null);
             for (ResourceReport r : t.allReports()) {
                 Fingerprint fp = new Fingerprint(r.generation(), r.scopes(), t.content(r.key()));
                 Since old = since.get(r.key());
@@ -82,6 +80,12 @@ public final class StatusBoard {
                     }
                     since.put(r.key(), new Since(fp, seq, version));
                 }
+            }
+            // Every report now has an entry; more entries than reports means some resources are gone (then
+            // only: a scan of 10k keys per publication is not free). Notified keys are a subset of these.
+            if (since.size() > t.allReports().size()) {
+                since.keySet().removeIf(k -> t.report(k) == null);
+                notified.keySet().removeIf(k -> t.report(k) == null);
             }
         }
     }
