@@ -18,6 +18,7 @@ import java.util.Base64;
 import java.util.Comparator;
 import java.util.HashMap;
 import java.util.HashSet;
+import java.util.IdentityHashMap;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
@@ -50,6 +51,13 @@ public final class Translator {
     private long reused;
     /** Each source's place in the last translation's order (see {@link #sources}). */
     private Map<ResourceKey, Integer> previousOrder = new HashMap<>();
+    /** The last translation's inputs, to see whether any reference target changed. */
+    private Inputs lastInputs;
+    /**
+     * Each source object's key from the last translation, by identity: an unchanged object keeps its key
+     * instance, so the many map lookups by key find it by identity.
+     */
+    private IdentityHashMap<HasMetadata, ResourceKey> previousKeys = new IdentityHashMap<>();
     /** The JSON and nodes each scope's snapshots were written with, for the next (ADR 0025). */
     private final Map<Scope, dev.strait.model.ConfigWriter.Memo> writers = new java.util.concurrent.ConcurrentHashMap<>();
 
@@ -115,16 +123,35 @@ public final class Translator {
         Map<String, Set<Scope>> upstreamScopes = new HashMap<>();
         previousResults = results;
         results = new HashMap<>();
+        // When no Upstream, Service, EndpointSlice or Secret changed, an unchanged Route object resolves to
+        // what it resolved to last time: its state is taken as it is, without resolving its references again.
+        boolean referencesSame = lastInputs != null && sameItems(in.upstreams(), lastInputs.upstreams())
+                && sameItems(in.services(), lastInputs.services())
+                && sameItems(in.endpointSlices(), lastInputs.endpointSlices())
+                && sameItems(in.secrets(), lastInputs.secrets());
+        lastInputs = in;
         for (Source src : sources(in, endpoints)) {
             ResourceKey key = src.key();
-            List<RouteState> states = new ArrayList<>(src.pieces().size());
-            for (IngressRoutes.Piece piece : src.pieces()) {
-                states.add(route(piece.route(), endpoints, upstreamStates, secrets, models));
+            SourceResult prev = previousResults.get(key);
+            List<RouteState> states;
+            RouteCall call = null;
+            if (referencesSame && prev != null && prev.source == src.meta() && prev.call != null) {
+                call = prev.call;
+                checks.put(call.memoKey, prev.states.get(0)); // kept for the next translation, as route() would
+                models.putAll(call.added);
+                states = prev.states;
+            } else {
+                states = new ArrayList<>(src.pieces().size());
+                for (IngressRoutes.Piece piece : src.pieces()) {
+                    RouteCall c = new RouteCall();
+                    states.add(route(piece.route(), endpoints, upstreamStates, secrets, models, c));
+                    call = src.pieces().size() == 1 && piece.route() == src.meta() && c.memoKey != null ? c : null;
+                }
             }
             Scope scope = defaults.scopeOf(src.ingressClass(), key.namespace());
-            SourceResult result = reuse(previousResults.get(key), src, states, scope, conflicts);
+            SourceResult result = reuse(prev, src, states, scope, conflicts, call);
             if (result == null) {
-                result = translate(src, states, scope, conflicts);
+                result = translate(src, states, scope, conflicts, call);
             } else {
                 reused++;
             }
@@ -171,8 +198,33 @@ public final class Translator {
      * resolved references, and the same scope) and its conflicts are decided the same way, the result is
      * reused as it is instead of being rebuilt (ADR 0025).
      */
-    private record SourceResult(long generation, Scope scope, List<RouteState> states, List<ClaimOutcome> claims,
-                                List<Translation.Programmed> kept, int content, ResourceReport report) {}
+    private record SourceResult(HasMetadata source, RouteCall call, long generation, Scope scope, List<RouteState> states,
+                                List<ClaimOutcome> claims, List<Translation.Programmed> kept, int content,
+                                ResourceReport report) {
+        /** The same result for another object of the same source (a status write, a label). */
+        SourceResult of(HasMetadata source, RouteCall call) {
+            return source == this.source && call == this.call ? this
+                    : new SourceResult(source, call, generation, scope, states, claims, kept, content, report);
+        }
+    }
+
+    /** What resolving a Route's references came to: its memo key, and the upstreams it added for Service backends. */
+    private static final class RouteCall {
+        String memoKey;
+        Map<String, Upstream> added = Map.of();
+    }
+
+    private static boolean sameItems(List<?> a, List<?> b) {
+        if (a.size() != b.size()) {
+            return false;
+        }
+        for (int i = 0; i < a.size(); i++) {
+            if (a.get(i) != b.get(i)) {
+                return false;
+            }
+        }
+        return true;
+    }
 
     /** What {@link Conflicts#claim} gave for one Route of a source: the Route kept, and the matches it lost. */
     private record ClaimOutcome(dev.strait.model.Route route, List<String> lost) {}
@@ -183,7 +235,7 @@ public final class Translator {
      * translate it afresh. Ingresses always are (their pieces are made anew each time).
      */
     private SourceResult reuse(SourceResult prev, Source src, List<RouteState> states, Scope scope,
-                                      Map<Scope, Conflicts> conflicts) {
+                               Map<Scope, Conflicts> conflicts, RouteCall call) {
         if (prev == null || !src.key().kind().equals("Route") || prev.generation != generation(src.meta())
                 || !prev.scope.equals(scope) || prev.states.size() != states.size()) {
             return null;
@@ -194,7 +246,7 @@ public final class Translator {
             }
         }
         if (prev.claims == null) {
-            return prev; // not valid: it claimed nothing, and its report depends on nothing else
+            return prev.of(src.meta(), call); // not valid: it claimed nothing, and its report depends on nothing else
         }
         Conflicts c = conflicts.computeIfAbsent(scope, s -> new Conflicts(claimKeys));
         for (int i = 0; i < states.size(); i++) {
@@ -205,11 +257,12 @@ public final class Translator {
                 return null;
             }
         }
-        return prev;
+        return prev.of(src.meta(), call);
     }
 
     /** A source from scratch (its Routes' states are memoized apart). */
-    private SourceResult translate(Source src, List<RouteState> states, Scope scope, Map<Scope, Conflicts> conflicts) {
+    private SourceResult translate(Source src, List<RouteState> states, Scope scope, Map<Scope, Conflicts> conflicts,
+                                   RouteCall call) {
         ResourceKey key = src.key();
         List<String> specErrors = new ArrayList<>();
         List<String> refErrors = new ArrayList<>();
@@ -267,7 +320,7 @@ public final class Translator {
             }
             kept = List.copyOf(kept);
         }
-        return new SourceResult(generation(src.meta()), scope, List.copyOf(states), claims, kept, content,
+        return new SourceResult(src.meta(), call, generation(src.meta()), scope, List.copyOf(states), claims, kept, content,
                 new ResourceReport(key, generation(src.meta()), accepted, resolved, scopes, errors));
     }
 
@@ -277,10 +330,17 @@ public final class Translator {
     /** Routes and our Ingresses, oldest first (the order of conflicts and of the proxy's host merging). */
     private List<Source> sources(Inputs in, ServiceEndpoints endpoints) {
         List<Source> out = new ArrayList<>();
+        IdentityHashMap<HasMetadata, ResourceKey> keys = new IdentityHashMap<>(in.routes().size() * 2);
         for (Route r : in.routes()) {
-            out.add(new Source(ResourceKey.of(r), r, r.getSpec() == null ? null : r.getSpec().ingressClassName,
+            ResourceKey key = previousKeys.get(r);
+            if (key == null) {
+                key = ResourceKey.of(r);
+            }
+            keys.put(r, key);
+            out.add(new Source(key, r, r.getSpec() == null ? null : r.getSpec().ingressClassName,
                     List.of(IngressRoutes.Piece.of(r))));
         }
+        previousKeys = keys;
         for (Ingress ing : in.ingresses()) {
             String cls = IngressRoutes.classOf(ing, in.ingressClasses(), defaults.defaultClass());
             if (cls != null) {
@@ -488,7 +548,7 @@ public final class Translator {
      * spec. The upstreams made for Service backends are rebuilt every time (their endpoints move).
      */
     private RouteState route(Route r, ServiceEndpoints endpoints, Map<String, UpstreamState> upstreams,
-                             Map<String, Secret> secrets, Map<String, Upstream> models) {
+                             Map<String, Secret> secrets, Map<String, Upstream> models, RouteCall call) {
         Long generation = r.getMetadata().getGeneration();
         if (generation == null || r.getSpec() == null) {
             return resolveAndCheck(r, endpoints, upstreams, secrets, models);
@@ -498,8 +558,10 @@ public final class Translator {
         String key = "S" + r.getMetadata().getUid() + "/" + r.getMetadata().getNamespace() + "/"
                 + r.getMetadata().getName() + "@" + generation + "|" + refs;
         RouteState st = memo(key, () -> resolveAndCheck(r, endpoints, upstreams, secrets, new HashMap<>()));
+        call.memoKey = key;
         if (st.model != null) {
             models.putAll(serviceUpstreams);
+            call.added = serviceUpstreams;
         }
         return st;
     }
