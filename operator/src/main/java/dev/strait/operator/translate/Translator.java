@@ -334,7 +334,11 @@ public final class Translator {
         for (Route r : in.routes()) {
             ResourceKey key = previousKeys.get(r);
             if (key == null) {
-                key = ResourceKey.of(r);
+                // A new object (an edit, a status write) of a known source keeps the key instance its
+                // results were made with, so that lookups of either find it by identity.
+                ResourceKey fresh = ResourceKey.of(r);
+                SourceResult prev = previousResults.get(fresh);
+                key = prev != null ? prev.report().key() : fresh;
             }
             keys.put(r, key);
             out.add(new Source(key, r, r.getSpec() == null ? null : r.getSpec().ingressClassName,
