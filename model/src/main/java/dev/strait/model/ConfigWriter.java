@@ -83,6 +83,35 @@ public final class ConfigWriter {
         }
     }
 
+    /** A document as a tree and as its canonical JSON (what its version hashes). */
+    public record Written(ObjectNode tree, String json) {}
+
+    /** {@link #toTree(Config, Memo)} and {@link #toJson(Config, Memo)} in one pass over the items. */
+    public static Written write(Config c, Memo memo) {
+        synchronized (memo) {
+            ObjectNode n = head(c);
+            String head = Json.write(n, false);
+            StringBuilder sb = new StringBuilder((int) Math.min(Integer.MAX_VALUE - 16, head.length() + 64 + memo.size));
+            sb.append(head, 0, head.length() - 1).append(",\"upstreams\":[");
+            ArrayNode ups = n.putArray("upstreams");
+            for (int i = 0; i < c.upstreams().size(); i++) {
+                Memo.Fragment f = memo.fragment(c.upstreams().get(i));
+                ups.add(f.node());
+                sb.append(i == 0 ? "" : ",").append(f.json());
+            }
+            sb.append("],\"routes\":[");
+            ArrayNode routes = n.putArray("routes");
+            for (int i = 0; i < c.routes().size(); i++) {
+                Memo.Fragment f = memo.fragment(c.routes().get(i));
+                routes.add(f.node());
+                sb.append(i == 0 ? "" : ",").append(f.json());
+            }
+            sb.append("]}");
+            memo.commit();
+            return new Written(n, sb.toString());
+        }
+    }
+
     /** The canonical JSON of {@link #toTree(Config)}, with the items {@code memo} has written before written once. */
     public static String toJson(Config c, Memo memo) {
         synchronized (memo) {

@@ -100,6 +100,9 @@ class IncrementalParseTest {
                 assertThat(ConfigWriter.toTree(got, written)).as(at).isEqualTo(ConfigWriter.toTree(want));
                 assertThat(ConfigWriter.toJson(got, written)).as(at).isEqualTo(ConfigWriter.toJson(want, false));
                 assertThat(ConfigWriter.version(got, written)).as(at).isEqualTo(ConfigWriter.version(want));
+                ConfigWriter.Written both = ConfigWriter.write(got, written);
+                assertThat(both.tree()).as(at).isEqualTo(ConfigWriter.toTree(want));
+                assertThat(both.json()).as(at).isEqualTo(ConfigWriter.toJson(want, false));
             }
         }
         assertThat(valid).as("valid documents among 80").isGreaterThan(5);

@@ -122,8 +122,7 @@ public final class Translation {
         // Unchanged Routes and Upstreams are written once and are the same nodes in every snapshot's tree
         // (the delta's diff finds them equal by identity); the result is what ConfigWriter writes.
         ConfigWriter.Memo memo = writers.computeIfAbsent(scope, s -> new ConfigWriter.Memo());
-        ObjectNode tree = ConfigWriter.toTree(config, memo);
-        String json = ConfigWriter.toJson(config, memo);
-        return new Snapshot(config, ConfigWriter.versionOf(json), json, tree);
+        ConfigWriter.Written written = ConfigWriter.write(config, memo);
+        return new Snapshot(config, ConfigWriter.versionOf(written.json()), written.json(), written.tree());
     }
 }
