@@ -5,8 +5,10 @@ import dev.strait.model.ConfigWriter;
 import dev.strait.model.Route;
 import java.util.ArrayList;
 import java.util.Arrays;
+import java.util.Collections;
 import java.util.Comparator;
 import java.util.HashMap;
+import java.util.IdentityHashMap;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Locale;
@@ -60,6 +62,8 @@ public final class RouteTableBuilder {
     public static final class Memo {
         private Map<String, Built> previous = new HashMap<>();
         private Map<String, Built> pending;
+        private IdentityHashMap<Route, List<Object>> previousRoutes = new IdentityHashMap<>();
+        private IdentityHashMap<Route, List<Object>> pendingRoutes;
         private long reused;
 
         /** Hosts whose compiled form was reused, so far. */
@@ -71,8 +75,10 @@ public final class RouteTableBuilder {
         public void commit(boolean accepted) {
             if (accepted && pending != null) {
                 previous = pending;
+                previousRoutes = pendingRoutes;
             }
             pending = null;
+            pendingRoutes = null;
         }
 
         private record Built(List<Object> rules, VirtualHost host) {}
@@ -83,22 +89,37 @@ public final class RouteTableBuilder {
         // Each host's rules in config order, as (compiled rule, match) pairs: routes that claim the same
         // host are merged into one virtual host, in config order.
         Map<String, List<Object>> hosts = new LinkedHashMap<>();
-        List<Object> rules = new ArrayList<>();
+        IdentityHashMap<Route, List<Object>> routePairs = memo == null ? null
+                : new IdentityHashMap<>(config.routes().size() * 2);
         for (int ri = 0; ri < config.routes().size(); ri++) {
             Route route = config.routes().get(ri);
-            rules.clear();
-            for (int i = 0; i < route.rules().size(); i++) {
-                Route.Rule rule = route.rules().get(i);
-                String path = "routes[" + ri + "].rules[" + i + "]";
-                CompiledRule compiled = new CompiledRule(route.name(), i, handlers.create(route, i, rule, path));
-                for (Route.Match m : rule.matches()) {
-                    rules.add(compiled);
-                    rules.add(m);
-                }
+            // Every rule's handler is asked for on every build (making one may check the machine, and
+            // reports what is wrong); the same Route with the same handlers keeps its pairs list.
+            Handler[] made = new Handler[route.rules().size()];
+            for (int i = 0; i < made.length; i++) {
+                made[i] = handlers.create(route, i, route.rules().get(i), "routes[" + ri + "].rules[" + i + "]");
+            }
+            List<Object> before = memo == null ? null : memo.previousRoutes.get(route);
+            List<Object> rules = before != null && sameHandlers(before, made) ? before : pairs(route, made);
+            if (routePairs != null) {
+                routePairs.put(route, rules);
             }
             for (String host : route.hosts()) {
-                hosts.computeIfAbsent(host, h -> new ArrayList<>(rules.size())).addAll(rules);
+                List<Object> merged = hosts.get(host);
+                if (merged == null) {
+                    hosts.put(host, rules); // shared until a second route claims the host
+                } else if (merged instanceof ArrayList<Object> own) {
+                    own.addAll(rules);
+                } else {
+                    ArrayList<Object> own = new ArrayList<>(merged.size() + rules.size());
+                    own.addAll(merged);
+                    own.addAll(rules);
+                    hosts.put(host, own);
+                }
             }
+        }
+        if (memo != null) {
+            memo.pendingRoutes = routePairs;
         }
         Map<String, Memo.Built> built = memo == null ? null : new HashMap<>(hosts.size() * 2);
         Map<String, VirtualHost> exact = new HashMap<>();
@@ -140,7 +161,33 @@ public final class RouteTableBuilder {
         return new RouteTable(version, exact, wildcard, any);
     }
 
+    /** A route's (compiled rule, match) pairs, read only. */
+    private static List<Object> pairs(Route route, Handler[] made) {
+        List<Object> out = new ArrayList<>();
+        for (int i = 0; i < made.length; i++) {
+            CompiledRule compiled = new CompiledRule(route.name(), i, made[i]);
+            for (Route.Match m : route.rules().get(i).matches()) {
+                out.add(compiled);
+                out.add(m);
+            }
+        }
+        return Collections.unmodifiableList(out);
+    }
+
+    private static boolean sameHandlers(List<Object> pairs, Handler[] made) {
+        for (int i = 0; i < pairs.size(); i += 2) {
+            CompiledRule r = (CompiledRule) pairs.get(i);
+            if (r.index() >= made.length || r.handler() != made[r.index()]) {
+                return false;
+            }
+        }
+        return true;
+    }
+
     private static boolean sameRules(List<Object> before, List<Object> now) {
+        if (before == now) {
+            return true;
+        }
         if (before.size() != now.size()) {
             return false;
         }
