@@ -19,7 +19,7 @@ import java.util.stream.Collectors;
  * was already serving.
  */
 final class Conflicts {
-    private final Map<String, ResourceKey> owners = new HashMap<>();
+    private final Map<String, ResourceKey> owners;
     /** Each Route's claim keys, by rule, match and host: a Route's are the same every time (ADR 0025). */
     private final KeyCache keys;
 
@@ -28,7 +28,18 @@ final class Conflicts {
     }
 
     Conflicts(KeyCache keys) {
+        this(keys, 16);
+    }
+
+    /** @param expected about how many claim keys the scope has (the last translation's count), to size the map once */
+    Conflicts(KeyCache keys, int expected) {
         this.keys = keys;
+        this.owners = new HashMap<>(Math.max(16, expected * 4 / 3 + 1));
+    }
+
+    /** Claim keys owned so far. */
+    int size() {
+        return owners.size();
     }
 
     /**
@@ -73,6 +84,17 @@ final class Conflicts {
      */
     Route claim(ResourceKey key, Route route, List<Boolean> implicitMatches, List<String> lost) {
         String[][][] k = keys.of(route);
+        if (!contested(key, k)) {
+            // The usual case, and at 10k Routes per rebuild the one worth making cheap: nothing to drop.
+            for (String[][] rule : k) {
+                for (String[] match : rule) {
+                    for (String c : match) {
+                        owners.putIfAbsent(c, key);
+                    }
+                }
+            }
+            return route;
+        }
         List<Route.Rule> rules = null; // made only once a match is lost
         List<String> claimed = new ArrayList<>();
         for (int i = 0; i < route.rules().size(); i++) {
@@ -108,6 +130,21 @@ final class Conflicts {
             owners.putIfAbsent(c, key);
         }
         return rules == null ? route : new Route(route.name(), route.hosts(), rules);
+    }
+
+    /** Whether another (older) source already owns one of these keys. */
+    private boolean contested(ResourceKey key, String[][][] k) {
+        for (String[][] rule : k) {
+            for (String[] match : rule) {
+                for (String c : match) {
+                    ResourceKey owner = owners.get(c);
+                    if (owner != null && !owner.equals(key)) {
+                        return true;
+                    }
+                }
+            }
+        }
+        return false;
     }
 
     /**

@@ -48,6 +48,8 @@ public final class Translator {
     private Map<ResourceKey, SourceResult> previousResults = new HashMap<>();
     private Map<ResourceKey, SourceResult> results = new HashMap<>();
     private final Conflicts.KeyCache claimKeys = new Conflicts.KeyCache();
+    /** How many claim keys each scope had last time, to size its map. */
+    private Map<Scope, Integer> claimCounts = new HashMap<>();
     private long reused;
     /** Each source's place in the last translation's order (see {@link #sources}). */
     private Map<ResourceKey, Integer> previousOrder = new HashMap<>();
@@ -188,6 +190,8 @@ public final class Translator {
             reports.put(key, new ResourceReport(key, generation(u), accepted, resolved, scopes, errors));
         }
         claimKeys.next();
+        claimCounts = new HashMap<>();
+        conflicts.forEach((scope, c) -> claimCounts.put(scope, c.size()));
         writers.keySet().retainAll(programmed.keySet());
         return new Translation(defaults, programmed, models, reports, contents, writers);
     }
@@ -248,7 +252,7 @@ public final class Translator {
         if (prev.claims == null) {
             return prev.of(src.meta(), call); // not valid: it claimed nothing, and its report depends on nothing else
         }
-        Conflicts c = conflicts.computeIfAbsent(scope, s -> new Conflicts(claimKeys));
+        Conflicts c = conflicts.computeIfAbsent(scope, s -> new Conflicts(claimKeys, claimCounts.getOrDefault(s, 16)));
         for (int i = 0; i < states.size(); i++) {
             List<String> lost = new ArrayList<>();
             dev.strait.model.Route route = c.claim(src.key(), states.get(i).model, states.get(i).implicitMatches, lost);
@@ -299,7 +303,7 @@ public final class Translator {
             for (int i = 0; i < states.size(); i++) {
                 RouteState st = states.get(i);
                 List<String> lostHere = new ArrayList<>();
-                dev.strait.model.Route route = conflicts.computeIfAbsent(scope, s -> new Conflicts(claimKeys))
+                dev.strait.model.Route route = conflicts.computeIfAbsent(scope, s -> new Conflicts(claimKeys, claimCounts.getOrDefault(s, 16)))
                         .claim(key, st.model, st.implicitMatches, lostHere);
                 claims.add(new ClaimOutcome(route, List.copyOf(lostHere)));
                 lost.addAll(src.pieces().get(i).rewrite(lostHere));
