@@ -5,10 +5,12 @@ import com.fasterxml.jackson.databind.node.ArrayNode;
 import com.fasterxml.jackson.databind.node.JsonNodeFactory;
 import com.fasterxml.jackson.databind.node.ObjectNode;
 import java.util.ArrayList;
+import java.util.HashSet;
 import java.util.Iterator;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.Set;
 
 /**
  * The difference between two config documents (the canonical JSON of {@link ConfigWriter}), as the
@@ -49,6 +51,13 @@ public final class ConfigDelta {
             JsonNode b = base.get(key);
             JsonNode t = target.get(key);
             if (NAMED.contains(key) && b.isArray() && t.isArray()) {
+                ArrayNode aligned = alignedUpserts(b, t);
+                if (aligned != null) {
+                    if (!aligned.isEmpty()) {
+                        delta.withObjectProperty("upserts").set(key, aligned);
+                    }
+                    continue;
+                }
                 Map<String, JsonNode> before = byName(b);
                 Map<String, JsonNode> after = byName(t);
                 if (before == null || after == null) {
@@ -116,6 +125,13 @@ public final class ConfigDelta {
                 continue;
             }
             JsonNode list = out.path(key);
+            if (removes.isMissingNode() && order.isMissingNode() && list.isArray() && upserts.isArray()) {
+                List<JsonNode> upserted = upsertedInPlace(list, (ArrayNode) upserts);
+                if (upserted != null) {
+                    out.putArray(key).addAll(upserted);
+                    continue;
+                }
+            }
             Map<String, JsonNode> items = list.isArray() ? byName(list) : null;
             if (items == null) {
                 throw new IllegalArgumentException(key + ": the base has no named list here");
@@ -149,6 +165,68 @@ public final class ConfigDelta {
             }
             out.putArray(key).addAll(result);
         }
+        return out;
+    }
+
+    /**
+     * The usual change (items edited in place, none added, removed or moved) in one pass without maps:
+     * the target's items that differ from the base's at the same index, when both lists hold the same
+     * names in the same order, each once; null otherwise (the general diff then decides). Unchanged items
+     * are usually the very same nodes (ADR 0024), so comparing them costs nothing.
+     */
+    private static ArrayNode alignedUpserts(JsonNode base, JsonNode target) {
+        if (base.size() != target.size()) {
+            return null;
+        }
+        ArrayNode upserts = NODES.arrayNode();
+        Set<String> names = new HashSet<>(target.size() * 2);
+        for (int i = 0; i < target.size(); i++) {
+            JsonNode b = base.get(i);
+            JsonNode t = target.get(i);
+            JsonNode tn = t.path("name");
+            if (!tn.isTextual() || !names.add(tn.textValue())) {
+                return null;
+            }
+            if (b != t) {
+                JsonNode bn = b.path("name");
+                if (!bn.isTextual() || !bn.textValue().equals(tn.textValue())) {
+                    return null;
+                }
+                if (!b.equals(t)) {
+                    upserts.add(t);
+                }
+            }
+        }
+        return upserts;
+    }
+
+    /**
+     * {@code list} with upserts applied when the delta only upserts (no removes, no order): items replaced
+     * in place, new names appended in the order of their first upsert, as the general path does; null when
+     * that path must decide (an unnamed or twice-named item in the base, or a malformed upsert, which it
+     * refuses with its own message).
+     */
+    private static List<JsonNode> upsertedInPlace(JsonNode list, ArrayNode upserts) {
+        Map<String, JsonNode> byName = new LinkedHashMap<>();
+        for (JsonNode item : upserts) {
+            JsonNode name = item.path("name");
+            if (!name.isTextual()) {
+                return null;
+            }
+            byName.put(name.textValue(), item);
+        }
+        List<JsonNode> out = new ArrayList<>(list.size() + byName.size());
+        Set<String> seen = new HashSet<>(list.size() * 2);
+        for (int i = 0; i < list.size(); i++) {
+            JsonNode item = list.get(i);
+            JsonNode name = item.path("name");
+            if (!name.isTextual() || !seen.add(name.textValue())) {
+                return null;
+            }
+            JsonNode replaced = byName.isEmpty() ? null : byName.remove(name.textValue());
+            out.add(replaced != null ? replaced : item);
+        }
+        out.addAll(byName.values());
         return out;
     }
 

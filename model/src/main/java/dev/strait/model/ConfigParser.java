@@ -6,6 +6,7 @@ import java.time.Duration;
 import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.HashSet;
+import java.util.IdentityHashMap;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Locale;
@@ -36,6 +37,7 @@ public final class ConfigParser {
             Set.of("content-length", "transfer-encoding", "connection", "date", "keep-alive", "upgrade");
 
     private final List<ConfigError> errors = new ArrayList<>();
+    private Memo memo;
 
     private ConfigParser() {}
 
@@ -56,15 +58,91 @@ public final class ConfigParser {
      * without writing it out and reading it back. The tree is only read.
      */
     public static Config parse(JsonNode root, String source) throws InvalidConfigException {
+        return parse(root, source, null);
+    }
+
+    /**
+     * As {@link #parse(JsonNode, String)}, reusing the Routes and Upstreams that {@code memo} made from the
+     * very same nodes (by identity) in its last successful parse: the result is the same as without it.
+     * For trees that share unchanged items with the one parsed before (a delta's result, ADR 0024).
+     *
+     * @param memo null for none; on success it then holds the items of this parse, for the next
+     */
+    public static Config parse(JsonNode root, String source, Memo memo) throws InvalidConfigException {
         ConfigParser p = new ConfigParser();
+        p.memo = memo;
         if (root == null || root.isMissingNode() || root.isNull()) {
             throw new InvalidConfigException(source, List.of(new ConfigError("", "the config is empty")));
         }
         Config config = p.config(root);
         if (!p.errors.isEmpty()) {
+            if (memo != null) {
+                memo.current.clear();
+            }
             throw new InvalidConfigException(source, p.errors);
         }
+        if (memo != null) {
+            memo.commit();
+        }
         return config;
+    }
+
+    /**
+     * Routes and Upstreams parsed without error, by the identity of the node they were parsed from. An
+     * item's parse reads nothing but its own node (its field path appears only in error messages, and
+     * only error-free results are kept), so a node seen before gives the same value again. Cross-item
+     * checks (duplicate names, backend references) are made on every parse. Only what the last
+     * successful parse used is kept, so memory follows the document. The nodes must not be modified
+     * after they were parsed (the control channel's trees are read only, ADR 0024). Not thread-safe.
+     */
+    public static final class Memo {
+        private IdentityHashMap<JsonNode, Object> previous = new IdentityHashMap<>();
+        private IdentityHashMap<JsonNode, Object> current = new IdentityHashMap<>();
+        private long reused;
+
+        /** Items taken from an earlier parse instead of parsed again, so far. */
+        public long reused() {
+            return reused;
+        }
+
+        @SuppressWarnings("unchecked")
+        <T> T get(JsonNode n, Class<T> type) {
+            Object v = previous.get(n);
+            if (v == null) {
+                v = current.get(n);
+            }
+            if (type.isInstance(v)) {
+                current.put(n, v);
+                reused++;
+                return (T) v;
+            }
+            return null;
+        }
+
+        void put(JsonNode n, Object value) {
+            current.put(n, value);
+        }
+
+        private void commit() {
+            previous = current;
+            current = new IdentityHashMap<>();
+        }
+    }
+
+    private <T> T memoized(JsonNode n, String path, Class<T> type, BiFunction<JsonNode, String, T> parse) {
+        if (memo == null || n == null || !n.isContainerNode()) {
+            return parse.apply(n, path);
+        }
+        T v = memo.get(n, type);
+        if (v != null) {
+            return v;
+        }
+        int before = errors.size();
+        v = parse.apply(n, path);
+        if (v != null && errors.size() == before) {
+            memo.put(n, v);
+        }
+        return v;
     }
 
     private Config config(JsonNode n) {
@@ -104,7 +182,8 @@ public final class ConfigParser {
             known(ad, "admin", "address");
             admin = new Config.Admin(address(ad.get("address"), "admin.address"));
         }
-        List<Upstream> upstreams = list(n.get("upstreams"), "upstreams", false, this::upstream);
+        List<Upstream> upstreams = list(n.get("upstreams"), "upstreams", false,
+                (u, p) -> memoized(u, p, Upstream.class, this::upstream));
         Map<String, Upstream> upstreamsByName = new HashMap<>();
         for (int i = 0; i < upstreams.size(); i++) {
             Upstream u = upstreams.get(i);
@@ -112,7 +191,8 @@ public final class ConfigParser {
                 error("upstreams[" + i + "].name", "duplicate upstream name \"" + u.name() + "\"");
             }
         }
-        List<Route> routes = list(n.get("routes"), "routes", false, this::route);
+        List<Route> routes = list(n.get("routes"), "routes", false,
+                (r, p) -> memoized(r, p, Route.class, this::route));
         Set<String> routeNames = new HashSet<>();
         for (int i = 0; i < routes.size(); i++) {
             Route r = routes.get(i);

@@ -7,6 +7,7 @@ import java.nio.charset.StandardCharsets;
 import java.security.MessageDigest;
 import java.security.NoSuchAlgorithmException;
 import java.util.HexFormat;
+import java.util.IdentityHashMap;
 import java.util.Map;
 import java.util.TreeMap;
 
@@ -30,8 +31,18 @@ public final class ConfigWriter {
 
     /** A content version: the first 12 hex digits of the SHA-256 of the canonical JSON. */
     public static String version(Config c) {
+        return versionOf(toJson(c, false));
+    }
+
+    /** As {@link #version(Config)}, writing the Routes and Upstreams {@code memo} has written before only once. */
+    public static String version(Config c, Memo memo) {
+        return versionOf(toJson(c, memo));
+    }
+
+    /** The content version of canonical JSON already written. */
+    public static String versionOf(String json) {
         try {
-            byte[] digest = MessageDigest.getInstance("SHA-256").digest(toJson(c, false).getBytes(StandardCharsets.UTF_8));
+            byte[] digest = MessageDigest.getInstance("SHA-256").digest(json.getBytes(StandardCharsets.UTF_8));
             return HexFormat.of().formatHex(digest, 0, 6);
         } catch (NoSuchAlgorithmException e) {
             throw new IllegalStateException(e);
@@ -39,6 +50,133 @@ public final class ConfigWriter {
     }
 
     public static ObjectNode toTree(Config c) {
+        ObjectNode n = head(c);
+        ArrayNode ups = n.putArray("upstreams");
+        for (Upstream u : c.upstreams()) {
+            ups.add(upstream(u));
+        }
+        ArrayNode routes = n.putArray("routes");
+        for (Route r : c.routes()) {
+            routes.add(route(r));
+        }
+        return n;
+    }
+
+    /**
+     * As {@link #toTree(Config)}, with each Route's and Upstream's node taken from {@code memo} when it
+     * wrote that very value (by identity) before: unchanged items are the same nodes in successive
+     * trees, which makes comparing the trees cheap ({@link ConfigDelta#diff}). The tree is read only.
+     */
+    public static ObjectNode toTree(Config c, Memo memo) {
+        synchronized (memo) {
+            ObjectNode n = head(c);
+            ArrayNode ups = n.putArray("upstreams");
+            for (Upstream u : c.upstreams()) {
+                ups.add(memo.fragment(u).node);
+            }
+            ArrayNode routes = n.putArray("routes");
+            for (Route r : c.routes()) {
+                routes.add(memo.fragment(r).node);
+            }
+            memo.commit();
+            return n;
+        }
+    }
+
+    /** A document as a tree and as its canonical JSON (what its version hashes). */
+    public record Written(ObjectNode tree, String json) {}
+
+    /** {@link #toTree(Config, Memo)} and {@link #toJson(Config, Memo)} in one pass over the items. */
+    public static Written write(Config c, Memo memo) {
+        synchronized (memo) {
+            ObjectNode n = head(c);
+            String head = Json.write(n, false);
+            StringBuilder sb = new StringBuilder((int) Math.min(Integer.MAX_VALUE - 16, head.length() + 64 + memo.size));
+            sb.append(head, 0, head.length() - 1).append(",\"upstreams\":[");
+            ArrayNode ups = n.putArray("upstreams");
+            for (int i = 0; i < c.upstreams().size(); i++) {
+                Memo.Fragment f = memo.fragment(c.upstreams().get(i));
+                ups.add(f.node());
+                sb.append(i == 0 ? "" : ",").append(f.json());
+            }
+            sb.append("],\"routes\":[");
+            ArrayNode routes = n.putArray("routes");
+            for (int i = 0; i < c.routes().size(); i++) {
+                Memo.Fragment f = memo.fragment(c.routes().get(i));
+                routes.add(f.node());
+                sb.append(i == 0 ? "" : ",").append(f.json());
+            }
+            sb.append("]}");
+            memo.commit();
+            return new Written(n, sb.toString());
+        }
+    }
+
+    /** The canonical JSON of {@link #toTree(Config)}, with the items {@code memo} has written before written once. */
+    public static String toJson(Config c, Memo memo) {
+        synchronized (memo) {
+            String head = Json.write(head(c), false);
+            StringBuilder sb = new StringBuilder((int) Math.min(Integer.MAX_VALUE - 16, head.length() + 64 + memo.size));
+            // head() is an object with at least one key, and the two lists come last in toTree().
+            sb.append(head, 0, head.length() - 1).append(",\"upstreams\":[");
+            for (int i = 0; i < c.upstreams().size(); i++) {
+                sb.append(i == 0 ? "" : ",").append(memo.fragment(c.upstreams().get(i)).json);
+            }
+            sb.append("],\"routes\":[");
+            for (int i = 0; i < c.routes().size(); i++) {
+                sb.append(i == 0 ? "" : ",").append(memo.fragment(c.routes().get(i)).json);
+            }
+            sb.append("]}");
+            memo.commit();
+            return sb.toString();
+        }
+    }
+
+    /**
+     * The nodes and JSON written for Routes and Upstreams, by the identity of the model value: model
+     * values are immutable records, so a value written before is written the same again. Keeps what the
+     * last document used (a writer per stream of documents: one per scope). Thread-safe.
+     */
+    public static final class Memo {
+        private IdentityHashMap<Object, Fragment> previous = new IdentityHashMap<>();
+        private IdentityHashMap<Object, Fragment> current = new IdentityHashMap<>();
+        private long size;
+        private long written;
+
+        /** Items written (not taken from an earlier document) so far. */
+        public synchronized long written() {
+            return written;
+        }
+
+        private Fragment fragment(Object item) {
+            Fragment f = current.get(item);
+            if (f == null) {
+                f = previous.get(item);
+                if (f == null) {
+                    ObjectNode node = item instanceof Route r ? route(r) : upstream((Upstream) item);
+                    f = new Fragment(node, Json.write(node, false));
+                    written++;
+                }
+                current.put(item, f);
+            }
+            return f;
+        }
+
+        private void commit() {
+            long chars = 0;
+            for (Fragment f : current.values()) {
+                chars += f.json.length() + 1;
+            }
+            size = chars;
+            previous = current;
+            current = new IdentityHashMap<>();
+        }
+
+        private record Fragment(ObjectNode node, String json) {}
+    }
+
+    /** Everything but the two named lists, which {@link #toTree} adds last, upstreams then routes. */
+    private static ObjectNode head(Config c) {
         ObjectNode n = NODES.objectNode();
         n.put("workers", c.workers());
         n.put("transport", ConfigParser.configName(c.transport()));
@@ -79,20 +217,23 @@ public final class ConfigWriter {
             // Only when set, so that configs without a cache keep the version they had before it existed.
             n.putObject("cache").put("maxBytes", c.cache().maxBytes());
         }
-        ArrayNode ups = n.putArray("upstreams");
-        for (Upstream u : c.upstreams()) {
-            upstream(ups.addObject(), u);
-        }
-        ArrayNode routes = n.putArray("routes");
-        for (Route r : c.routes()) {
-            ObjectNode o = routes.addObject();
-            o.put("name", r.name());
-            ArrayNode hosts = o.putArray("hosts");
-            r.hosts().forEach(hosts::add);
-            ArrayNode rules = o.putArray("rules");
-            r.rules().forEach(rule -> rule(rules.addObject(), rule));
-        }
         return n;
+    }
+
+    private static ObjectNode route(Route r) {
+        ObjectNode o = NODES.objectNode();
+        o.put("name", r.name());
+        ArrayNode hosts = o.putArray("hosts");
+        r.hosts().forEach(hosts::add);
+        ArrayNode rules = o.putArray("rules");
+        r.rules().forEach(rule -> rule(rules.addObject(), rule));
+        return o;
+    }
+
+    private static ObjectNode upstream(Upstream u) {
+        ObjectNode o = NODES.objectNode();
+        upstream(o, u);
+        return o;
     }
 
     private static void upstream(ObjectNode o, Upstream u) {

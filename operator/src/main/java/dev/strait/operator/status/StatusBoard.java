@@ -15,6 +15,7 @@ import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Objects;
+import java.util.Set;
 import java.util.TreeSet;
 import java.util.function.Consumer;
 
@@ -43,7 +44,10 @@ public final class StatusBoard {
     private long countsWritten = System.nanoTime();
 
     /** When a resource's contribution last changed: its fingerprint and the version places per scope. */
-    private record Since(String fingerprint, Map<Scope, Long> seq, String version) {}
+    private record Since(Fingerprint fingerprint, Map<Scope, Long> seq, String version) {}
+
+    /** What a resource contributes, compared as a value: generation, scopes (a set) and content hash. */
+    private record Fingerprint(long generation, Set<Scope> scopes, int content) {}
 
     public StatusBoard(Fleet fleet) {
         this.fleet = fleet;
@@ -62,10 +66,8 @@ public final class StatusBoard {
     public void update(Translation t) {
         synchronized (this) {
             translation = t;
-            since.keySet().retainAll(t.reports().keySet());
-            notified.keySet().retainAll(t.reports().keySet());
-            for (ResourceReport r : t.reports().values()) {
-                String fp = r.generation() + "|" + new TreeSet<>(r.scopes()) + "|" + t.content(r.key());
+            for (ResourceReport r : t.allReports()) {
+                Fingerprint fp = new Fingerprint(r.generation(), r.scopes(), t.content(r.key()));
                 Since old = since.get(r.key());
                 if (old == null || !old.fingerprint.equals(fp)) {
                     Map<Scope, Long> seq = new HashMap<>();
@@ -78,6 +80,12 @@ public final class StatusBoard {
                     }
                     since.put(r.key(), new Since(fp, seq, version));
                 }
+            }
+            // Every report now has an entry; more entries than reports means some resources are gone (then
+            // only: a scan of 10k keys per publication is not free). Notified keys are a subset of these.
+            if (since.size() > t.allReports().size()) {
+                since.keySet().removeIf(k -> t.report(k) == null);
+                notified.keySet().removeIf(k -> t.report(k) == null);
             }
         }
     }
@@ -100,7 +108,7 @@ public final class StatusBoard {
                 countsWritten = System.nanoTime();
             }
             Map<Scope, Acks> acks = acks();
-            for (ResourceReport r : translation.reports().values()) {
+            for (ResourceReport r : translation.allReports()) {
                 ResourceStatus desired = compute(r, acks);
                 ResourceStatus old = notified.get(r.key());
                 boolean differs = old == null || !StatusMerge.sameIgnoringTimes(old, desired);

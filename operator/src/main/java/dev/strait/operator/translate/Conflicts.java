@@ -3,7 +3,9 @@ package dev.strait.operator.translate;
 import dev.strait.model.Route;
 import java.lang.reflect.RecordComponent;
 import java.util.ArrayList;
+import java.util.Arrays;
 import java.util.HashMap;
+import java.util.IdentityHashMap;
 import java.util.List;
 import java.util.Locale;
 import java.util.Map;
@@ -17,24 +19,96 @@ import java.util.stream.Collectors;
  * was already serving.
  */
 final class Conflicts {
-    private final Map<String, ResourceKey> owners = new HashMap<>();
+    private final Map<String, ResourceKey> owners;
+    /** Each Route's claim keys, by rule, match and host: a Route's are the same every time (ADR 0025). */
+    private final KeyCache keys;
 
-    /** The route without the matches that older routes already claim; {@code lost} gets one message per match. */
+    Conflicts() {
+        this(new KeyCache());
+    }
+
+    Conflicts(KeyCache keys) {
+        this(keys, 16);
+    }
+
+    /** @param expected about how many claim keys the scope has (the last translation's count), to size the map once */
+    Conflicts(KeyCache keys, int expected) {
+        this.keys = keys;
+        this.owners = new HashMap<>(Math.max(16, expected * 4 / 3 + 1));
+    }
+
+    /** Claim keys owned so far. */
+    int size() {
+        return owners.size();
+    }
+
+    /**
+     * The claim keys of Routes (immutable model values) by identity, kept from one translation to the
+     * next for the Routes it used again; shared by the scopes of a translation, used by one thread.
+     */
+    static final class KeyCache {
+        private IdentityHashMap<Route, String[][][]> previous = new IdentityHashMap<>();
+        private IdentityHashMap<Route, String[][][]> current = new IdentityHashMap<>();
+
+        String[][][] of(Route route) {
+            String[][][] k = current.get(route);
+            if (k == null) {
+                k = previous.get(route);
+                if (k == null) {
+                    k = new String[route.rules().size()][][];
+                    for (int i = 0; i < k.length; i++) {
+                        List<Route.Match> ms = route.rules().get(i).matches();
+                        k[i] = new String[ms.size()][route.hosts().size()];
+                        for (int j = 0; j < ms.size(); j++) {
+                            for (int h = 0; h < route.hosts().size(); h++) {
+                                k[i][j][h] = key(route.hosts().get(h), ms.get(j));
+                            }
+                        }
+                    }
+                }
+                current.put(route, k);
+            }
+            return k;
+        }
+
+        /** A translation is done: keep what it used. */
+        void next() {
+            previous = current;
+            current = new IdentityHashMap<>();
+        }
+    }
+
+    /**
+     * The route without the matches that older routes already claim; {@code lost} gets one message per
+     * match. The route itself when it loses nothing.
+     */
     Route claim(ResourceKey key, Route route, List<Boolean> implicitMatches, List<String> lost) {
-        List<Route.Rule> rules = new ArrayList<>();
+        String[][][] k = keys.of(route);
+        if (!contested(key, k)) {
+            // The usual case, and at 10k Routes per rebuild the one worth making cheap: nothing to drop.
+            for (String[][] rule : k) {
+                for (String[] match : rule) {
+                    for (String c : match) {
+                        owners.putIfAbsent(c, key);
+                    }
+                }
+            }
+            return route;
+        }
+        List<Route.Rule> rules = null; // made only once a match is lost
         List<String> claimed = new ArrayList<>();
         for (int i = 0; i < route.rules().size(); i++) {
             Route.Rule rule = route.rules().get(i);
             List<Route.Match> kept = new ArrayList<>();
             for (int j = 0; j < rule.matches().size(); j++) {
                 Route.Match m = rule.matches().get(j);
-                String where = implicitMatches.get(i) ? "spec.rules[" + i + "]" : "spec.rules[" + i + "].matches[" + j + "]";
                 String conflict = null;
-                for (String host : route.hosts()) {
-                    ResourceKey owner = owners.get(key(host, m));
+                for (int h = 0; h < route.hosts().size(); h++) {
+                    ResourceKey owner = owners.get(k[i][j][h]);
                     if (owner != null && !owner.equals(key)) {
-                        conflict = where + ": host \"" + host + "\" " + describe(m) + " is already served by " + owner.kind() + " "
-                                + owner.namespace() + "/" + owner.name() + " (the older Route wins)";
+                        String where = implicitMatches.get(i) ? "spec.rules[" + i + "]" : "spec.rules[" + i + "].matches[" + j + "]";
+                        conflict = where + ": host \"" + route.hosts().get(h) + "\" " + describe(m) + " is already served by "
+                                + owner.kind() + " " + owner.namespace() + "/" + owner.name() + " (the older Route wins)";
                         break;
                     }
                 }
@@ -42,19 +116,35 @@ final class Conflicts {
                     lost.add(conflict);
                 } else {
                     kept.add(m);
-                    for (String host : route.hosts()) {
-                        claimed.add(key(host, m));
-                    }
+                    claimed.addAll(Arrays.asList(k[i][j]));
                 }
             }
-            if (!kept.isEmpty()) {
+            if (rules == null && (kept.isEmpty() || kept.size() != rule.matches().size())) {
+                rules = new ArrayList<>(route.rules().subList(0, i));
+            }
+            if (rules != null && !kept.isEmpty()) {
                 rules.add(kept.size() == rule.matches().size() ? rule : withMatches(rule, kept));
             }
         }
         for (String c : claimed) {
             owners.putIfAbsent(c, key);
         }
-        return new Route(route.name(), route.hosts(), rules);
+        return rules == null ? route : new Route(route.name(), route.hosts(), rules);
+    }
+
+    /** Whether another (older) source already owns one of these keys. */
+    private boolean contested(ResourceKey key, String[][][] k) {
+        for (String[][] rule : k) {
+            for (String[] match : rule) {
+                for (String c : match) {
+                    ResourceKey owner = owners.get(c);
+                    if (owner != null && !owner.equals(key)) {
+                        return true;
+                    }
+                }
+            }
+        }
+        return false;
     }
 
     /**

@@ -24,6 +24,18 @@ public record Scope(String ingressClass, String namespace) implements Comparable
         return String.valueOf(namespace).compareTo(String.valueOf(o.namespace));
     }
 
+    // Written out rather than the record's generated ones (compared per resource per publication).
+    @Override
+    public boolean equals(Object o) {
+        return o == this || o instanceof Scope s && java.util.Objects.equals(ingressClass, s.ingressClass)
+                && java.util.Objects.equals(namespace, s.namespace);
+    }
+
+    @Override
+    public int hashCode() {
+        return java.util.Objects.hashCode(ingressClass) * 31 + java.util.Objects.hashCode(namespace);
+    }
+
     @Override
     public String toString() {
         return namespace == null ? "class " + ingressClass : "class " + ingressClass + " in namespace " + namespace;

@@ -5,11 +5,7 @@ import dev.strait.model.Config;
 import dev.strait.model.ConfigWriter;
 import dev.strait.model.Route;
 import dev.strait.model.Upstream;
-import java.nio.charset.StandardCharsets;
-import java.security.MessageDigest;
-import java.security.NoSuchAlgorithmException;
 import java.util.ArrayList;
-import java.util.HexFormat;
 import java.util.Collections;
 import java.util.LinkedHashSet;
 import java.util.List;
@@ -31,9 +27,12 @@ public final class Translation {
     private final ProxyDefaults defaults;
     private final SortedMap<Scope, List<Programmed>> routes;
     private final Map<String, Upstream> upstreams;
-    private final SortedMap<ResourceKey, ResourceReport> reports;
+    /** By key, unordered: looked up per resource on every publication, so a hash map (ADR 0025). */
+    private final Map<ResourceKey, ResourceReport> reports;
+    private volatile SortedMap<ResourceKey, ResourceReport> sortedReports;
     private final Map<ResourceKey, Integer> contents;
     private final Map<Scope, Snapshot> snapshots = new ConcurrentHashMap<>();
+    private final Map<Scope, ConfigWriter.Memo> writers;
 
     /**
      * A scope's snapshot, its content version and its canonical JSON (what the version hashes, what is
@@ -41,15 +40,22 @@ public final class Translation {
      */
     public record Snapshot(Config config, String version, String json, ObjectNode tree) {}
 
+    /**
+     * @param writers per scope, what writing its snapshots last time made, shared with later translations
+     *                (the same Routes are written once); a scope without one gets one
+     */
     Translation(ProxyDefaults defaults, Map<Scope, List<Programmed>> routes, Map<String, Upstream> upstreams,
-                Map<ResourceKey, ResourceReport> reports, Map<ResourceKey, Integer> contents) {
-        this.contents = Map.copyOf(contents);
+                Map<ResourceKey, ResourceReport> reports, Map<ResourceKey, Integer> contents,
+                Map<Scope, ConfigWriter.Memo> writers) {
+        this.writers = writers;
+        // The translator's own maps, not copies: it makes new ones for each translation (10k entries each).
+        this.contents = Collections.unmodifiableMap(contents);
         this.defaults = defaults;
         TreeMap<Scope, List<Programmed>> r = new TreeMap<>();
         routes.forEach((k, v) -> r.put(k, List.copyOf(v)));
         this.routes = Collections.unmodifiableSortedMap(r);
         this.upstreams = Map.copyOf(upstreams);
-        this.reports = Collections.unmodifiableSortedMap(new TreeMap<>(reports));
+        this.reports = Collections.unmodifiableMap(reports);
     }
 
     /** Scopes that have at least one Route. */
@@ -57,8 +63,19 @@ public final class Translation {
         return routes.keySet();
     }
 
+    /** Every report, sorted by key (made on first use: most callers want {@link #allReports} or {@link #report}). */
     public SortedMap<ResourceKey, ResourceReport> reports() {
-        return reports;
+        SortedMap<ResourceKey, ResourceReport> s = sortedReports;
+        if (s == null) {
+            s = Collections.unmodifiableSortedMap(new TreeMap<>(reports));
+            sortedReports = s;
+        }
+        return s;
+    }
+
+    /** Every report, in no particular order. */
+    public java.util.Collection<ResourceReport> allReports() {
+        return reports.values();
     }
 
     public ResourceReport report(ResourceKey key) {
@@ -83,16 +100,6 @@ public final class Translation {
         return snapshots.computeIfAbsent(scope, this::build);
     }
 
-    /** {@link ConfigWriter#version} of the JSON already written (ChannelTest fails if the two ever differ). */
-    private static String version(String json) {
-        try {
-            byte[] d = MessageDigest.getInstance("SHA-256").digest(json.getBytes(StandardCharsets.UTF_8));
-            return HexFormat.of().formatHex(d, 0, 6);
-        } catch (NoSuchAlgorithmException e) {
-            throw new IllegalStateException(e);
-        }
-    }
-
     private Snapshot build(Scope scope) {
         List<Programmed> programmed = routes.getOrDefault(scope, List.of());
         List<Route> rs = new ArrayList<>(programmed.size());
@@ -112,8 +119,10 @@ public final class Translation {
         }
         Config config = new Config(0, Config.Transport.AUTO, new Config.AccessLog(defaults.accessLog()),
                 defaults.limits(), listeners, defaults.adminConfig(), List.copyOf(used.values()), rs);
-        ObjectNode tree = ConfigWriter.toTree(config);
-        String json = ConfigWriter.toJson(tree);
-        return new Snapshot(config, version(json), json, tree);
+        // Unchanged Routes and Upstreams are written once and are the same nodes in every snapshot's tree
+        // (the delta's diff finds them equal by identity); the result is what ConfigWriter writes.
+        ConfigWriter.Memo memo = writers.computeIfAbsent(scope, s -> new ConfigWriter.Memo());
+        ConfigWriter.Written written = ConfigWriter.write(config, memo);
+        return new Snapshot(config, ConfigWriter.versionOf(written.json()), written.json(), written.tree());
     }
 }

@@ -18,6 +18,7 @@ import java.util.Base64;
 import java.util.Comparator;
 import java.util.HashMap;
 import java.util.HashSet;
+import java.util.IdentityHashMap;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
@@ -43,6 +44,24 @@ public final class Translator {
      */
     private Map<String, Object> previousChecks = new HashMap<>();
     private Map<String, Object> checks = new HashMap<>();
+    /** Each source's result in the last translation, for the next (see {@link SourceResult}). */
+    private Map<ResourceKey, SourceResult> previousResults = new HashMap<>();
+    private Map<ResourceKey, SourceResult> results = new HashMap<>();
+    private final Conflicts.KeyCache claimKeys = new Conflicts.KeyCache();
+    /** How many claim keys each scope had last time, to size its map. */
+    private Map<Scope, Integer> claimCounts = new HashMap<>();
+    private long reused;
+    /** Each source's place in the last translation's order (see {@link #sources}). */
+    private Map<ResourceKey, Integer> previousOrder = new HashMap<>();
+    /** The last translation's inputs, to see whether any reference target changed. */
+    private Inputs lastInputs;
+    /**
+     * Each source object's key from the last translation, by identity: an unchanged object keeps its key
+     * instance, so the many map lookups by key find it by identity.
+     */
+    private IdentityHashMap<HasMetadata, ResourceKey> previousKeys = new IdentityHashMap<>();
+    /** The JSON and nodes each scope's snapshots were written with, for the next (ADR 0025). */
+    private final Map<Scope, dev.strait.model.ConfigWriter.Memo> writers = new java.util.concurrent.ConcurrentHashMap<>();
 
     /** Not thread-safe: one translation at a time (the rebuilder's thread). */
     public Translator(ProxyDefaults defaults) {
@@ -60,6 +79,11 @@ public final class Translator {
             checks.put(key, c);
         }
         return (T) c;
+    }
+
+    /** Sources whose previous result was reused, so far (for tests). */
+    long reused() {
+        return reused;
     }
 
     /** The model name of an Upstream resource: namespaces have no dots, so names cannot collide. */
@@ -99,67 +123,51 @@ public final class Translator {
         Map<Scope, List<Translation.Programmed>> programmed = new HashMap<>();
         Map<Scope, Conflicts> conflicts = new HashMap<>();
         Map<String, Set<Scope>> upstreamScopes = new HashMap<>();
+        previousResults = results;
+        results = new HashMap<>();
+        // When no Upstream, Service, EndpointSlice or Secret changed, an unchanged Route object resolves to
+        // what it resolved to last time: its state is taken as it is, without resolving its references again.
+        boolean referencesSame = lastInputs != null && sameItems(in.upstreams(), lastInputs.upstreams())
+                && sameItems(in.services(), lastInputs.services())
+                && sameItems(in.endpointSlices(), lastInputs.endpointSlices())
+                && sameItems(in.secrets(), lastInputs.secrets());
+        lastInputs = in;
         for (Source src : sources(in, endpoints)) {
             ResourceKey key = src.key();
-            List<String> specErrors = new ArrayList<>();
-            List<String> refErrors = new ArrayList<>();
-            String refReason = null;
-            List<RouteState> states = new ArrayList<>();
-            for (IngressRoutes.Piece piece : src.pieces()) {
-                RouteState st = route(piece.route(), endpoints, upstreamStates, secrets, models);
-                states.add(st);
-                specErrors.addAll(piece.rewrite(st.specErrors));
-                if (!piece.refErrors().isEmpty() && refReason == null) {
-                    refReason = "BackendNotFound";
-                }
-                refErrors.addAll(piece.refErrors());
-                refErrors.addAll(piece.rewrite(st.refErrors));
-                if (refReason == null) {
-                    refReason = st.refReason;
+            SourceResult prev = previousResults.get(key);
+            List<RouteState> states;
+            RouteCall call = null;
+            if (referencesSame && prev != null && prev.source == src.meta() && prev.call != null) {
+                call = prev.call;
+                checks.put(call.memoKey, prev.states.get(0)); // kept for the next translation, as route() would
+                models.putAll(call.added);
+                states = prev.states;
+            } else {
+                states = new ArrayList<>(src.pieces().size());
+                for (IngressRoutes.Piece piece : src.pieces()) {
+                    RouteCall c = new RouteCall();
+                    states.add(route(piece.route(), endpoints, upstreamStates, secrets, models, c));
+                    call = src.pieces().size() == 1 && piece.route() == src.meta() && c.memoKey != null ? c : null;
                 }
             }
-            Set<Scope> scopes = new HashSet<>();
-            StatusCondition accepted = specErrors.isEmpty()
-                    ? StatusCondition.yes(StatusCondition.ACCEPTED, "Accepted", "valid")
-                    : StatusCondition.no(StatusCondition.ACCEPTED, "Invalid", String.join("; ", specErrors));
-            StatusCondition resolved = refErrors.isEmpty()
-                    ? StatusCondition.yes(StatusCondition.RESOLVED_REFS, "ResolvedRefs", "all references resolved")
-                    : StatusCondition.no(StatusCondition.RESOLVED_REFS, refReason, String.join("; ", refErrors));
-            List<String> errors = new ArrayList<>(specErrors);
-            errors.addAll(refErrors);
-            if (specErrors.isEmpty() && refErrors.isEmpty() && !states.isEmpty()) {
-                Scope scope = defaults.scopeOf(src.ingressClass(), key.namespace());
-                List<String> lost = new ArrayList<>();
-                List<Translation.Programmed> kept = new ArrayList<>();
-                for (int i = 0; i < states.size(); i++) {
-                    RouteState st = states.get(i);
-                    List<String> lostHere = new ArrayList<>();
-                    dev.strait.model.Route route = conflicts.computeIfAbsent(scope, s -> new Conflicts())
-                            .claim(key, st.model, st.implicitMatches, lostHere);
-                    lost.addAll(src.pieces().get(i).rewrite(lostHere));
-                    if (!route.rules().isEmpty()) {
-                        kept.add(new Translation.Programmed(route, st.upstreams, st.certificate));
-                    }
-                }
-                errors.addAll(lost);
-                if (kept.isEmpty()) {
-                    accepted = StatusCondition.no(StatusCondition.ACCEPTED, "Conflicted", String.join("; ", lost));
-                } else {
-                    if (!lost.isEmpty()) {
-                        accepted = StatusCondition.yes(StatusCondition.ACCEPTED, "PartiallyConflicted",
-                                String.join("; ", lost));
-                    }
-                    programmed.computeIfAbsent(scope, s -> new ArrayList<>()).addAll(kept);
-                    contents.put(key, kept.size() == 1 ? kept.get(0).hashCode() : kept.hashCode());
-                    scopes.add(scope);
-                    for (Translation.Programmed p : kept) {
-                        for (String u : p.upstreams()) {
-                            upstreamScopes.computeIfAbsent(u, x -> new HashSet<>()).add(scope);
-                        }
+            Scope scope = defaults.scopeOf(src.ingressClass(), key.namespace());
+            SourceResult result = reuse(prev, src, states, scope, conflicts, call);
+            if (result == null) {
+                result = translate(src, states, scope, conflicts, call);
+            } else {
+                reused++;
+            }
+            results.put(key, result);
+            if (!result.kept.isEmpty()) {
+                programmed.computeIfAbsent(scope, s -> new ArrayList<>()).addAll(result.kept);
+                contents.put(key, result.content);
+                for (Translation.Programmed p : result.kept) {
+                    for (String u : p.upstreams()) {
+                        upstreamScopes.computeIfAbsent(u, x -> new HashSet<>()).add(scope);
                     }
                 }
             }
-            reports.put(key, new ResourceReport(key, generation(src.meta()), accepted, resolved, scopes, errors));
+            reports.put(key, result.report);
         }
 
         for (dev.strait.operator.crd.Upstream u : in.upstreams()) {
@@ -181,7 +189,143 @@ public final class Translator {
             }
             reports.put(key, new ResourceReport(key, generation(u), accepted, resolved, scopes, errors));
         }
-        return new Translation(defaults, programmed, models, reports, contents);
+        claimKeys.next();
+        claimCounts = new HashMap<>();
+        conflicts.forEach((scope, c) -> claimCounts.put(scope, c.size()));
+        writers.keySet().retainAll(programmed.keySet());
+        return new Translation(defaults, programmed, models, reports, contents, writers);
+    }
+
+    /**
+     * What one source (a Route, or an Ingress) came to in a translation, kept for the next: when its
+     * inputs come out the same (the same memoized {@link RouteState}s, hence the same spec, generation and
+     * resolved references, and the same scope) and its conflicts are decided the same way, the result is
+     * reused as it is instead of being rebuilt (ADR 0025).
+     */
+    private record SourceResult(HasMetadata source, RouteCall call, long generation, Scope scope, List<RouteState> states,
+                                List<ClaimOutcome> claims, List<Translation.Programmed> kept, int content,
+                                ResourceReport report) {
+        /** The same result for another object of the same source (a status write, a label). */
+        SourceResult of(HasMetadata source, RouteCall call) {
+            return source == this.source && call == this.call ? this
+                    : new SourceResult(source, call, generation, scope, states, claims, kept, content, report);
+        }
+    }
+
+    /** What resolving a Route's references came to: its memo key, and the upstreams it added for Service backends. */
+    private static final class RouteCall {
+        String memoKey;
+        Map<String, Upstream> added = Map.of();
+    }
+
+    private static boolean sameItems(List<?> a, List<?> b) {
+        if (a.size() != b.size()) {
+            return false;
+        }
+        for (int i = 0; i < a.size(); i++) {
+            if (a.get(i) != b.get(i)) {
+                return false;
+            }
+        }
+        return true;
+    }
+
+    /** What {@link Conflicts#claim} gave for one Route of a source: the Route kept, and the matches it lost. */
+    private record ClaimOutcome(dev.strait.model.Route route, List<String> lost) {}
+
+    /**
+     * The previous result of a Route resource, when nothing it depends on changed; claims its matches
+     * either way (claims are idempotent: claiming again what one already owns changes nothing). Null to
+     * translate it afresh. Ingresses always are (their pieces are made anew each time).
+     */
+    private SourceResult reuse(SourceResult prev, Source src, List<RouteState> states, Scope scope,
+                               Map<Scope, Conflicts> conflicts, RouteCall call) {
+        if (prev == null || !src.key().kind().equals("Route") || prev.generation != generation(src.meta())
+                || !prev.scope.equals(scope) || prev.states.size() != states.size()) {
+            return null;
+        }
+        for (int i = 0; i < states.size(); i++) {
+            if (prev.states.get(i) != states.get(i)) {
+                return null;
+            }
+        }
+        if (prev.claims == null) {
+            return prev.of(src.meta(), call); // not valid: it claimed nothing, and its report depends on nothing else
+        }
+        Conflicts c = conflicts.computeIfAbsent(scope, s -> new Conflicts(claimKeys, claimCounts.getOrDefault(s, 16)));
+        for (int i = 0; i < states.size(); i++) {
+            List<String> lost = new ArrayList<>();
+            dev.strait.model.Route route = c.claim(src.key(), states.get(i).model, states.get(i).implicitMatches, lost);
+            ClaimOutcome before = prev.claims.get(i);
+            if (route != before.route() && !route.equals(before.route()) || !lost.equals(before.lost())) {
+                return null;
+            }
+        }
+        return prev.of(src.meta(), call);
+    }
+
+    /** A source from scratch (its Routes' states are memoized apart). */
+    private SourceResult translate(Source src, List<RouteState> states, Scope scope, Map<Scope, Conflicts> conflicts,
+                                   RouteCall call) {
+        ResourceKey key = src.key();
+        List<String> specErrors = new ArrayList<>();
+        List<String> refErrors = new ArrayList<>();
+        String refReason = null;
+        for (int i = 0; i < states.size(); i++) {
+            IngressRoutes.Piece piece = src.pieces().get(i);
+            RouteState st = states.get(i);
+            specErrors.addAll(piece.rewrite(st.specErrors));
+            if (!piece.refErrors().isEmpty() && refReason == null) {
+                refReason = "BackendNotFound";
+            }
+            refErrors.addAll(piece.refErrors());
+            refErrors.addAll(piece.rewrite(st.refErrors));
+            if (refReason == null) {
+                refReason = st.refReason;
+            }
+        }
+        Set<Scope> scopes = new HashSet<>();
+        StatusCondition accepted = specErrors.isEmpty()
+                ? StatusCondition.yes(StatusCondition.ACCEPTED, "Accepted", "valid")
+                : StatusCondition.no(StatusCondition.ACCEPTED, "Invalid", String.join("; ", specErrors));
+        StatusCondition resolved = refErrors.isEmpty()
+                ? StatusCondition.yes(StatusCondition.RESOLVED_REFS, "ResolvedRefs", "all references resolved")
+                : StatusCondition.no(StatusCondition.RESOLVED_REFS, refReason, String.join("; ", refErrors));
+        List<String> errors = new ArrayList<>(specErrors);
+        errors.addAll(refErrors);
+        List<ClaimOutcome> claims = null;
+        List<Translation.Programmed> kept = List.of();
+        int content = 0;
+        if (specErrors.isEmpty() && refErrors.isEmpty() && !states.isEmpty()) {
+            claims = new ArrayList<>();
+            List<String> lost = new ArrayList<>();
+            kept = new ArrayList<>();
+            for (int i = 0; i < states.size(); i++) {
+                RouteState st = states.get(i);
+                List<String> lostHere = new ArrayList<>();
+                dev.strait.model.Route route = conflicts.computeIfAbsent(scope, s -> new Conflicts(claimKeys, claimCounts.getOrDefault(s, 16)))
+                        .claim(key, st.model, st.implicitMatches, lostHere);
+                claims.add(new ClaimOutcome(route, List.copyOf(lostHere)));
+                lost.addAll(src.pieces().get(i).rewrite(lostHere));
+                if (!route.rules().isEmpty()) {
+                    kept.add(new Translation.Programmed(route, st.upstreams, st.certificate));
+                }
+            }
+            errors.addAll(lost);
+            if (kept.isEmpty()) {
+                accepted = StatusCondition.no(StatusCondition.ACCEPTED, "Conflicted", String.join("; ", lost));
+            } else {
+                if (!lost.isEmpty()) {
+                    accepted = StatusCondition.yes(StatusCondition.ACCEPTED, "PartiallyConflicted",
+                            String.join("; ", lost));
+                }
+                content = kept.size() == 1 ? kept.get(0).hashCode() : kept.hashCode();
+                scopes.add(scope);
+            }
+            kept = List.copyOf(kept);
+        }
+        return new SourceResult(src.meta(), call, generation(src.meta()), scope, List.copyOf(states), claims, kept, content,
+                new ResourceReport(key, generation(src.meta()), accepted, resolved, scopes, errors));
     }
 
     /** A Route, or an Ingress of one of our classes, as the Routes it stands for. */
@@ -190,10 +334,21 @@ public final class Translator {
     /** Routes and our Ingresses, oldest first (the order of conflicts and of the proxy's host merging). */
     private List<Source> sources(Inputs in, ServiceEndpoints endpoints) {
         List<Source> out = new ArrayList<>();
+        IdentityHashMap<HasMetadata, ResourceKey> keys = new IdentityHashMap<>(in.routes().size() * 2);
         for (Route r : in.routes()) {
-            out.add(new Source(ResourceKey.of(r), r, r.getSpec() == null ? null : r.getSpec().ingressClassName,
+            ResourceKey key = previousKeys.get(r);
+            if (key == null) {
+                // A new object (an edit, a status write) of a known source keeps the key instance its
+                // results were made with, so that lookups of either find it by identity.
+                ResourceKey fresh = ResourceKey.of(r);
+                SourceResult prev = previousResults.get(fresh);
+                key = prev != null ? prev.report().key() : fresh;
+            }
+            keys.put(r, key);
+            out.add(new Source(key, r, r.getSpec() == null ? null : r.getSpec().ingressClassName,
                     List.of(IngressRoutes.Piece.of(r))));
         }
+        previousKeys = keys;
         for (Ingress ing : in.ingresses()) {
             String cls = IngressRoutes.classOf(ing, in.ingressClasses(), defaults.defaultClass());
             if (cls != null) {
@@ -201,8 +356,38 @@ public final class Translator {
                         ing, cls, IngressRoutes.pieces(ing, endpoints)));
             }
         }
-        out.sort((a, b) -> AGE.compare(a.meta(), b.meta()));
-        return out;
+        // Sorting 10k sources from the informers' (hash) order costs n log n comparisons of timestamps and
+        // names on every rebuild. Placed in the last translation's order first, they are nearly sorted, and
+        // the (adaptive, stable) sort only moves what is new: about n comparisons. The kind breaks the one
+        // possible tie (a Route and an Ingress of the same age and name), so the order never depends on
+        // the input's.
+        Source[] placed = new Source[previousOrder.size()];
+        List<Source> unplaced = new ArrayList<>();
+        for (Source src : out) {
+            Integer at = previousOrder.get(src.key());
+            if (at != null && placed[at] == null) {
+                placed[at] = src;
+            } else {
+                unplaced.add(src);
+            }
+        }
+        List<Source> sorted = new ArrayList<>(out.size());
+        for (Source src : placed) {
+            if (src != null) {
+                sorted.add(src);
+            }
+        }
+        sorted.addAll(unplaced);
+        sorted.sort((a, b) -> {
+            int c = AGE.compare(a.meta(), b.meta());
+            return c != 0 ? c : a.key().kind().compareTo(b.key().kind());
+        });
+        Map<ResourceKey, Integer> order = new HashMap<>(sorted.size() * 2);
+        for (int i = 0; i < sorted.size(); i++) {
+            order.put(sorted.get(i).key(), i);
+        }
+        previousOrder = order;
+        return sorted;
     }
 
     private static long generation(HasMetadata r) {
@@ -371,7 +556,7 @@ public final class Translator {
      * spec. The upstreams made for Service backends are rebuilt every time (their endpoints move).
      */
     private RouteState route(Route r, ServiceEndpoints endpoints, Map<String, UpstreamState> upstreams,
-                             Map<String, Secret> secrets, Map<String, Upstream> models) {
+                             Map<String, Secret> secrets, Map<String, Upstream> models, RouteCall call) {
         Long generation = r.getMetadata().getGeneration();
         if (generation == null || r.getSpec() == null) {
             return resolveAndCheck(r, endpoints, upstreams, secrets, models);
@@ -381,8 +566,10 @@ public final class Translator {
         String key = "S" + r.getMetadata().getUid() + "/" + r.getMetadata().getNamespace() + "/"
                 + r.getMetadata().getName() + "@" + generation + "|" + refs;
         RouteState st = memo(key, () -> resolveAndCheck(r, endpoints, upstreams, secrets, new HashMap<>()));
+        call.memoKey = key;
         if (st.model != null) {
             models.putAll(serviceUpstreams);
+            call.added = serviceUpstreams;
         }
         return st;
     }

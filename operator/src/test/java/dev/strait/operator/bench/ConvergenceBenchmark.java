@@ -72,6 +72,9 @@ class ConvergenceBenchmark {
             for (int i = 0; i < proxies; i++) {
                 sims.add(new SimulatedProxy(app.controlAddress(), "strait", deltas));
             }
+            // The first translation of N Routes from nothing can take longer on a loaded machine than the
+            // real proxy waits for its first snapshot (10 s): start it once there is one.
+            await().atMost(Duration.ofMinutes(2)).until(() -> app.fleet().latestVersion(Scope.ingress("strait")) != null);
             try (TestProxy real = TestProxy.start(app.controlAddress(), Identity.ingress("strait"), null)) {
                 AtomicLong swappedAt = new AtomicLong();
                 real.serving.onSwap(s -> swappedAt.set(System.nanoTime()));
@@ -104,6 +107,9 @@ class ConvergenceBenchmark {
                         r.getSpec().rules.get(0).respond.body = body;
                         return r;
                     });
+                    if (Boolean.getBoolean("strait.bench.trace")) {
+                        System.out.printf("BENCH %s change %d: edit answered after %d ms%n", java.time.LocalTime.now(), c, (System.nanoTime() - t0) / 1_000_000);
+                    }
                     try {
                         await().atMost(Duration.ofMinutes(1)).pollInterval(Duration.ofMillis(2)).until(() ->
                                 real.version().equals(app.fleet().latestVersion(Scope.ingress("strait")))
@@ -120,6 +126,10 @@ class ConvergenceBenchmark {
                     }
                     toReal[c] = swappedAt.get() - t0;
                     toAll[c] = sims.stream().mapToLong(s -> s.arrived.get(version)).max().orElse(0) - t0;
+                    if (Boolean.getBoolean("strait.bench.trace")) {
+                        System.out.printf("BENCH %s change %d: real proxy serving after %d ms, all simulated after %d ms%n",
+                                java.time.LocalTime.now(), c, toReal[c] / 1_000_000, toAll[c] / 1_000_000);
+                    }
                 }
                 report(routes, proxies, toReal, toAll, (deltas ? "deltas" : "whole snapshots") + " (sent: "
                         + app.fleet().snapshotsSent() + " snapshots, " + app.fleet().deltasSent() + " deltas)");

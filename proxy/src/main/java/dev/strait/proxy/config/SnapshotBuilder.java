@@ -2,6 +2,7 @@ package dev.strait.proxy.config;
 
 import dev.strait.model.Config;
 import dev.strait.model.ConfigError;
+import dev.strait.model.ConfigWriter;
 import dev.strait.model.InvalidConfigException;
 import dev.strait.model.Route;
 import dev.strait.proxy.handler.Handlers;
@@ -12,6 +13,7 @@ import dev.strait.proxy.tls.ServerTls;
 import dev.strait.proxy.tls.UpstreamTls;
 import dev.strait.proxy.upstream.UpstreamSpec;
 import java.util.ArrayList;
+import java.util.IdentityHashMap;
 import java.util.List;
 import java.util.Map;
 
@@ -23,6 +25,50 @@ public final class SnapshotBuilder {
     private SnapshotBuilder() {}
 
     public static Snapshot build(Config config, String source) throws InvalidConfigException {
+        return build(config, source, null);
+    }
+
+    /**
+     * What one stream of configs (the control channel's) keeps from one build for the next: the content
+     * version's JSON of each Route and Upstream and the fixed-response handlers, by the identity of the
+     * model value (immutable; {@code ConfigParser.Memo} gives unchanged items the same value again), and
+     * the virtual hosts whose rules did not change (ADR 0025). A build with it gives a snapshot that
+     * serves as one built without. Use from one thread.
+     */
+    public static final class Reuse {
+        private final ConfigWriter.Memo versions = new ConfigWriter.Memo();
+        private final RouteTableBuilder.Memo table = new RouteTableBuilder.Memo();
+        private IdentityHashMap<Route.Respond, Handler> previous = new IdentityHashMap<>();
+        private IdentityHashMap<Route.Respond, Handler> current = new IdentityHashMap<>();
+
+        private Handler respond(Route.Respond r, String path) {
+            Handler h = current.get(r);
+            if (h == null) {
+                h = previous.get(r);
+                if (h == null) {
+                    h = Handlers.create(r, path);
+                }
+                current.put(r, h);
+            }
+            return h;
+        }
+
+        /** Hosts whose compiled rules were reused, so far. */
+        public long hostsReused() {
+            return table.reused();
+        }
+
+        private void commit(boolean ok) {
+            table.commit(ok);
+            if (ok) {
+                previous = current;
+            }
+            current = new IdentityHashMap<>();
+        }
+    }
+
+    /** @param reuse what an earlier build of the same stream made, or null */
+    public static Snapshot build(Config config, String source, Reuse reuse) throws InvalidConfigException {
         List<ConfigError> errors = new ArrayList<>();
         // Upstreams compile to plain values (no sockets): pools and health live in the server's UpstreamContext.
         Map<String, UpstreamSpec> upstreams = UpstreamSpec.compile(config, UpstreamTls.build(config, errors));
@@ -35,6 +81,9 @@ public final class SnapshotBuilder {
             @Override
             public Handler create(Route route, int index, Route.Rule rule, String path) {
                 try {
+                    if (reuse != null && rule.action() instanceof Route.Respond r) {
+                        return reuse.respond(r, path); // depends on nothing but the action
+                    }
                     return Handlers.create(config, route, index, rule, path, upstreams);
                 } catch (IllegalArgumentException e) {
                     String msg = e.getMessage();
@@ -45,9 +94,13 @@ public final class SnapshotBuilder {
                     return ex -> { };
                 }
             }
-        });
+        }, reuse == null ? ConfigWriter.version(config) : ConfigWriter.version(config, reuse.versions),
+                reuse == null ? null : reuse.table);
         // Certificates are read and checked here, so a bad one is a config error and the last good config stays.
         ServerTls tls = ServerTls.build(config, errors);
+        if (reuse != null) {
+            reuse.commit(errors.isEmpty());
+        }
         if (!errors.isEmpty()) {
             throw new InvalidConfigException(source, errors);
         }

@@ -81,6 +81,13 @@ public final class ControlClient implements AutoCloseable {
      */
     private ObjectNode document;
     private String documentVersion;
+    /**
+     * What the last accepted config's parse and build made per Route, reused for the nodes and values a
+     * delta left alone (ADR 0025): a change costs about what it changed, not the whole table. Touched only
+     * on the client's own thread.
+     */
+    private final ConfigParser.Memo parsed = new ConfigParser.Memo();
+    private final SnapshotBuilder.Reuse built = new SnapshotBuilder.Reuse();
     private volatile boolean closed;
     private volatile Channel channel;
     // Guarded by this: before attach() accepted snapshots wait in `latest`; after it they are swapped in.
@@ -248,9 +255,9 @@ public final class ControlClient implements AutoCloseable {
     private String apply(String version, String configText, ObjectNode document) {
         Snapshot next;
         try {
-            Config config = document != null ? ConfigParser.parse(document, "control channel")
+            Config config = document != null ? ConfigParser.parse(document, "control channel", parsed)
                     : ConfigParser.parse(configText, "control channel");
-            next = SnapshotBuilder.build(config, "control channel");
+            next = SnapshotBuilder.build(config, "control channel", built);
         } catch (InvalidConfigException e) {
             return e.getMessage();
         }

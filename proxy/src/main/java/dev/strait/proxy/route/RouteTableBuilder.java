@@ -4,8 +4,11 @@ import dev.strait.model.Config;
 import dev.strait.model.ConfigWriter;
 import dev.strait.model.Route;
 import java.util.ArrayList;
+import java.util.Arrays;
+import java.util.Collections;
 import java.util.Comparator;
 import java.util.HashMap;
+import java.util.IdentityHashMap;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Locale;
@@ -41,30 +44,109 @@ public final class RouteTableBuilder {
     }
 
     public static RouteTable build(Config config, HandlerFactory handlers) {
-        Map<String, HostBuilder> hosts = new LinkedHashMap<>();
-        int order = 0;
+        return build(config, handlers, ConfigWriter.version(config));
+    }
+
+    /** @param version {@link ConfigWriter#version} of {@code config}, when the caller has it (or a faster way to it) */
+    public static RouteTable build(Config config, HandlerFactory handlers, String version) {
+        return build(config, handlers, version, null);
+    }
+
+    /**
+     * What one stream of configs (the control channel's) built per host, for the next build: a host whose
+     * rules come out the same (the same matches, by identity, with equal compiled rules: same route name,
+     * index and handler instance, in the same order) keeps its {@link VirtualHost}, which only reads them.
+     * A build with it gives a table that answers every request as one built without. Use from one thread;
+     * {@link #commit} after the table is accepted or refused.
+     */
+    public static final class Memo {
+        private Map<String, Built> previous = new HashMap<>();
+        private Map<String, Built> pending;
+        private IdentityHashMap<Route, List<Object>> previousRoutes = new IdentityHashMap<>();
+        private IdentityHashMap<Route, List<Object>> pendingRoutes;
+        private long reused;
+
+        /** Hosts whose compiled form was reused, so far. */
+        public long reused() {
+            return reused;
+        }
+
+        /** Keeps what the last build made when its table is the one now served; forgets it otherwise. */
+        public void commit(boolean accepted) {
+            if (accepted && pending != null) {
+                previous = pending;
+                previousRoutes = pendingRoutes;
+            }
+            pending = null;
+            pendingRoutes = null;
+        }
+
+        private record Built(List<Object> rules, VirtualHost host) {}
+    }
+
+    /** @param memo what earlier builds of the same stream made, or null */
+    public static RouteTable build(Config config, HandlerFactory handlers, String version, Memo memo) {
+        // Each host's rules in config order, as (compiled rule, match) pairs: routes that claim the same
+        // host are merged into one virtual host, in config order.
+        Map<String, List<Object>> hosts = new LinkedHashMap<>();
+        IdentityHashMap<Route, List<Object>> routePairs = memo == null ? null
+                : new IdentityHashMap<>(config.routes().size() * 2);
         for (int ri = 0; ri < config.routes().size(); ri++) {
             Route route = config.routes().get(ri);
-            List<Candidate> candidates = new ArrayList<>();
-            for (int i = 0; i < route.rules().size(); i++) {
-                Route.Rule rule = route.rules().get(i);
-                String path = "routes[" + ri + "].rules[" + i + "]";
-                CompiledRule compiled = new CompiledRule(route.name(), i, handlers.create(route, i, rule, path));
-                for (Route.Match m : rule.matches()) {
-                    candidates.add(candidate(m, compiled, order++));
-                }
+            // Every rule's handler is asked for on every build (making one may check the machine, and
+            // reports what is wrong); the same Route with the same handlers keeps its pairs list.
+            Handler[] made = new Handler[route.rules().size()];
+            for (int i = 0; i < made.length; i++) {
+                made[i] = handlers.create(route, i, route.rules().get(i), "routes[" + ri + "].rules[" + i + "]");
+            }
+            List<Object> before = memo == null ? null : memo.previousRoutes.get(route);
+            List<Object> rules = before != null && sameHandlers(before, made) ? before : pairs(route, made);
+            if (routePairs != null) {
+                routePairs.put(route, rules);
             }
             for (String host : route.hosts()) {
-                HostBuilder hb = hosts.computeIfAbsent(host, h -> new HostBuilder());
-                candidates.forEach(hb::add);
+                List<Object> merged = hosts.get(host);
+                if (merged == null) {
+                    hosts.put(host, rules); // shared until a second route claims the host
+                } else if (merged instanceof ArrayList<Object> own) {
+                    own.addAll(rules);
+                } else {
+                    ArrayList<Object> own = new ArrayList<>(merged.size() + rules.size());
+                    own.addAll(merged);
+                    own.addAll(rules);
+                    hosts.put(host, own);
+                }
             }
         }
+        if (memo != null) {
+            memo.pendingRoutes = routePairs;
+        }
+        Map<String, Memo.Built> built = memo == null ? null : new HashMap<>(hosts.size() * 2);
         Map<String, VirtualHost> exact = new HashMap<>();
         Map<String, VirtualHost> wildcard = new HashMap<>();
         VirtualHost any = null;
-        for (Map.Entry<String, HostBuilder> e : hosts.entrySet()) {
+        for (Map.Entry<String, List<Object>> e : hosts.entrySet()) {
             String h = e.getKey();
-            VirtualHost vh = e.getValue().build();
+            VirtualHost vh = null;
+            if (memo != null) {
+                Memo.Built before = memo.previous.get(h);
+                if (before != null && sameRules(before.rules(), e.getValue())) {
+                    vh = before.host();
+                    memo.reused++;
+                }
+            }
+            if (vh == null) {
+                HostBuilder hb = new HostBuilder();
+                List<Object> pairs = e.getValue();
+                for (int i = 0; i < pairs.size(); i += 2) {
+                    // The place within the host is the order: only the relative order of a host's rules counts.
+                    hb.add(candidate((Route.Match) pairs.get(i + 1), (CompiledRule) pairs.get(i), i / 2));
+                }
+                vh = hb.build();
+            }
+            if (built != null) {
+                built.put(h, new Memo.Built(e.getValue(), vh));
+            }
             if (h.equals("*")) {
                 any = vh;
             } else if (h.startsWith("*.")) {
@@ -73,7 +155,50 @@ public final class RouteTableBuilder {
                 exact.put(h, vh);
             }
         }
-        return new RouteTable(ConfigWriter.version(config), exact, wildcard, any);
+        if (memo != null) {
+            memo.pending = built;
+        }
+        return new RouteTable(version, exact, wildcard, any);
+    }
+
+    /** A route's (compiled rule, match) pairs, read only. */
+    private static List<Object> pairs(Route route, Handler[] made) {
+        List<Object> out = new ArrayList<>();
+        for (int i = 0; i < made.length; i++) {
+            CompiledRule compiled = new CompiledRule(route.name(), i, made[i]);
+            for (Route.Match m : route.rules().get(i).matches()) {
+                out.add(compiled);
+                out.add(m);
+            }
+        }
+        return Collections.unmodifiableList(out);
+    }
+
+    private static boolean sameHandlers(List<Object> pairs, Handler[] made) {
+        for (int i = 0; i < pairs.size(); i += 2) {
+            CompiledRule r = (CompiledRule) pairs.get(i);
+            if (r.index() >= made.length || r.handler() != made[r.index()]) {
+                return false;
+            }
+        }
+        return true;
+    }
+
+    private static boolean sameRules(List<Object> before, List<Object> now) {
+        if (before == now) {
+            return true;
+        }
+        if (before.size() != now.size()) {
+            return false;
+        }
+        for (int i = 0; i < now.size(); i += 2) {
+            // Matches are immutable values shared by an unchanged Route; compiled rules are equal when they
+            // name the same route and index and hold the very same handler.
+            if (before.get(i + 1) != now.get(i + 1) || !before.get(i).equals(now.get(i))) {
+                return false;
+            }
+        }
+        return true;
     }
 
     private static Candidate candidate(Route.Match m, CompiledRule rule, int order) {
@@ -112,13 +237,23 @@ public final class RouteTableBuilder {
         }
 
         VirtualHost build() {
-            return new VirtualHost(sorted(exact), sorted(prefix),
-                    regex.stream().sorted(Comparator.comparingInt(c -> c.order)).toArray(Candidate[]::new));
+            Candidate[] rx = regex.toArray(new Candidate[0]);
+            if (rx.length > 1) {
+                Arrays.sort(rx, Comparator.comparingInt(c -> c.order));
+            }
+            return new VirtualHost(sorted(exact), sorted(prefix), rx);
         }
 
+        // Plain loops: at 10k hosts of one or two paths each, streams cost more than the sort.
         private static Map<String, Candidate[]> sorted(Map<String, List<Candidate>> in) {
-            Map<String, Candidate[]> out = new HashMap<>();
-            in.forEach((k, v) -> out.put(k, v.stream().sorted(PRECEDENCE).toArray(Candidate[]::new)));
+            Map<String, Candidate[]> out = new HashMap<>(Math.max(4, in.size() * 2));
+            for (Map.Entry<String, List<Candidate>> e : in.entrySet()) {
+                Candidate[] cs = e.getValue().toArray(new Candidate[0]);
+                if (cs.length > 1) {
+                    Arrays.sort(cs, PRECEDENCE);
+                }
+                out.put(e.getKey(), cs);
+            }
             return out;
         }
     }
