@@ -437,6 +437,11 @@ public final class Http2Exchange implements Exchange, StreamDeadlines.Expiry {
      * its own.
      */
     void writabilityChanged() {
+        if (!open()) {
+            // Ended on our side, or closing: Netty cancels a closing stream's flow state, which reads as
+            // "unwritable"; a sendTimeout timer for it would be scheduled only to be cancelled.
+            return;
+        }
         boolean writable = isWritable();
         if (deadlines != null) {
             deadlines.writability(writable);
