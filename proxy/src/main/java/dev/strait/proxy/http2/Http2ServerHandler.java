@@ -82,7 +82,9 @@ final class Http2ServerHandler extends Http2ConnectionHandler implements Http2Fr
     @Override
     public void handlerAdded(ChannelHandlerContext ctx) throws Exception {
         this.ctx = ctx;
-        super.handlerAdded(ctx); // sends our SETTINGS (the server preface) on an active channel
+        // Sends our SETTINGS (the server preface): ProxyServer and the h2c Upgrade add this handler to an
+        // active connection (after ALPN, the prior-knowledge preface or the 101).
+        super.handlerAdded(ctx);
         // The connection window starts at 64 KiB whatever the settings say (RFC 9113 6.9.2): widen it.
         int delta = connectionWindow - Http2CodecUtil.DEFAULT_WINDOW_SIZE;
         if (delta > 0) {
