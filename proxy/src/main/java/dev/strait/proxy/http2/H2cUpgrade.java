@@ -77,7 +77,7 @@ public final class H2cUpgrade {
         };
         p.addAfter(ENCODER, UPGRADE, new HttpServerUpgradeHandler(source,
                 protocol -> AsciiString.contentEqualsIgnoreCase(protocol, Http2CodecUtil.HTTP_UPGRADE_PROTOCOL_NAME)
-                        ? new Http2ServerUpgradeCodec(h2.frameCodec(), h2.multiplexer(), h2.guard()) : null, 0));
+                        ? new Http2ServerUpgradeCodec("h2", h2.handler(), h2.guard()) : null, 0));
         // As a head and an empty last part: the upgrade handler aggregates, and passes whole requests by.
         ChannelHandlerContext encoder = p.context(ENCODER);
         encoder.fireChannelRead(new DefaultHttpRequest(req.protocolVersion(), req.method(), req.uri(), req.headers().copy()));

@@ -6,11 +6,10 @@ import dev.strait.proxy.http1.Http1ServerHandler;
 import dev.strait.proxy.metrics.ProxyMetrics;
 import io.netty.channel.ChannelHandlerContext;
 import io.netty.channel.ChannelInboundHandlerAdapter;
-import io.netty.handler.codec.http2.DefaultHttp2WindowUpdateFrame;
 import io.netty.handler.codec.http2.Http2CodecUtil;
 import io.netty.handler.codec.http2.Http2Connection;
 import io.netty.handler.codec.http2.Http2ConnectionAdapter;
-import io.netty.handler.codec.http2.Http2FrameCodec;
+import io.netty.handler.codec.http2.Http2ConnectionHandler;
 import io.netty.handler.codec.http2.Http2Stream;
 import io.netty.util.ReferenceCountUtil;
 import java.util.concurrent.ScheduledFuture;
@@ -19,8 +18,8 @@ import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 /**
- * Last in an HTTP/2 connection's pipeline (after the multiplexer): counts the connection, widens the
- * connection's flow-control window, and holds the connection to {@link Limits} with one timer, moved
+ * Last in an HTTP/2 connection's pipeline (after {@link Http2ServerHandler}): counts the connection and
+ * holds it to {@link Limits} with one timer, moved
  * lazily as {@code Http1ServerHandler}'s is (it fires, acts or sleeps for the time left):
  *
  * <ul>
@@ -38,7 +37,6 @@ final class Http2ConnectionGuard extends ChannelInboundHandlerAdapter {
     private static final Logger log = LoggerFactory.getLogger(Http2ConnectionGuard.class);
     private final Serving serving;
     private final ProxyMetrics metrics;
-    private final int connectionWindow;
     private ChannelHandlerContext ctx;
     private Http2Connection connection;
     private boolean counted;
@@ -53,10 +51,9 @@ final class Http2ConnectionGuard extends ChannelInboundHandlerAdapter {
     private ScheduledFuture<?> timer;
     private long timerDeadline;
 
-    Http2ConnectionGuard(Serving serving, ProxyMetrics metrics, int connectionWindow) {
+    Http2ConnectionGuard(Serving serving, ProxyMetrics metrics) {
         this.serving = serving;
         this.metrics = metrics;
-        this.connectionWindow = connectionWindow;
     }
 
     @Override
@@ -64,7 +61,7 @@ final class Http2ConnectionGuard extends ChannelInboundHandlerAdapter {
         this.ctx = ctx;
         // The codec is in the pipeline already (ProxyServer and Http2ServerUpgradeCodec add it first), and
         // the h2c Upgrade's stream 1 is made after this: it is counted too.
-        connection = ctx.pipeline().get(Http2FrameCodec.class).connection();
+        connection = ctx.pipeline().get(Http2ConnectionHandler.class).connection();
         connection.addListener(new Http2ConnectionAdapter() {
             @Override
             public void onStreamActive(Http2Stream stream) {
@@ -96,11 +93,6 @@ final class Http2ConnectionGuard extends ChannelInboundHandlerAdapter {
         counted = true;
         metrics.connectionOpened();
         openedAt = idleSince = System.nanoTime();
-        // The connection window starts at 64 KiB whatever the settings say (RFC 9113 6.9.2): widen it.
-        int delta = connectionWindow - Http2CodecUtil.DEFAULT_WINDOW_SIZE;
-        if (delta > 0) {
-            ctx.writeAndFlush(new DefaultHttp2WindowUpdateFrame(delta), ctx.voidPromise());
-        }
         Limits limits = serving.snapshot().limits();
         long next = limits.keepAliveTimeout().toNanos();
         if (!limits.maxConnectionAge().isZero()) {
@@ -130,7 +122,7 @@ final class Http2ConnectionGuard extends ChannelInboundHandlerAdapter {
 
     @Override
     public void channelRead(ChannelHandlerContext ctx, Object msg) {
-        ReferenceCountUtil.release(msg); // connection-level frames the multiplexer passed on (PING, SETTINGS, ...)
+        ReferenceCountUtil.release(msg); // nothing comes past the codec; dropped if anything does
     }
 
     @Override
@@ -224,6 +216,7 @@ final class Http2ConnectionGuard extends ChannelInboundHandlerAdapter {
             // would send a graceful GOAWAY (NO_ERROR) instead.
             return;
         }
+        log.debug("{}: closing on {}", ctx.channel().remoteAddress(), cause.toString(), cause);
         ctx.close();
     }
 }

@@ -15,10 +15,9 @@ import io.netty.buffer.ByteBuf;
 import io.netty.buffer.ByteBufAllocator;
 import io.netty.buffer.Unpooled;
 import io.netty.channel.ChannelFuture;
-import io.netty.channel.ChannelFutureListener;
 import io.netty.channel.ChannelHandler;
 import io.netty.channel.ChannelHandlerContext;
-import io.netty.channel.ChannelInboundHandlerAdapter;
+import io.netty.channel.ChannelPromise;
 import io.netty.channel.EventLoop;
 import io.netty.handler.codec.http.DefaultHttpHeadersFactory;
 import io.netty.handler.codec.http.DefaultHttpRequest;
@@ -29,21 +28,13 @@ import io.netty.handler.codec.http.HttpMethod;
 import io.netty.handler.codec.http.HttpRequest;
 import io.netty.handler.codec.http.HttpResponseStatus;
 import io.netty.handler.codec.http.HttpVersion;
-import io.netty.handler.codec.http2.DefaultHttp2DataFrame;
 import io.netty.handler.codec.http2.DefaultHttp2Headers;
-import io.netty.handler.codec.http2.DefaultHttp2HeadersFrame;
-import io.netty.handler.codec.http2.DefaultHttp2ResetFrame;
-import io.netty.handler.codec.http2.Http2DataChunkedInput;
-import io.netty.handler.codec.http2.Http2DataFrame;
 import io.netty.handler.codec.http2.Http2Error;
 import io.netty.handler.codec.http2.Http2Headers;
-import io.netty.handler.codec.http2.Http2HeadersFrame;
-import io.netty.handler.codec.http2.Http2ResetFrame;
-import io.netty.handler.codec.http2.Http2StreamChannel;
-import io.netty.handler.stream.ChunkedNioFile;
-import io.netty.handler.stream.ChunkedWriteHandler;
+import io.netty.handler.codec.http2.Http2Stream;
 import io.netty.util.AsciiString;
 import io.netty.util.ReferenceCountUtil;
+import io.netty.util.concurrent.PromiseNotifier;
 import java.io.File;
 import java.io.IOException;
 import java.net.InetSocketAddress;
@@ -51,6 +42,7 @@ import java.net.SocketAddress;
 import java.nio.channels.FileChannel;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.StandardOpenOption;
+import java.util.ArrayDeque;
 import java.util.Iterator;
 import java.util.Map;
 import org.slf4j.Logger;
@@ -58,29 +50,37 @@ import org.slf4j.LoggerFactory;
 
 /**
  * One HTTP/2 stream: the request it carries and the means to answer it, as the same {@link Exchange}
- * that HTTP/1.1 requests are answered through, so every rule action works unchanged. It is the only
- * handler in the stream's child channel (Http2MultiplexHandler, ADR 0009):
+ * that HTTP/1.1 requests are answered through, so every rule action works unchanged. It is kept on
+ * Netty's stream object by the connection's {@link Http2ServerHandler}, which hands it the stream's
+ * frames (ADR 0026; no child channel):
  *
  * <pre>
- *   connection -> Http2FrameCodec -> Http2MultiplexHandler -> [stream channel] Http2Exchange -> route's Handler
+ *   connection -> Http2ServerHandler -> [stream] Http2Exchange -> route's Handler
  * </pre>
  *
  * <p>The request is shown to handlers as an HTTP/1.1-shaped head ({@code Host} from {@code :authority},
  * cookies joined, {@code Transfer-Encoding: chunked} when a body has no declared length, so proxying and
  * FastCGI frame it as they would a chunked HTTP/1.1 body); responses become HEADERS and DATA frames.
- * The stream channel's writability is the stream's flow-control window, its auto-read the reading
- * side's: backpressure works as on a connection. A RST_STREAM from the client runs {@link #onCancel}.
+ * Writability is the stream's and the connection's flow-control windows (and the socket's); pausing
+ * holds the body frames that still come (at most one stream window, as the client's window is not
+ * given back meanwhile): backpressure works as on a connection. A RST_STREAM from the client runs
+ * {@link #onCancel}.
  */
-public final class Http2Exchange extends ChannelInboundHandlerAdapter implements Exchange, StreamDeadlines.Expiry {
+public final class Http2Exchange implements Exchange, StreamDeadlines.Expiry {
     private static final Logger log = LoggerFactory.getLogger(Http2Exchange.class);
     static final HttpVersion HTTP_2 = new HttpVersion("HTTP", 2, 0, true);
     private static final HttpRequest NO_REQUEST = new DefaultHttpRequest(HTTP_2, HttpMethod.GET, "/");
 
+    /** File bodies are read and sent this much at a time, paced by the windows. */
+    private static final int FILE_CHUNK = 16 * 1024;
+
+    private final Http2ServerHandler connection;
+    private final Http2Stream stream;
+    private final ChannelHandlerContext ctx;
     private final Serving serving;
     private final ProxyMetrics metrics;
     private final AccessLog accessLog;
 
-    private ChannelHandlerContext ctx;
     private HttpRequest request = NO_REQUEST;
     private String host;
     private String path;
@@ -101,7 +101,6 @@ public final class Http2Exchange extends ChannelInboundHandlerAdapter implements
     private boolean responded;
     /** The response has no body (HEAD, 204, 304): body parts are dropped. */
     private boolean bodyless;
-    private boolean inRead;
     private boolean flushHeld;
     private boolean flushPending;
     private int status;
@@ -115,49 +114,29 @@ public final class Http2Exchange extends ChannelInboundHandlerAdapter implements
     private static final long DRAIN_LIMIT = Http2Connections.STREAM_WINDOW;
     /** bodyTimeout and sendTimeout; made with the request's HEADERS. */
     private StreamDeadlines deadlines;
+    /** Reading is paused (pauseReading): body frames wait in {@link #held}, their bytes not yet given back. */
+    private boolean paused;
+    /** Body frames (ByteBuf, or Http2Headers for trailers) that came while paused, in order. */
+    private ArrayDeque<Object> held;
+    private boolean heldEnd;
+    /** A file body being sent, {@link #FILE_CHUNK} at a time as the windows open. */
+    private FileChannel fileBody;
+    private long filePosition;
+    private long fileRemaining;
+    private boolean resumeScheduled;
 
-    public Http2Exchange(Serving serving, ProxyMetrics metrics, AccessLog accessLog) {
-        this.serving = serving;
-        this.metrics = metrics;
-        this.accessLog = accessLog;
+    Http2Exchange(Http2ServerHandler connection, Http2Stream stream) {
+        this.connection = connection;
+        this.stream = stream;
+        this.ctx = connection.ctx();
+        this.serving = connection.serving();
+        this.metrics = connection.metrics();
+        this.accessLog = connection.accessLog();
     }
 
-    @Override
-    public void handlerAdded(ChannelHandlerContext ctx) {
-        this.ctx = ctx;
-    }
+    // ---- inbound (called by Http2ServerHandler) ----
 
-    // ---- inbound ----
-
-    @Override
-    public void channelRead(ChannelHandlerContext ctx, Object msg) {
-        inRead = true;
-        try {
-            if (msg instanceof Http2HeadersFrame headers) {
-                if (startNanos == 0) {
-                    onHeaders(headers.headers(), headers.isEndStream());
-                } else {
-                    onTrailers(headers.headers());
-                }
-            } else if (msg instanceof Http2DataFrame data) {
-                onData(data);
-                return; // released there
-            }
-        } finally {
-            ReferenceCountUtil.release(msg instanceof Http2DataFrame ? null : msg);
-        }
-    }
-
-    @Override
-    public void channelReadComplete(ChannelHandlerContext ctx) {
-        inRead = false;
-        if (flushPending && !flushHeld) {
-            flushPending = false;
-            ctx.flush();
-        }
-    }
-
-    private void onHeaders(Http2Headers h, boolean endStream) {
+    void onHeaders(Http2Headers h, boolean endStream) {
         Snapshot snapshot = serving.snapshot();
         startNanos = System.nanoTime();
         maxBodyBytes = snapshot.limits().maxBodyBytes();
@@ -165,6 +144,10 @@ public final class Http2Exchange extends ChannelInboundHandlerAdapter implements
         bodyDone = endStream;
         deadlines = new StreamDeadlines(ctx, snapshot.limits(), this);
         deadlines.waitForBody(hasBody);
+        if (!connection.isWritable(stream)) {
+            // Shut from the start (a zero window in the client's SETTINGS): no change will say so.
+            deadlines.writability(false);
+        }
         CharSequence method = h.method();
         CharSequence rawPath = h.path();
         CharSequence authority = h.authority();
@@ -263,17 +246,84 @@ public final class Http2Exchange extends ChannelInboundHandlerAdapter implements
         }
     }
 
-    private void onData(Http2DataFrame data) {
-        ByteBuf content = data.content();
+    /**
+     * A DATA frame of the request body (the caller keeps ownership of {@code content}); returns how many of
+     * its bytes go back to the client's windows now: all, unless reading is paused.
+     */
+    int onData(ByteBuf content, boolean endStream) {
         int n = content.readableBytes();
-        if (n > 0) {
+        if (n > 0 && deadlines != null) {
             deadlines.bodyProgress();
+        }
+        if (paused || held != null) {
+            hold(content.retainedSlice(), endStream);
+            return 0;
+        }
+        deliverData(content, endStream);
+        return n;
+    }
+
+    private void hold(Object frame, boolean end) {
+        if (held == null) {
+            held = new ArrayDeque<>(4);
+        }
+        held.add(frame);
+        heldEnd |= end;
+    }
+
+    /** Hands held frames over while reading is not paused again, giving their bytes back as they go. */
+    private void deliverHeld() {
+        while (!paused && held != null) {
+            Object frame = held.poll();
+            if (frame == null) {
+                held = null;
+                if (heldEnd) {
+                    heldEnd = false;
+                    endBody(EMPTY_TRAILERS);
+                }
+                return;
+            }
+            if (frame instanceof ByteBuf data) {
+                int n = data.readableBytes();
+                boolean end = heldEnd && held.isEmpty();
+                if (end) {
+                    heldEnd = false;
+                }
+                try {
+                    deliverData(data, end);
+                } finally {
+                    data.release();
+                }
+                connection.consumed(stream, n);
+            } else {
+                heldEnd = false;
+                held = null;
+                deliverTrailers((Http2Headers) frame);
+                return;
+            }
+        }
+    }
+
+    private void releaseHeld() {
+        ArrayDeque<Object> h = held;
+        held = null;
+        heldEnd = false;
+        if (h != null) {
+            for (Object frame : h) {
+                ReferenceCountUtil.release(frame);
+            }
+        }
+    }
+
+    private void deliverData(ByteBuf content, boolean endStream) {
+        int n = content.readableBytes();
+        if (bodyDone && !draining) {
+            return; // aborted or timed out: what still comes is dropped
         }
         if (draining) {
             // Answered already: the rest of the body is dropped, up to a limit.
             drained += n;
-            boolean end = data.isEndStream();
-            data.release();
+            boolean end = endStream;
             if (end) {
                 draining = false;
                 bodyDone = true;
@@ -286,8 +336,7 @@ public final class Http2Exchange extends ChannelInboundHandlerAdapter implements
         }
         bodyBytes += n;
         if (bodyBytes > maxBodyBytes) {
-            bodyDone = data.isEndStream();
-            data.release();
+            bodyDone = endStream;
             abortBody(new IllegalStateException("request body over " + maxBodyBytes + " bytes"));
             if (!responded && !streaming) {
                 sendError(HttpResponseStatus.REQUEST_ENTITY_TOO_LARGE);
@@ -298,17 +347,28 @@ public final class Http2Exchange extends ChannelInboundHandlerAdapter implements
         }
         BodyReceiver r = receiver;
         if (r != null && n > 0) {
-            r.onBodyPart(content.retain());
+            r.onBodyPart(content.retainedSlice());
         }
-        data.release();
-        if (data.isEndStream()) {
+        if (endStream) {
             endBody(EMPTY_TRAILERS);
         }
     }
 
     private static final HttpHeaders EMPTY_TRAILERS = DefaultHttpHeadersFactory.trailersFactory().newEmptyHeaders();
 
-    private void onTrailers(Http2Headers h) {
+    /** A second HEADERS block: the request's trailers, which end the body. */
+    void onTrailers(Http2Headers h) {
+        if (paused || held != null) {
+            hold(h, true);
+            return;
+        }
+        deliverTrailers(h);
+    }
+
+    private void deliverTrailers(Http2Headers h) {
+        if (bodyDone && !draining) {
+            return;
+        }
         if (draining) {
             draining = false;
             bodyDone = true;
@@ -325,6 +385,10 @@ public final class Http2Exchange extends ChannelInboundHandlerAdapter implements
     }
 
     private void endBody(HttpHeaders trailers) {
+        if (bodyDone && !draining) {
+            return;
+        }
+        draining = false;
         bodyDone = true;
         deadlines.waitForBody(false);
         BodyReceiver r = receiver;
@@ -342,25 +406,18 @@ public final class Http2Exchange extends ChannelInboundHandlerAdapter implements
         }
     }
 
-    @Override
-    public void userEventTriggered(ChannelHandlerContext ctx, Object evt) {
-        if (evt instanceof Http2ResetFrame) {
-            cancelled();
-        }
-        ReferenceCountUtil.release(evt);
-    }
-
-    @Override
-    public void channelInactive(ChannelHandlerContext ctx) {
+    /** The stream is closed (answered, reset by either side, or the connection closed). */
+    void closed() {
         if (deadlines != null) {
             deadlines.cancel();
         }
+        releaseHeld();
+        closeFile();
         cancelled();
-        ctx.fireChannelInactive();
     }
 
     /** The stream is gone (reset by the client, or the connection closed) before the answer was complete. */
-    private void cancelled() {
+    void cancelled() {
         if (!bodyDone) {
             bodyDone = true;
             abortBody(new java.nio.channels.ClosedChannelException());
@@ -374,22 +431,45 @@ public final class Http2Exchange extends ChannelInboundHandlerAdapter implements
         responded = true;
     }
 
-    @Override
-    public void channelWritabilityChanged(ChannelHandlerContext ctx) {
+    /**
+     * The stream's windows (or the socket) opened or shut. Netty's flow controller calls this in the middle
+     * of its own writing, so what waits for writability (a file, the handler's task) goes on in a task of
+     * its own.
+     */
+    void writabilityChanged() {
+        if (!open()) {
+            // Ended on our side, or closing: Netty cancels a closing stream's flow state, which reads as
+            // "unwritable"; a sendTimeout timer for it would be scheduled only to be cancelled.
+            return;
+        }
+        boolean writable = isWritable();
         if (deadlines != null) {
-            deadlines.writability(ctx.channel().isWritable());
+            deadlines.writability(writable);
+        }
+        if (writable && !resumeScheduled && (fileBody != null || writableTask != null)) {
+            resumeScheduled = true;
+            ctx.executor().execute(this::resumeWriting);
+        }
+    }
+
+    private void resumeWriting() {
+        resumeScheduled = false;
+        if (!isWritable()) {
+            return;
+        }
+        if (fileBody != null) {
+            sendFileChunks();
         }
         Runnable task = writableTask;
-        if (task != null && ctx.channel().isWritable()) {
+        if (task != null && isWritable()) {
             writableTask = null;
             task.run();
         }
-        ctx.fireChannelWritabilityChanged();
     }
 
-    @Override
-    public void exceptionCaught(ChannelHandlerContext ctx, Throwable cause) {
-        log.debug("{}: HTTP/2 stream error: {}", ctx.channel(), cause.toString());
+    /** Our own code failed on this stream: it is reset, the connection and its other streams go on. */
+    void failed(Throwable cause) {
+        log.error("{}: HTTP/2 stream {} failed", ctx.channel().remoteAddress(), stream.id(), cause);
         reset(Http2Error.INTERNAL_ERROR);
     }
 
@@ -401,7 +481,7 @@ public final class Http2Exchange extends ChannelInboundHandlerAdapter implements
         if (bodyDone) {
             return;
         }
-        log.debug("{}: no request body for {} ms", ctx.channel(), serving.snapshot().limits().bodyTimeout().toMillis());
+        log.debug("{}: stream {}: no request body for {} ms", ctx.channel().remoteAddress(), stream.id(), serving.snapshot().limits().bodyTimeout().toMillis());
         bodyDone = true;
         draining = false;
         abortBody(new java.util.concurrent.TimeoutException("no request body")); // the upstream call ends
@@ -422,7 +502,7 @@ public final class Http2Exchange extends ChannelInboundHandlerAdapter implements
      */
     @Override
     public void sendTimedOut() {
-        log.debug("{}: stream not writable for {} ms, resetting", ctx.channel(),
+        log.debug("{}: stream {} not writable for {} ms, resetting", ctx.channel().remoteAddress(), stream.id(),
                 serving.snapshot().limits().sendTimeout().toMillis());
         Runnable cancel = onCancel;
         onCancel = null;
@@ -466,12 +546,12 @@ public final class Http2Exchange extends ChannelInboundHandlerAdapter implements
 
     @Override
     public SocketAddress remoteAddress() {
-        return ctx.channel().parent().remoteAddress();
+        return ctx.channel().remoteAddress();
     }
 
     @Override
     public SocketAddress localAddress() {
-        return ctx.channel().parent().localAddress();
+        return ctx.channel().localAddress();
     }
 
     @Override
@@ -496,7 +576,7 @@ public final class Http2Exchange extends ChannelInboundHandlerAdapter implements
 
     @Override
     public void pauseReading() {
-        ctx.channel().config().setAutoRead(false);
+        paused = true;
         if (deadlines != null) {
             deadlines.waitForBody(false); // our choice, not the client's stall
         }
@@ -504,12 +584,12 @@ public final class Http2Exchange extends ChannelInboundHandlerAdapter implements
 
     @Override
     public void resumeReading() {
-        if (!ctx.channel().config().isAutoRead()) {
-            ctx.channel().config().setAutoRead(true);
-            ctx.read();
+        if (paused) {
+            paused = false;
             if (deadlines != null && !bodyDone) {
                 deadlines.waitForBody(true); // the client's clock runs again, from now
             }
+            deliverHeld();
         }
     }
 
@@ -544,7 +624,7 @@ public final class Http2Exchange extends ChannelInboundHandlerAdapter implements
         } else {
             writeHeaders(headers, false);
             bytes += len;
-            writeLast(new DefaultHttp2DataFrame(body, true));
+            writeLastData(body);
         }
         complete();
     }
@@ -569,27 +649,64 @@ public final class Http2Exchange extends ChannelInboundHandlerAdapter implements
         beginResponse(shared.status);
         writeHeaders(headers, false);
         bytes += length;
-        if (ctx.pipeline().get(ChunkedWriteHandler.class) == null) {
-            // Only streams that send files pay for the chunked writer.
-            ctx.pipeline().addBefore(ctx.name(), "chunked", new ChunkedWriteHandler());
-        }
-        try {
-            // 16 KiB reads into pooled buffers, paced by the stream's flow-control window.
-            writeLast(new Http2DataChunkedInput(new ChunkedNioFile(fc, offset, length, 16 * 1024),
-                    ((Http2StreamChannel) ctx.channel()).stream()));
-        } catch (IOException e) {
-            closeQuietly(fc);
-            reset(Http2Error.INTERNAL_ERROR);
-            return;
-        }
+        fileBody = fc;
+        filePosition = offset;
+        fileRemaining = length;
+        // The end of the answer is the write of the file's last chunk.
+        lastWrite = ctx.newPromise();
         complete();
+        sendFileChunks();
     }
 
-    private static void closeQuietly(FileChannel fc) {
+    /**
+     * Reads and sends the file {@link #FILE_CHUNK} at a time into pooled buffers while the stream, the
+     * connection and the socket take more; {@link #writabilityChanged} goes on when they open again. Each
+     * chunk but the last is flushed at once, so the socket's writability bounds what waits in memory.
+     */
+    private void sendFileChunks() {
+        while (fileBody != null && isWritable()) {
+            int n = (int) Math.min(FILE_CHUNK, fileRemaining);
+            ByteBuf chunk = ctx.alloc().buffer(n);
+            try {
+                while (chunk.readableBytes() < n) {
+                    if (chunk.writeBytes(fileBody, filePosition + chunk.readableBytes(), n - chunk.readableBytes()) < 0) {
+                        throw new IOException("file shorter than announced");
+                    }
+                }
+            } catch (IOException e) {
+                chunk.release();
+                log.debug("{}: stream {}: reading the file failed: {}", ctx.channel().remoteAddress(), stream.id(), e.toString());
+                closeFile();
+                reset(Http2Error.INTERNAL_ERROR);
+                return;
+            }
+            filePosition += n;
+            fileRemaining -= n;
+            if (fileRemaining == 0) {
+                ChannelPromise done = (ChannelPromise) lastWrite;
+                closeFile();
+                connection.writeData(stream, chunk, true).addListener(new PromiseNotifier<>(done));
+                flushSoon();
+                return;
+            }
+            connection.writeData(stream, chunk, false);
+            connection.flush(ctx);
+        }
+    }
+
+    private void closeFile() {
+        FileChannel fc = fileBody;
+        if (fc == null) {
+            return;
+        }
+        fileBody = null;
         try {
             fc.close();
         } catch (IOException ignored) {
             // nothing to do
+        }
+        if (fileRemaining > 0 && lastWrite instanceof ChannelPromise done) {
+            done.tryFailure(new java.nio.channels.ClosedChannelException()); // cut short
         }
     }
 
@@ -614,7 +731,7 @@ public final class Http2Exchange extends ChannelInboundHandlerAdapter implements
         } else {
             writeHeaders(h, false);
             bytes += body.length;
-            writeLast(new DefaultHttp2DataFrame(Unpooled.wrappedBuffer(body), true));
+            writeLastData(Unpooled.wrappedBuffer(body));
         }
         complete();
     }
@@ -648,8 +765,12 @@ public final class Http2Exchange extends ChannelInboundHandlerAdapter implements
             data.release();
             return;
         }
+        if (!open()) {
+            data.release();
+            return;
+        }
         bytes += data.readableBytes();
-        ctx.write(new DefaultHttp2DataFrame(data, false), ctx.voidPromise());
+        connection.writeData(stream, data, false);
         flushSoon();
     }
 
@@ -669,21 +790,21 @@ public final class Http2Exchange extends ChannelInboundHandlerAdapter implements
                 Map.Entry<CharSequence, CharSequence> e = it.next();
                 t.add(AsciiString.of(e.getKey()).toLowerCase(), e.getValue());
             }
-            writeLast(new DefaultHttp2HeadersFrame(t, true));
+            writeLastHeaders(t);
         } else {
-            writeLast(new DefaultHttp2DataFrame(true));
+            writeLastData(Unpooled.EMPTY_BUFFER);
         }
         complete();
     }
 
     @Override
     public boolean isWritable() {
-        return ctx.channel().isWritable();
+        return open() && connection.isWritable(stream);
     }
 
     @Override
     public void onWritable(Runnable task) {
-        if (ctx.channel().isWritable()) {
+        if (isWritable()) {
             task.run();
         } else {
             writableTask = task;
@@ -716,9 +837,9 @@ public final class Http2Exchange extends ChannelInboundHandlerAdapter implements
     @Override
     public void flush() {
         flushHeld = false;
-        if (flushPending && !inRead) {
+        if (flushPending) {
             flushPending = false;
-            ctx.flush();
+            connection.flushSoon();
         }
     }
 
@@ -748,13 +869,17 @@ public final class Http2Exchange extends ChannelInboundHandlerAdapter implements
 
     private void writeHeaders(Http2Headers headers, boolean endStream) {
         if (endStream) {
-            writeLast(new DefaultHttp2HeadersFrame(headers, true));
-        } else {
-            ctx.write(new DefaultHttp2HeadersFrame(headers, false), ctx.voidPromise());
-        }
-        if (endStream) {
+            writeLastHeaders(headers);
             flushSoon();
+        } else if (open()) {
+            connection.writeHeaders(stream, headers, false);
         }
+    }
+
+    /** The stream takes frames from us: not closed, reset or ended on our side. */
+    private boolean open() {
+        Http2Stream.State state = stream.state();
+        return state == Http2Stream.State.OPEN || state == Http2Stream.State.HALF_CLOSED_REMOTE;
     }
 
     private void complete() {
@@ -783,19 +908,30 @@ public final class Http2Exchange extends ChannelInboundHandlerAdapter implements
             return;
         }
         last.addListener(f -> {
-            if (ctx.channel().isActive()) {
-                ctx.writeAndFlush(new DefaultHttp2ResetFrame(error)).addListener(ChannelFutureListener.CLOSE);
+            if (stream.state() != Http2Stream.State.CLOSED) {
+                connection.reset(stream, error); // the client's side is still open: tell it to stop sending
             }
         });
     }
 
-    /** Writes the frame that ends the stream, keeping its future (see {@link #complete()}). */
-    private void writeLast(Object frame) {
-        lastWrite = ctx.write(frame);
+    /** Writes the HEADERS that end the stream, keeping its future (see {@link #resetAfterAnswer}). */
+    private void writeLastHeaders(Http2Headers headers) {
+        if (open()) {
+            lastWrite = connection.writeHeaders(stream, headers, true);
+        }
+    }
+
+    /** Writes the DATA that ends the stream, keeping its future (see {@link #resetAfterAnswer}). */
+    private void writeLastData(ByteBuf data) {
+        if (open()) {
+            lastWrite = connection.writeData(stream, data, true);
+        } else {
+            data.release();
+        }
     }
 
     private void reset(Http2Error error) {
-        if (!ctx.channel().isActive()) {
+        if (stream.state() == Http2Stream.State.CLOSED) {
             return;
         }
         boolean wasResponded = responded;
@@ -805,14 +941,16 @@ public final class Http2Exchange extends ChannelInboundHandlerAdapter implements
         if (!wasResponded) {
             record();
         }
-        ctx.writeAndFlush(new DefaultHttp2ResetFrame(error)).addListener(ChannelFutureListener.CLOSE);
+        closeFile();
+        releaseHeld();
+        connection.reset(stream, error);
     }
 
     private void flushSoon() {
-        if (inRead || flushHeld) {
+        if (flushHeld) {
             flushPending = true;
         } else {
-            ctx.flush();
+            connection.flushSoon();
         }
     }
 

@@ -52,8 +52,8 @@ import org.slf4j.LoggerFactory;
  *   HTTP/1.1:       [ChunkedWriteHandler under TLS]
  *     -> Http1RequestDecoder   bytes to request heads and body parts, with our limits
  *     -> Http1ServerHandler    checks, route lookup, framing, ordering, keep-alive (and Upgrade: h2c)
- *   HTTP/2:         Http2FrameTimeout -> Http2FrameCodec -> Http2MultiplexHandler (a child channel per
- *                   stream: Http2Exchange) -> Http2ConnectionGuard
+ *   HTTP/2:         Http2FrameTimeout -> Http2ServerHandler (the codec; each stream an Http2Exchange)
+ *                   -> Http2ConnectionGuard
  *   then the rule's Handler    respond / files / backends (proxy: upstream connections on the same loop)
  * </pre>
  */
@@ -292,11 +292,10 @@ public final class ProxyServer implements AutoCloseable {
                 .addLast("http1", new Http1ServerHandler(serving, metrics, accessLog, decoder, zeroCopy, h2c));
     }
 
-    /** HTTP/2: frames and flow control, one child channel per stream, the connection's guard (see Http2Connections). */
+    /** HTTP/2: frames, flow control and the streams, then the connection's guard (see Http2Connections). */
     private void http2(ChannelPipeline p) {
         p.addLast("h2-frames", h2.frameTimeout())
-                .addLast("h2", h2.frameCodec())
-                .addLast("h2-streams", h2.multiplexer())
+                .addLast("h2", h2.handler())
                 .addLast("h2-connection", h2.guard());
     }
 

@@ -1,0 +1,290 @@
+package dev.strait.proxy.http2;
+
+import dev.strait.proxy.accesslog.AccessLog;
+import dev.strait.proxy.config.Serving;
+import dev.strait.proxy.metrics.ProxyMetrics;
+import io.netty.buffer.ByteBuf;
+import io.netty.channel.ChannelFuture;
+import io.netty.channel.ChannelHandlerContext;
+import io.netty.handler.codec.http.FullHttpRequest;
+import io.netty.handler.codec.http.HttpScheme;
+import io.netty.handler.codec.http.HttpServerUpgradeHandler;
+import io.netty.handler.codec.http2.Http2CodecUtil;
+import io.netty.handler.codec.http2.Http2Connection;
+import io.netty.handler.codec.http2.Http2ConnectionAdapter;
+import io.netty.handler.codec.http2.Http2ConnectionDecoder;
+import io.netty.handler.codec.http2.Http2ConnectionEncoder;
+import io.netty.handler.codec.http2.Http2ConnectionHandler;
+import io.netty.handler.codec.http2.Http2Error;
+import io.netty.handler.codec.http2.Http2Exception;
+import io.netty.handler.codec.http2.Http2Flags;
+import io.netty.handler.codec.http2.Http2FrameListener;
+import io.netty.handler.codec.http2.Http2Headers;
+import io.netty.handler.codec.http2.Http2Settings;
+import io.netty.handler.codec.http2.Http2Stream;
+import io.netty.handler.codec.http2.HttpConversionUtil;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * One HTTP/2 connection: Netty's connection handler (frames, HPACK, both flow controls, the flood
+ * protections, GOAWAY and graceful close) with this as its frame listener. Each stream's request is
+ * answered by an {@link Http2Exchange} kept on Netty's own stream object, so a stream costs that
+ * exchange and no child channel, pipeline or per-stream handler (ADR 0026):
+ *
+ * <pre>
+ *   Http2FrameTimeout -> Http2ServerHandler (streams: Http2Exchange each) -> Http2ConnectionGuard
+ * </pre>
+ *
+ * <p>Writes go through the connection's encoder; DATA waits in Netty's remote flow controller until the
+ * stream's and the connection's windows allow it, and is written out by {@link #flush(ChannelHandlerContext)}
+ * (which the handler calls after each read). Request bodies are given back to the client's window as the
+ * exchange takes them, so an exchange that pauses reading holds at most one stream window.
+ */
+final class Http2ServerHandler extends Http2ConnectionHandler implements Http2FrameListener {
+    private static final Logger log = LoggerFactory.getLogger(Http2ServerHandler.class);
+
+    private final Serving serving;
+    private final ProxyMetrics metrics;
+    private final AccessLog accessLog;
+    private final int connectionWindow;
+    private final Http2Connection.PropertyKey exchangeKey;
+    private ChannelHandlerContext ctx;
+    /** Inside channelRead: writes are flushed once, when the read completes. */
+    private boolean inRead;
+
+    Http2ServerHandler(Http2ConnectionDecoder decoder, Http2ConnectionEncoder encoder, Http2Settings settings,
+            Serving serving, ProxyMetrics metrics, AccessLog accessLog, int connectionWindow) {
+        super(decoder, encoder, settings);
+        this.serving = serving;
+        this.metrics = metrics;
+        this.accessLog = accessLog;
+        this.connectionWindow = connectionWindow;
+        Http2Connection connection = connection();
+        exchangeKey = connection.newKey();
+        connection.addListener(new Http2ConnectionAdapter() {
+            @Override
+            public void onStreamClosed(Http2Stream stream) {
+                Http2Exchange e = stream.removeProperty(exchangeKey);
+                if (e != null) {
+                    e.closed();
+                }
+            }
+        });
+        encoder.flowController().listener(stream -> {
+            Http2Exchange e = stream.getProperty(exchangeKey);
+            if (e != null) {
+                e.writabilityChanged();
+            }
+        });
+    }
+
+    @Override
+    public void handlerAdded(ChannelHandlerContext ctx) throws Exception {
+        this.ctx = ctx;
+        // Sends our SETTINGS (the server preface): ProxyServer and the h2c Upgrade add this handler to an
+        // active connection (after ALPN, the prior-knowledge preface or the 101).
+        super.handlerAdded(ctx);
+        // The connection window starts at 64 KiB whatever the settings say (RFC 9113 6.9.2): widen it.
+        int delta = connectionWindow - Http2CodecUtil.DEFAULT_WINDOW_SIZE;
+        if (delta > 0) {
+            connection().local().flowController().incrementWindowSize(connection().connectionStream(), delta);
+            flush(ctx);
+        }
+    }
+
+    @Override
+    public void channelRead(ChannelHandlerContext ctx, Object msg) throws Exception {
+        inRead = true;
+        super.channelRead(ctx, msg);
+    }
+
+    @Override
+    public void channelReadComplete(ChannelHandlerContext ctx) throws Exception {
+        inRead = false;
+        super.channelReadComplete(ctx); // flushes what the read's streams wrote
+    }
+
+    @Override
+    public void channelWritabilityChanged(ChannelHandlerContext ctx) throws Exception {
+        super.channelWritabilityChanged(ctx); // writes what the windows allow, tells the flow controller
+        if (ctx.channel().isWritable() && connection().numActiveStreams() > 0) {
+            // The socket drained: every stream hears it, as a child channel did from Http2MultiplexHandler,
+            // whatever the flow controller noticed.
+            connection().forEachActiveStream(stream -> {
+                Http2Exchange e = stream.getProperty(exchangeKey);
+                if (e != null) {
+                    e.writabilityChanged();
+                }
+                return true;
+            });
+        }
+    }
+
+    @Override
+    public void userEventTriggered(ChannelHandlerContext ctx, Object evt) throws Exception {
+        if (evt instanceof HttpServerUpgradeHandler.UpgradeEvent upgrade) {
+            // h2c Upgrade: the HTTP/1.1 request is stream 1, which onHttpServerUpgrade opened half-closed
+            // (RFC 7540 3.2); it has no body (H2cUpgrade.accepts).
+            try {
+                FullHttpRequest request = upgrade.upgradeRequest();
+                request.headers().set(HttpConversionUtil.ExtensionHeaderNames.SCHEME.text(), HttpScheme.HTTP.name());
+                onHeadersRead(ctx, Http2CodecUtil.HTTP_UPGRADE_STREAM_ID, HttpConversionUtil.toHttp2Headers(request, true),
+                        0, true);
+            } finally {
+                upgrade.release();
+            }
+            return;
+        }
+        super.userEventTriggered(ctx, evt);
+    }
+
+    // ---- what exchanges use ----
+
+    ChannelHandlerContext ctx() {
+        return ctx;
+    }
+
+    Serving serving() {
+        return serving;
+    }
+
+    ProxyMetrics metrics() {
+        return metrics;
+    }
+
+    AccessLog accessLog() {
+        return accessLog;
+    }
+
+    ChannelFuture writeHeaders(Http2Stream stream, Http2Headers headers, boolean endStream) {
+        return encoder().writeHeaders(ctx, stream.id(), headers, 0, endStream, ctx.newPromise());
+    }
+
+    ChannelFuture writeData(Http2Stream stream, ByteBuf data, boolean endStream) {
+        return encoder().writeData(ctx, stream.id(), data, 0, endStream, ctx.newPromise());
+    }
+
+    /** Sends RST_STREAM (once; Netty skips a stream already reset or closed) and closes the stream. */
+    void reset(Http2Stream stream, Http2Error error) {
+        resetStream(ctx, stream.id(), error.code(), ctx.newPromise());
+        flushSoon();
+    }
+
+    /** Gives {@code bytes} of a stream's request body back to the client's windows. */
+    void consumed(Http2Stream stream, int bytes) {
+        if (bytes <= 0 || stream.state() == Http2Stream.State.CLOSED) {
+            return;
+        }
+        try {
+            if (connection().local().flowController().consumeBytes(stream, bytes)) {
+                flushSoon(); // a WINDOW_UPDATE was written
+            }
+        } catch (Http2Exception e) {
+            onError(ctx, true, e);
+        }
+    }
+
+    /** The stream's window, the connection's window and the socket all take more. */
+    boolean isWritable(Http2Stream stream) {
+        return encoder().flowController().isWritable(stream);
+    }
+
+    /** Flushes now, or when the read in progress completes. */
+    void flushSoon() {
+        if (!inRead) {
+            flush(ctx);
+        }
+    }
+
+    // ---- frames ----
+
+    @Override
+    public int onDataRead(ChannelHandlerContext ctx, int streamId, ByteBuf data, int padding, boolean endOfStream) {
+        Http2Stream stream = connection().stream(streamId);
+        Http2Exchange e = stream == null ? null : stream.getProperty(exchangeKey);
+        if (e == null) {
+            return data.readableBytes() + padding;
+        }
+        try {
+            return padding + e.onData(data, endOfStream);
+        } catch (RuntimeException t) {
+            e.failed(t);
+            return data.readableBytes() + padding;
+        }
+    }
+
+    @Override
+    public void onHeadersRead(ChannelHandlerContext ctx, int streamId, Http2Headers headers, int padding,
+            boolean endOfStream) {
+        Http2Stream stream = connection().stream(streamId);
+        if (stream == null) {
+            return;
+        }
+        Http2Exchange e = stream.getProperty(exchangeKey);
+        try {
+            if (e == null) {
+                e = new Http2Exchange(this, stream);
+                stream.setProperty(exchangeKey, e);
+                e.onHeaders(headers, endOfStream);
+            } else {
+                e.onTrailers(headers);
+            }
+        } catch (RuntimeException t) {
+            if (e == null) {
+                throw t;
+            }
+            e.failed(t);
+        }
+    }
+
+    @Override
+    public void onHeadersRead(ChannelHandlerContext ctx, int streamId, Http2Headers headers, int streamDependency,
+            short weight, boolean exclusive, int padding, boolean endOfStream) {
+        onHeadersRead(ctx, streamId, headers, padding, endOfStream);
+    }
+
+    @Override
+    public void onRstStreamRead(ChannelHandlerContext ctx, int streamId, long errorCode) {
+        Http2Stream stream = connection().stream(streamId);
+        Http2Exchange e = stream == null ? null : stream.getProperty(exchangeKey);
+        if (e != null) {
+            e.cancelled(); // the decoder closes the stream right after
+        }
+    }
+
+    // Connection-level frames are answered by Netty's decoder (SETTINGS and PING acks, window updates,
+    // GOAWAY); priorities are ignored (RFC 9113 5.3); clients cannot push.
+
+    @Override
+    public void onPriorityRead(ChannelHandlerContext ctx, int streamId, int streamDependency, short weight,
+            boolean exclusive) {}
+
+    @Override
+    public void onSettingsAckRead(ChannelHandlerContext ctx) {}
+
+    @Override
+    public void onSettingsRead(ChannelHandlerContext ctx, Http2Settings settings) {}
+
+    @Override
+    public void onPingRead(ChannelHandlerContext ctx, long data) {}
+
+    @Override
+    public void onPingAckRead(ChannelHandlerContext ctx, long data) {}
+
+    @Override
+    public void onPushPromiseRead(ChannelHandlerContext ctx, int streamId, int promisedStreamId, Http2Headers headers,
+            int padding) {}
+
+    @Override
+    public void onGoAwayRead(ChannelHandlerContext ctx, int lastStreamId, long errorCode, ByteBuf debugData) {
+        log.debug("{}: GOAWAY from the client ({})", ctx.channel().remoteAddress(), errorCode);
+    }
+
+    @Override
+    public void onWindowUpdateRead(ChannelHandlerContext ctx, int streamId, int windowSizeIncrement) {}
+
+    @Override
+    public void onUnknownFrame(ChannelHandlerContext ctx, byte frameType, int streamId, Http2Flags flags,
+            ByteBuf payload) {}
+}
