@@ -5,6 +5,7 @@ import dev.strait.proxy.accesslog.AccessLog;
 import dev.strait.proxy.config.Serving;
 import dev.strait.proxy.config.Snapshot;
 import dev.strait.proxy.http.BodyReceiver;
+import dev.strait.proxy.http.ConnectionTimer;
 import dev.strait.proxy.http.DateHeader;
 import dev.strait.proxy.http.PathNormalizer;
 import dev.strait.proxy.http2.H2cUpgrade;
@@ -38,8 +39,6 @@ import java.nio.charset.StandardCharsets;
 import java.util.ArrayDeque;
 import java.util.Iterator;
 import java.util.Map;
-import java.util.concurrent.ScheduledFuture;
-import java.util.concurrent.TimeUnit;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -99,7 +98,7 @@ public final class Http1ServerHandler extends ChannelInboundHandlerAdapter {
     private boolean drainRequested;
     private int requests;
     private long idleSince;
-    private ScheduledFuture<?> timer;
+    private final ConnectionTimer timer = new ConnectionTimer(this::onTimer);
     private boolean pausedByHandler;
     private CompiledRule meteredRule;
     private ProxyMetrics.RouteMeters meters;
@@ -107,7 +106,6 @@ public final class Http1ServerHandler extends ChannelInboundHandlerAdapter {
     private boolean tunnel;
     private boolean inBacklog;
     private Runnable writableTask;
-    private long timerDeadline;
     private long connectedAt;
     /** When the current request's body last brought bytes (or reading it resumed). */
     private long bodyProgressAt;
@@ -166,7 +164,7 @@ public final class Http1ServerHandler extends ChannelInboundHandlerAdapter {
         metrics.connectionOpened();
         idleSince = System.nanoTime();
         connectedAt = idleSince;
-        scheduleTimer(serving.snapshot().limits().headerTimeout().toNanos());
+        timer.fireIn(ctx.executor(), serving.snapshot().limits().headerTimeout().toNanos());
     }
 
     String scheme() {
@@ -187,9 +185,7 @@ public final class Http1ServerHandler extends ChannelInboundHandlerAdapter {
                 cancel.run();
             }
         }
-        if (timer != null) {
-            timer.cancel(false);
-        }
+        timer.cancel();
         if (backlog != null) {
             backlog.forEach(ReferenceCountUtil::release);
             backlog.clear();
@@ -313,7 +309,7 @@ public final class Http1ServerHandler extends ChannelInboundHandlerAdapter {
         long contentLength = HttpUtil.getContentLength(req, -1L);
         ex.hasBody = contentLength > 0 || HttpUtil.isTransferEncodingChunked(req);
         if (ex.hasBody) {
-            timerBy(now + limits.bodyTimeout().toNanos());
+            timer.fireBy(ctx.executor(), now + limits.bodyTimeout().toNanos());
         }
         if (contentLength > maxBodyBytes) {
             refuse(ex, HttpResponseStatus.REQUEST_ENTITY_TOO_LARGE);
@@ -438,7 +434,7 @@ public final class Http1ServerHandler extends ChannelInboundHandlerAdapter {
         if (!ctx.channel().isWritable()) {
             unwritableSince = System.nanoTime();
             if (!tunnel) {
-                timerBy(unwritableSince + serving.snapshot().limits().sendTimeout().toNanos());
+                timer.fireBy(ctx.executor(), unwritableSince + serving.snapshot().limits().sendTimeout().toNanos());
             }
         } else if (!tunnel) {
             if (current == null && backlog != null && !backlog.isEmpty()) {
@@ -461,9 +457,7 @@ public final class Http1ServerHandler extends ChannelInboundHandlerAdapter {
     private void upgradeToH2c(HttpRequest req) {
         current = null;
         tunnel = true;
-        if (timer != null) {
-            timer.cancel(false);
-        }
+        timer.cancel();
         if (activated) {
             activated = false;
             metrics.connectionClosed(); // the HTTP/2 side counts the connection from here
@@ -498,9 +492,7 @@ public final class Http1ServerHandler extends ChannelInboundHandlerAdapter {
         // From here the connection is a byte stream: no timer, no HTTP framing, no pipelining.
         tunnel = true;
         current = null;
-        if (timer != null) {
-            timer.cancel(false);
-        }
+        timer.cancel();
         ctx.pipeline().addLast("tunnel", tunnelHandler);
         pausedByHandler = false;
         if (backlog != null) {
@@ -768,11 +760,8 @@ public final class Http1ServerHandler extends ChannelInboundHandlerAdapter {
         idleSince = System.nanoTime();
         decoder.requestFinished();
         long keepAliveDeadline = idleSince + serving.snapshot().limits().keepAliveTimeout().toNanos();
-        if (timerDeadline - keepAliveDeadline > 0) {
-            // Only when the keep-alive timeout is shorter than what the timer waits for now.
-            timer.cancel(false);
-            scheduleTimer(keepAliveDeadline - idleSince);
-        }
+        // Moves only when the keep-alive timeout is shorter than what the timer waits for now.
+        timer.fireBy(ctx.executor(), keepAliveDeadline);
         if (drainRequested) {
             close();
             return;
@@ -849,22 +838,6 @@ public final class Http1ServerHandler extends ChannelInboundHandlerAdapter {
         ctx.fireUserEventTriggered(evt);
     }
 
-    /** Makes the connection's timer fire by {@code deadline} (a nanoTime) if it would fire later. */
-    private void timerBy(long deadline) {
-        if (timer == null || timerDeadline - deadline > 0) {
-            if (timer != null) {
-                timer.cancel(false);
-            }
-            scheduleTimer(deadline - System.nanoTime());
-        }
-    }
-
-    private void scheduleTimer(long nanos) {
-        timerDeadline = System.nanoTime() + nanos;
-        timer = ctx.executor().schedule(this::onTimer, Math.max(nanos, TimeUnit.MILLISECONDS.toNanos(10)),
-                TimeUnit.NANOSECONDS);
-    }
-
     /**
      * One timer per connection, moved lazily: it fires, checks how long the connection has waited
      * for a request head, and either acts or sleeps for the time left. No per-request scheduling.
@@ -899,14 +872,14 @@ public final class Http1ServerHandler extends ChannelInboundHandlerAdapter {
                 }
                 next = Math.min(next, bodyDeadline - now);
             }
-            scheduleTimer(next);
+            timer.fireIn(ctx.executor(), next);
             return;
         }
         long waited = now - idleSince;
         boolean partial = decoder.hasPartialHead();
         long allowed = partial || requests == 0 ? limits.headerTimeout().toNanos() : limits.keepAliveTimeout().toNanos();
         if (waited < allowed) {
-            scheduleTimer(Math.min(next, allowed - waited));
+            timer.fireIn(ctx.executor(), Math.min(next, allowed - waited));
             return;
         }
         if (partial) {

@@ -2,6 +2,7 @@ package dev.strait.proxy.http2;
 
 import dev.strait.model.Limits;
 import dev.strait.proxy.config.Serving;
+import dev.strait.proxy.http.ConnectionTimer;
 import dev.strait.proxy.http1.Http1ServerHandler;
 import dev.strait.proxy.metrics.ProxyMetrics;
 import io.netty.channel.ChannelHandlerContext;
@@ -12,8 +13,6 @@ import io.netty.handler.codec.http2.Http2ConnectionAdapter;
 import io.netty.handler.codec.http2.Http2ConnectionHandler;
 import io.netty.handler.codec.http2.Http2Stream;
 import io.netty.util.ReferenceCountUtil;
-import java.util.concurrent.ScheduledFuture;
-import java.util.concurrent.TimeUnit;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -48,8 +47,7 @@ final class Http2ConnectionGuard extends ChannelInboundHandlerAdapter {
     private long idleSince;
     /** Since when the client has not taken what we write; 0 while it does. */
     private long unwritableSince;
-    private ScheduledFuture<?> timer;
-    private long timerDeadline;
+    private final ConnectionTimer timer = new ConnectionTimer(this::onTimer);
 
     Http2ConnectionGuard(Serving serving, ProxyMetrics metrics) {
         this.serving = serving;
@@ -98,7 +96,7 @@ final class Http2ConnectionGuard extends ChannelInboundHandlerAdapter {
         if (!limits.maxConnectionAge().isZero()) {
             next = Math.min(next, limits.maxConnectionAge().toNanos());
         }
-        scheduleTimer(next);
+        timer.fireIn(ctx.executor(), next);
     }
 
     /** Called (by the codec's connection) as each stream opens, before its HEADERS reach the stream. */
@@ -131,7 +129,7 @@ final class Http2ConnectionGuard extends ChannelInboundHandlerAdapter {
             unwritableSince = 0;
         } else if (unwritableSince == 0) {
             unwritableSince = System.nanoTime();
-            timerBy(unwritableSince + serving.snapshot().limits().sendTimeout().toNanos());
+            timer.fireBy(ctx.executor(), unwritableSince + serving.snapshot().limits().sendTimeout().toNanos());
         }
         ctx.fireChannelWritabilityChanged();
     }
@@ -145,24 +143,7 @@ final class Http2ConnectionGuard extends ChannelInboundHandlerAdapter {
         ctx.fireUserEventTriggered(evt);
     }
 
-    /** Makes the timer fire by {@code deadline} (a nanoTime) if it would fire later. */
-    private void timerBy(long deadline) {
-        if (timer == null || timerDeadline - deadline > 0) {
-            if (timer != null) {
-                timer.cancel(false);
-            }
-            scheduleTimer(deadline - System.nanoTime());
-        }
-    }
-
-    private void scheduleTimer(long nanos) {
-        timerDeadline = System.nanoTime() + nanos;
-        timer = ctx.executor().schedule(this::onTimer, Math.max(nanos, TimeUnit.MILLISECONDS.toNanos(10)),
-                TimeUnit.NANOSECONDS);
-    }
-
     private void onTimer() {
-        timer = null;
         if (!ctx.channel().isActive()) {
             return;
         }
@@ -194,7 +175,7 @@ final class Http2ConnectionGuard extends ChannelInboundHandlerAdapter {
                 next = Math.min(next, left);
             }
         }
-        scheduleTimer(next);
+        timer.fireIn(ctx.executor(), next);
     }
 
     @Override
@@ -202,9 +183,7 @@ final class Http2ConnectionGuard extends ChannelInboundHandlerAdapter {
         if (counted) {
             metrics.connectionClosed();
         }
-        if (timer != null) {
-            timer.cancel(false);
-        }
+        timer.cancel();
         ctx.fireChannelInactive();
     }
 
