@@ -58,6 +58,10 @@ class DefaultConfigTest {
         assertThat(proxy.host("http")).as("bound to every interface").matches(".*(0\\.0\\.0\\.0|\\[0(:0){7}]|\\[::]).*");
         assertThat(proxy.adminPort()).isEqualTo(9901);
         assertThat(proxy.stderr()).as("admin on loopback only").containsPattern("admin on http://\\S*127\\.0\\.0\\.1:9901/");
+        // The jar logs through its own binding (proxy/logging): UTC instants, and no slf4j fallback warning.
+        assertThat(proxy.stderr()).as("log lines from the proxy's stderr binding")
+                .containsPattern("(?m)^\\d{4}-\\d\\d-\\d\\dT\\d\\d:\\d\\d:\\d\\d\\.\\d{3}Z INFO Main - admin on ")
+                .doesNotContain("SLF4J");
 
         HttpResponse<String> welcome = ProxyProcess.send(HttpRequest.newBuilder(URI.create("http://127.0.0.1:8080/")),
                 HttpResponse.BodyHandlers.ofString());

@@ -10,12 +10,12 @@ import dev.strait.proxy.config.Serving;
 import dev.strait.proxy.config.Snapshot;
 import dev.strait.proxy.control.ControlClient;
 import dev.strait.proxy.control.ControlStart;
+import dev.strait.proxy.logging.StderrLogProvider;
 import dev.strait.proxy.metrics.ProxyMetrics;
 import dev.strait.proxy.server.ProxyServer;
 import io.netty.util.ResourceLeakDetector;
 import java.io.FileOutputStream;
 import java.io.FileDescriptor;
-import java.lang.management.ManagementFactory;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.Locale;
@@ -32,10 +32,14 @@ import sun.misc.Signal;
  */
 public final class Main {
     static {
-        // Before the first logger is made: slf4j-simple reads its level once.
-        String level = System.getenv("STRAIT_LOG_LEVEL");
-        if (level != null && !level.isBlank()) {
-            System.setProperty("org.slf4j.simpleLogger.defaultLogLevel", level.toLowerCase(java.util.Locale.ROOT));
+        // Before the first logger is made: our stderr binding (docs/adr/0029), unless the user picked
+        // another slf4j provider. It reads STRAIT_LOG_LEVEL itself.
+        if (System.getProperty("slf4j.provider") == null) {
+            System.setProperty("slf4j.provider", StderrLogProvider.class.getName());
+            // slf4j would announce the explicit choice on every start; its warnings still show.
+            if (System.getProperty("slf4j.internal.verbosity") == null) {
+                System.setProperty("slf4j.internal.verbosity", "WARN");
+            }
         }
         // Netty's JFR allocator events pull in jdk.jfr at start (tens of ms, a megabyte of metaspace)
         // for something only a profiling session wants; -Dio.netty.jfr.enabled=true brings them back.
@@ -176,11 +180,12 @@ public final class Main {
             accessLog.close();
             stopped.countDown();
         }, "strait-shutdown"));
-        log.info("strait proxy serving config version {} ({}) with {} worker(s) on {}; started in {} ms (JVM {} ms)",
+        // Time since main(); the JVM's own start comes before (ManagementFactory would tell it, at ~30 ms
+        // of class loading on every start: bench/run.sh measures launch to first answer from outside).
+        log.info("strait proxy serving config version {} ({}) with {} worker(s) on {}; started in {} ms",
                 snapshot.version(), control != null ? "control channel" : configFile == null ? ConfigFiles.EMBEDDED : configFile,
                 server.workers(),
-                server.transport().name().toLowerCase(Locale.ROOT), (System.nanoTime() - startNanos) / 1_000_000,
-                ManagementFactory.getRuntimeMXBean().getUptime());
+                server.transport().name().toLowerCase(Locale.ROOT), (System.nanoTime() - startNanos) / 1_000_000);
         stopped.await();
     }
 

@@ -1,11 +1,8 @@
 package dev.strait.proxy.http;
 
+import dev.strait.proxy.time.UtcText;
 import io.netty.util.AsciiString;
 import java.nio.charset.StandardCharsets;
-import java.time.ZoneOffset;
-import java.time.ZonedDateTime;
-import java.time.format.DateTimeFormatter;
-import java.util.Locale;
 import java.util.concurrent.Executors;
 import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.TimeUnit;
@@ -16,8 +13,6 @@ import java.util.concurrent.TimeUnit;
  * one-second resolution).
  */
 public final class DateHeader {
-    private static final DateTimeFormatter IMF_FIXDATE =
-            DateTimeFormatter.ofPattern("EEE, dd MMM yyyy HH:mm:ss 'GMT'", Locale.ENGLISH).withZone(ZoneOffset.UTC);
     /** The line and its value, swapped together. */
     private record Current(byte[] line, AsciiString value) {}
 
@@ -49,7 +44,7 @@ public final class DateHeader {
     }
 
     private static Current format() {
-        String value = IMF_FIXDATE.format(ZonedDateTime.now(ZoneOffset.UTC));
+        String value = UtcText.imfFixdate(System.currentTimeMillis() / 1000);
         return new Current(("Date: " + value + "\r\n").getBytes(StandardCharsets.ISO_8859_1), AsciiString.cached(value));
     }
 }
