@@ -387,10 +387,10 @@ public final class UpstreamResponseDecoder extends ByteToMessageDecoder {
             }
         }
         int end = findEnd(in);
+        if (end < 0 ? in.readableBytes() > MAX_HEAD : end > MAX_HEAD + 2) {
+            throw violation("trailers longer than " + MAX_HEAD + " bytes");
+        }
         if (end < 0) {
-            if (in.readableBytes() > MAX_HEAD) {
-                throw violation("trailers longer than " + MAX_HEAD + " bytes");
-            }
             return false;
         }
         byte[] b = Http1Framing.scratch(end);
