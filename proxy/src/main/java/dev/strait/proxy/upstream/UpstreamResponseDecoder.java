@@ -12,6 +12,7 @@ import io.netty.handler.codec.http.DefaultHttpContent;
 import io.netty.handler.codec.http.DefaultHttpHeadersFactory;
 import io.netty.handler.codec.http.DefaultHttpResponse;
 import io.netty.handler.codec.http.DefaultLastHttpContent;
+import io.netty.handler.codec.http.EmptyHttpHeaders;
 import io.netty.handler.codec.http.HttpHeaderNames;
 import io.netty.handler.codec.http.HttpHeaderValues;
 import io.netty.handler.codec.http.HttpHeaders;
@@ -316,7 +317,8 @@ public final class UpstreamResponseDecoder extends ByteToMessageDecoder {
         remaining -= n;
         if (remaining == 0) {
             state = State.HEAD;
-            return last(new DefaultLastHttpContent(part), in, out);
+            // No trailers without chunks: the shared empty map, not a new one per response.
+            return last(new DefaultLastHttpContent(part, EmptyHttpHeaders.INSTANCE), in, out);
         }
         out.add(new DefaultHttpContent(part));
         return true;
