@@ -1,6 +1,10 @@
 package dev.strait.proxy.http1;
 
 import io.netty.buffer.ByteBuf;
+import io.netty.buffer.Unpooled;
+import io.netty.handler.codec.DecoderResult;
+import io.netty.handler.codec.http.DefaultLastHttpContent;
+import io.netty.handler.codec.http.LastHttpContent;
 import io.netty.util.concurrent.FastThreadLocal;
 
 /**
@@ -94,6 +98,13 @@ public final class Http1Framing {
             throw Http1Violation.bad("chunk data longer than its size");
         }
         return true;
+    }
+
+    /** The last content of a body that could not be read: its decoder result carries why. */
+    public static LastHttpContent failedLast(Throwable cause) {
+        LastHttpContent bad = new DefaultLastHttpContent(Unpooled.EMPTY_BUFFER);
+        bad.setDecoderResult(DecoderResult.failure(cause));
+        return bad;
     }
 
     /** This loop's scratch array, at least {@code size} bytes long; valid until the next call on this loop. */

@@ -265,9 +265,7 @@ public final class Http1RequestDecoder extends ByteToMessageDecoder {
             bad.setDecoderResult(DecoderResult.failure(v));
             out.add(bad);
         } else {
-            LastHttpContent bad = new DefaultLastHttpContent(Unpooled.EMPTY_BUFFER);
-            bad.setDecoderResult(DecoderResult.failure(v));
-            out.add(bad);
+            out.add(Http1Framing.failedLast(v));
         }
         state = State.BAD;
     }

@@ -444,9 +444,7 @@ public final class UpstreamResponseDecoder extends ByteToMessageDecoder {
             bad.setDecoderResult(DecoderResult.failure(v));
             out.add(bad);
         } else {
-            LastHttpContent bad = new DefaultLastHttpContent(Unpooled.EMPTY_BUFFER);
-            bad.setDecoderResult(DecoderResult.failure(v));
-            out.add(bad);
+            out.add(Http1Framing.failedLast(v));
         }
         state = State.BAD;
         scanned = 0;
