@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# JMH microbenchmarks: route lookup (1k and 10k routes) and request-head parsing.
+# JMH microbenchmarks: route lookup (1k and 10k routes), request-head parsing and upstream-response decoding.
 #
 #   bench/jmh/run.sh                       # everything, settings of each class (about 7 min)
 #   bench/jmh/run.sh -f1 -wi 1 -i 1        # a smoke run

@@ -154,6 +154,7 @@ public final class HeadParser {
     private static void parseFields(byte[] b, int i, int end, int maxFields, UnderscoreHeaders underscores,
                                     HttpHeaders headers, Framing framing, boolean trailers) throws Http1Violation {
         int fields = 0;
+        int[] at = new int[3];
         while (true) {
             if (i + 1 >= end) {
                 throw Http1Violation.bad("head ends inside a field line");
@@ -164,42 +165,11 @@ public final class HeadParser {
                 }
                 return;
             }
-            // field-name ":" OWS field-value OWS CRLF
             int nameStart = i;
-            while (TOKEN[b[i] & 0xff]) {
-                i++;
-            }
-            if (i == nameStart) {
-                throw Http1Violation.bad(b[i] == ' ' || b[i] == '\t' ? "obs-fold or whitespace before a field name"
-                        : "malformed field name");
-            }
-            if (b[i] != ':') {
-                throw Http1Violation.bad(b[i] == ' ' || b[i] == '\t' ? "whitespace before the colon"
-                        : "malformed field name");
-            }
-            int nameEnd = i++;
-            while (b[i] == ' ' || b[i] == '\t') {
-                i++;
-            }
-            int valueStart = i;
-            int valueEnd = i;
-            while (true) {
-                int c = b[i] & 0xff;
-                if (c == '\r') {
-                    break;
-                }
-                if (c < 0x20 && c != '\t' || c == 0x7f) {
-                    throw Http1Violation.bad(c == '\n' ? "bare LF" : "control character in a field value");
-                }
-                i++;
-                if (c != ' ' && c != '\t') {
-                    valueEnd = i;
-                }
-            }
-            if (b[i + 1] != '\n') {
-                throw Http1Violation.bad("bare CR");
-            }
-            i += 2;
+            i = fieldLine(b, i, at);
+            int nameEnd = at[0];
+            int valueStart = at[1];
+            int valueEnd = at[2];
             if (++fields > maxFields) {
                 throw new Http1Violation(HttpResponseStatus.REQUEST_HEADER_FIELDS_TOO_LARGE, "too many fields");
             }
@@ -210,7 +180,7 @@ public final class HeadParser {
                 }
                 continue;
             }
-            AsciiString name = name(b, nameStart, nameEnd);
+            AsciiString name = name(b, nameStart, nameEnd, KNOWN_NAMES);
             if (trailers) {
                 for (AsciiString forbidden : TRAILER_FORBIDDEN) {
                     if (forbidden.contentEqualsIgnoreCase(name)) {
@@ -222,6 +192,52 @@ public final class HeadParser {
             }
             headers.add(name, new String(b, valueStart, valueEnd - valueStart, StandardCharsets.ISO_8859_1));
         }
+    }
+
+    /**
+     * Parses the field line at {@code i} ({@code field-name ":" OWS field-value OWS CRLF}) of a section
+     * that ends in CRLF CRLF (so every scan stops at a CR): the name is a token with the colon right after,
+     * the value holds no control character, the line ends in CRLF. Stores the name's end and the value's
+     * trimmed bounds in {@code at[0..2]}; returns the index just past the line's CRLF.
+     */
+    public static int fieldLine(byte[] b, int i, int[] at) throws Http1Violation {
+        int nameStart = i;
+        while (TOKEN[b[i] & 0xff]) {
+            i++;
+        }
+        if (i == nameStart) {
+            throw Http1Violation.bad(b[i] == ' ' || b[i] == '\t' ? "obs-fold or whitespace before a field name"
+                    : "malformed field name");
+        }
+        if (b[i] != ':') {
+            throw Http1Violation.bad(b[i] == ' ' || b[i] == '\t' ? "whitespace before the colon"
+                    : "malformed field name");
+        }
+        at[0] = i++;
+        while (b[i] == ' ' || b[i] == '\t') {
+            i++;
+        }
+        int valueStart = i;
+        int valueEnd = i;
+        while (true) {
+            int c = b[i] & 0xff;
+            if (c == '\r') {
+                break;
+            }
+            if (c < 0x20 && c != '\t' || c == 0x7f) {
+                throw Http1Violation.bad(c == '\n' ? "bare LF" : "control character in a field value");
+            }
+            i++;
+            if (c != ' ' && c != '\t') {
+                valueEnd = i;
+            }
+        }
+        if (b[i + 1] != '\n') {
+            throw Http1Violation.bad("bare CR");
+        }
+        at[1] = valueStart;
+        at[2] = valueEnd;
+        return i + 2;
     }
 
     private static void frame(Framing f, AsciiString name, byte[] b, int from, int to) throws Http1Violation {
@@ -342,10 +358,11 @@ public final class HeadParser {
         return HttpMethod.valueOf(new String(b, 0, len, StandardCharsets.ISO_8859_1));
     }
 
-    private static AsciiString name(byte[] b, int from, int to) {
-        for (AsciiString known : KNOWN_NAMES) {
-            if (equals(known, b, from, to)) {
-                return known;
+    /** The name in {@code b[from, to)}: a shared constant from {@code known} when spelled as one, else a copy. */
+    public static AsciiString name(byte[] b, int from, int to, AsciiString[] known) {
+        for (AsciiString k : known) {
+            if (equals(k, b, from, to)) {
+                return k;
             }
         }
         return new AsciiString(b, from, to - from, true);
@@ -365,7 +382,8 @@ public final class HeadParser {
         return true;
     }
 
-    private static AsciiString[] known(String... names) {
+    /** Shared names for {@link #name}: each as usually spelled and in lower case. */
+    public static AsciiString[] known(String... names) {
         AsciiString[] out = new AsciiString[names.length * 2];
         for (int i = 0; i < names.length; i++) {
             out[2 * i] = AsciiString.cached(names[i]);

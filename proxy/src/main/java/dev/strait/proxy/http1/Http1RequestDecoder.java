@@ -16,7 +16,6 @@ import io.netty.handler.codec.http.HttpRequest;
 import io.netty.handler.codec.http.HttpResponseStatus;
 import io.netty.handler.codec.http.HttpVersion;
 import io.netty.handler.codec.http.LastHttpContent;
-import io.netty.util.concurrent.FastThreadLocal;
 import java.util.List;
 
 /**
@@ -37,16 +36,8 @@ import java.util.List;
  */
 public final class Http1RequestDecoder extends ByteToMessageDecoder {
     private static final int MAX_PART = 64 * 1024;
-    /** A chunk-size line with extensions longer than this is refused (nginx and Envoy are stricter). */
-    private static final int MAX_CHUNK_LINE = 4096;
     /** Empty lines tolerated before a request line (RFC 9112 2.2: after a body, some clients add CRLF). */
     private static final int MAX_LEADING_EMPTY_LINES = 8;
-    private static final FastThreadLocal<byte[]> SCRATCH = new FastThreadLocal<>() {
-        @Override
-        protected byte[] initialValue() {
-            return new byte[4096];
-        }
-    };
 
     private enum State { HEAD, FIXED, CHUNK_SIZE, CHUNK_DATA, CHUNK_END, TRAILERS, BAD }
 
@@ -158,7 +149,7 @@ public final class Http1RequestDecoder extends ByteToMessageDecoder {
         if (end - firstLineEnd > maxHeaderBytes + 2) {
             throw new Http1Violation(HttpResponseStatus.REQUEST_HEADER_FIELDS_TOO_LARGE, "header block too large");
         }
-        byte[] b = scratch(end);
+        byte[] b = Http1Framing.scratch(end);
         in.getBytes(start, b, 0, end);
         in.skipBytes(end);
         scanned = 0;
@@ -195,57 +186,10 @@ public final class Http1RequestDecoder extends ByteToMessageDecoder {
     }
 
     private void chunkSize(ByteBuf in) throws Http1Violation {
-        int start = in.readerIndex();
-        int readable = in.readableBytes();
-        int lf = in.indexOf(start, start + Math.min(readable, MAX_CHUNK_LINE), (byte) '\n');
-        if (lf < 0) {
-            if (readable >= MAX_CHUNK_LINE) {
-                throw Http1Violation.bad("chunk size line too long");
-            }
-            return;
-        }
-        if (lf == start || in.getByte(lf - 1) != '\r') {
-            throw Http1Violation.bad("bare LF in a chunk size line");
-        }
-        long size = 0;
-        int i = start;
-        int digits = 0;
-        for (; i < lf - 1; i++) {
-            int d = Character.digit(in.getByte(i), 16);
-            if (d < 0) {
-                break;
-            }
-            if (size == 0 && d == 0 && digits > 0) {
-                continue; // leading zeros
-            }
-            if (++digits > 15) {
-                throw Http1Violation.bad("chunk size too large");
-            }
-            size = size * 16 + d;
-        }
-        if (i == start) {
-            throw Http1Violation.bad("malformed chunk size");
-        }
-        // chunk-ext = *( BWS ";" BWS name [ BWS "=" BWS value ] ): checked only for what could split a line.
-        if (i < lf - 1) {
-            int j = i;
-            while (j < lf - 1 && (in.getByte(j) == ' ' || in.getByte(j) == '\t')) {
-                j++;
-            }
-            if (j == lf - 1 || in.getByte(j) != ';') {
-                throw Http1Violation.bad("malformed chunk size");
-            }
-            for (; j < lf - 1; j++) {
-                int c = in.getByte(j) & 0xff;
-                if (c < 0x20 && c != '\t' || c == 0x7f) {
-                    throw Http1Violation.bad("control character in a chunk extension");
-                }
-            }
-        }
-        in.skipBytes(lf + 1 - start);
+        long size = Http1Framing.chunkSize(in);
         if (size == 0) {
             state = State.TRAILERS;
-        } else {
+        } else if (size > 0) {
             remaining = size;
             state = State.CHUNK_DATA;
         }
@@ -264,16 +208,9 @@ public final class Http1RequestDecoder extends ByteToMessageDecoder {
     }
 
     private void chunkEnd(ByteBuf in) throws Http1Violation {
-        if (in.readableBytes() < 2) {
-            if (in.isReadable() && in.getByte(in.readerIndex()) != '\r') {
-                throw Http1Violation.bad("chunk data longer than its size");
-            }
-            return;
+        if (Http1Framing.chunkEnd(in)) {
+            state = State.CHUNK_SIZE;
         }
-        if (in.readByte() != '\r' || in.readByte() != '\n') {
-            throw Http1Violation.bad("chunk data longer than its size");
-        }
-        state = State.CHUNK_SIZE;
     }
 
     private void trailers(ByteBuf in, List<Object> out) throws Http1Violation {
@@ -310,7 +247,7 @@ public final class Http1RequestDecoder extends ByteToMessageDecoder {
             }
             return;
         }
-        byte[] b = scratch(end);
+        byte[] b = Http1Framing.scratch(end);
         in.getBytes(start, b, 0, end);
         in.skipBytes(end);
         HttpHeaders trailers = DefaultHttpHeadersFactory.trailersFactory().withValidation(false).newHeaders();
@@ -328,19 +265,9 @@ public final class Http1RequestDecoder extends ByteToMessageDecoder {
             bad.setDecoderResult(DecoderResult.failure(v));
             out.add(bad);
         } else {
-            LastHttpContent bad = new DefaultLastHttpContent(Unpooled.EMPTY_BUFFER);
-            bad.setDecoderResult(DecoderResult.failure(v));
-            out.add(bad);
+            out.add(Http1Framing.failedLast(v));
         }
         state = State.BAD;
     }
 
-    private static byte[] scratch(int size) {
-        byte[] b = SCRATCH.get();
-        if (b.length < size) {
-            b = new byte[Math.max(size, b.length * 2)];
-            SCRATCH.set(b);
-        }
-        return b;
-    }
 }
