@@ -109,8 +109,9 @@ public final class Translator {
         ServiceEndpoints endpoints = new ServiceEndpoints(in.services(), in.endpointSlices());
         Map<String, Secret> secrets = new HashMap<>();
         in.secrets().forEach(s -> secrets.put(s.getMetadata().getNamespace() + "/" + s.getMetadata().getName(), s));
-        Map<ResourceKey, ResourceReport> reports = new HashMap<>();
-        Map<ResourceKey, Integer> contents = new HashMap<>();
+        int expected = (in.routes().size() + in.upstreams().size() + in.ingresses().size()) * 4 / 3 + 16;
+        Map<ResourceKey, ResourceReport> reports = new HashMap<>(expected);
+        Map<ResourceKey, Integer> contents = new HashMap<>(expected);
         Map<String, Upstream> models = new HashMap<>();
         Map<String, UpstreamState> upstreamStates = new HashMap<>();
 
@@ -131,7 +132,7 @@ public final class Translator {
         }
         Map<String, Set<Scope>> upstreamScopes = new HashMap<>();
         previousResults = results;
-        results = new HashMap<>();
+        results = new HashMap<>(expected);
         // When no Upstream, Service, EndpointSlice or Secret changed, an unchanged Route object resolves to
         // what it resolved to last time: its state is taken as it is, without resolving its references again.
         boolean referencesSame = lastInputs != null && sameItems(in.upstreams(), lastInputs.upstreams())
@@ -145,6 +146,7 @@ public final class Translator {
         List<List<RouteState>> allStates = new ArrayList<>(sources.size());
         List<RouteCall> calls = new ArrayList<>(sources.size());
         List<Scope> sourceScopes = new ArrayList<>(sources.size());
+        List<SourceResult> prevs = new ArrayList<>(sources.size());
         Map<ResourceKey, List<RouteState>> changed = new HashMap<>();
         int known = 0;
         for (Source src : sources) {
@@ -166,7 +168,11 @@ public final class Translator {
                 }
             }
             Scope scope = defaults.scopeOf(src.ingressClass(), key.namespace());
+            if (prev != null && prev.scope.equals(scope)) {
+                scope = prev.scope; // one instance per scope: compared again for every source
+            }
             known += prev == null ? 0 : 1;
+            prevs.add(prev);
             allStates.add(states);
             calls.add(call);
             sourceScopes.add(scope);
@@ -199,12 +205,12 @@ public final class Translator {
         for (int i = 0; i < sources.size(); i++) {
             Source src = sources.get(i);
             ResourceKey key = src.key();
-            SourceResult prev = previousResults.get(key);
+            SourceResult prev = prevs.get(i);
             List<RouteState> states = allStates.get(i);
             RouteCall call = calls.get(i);
             Scope scope = sourceScopes.get(i);
             SourceResult result;
-            if (!changed.containsKey(key) && !reopened.contains(key)) {
+            if (!changed.containsKey(key) && (reopened.isEmpty() || !reopened.contains(key))) {
                 result = prev.of(src.meta(), call); // its inputs and its conflicts' are as they were
                 reused++;
             } else {
@@ -295,9 +301,8 @@ public final class Translator {
      */
     private static boolean sameInputs(SourceResult prev, Source src, List<RouteState> states, Scope scope) {
         if (prev == null || !src.key().kind().equals("Route") || prev.generation != generation(src.meta())
-                || !prev.scope.equals(scope) || prev.states.size() != states.size()
-                || prev.source != src.meta() && !java.util.Objects.equals(prev.source.getMetadata().getCreationTimestamp(),
-                        src.meta().getMetadata().getCreationTimestamp())) {
+                || prev.scope != scope && !prev.scope.equals(scope) || prev.states.size() != states.size()
+                || !sameAge(prev.source, src.meta())) {
             return false;
         }
         for (int i = 0; i < states.size(); i++) {
@@ -456,6 +461,9 @@ public final class Translator {
     private List<Source> sources(Inputs in, ServiceEndpoints endpoints) {
         List<Source> out = new ArrayList<>();
         IdentityHashMap<HasMetadata, ResourceKey> keys = new IdentityHashMap<>(in.routes().size() * 2);
+        // When every source keeps its place and none changed its age (a creation time is fixed, but a
+        // source deleted and created again keeps its key), the last order is the sorted order already.
+        boolean sameAges = true;
         for (Route r : in.routes()) {
             ResourceKey key = previousKeys.get(r);
             if (key == null) {
@@ -464,6 +472,8 @@ public final class Translator {
                 ResourceKey fresh = ResourceKey.of(r);
                 SourceResult prev = previousResults.get(fresh);
                 key = prev != null ? prev.report().key() : fresh;
+                // (no result but a place: the last translation failed after ordering; sort to be sure)
+                sameAges &= prev != null ? sameAge(prev.source, r) : !previousOrder.containsKey(fresh);
             }
             keys.put(r, key);
             out.add(new Source(key, r, r.getSpec() == null ? null : r.getSpec().ingressClassName,
@@ -473,8 +483,10 @@ public final class Translator {
         for (Ingress ing : in.ingresses()) {
             String cls = IngressRoutes.classOf(ing, in.ingressClasses(), defaults.defaultClass());
             if (cls != null) {
-                out.add(new Source(new ResourceKey("Ingress", ing.getMetadata().getNamespace(), ing.getMetadata().getName()),
-                        ing, cls, IngressRoutes.pieces(ing, endpoints)));
+                ResourceKey key = new ResourceKey("Ingress", ing.getMetadata().getNamespace(), ing.getMetadata().getName());
+                SourceResult prev = previousResults.get(key);
+                sameAges &= prev != null ? sameAge(prev.source, ing) : !previousOrder.containsKey(key);
+                out.add(new Source(key, ing, cls, IngressRoutes.pieces(ing, endpoints)));
             }
         }
         // Sorting 10k sources from the informers' (hash) order costs n log n comparisons of timestamps and
@@ -482,18 +494,12 @@ public final class Translator {
         // the (adaptive, stable) sort only moves what is new: about n comparisons. The kind breaks the one
         // possible tie (a Route and an Ingress of the same age and name), so the order never depends on
         // the input's.
-        // When every source was placed and none changed its age (a creation time is fixed, but a source
-        // deleted and created again keeps its key), the placed order is the sorted order already.
         Source[] placed = new Source[previousOrder.size()];
         List<Source> unplaced = new ArrayList<>();
-        boolean inOrder = true;
         for (Source src : out) {
             Integer at = previousOrder.get(src.key());
             if (at != null && placed[at] == null) {
                 placed[at] = src;
-                SourceResult prev = previousResults.get(src.key());
-                inOrder &= prev != null && (prev.source == src.meta() || java.util.Objects.equals(
-                        prev.source.getMetadata().getCreationTimestamp(), src.meta().getMetadata().getCreationTimestamp()));
             } else {
                 unplaced.add(src);
             }
@@ -504,7 +510,7 @@ public final class Translator {
                 sorted.add(src);
             }
         }
-        if (!inOrder || !unplaced.isEmpty()) {
+        if (!sameAges || !unplaced.isEmpty()) {
             sorted.addAll(unplaced);
             sorted.sort((a, b) -> {
                 int c = AGE.compare(a.meta(), b.meta());
@@ -517,6 +523,10 @@ public final class Translator {
         }
         previousOrder = order;
         return sorted;
+    }
+
+    private static boolean sameAge(HasMetadata a, HasMetadata b) {
+        return a == b || java.util.Objects.equals(a.getMetadata().getCreationTimestamp(), b.getMetadata().getCreationTimestamp());
     }
 
     private static long generation(HasMetadata r) {
