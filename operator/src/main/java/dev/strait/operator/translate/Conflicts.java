@@ -51,11 +51,6 @@ final class Conflicts {
         this.owners = new HashMap<>();
     }
 
-    /** Claim keys owned so far. */
-    int size() {
-        return owners.size();
-    }
-
     /** A source competes for the keys of {@code route} from this translation on. */
     void enter(ResourceKey source, Route route) {
         for (String[][] rule : keys.of(route)) {
