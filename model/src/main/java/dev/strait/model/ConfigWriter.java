@@ -34,19 +34,53 @@ public final class ConfigWriter {
         return versionOf(toJson(c, false));
     }
 
-    /** As {@link #version(Config)}, writing the Routes and Upstreams {@code memo} has written before only once. */
+    /**
+     * As {@link #version(Config)}, writing the Routes and Upstreams {@code memo} has written before only
+     * once: the same SHA-256 of the same bytes, fed to the digest item by item from each item's cached
+     * UTF-8 instead of from the whole document written out (at 10k Routes, 2.5 MB of text and its bytes
+     * per version that only the hash read).
+     */
     public static String version(Config c, Memo memo) {
-        return versionOf(toJson(c, memo));
+        synchronized (memo) {
+            MessageDigest d = sha256();
+            String head = Json.write(head(c), false);
+            // As toJson(Config, Memo): the head without its closing brace, then the two lists.
+            d.update(head.substring(0, head.length() - 1).getBytes(StandardCharsets.UTF_8));
+            d.update(UPSTREAMS);
+            for (int i = 0; i < c.upstreams().size(); i++) {
+                if (i > 0) {
+                    d.update((byte) ',');
+                }
+                d.update(memo.fragment(c.upstreams().get(i)).utf8());
+            }
+            d.update(ROUTES);
+            for (int i = 0; i < c.routes().size(); i++) {
+                if (i > 0) {
+                    d.update((byte) ',');
+                }
+                d.update(memo.fragment(c.routes().get(i)).utf8());
+            }
+            d.update(END);
+            memo.commit();
+            return HexFormat.of().formatHex(d.digest(), 0, 6);
+        }
+    }
+
+    private static final byte[] UPSTREAMS = ",\"upstreams\":[".getBytes(StandardCharsets.US_ASCII);
+    private static final byte[] ROUTES = "],\"routes\":[".getBytes(StandardCharsets.US_ASCII);
+    private static final byte[] END = "]}".getBytes(StandardCharsets.US_ASCII);
+
+    private static MessageDigest sha256() {
+        try {
+            return MessageDigest.getInstance("SHA-256");
+        } catch (NoSuchAlgorithmException e) {
+            throw new IllegalStateException(e);
+        }
     }
 
     /** The content version of canonical JSON already written. */
     public static String versionOf(String json) {
-        try {
-            byte[] digest = MessageDigest.getInstance("SHA-256").digest(json.getBytes(StandardCharsets.UTF_8));
-            return HexFormat.of().formatHex(digest, 0, 6);
-        } catch (NoSuchAlgorithmException e) {
-            throw new IllegalStateException(e);
-        }
+        return HexFormat.of().formatHex(sha256().digest(json.getBytes(StandardCharsets.UTF_8)), 0, 6);
     }
 
     public static ObjectNode toTree(Config c) {
@@ -172,7 +206,33 @@ public final class ConfigWriter {
             current = new IdentityHashMap<>();
         }
 
-        private record Fragment(ObjectNode node, String json) {}
+        /** An item's node and JSON, and that JSON's UTF-8 once a version has needed it (then kept with it). */
+        private static final class Fragment {
+            private final ObjectNode node;
+            private final String json;
+            private byte[] utf8;
+
+            Fragment(ObjectNode node, String json) {
+                this.node = node;
+                this.json = json;
+            }
+
+            ObjectNode node() {
+                return node;
+            }
+
+            String json() {
+                return json;
+            }
+
+            /** Read under the memo's lock, as every fragment is. */
+            byte[] utf8() {
+                if (utf8 == null) {
+                    utf8 = json.getBytes(StandardCharsets.UTF_8);
+                }
+                return utf8;
+            }
+        }
     }
 
     /** Everything but the two named lists, which {@link #toTree} adds last, upstreams then routes. */

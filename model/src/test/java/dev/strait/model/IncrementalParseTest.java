@@ -118,7 +118,9 @@ class IncrementalParseTest {
                 : pick == 1 ? "\"backends\":[{\"upstream\":\"missing\"}]"
                 : pick < 5 ? "\"backends\":[{\"upstream\":\"php\"}],\"fastcgi\":{\"root\":\"/srv\"}"
                 : pick < 15 ? "\"backends\":[{\"upstream\":\"app\"}]"
-                : "\"respond\":{\"status\":200,\"body\":\"v" + rnd.nextInt(4) + "\"}";
+                : "\"respond\":{\"status\":200,\"body\":\"v" + rnd.nextInt(4)
+                        // now and then text that is not ASCII: a version hashes the document's UTF-8
+                        + (rnd.nextInt(4) == 0 ? "\u00e9\u2713\ud83d\ude80" : "") + "\"}";
         return node("{\"name\":\"" + name + "\",\"hosts\":[\"" + name + ".example.com\"],\"rules\":[{\"matches\":["
                 + match + "]," + action + "}]}");
     }

@@ -43,8 +43,13 @@ public final class StatusBoard {
     static final long COUNTS_EVERY_NANOS = 60_000_000_000L;
     private long countsWritten = System.nanoTime();
 
-    /** When a resource's contribution last changed: its fingerprint and the version places per scope. */
-    private record Since(Fingerprint fingerprint, Map<Scope, Long> seq, String version) {}
+    /**
+     * When a resource's contribution last changed: its fingerprint and the version places per scope; and
+     * the report it was last seen with. A report is immutable and a translation reuses a source's whole
+     * result (report and content hash together) when nothing it depends on changed (ADR 0025), so the
+     * same report instance again means the same fingerprint, without computing it.
+     */
+    private record Since(Fingerprint fingerprint, Map<Scope, Long> seq, String version, ResourceReport report) {}
 
     /** What a resource contributes, compared as a value: generation, scopes (a set) and content hash. */
     private record Fingerprint(long generation, Set<Scope> scopes, int content) {}
@@ -67,9 +72,14 @@ public final class StatusBoard {
         synchronized (this) {
             translation = t;
             for (ResourceReport r : t.allReports()) {
-                Fingerprint fp = new Fingerprint(r.generation(), r.scopes(), t.content(r.key()));
                 Since old = since.get(r.key());
-                if (old == null || !old.fingerprint.equals(fp)) {
+                if (old != null && old.report == r) {
+                    continue;
+                }
+                Fingerprint fp = new Fingerprint(r.generation(), r.scopes(), t.content(r.key()));
+                if (old != null && old.fingerprint.equals(fp)) {
+                    since.put(r.key(), new Since(old.fingerprint, old.seq, old.version, r));
+                } else {
                     Map<Scope, Long> seq = new HashMap<>();
                     String version = null;
                     for (Scope s : new TreeSet<>(r.scopes())) {
@@ -78,7 +88,7 @@ public final class StatusBoard {
                             version = t.snapshot(s).version();
                         }
                     }
-                    since.put(r.key(), new Since(fp, seq, version));
+                    since.put(r.key(), new Since(fp, seq, version, r));
                 }
             }
             // Every report now has an entry; more entries than reports means some resources are gone (then

@@ -2,13 +2,17 @@ package dev.strait.operator.translate;
 
 import dev.strait.model.Route;
 import java.lang.reflect.RecordComponent;
+import java.util.ArrayDeque;
 import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.HashMap;
+import java.util.HashSet;
 import java.util.IdentityHashMap;
 import java.util.List;
 import java.util.Locale;
 import java.util.Map;
+import java.util.Set;
+import java.util.function.Function;
 import java.util.stream.Collectors;
 
 /**
@@ -17,29 +21,93 @@ import java.util.stream.Collectors;
  * loses that match, and the loss is reported on the younger one with the field path of the match.
  * This is Gateway API's rule; it keeps a newly created Route from taking traffic away from one that
  * was already serving.
+ *
+ * <p>One instance per scope lives from one translation to the next (ADR 0028): the owners it decided
+ * stay, and a translation decides again only the keys that a changed, added or removed Route claims or
+ * claimed, together with every key of every Route that competes for one of those (transitively: a
+ * Route that loses one host of a match gives up the match's other hosts, which a younger Route may
+ * then take). Those keys lose their owners ({@link #reopen}) and their Routes claim again, oldest
+ * first; keys outside that closure have the same claimants as before, in the same order, so the same
+ * owners as a translation from nothing would give them.
  */
 final class Conflicts {
     private final Map<String, ResourceKey> owners;
     /** Each Route's claim keys, by rule, match and host: a Route's are the same every time (ADR 0025). */
     private final KeyCache keys;
+    /**
+     * Who competes for each key: every source with a Route model in this scope, whether or not it turns
+     * out valid (a superset of those that claim, which can only make {@link #reopen} reopen more).
+     */
+    private final Map<String, Set<ResourceKey>> claimants = new HashMap<>();
+    /** Keys entered or left since the last {@link #reopen}. */
+    private final Set<String> dirty = new HashSet<>();
 
     Conflicts() {
         this(new KeyCache());
     }
 
     Conflicts(KeyCache keys) {
-        this(keys, 16);
-    }
-
-    /** @param expected about how many claim keys the scope has (the last translation's count), to size the map once */
-    Conflicts(KeyCache keys, int expected) {
         this.keys = keys;
-        this.owners = new HashMap<>(Math.max(16, expected * 4 / 3 + 1));
+        this.owners = new HashMap<>();
     }
 
-    /** Claim keys owned so far. */
-    int size() {
-        return owners.size();
+    /** A source competes for the keys of {@code route} from this translation on. */
+    void enter(ResourceKey source, Route route) {
+        for (String[][] rule : keys.of(route)) {
+            for (String[] match : rule) {
+                for (String c : match) {
+                    claimants.computeIfAbsent(c, x -> new HashSet<>(2)).add(source);
+                    dirty.add(c);
+                }
+            }
+        }
+    }
+
+    /** A source no longer competes for the keys of {@code route} (its old model: it changed or went away). */
+    void leave(ResourceKey source, Route route) {
+        for (String[][] rule : keys.of(route)) {
+            for (String[] match : rule) {
+                for (String c : match) {
+                    Set<ResourceKey> who = claimants.get(c);
+                    if (who != null && who.remove(source) && who.isEmpty()) {
+                        claimants.remove(c);
+                    }
+                    dirty.add(c);
+                }
+            }
+        }
+    }
+
+    /**
+     * Ends the entering and leaving: the keys touched, closed over the sources competing for them (each
+     * source's keys from {@code routesOf}, its Routes in this translation), lose their owners. Returns
+     * those sources: they must claim again, oldest first; every other source keeps what it owned.
+     */
+    Set<ResourceKey> reopen(Function<ResourceKey, List<Route>> routesOf) {
+        Set<ResourceKey> sources = new HashSet<>();
+        ArrayDeque<String> todo = new ArrayDeque<>(dirty);
+        Set<String> seen = new HashSet<>(dirty);
+        dirty.clear();
+        while (!todo.isEmpty()) {
+            String c = todo.poll();
+            owners.remove(c);
+            for (ResourceKey source : claimants.getOrDefault(c, Set.of())) {
+                if (sources.add(source)) {
+                    for (Route route : routesOf.apply(source)) {
+                        for (String[][] rule : keys.of(route)) {
+                            for (String[] match : rule) {
+                                for (String k : match) {
+                                    if (seen.add(k)) {
+                                        todo.add(k);
+                                    }
+                                }
+                            }
+                        }
+                    }
+                }
+            }
+        }
+        return sources;
     }
 
     /**

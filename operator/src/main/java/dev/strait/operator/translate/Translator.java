@@ -48,8 +48,10 @@ public final class Translator {
     private Map<ResourceKey, SourceResult> previousResults = new HashMap<>();
     private Map<ResourceKey, SourceResult> results = new HashMap<>();
     private final Conflicts.KeyCache claimKeys = new Conflicts.KeyCache();
-    /** How many claim keys each scope had last time, to size its map. */
-    private Map<Scope, Integer> claimCounts = new HashMap<>();
+    /** Each scope's conflicts as the last translation decided them, decided again only where needed (ADR 0028). */
+    private final Map<Scope, Conflicts> conflicts = new HashMap<>();
+    /** No translation finished since the owners were last consistent (none yet, or one failed): decide all again. */
+    private boolean conflictsLost = true;
     private long reused;
     /** Each source's place in the last translation's order (see {@link #sources}). */
     private Map<ResourceKey, Integer> previousOrder = new HashMap<>();
@@ -107,8 +109,9 @@ public final class Translator {
         ServiceEndpoints endpoints = new ServiceEndpoints(in.services(), in.endpointSlices());
         Map<String, Secret> secrets = new HashMap<>();
         in.secrets().forEach(s -> secrets.put(s.getMetadata().getNamespace() + "/" + s.getMetadata().getName(), s));
-        Map<ResourceKey, ResourceReport> reports = new HashMap<>();
-        Map<ResourceKey, Integer> contents = new HashMap<>();
+        int expected = (in.routes().size() + in.upstreams().size() + in.ingresses().size()) * 4 / 3 + 16;
+        Map<ResourceKey, ResourceReport> reports = new HashMap<>(expected);
+        Map<ResourceKey, Integer> contents = new HashMap<>(expected);
         Map<String, Upstream> models = new HashMap<>();
         Map<String, UpstreamState> upstreamStates = new HashMap<>();
 
@@ -121,10 +124,15 @@ public final class Translator {
         }
 
         Map<Scope, List<Translation.Programmed>> programmed = new HashMap<>();
-        Map<Scope, Conflicts> conflicts = new HashMap<>();
+        // Until this translation is done, a failure would leave the owners half decided.
+        boolean fromNothing = conflictsLost;
+        conflictsLost = true;
+        if (fromNothing) {
+            conflicts.clear();
+        }
         Map<String, Set<Scope>> upstreamScopes = new HashMap<>();
         previousResults = results;
-        results = new HashMap<>();
+        results = new HashMap<>(expected);
         // When no Upstream, Service, EndpointSlice or Secret changed, an unchanged Route object resolves to
         // what it resolved to last time: its state is taken as it is, without resolving its references again.
         boolean referencesSame = lastInputs != null && sameItems(in.upstreams(), lastInputs.upstreams())
@@ -132,7 +140,16 @@ public final class Translator {
                 && sameItems(in.endpointSlices(), lastInputs.endpointSlices())
                 && sameItems(in.secrets(), lastInputs.secrets());
         lastInputs = in;
-        for (Source src : sources(in, endpoints)) {
+        List<Source> sources = sources(in, endpoints);
+        // First every source's Route states, then (oldest first) its claims and result: the conflicts to
+        // decide again are known only once every changed source is (ADR 0028).
+        List<List<RouteState>> allStates = new ArrayList<>(sources.size());
+        List<RouteCall> calls = new ArrayList<>(sources.size());
+        List<Scope> sourceScopes = new ArrayList<>(sources.size());
+        List<SourceResult> prevs = new ArrayList<>(sources.size());
+        Map<ResourceKey, List<RouteState>> changed = new HashMap<>();
+        int known = 0;
+        for (Source src : sources) {
             ResourceKey key = src.key();
             SourceResult prev = previousResults.get(key);
             List<RouteState> states;
@@ -151,11 +168,58 @@ public final class Translator {
                 }
             }
             Scope scope = defaults.scopeOf(src.ingressClass(), key.namespace());
-            SourceResult result = reuse(prev, src, states, scope, conflicts, call);
-            if (result == null) {
-                result = translate(src, states, scope, conflicts, call);
-            } else {
+            if (prev != null && prev.scope.equals(scope)) {
+                scope = prev.scope; // one instance per scope: compared again for every source
+            }
+            known += prev == null ? 0 : 1;
+            prevs.add(prev);
+            allStates.add(states);
+            calls.add(call);
+            sourceScopes.add(scope);
+            if (fromNothing || !sameInputs(prev, src, states, scope)) {
+                changed.put(key, states);
+                if (prev != null && !fromNothing) {
+                    leave(prev);
+                }
+                for (RouteState st : states) {
+                    if (st.model != null) {
+                        conflicts.computeIfAbsent(scope, s -> new Conflicts(claimKeys)).enter(key, st.model);
+                    }
+                }
+            }
+        }
+        if (!fromNothing && previousResults.size() > known) { // some went away
+            Set<ResourceKey> present = new HashSet<>(sources.size() * 2);
+            sources.forEach(src -> present.add(src.key()));
+            for (SourceResult prev : previousResults.values()) {
+                if (!present.contains(prev.report().key())) {
+                    leave(prev);
+                }
+            }
+        }
+        Set<ResourceKey> reopened = new HashSet<>();
+        StatesByKey statesByKey = new StatesByKey(sources, allStates, changed);
+        for (Conflicts c : conflicts.values()) {
+            reopened.addAll(c.reopen(statesByKey::models));
+        }
+        for (int i = 0; i < sources.size(); i++) {
+            Source src = sources.get(i);
+            ResourceKey key = src.key();
+            SourceResult prev = prevs.get(i);
+            List<RouteState> states = allStates.get(i);
+            RouteCall call = calls.get(i);
+            Scope scope = sourceScopes.get(i);
+            SourceResult result;
+            if (!changed.containsKey(key) && (reopened.isEmpty() || !reopened.contains(key))) {
+                result = prev.of(src.meta(), call); // its inputs and its conflicts' are as they were
                 reused++;
+            } else {
+                result = reuse(prev, src, states, scope, conflicts, call);
+                if (result == null) {
+                    result = translate(src, states, scope, conflicts, call);
+                } else {
+                    reused++;
+                }
             }
             results.put(key, result);
             if (!result.kept.isEmpty()) {
@@ -190,8 +254,7 @@ public final class Translator {
             reports.put(key, new ResourceReport(key, generation(u), accepted, resolved, scopes, errors));
         }
         claimKeys.next();
-        claimCounts = new HashMap<>();
-        conflicts.forEach((scope, c) -> claimCounts.put(scope, c.size()));
+        conflictsLost = false;
         writers.keySet().retainAll(programmed.keySet());
         return new Translation(defaults, programmed, models, reports, contents, writers);
     }
@@ -230,6 +293,75 @@ public final class Translator {
         return true;
     }
 
+    /**
+     * Whether a source comes out of its Route states as it did last time, apart from conflicts: the same
+     * states (hence spec, generation and resolved references), scope, generation and age (a Route
+     * deleted and created again may keep its name and spec, but not its place among the older ones).
+     * Ingresses never do (their pieces are made anew each time).
+     */
+    private static boolean sameInputs(SourceResult prev, Source src, List<RouteState> states, Scope scope) {
+        if (prev == null || !src.key().kind().equals("Route") || prev.generation != generation(src.meta())
+                || prev.scope != scope && !prev.scope.equals(scope) || prev.states.size() != states.size()
+                || !sameAge(prev.source, src.meta())) {
+            return false;
+        }
+        for (int i = 0; i < states.size(); i++) {
+            if (prev.states.get(i) != states.get(i)) {
+                return false;
+            }
+        }
+        return true;
+    }
+
+    /** A source's last Routes no longer compete in their scope. */
+    private void leave(SourceResult prev) {
+        Conflicts c = conflicts.get(prev.scope);
+        if (c != null) {
+            for (RouteState st : prev.states) {
+                if (st.model != null) {
+                    c.leave(prev.report().key(), st.model);
+                }
+            }
+        }
+    }
+
+    /**
+     * Each source's Route states in this translation by key, for {@link Conflicts#reopen}: the changed
+     * ones are at hand, and the map of all is made only when an unchanged source must claim again.
+     */
+    private static final class StatesByKey {
+        private final List<Source> sources;
+        private final List<List<RouteState>> states;
+        private final Map<ResourceKey, List<RouteState>> changed;
+        private Map<ResourceKey, List<RouteState>> all;
+
+        StatesByKey(List<Source> sources, List<List<RouteState>> states, Map<ResourceKey, List<RouteState>> changed) {
+            this.sources = sources;
+            this.states = states;
+            this.changed = changed;
+        }
+
+        List<dev.strait.model.Route> models(ResourceKey key) {
+            List<RouteState> sts = changed.get(key);
+            if (sts == null) {
+                if (all == null) {
+                    all = new HashMap<>(sources.size() * 2);
+                    for (int i = 0; i < sources.size(); i++) {
+                        all.put(sources.get(i).key(), states.get(i));
+                    }
+                }
+                sts = all.getOrDefault(key, List.of());
+            }
+            List<dev.strait.model.Route> out = new ArrayList<>(sts.size());
+            for (RouteState st : sts) {
+                if (st.model != null) {
+                    out.add(st.model);
+                }
+            }
+            return out;
+        }
+    }
+
     /** What {@link Conflicts#claim} gave for one Route of a source: the Route kept, and the matches it lost. */
     private record ClaimOutcome(dev.strait.model.Route route, List<String> lost) {}
 
@@ -240,19 +372,13 @@ public final class Translator {
      */
     private SourceResult reuse(SourceResult prev, Source src, List<RouteState> states, Scope scope,
                                Map<Scope, Conflicts> conflicts, RouteCall call) {
-        if (prev == null || !src.key().kind().equals("Route") || prev.generation != generation(src.meta())
-                || !prev.scope.equals(scope) || prev.states.size() != states.size()) {
+        if (!sameInputs(prev, src, states, scope)) {
             return null;
-        }
-        for (int i = 0; i < states.size(); i++) {
-            if (prev.states.get(i) != states.get(i)) {
-                return null;
-            }
         }
         if (prev.claims == null) {
             return prev.of(src.meta(), call); // not valid: it claimed nothing, and its report depends on nothing else
         }
-        Conflicts c = conflicts.computeIfAbsent(scope, s -> new Conflicts(claimKeys, claimCounts.getOrDefault(s, 16)));
+        Conflicts c = conflicts.computeIfAbsent(scope, s -> new Conflicts(claimKeys));
         for (int i = 0; i < states.size(); i++) {
             List<String> lost = new ArrayList<>();
             dev.strait.model.Route route = c.claim(src.key(), states.get(i).model, states.get(i).implicitMatches, lost);
@@ -303,7 +429,7 @@ public final class Translator {
             for (int i = 0; i < states.size(); i++) {
                 RouteState st = states.get(i);
                 List<String> lostHere = new ArrayList<>();
-                dev.strait.model.Route route = conflicts.computeIfAbsent(scope, s -> new Conflicts(claimKeys, claimCounts.getOrDefault(s, 16)))
+                dev.strait.model.Route route = conflicts.computeIfAbsent(scope, s -> new Conflicts(claimKeys))
                         .claim(key, st.model, st.implicitMatches, lostHere);
                 claims.add(new ClaimOutcome(route, List.copyOf(lostHere)));
                 lost.addAll(src.pieces().get(i).rewrite(lostHere));
@@ -335,6 +461,9 @@ public final class Translator {
     private List<Source> sources(Inputs in, ServiceEndpoints endpoints) {
         List<Source> out = new ArrayList<>();
         IdentityHashMap<HasMetadata, ResourceKey> keys = new IdentityHashMap<>(in.routes().size() * 2);
+        // When every source keeps its place and none changed its age (a creation time is fixed, but a
+        // source deleted and created again keeps its key), the last order is the sorted order already.
+        boolean sameAges = true;
         for (Route r : in.routes()) {
             ResourceKey key = previousKeys.get(r);
             if (key == null) {
@@ -343,6 +472,8 @@ public final class Translator {
                 ResourceKey fresh = ResourceKey.of(r);
                 SourceResult prev = previousResults.get(fresh);
                 key = prev != null ? prev.report().key() : fresh;
+                // (no result but a place: the last translation failed after ordering; sort to be sure)
+                sameAges &= prev != null ? sameAge(prev.source, r) : !previousOrder.containsKey(fresh);
             }
             keys.put(r, key);
             out.add(new Source(key, r, r.getSpec() == null ? null : r.getSpec().ingressClassName,
@@ -352,8 +483,10 @@ public final class Translator {
         for (Ingress ing : in.ingresses()) {
             String cls = IngressRoutes.classOf(ing, in.ingressClasses(), defaults.defaultClass());
             if (cls != null) {
-                out.add(new Source(new ResourceKey("Ingress", ing.getMetadata().getNamespace(), ing.getMetadata().getName()),
-                        ing, cls, IngressRoutes.pieces(ing, endpoints)));
+                ResourceKey key = new ResourceKey("Ingress", ing.getMetadata().getNamespace(), ing.getMetadata().getName());
+                SourceResult prev = previousResults.get(key);
+                sameAges &= prev != null ? sameAge(prev.source, ing) : !previousOrder.containsKey(key);
+                out.add(new Source(key, ing, cls, IngressRoutes.pieces(ing, endpoints)));
             }
         }
         // Sorting 10k sources from the informers' (hash) order costs n log n comparisons of timestamps and
@@ -377,17 +510,23 @@ public final class Translator {
                 sorted.add(src);
             }
         }
-        sorted.addAll(unplaced);
-        sorted.sort((a, b) -> {
-            int c = AGE.compare(a.meta(), b.meta());
-            return c != 0 ? c : a.key().kind().compareTo(b.key().kind());
-        });
+        if (!sameAges || !unplaced.isEmpty()) {
+            sorted.addAll(unplaced);
+            sorted.sort((a, b) -> {
+                int c = AGE.compare(a.meta(), b.meta());
+                return c != 0 ? c : a.key().kind().compareTo(b.key().kind());
+            });
+        }
         Map<ResourceKey, Integer> order = new HashMap<>(sorted.size() * 2);
         for (int i = 0; i < sorted.size(); i++) {
             order.put(sorted.get(i).key(), i);
         }
         previousOrder = order;
         return sorted;
+    }
+
+    private static boolean sameAge(HasMetadata a, HasMetadata b) {
+        return a == b || java.util.Objects.equals(a.getMetadata().getCreationTimestamp(), b.getMetadata().getCreationTimestamp());
     }
 
     private static long generation(HasMetadata r) {

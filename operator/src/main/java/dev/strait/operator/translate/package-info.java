@@ -9,7 +9,9 @@
  *   <li>Each Route is checked by the config parser (so the operator and the proxy agree on what is
  *       valid), its backends and TLS Secret resolved; a Route with any error is dropped and reported.</li>
  *   <li>Within each scope, matches claiming a host and path that an older Route claims are dropped from
- *       the younger one and reported on it (oldest wins, then namespace/name, as in Gateway API).</li>
+ *       the younger one and reported on it (oldest wins, then namespace/name, as in Gateway API). The
+ *       owners are kept between translations and decided again only for the keys a changed Route
+ *       claims or claimed, with everything competing for them (docs/adr/0028-kept-conflict-owners.md).</li>
  *   <li>A snapshot for a scope lists its Routes oldest first and the Upstreams they use, sorted.</li>
  * </ol>
  */

@@ -106,4 +106,59 @@ class ConflictsTest {
         assertThat(t.snapshot(Scope.ingress("internal")).config().routes()).extracting(Route::name)
                 .isEqualTo(List.of("shop.b"));
     }
+
+    // ---- Conflicts kept between translations (ADR 0028): one translator, changes one at a time ----
+
+    @Test
+    void aYoungerRouteTakesOverWhenTheOwnerIsDeleted() {
+        Translator translator = new Translator(ProxyDefaults.STANDARD);
+        var old = route("shop", "old", 10, API.formatted("old"));
+        var young = route("shop", "young", 20, API.formatted("young"));
+        assertThat(Fixtures.routeNames(translator.translate(Fixtures.inputs(old, young)))).containsExactly("shop.old");
+        Translation t = translator.translate(Fixtures.inputs(young));
+        assertThat(Fixtures.routeNames(t)).containsExactly("shop.young");
+        assertThat(Fixtures.routeReport(t, "shop", "young").accepted().reason()).isEqualTo("Accepted");
+    }
+
+    @Test
+    void anOlderRouteCreatedLaterTakesOver() {
+        Translator translator = new Translator(ProxyDefaults.STANDARD);
+        var serving = route("shop", "serving", 20, API.formatted("serving"));
+        assertThat(Fixtures.routeNames(translator.translate(Fixtures.inputs(serving)))).containsExactly("shop.serving");
+        // Created after the first translation, with an earlier creation time (a restored backup, say).
+        Translation t = translator.translate(Fixtures.inputs(serving, route("shop", "restored", 5, API.formatted("restored"))));
+        assertThat(Fixtures.routeNames(t)).containsExactly("shop.restored");
+        assertThat(Fixtures.routeReport(t, "shop", "serving").accepted().reason()).isEqualTo("Conflicted");
+    }
+
+    @Test
+    void aRouteCreatedAgainWithTheSameSpecTakesItsNewAge() {
+        Translator translator = new Translator(ProxyDefaults.STANDARD);
+        var a = route("shop", "a", 10, API.formatted("same"));
+        var b = route("shop", "b", 20, API.formatted("b"));
+        assertThat(Fixtures.routeNames(translator.translate(Fixtures.inputs(a, b)))).containsExactly("shop.a");
+        // Same name, spec and generation (the fixtures have no uid): only the creation time tells them apart.
+        Translation t = translator.translate(Fixtures.inputs(route("shop", "a", 30, API.formatted("same")), b));
+        assertThat(Fixtures.routeNames(t)).containsExactly("shop.b");
+    }
+
+    @Test
+    void aMatchLostOnOneHostFreesItsOtherHostsForYoungerRoutes() {
+        Translator translator = new Translator(ProxyDefaults.STANDARD);
+        var a = route("shop", "a", 10, API.formatted("a"));
+        var b = route("shop", "b", 20, API.formatted("b").replace("[ example.com ]", "[ example.com, www.example.com ]"));
+        var c = route("shop", "c", 30, API.formatted("c").replace("example.com", "www.example.com"));
+        // b loses its only match for example.com, so claims nothing; c gets www.example.com.
+        assertThat(Fixtures.routeNames(translator.translate(Fixtures.inputs(a, b, c)))).containsExactly("shop.a", "shop.c");
+        // a goes: b now keeps its match on both hosts, and c, which shares no key with a, loses.
+        Translation t = translator.translate(Fixtures.inputs(b, c));
+        assertThat(Fixtures.routeNames(t)).containsExactly("shop.b");
+        assertThat(Fixtures.routeReport(t, "shop", "c").accepted().reason()).isEqualTo("Conflicted");
+        // a's hosts change to www.example.com only: it takes that from b (whose match is then lost whole).
+        Translation moved = translator.translate(Fixtures.inputs(
+                route("shop", "a", 10, API.formatted("a").replace("example.com", "www.example.com")), b, c));
+        assertThat(Fixtures.routeNames(moved)).containsExactly("shop.a");
+        assertThat(moved.reports()).isEqualTo(new Translator(ProxyDefaults.STANDARD).translate(Fixtures.inputs(c, b,
+                route("shop", "a", 10, API.formatted("a").replace("example.com", "www.example.com")))).reports());
+    }
 }

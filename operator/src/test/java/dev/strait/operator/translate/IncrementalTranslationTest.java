@@ -7,6 +7,8 @@ import static dev.strait.operator.translate.Fixtures.slice;
 import static dev.strait.operator.translate.Fixtures.upstream;
 import static org.assertj.core.api.Assertions.assertThat;
 
+import dev.strait.operator.crd.Route;
+import io.fabric8.kubernetes.client.utils.Serialization;
 import java.util.ArrayList;
 import java.util.Collections;
 import java.util.List;
@@ -30,7 +32,7 @@ class IncrementalTranslationTest {
     private static final String[] NAMESPACES = {"shop", "blog"};
 
     @ParameterizedTest(name = "seed {0}")
-    @ValueSource(longs = {1, 2, 3, 4, 5, 6, 7, 8})
+    @ValueSource(longs = {1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15, 16})
     void incrementalEqualsFromScratch(long seed) {
         Random rnd = new Random(seed);
         Map<String, Object> world = new TreeMap<>();
@@ -71,33 +73,61 @@ class IncrementalTranslationTest {
         return "route/" + NAMESPACES[rnd.nextInt(NAMESPACES.length)] + "/r" + rnd.nextInt(20);
     }
 
-    /** One change: a Route edited, added or deleted (most often), or something it references. */
+    /**
+     * One change: a Route edited, added, deleted or created again (most often), or something it
+     * references. Conflicts kept between translations (ADR 0028) must follow every kind: an owner
+     * deleted (a younger Route takes over), an edit that moves a Route to other hosts or matches (it
+     * frees some keys and contests others), a Route created again with the same name and spec but
+     * another age (older or younger than its rivals now), and Routes with two hosts, which lose a whole
+     * match for one host and so leave its other host to a younger Route.
+     */
     private static void change(Map<String, Object> world, Random rnd) {
-        int what = rnd.nextInt(20);
+        int what = rnd.nextInt(24);
         String ns = NAMESPACES[rnd.nextInt(NAMESPACES.length)];
         if (what < 10) {
+            // An edit keeps the Route's age; a new Route gets one.
             String k = routeKey(rnd);
             String[] parts = k.split("/");
-            world.put(k, randomRoute(rnd, parts[1], parts[2]));
+            Route old = (Route) world.get(k);
+            world.put(k, randomRoute(rnd, parts[1], parts[2], old == null ? rnd.nextInt(60) : minute(old)));
+        } else if (what < 12) {
+            // Created again: same name and spec, another creation time (and so another place among its rivals).
+            List<String> routes = world.keySet().stream().filter(k -> k.startsWith("route/")).toList();
+            if (!routes.isEmpty()) {
+                String k = routes.get(rnd.nextInt(routes.size()));
+                Route again = Serialization.clone((Route) world.get(k));
+                again.getMetadata().setCreationTimestamp("2026-11-30T10:%02d:00Z".formatted(rnd.nextInt(60)));
+                world.put(k, again);
+            }
         } else if (what < 13) {
+            // Only the hosts change, keeping rules and age.
+            List<String> routes = world.keySet().stream().filter(k -> k.startsWith("route/")).toList();
+            if (!routes.isEmpty()) {
+                String k = routes.get(rnd.nextInt(routes.size()));
+                Route moved = Serialization.clone((Route) world.get(k));
+                moved.getSpec().hosts = hosts(rnd);
+                moved.getMetadata().setGeneration(moved.getMetadata().getGeneration() + 1);
+                world.put(k, moved);
+            }
+        } else if (what < 17) {
             List<String> routes = world.keySet().stream().filter(k -> k.startsWith("route/")).toList();
             if (!routes.isEmpty()) {
                 world.remove(routes.get(rnd.nextInt(routes.size())));
             }
-        } else if (what < 15) {
+        } else if (what < 19) {
             // Endpoints move: every Route using the Service's upstream must see the new ones.
             String[] eps = rnd.nextBoolean() ? new String[] {"10.0.0.1", "10.0.0.2"} : new String[] {"10.0.0." + (3 + rnd.nextInt(3))};
             world.put("slice/" + ns + "/api", slice(ns, "api", "api-1", "http", 3000, eps));
-        } else if (what < 17) {
+        } else if (what < 21) {
             if (world.remove("upstream/" + ns + "/api") == null) {
                 world.put("upstream/" + ns + "/api", upstream(ns, "api", rnd.nextBoolean()
                         ? "service: { name: api, port: 8080 }" : "service: { name: api, port: 8080 }\nloadBalancer: least-request"));
             }
-        } else if (what < 18) {
+        } else if (what < 22) {
             if (world.remove("secret/" + ns + "/tls") == null) {
                 world.put("secret/" + ns + "/tls", Fixtures.tlsSecret(ns, "tls", Fixtures.CERT, Fixtures.KEY));
             }
-        } else if (what < 19) {
+        } else if (what < 23) {
             if (world.remove("svc/" + ns + "/api") == null) {
                 world.put("svc/" + ns + "/api", service(ns, "api", "http:8080"));
             }
@@ -120,7 +150,11 @@ class IncrementalTranslationTest {
      * Few hosts and paths, so Routes conflict often; sometimes invalid, sometimes of another class (its
      * own scope), with an Upstream, a Service backend or a TLS Secret, which may be missing.
      */
-    private static Object randomRoute(Random rnd, String ns, String name) {
+    private static Route randomRoute(Random rnd, String ns, String name) {
+        return randomRoute(rnd, ns, name, rnd.nextInt(60));
+    }
+
+    private static Route randomRoute(Random rnd, String ns, String name, int minute) {
         StringBuilder spec = new StringBuilder();
         if (rnd.nextInt(6) == 0) {
             spec.append("ingressClassName: other\n");
@@ -128,7 +162,7 @@ class IncrementalTranslationTest {
         if (rnd.nextInt(5) == 0) {
             spec.append("tls: { secretName: ").append(rnd.nextInt(4) == 0 ? "missing" : "tls").append(" }\n");
         }
-        spec.append("hosts: [ \"").append(HOSTS[rnd.nextInt(HOSTS.length)]).append("\" ]\n");
+        spec.append("hosts: [ \"").append(String.join("\", \"", hosts(rnd))).append("\" ]\n");
         spec.append("rules:\n");
         int rules = 1 + rnd.nextInt(3);
         for (int i = 0; i < rules; i++) {
@@ -146,6 +180,17 @@ class IncrementalTranslationTest {
                 default -> spec.append("respond: { status: 200, body: \"v").append(rnd.nextInt(3)).append("\" }\n");
             }
         }
-        return route(ns, name, rnd.nextInt(60), spec.toString());
+        return route(ns, name, minute, spec.toString());
+    }
+
+    /** One host, or (a third of the time) two. */
+    private static List<String> hosts(Random rnd) {
+        String first = HOSTS[rnd.nextInt(HOSTS.length)];
+        String second = HOSTS[rnd.nextInt(HOSTS.length)];
+        return rnd.nextInt(3) == 0 && !second.equals(first) ? List.of(first, second) : List.of(first);
+    }
+
+    private static int minute(Route r) {
+        return Integer.parseInt(r.getMetadata().getCreationTimestamp().substring(14, 16));
     }
 }

@@ -42,13 +42,22 @@ public final class SnapshotBuilder {
         private IdentityHashMap<Route.Respond, Handler> current = new IdentityHashMap<>();
 
         private Handler respond(Route.Respond r, String path) {
+            Handler h = kept(r);
+            if (h == null) {
+                h = Handlers.create(r, path);
+                current.put(r, h);
+            }
+            return h;
+        }
+
+        /** The handler made for this very action by this build or the last, or null. */
+        private Handler kept(Route.Respond r) {
             Handler h = current.get(r);
             if (h == null) {
                 h = previous.get(r);
-                if (h == null) {
-                    h = Handlers.create(r, path);
+                if (h != null) {
+                    current.put(r, h);
                 }
-                current.put(r, h);
             }
             return h;
         }
@@ -76,6 +85,12 @@ public final class SnapshotBuilder {
             @Override
             public Handler create(Route.Action action, String path) {
                 throw new UnsupportedOperationException("the table is built with whole rules");
+            }
+
+            @Override
+            public Handler create(int routeIndex, Route route, int index, Route.Rule rule) {
+                Handler kept = reuse != null && rule.action() instanceof Route.Respond r ? reuse.kept(r) : null;
+                return kept != null ? kept : create(route, index, rule, RouteTableBuilder.path(routeIndex, index));
             }
 
             @Override

@@ -41,6 +41,20 @@ public final class RouteTableBuilder {
         default Handler create(Route route, int index, Route.Rule rule, String path) {
             return create(rule.action(), path);
         }
+
+        /**
+         * The handler of the rule at {@code routes[routeIndex].rules[index]}: what the builder asks for. A
+         * factory that reuses handlers can answer without making the rule's path, a string per rule per
+         * build (20k per change at 10k Routes) that only a new handler or an error reads.
+         */
+        default Handler create(int routeIndex, Route route, int index, Route.Rule rule) {
+            return create(route, index, rule, path(routeIndex, index));
+        }
+    }
+
+    /** A rule's field path in the config, for messages. */
+    public static String path(int routeIndex, int index) {
+        return "routes[" + routeIndex + "].rules[" + index + "]";
     }
 
     public static RouteTable build(Config config, HandlerFactory handlers) {
@@ -97,7 +111,7 @@ public final class RouteTableBuilder {
             // reports what is wrong); the same Route with the same handlers keeps its pairs list.
             Handler[] made = new Handler[route.rules().size()];
             for (int i = 0; i < made.length; i++) {
-                made[i] = handlers.create(route, i, route.rules().get(i), "routes[" + ri + "].rules[" + i + "]");
+                made[i] = handlers.create(ri, route, i, route.rules().get(i));
             }
             List<Object> before = memo == null ? null : memo.previousRoutes.get(route);
             List<Object> rules = before != null && sameHandlers(before, made) ? before : pairs(route, made);
