@@ -70,6 +70,11 @@ public final class Translator {
         this.defaults = defaults;
     }
 
+    /** A translator with the same settings and none of this one's state (for throwaway translations). */
+    public Translator fresh() {
+        return new Translator(defaults);
+    }
+
     @SuppressWarnings("unchecked")
     private <T> T memo(String key, java.util.function.Supplier<T> compute) {
         Object c = checks.get(key);
