@@ -149,6 +149,7 @@ final class WarmUp implements AutoCloseable {
             throwaway = null; // its memos are as large as the real translator's
             last = null;
             latest = null;
+            thread.shutdown(); // done for good: no idle thread left behind
         } catch (RuntimeException ex) {
             // Throwaway work: a failure here must not touch the real path. Stop warming up.
             log.warn("warm-up failed; the first change after start may be slower", ex);
@@ -156,6 +157,7 @@ final class WarmUp implements AutoCloseable {
             throwaway = null;
             last = null;
             latest = null;
+            thread.shutdown();
         }
     }
 
