@@ -3,6 +3,7 @@ package dev.strait.operator.reconcile;
 import dev.strait.operator.crd.Route;
 import dev.strait.operator.crd.RouteSpec;
 import dev.strait.operator.publish.Fleet;
+import dev.strait.operator.status.StatusBoard;
 import dev.strait.operator.translate.Inputs;
 import dev.strait.operator.translate.ResourceKey;
 import dev.strait.operator.translate.ResourceReport;
@@ -54,6 +55,8 @@ final class WarmUp implements AutoCloseable {
     // Used on the warm-up thread only.
     private Translator throwaway;
     private Translation last;
+    /** A status board of its own on a fleet of its own, so that taking a translation in is warm too. */
+    private StatusBoard board;
     private long started;
 
     /** @param translator the real one: only {@link Translator#fresh} is called on it */
@@ -120,20 +123,33 @@ final class WarmUp implements AutoCloseable {
                 for (Scope s : last.scopes()) {
                     last.snapshot(s);
                 }
+                board = new StatusBoard(new Fleet(last.defaults())); // no pokes, no refresh: it writes nothing
+                board.update(last);
             }
             Route route = pick(base, last);
             if (route == null) {
                 return; // no programmed Route to edit: try again after the next rebuild
             }
             Route edited = edited(route);
+            int at = 0;
+            while (base.routes().get(at) != route) {
+                at++;
+            }
+            List<Route> written = statusWritten(base.routes());
             int i = 0;
             while (done.get() < iterations) {
                 if (!current(e)) {
                     abandoned.incrementAndGet();
                     return;
                 }
-                // Alternate between the edit and the original: each is a changed source, as an edit is.
-                Inputs in = with(base, route, i++ % 2 == 0 ? edited : route);
+                // Alternate between the edit and the original: each is a changed source, as an edit is. Every
+                // other pair of iterations sees every Route as another object, as after a wave of status
+                // writes (start-up, proxy counts): the first real change usually comes after one.
+                List<Route> routes = new ArrayList<>(i / 2 % 2 == 0 ? base.routes() : written);
+                if (i++ % 2 == 0) {
+                    routes.set(at, edited);
+                }
+                Inputs in = with(base, routes);
                 long t0 = System.nanoTime();
                 if (!step(in, e)) {
                     abandoned.incrementAndGet();
@@ -149,6 +165,7 @@ final class WarmUp implements AutoCloseable {
             throwaway = null; // its memos are as large as the real translator's
             last = null;
             latest = null;
+            board = null;
             thread.shutdown(); // done for good: no idle thread left behind
         } catch (RuntimeException ex) {
             // Throwaway work: a failure here must not touch the real path. Stop warming up.
@@ -157,6 +174,7 @@ final class WarmUp implements AutoCloseable {
             throwaway = null;
             last = null;
             latest = null;
+            board = null;
             thread.shutdown();
         }
     }
@@ -175,6 +193,7 @@ final class WarmUp implements AutoCloseable {
                 Fleet.rehearse(before.snapshot(s), snap);
             }
         }
+        board.update(after);
         return true;
     }
 
@@ -226,14 +245,23 @@ final class WarmUp implements AutoCloseable {
         return copy; // nothing to change: still a changed source (its generation), if not a changed snapshot
     }
 
-    private static Inputs with(Inputs in, Route original, Route replacement) {
-        List<Route> routes = new ArrayList<>(in.routes());
-        for (int i = 0; i < routes.size(); i++) {
-            if (routes.get(i) == original) {
-                routes.set(i, replacement);
-                break;
-            }
+    /**
+     * Every Route as another object with the same metadata and spec, as the cache holds them after status
+     * writes (the same uid and generation). Shares what the cache's objects hold; neither is modified.
+     */
+    private static List<Route> statusWritten(List<Route> routes) {
+        List<Route> out = new ArrayList<>(routes.size());
+        for (Route r : routes) {
+            Route w = new Route();
+            w.setMetadata(r.getMetadata());
+            w.setSpec(r.getSpec());
+            w.setStatus(r.getStatus());
+            out.add(w);
         }
+        return out;
+    }
+
+    private static Inputs with(Inputs in, List<Route> routes) {
         return new Inputs(routes, in.upstreams(), in.services(), in.endpointSlices(), in.secrets(), in.ingresses(),
                 in.ingressClasses());
     }
