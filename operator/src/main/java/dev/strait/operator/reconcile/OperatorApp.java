@@ -95,7 +95,8 @@ public final class OperatorApp implements AutoCloseable {
     private Debounced statusRefresh;
     private FleetReports fleetReports;
     private volatile List<IngressLoadBalancerIngress> lastIngressAddress = List.of();
-    private int warmUpIterations = WarmUp.ITERATIONS;
+    /** {@code -Dstrait.operator.warmUpIterations=0} turns the warm-up off (ADR 0030: it holds a second translator's memos meanwhile). */
+    private int warmUpIterations = Integer.getInteger("strait.operator.warmUpIterations", WarmUp.ITERATIONS);
     /** Proxy counts alone are written once a minute (StatusBoard.refresh). */
     private final ScheduledExecutorService countsTimer = Executors.newSingleThreadScheduledExecutor(r -> {
         Thread t = new Thread(r, "strait-status-counts");

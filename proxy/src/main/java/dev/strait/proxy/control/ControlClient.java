@@ -89,7 +89,7 @@ public final class ControlClient implements AutoCloseable {
     private final ConfigParser.Memo parsed = new ConfigParser.Memo();
     private final SnapshotBuilder.Reuse built = new SnapshotBuilder.Reuse();
     /** Runs the delta path on copies after an accepted config, until compiled (ADR 0030). */
-    private final WarmUp warmUp = new WarmUp(WarmUp.ITERATIONS);
+    private final WarmUp warmUp = new WarmUp(Integer.getInteger("strait.proxy.warmUpIterations", WarmUp.ITERATIONS));
     private volatile boolean closed;
     private volatile Channel channel;
     // Guarded by this: before attach() accepted snapshots wait in `latest`; after it they are swapped in.
