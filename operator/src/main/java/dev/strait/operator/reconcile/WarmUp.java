@@ -21,13 +21,15 @@ import org.slf4j.LoggerFactory;
 
 /**
  * Runs the per-change path (an incremental translation with one Route edited, its snapshots written
- * through the fragment memo, the delta from the last ones and its check) on throwaway state after
- * start-up, so that the JIT has compiled it before the first real change arrives (ADR 0030). Without
- * it that change runs interpreted and C1 code and takes twice as long as later ones.
+ * through the fragment memo, the delta from the last ones and its check, the status board taking the
+ * translation in; every other pair of iterations after a simulated wave of status writes) on throwaway
+ * state after start-up, so that the JIT has compiled it before the first real change arrives (ADR
+ * 0030). Without it that change runs interpreted and C1 code and takes twice as long as later ones.
  *
  * <p>Nothing here is shared with what is published: the translations come from a translator of its own
- * ({@link Translator#fresh}), with its own memos and conflict owners, the edited Route is a copy, and the
- * deltas are computed by {@link Fleet#rehearse}, which touches no session, history or document. Only the
+ * ({@link Translator#fresh}), with its own memos and conflict owners, the edited Route is a copy, the
+ * deltas are computed by {@link Fleet#rehearse}, which touches no session, history or document, and the
+ * status board is one of its own on a fleet of its own, which nothing pokes or refreshes. Only the
  * caches' objects are read, as the real translator reads them.
  *
  * <p>It runs on a thread of its own and gives way to real work: every change reported to the rebuilder
