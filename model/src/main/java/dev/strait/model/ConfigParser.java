@@ -123,6 +123,17 @@ public final class ConfigParser {
             current.put(n, value);
         }
 
+        /**
+         * A memo that starts from what this one kept and then goes its own way, for throwaway parses (the
+         * proxy's warm-up, ADR 0030): the kept map is shared, which is safe because neither memo ever
+         * modifies it in place (a parse adds to its own current map; a commit replaces the kept one).
+         */
+        public Memo copy() {
+            Memo m = new Memo();
+            m.previous = previous;
+            return m;
+        }
+
         private void commit() {
             previous = current;
             current = new IdentityHashMap<>();

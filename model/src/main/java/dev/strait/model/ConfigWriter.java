@@ -196,6 +196,19 @@ public final class ConfigWriter {
             return f;
         }
 
+        /**
+         * A memo that starts from what this one kept and then goes its own way, for throwaway writes (the
+         * proxy's warm-up, ADR 0030): the kept map and its fragments are shared, which is safe because
+         * neither memo modifies the map in place and a fragment's only later write (its UTF-8, made once)
+         * is volatile.
+         */
+        public synchronized Memo copy() {
+            Memo m = new Memo();
+            m.previous = previous;
+            m.size = size;
+            return m;
+        }
+
         private void commit() {
             long chars = 0;
             for (Fragment f : current.values()) {
@@ -210,7 +223,8 @@ public final class ConfigWriter {
         private static final class Fragment {
             private final ObjectNode node;
             private final String json;
-            private byte[] utf8;
+            /** Made at most once per fragment; volatile because copies of a memo share fragments across threads. */
+            private volatile byte[] utf8;
 
             Fragment(ObjectNode node, String json) {
                 this.node = node;
@@ -227,10 +241,12 @@ public final class ConfigWriter {
 
             /** Read under the memo's lock, as every fragment is. */
             byte[] utf8() {
-                if (utf8 == null) {
-                    utf8 = json.getBytes(StandardCharsets.UTF_8);
+                byte[] b = utf8;
+                if (b == null) {
+                    b = json.getBytes(StandardCharsets.UTF_8);
+                    utf8 = b;
                 }
-                return utf8;
+                return b;
             }
         }
     }

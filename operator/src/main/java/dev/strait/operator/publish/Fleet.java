@@ -258,17 +258,38 @@ public final class Fleet {
             if (baseJson == null) {
                 return WHOLE;
             }
-            ObjectNode target = snap.tree();
             Map.Entry<String, ObjectNode> last = lastTree.get(scope);
             ObjectNode from = last != null && last.getKey().equals(b) ? last.getValue() : tree(baseJson);
-            ObjectNode diff = ConfigDelta.diff(from, target);
-            if (diff == null || !ConfigDelta.apply(from, diff).equals(target)) {
-                return WHOLE;
-            }
-            byte[] bytes = Messages.delta(b, snap.version(), diff);
-            return bytes.length < snap.json().length() ? bytes : WHOLE;
+            byte[] bytes = deltaMessage(from, b, snap);
+            return bytes == null ? WHOLE : bytes;
         });
         return d == WHOLE ? null : d;
+    }
+
+    /**
+     * The delta message from a base document (its tree and version) to a snapshot, or null when a whole
+     * snapshot is the better message: the delta cannot express it, does not give exactly the snapshot's
+     * document when applied, or is not smaller. Reads its arguments only.
+     */
+    private static byte[] deltaMessage(ObjectNode from, String baseVersion, Translation.Snapshot snap) {
+        ObjectNode target = snap.tree();
+        ObjectNode diff = ConfigDelta.diff(from, target);
+        if (diff == null || !ConfigDelta.apply(from, diff).equals(target)) {
+            return null;
+        }
+        byte[] bytes = Messages.delta(baseVersion, snap.version(), diff);
+        return bytes.length < snap.json().length() ? bytes : null;
+    }
+
+    /**
+     * What a publication computes per session for a proxy on {@code before} that gets {@code after} (the
+     * delta, checked by applying it, and its message), without any session, history or document of this
+     * fleet: for warming that code up on throwaway translations (ADR 0030). Returns the message's size, -1
+     * when a whole snapshot would be sent.
+     */
+    public static int rehearse(Translation.Snapshot before, Translation.Snapshot after) {
+        byte[] bytes = deltaMessage(before.tree(), before.version(), after);
+        return bytes == null ? -1 : bytes.length;
     }
 
     private static ObjectNode tree(String json) {

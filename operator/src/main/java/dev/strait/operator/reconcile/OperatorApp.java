@@ -95,6 +95,8 @@ public final class OperatorApp implements AutoCloseable {
     private Debounced statusRefresh;
     private FleetReports fleetReports;
     private volatile List<IngressLoadBalancerIngress> lastIngressAddress = List.of();
+    /** {@code -Dstrait.operator.warmUpIterations=0} turns the warm-up off (ADR 0030: it holds a second translator's memos meanwhile). */
+    private int warmUpIterations = Integer.getInteger("strait.operator.warmUpIterations", WarmUp.ITERATIONS);
     /** Proxy counts alone are written once a minute (StatusBoard.refresh). */
     private final ScheduledExecutorService countsTimer = Executors.newSingleThreadScheduledExecutor(r -> {
         Thread t = new Thread(r, "strait-status-counts");
@@ -167,10 +169,20 @@ public final class OperatorApp implements AutoCloseable {
                 lastIngressAddress = address;
                 t.reports().keySet().stream().filter(k -> k.kind().equals("Ingress")).forEach(ingresses::poke);
             }
-        }, settings.quiet(), settings.cap());
+        }, settings.quiet(), settings.cap(), warmUpIterations);
         cache.start();
         log.info("caches synced; serving snapshots");
         return this;
+    }
+
+    /** Throwaway iterations of the per-change path after start-up (ADR 0030); for tests, before {@link #start}. */
+    OperatorApp warmUpIterations(int iterations) {
+        this.warmUpIterations = iterations;
+        return this;
+    }
+
+    WarmUp warmUp() {
+        return rebuilder.warmUp();
     }
 
     private List<IngressLoadBalancerIngress> ingressAddresses() {

@@ -25,17 +25,27 @@ public final class Rebuilder implements AutoCloseable {
     private final Consumer<Translation> sink;
     private final Debounced debounced;
     private final AtomicLong rebuilds = new AtomicLong();
+    /** Warms the per-change path on throwaway state after each rebuild until it has done enough (ADR 0030). */
+    private final WarmUp warmUp;
 
     /** @param inputs the caches' contents, or null while they have not synced */
     public Rebuilder(Supplier<Inputs> inputs, Translator translator, Consumer<Translation> sink, Duration quiet, Duration cap) {
+        this(inputs, translator, sink, quiet, cap, WarmUp.ITERATIONS);
+    }
+
+    /** @param warmUpIterations throwaway incremental translations to run after start-up (0: none) */
+    Rebuilder(Supplier<Inputs> inputs, Translator translator, Consumer<Translation> sink, Duration quiet, Duration cap,
+              int warmUpIterations) {
         this.inputs = inputs;
         this.translator = translator;
         this.sink = sink;
         this.debounced = new Debounced("strait-rebuild", quiet.dividedBy(10), quiet, cap, this::rebuild);
+        this.warmUp = new WarmUp(translator, warmUpIterations);
     }
 
     /** Something changed: rebuild soon. Cheap; called from informer threads. */
     public void changed() {
+        warmUp.yieldToChange(); // a real change never waits behind the warm-up
         debounced.changed();
     }
 
@@ -50,6 +60,7 @@ public final class Rebuilder implements AutoCloseable {
             long translated = System.nanoTime();
             sink.accept(t);
             rebuilds.incrementAndGet();
+            warmUp.resume(in);
             if (log.isDebugEnabled()) {
                 log.debug("rebuilt {} route(s), {} upstream(s) in {} ms (translation {} ms, publication {} ms)",
                         in.routes().size(), in.upstreams().size(), (System.nanoTime() - start) / 1_000_000,
@@ -65,8 +76,13 @@ public final class Rebuilder implements AutoCloseable {
         return rebuilds.get();
     }
 
+    WarmUp warmUp() {
+        return warmUp;
+    }
+
     @Override
     public void close() {
+        warmUp.close();
         debounced.close();
     }
 }

@@ -70,6 +70,11 @@ public final class Translator {
         this.defaults = defaults;
     }
 
+    /** A translator with the same settings and none of this one's state (for throwaway translations). */
+    public Translator fresh() {
+        return new Translator(defaults);
+    }
+
     @SuppressWarnings("unchecked")
     private <T> T memo(String key, java.util.function.Supplier<T> compute) {
         Object c = checks.get(key);
@@ -133,8 +138,9 @@ public final class Translator {
         Map<String, Set<Scope>> upstreamScopes = new HashMap<>();
         previousResults = results;
         results = new HashMap<>(expected);
-        // When no Upstream, Service, EndpointSlice or Secret changed, an unchanged Route object resolves to
-        // what it resolved to last time: its state is taken as it is, without resolving its references again.
+        // When no Upstream, Service, EndpointSlice or Secret changed, a Route whose spec did not change (the
+        // same object, or the same generation: see sameSpec) resolves to what it resolved to last time: its
+        // state is taken as it is, without resolving its references again.
         boolean referencesSame = lastInputs != null && sameItems(in.upstreams(), lastInputs.upstreams())
                 && sameItems(in.services(), lastInputs.services())
                 && sameItems(in.endpointSlices(), lastInputs.endpointSlices())
@@ -154,7 +160,7 @@ public final class Translator {
             SourceResult prev = previousResults.get(key);
             List<RouteState> states;
             RouteCall call = null;
-            if (referencesSame && prev != null && prev.source == src.meta() && prev.call != null) {
+            if (referencesSame && prev != null && prev.call != null && sameSpec(prev.source, src.meta())) {
                 call = prev.call;
                 checks.put(call.memoKey, prev.states.get(0)); // kept for the next translation, as route() would
                 models.putAll(call.added);
@@ -523,6 +529,24 @@ public final class Translator {
         }
         previousOrder = order;
         return sorted;
+    }
+
+    /**
+     * Whether a Route object has the spec the last translation saw: it is the same object, or another
+     * object of the same Route (same uid) with the same generation, as after a status write. The API
+     * server bumps a Route's generation on every change to its spec (status is a subresource), which the
+     * cache already counts on (ClusterCache ignores updates that keep the generation). Without this, the
+     * first change after a wave of status writes (start-up, the proxy counts) resolved every Route's
+     * references again and made its memo key, for the same state.
+     */
+    private static boolean sameSpec(HasMetadata before, HasMetadata now) {
+        if (before == now) {
+            return true;
+        }
+        Long generation = now.getMetadata().getGeneration();
+        return generation != null && generation.equals(before.getMetadata().getGeneration())
+                && java.util.Objects.equals(now.getMetadata().getUid(), before.getMetadata().getUid())
+                && now instanceof Route r && r.getSpec() != null;
     }
 
     private static boolean sameAge(HasMetadata a, HasMetadata b) {

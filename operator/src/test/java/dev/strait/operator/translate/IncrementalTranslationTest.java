@@ -16,6 +16,7 @@ import java.util.Map;
 import java.util.Random;
 import java.util.TreeMap;
 import java.util.TreeSet;
+import org.junit.jupiter.api.Test;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.ValueSource;
 
@@ -47,8 +48,10 @@ class IncrementalTranslationTest {
             world.put(String.join("/", k), randomRoute(rnd, k[1], k[2]));
         }
         Translator incremental = new Translator(ProxyDefaults.STANDARD);
+        Random writes = new Random(seed * 31); // apart from rnd, so the sequences of changes stay what they were
         for (int step = 0; step < 60; step++) {
             change(world, rnd);
+            statusWrite(world, writes);
             List<Object> resources = new ArrayList<>(world.values());
             Translation got = incremental.translate(Fixtures.inputs(resources.toArray()));
             Collections.shuffle(resources, rnd);
@@ -67,6 +70,49 @@ class IncrementalTranslationTest {
             }
         }
         assertThat(incremental.reused()).as("sources reused rather than translated again").isGreaterThan(100);
+    }
+
+    /**
+     * Now and then a status write: another object of a Route with the same spec and generation (the
+     * translation takes its state as it was, see Translator.sameSpec), sometimes of every Route at once.
+     */
+    private static void statusWrite(Map<String, Object> world, Random rnd) {
+        int what = rnd.nextInt(6);
+        for (Map.Entry<String, Object> e : world.entrySet()) {
+            if (e.getValue() instanceof Route r && (what == 0 || what == 1 && rnd.nextInt(3) == 0)) {
+                Route written = Serialization.clone(r);
+                written.setStatus(new dev.strait.operator.crd.ResourceStatus());
+                e.setValue(written);
+            }
+        }
+    }
+
+    /** A status write (a new object, same generation) keeps the Route's state: its Service upstream is not made again. */
+    @Test
+    void aStatusWriteKeepsTheRouteStateWithoutResolvingItAgain() {
+        List<Object> world = new ArrayList<>(List.of(service("shop", "api", "http:8080"),
+                slice("shop", "api", "api-1", "http", 3000, "10.0.0.1"),
+                Fixtures.route("shop", "site", 1, """
+                        hosts: [ example.com ]
+                        rules: [ { backends: [ { service: { name: api, port: 8080 } } ] } ]""")));
+        Translator translator = new Translator(ProxyDefaults.STANDARD);
+        Translation first = translator.translate(Fixtures.inputs(world.toArray()));
+        Route written = Serialization.clone((Route) world.get(2));
+        written.setStatus(new dev.strait.operator.crd.ResourceStatus());
+        world.set(2, written);
+        Translation next = translator.translate(Fixtures.inputs(world.toArray()));
+        assertThat(next.snapshot(Fixtures.STRAIT).version()).isEqualTo(first.snapshot(Fixtures.STRAIT).version());
+        assertThat(next.snapshot(Fixtures.STRAIT).config().upstreams().get(0))
+                .isSameAs(first.snapshot(Fixtures.STRAIT).config().upstreams().get(0));
+
+        // A spec change bumps the generation: the Route is resolved again.
+        Route edited = Serialization.clone(written);
+        edited.getMetadata().setGeneration(edited.getMetadata().getGeneration() + 1);
+        world.set(2, edited);
+        Translation third = translator.translate(Fixtures.inputs(world.toArray()));
+        assertThat(third.snapshot(Fixtures.STRAIT).config().upstreams().get(0))
+                .isNotSameAs(first.snapshot(Fixtures.STRAIT).config().upstreams().get(0))
+                .isEqualTo(first.snapshot(Fixtures.STRAIT).config().upstreams().get(0));
     }
 
     private static String routeKey(Random rnd) {

@@ -36,10 +36,21 @@ public final class SnapshotBuilder {
      * serves as one built without. Use from one thread.
      */
     public static final class Reuse {
-        private final ConfigWriter.Memo versions = new ConfigWriter.Memo();
-        private final RouteTableBuilder.Memo table = new RouteTableBuilder.Memo();
-        private IdentityHashMap<Route.Respond, Handler> previous = new IdentityHashMap<>();
+        private final ConfigWriter.Memo versions;
+        private final RouteTableBuilder.Memo table;
+        private IdentityHashMap<Route.Respond, Handler> previous;
         private IdentityHashMap<Route.Respond, Handler> current = new IdentityHashMap<>();
+
+        public Reuse() {
+            this(new ConfigWriter.Memo(), new RouteTableBuilder.Memo(), new IdentityHashMap<>());
+        }
+
+        private Reuse(ConfigWriter.Memo versions, RouteTableBuilder.Memo table,
+                      IdentityHashMap<Route.Respond, Handler> previous) {
+            this.versions = versions;
+            this.table = table;
+            this.previous = previous; // never modified in place: a commit replaces it
+        }
 
         private Handler respond(Route.Respond r, String path) {
             Handler h = kept(r);
@@ -65,6 +76,14 @@ public final class SnapshotBuilder {
         /** Hosts whose compiled rules were reused, so far. */
         public long hostsReused() {
             return table.reused();
+        }
+
+        /**
+         * Reuse that starts from what this one kept and then goes its own way, for throwaway builds (the
+         * control client's warm-up, ADR 0030); building with it changes nothing in this one.
+         */
+        public Reuse copy() {
+            return new Reuse(versions.copy(), table.copy(), previous);
         }
 
         private void commit(boolean ok) {

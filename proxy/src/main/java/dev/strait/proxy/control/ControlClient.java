@@ -88,6 +88,8 @@ public final class ControlClient implements AutoCloseable {
      */
     private final ConfigParser.Memo parsed = new ConfigParser.Memo();
     private final SnapshotBuilder.Reuse built = new SnapshotBuilder.Reuse();
+    /** Runs the delta path on copies after an accepted config, until compiled (ADR 0030). */
+    private final WarmUp warmUp = new WarmUp(Integer.getInteger("strait.proxy.warmUpIterations", WarmUp.ITERATIONS));
     private volatile boolean closed;
     private volatile Channel channel;
     // Guarded by this: before attach() accepted snapshots wait in `latest`; after it they are swapped in.
@@ -160,6 +162,15 @@ public final class ControlClient implements AutoCloseable {
     /** Deltas refused because they did not fit what this proxy serves; each asked for a whole snapshot. */
     public long resyncs() {
         return resyncs.get();
+    }
+
+    /** Throwaway delta applications done so far to warm up that path (ADR 0030), and those given up for a message. */
+    public long warmUpIterations() {
+        return warmUp.iterationsDone();
+    }
+
+    public long warmUpsAbandoned() {
+        return warmUp.abandoned();
     }
 
     /** Successful connections so far (1 after the first dial, 2 after one redial, ...). */
@@ -267,6 +278,7 @@ public final class ControlClient implements AutoCloseable {
         if (document != null) {
             this.document = document;
             this.documentVersion = version;
+            warmUp.resume(document, parsed, built);
         }
         synchronized (this) {
             if (serving == null) {
@@ -327,11 +339,16 @@ public final class ControlClient implements AutoCloseable {
 
         @Override
         protected void channelRead0(ChannelHandlerContext ctx, ByteBuf frame) throws IOException {
+            warmUp.yieldToMessage(); // before reading it: a change never waits behind the warm-up
             JsonNode msg = JSON.readTree(ByteBufUtil.getBytes(frame));
             switch (msg.path("type").asText("")) {
                 case "snapshot" -> snapshot(ctx, msg);
                 case "delta" -> delta(ctx, msg);
-                case "ping" -> { }
+                case "ping" -> {
+                    if (document != null && documentVersion.equals(servingVersion())) {
+                        warmUp.resume(document, parsed, built); // nothing changed: go on where it stopped
+                    }
+                }
                 case "error" -> log.error("the operator refused this proxy: {}", msg.path("message").asText());
                 default -> log.warn("ignoring control message of type {}", msg.path("type"));
             }
@@ -429,6 +446,7 @@ public final class ControlClient implements AutoCloseable {
     @Override
     public void close() {
         closed = true;
+        warmUp.close();
         Channel ch = channel;
         if (ch != null) {
             ch.close().awaitUninterruptibly();

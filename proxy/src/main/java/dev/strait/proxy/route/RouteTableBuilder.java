@@ -95,6 +95,18 @@ public final class RouteTableBuilder {
             pendingRoutes = null;
         }
 
+        /**
+         * A memo that starts from what this one kept and then goes its own way, for throwaway builds (the
+         * warm-up, ADR 0030): the kept maps are shared, which is safe because neither memo modifies them
+         * in place (a build fills its own pending maps; a commit replaces the kept ones).
+         */
+        public Memo copy() {
+            Memo m = new Memo();
+            m.previous = previous;
+            m.previousRoutes = previousRoutes;
+            return m;
+        }
+
         private record Built(List<Object> rules, VirtualHost host) {}
     }
 
