@@ -33,7 +33,10 @@ import java.util.concurrent.TimeUnit;
  *       records; when the connection's outbound buffer is full, client reading pauses until it drains.
  *   <li><b>Response.</b> STDOUT starts with a CGI head ({@link CgiResponseHead}); then the body streams to
  *       the client; when the client cannot take more, reading from the connection pauses. STDERR lines
- *       go to the log with route and upstream. END_REQUEST ends the response.
+ *       go to the log with route and upstream. END_REQUEST ends the response. What one read of the
+ *       connection brings leaves for the client in one write (flushes are held until the read is done).
+ *       A head without Content-Length waits for the end of its read: when END_REQUEST came in it too (a
+ *       small page), the answer gets a Content-Length instead of chunked framing; else it streams.
  *   <li><b>Connection again.</b> Back to the pool only after a clean end: END_REQUEST with
  *       REQUEST_COMPLETE, and the whole body sent. Anything else (an error, a timeout, a client that went
  *       away mid-request) closes it: its state is unknown, and an unread STDIN would poison the next
@@ -71,6 +74,14 @@ final class FastCgiCall implements BodyReceiver, FastCgiPool.Waiter, FastCgiConn
     private long declared = -1;
     private long sent;
     private boolean upstreamPaused;
+    /**
+     * Body parts after a head without Content-Length, held until the read that brought them is done:
+     * with END_REQUEST in that read the length is known. At most one read's worth.
+     */
+    private ArrayDeque<ByteBuf> held;
+    private long heldBytes;
+    /** The client exchange's flushes are held while a read of the connection is handed over. */
+    private boolean holdingFlush;
 
     private boolean done;
     private ScheduledFuture<?> timer;
@@ -289,6 +300,10 @@ final class FastCgiCall implements BodyReceiver, FastCgiPool.Waiter, FastCgiConn
 
     @Override
     public void onRecord(Object record) {
+        if (!holdingFlush && !done) {
+            holdingFlush = true;
+            ex.holdFlush();
+        }
         if (record instanceof FastCgiRecords.StreamRecord r) {
             try {
                 if (r.requestId == REQUEST_ID) {
@@ -316,6 +331,10 @@ final class FastCgiCall implements BodyReceiver, FastCgiPool.Waiter, FastCgiConn
             return;
         }
         if (!started) {
+            if (held != null) {
+                hold(data);
+                return;
+            }
             if (head == null) {
                 head = new CgiResponseHead(conn.channel.alloc());
             }
@@ -329,13 +348,46 @@ final class FastCgiCall implements BodyReceiver, FastCgiPool.Waiter, FastCgiConn
             if (body == null) {
                 return;
             }
-            startResponse();
+            if (head.contentLength() < 0 && !bodyless(head.status())) {
+                held = new ArrayDeque<>(2);
+                hold(body);
+                return;
+            }
+            startResponse(head.contentLength());
             data = body;
             if (done) {
                 data.release(); // the client went away as the head was written
                 return;
             }
         }
+        sendPart(data);
+    }
+
+    private void hold(ByteBuf data) {
+        int n = data.readableBytes();
+        if (n == 0) {
+            data.release();
+            return;
+        }
+        held.add(data);
+        heldBytes += n;
+    }
+
+    /** Starts the answer held for the end of a read, with {@code length} (-1: unknown), and sends what was held. */
+    private void startHeld(long length) {
+        ArrayDeque<ByteBuf> parts = held;
+        held = null;
+        startResponse(length);
+        for (ByteBuf part; (part = parts.poll()) != null; ) {
+            if (done) {
+                part.release(); // the client went away as the head was written
+            } else {
+                sendPart(part);
+            }
+        }
+    }
+
+    private void sendPart(ByteBuf data) {
         int n = data.readableBytes();
         if (n == 0) {
             data.release();
@@ -369,13 +421,32 @@ final class FastCgiCall implements BodyReceiver, FastCgiPool.Waiter, FastCgiConn
         }
     }
 
-    private void startResponse() {
+    private void startResponse(long contentLength) {
         started = true;
         int status = head.status();
-        declared = head.contentLength();
-        bodyless = ex.isHead() || status == 204 || status == 304;
+        declared = contentLength;
+        bodyless = bodyless(status);
         ex.startResponse(HttpResponseStatus.valueOf(status), head.headers(), declared);
         head = null;
+    }
+
+    private boolean bodyless(int status) {
+        return ex.isHead() || status == 204 || status == 304;
+    }
+
+    @Override
+    public void onReadComplete() {
+        if (!done && !started && held != null) {
+            startHeld(-1); // the application is still writing: stream the rest, chunked
+        }
+        releaseFlush();
+    }
+
+    private void releaseFlush() {
+        if (holdingFlush) {
+            holdingFlush = false;
+            ex.flush();
+        }
     }
 
     private void onStderr(ByteBuf data) {
@@ -406,6 +477,12 @@ final class FastCgiCall implements BodyReceiver, FastCgiPool.Waiter, FastCgiConn
             };
             fail(status, "request refused: " + why);
             return;
+        }
+        if (!started && held != null) {
+            startHeld(heldBytes); // the whole answer came in this read: it has a length
+            if (done) {
+                return;
+            }
         }
         if (!started) {
             fail(HttpResponseStatus.BAD_GATEWAY, head == null ? "request ended without a response"
@@ -495,6 +572,10 @@ final class FastCgiCall implements BodyReceiver, FastCgiPool.Waiter, FastCgiConn
             head.discard();
             head = null;
         }
+        if (held != null) {
+            held.forEach(ByteBuf::release);
+            held = null;
+        }
         if (queued) {
             queued = false;
             pool.cancel(this);
@@ -513,5 +594,6 @@ final class FastCgiCall implements BodyReceiver, FastCgiPool.Waiter, FastCgiConn
         if (answer != null) {
             answer.run();
         }
+        releaseFlush(); // the connection is no longer this call's: its read-complete will not come here
     }
 }

@@ -27,6 +27,9 @@ final class FastCgiConnection extends ChannelInboundHandlerAdapter {
         /** A decoded record ({@link FastCgiRecords.StreamRecord} or {@link FastCgiRecords.EndRequest}); the listener owns it. */
         void onRecord(Object record);
 
+        /** What one read of the connection brought has been handed over. */
+        void onReadComplete();
+
         /** The connection closed while the request was on it. */
         void onConnectionLost(Throwable cause);
 
@@ -56,6 +59,15 @@ final class FastCgiConnection extends ChannelInboundHandlerAdapter {
             return;
         }
         l.onRecord(msg);
+    }
+
+    @Override
+    public void channelReadComplete(ChannelHandlerContext ctx) {
+        Listener l = listener;
+        if (l != null) {
+            l.onReadComplete();
+        }
+        ctx.fireChannelReadComplete();
     }
 
     @Override

@@ -132,6 +132,75 @@ class FastCgiProtocolTest {
         assertThat(r.text()).isEqualTo("hello");
     }
 
+    /**
+     * A page written whole (head without Content-Length, body and END_REQUEST in one write, as php-fpm
+     * sends a small page) reaches the proxy in one read: the client gets it with a Content-Length, not
+     * chunked, and the connections on both sides stay open for the next request.
+     */
+    @Test
+    void anAnswerThatEndsInTheReadThatBroughtItGetsAContentLength() throws Exception {
+        FakeFastCgi app = app((r, out, s) -> {
+            java.io.ByteArrayOutputStream whole = new java.io.ByteArrayOutputStream();
+            respond(whole, "Content-Type: text/plain\r\n\r\nhello, " + r.params().get("QUERY_STRING"));
+            out.write(whole.toByteArray()); // one write: one segment on loopback
+        });
+        try (HttpConn c = new HttpConn(proxy(app))) {
+            for (int i = 0; i < 3; i++) {
+                HttpConn.Response r = c.send(HttpConn.get("/a.php?n" + i)).read();
+                assertThat(r.status()).isEqualTo(200);
+                assertThat(r.header("transfer-encoding")).isNull();
+                assertThat(r.header("content-length")).isEqualTo(String.valueOf(("hello, n" + i).length()));
+                assertThat(r.text()).isEqualTo("hello, n" + i);
+            }
+            // HEAD streams as before (no length is made up from what the application sent for it).
+            HttpConn.Response head = c.send("HEAD /a.php?h HTTP/1.1\r\nHost: h\r\n\r\n").read(true);
+            assertThat(head.status()).isEqualTo(200);
+            assertThat(head.header("content-length")).isNull();
+            assertThat(c.send(HttpConn.get("/a.php?after")).read().text()).isEqualTo("hello, after");
+        }
+        assertThat(app.accepted.get()).as("one kept connection").isEqualTo(1);
+    }
+
+    /**
+     * An application still writing when the proxy's read ends: what came so far goes to the client at
+     * once, chunked, before the application writes the rest (the script waits until the client has it).
+     */
+    @Test
+    void anAnswerStillBeingWrittenStreamsAsItComes() throws Exception {
+        CountDownLatch clientHasFirst = new CountDownLatch(1);
+        FakeFastCgi app = app((r, out, s) -> {
+            stdout(out, "Content-Type: text/plain\r\n\r\nfirst ");
+            out.flush();
+            if (!clientHasFirst.await(10, TimeUnit.SECONDS)) {
+                throw new IllegalStateException("the first part never reached the client");
+            }
+            stdout(out, "second");
+            end(out, FastCgiRecords.REQUEST_COMPLETE);
+        });
+        InetSocketAddress a = proxy(app);
+        try (java.net.Socket client = new java.net.Socket(a.getAddress(), a.getPort())) {
+            client.setSoTimeout(10_000);
+            client.getOutputStream().write(HttpConn.get("/a.php").getBytes(java.nio.charset.StandardCharsets.ISO_8859_1));
+            String got = readUntil(client.getInputStream(), "first ");
+            assertThat(got).startsWith("HTTP/1.1 200").containsIgnoringCase("transfer-encoding: chunked\r\n");
+            clientHasFirst.countDown();
+            String rest = readUntil(client.getInputStream(), "0\r\n\r\n");
+            assertThat(rest).contains("second");
+        }
+    }
+
+    private static String readUntil(java.io.InputStream in, String end) throws IOException {
+        StringBuilder b = new StringBuilder();
+        while (b.indexOf(end) < 0) {
+            int c = in.read();
+            if (c < 0) {
+                throw new IOException("closed after: " + b);
+            }
+            b.append((char) c);
+        }
+        return b.toString();
+    }
+
     @Test
     void connectionLostMidBodyCutsTheClientResponse() throws Exception {
         FakeFastCgi app = app((r, out, s) -> {
