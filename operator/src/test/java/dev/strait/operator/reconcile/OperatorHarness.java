@@ -45,6 +45,16 @@ final class OperatorHarness {
     }
 
     /** A resource from YAML (with apiVersion and kind). */
+    /** A Route in {@code ns} named {@code name} with {@code spec} (YAML, without the {@code spec:} key). */
+    static Route route(String ns, String name, String spec) {
+        return yaml("""
+                apiVersion: strait.dev/v1alpha1
+                kind: Route
+                metadata: { namespace: %s, name: %s }
+                spec:
+                %s""".formatted(ns, name, spec.indent(2)), Route.class);
+    }
+
     static <T extends HasMetadata> T yaml(String text, Class<T> type) {
         return Serialization.unmarshal(text, type);
     }

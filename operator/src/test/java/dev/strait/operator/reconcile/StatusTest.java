@@ -4,6 +4,7 @@ import static dev.strait.operator.reconcile.OperatorHarness.awaitRoute;
 import static dev.strait.operator.reconcile.OperatorHarness.awaitUpstream;
 import static dev.strait.operator.reconcile.OperatorHarness.create;
 import static dev.strait.operator.reconcile.OperatorHarness.hasCondition;
+import static dev.strait.operator.reconcile.OperatorHarness.route;
 import static dev.strait.operator.reconcile.OperatorHarness.yaml;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.awaitility.Awaitility.await;
@@ -55,15 +56,6 @@ class StatusTest {
         TestProxy p = TestProxy.start(app.controlAddress(), Identity.ingress("strait"), null);
         proxies.add(p);
         return p;
-    }
-
-    private static Route route(String ns, String name, String spec) {
-        return yaml("""
-                apiVersion: strait.dev/v1alpha1
-                kind: Route
-                metadata: { namespace: %s, name: %s }
-                spec:
-                %s""".formatted(ns, name, spec.indent(2)), Route.class);
     }
 
     private static String hello(String host, String body) {

@@ -3,7 +3,7 @@ package dev.strait.operator.reconcile;
 import static dev.strait.operator.reconcile.OperatorHarness.awaitRoute;
 import static dev.strait.operator.reconcile.OperatorHarness.create;
 import static dev.strait.operator.reconcile.OperatorHarness.hasCondition;
-import static dev.strait.operator.reconcile.OperatorHarness.yaml;
+import static dev.strait.operator.reconcile.OperatorHarness.route;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.awaitility.Awaitility.await;
 
@@ -44,15 +44,6 @@ class WarmUpTest {
                   - matches: [ { path: { type: Exact, value: /hello } } ]
                     respond: { status: 200, body: "%s" }
                 """.formatted(host, body);
-    }
-
-    private static Route route(String ns, String name, String spec) {
-        return yaml("""
-                apiVersion: strait.dev/v1alpha1
-                kind: Route
-                metadata: { namespace: %s, name: %s }
-                spec:
-                %s""".formatted(ns, name, spec.indent(2)), Route.class);
     }
 
     @Test
