@@ -680,6 +680,14 @@ public final class Http1ServerHandler extends ChannelInboundHandlerAdapter {
         }
     }
 
+    /**
+     * Whether {@link #writeFraming} would add only Date and the blank line: a keep-alive HTTP/1.1 answer
+     * on a connection not draining, which {@link SharedAnswers} may then serve whole.
+     */
+    boolean plainFraming(Http1Exchange ex) {
+        return ex.keepAlive && !drainRequested && ex.request.protocolVersion().minorVersion() == 1;
+    }
+
     /** Writes Date, Connection and the blank line that ends the head. */
     void writeFraming(Http1Exchange ex, ByteBuf buf) {
         writeFraming(ex, buf, true);

@@ -121,9 +121,10 @@ final class FileServer implements AutoCloseable {
                 byte[] bytes = new byte[buf.readableBytes()];
                 buf.readBytes(bytes);
                 out.writeBytes(bytes);
+                boolean shared = buf.unwrap() != null; // a loop's shared answer (SharedAnswers): it keeps one reference
                 boolean freed = buf.release();
                 if (!empty) {
-                    assertThat(freed).as("buffer released by its last holder").isTrue();
+                    assertThat(freed || shared && buf.refCnt() == 1).as("buffer released by its last holder").isTrue();
                 }
             } else if (msg instanceof FileRegion region) {
                 try {
