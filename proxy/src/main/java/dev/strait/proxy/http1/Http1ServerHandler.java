@@ -726,7 +726,7 @@ public final class Http1ServerHandler extends ChannelInboundHandlerAdapter {
     /** The response is fully written: account for it, then keep the connection or close it. */
     private void finish(Http1Exchange ex) {
         ex.responded = true;
-        record(ex);
+        long answeredAt = record(ex);
         if (!ex.keepAlive) {
             abortBody(ex, new IllegalStateException("connection closing"));
             closing = true;
@@ -735,12 +735,14 @@ public final class Http1ServerHandler extends ChannelInboundHandlerAdapter {
         }
         flushSoon();
         if (currentBodyDone) {
-            requestDone();
+            requestDone(answeredAt); // answered just now: one clock read serves both
         }
     }
 
-    private void record(Http1Exchange ex) {
-        long nanos = System.nanoTime() - ex.startNanos;
+    /** Records the answer in the metrics and the access log; returns the clock reading it used. */
+    private long record(Http1Exchange ex) {
+        long end = System.nanoTime();
+        long nanos = end - ex.startNanos;
         CompiledRule rule = ex.rule;
         if (rule != meteredRule || meters == null) {
             // A connection mostly hits one rule: look its meters up only when the rule changes.
@@ -756,16 +758,21 @@ public final class Http1ServerHandler extends ChannelInboundHandlerAdapter {
                     ex.status, ex.bytes, nanos, rule == null ? null : rule.route(),
                     ex.request.headers().get(HttpHeaderNames.USER_AGENT)));
         }
+        return end;
     }
 
     /** The current request is read and answered: get ready for the next, releasing held-back ones. */
     private void requestDone() {
+        requestDone(System.nanoTime());
+    }
+
+    private void requestDone(long now) {
         if (flushHeld) {
             holdFlush(false); // a hold never outlives its exchange
         }
         current = null;
         currentBodyDone = false;
-        idleSince = System.nanoTime();
+        idleSince = now;
         decoder.requestFinished();
         long keepAliveDeadline = idleSince + serving.snapshot().limits().keepAliveTimeout().toNanos();
         // Moves only when the keep-alive timeout is shorter than what the timer waits for now.

@@ -5,6 +5,7 @@ import io.micrometer.core.instrument.Gauge;
 import io.micrometer.core.instrument.Timer;
 import io.micrometer.prometheusmetrics.PrometheusConfig;
 import io.micrometer.prometheusmetrics.PrometheusMeterRegistry;
+import io.prometheus.metrics.model.registry.PrometheusRegistry;
 import java.time.Duration;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.TimeUnit;
@@ -19,7 +20,8 @@ public final class ProxyMetrics {
     /** Route tag for requests that matched no route. */
     public static final String NO_ROUTE = "";
 
-    private final PrometheusMeterRegistry registry = new PrometheusMeterRegistry(PrometheusConfig.DEFAULT);
+    private final PrometheusMeterRegistry registry =
+            new PrometheusMeterRegistry(PrometheusConfig.DEFAULT, new PrometheusRegistry(), SecondClock.INSTANCE);
     private final ConcurrentHashMap<String, RouteMeters> routes = new ConcurrentHashMap<>();
     private final AtomicLong openConnections = new AtomicLong();
     private final Counter rejectedReloads;
