@@ -81,6 +81,14 @@ public interface Exchange {
     /** The request's host, lower case, without port (from Host or an absolute-form target). */
     String host();
 
+    /**
+     * {@code System.nanoTime()} when the request's head was read, so that what runs in the same dispatch
+     * need not read the clock again; an exchange that does not know answers the time of the call.
+     */
+    default long startNanos() {
+        return System.nanoTime();
+    }
+
     /** Whether the request has a body (declared Content-Length over 0, or chunked). */
     boolean hasBody();
 

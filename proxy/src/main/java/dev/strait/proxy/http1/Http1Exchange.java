@@ -190,6 +190,11 @@ final class Http1Exchange implements Exchange {
     }
 
     @Override
+    public long startNanos() {
+        return startNanos;
+    }
+
+    @Override
     public boolean hasBody() {
         return hasBody;
     }

@@ -565,6 +565,11 @@ public final class Http2Exchange implements Exchange, StreamDeadlines.Expiry {
     }
 
     @Override
+    public long startNanos() {
+        return startNanos;
+    }
+
+    @Override
     public boolean hasBody() {
         return hasBody;
     }

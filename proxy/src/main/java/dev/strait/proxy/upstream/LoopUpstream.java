@@ -145,7 +145,12 @@ public final class LoopUpstream {
      * {@code null} when none is. {@code hash} is only used by consistent hashing (see {@link #hash}).
      */
     public EndpointPool pick(long hash, EndpointPool exclude) {
-        EndpointPool[] av = available(System.nanoTime());
+        return pick(hash, exclude, System.nanoTime());
+    }
+
+    /** As {@link #pick(long, EndpointPool)}, with the caller's {@code System.nanoTime()} reading. */
+    public EndpointPool pick(long hash, EndpointPool exclude, long now) {
+        EndpointPool[] av = available(now);
         int n = av.length;
         if (n <= 1) {
             return n == 0 ? null : av[0];

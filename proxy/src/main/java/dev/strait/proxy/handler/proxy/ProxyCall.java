@@ -75,6 +75,10 @@ final class ProxyCall implements UpstreamListener, BodyReceiver, Runnable {
     private int retries;
     private boolean freshRetryUsed;
     private boolean tryActive;
+    /** A try has started (the first one reuses the request's start time). */
+    private boolean attempted;
+    /** Inside {@code EndpointPool.acquire}: a connection handed over now is handed over at {@code tryStart}. */
+    private boolean acquiring;
     private long tryStart;
     private long tryDeadline;
     private long lastActivity;
@@ -114,7 +118,7 @@ final class ProxyCall implements UpstreamListener, BodyReceiver, Runnable {
                 || m == HttpMethod.PUT || m == HttpMethod.DELETE || m == HttpMethod.TRACE;
         this.chunkedBody = ex.hasBody() && HttpUtil.isTransferEncodingChunked(ex.request());
         this.upgrade = m == HttpMethod.GET && isWebSocketHandshake(ex.request().headers());
-        this.startNanos = System.nanoTime();
+        this.startNanos = ex.startNanos(); // read in this same dispatch: no second clock read
         this.requestDeadline = rule.requestTimeoutNanos == 0 ? 0 : startNanos + rule.requestTimeoutNanos;
     }
 
@@ -146,13 +150,15 @@ final class ProxyCall implements UpstreamListener, BodyReceiver, Runnable {
         if (done) {
             return;
         }
-        EndpointPool e = upstream.pick(hash, lastEndpoint);
+        // The first try starts in the dispatch that read the request; later ones need the clock.
+        long now = attempted ? System.nanoTime() : startNanos;
+        attempted = true;
+        EndpointPool e = upstream.pick(hash, lastEndpoint, now);
         if (e == null) {
             fail(HttpResponseStatus.SERVICE_UNAVAILABLE, "no healthy endpoint");
             return;
         }
         endpoint = e;
-        long now = System.nanoTime();
         tryStart = now;
         lastActivity = now;
         tryDeadline = rule.perTryTimeoutNanos == 0 ? 0 : now + rule.perTryTimeoutNanos;
@@ -164,18 +170,28 @@ final class ProxyCall implements UpstreamListener, BodyReceiver, Runnable {
         if (tryDeadline != 0 && (deadline == 0 || tryDeadline - deadline < 0)) {
             deadline = tryDeadline;
         }
-        e.acquire(this, fresh, deadline);
+        acquiring = true;
+        try {
+            e.acquire(this, fresh, deadline);
+        } finally {
+            acquiring = false;
+        }
     }
 
     /** The current try is over: account for it once. {@code status} 0 means no answer. */
     private void endTry(int status, String failure) {
+        endTry(status, failure, System.nanoTime());
+    }
+
+    /** {@code end}: when the try ended, e.g. the time of the read that brought its last bytes. */
+    private void endTry(int status, String failure, long end) {
         if (!tryActive) {
             return;
         }
         tryActive = false;
         endpoint.forget(this);
         endpoint.done();
-        upstream.meters().tried(status, System.nanoTime() - tryStart);
+        upstream.meters().tried(status, end - tryStart);
         if (failure != null || status >= 500) {
             upstream.outcome(endpoint, status, failure);
         }
@@ -205,7 +221,8 @@ final class ProxyCall implements UpstreamListener, BodyReceiver, Runnable {
         }
         conn = c;
         this.reused = reused;
-        lastActivity = System.nanoTime();
+        // An idle pooled connection is handed over within acquire(), in the dispatch that started the try.
+        lastActivity = acquiring ? tryStart : System.nanoTime();
         c.startRequest(ex.isHead());
         c.write(head.retainedDuplicate());
         if (pendingBody != null) {
@@ -366,8 +383,9 @@ final class ProxyCall implements UpstreamListener, BodyReceiver, Runnable {
             return;
         }
         gotBytes = true;
-        lastActivity = System.nanoTime();
         if (!holding) {
+            // First message of this read (holding ends with the read): one clock read serves the read.
+            lastActivity = System.nanoTime();
             holding = true;
             ex.holdFlush();
         }
@@ -412,7 +430,7 @@ final class ProxyCall implements UpstreamListener, BodyReceiver, Runnable {
         }
         status = code;
         if (rule.retriesStatus(code) && idempotent && mayRetry()) {
-            endTry(code, null);
+            endTry(code, null, lastActivity);
             conn.close(); // the rest of this answer is not wanted; closing is cheaper than reading it
             conn = null;
             retry("status " + code);
@@ -427,7 +445,7 @@ final class ProxyCall implements UpstreamListener, BodyReceiver, Runnable {
         UpstreamConnection c = conn;
         conn = null;
         status = 101;
-        endTry(101, null);
+        endTry(101, null, lastActivity);
         upstream.outcome(endpoint, 101, null);
         done = true;
         release();
@@ -548,7 +566,7 @@ final class ProxyCall implements UpstreamListener, BodyReceiver, Runnable {
         UpstreamConnection c = conn;
         conn = null;
         boolean reusable = upstreamKeepAlive && requestSent && !c.bytesAfterBody();
-        endTry(status, null);
+        endTry(status, null, lastActivity);
         if (status < 500) {
             upstream.outcome(endpoint, status, null);
         }
