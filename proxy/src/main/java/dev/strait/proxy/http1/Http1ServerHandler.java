@@ -715,7 +715,8 @@ public final class Http1ServerHandler extends ChannelInboundHandlerAdapter {
             ReferenceCountUtil.release(body);
             throw new IllegalStateException("response already sent for " + ex.request.uri());
         }
-        ex.bytes = headBuf.readableBytes() + bodyLength;
+        // Without a separate body, headBuf holds the whole answer (a small body is copied in with the head).
+        ex.bytes = headBuf.readableBytes() + (body == null ? 0 : bodyLength);
         ctx.write(headBuf, ctx.voidPromise());
         if (body != null) {
             ctx.write(body, ctx.voidPromise());

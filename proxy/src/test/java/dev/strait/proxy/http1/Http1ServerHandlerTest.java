@@ -3,10 +3,16 @@ package dev.strait.proxy.http1;
 import static dev.strait.proxy.testing.TestServing.ascii;
 import static dev.strait.proxy.testing.TestServing.outbound;
 import static org.assertj.core.api.Assertions.assertThat;
+import static org.awaitility.Awaitility.await;
 
+import dev.strait.proxy.accesslog.AccessLog;
 import dev.strait.proxy.config.Serving;
+import dev.strait.proxy.metrics.ProxyMetrics;
 import dev.strait.proxy.testing.TestServing;
 import io.netty.channel.embedded.EmbeddedChannel;
+import java.io.ByteArrayOutputStream;
+import java.nio.charset.StandardCharsets;
+import java.time.Duration;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.params.ParameterizedTest;
@@ -55,6 +61,32 @@ class Http1ServerHandlerTest {
         assertThat(out).startsWith("HTTP/1.1 200 OK\r\ncontent-type: text/plain\r\nContent-Length: 14\r\nDate: ")
                 .endsWith(" GMT\r\n\r\nhello, world!\n");
         assertThat(ch.isOpen()).isTrue();
+    }
+
+    @Test
+    void theAccessLogCountsTheBytesTheClientGot() throws Exception {
+        ByteArrayOutputStream out = new ByteArrayOutputStream();
+        Http1RequestDecoder decoder = new Http1RequestDecoder(serving.snapshot().limits());
+        EmbeddedChannel logged;
+        int[] sent = new int[3];
+        try (AccessLog log = new AccessLog(out)) {
+            logged = new EmbeddedChannel(decoder, new Http1ServerHandler(serving, new ProxyMetrics(), log, decoder, true));
+            String[] requests = {
+                "GET /hello HTTP/1.1\r\nHost: example.com\r\n\r\n", // the loop's shared answer
+                "HEAD /hello HTTP/1.1\r\nHost: example.com\r\n\r\n",
+                "GET /a HTTP/1.1\r\nHost: example.com\r\nConnection: close\r\n\r\n"};
+            for (int i = 0; i < requests.length; i++) {
+                logged.writeInbound(ascii(requests[i]));
+                logged.runPendingTasks();
+                sent[i] = outbound(logged).length();
+            }
+            await().atMost(Duration.ofSeconds(5)).until(() -> out.toString(StandardCharsets.UTF_8).split("\n").length == 3);
+        }
+        logged.finishAndReleaseAll();
+        String[] lines = out.toString(StandardCharsets.UTF_8).split("\n");
+        for (int i = 0; i < 3; i++) {
+            assertThat(lines[i]).contains("\"bytes\":" + sent[i] + ",");
+        }
     }
 
     @Test
