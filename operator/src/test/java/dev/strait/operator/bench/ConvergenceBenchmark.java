@@ -10,7 +10,6 @@ import dev.strait.operator.translate.Scope;
 import dev.strait.proxy.control.Identity;
 import io.fabric8.kubernetes.client.KubernetesClient;
 import io.fabric8.kubernetes.client.server.mock.EnableKubernetesMockClient;
-import io.fabric8.kubernetes.client.utils.Serialization;
 import java.lang.management.ManagementFactory;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -43,17 +42,7 @@ class ConvergenceBenchmark {
     private static long startupWrites;
 
     private static Route route(int i, String body) {
-        return Serialization.unmarshal("""
-                apiVersion: strait.dev/v1alpha1
-                kind: Route
-                metadata: { namespace: ns%d, name: r%d }
-                spec:
-                  hosts: [ r%d.example.com ]
-                  rules:
-                    - matches: [ { path: { type: Exact, value: /hello } } ]
-                      respond: { status: 200, body: "%s" }
-                    - respond: { status: 404 }
-                """.formatted(i % 20, i, i, body), Route.class);
+        return dev.strait.operator.reconcile.OperatorHarnessAccess.helloRoute(i, body);
     }
 
     @Test

@@ -55,6 +55,20 @@ final class OperatorHarness {
                 %s""".formatted(ns, name, spec.indent(2)), Route.class);
     }
 
+    /**
+     * Route {@code i} of the benchmarks: {@code r<i>} in one of 20 namespaces, host {@code r<i>.example.com},
+     * {@code /hello} answering {@code body}, everything else 404.
+     */
+    static Route helloRoute(int i, String body) {
+        return route("ns" + i % 20, "r" + i, """
+                hosts: [ r%d.example.com ]
+                rules:
+                  - matches: [ { path: { type: Exact, value: /hello } } ]
+                    respond: { status: 200, body: "%s" }
+                  - respond: { status: 404 }
+                """.formatted(i, body));
+    }
+
     static <T extends HasMetadata> T yaml(String text, Class<T> type) {
         return Serialization.unmarshal(text, type);
     }

@@ -11,6 +11,10 @@ public final class OperatorHarnessAccess {
         return OperatorHarness.settings();
     }
 
+    public static dev.strait.operator.crd.Route helloRoute(int i, String body) {
+        return OperatorHarness.helloRoute(i, body);
+    }
+
     public static void installCrds(KubernetesClient client) throws IOException {
         OperatorHarness.installCrds(client);
     }

@@ -8,7 +8,6 @@ import dev.strait.operator.translate.ProxyDefaults;
 import dev.strait.operator.translate.Scope;
 import dev.strait.operator.translate.Translation;
 import dev.strait.operator.translate.Translator;
-import io.fabric8.kubernetes.client.utils.Serialization;
 import java.util.ArrayList;
 import java.util.List;
 import org.junit.jupiter.api.Test;
@@ -25,17 +24,12 @@ import org.junit.jupiter.api.condition.EnabledIfSystemProperty;
 @EnabledIfSystemProperty(named = "strait.bench.warmUp", matches = "\\d+")
 class WarmUpIterationsBenchmark {
     private static Route route(int i, long generation, String body) {
-        return Serialization.unmarshal("""
-                apiVersion: strait.dev/v1alpha1
-                kind: Route
-                metadata: { namespace: ns%d, name: r%d, uid: u%d, generation: %d, creationTimestamp: "2026-11-30T10:00:00Z" }
-                spec:
-                  hosts: [ r%d.example.com ]
-                  rules:
-                    - matches: [ { path: { type: Exact, value: /hello } } ]
-                      respond: { status: 200, body: "%s" }
-                    - respond: { status: 404 }
-                """.formatted(i % 20, i, i, generation, i, body), Route.class);
+        Route r = OperatorHarness.helloRoute(i, body);
+        // As the API server would set them: the translator keys its cache on uid and generation.
+        r.getMetadata().setUid("u" + i);
+        r.getMetadata().setGeneration(generation);
+        r.getMetadata().setCreationTimestamp("2026-11-30T10:00:00Z");
+        return r;
     }
 
     @Test
