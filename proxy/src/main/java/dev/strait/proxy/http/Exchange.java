@@ -6,6 +6,7 @@ import io.netty.handler.codec.http.HttpHeaders;
 import io.netty.handler.codec.http.HttpRequest;
 import io.netty.channel.EventLoop;
 import io.netty.handler.codec.http.HttpResponseStatus;
+import io.netty.util.ReferenceCounted;
 import java.io.File;
 import java.net.SocketAddress;
 
@@ -56,6 +57,27 @@ public interface Exchange {
      * the connection allows it (cleartext), in chunks otherwise.
      */
     void sendFile(byte[] head, File file, long offset, long length);
+
+    /**
+     * Whether {@link #sendMapped} may be used: only where the body goes to the socket as it is, so that
+     * nothing but the kernel reads it (cleartext HTTP/1.1; TLS would read it to encrypt it).
+     */
+    default boolean sendsMappedFiles() {
+        return false;
+    }
+
+    /**
+     * Sends {@code head} and a body that lies in a memory-mapped file. This call takes ownership of
+     * {@code body} and of one reference to {@code mapping}, released once the body is written or dropped:
+     * only then may the file be unmapped. The body is written as it is, never copied or read here: if the
+     * file is truncated meanwhile, the socket write fails where a read from Java would fault. Only when
+     * {@link #sendsMappedFiles()}.
+     */
+    default void sendMapped(byte[] head, ByteBuf body, ReferenceCounted mapping) {
+        body.release();
+        mapping.release();
+        throw new UnsupportedOperationException("this exchange does not send mapped files");
+    }
 
     /** A general response; {@code Content-Length} is set from the body, which this call takes ownership of. */
     void send(HttpResponseStatus status, HttpHeaders headers, ByteBuf body);

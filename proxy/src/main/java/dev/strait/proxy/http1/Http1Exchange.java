@@ -11,6 +11,7 @@ import io.netty.handler.codec.http.HttpHeaders;
 import io.netty.handler.codec.http.HttpRequest;
 import io.netty.handler.codec.http.HttpResponseStatus;
 import io.netty.handler.stream.ChunkedNioFile;
+import io.netty.util.ReferenceCounted;
 import java.io.File;
 import java.io.IOException;
 import java.net.SocketAddress;
@@ -148,6 +149,24 @@ final class Http1Exchange implements Exchange {
             return;
         }
         finish(buf, body, length);
+    }
+
+    @Override
+    public boolean sendsMappedFiles() {
+        return connection.zeroCopy;
+    }
+
+    @Override
+    public void sendMapped(byte[] headBytes, ByteBuf body, ReferenceCounted mapping) {
+        ByteBuf buf = startHead(headBytes, 0);
+        if (head) {
+            body.release();
+            mapping.release();
+            finish(buf, null, 0);
+        } else {
+            // Written as it is (see Exchange.sendMapped); the mapping is released when the write completes.
+            connection.complete(this, buf, body, body.readableBytes(), mapping);
+        }
     }
 
     @Override

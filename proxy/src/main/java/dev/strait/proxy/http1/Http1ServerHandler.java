@@ -33,6 +33,7 @@ import io.netty.handler.codec.http.HttpUtil;
 import io.netty.handler.codec.http.HttpVersion;
 import io.netty.handler.codec.http.LastHttpContent;
 import io.netty.util.ReferenceCountUtil;
+import io.netty.util.ReferenceCounted;
 import java.net.InetSocketAddress;
 import java.net.SocketAddress;
 import java.nio.charset.StandardCharsets;
@@ -710,16 +711,28 @@ public final class Http1ServerHandler extends ChannelInboundHandlerAdapter {
 
     /** Called once per exchange with the encoded head (and body) to write. */
     void complete(Http1Exchange ex, ByteBuf headBuf, Object body, long bodyLength) {
+        complete(ex, headBuf, body, bodyLength, null);
+    }
+
+    /** {@code bodyOwner}, when not null, is released once the body is written or dropped (a file's mapping). */
+    void complete(Http1Exchange ex, ByteBuf headBuf, Object body, long bodyLength, ReferenceCounted bodyOwner) {
         if (ex.responded || ex.streaming || ex != current) {
             ReferenceCountUtil.release(headBuf);
             ReferenceCountUtil.release(body);
+            ReferenceCountUtil.release(bodyOwner);
             throw new IllegalStateException("response already sent for " + ex.request.uri());
         }
         // Without a separate body, headBuf holds the whole answer (a small body is copied in with the head).
         ex.bytes = headBuf.readableBytes() + (body == null ? 0 : bodyLength);
         ctx.write(headBuf, ctx.voidPromise());
         if (body != null) {
-            ctx.write(body, ctx.voidPromise());
+            if (bodyOwner == null) {
+                ctx.write(body, ctx.voidPromise());
+            } else {
+                ctx.write(body).addListener(written -> bodyOwner.release());
+            }
+        } else {
+            ReferenceCountUtil.release(bodyOwner);
         }
         finish(ex);
     }

@@ -8,11 +8,15 @@ import dev.strait.proxy.metrics.ProxyMetrics;
 import dev.strait.proxy.testing.RawClient;
 import dev.strait.proxy.testing.TestServing;
 import java.net.InetSocketAddress;
+import java.nio.file.Files;
+import java.nio.file.Path;
 import java.time.Duration;
 import java.util.ArrayList;
+import java.util.Arrays;
 import java.util.List;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.ValueSource;
 
@@ -75,6 +79,60 @@ class ProxyServerTest {
         assertThat(c.read().status()).isEqualTo(200);
         assertThat(c.read(true).header("content-length")).isEqualTo("14");
         assertThat(c.read().status()).isEqualTo(404);
+    }
+
+    /**
+     * A large file goes out from its memory mapping on every transport (ADR 0034): whole, as a range,
+     * pipelined, to a client that leaves halfway, to one that reads slowly (so a write is partial and
+     * resumes on later loop turns), and after the file changed.
+     */
+    @ParameterizedTest(name = "{0}")
+    @ValueSource(strings = {"epoll", "io_uring", "nio"})
+    void largeFilesGoOutWholeOnEachTransport(String transport, @TempDir Path root) throws Exception {
+        org.junit.jupiter.api.Assumptions.assumeTrue(!transport.equals("io_uring")
+                || io.netty.channel.uring.IoUring.isAvailable(), "io_uring not available here");
+        org.junit.jupiter.api.Assumptions.assumeTrue(!transport.equals("epoll")
+                || io.netty.channel.epoll.Epoll.isAvailable(), "epoll not available here");
+        byte[] big = new byte[1 << 20];
+        new java.util.Random(7).nextBytes(big);
+        Files.write(root.resolve("big.bin"), big);
+        ProxyServer server = start("""
+                workers: 1
+                transport: %s
+                accessLog: { enabled: false }
+                listeners: [ { name: http, address: "127.0.0.1:0" } ]
+                routes:
+                  - name: site
+                    hosts: [ "*" ]
+                    rules:
+                      - files: { root: '%s' }
+                """.formatted(transport, root));
+        String get = "GET /big.bin HTTP/1.1\r\nHost: a\r\n\r\n";
+        RawClient c = client(server);
+        c.send(get + get + "GET /big.bin HTTP/1.1\r\nHost: a\r\nRange: bytes=1000-200999\r\n\r\n");
+        assertThat(c.read().body()).isEqualTo(big);
+        assertThat(c.read().body()).isEqualTo(big);
+        RawClient.Response range = c.read();
+        assertThat(range.status()).isEqualTo(206);
+        assertThat(range.body()).isEqualTo(Arrays.copyOfRange(big, 1000, 201000));
+
+        try (RawClient leaver = new RawClient(server.address("http"), 4096)) {
+            leaver.send(get);
+            assertThat(leaver.input().readNBytes(4096)).hasSize(4096);
+        } // gone with most of the body unsent: the write fails, the server goes on
+
+        RawClient slow = new RawClient(server.address("http"), 4096);
+        started.add(0, slow);
+        slow.send(get);
+        Thread.sleep(200); // a full socket buffer: the server's write is partial and waits for room
+        assertThat(slow.read().body()).isEqualTo(big);
+
+        byte[] changed = big.clone();
+        changed[12345] ^= 1;
+        Files.write(root.resolve("big.bin"), changed);
+        Files.setLastModifiedTime(root.resolve("big.bin"),
+                java.nio.file.attribute.FileTime.fromMillis(System.currentTimeMillis() + 5000));
+        assertThat(c.send(get).read().body()).isEqualTo(changed);
     }
 
     @Test

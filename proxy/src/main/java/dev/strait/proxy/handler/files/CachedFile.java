@@ -2,6 +2,9 @@ package dev.strait.proxy.handler.files;
 
 import dev.strait.proxy.http.ResponseHead;
 import java.io.File;
+import java.io.IOException;
+import java.lang.invoke.MethodHandles;
+import java.lang.invoke.VarHandle;
 import java.nio.file.Path;
 import java.nio.file.attribute.BasicFileAttributes;
 import java.nio.file.attribute.FileTime;
@@ -9,9 +12,22 @@ import java.util.Objects;
 
 /**
  * What is known about one served file: its validators, its 200 and 304 heads encoded once, and for
- * a small file its bytes. Immutable but for the {@link #used} bit the cache's eviction reads.
+ * a small file its bytes. Immutable but for the {@link #used} bit the cache's eviction reads and,
+ * for a large file, its mapping, made on first use and released when the entry leaves the cache.
  */
 final class CachedFile {
+    private static final VarHandle MAPPED;
+    /** The mapping's state once {@link #release()} ran: no new mapping is made for this entry. */
+    private static final Object RELEASED = new Object();
+
+    static {
+        try {
+            MAPPED = MethodHandles.lookup().findVarHandle(CachedFile.class, "mapped", Object.class);
+        } catch (ReflectiveOperationException e) {
+            throw new ExceptionInInitializerError(e);
+        }
+    }
+
     /** The path as requested, symlinks unresolved: what each hit stats, so a retargeted link is seen. */
     final Path path;
     /** The real path, checked against the root when this entry was made: what is read and sent. */
@@ -37,6 +53,9 @@ final class CachedFile {
      * update only changes which entry is evicted, and a hit pays no memory barrier for it.
      */
     boolean used;
+    /** {@code null}, a {@link MappedFile} holding this entry's reference, or {@link #RELEASED}. */
+    @SuppressWarnings("unused") // through MAPPED
+    private volatile Object mapped;
 
     CachedFile(Path path, File file, BasicFileAttributes attrs, String contentType, byte[] body) {
         this.path = path;
@@ -69,6 +88,51 @@ final class CachedFile {
 
     boolean isSmall() {
         return body != null;
+    }
+
+    /**
+     * This large file's mapping, made on the first call; not retained (see
+     * {@link MappedFile#retainedSliceOrNull}). {@code null} when there is none to give: the entry left
+     * the cache, the file is too large to map, or mapping failed (the caller then sends a file region).
+     */
+    MappedFile mapping() {
+        Object m = mapped;
+        if (m == null) {
+            m = map();
+        }
+        return m instanceof MappedFile mf ? mf : null;
+    }
+
+    /** The mapping if one was made and not released; never makes one. */
+    MappedFile currentMapping() {
+        return mapped instanceof MappedFile mf ? mf : null;
+    }
+
+    private Object map() {
+        if (size > MappedFile.MAX_SIZE || isSmall()) {
+            return RELEASED;
+        }
+        MappedFile mf;
+        try {
+            mf = MappedFile.map(file, size);
+        } catch (IOException | RuntimeException e) {
+            return null; // gone or unmappable now; the file region path answers and reports
+        }
+        // Two loops may map at once: one mapping wins, the other is dropped at once.
+        Object won = MAPPED.compareAndExchange(this, null, mf);
+        if (won != null) {
+            mf.release();
+            return won;
+        }
+        return mf;
+    }
+
+    /** The entry left the cache: its mapping goes once the responses still sending from it are done. */
+    void release() {
+        Object m = MAPPED.getAndSet(this, RELEASED);
+        if (m instanceof MappedFile mf) {
+            mf.release();
+        }
     }
 
     /** Whether {@code attrs}, read just now, still describe the file this entry was made from. */

@@ -33,21 +33,27 @@ final class FileCache {
         return f;
     }
 
-    void put(String key, CachedFile f) {
+    /** Whether {@code f} was taken: only an entry in the cache is ever {@link CachedFile#release() released}. */
+    boolean put(String key, CachedFile f) {
         if (f.weight > maxBytes / 8) {
-            return; // one entry may not push out a large part of the rest
+            return false; // one entry may not push out a large part of the rest
         }
         CachedFile prev = map.put(key, f);
         bytes.addAndGet(prev == null ? f.weight : f.weight - prev.weight);
+        if (prev != null && prev != f) {
+            prev.release();
+        }
         if (map.size() > maxEntries || bytes.get() > maxBytes) {
             evict();
         }
+        return true;
     }
 
     /** Drops {@code f} if it is still the entry for {@code key}. */
     void remove(String key, CachedFile f) {
         if (map.remove(key, f)) {
             bytes.addAndGet(-f.weight);
+            f.release();
         }
     }
 

@@ -4,6 +4,7 @@ import dev.strait.model.Route;
 import dev.strait.proxy.http.Exchange;
 import dev.strait.proxy.http.ResponseHead;
 import dev.strait.proxy.route.Handler;
+import io.netty.buffer.ByteBuf;
 import io.netty.buffer.Unpooled;
 import io.netty.handler.codec.http.HttpHeaderNames;
 import io.netty.handler.codec.http.HttpHeaders;
@@ -43,8 +44,9 @@ import org.slf4j.LoggerFactory;
  *       it when it is small.
  *   <li>Preconditions in the order of RFC 9110 13.2.2: If-Match, If-Unmodified-Since (412),
  *       If-None-Match, If-Modified-Since (304), then Range with If-Range (206 or 416).
- *   <li>The answer: a small file's pre-encoded head and bytes in one write, a large file's head
- *       and a zero-copy file region.
+ *   <li>The answer: a small file's pre-encoded head and bytes in one write; a large file's head
+ *       and, on cleartext HTTP/1.1, a slice of the file's cached memory mapping (ADR 0034), else a
+ *       file region (zero-copy) or, under TLS, chunks.
  * </ol>
  *
  * One instance serves every event loop; the only shared state is the cache.
@@ -125,6 +127,12 @@ public final class FileHandler implements Handler {
         }
         return new FileHandler(root, rootReal, files.index(), files.followSymlinks(), SMALL_FILE_MAX,
                 new FileCache(CACHE_MAX_ENTRIES, CACHE_MAX_BYTES));
+    }
+
+    /** For tests: the mapping the cache holds for {@code key}, without making one. */
+    MappedFile cachedMapping(String key) {
+        CachedFile f = cache.get(key);
+        return f == null ? null : f.currentMapping();
     }
 
     /** For tests: the cache's entry count. */
@@ -233,8 +241,8 @@ public final class FileHandler implements Handler {
             } else {
                 f = new CachedFile(file, real.toFile(), attrs, contentType, null);
             }
-            if (cacheable) {
-                cache.put(key, f);
+            if (!cacheable || !cache.put(key, f)) {
+                f.release(); // not in the cache, so never mapped: nothing would unmap it
             }
             return f;
         } catch (AccessDeniedException e) {
@@ -335,7 +343,7 @@ public final class FileHandler implements Handler {
                 if (f.isSmall()) {
                     exchange.sendPreEncoded(head, Unpooled.wrappedBuffer(f.body, (int) range.first(), (int) range.length()));
                 } else {
-                    exchange.sendFile(head, f.file, range.first(), range.length());
+                    sendLarge(exchange, head, f, range.first(), range.length());
                 }
                 return;
             }
@@ -343,7 +351,18 @@ public final class FileHandler implements Handler {
         if (f.isSmall()) {
             exchange.sendPreEncoded(f.head200, f.body);
         } else {
-            exchange.sendFile(f.head200, f.file, 0, f.size);
+            sendLarge(exchange, f.head200, f, 0, f.size);
+        }
+    }
+
+    /** From the file's mapping where the connection can send one (ADR 0034), else as a file region. */
+    private static void sendLarge(Exchange exchange, byte[] head, CachedFile f, long offset, long length) {
+        MappedFile mapping = exchange.sendsMappedFiles() && !exchange.isHead() ? f.mapping() : null;
+        ByteBuf body = mapping == null ? null : mapping.retainedSliceOrNull(offset, length);
+        if (body != null) {
+            exchange.sendMapped(head, body, mapping);
+        } else {
+            exchange.sendFile(head, f.file, offset, length);
         }
     }
 

@@ -7,6 +7,13 @@ import static org.junit.jupiter.api.Assumptions.assumeTrue;
 
 import dev.strait.model.Route;
 import dev.strait.proxy.handler.files.FileServer.Response;
+import io.netty.buffer.ByteBuf;
+import io.netty.buffer.ByteBufUtil;
+import io.netty.buffer.Unpooled;
+import io.netty.channel.ChannelHandlerContext;
+import io.netty.channel.ChannelOutboundHandlerAdapter;
+import io.netty.channel.ChannelPromise;
+import io.netty.util.ReferenceCountUtil;
 import java.io.IOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -78,6 +85,79 @@ class FileHandlerTest {
                 assertThat(r.text()).isEqualTo("hello\n");
             }
             assertThat(s.handler.cachedEntries()).isEqualTo(1);
+        }
+    }
+
+    @Test
+    void largeFileIsSentFromOneMappingOnCleartext() {
+        try (FileServer s = FileServer.start(root)) {
+            assertThat(s.get("/large.bin").body()).isEqualTo(large);
+            MappedFile first = s.handler.cachedMapping("/large.bin");
+            assertThat(s.get("/large.bin").body()).isEqualTo(large);
+            assertThat(s.get("/large.bin", "Range: bytes=100-199").body()).isEqualTo(Arrays.copyOfRange(large, 100, 200));
+            assertThat(s.mappedBodies).isEqualTo(3);
+            assertThat(s.fileRegions).isZero();
+            assertThat(s.handler.cachedMapping("/large.bin")).isSameAs(first); // mapped once, then shared
+            assertThat(first.refCnt()).as("written: only the cache's reference is left").isEqualTo(1);
+        }
+    }
+
+    @Test
+    void aMappedBodyWhoseWriteFailsStillGivesItsReferenceBack() {
+        try (FileServer s = FileServer.start(root)) {
+            assertThat(s.get("/large.bin").body()).isEqualTo(large);
+            MappedFile mapping = s.handler.cachedMapping("/large.bin");
+            // What a transport does when the peer reset the connection: fail the write, drop the message.
+            s.channel.pipeline().addFirst(new ChannelOutboundHandlerAdapter() {
+                @Override
+                public void write(ChannelHandlerContext ctx, Object msg, ChannelPromise promise) {
+                    ReferenceCountUtil.release(msg);
+                    promise.tryFailure(new IOException("Connection reset by peer"));
+                }
+            });
+            s.channel.writeInbound(Unpooled.copiedBuffer("GET /large.bin HTTP/1.1\r\nHost: x\r\n\r\n", UTF_8));
+            s.channel.runPendingTasks();
+            assertThat(mapping.refCnt()).as("only the cache's reference is left").isEqualTo(1);
+        }
+    }
+
+    @Test
+    void aMappingOutlivesItsEntryWhileAResponseSendsFromIt() throws IOException {
+        Path file = root.resolve("large.bin");
+        var attrs = Files.readAttributes(file, java.nio.file.attribute.BasicFileAttributes.class);
+        CachedFile f = new CachedFile(file, file.toFile(), attrs, "application/octet-stream", null);
+        MappedFile mapping = f.mapping();
+        ByteBuf slice = mapping.retainedSliceOrNull(10, 20);
+        f.release(); // the entry left the cache while a response was sending
+        assertThat(f.mapping()).as("no new mapping for a released entry").isNull();
+        assertThat(mapping.refCnt()).isEqualTo(1);
+        assertThat(ByteBufUtil.getBytes(slice)).isEqualTo(Arrays.copyOfRange(large, 10, 30));
+        slice.release();
+        mapping.release(); // what the response's write completion does
+        assertThat(mapping.refCnt()).isZero();
+        assertThat(mapping.retainedSliceOrNull(0, 1)).as("an unmapped file is never sliced").isNull();
+    }
+
+    @Test
+    void headOfALargeFileMapsNothing() {
+        try (FileServer s = FileServer.start(root)) {
+            assertThat(s.head("/large.bin").header("Content-Length")).isEqualTo(String.valueOf(LARGE));
+            assertThat(s.mappedBodies + s.fileRegions).isZero();
+        }
+    }
+
+    @Test
+    void aChangedLargeFileIsMappedAgainAndTheOldMappingReleased() throws IOException {
+        try (FileServer s = FileServer.start(root)) {
+            assertThat(s.get("/large.bin").body()).isEqualTo(large);
+            MappedFile old = s.handler.cachedMapping("/large.bin");
+            byte[] changed = large.clone();
+            changed[0] ^= 1;
+            Files.write(root.resolve("large.bin"), changed);
+            Files.setLastModifiedTime(root.resolve("large.bin"), FileTime.fromMillis(System.currentTimeMillis() + 5000));
+            assertThat(s.get("/large.bin").body()).isEqualTo(changed);
+            assertThat(s.handler.cachedMapping("/large.bin")).isNotNull().isNotSameAs(old);
+            assertThat(old.refCnt()).as("the stale entry's mapping is unmapped").isZero();
         }
     }
 

@@ -43,6 +43,9 @@ import java.util.Map;
 final class FileServer implements AutoCloseable {
     final EmbeddedChannel channel;
     final FileHandler handler;
+    /** How the bodies of large files went out so far: file regions, and slices of a mapping (ADR 0034). */
+    int fileRegions;
+    int mappedBodies;
 
     private FileServer(EmbeddedChannel channel, FileHandler handler) {
         this.channel = channel;
@@ -121,12 +124,17 @@ final class FileServer implements AutoCloseable {
                 byte[] bytes = new byte[buf.readableBytes()];
                 buf.readBytes(bytes);
                 out.writeBytes(bytes);
-                boolean shared = buf.unwrap() != null; // a loop's shared answer (SharedAnswers): it keeps one reference
+                if (buf.isReadOnly() && buf.isDirect()) {
+                    mappedBodies++; // only a file's mapping is a read-only direct buffer here
+                }
+                // A loop's shared answer (SharedAnswers) or a file's mapping: its owner keeps one reference.
+                boolean shared = buf.unwrap() != null;
                 boolean freed = buf.release();
                 if (!empty) {
                     assertThat(freed || shared && buf.refCnt() == 1).as("buffer released by its last holder").isTrue();
                 }
             } else if (msg instanceof FileRegion region) {
+                fileRegions++;
                 try {
                     WritableByteChannel sink = Channels.newChannel(out);
                     while (region.transferred() < region.count()) {
