@@ -39,6 +39,8 @@ app.kubernetes.io/component: proxy
 {{/* The control channel's address as proxies dial it; the serving certificate names it. */}}
 {{- define "strait.controlHost" -}}{{ include "strait.operator" . }}.{{ .Release.Namespace }}.svc{{- end -}}
 
+{{/* RuntimeDefault refuses io_uring_setup on containerd and Docker: the proxy's transport "auto" then
+     runs on epoll and logs why (docs/adr/0035). */}}
 {{- define "strait.podSecurity" -}}
 runAsNonRoot: true
 runAsUser: 65532

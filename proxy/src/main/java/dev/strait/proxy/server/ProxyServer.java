@@ -36,6 +36,7 @@ import java.time.Duration;
 import java.util.ArrayList;
 import java.util.LinkedHashMap;
 import java.util.List;
+import java.util.Locale;
 import java.util.Map;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
@@ -84,15 +85,37 @@ public final class ProxyServer implements AutoCloseable {
         this.serving = serving;
         this.metrics = metrics;
         this.accessLog = accessLog;
-        this.transport = Transport.choose(config.transport());
         int workers = config.workers() > 0 ? config.workers() : Runtime.getRuntime().availableProcessors();
-        this.loops = new MultiThreadIoEventLoopGroup(workers, new DefaultThreadFactory("strait-loop", true),
-                transport.ioHandlerFactory());
+        Transport chosen = Transport.choose(config.transport());
+        EventLoopGroup group;
+        try {
+            group = loops(workers, chosen);
+        } catch (RuntimeException e) {
+            if (config.transport() != Config.Transport.AUTO || chosen != Transport.IO_URING) {
+                throw e;
+            }
+            // The probe made a ring, but one per loop failed (locked-memory limits on older kernels).
+            chosen = Transport.fallback();
+            log.warn("transport auto: io_uring rings could not be set up ({}); using {}", e.toString(),
+                    chosen.name().toLowerCase(Locale.ROOT));
+            group = loops(workers, chosen);
+        }
+        if (config.transport() == Config.Transport.AUTO && chosen != Transport.IO_URING) {
+            log.info("transport auto: io_uring is not available here ({}); using {}", Transport.whyNotIoUring(),
+                    chosen.name().toLowerCase(Locale.ROOT));
+        }
+        this.transport = chosen;
+        this.loops = group;
         this.upstreams = new UpstreamContext(loops, transport.socketChannel(), metrics);
         this.cache = new ResponseCache(serving.snapshot().config().cache().maxBytes(),
                 metrics == null ? null : metrics.registry());
         this.h2 = new Http2Connections(serving, metrics, accessLog);
         this.h2cUpgrade = new H2cUpgrade(h2);
+    }
+
+    private static EventLoopGroup loops(int workers, Transport transport) {
+        return new MultiThreadIoEventLoopGroup(workers, new DefaultThreadFactory("strait-loop", true),
+                transport.ioHandlerFactory());
     }
 
     /** The response cache all rules with {@code cache} share (purged through the admin server). */

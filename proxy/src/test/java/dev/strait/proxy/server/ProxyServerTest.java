@@ -136,6 +136,15 @@ class ProxyServerTest {
     }
 
     @Test
+    void autoTakesIoUringWhereItIsAvailableThenEpoll() throws Exception {
+        ProxyServer server = start(config("auto", ""));
+        Transport expected = io.netty.channel.uring.IoUring.isAvailable() ? Transport.IO_URING
+                : io.netty.channel.epoll.Epoll.isAvailable() ? Transport.EPOLL : Transport.NIO;
+        assertThat(server.transport()).isEqualTo(expected);
+        assertThat(client(server).send("GET /hello HTTP/1.1\r\nHost: a\r\n\r\n").read().status()).isEqualTo(200);
+    }
+
+    @Test
     void everyLoopGetsItsOwnListeningSocket() throws Exception {
         ProxyServer server = start(config("auto", ""));
         org.junit.jupiter.api.Assumptions.assumeTrue(server.transport().reusePort());
