@@ -8,10 +8,15 @@ import java.nio.file.ClosedWatchServiceException;
 import java.nio.file.FileSystems;
 import java.nio.file.Path;
 import java.nio.file.StandardWatchEventKinds;
+import java.nio.file.WatchEvent;
 import java.nio.file.WatchKey;
 import java.nio.file.WatchService;
+import java.util.HashSet;
 import java.util.Objects;
+import java.util.Set;
+import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicInteger;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -30,16 +35,21 @@ public final class ConfigReloader implements AutoCloseable {
     private final ProxyMetrics metrics;
     private final WatchService watcher;
     private final Thread thread;
-    private final java.util.Set<Path> watched = java.util.concurrent.ConcurrentHashMap.newKeySet();
+    private final Set<Path> watched = ConcurrentHashMap.newKeySet();
+    /** The files whose changes are reloaded: the config and the certificates it names (absolute paths). */
+    private volatile Set<Path> inputs;
+    /** Batches of directory events that named none of the inputs (a log file written beside the config). */
+    private final AtomicInteger ignored = new AtomicInteger();
 
     public ConfigReloader(Path file, Serving serving, ProxyMetrics metrics) throws IOException {
-        this.file = file.toAbsolutePath();
+        this.file = file.toAbsolutePath().normalize();
         this.serving = serving;
         this.metrics = metrics;
         this.watcher = FileSystems.getDefault().newWatchService();
         this.file.getParent().register(watcher, StandardWatchEventKinds.ENTRY_CREATE,
                 StandardWatchEventKinds.ENTRY_MODIFY, StandardWatchEventKinds.ENTRY_DELETE);
         watched.add(this.file.getParent());
+        this.inputs = Set.of(this.file);
         watchCertificateFiles(serving.snapshot());
         this.thread = new Thread(this::watch, "strait-config-watch");
         thread.setDaemon(true);
@@ -81,6 +91,12 @@ public final class ConfigReloader implements AutoCloseable {
 
     /** Certificate files may live outside the config's directory: watch theirs too (registering twice is a no-op). */
     private void watchCertificateFiles(Snapshot s) {
+        Set<Path> files = new HashSet<>();
+        files.add(file);
+        for (Path f : s.tls().files()) {
+            files.add(f.toAbsolutePath().normalize());
+        }
+        inputs = Set.copyOf(files);
         for (Path f : s.tls().files()) {
             Path dir = f.getParent();
             if (dir != null && watched.add(dir)) {
@@ -108,19 +124,46 @@ public final class ConfigReloader implements AutoCloseable {
                 WatchKey key = watcher.take();
                 // Let a burst of events (write, rename, symlink swap) settle before reading.
                 Thread.sleep(DEBOUNCE_MILLIS);
-                key.pollEvents();
+                boolean ours = concernsInputs(key);
                 WatchKey more;
                 while ((more = watcher.poll(DEBOUNCE_MILLIS, TimeUnit.MILLISECONDS)) != null) {
-                    more.pollEvents();
+                    ours |= concernsInputs(more);
                     more.reset();
                 }
                 key.reset();
-                // Any change in the directory: reload compares content versions, so no-ops cost a read.
-                reload("file changed");
+                // Only changes to the config or a certificate: a busy file beside them (a log written into
+                // the same directory) would otherwise parse and compile the whole config a few times a second.
+                if (ours) {
+                    reload("file changed");
+                } else {
+                    ignored.incrementAndGet();
+                }
             }
         } catch (InterruptedException | ClosedWatchServiceException e) {
             // closing
         }
+    }
+
+    /**
+     * Whether the key's events touch an input: a config or certificate file by name, a Kubernetes
+     * ConfigMap's {@code ..data} symlink swap (names starting with {@code ..}), or lost events (overflow).
+     */
+    private boolean concernsInputs(WatchKey key) {
+        boolean ours = false;
+        for (WatchEvent<?> e : key.pollEvents()) {
+            if (e.kind() == StandardWatchEventKinds.OVERFLOW || !(e.context() instanceof Path name)
+                    || !(key.watchable() instanceof Path dir)) {
+                ours = true;
+            } else {
+                ours |= name.toString().startsWith("..") || inputs.contains(dir.resolve(name).toAbsolutePath().normalize());
+            }
+        }
+        return ours;
+    }
+
+    /** For tests: batches of directory events that changed no input and so reloaded nothing. */
+    int ignoredChanges() {
+        return ignored.get();
     }
 
     @Override

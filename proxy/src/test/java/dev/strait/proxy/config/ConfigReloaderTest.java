@@ -80,6 +80,48 @@ class ConfigReloaderTest {
     }
 
     @Test
+    void aFileWrittenBesideTheConfigReloadsNothing() throws Exception {
+        Path file = dir.resolve("strait.yaml");
+        Files.writeString(file, config("v1"));
+        Serving serving = new Serving(ConfigFiles.load(file));
+        ProxyMetrics metrics = new ProxyMetrics();
+        reloader = new ConfigReloader(file, serving, metrics);
+        // A log written into the config's directory: before, each burst parsed and compiled the config.
+        Path log = dir.resolve("strait.log");
+        for (int i = 0; i < 20; i++) {
+            Files.writeString(log, "line " + i + "\n", java.nio.file.StandardOpenOption.CREATE,
+                    java.nio.file.StandardOpenOption.APPEND);
+        }
+        await().atMost(Duration.ofSeconds(10)).until(() -> reloader.ignoredChanges() > 0);
+        assertThat(metrics.scrape()).contains("strait_config_reloads_rejected_total 0.0");
+        assertThat(serving.swaps()).isZero();
+
+        Files.writeString(file, config("v2"));
+        await().atMost(Duration.ofSeconds(10)).until(() -> serving.swaps() == 1);
+    }
+
+    @Test
+    void aConfigMapSwapOfItsDataLinkReloads() throws Exception {
+        // How the kubelet updates a mounted ConfigMap: the file is a link through "..data", and "..data"
+        // is switched atomically to a new timestamped directory.
+        Path v1 = Files.createDirectory(dir.resolve("..2026_12_01_v1"));
+        Files.writeString(v1.resolve("strait.yaml"), config("v1"));
+        Files.createSymbolicLink(dir.resolve("..data"), v1.getFileName());
+        Path file = dir.resolve("strait.yaml");
+        Files.createSymbolicLink(file, Path.of("..data/strait.yaml"));
+        Serving serving = new Serving(ConfigFiles.load(file));
+        reloader = new ConfigReloader(file, serving, new ProxyMetrics());
+
+        Path v2 = Files.createDirectory(dir.resolve("..2026_12_01_v2"));
+        Files.writeString(v2.resolve("strait.yaml"), config("v2"));
+        Path tmp = dir.resolve("..data_tmp");
+        Files.createSymbolicLink(tmp, v2.getFileName());
+        Files.move(tmp, dir.resolve("..data"), java.nio.file.StandardCopyOption.REPLACE_EXISTING,
+                java.nio.file.StandardCopyOption.ATOMIC_MOVE);
+        await().atMost(Duration.ofSeconds(10)).until(() -> serving.swaps() == 1);
+    }
+
+    @Test
     void reloadWithUnchangedContentDoesNotSwap() throws Exception {
         Path file = dir.resolve("strait.yaml");
         Files.writeString(file, config("same"));
