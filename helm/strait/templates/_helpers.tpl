@@ -39,14 +39,15 @@ app.kubernetes.io/component: proxy
 {{/* The control channel's address as proxies dial it; the serving certificate names it. */}}
 {{- define "strait.controlHost" -}}{{ include "strait.operator" . }}.{{ .Release.Namespace }}.svc{{- end -}}
 
-{{/* RuntimeDefault refuses io_uring_setup on containerd and Docker: the proxy's transport "auto" then
+{{/* The pod's security context; the context's seccompProfile (the proxy's value) replaces RuntimeDefault.
+     RuntimeDefault refuses io_uring_setup on containerd and Docker: the proxy's transport "auto" then
      runs on epoll and logs why (docs/adr/0035). */}}
 {{- define "strait.podSecurity" -}}
 runAsNonRoot: true
 runAsUser: 65532
 runAsGroup: 65532
 fsGroup: 65532
-seccompProfile: { type: RuntimeDefault }
+seccompProfile: {{ toJson (default (dict "type" "RuntimeDefault") .seccompProfile) }}
 {{- end -}}
 
 {{- define "strait.containerSecurity" -}}

@@ -139,6 +139,22 @@ class HelmChartTest {
     }
 
     @Test
+    void theProxysSeccompProfileIsRuntimeDefaultUnlessIoUringIsLetIn() {
+        List<HasMetadata> objs = objects(Chart.template("strait", Map.of()));
+        assertThat(one(objs, Deployment.class, "strait-proxy").getSpec().getTemplate().getSpec().getSecurityContext()
+                .getSeccompProfile().getType()).isEqualTo("RuntimeDefault");
+
+        // RuntimeDefault refuses io_uring: a cluster that wants it for the proxy says so (ADR 0035).
+        objs = objects(Chart.template("strait", Map.of("proxy.seccompProfile.type", "Localhost",
+                "proxy.seccompProfile.localhostProfile", "profiles/strait-io-uring.json")));
+        var proxy = one(objs, Deployment.class, "strait-proxy").getSpec().getTemplate().getSpec().getSecurityContext();
+        assertThat(proxy.getSeccompProfile().getType()).isEqualTo("Localhost");
+        assertThat(proxy.getSeccompProfile().getLocalhostProfile()).isEqualTo("profiles/strait-io-uring.json");
+        assertThat(one(objs, Deployment.class, "strait-operator").getSpec().getTemplate().getSpec().getSecurityContext()
+                .getSeccompProfile().getType()).as("the operator keeps the default").isEqualTo("RuntimeDefault");
+    }
+
+    @Test
     void rbacIsLeastPrivilege() {
         List<HasMetadata> objs = objects(Chart.template("strait", Map.of()));
         ClusterRole cr = one(objs, ClusterRole.class, "strait-operator");
@@ -213,5 +229,7 @@ class HelmChartTest {
                 .hasMessageContaining("/proxy/kind");
         assertThatThrownBy(() -> Chart.template("strait", Map.of("proxy.replica", 3)))
                 .hasMessageContaining("replica");
+        assertThatThrownBy(() -> Chart.template("strait", Map.of("proxy.seccompProfile.type", "Off")))
+                .hasMessageContaining("/proxy/seccompProfile/type");
     }
 }
