@@ -29,7 +29,7 @@ usage() {
 
 MODE=${1:-${MODE:-quick}}
 declare -A CMDLINE_ENV=()   # settings given by the caller, for the report's "reproduce" line
-for v in ROUNDS SECS WARMUP WARMUP_OTHERS SCENARIOS SERVERS CONNS H2_STREAMS PHP_CHILDREN JAVA_OPTS SERVER_CPU CLIENT_CPU APP_CPU; do
+for v in ROUNDS SECS WARMUP WARMUP_OTHERS SCENARIOS SERVERS CONNS H2_STREAMS PHP_CHILDREN JAVA_OPTS STRAIT_TRANSPORT SERVER_CPU CLIENT_CPU APP_CPU; do
   [[ -n ${!v+x} ]] && CMDLINE_ENV[$v]=${!v}
 done
 case $MODE in
@@ -55,6 +55,7 @@ SERVER_CPU=${SERVER_CPU:-0}
 CLIENT_CPU=${CLIENT_CPU:-1}
 APP_CPU=${APP_CPU:-$CLIENT_CPU}
 JAVA_OPTS=${JAVA_OPTS:-}          # extra JVM flags for Strait (default: none, plain java -jar)
+STRAIT_TRANSPORT=${STRAIT_TRANSPORT:-}  # io_uring, epoll or nio added to Strait's configs (default: auto)
 STRAIT_JAR=${STRAIT_JAR:-$ROOT_DIR/proxy/target/strait-proxy.jar}
 CONFIG_DIR=${CONFIG_DIR:-$BENCH_DIR/configs}   # another directory of the same layout, to try variants
 STARTUP_TIMEOUT=${STARTUP_TIMEOUT:-30}

@@ -133,6 +133,8 @@ start_server() {
         XDG_CONFIG_HOME="$TMP/caddy-home/config" GOMAXPROCS=1 taskset -c "$SERVER_CPU" caddy run --adapter caddyfile --config "$conf" ;;
     strait)
       conf="$TMP/conf/strait/$kind.yaml"
+      # STRAIT_TRANSPORT: the same scenario on another transport (auto takes io_uring where it can, ADR 0035).
+      [[ -n $STRAIT_TRANSPORT ]] && printf '\ntransport: %s\n' "$STRAIT_TRANSPORT" >>"$conf"
       # --check first: a refused config is a feature Strait does not have yet, not a crash.
       # shellcheck disable=SC2086  # JAVA_OPTS is split into flags on purpose
       if ! timeout 120 java $JAVA_OPTS -jar "$STRAIT_JAR" --check "$conf" >"$TMP/logs/$sc-strait-check.log" 2>&1; then
