@@ -47,6 +47,14 @@ class ProxyServerTest {
         }
     }
 
+    /** Skips a transport this machine lacks (no io_uring in the kernel or allowed by seccomp; no epoll off Linux). */
+    private static void assumeAvailable(String transport) {
+        org.junit.jupiter.api.Assumptions.assumeTrue(!transport.equals("io_uring")
+                || io.netty.channel.uring.IoUring.isAvailable(), "io_uring not available here");
+        org.junit.jupiter.api.Assumptions.assumeTrue(!transport.equals("epoll")
+                || io.netty.channel.epoll.Epoll.isAvailable(), "epoll not available here");
+    }
+
     private ProxyServer start(String yaml) throws Exception {
         Serving serving = TestServing.serving(yaml);
         ProxyServer server = new ProxyServer(serving.snapshot().config(), serving, new ProxyMetrics(), null).start();
@@ -63,10 +71,7 @@ class ProxyServerTest {
     @ParameterizedTest(name = "{0}")
     @ValueSource(strings = {"auto", "epoll", "io_uring", "nio"})
     void servesKeepAliveAndPipelinedRequestsOnEachTransport(String transport) throws Exception {
-        org.junit.jupiter.api.Assumptions.assumeTrue(!transport.equals("io_uring")
-                || io.netty.channel.uring.IoUring.isAvailable(), "io_uring not available here");
-        org.junit.jupiter.api.Assumptions.assumeTrue(!transport.equals("epoll")
-                || io.netty.channel.epoll.Epoll.isAvailable(), "epoll not available here");
+        assumeAvailable(transport);
         ProxyServer server = start(config(transport, ""));
         RawClient c = client(server);
         for (int i = 0; i < 3; i++) {
@@ -89,10 +94,7 @@ class ProxyServerTest {
     @ParameterizedTest(name = "{0}")
     @ValueSource(strings = {"epoll", "io_uring", "nio"})
     void largeFilesGoOutWholeOnEachTransport(String transport, @TempDir Path root) throws Exception {
-        org.junit.jupiter.api.Assumptions.assumeTrue(!transport.equals("io_uring")
-                || io.netty.channel.uring.IoUring.isAvailable(), "io_uring not available here");
-        org.junit.jupiter.api.Assumptions.assumeTrue(!transport.equals("epoll")
-                || io.netty.channel.epoll.Epoll.isAvailable(), "epoll not available here");
+        assumeAvailable(transport);
         byte[] big = new byte[1 << 20];
         new java.util.Random(7).nextBytes(big);
         Files.write(root.resolve("big.bin"), big);
@@ -132,10 +134,7 @@ class ProxyServerTest {
     @ParameterizedTest(name = "{0}")
     @ValueSource(strings = {"epoll", "io_uring", "nio"})
     void aFileTruncatedWhileSentEndsThatResponseOnly(String transport, @TempDir Path root) throws Exception {
-        org.junit.jupiter.api.Assumptions.assumeTrue(!transport.equals("io_uring")
-                || io.netty.channel.uring.IoUring.isAvailable(), "io_uring not available here");
-        org.junit.jupiter.api.Assumptions.assumeTrue(!transport.equals("epoll")
-                || io.netty.channel.epoll.Epoll.isAvailable(), "epoll not available here");
+        assumeAvailable(transport);
         // Larger than any socket buffers between the two ends: most of it is still unsent when truncated.
         int size = 16 << 20;
         Path file = root.resolve("big.bin");
