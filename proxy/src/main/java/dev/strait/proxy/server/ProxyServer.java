@@ -86,12 +86,17 @@ public final class ProxyServer implements AutoCloseable {
         this.metrics = metrics;
         this.accessLog = accessLog;
         int workers = config.workers() > 0 ? config.workers() : Runtime.getRuntime().availableProcessors();
+        boolean auto = config.transport() == Config.Transport.AUTO;
         Transport chosen = Transport.choose(config.transport());
+        if (auto && chosen != Transport.IO_URING) {
+            log.info("transport auto: io_uring is not available here ({}); using {}", Transport.whyNotIoUring(),
+                    chosen.name().toLowerCase(Locale.ROOT));
+        }
         EventLoopGroup group;
         try {
             group = loops(workers, chosen);
         } catch (RuntimeException e) {
-            if (config.transport() != Config.Transport.AUTO || chosen != Transport.IO_URING) {
+            if (!auto || chosen != Transport.IO_URING) {
                 throw e;
             }
             // The probe made a ring, but one per loop failed (locked-memory limits on older kernels).
@@ -99,10 +104,6 @@ public final class ProxyServer implements AutoCloseable {
             log.warn("transport auto: io_uring rings could not be set up ({}); using {}", e.toString(),
                     chosen.name().toLowerCase(Locale.ROOT));
             group = loops(workers, chosen);
-        }
-        if (config.transport() == Config.Transport.AUTO && chosen != Transport.IO_URING) {
-            log.info("transport auto: io_uring is not available here ({}); using {}", Transport.whyNotIoUring(),
-                    chosen.name().toLowerCase(Locale.ROOT));
         }
         this.transport = chosen;
         this.loops = group;

@@ -43,6 +43,13 @@ class ConfigReloaderTest {
                 """.formatted(body);
     }
 
+    /** Serves {@code file}'s config and watches it (no listener: these tests look at the swaps). */
+    private Serving watch(Path file) throws Exception {
+        Serving serving = new Serving(ConfigFiles.load(file));
+        reloader = new ConfigReloader(file, serving, new ProxyMetrics());
+        return serving;
+    }
+
     private String get(RawClient c) throws Exception {
         return c.send("GET / HTTP/1.1\r\nHost: a\r\n\r\n").read().text();
     }
@@ -83,8 +90,7 @@ class ConfigReloaderTest {
     void aFileWrittenBesideTheConfigReloadsNothing() throws Exception {
         Path file = dir.resolve("strait.yaml");
         Files.writeString(file, config("v1"));
-        Serving serving = new Serving(ConfigFiles.load(file));
-        reloader = new ConfigReloader(file, serving, new ProxyMetrics());
+        Serving serving = watch(file);
         // A log written into the config's directory: before, each burst parsed and compiled the config.
         for (int i = 0; i < 20; i++) {
             Files.writeString(dir.resolve("strait.log"), "line " + i + "\n", java.nio.file.StandardOpenOption.CREATE,
@@ -105,8 +111,7 @@ class ConfigReloaderTest {
         Files.createSymbolicLink(dir.resolve("..data"), v1.getFileName());
         Path file = dir.resolve("strait.yaml");
         Files.createSymbolicLink(file, Path.of("..data/strait.yaml"));
-        Serving serving = new Serving(ConfigFiles.load(file));
-        reloader = new ConfigReloader(file, serving, new ProxyMetrics());
+        Serving serving = watch(file);
 
         Path v2 = Files.createDirectory(dir.resolve("..2026_12_01_v2"));
         Files.writeString(v2.resolve("strait.yaml"), config("v2"));
@@ -121,8 +126,7 @@ class ConfigReloaderTest {
     void reloadWithUnchangedContentDoesNotSwap() throws Exception {
         Path file = dir.resolve("strait.yaml");
         Files.writeString(file, config("same"));
-        Serving serving = new Serving(ConfigFiles.load(file));
-        reloader = new ConfigReloader(file, serving, new ProxyMetrics());
+        Serving serving = watch(file);
         Files.writeString(file, "# a comment changes the bytes, not the config\n" + config("same"));
         assertThat(reloader.reload("test")).isFalse();
         assertThat(serving.swaps()).isZero();
