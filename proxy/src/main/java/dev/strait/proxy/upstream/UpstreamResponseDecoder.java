@@ -10,7 +10,6 @@ import io.netty.handler.codec.ByteToMessageDecoder;
 import io.netty.handler.codec.DecoderResult;
 import io.netty.handler.codec.http.DefaultHttpContent;
 import io.netty.handler.codec.http.DefaultHttpHeadersFactory;
-import io.netty.handler.codec.http.DefaultHttpResponse;
 import io.netty.handler.codec.http.DefaultLastHttpContent;
 import io.netty.handler.codec.http.EmptyHttpHeaders;
 import io.netty.handler.codec.http.HttpHeaderNames;
@@ -26,7 +25,8 @@ import java.nio.charset.StandardCharsets;
 import java.util.List;
 
 /**
- * Bytes from an upstream to a response head ({@link HttpResponse}), body parts
+ * Bytes from an upstream to a response head ({@link UpstreamResponse}, with its framing, keep-alive and
+ * connection-specific fields already known), body parts
  * ({@link io.netty.handler.codec.http.HttpContent}, retained slices of the read buffer) and a
  * {@link LastHttpContent} (with the trailers of a chunked body), as Netty's {@code HttpResponseDecoder}
  * would emit them, but strict as a proxy must be and cheaper (issue #3: Netty's generic decoder was about
@@ -72,6 +72,11 @@ public final class UpstreamResponseDecoder extends ByteToMessageDecoder {
             "Upgrade", "Sec-WebSocket-Accept", "Sec-WebSocket-Protocol", "Sec-WebSocket-Extensions", "Trailer",
             "X-Powered-By", "X-Content-Type-Options", "X-Frame-Options", "Strict-Transport-Security",
             "Access-Control-Allow-Origin", "WWW-Authenticate", "Retry-After", "Link", "Alt-Svc", "X-Request-Id");
+
+    private static final AsciiString PROXY_CONNECTION = AsciiString.cached("proxy-connection");
+    static final int TOKEN_CLOSE = 1;
+    static final int TOKEN_KEEP_ALIVE = 2;
+    static final int TOKEN_OTHER = 4;
 
     private enum State { HEAD, FIXED, UNTIL_CLOSE, CHUNK_SIZE, CHUNK_DATA, CHUNK_END, TRAILERS, UPGRADED, BAD }
 
@@ -218,6 +223,8 @@ public final class UpstreamResponseDecoder extends ByteToMessageDecoder {
         int contentLengths = 0;
         long contentLength = -1;
         boolean chunked = false;
+        int fields = 0;
+        int tokens = 0;
         int i = lf + 1;
         while (b[i] != '\r') {
             int nameStart = i;
@@ -236,6 +243,12 @@ public final class UpstreamResponseDecoder extends ByteToMessageDecoder {
                     throw violation("Transfer-Encoding other than a single chunked");
                 }
                 chunked = true;
+            } else {
+                int field = connectionField(name);
+                fields |= field;
+                if (field == UpstreamResponse.CONNECTION) {
+                    tokens |= connectionTokens(b, from, to);
+                }
             }
             headers.add(name, new String(b, from, to - from, StandardCharsets.ISO_8859_1));
         }
@@ -248,7 +261,12 @@ public final class UpstreamResponseDecoder extends ByteToMessageDecoder {
         if (chunked && version == HttpVersion.HTTP_1_0) {
             throw violation("Transfer-Encoding in an HTTP/1.0 response");
         }
-        out.add(new DefaultHttpResponse(version, status, headers));
+        boolean keepAlive = (tokens & TOKEN_CLOSE) == 0
+                && (version == HttpVersion.HTTP_1_1 || (tokens & TOKEN_KEEP_ALIVE) != 0);
+        if ((tokens & TOKEN_OTHER) != 0) {
+            fields |= UpstreamResponse.CONNECTION_TOKENS;
+        }
+        out.add(new UpstreamResponse(version, status, headers, contentLength, chunked, keepAlive, fields));
         if (code < 200 || code == 204 || code == 304 || noBody) {
             if (code == 101) {
                 state = State.UPGRADED; // what follows is the new protocol's, until the tunnel takes over
@@ -264,6 +282,63 @@ public final class UpstreamResponseDecoder extends ByteToMessageDecoder {
             state = State.FIXED;
         } else {
             state = State.UNTIL_CLOSE;
+        }
+        return true;
+    }
+
+    /** Which connection-specific field {@code name} is, as an {@link UpstreamResponse} bit; 0 for any other. */
+    private static int connectionField(AsciiString name) {
+        switch (name.length()) {
+            case 2:
+                return HttpHeaderNames.TE.contentEqualsIgnoreCase(name) ? UpstreamResponse.TE : 0;
+            case 7:
+                return HttpHeaderNames.UPGRADE.contentEqualsIgnoreCase(name) ? UpstreamResponse.UPGRADE : 0;
+            case 10:
+                return HttpHeaderNames.CONNECTION.contentEqualsIgnoreCase(name) ? UpstreamResponse.CONNECTION
+                        : HttpHeaderNames.KEEP_ALIVE.contentEqualsIgnoreCase(name) ? UpstreamResponse.KEEP_ALIVE : 0;
+            case 16:
+                return PROXY_CONNECTION.contentEqualsIgnoreCase(name) ? UpstreamResponse.PROXY_CONNECTION : 0;
+            default:
+                return 0;
+        }
+    }
+
+    /** The comma-separated tokens of a {@code Connection} value, as TOKEN_ bits (case-insensitive, OWS trimmed). */
+    static int connectionTokens(byte[] b, int from, int to) {
+        int out = 0;
+        int i = from;
+        while (i < to) {
+            int end = i;
+            while (end < to && b[end] != ',') {
+                end++;
+            }
+            int s = i;
+            int e = end;
+            while (s < e && (b[s] == ' ' || b[s] == '\t')) {
+                s++;
+            }
+            while (e > s && (b[e - 1] == ' ' || b[e - 1] == '\t')) {
+                e--;
+            }
+            if (e > s) {
+                out |= token(b, s, e, "close") ? TOKEN_CLOSE : token(b, s, e, "keep-alive") ? TOKEN_KEEP_ALIVE : TOKEN_OTHER;
+            }
+            i = end + 1;
+        }
+        return out;
+    }
+
+    /** Bytes {@code from..to} spell {@code lower} (lower-case ASCII) in any case. */
+    private static boolean token(byte[] b, int from, int to, String lower) {
+        if (to - from != lower.length()) {
+            return false;
+        }
+        for (int k = 0; k < lower.length(); k++) {
+            int c = b[from + k];
+            int want = lower.charAt(k);
+            if (c != want && !(want >= 'a' && want <= 'z' && c == want - ('a' - 'A'))) {
+                return false;
+            }
         }
         return true;
     }
@@ -440,7 +515,8 @@ public final class UpstreamResponseDecoder extends ByteToMessageDecoder {
     private void fail(Http1Violation v, ByteBuf in, List<Object> out) {
         in.skipBytes(in.readableBytes());
         if (state == State.HEAD) {
-            HttpResponse bad = new DefaultHttpResponse(HttpVersion.HTTP_1_1, HttpResponseStatus.BAD_GATEWAY);
+            HttpResponse bad = new UpstreamResponse(HttpVersion.HTTP_1_1, HttpResponseStatus.BAD_GATEWAY,
+                    HEADERS.newHeaders(), -1, false, false, 0);
             bad.setDecoderResult(DecoderResult.failure(v));
             out.add(bad);
         } else {

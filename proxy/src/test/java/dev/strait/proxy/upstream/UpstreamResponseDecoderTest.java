@@ -73,4 +73,55 @@ class UpstreamResponseDecoderTest {
         assertThat(msgs.get(1)).isInstanceOf(LastHttpContent.class);
         assertThat(((HttpResponse) msgs.get(2)).status().code()).isEqualTo(200);
     }
+
+    private UpstreamResponse head(String bytes) {
+        return (UpstreamResponse) decode(bytes).get(0);
+    }
+
+    @Test
+    void framingIsKnownFromTheHead() {
+        UpstreamResponse fixed = head("HTTP/1.1 200 OK\r\nContent-Length: 12\r\n\r\nhello, world");
+        assertThat(fixed.contentLength()).isEqualTo(12);
+        assertThat(fixed.chunked()).isFalse();
+        UpstreamResponse chunked = head("HTTP/1.1 200 OK\r\ntransfer-encoding: Chunked\r\n\r\n0\r\n\r\n");
+        assertThat(chunked.contentLength()).isEqualTo(-1);
+        assertThat(chunked.chunked()).isTrue();
+        UpstreamResponse toClose = head("HTTP/1.1 200 OK\r\nConnection: close\r\n\r\n");
+        assertThat(toClose.contentLength()).isEqualTo(-1);
+        assertThat(toClose.chunked()).isFalse();
+    }
+
+    @Test
+    void keepAliveFollowsVersionAndConnectionTokensAsHttpUtilReadsThem() {
+        String[][] cases = {
+            // version, Connection field(s), keep-alive expected
+            {"1.1", "", "true"},
+            {"1.1", "Connection: keep-alive\r\n", "true"},
+            {"1.1", "Connection: close\r\n", "false"},
+            {"1.1", "connection: Keep-Alive, CLOSE\r\n", "false"},
+            {"1.1", "Connection: keep-alive\r\nConnection:  close \r\n", "false"},
+            {"1.1", "Connection: closed\r\n", "true"},
+            {"1.0", "", "false"},
+            {"1.0", "Connection: keep-alive\r\n", "true"},
+            {"1.0", "Connection: x-trace,\tKeep-Alive\r\n", "true"},
+            {"1.0", "Connection: keep-alive, close\r\n", "false"},
+        };
+        for (String[] c : cases) {
+            UpstreamResponse r = head("HTTP/" + c[0] + " 204 No Content\r\n" + c[1] + "\r\n");
+            assertThat(r.keepAlive()).as("HTTP/%s %s", c[0], c[1]).isEqualTo(Boolean.parseBoolean(c[2]));
+            assertThat(r.keepAlive()).as("as Netty's HttpUtil").isEqualTo(io.netty.handler.codec.http.HttpUtil.isKeepAlive(r));
+        }
+    }
+
+    @Test
+    void connectionSpecificFieldsAreNoted() {
+        assertThat(head("HTTP/1.1 204 No Content\r\nServer: x\r\n\r\n").connectionFields()).isZero();
+        assertThat(head("HTTP/1.1 204 No Content\r\nConnection: keep-alive\r\nKeep-Alive: timeout=5\r\n\r\n")
+                .connectionFields()).isEqualTo(UpstreamResponse.CONNECTION | UpstreamResponse.KEEP_ALIVE);
+        assertThat(head("HTTP/1.1 204 No Content\r\nproxy-connection: x\r\nTE: trailers\r\nUpgrade: h2c\r\n\r\n")
+                .connectionFields())
+                .isEqualTo(UpstreamResponse.PROXY_CONNECTION | UpstreamResponse.TE | UpstreamResponse.UPGRADE);
+        assertThat(head("HTTP/1.1 204 No Content\r\nConnection: close, X-Secret\r\n\r\n").connectionFields())
+                .isEqualTo(UpstreamResponse.CONNECTION | UpstreamResponse.CONNECTION_TOKENS);
+    }
 }

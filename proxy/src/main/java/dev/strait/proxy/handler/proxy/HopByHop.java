@@ -1,5 +1,6 @@
 package dev.strait.proxy.handler.proxy;
 
+import dev.strait.proxy.upstream.UpstreamResponse;
 import io.netty.handler.codec.http.HttpHeaderNames;
 import io.netty.handler.codec.http.HttpHeaders;
 import io.netty.util.AsciiString;
@@ -48,6 +49,35 @@ final class HopByHop {
             }
         }
         return false;
+    }
+
+    /**
+     * {@link #stripResponse(HttpHeaders)} for an HTTP/1.1 upstream's answer, whose decoder already noted which
+     * of those fields are present ({@link UpstreamResponse#connectionFields}): only those are removed.
+     */
+    static void stripResponse(HttpHeaders h, int fields) {
+        if (fields == 0) {
+            return;
+        }
+        if ((fields & UpstreamResponse.CONNECTION_TOKENS) != 0) {
+            stripResponse(h); // Connection names further fields: the general path finds them
+            return;
+        }
+        if ((fields & UpstreamResponse.CONNECTION) != 0) {
+            h.remove(HttpHeaderNames.CONNECTION);
+        }
+        if ((fields & UpstreamResponse.KEEP_ALIVE) != 0) {
+            h.remove(HttpHeaderNames.KEEP_ALIVE);
+        }
+        if ((fields & UpstreamResponse.PROXY_CONNECTION) != 0) {
+            h.remove(PROXY_CONNECTION);
+        }
+        if ((fields & UpstreamResponse.TE) != 0) {
+            h.remove(HttpHeaderNames.TE);
+        }
+        if ((fields & UpstreamResponse.UPGRADE) != 0) {
+            h.remove(HttpHeaderNames.UPGRADE);
+        }
     }
 
     /** Removes from a response what must not reach the client (framing and Connection the server writes itself). */

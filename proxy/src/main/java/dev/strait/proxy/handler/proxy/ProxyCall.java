@@ -7,6 +7,7 @@ import dev.strait.proxy.upstream.LoopContext;
 import dev.strait.proxy.upstream.LoopUpstream;
 import dev.strait.proxy.upstream.UpstreamConnection;
 import dev.strait.proxy.upstream.UpstreamListener;
+import dev.strait.proxy.upstream.UpstreamResponse;
 import dev.strait.proxy.upstream.UpstreamSpec;
 import io.netty.buffer.ByteBuf;
 import io.netty.buffer.ByteBufUtil;
@@ -16,7 +17,6 @@ import io.netty.handler.codec.http.HttpHeaderNames;
 import io.netty.handler.codec.http.HttpHeaders;
 import io.netty.handler.codec.http.HttpMethod;
 import io.netty.handler.codec.http.HttpObject;
-import io.netty.handler.codec.http.HttpResponse;
 import io.netty.handler.codec.http.HttpResponseStatus;
 import io.netty.handler.codec.http.HttpUtil;
 import io.netty.handler.codec.http.LastHttpContent;
@@ -97,7 +97,7 @@ final class ProxyCall implements UpstreamListener, BodyReceiver, Runnable {
     // response
     private boolean gotBytes;
     private boolean informational;
-    private HttpResponse pendingHead;
+    private UpstreamResponse pendingHead;
     private ArrayDeque<ByteBuf> pendingParts;
     private boolean clientStarted;
     private boolean holding;
@@ -389,7 +389,7 @@ final class ProxyCall implements UpstreamListener, BodyReceiver, Runnable {
             holding = true;
             ex.holdFlush();
         }
-        if (msg instanceof HttpResponse r) {
+        if (msg instanceof UpstreamResponse r) {
             onHead(r);
         }
         if (msg instanceof HttpContent c) {
@@ -401,7 +401,7 @@ final class ProxyCall implements UpstreamListener, BodyReceiver, Runnable {
         }
     }
 
-    private void onHead(HttpResponse r) {
+    private void onHead(UpstreamResponse r) {
         if (r.decoderResult().isFailure()) {
             protocolError("bad response head: " + describe(r.decoderResult().cause()));
             return;
@@ -419,15 +419,7 @@ final class ProxyCall implements UpstreamListener, BodyReceiver, Runnable {
             informational = true; // 100 Continue and friends: the client had its own; wait for the real answer
             return;
         }
-        HttpHeaders h = r.headers();
-        if (h.contains(HttpHeaderNames.TRANSFER_ENCODING) && h.contains(HttpHeaderNames.CONTENT_LENGTH)) {
-            protocolError("both Transfer-Encoding and Content-Length");
-            return;
-        }
-        if (r.protocolVersion().minorVersion() == 0 && h.getAll(HttpHeaderNames.CONTENT_LENGTH).size() > 1) {
-            protocolError("several Content-Length headers");
-            return;
-        }
+        // Framing (both Transfer-Encoding and Content-Length, several lengths) was refused by the decoder.
         status = code;
         if (rule.retriesStatus(code) && idempotent && mayRetry()) {
             endTry(code, null, lastActivity);
@@ -436,12 +428,12 @@ final class ProxyCall implements UpstreamListener, BodyReceiver, Runnable {
             retry("status " + code);
             return;
         }
-        upstreamKeepAlive = HttpUtil.isKeepAlive(r);
+        upstreamKeepAlive = r.keepAlive();
         pendingHead = r;
     }
 
     /** The upstream accepted the WebSocket handshake: both connections become one tunnel. */
-    private void startTunnel(HttpResponse r) {
+    private void startTunnel(UpstreamResponse r) {
         UpstreamConnection c = conn;
         conn = null;
         status = 101;
@@ -456,7 +448,7 @@ final class ProxyCall implements UpstreamListener, BodyReceiver, Runnable {
         resumeClient();
         HttpHeaders h = r.headers();
         String upgradeTo = h.get(HttpHeaderNames.UPGRADE);
-        HopByHop.stripResponse(h);
+        HopByHop.stripResponse(h, r.connectionFields());
         h.set(HttpHeaderNames.UPGRADE, upgradeTo);
         TunnelRelay[] relays = TunnelRelay.pair(c.channel(), rule.idleTimeoutNanos);
         ex.switchProtocols(h, relays[0]);
@@ -512,20 +504,20 @@ final class ProxyCall implements UpstreamListener, BodyReceiver, Runnable {
 
     private void startClientResponse() {
         clientStarted = true;
-        HttpResponse r = pendingHead;
+        UpstreamResponse r = pendingHead;
         pendingHead = null;
         HttpHeaders h = r.headers();
         long length;
-        if (HttpUtil.isTransferEncodingChunked(r)) {
+        if (r.chunked()) {
             length = -1;
         } else {
-            length = HttpUtil.getContentLength(r, -1L);
+            length = r.contentLength();
             int code = r.status().code();
             if (length < 0 && !ex.isHead() && code != 204 && code != 304) {
                 upstreamKeepAlive = false; // close-delimited: the connection ends with the body
             }
         }
-        HopByHop.stripResponse(h);
+        HopByHop.stripResponse(h, r.connectionFields());
         ex.startResponse(r.status(), h, length);
         if (pendingParts != null) {
             ByteBuf part;

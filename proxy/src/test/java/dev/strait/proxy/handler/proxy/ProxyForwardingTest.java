@@ -140,6 +140,20 @@ class ProxyForwardingTest {
     }
 
     @Test
+    void connectionSpecificFieldsOfAnAnswerStayBehindWhenConnectionNamesNoOthers() throws Exception {
+        TestUpstream up = h.upstream(TestUpstream.reply(200, "ok", "Connection", "keep-alive", "Keep-Alive",
+                "timeout=5", "TE", "trailers", "Upgrade", "h2c", "Proxy-Connection", "keep-alive", "x-end", "2"));
+        h.start(config(up.endpoint(), ""));
+        RawClient.Response r = h.client().send("GET /h HTTP/1.1\r\nHost: a\r\n\r\n").read();
+        assertThat(r.status()).isEqualTo(200);
+        for (String gone : new String[] {"connection", "keep-alive", "te", "upgrade", "proxy-connection"}) {
+            assertThat(r.header(gone)).as(gone).isNull();
+        }
+        assertThat(r.header("x-end")).isEqualTo("2");
+        assertThat(r.text()).isEqualTo("ok");
+    }
+
+    @Test
     void requestIdIsMadeWhenMissingOrNotSane() throws Exception {
         TestUpstream up = h.upstream(TestUpstream.reply(200, "ok"));
         h.start(config(up.endpoint(), ""));
@@ -354,6 +368,7 @@ class ProxyForwardingTest {
                 .contains("strait_upstream_connections_open{upstream=\"app\"} 1.0")
                 .contains("strait_upstream_connections_idle{upstream=\"app\"} 1.0")
                 .contains("strait_upstream_request_duration_seconds_count{upstream=\"app\"} 2")
+                .contains("strait_upstream_request_duration_seconds_bucket{upstream=\"app\",le=\"60.0\"} 2")
                 .contains("strait_upstream_endpoints_healthy{upstream=\"app\"} 1.0"));
     }
 
