@@ -6,7 +6,6 @@ import io.micrometer.core.instrument.Timer;
 import io.micrometer.prometheusmetrics.PrometheusConfig;
 import io.micrometer.prometheusmetrics.PrometheusMeterRegistry;
 import io.prometheus.metrics.model.registry.PrometheusRegistry;
-import java.time.Duration;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicLong;
@@ -105,12 +104,9 @@ public final class ProxyMetrics {
 
         RouteMeters(String route) {
             this.route = route;
-            this.latency = Timer.builder("strait_request_duration")
+            this.latency = LatencyBuckets.on(Timer.builder("strait_request_duration"))
                     .description("Time from request head to response written")
                     .tag("route", route)
-                    .publishPercentileHistogram()
-                    .minimumExpectedValue(Duration.ofMillis(1))
-                    .maximumExpectedValue(Duration.ofSeconds(60))
                     .register(registry);
         }
 

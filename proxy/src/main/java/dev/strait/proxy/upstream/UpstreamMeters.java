@@ -1,10 +1,10 @@
 package dev.strait.proxy.upstream;
 
+import dev.strait.proxy.metrics.LatencyBuckets;
 import io.micrometer.core.instrument.Counter;
 import io.micrometer.core.instrument.Gauge;
 import io.micrometer.core.instrument.MeterRegistry;
 import io.micrometer.core.instrument.Timer;
-import java.time.Duration;
 import java.util.concurrent.TimeUnit;
 
 /**
@@ -28,12 +28,9 @@ public final class UpstreamMeters {
                     .description("Tries sent to an upstream, by the class of its answer (failed: none)")
                     .tag("upstream", name).tag("class", CLASSES[i]).register(registry);
         }
-        latency = Timer.builder("strait_upstream_request_duration")
+        latency = LatencyBuckets.on(Timer.builder("strait_upstream_request_duration"))
                 .description("Time from sending a try to the end of the upstream's answer")
                 .tag("upstream", name)
-                .publishPercentileHistogram()
-                .minimumExpectedValue(Duration.ofMillis(1))
-                .maximumExpectedValue(Duration.ofSeconds(60))
                 .register(registry);
         retries = Counter.builder("strait_upstream_retries").description("Retries of requests to an upstream")
                 .tag("upstream", name).register(registry);
