@@ -36,7 +36,7 @@ public final class HeadParser {
             AsciiString.cached("proxy-connection")};
 
     /** Names as clients usually spell them, shared instead of copied per request. */
-    private static final AsciiString[] KNOWN_NAMES = known(
+    private static final KnownNames KNOWN_NAMES = KnownNames.of(
             "Host", "User-Agent", "Accept", "Accept-Encoding", "Accept-Language", "Connection", "Content-Length",
             "Content-Type", "Transfer-Encoding", "Cookie", "Authorization", "Cache-Control", "Pragma", "Referer",
             "Origin", "Expect", "Upgrade", "Range", "If-Range", "If-None-Match", "If-Modified-Since", "TE",
@@ -180,7 +180,7 @@ public final class HeadParser {
                 }
                 continue;
             }
-            AsciiString name = name(b, nameStart, nameEnd, KNOWN_NAMES);
+            AsciiString name = KNOWN_NAMES.name(b, nameStart, nameEnd);
             if (trailers) {
                 for (AsciiString forbidden : TRAILER_FORBIDDEN) {
                     if (forbidden.contentEqualsIgnoreCase(name)) {
@@ -358,16 +358,6 @@ public final class HeadParser {
         return HttpMethod.valueOf(new String(b, 0, len, StandardCharsets.ISO_8859_1));
     }
 
-    /** The name in {@code b[from, to)}: a shared constant from {@code known} when spelled as one, else a copy. */
-    public static AsciiString name(byte[] b, int from, int to, AsciiString[] known) {
-        for (AsciiString k : known) {
-            if (equals(k, b, from, to)) {
-                return k;
-            }
-        }
-        return new AsciiString(b, from, to - from, true);
-    }
-
     private static boolean equals(AsciiString s, byte[] b, int from, int to) {
         if (s.length() != to - from) {
             return false;
@@ -380,15 +370,5 @@ public final class HeadParser {
             }
         }
         return true;
-    }
-
-    /** Shared names for {@link #name}: each as usually spelled and in lower case. */
-    public static AsciiString[] known(String... names) {
-        AsciiString[] out = new AsciiString[names.length * 2];
-        for (int i = 0; i < names.length; i++) {
-            out[2 * i] = AsciiString.cached(names[i]);
-            out[2 * i + 1] = AsciiString.cached(names[i].toLowerCase(java.util.Locale.ROOT));
-        }
-        return out;
     }
 }

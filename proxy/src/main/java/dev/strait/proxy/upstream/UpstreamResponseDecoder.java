@@ -3,6 +3,7 @@ package dev.strait.proxy.upstream;
 import dev.strait.proxy.http1.HeadParser;
 import dev.strait.proxy.http1.Http1Framing;
 import dev.strait.proxy.http1.Http1Violation;
+import dev.strait.proxy.http1.KnownNames;
 import io.netty.buffer.ByteBuf;
 import io.netty.buffer.Unpooled;
 import io.netty.channel.ChannelHandlerContext;
@@ -65,7 +66,7 @@ public final class UpstreamResponseDecoder extends ByteToMessageDecoder {
     private static final HttpHeadersFactory TRAILERS = DefaultHttpHeadersFactory.trailersFactory().withValidation(false);
 
     /** Names as servers usually spell them, shared instead of copied per response. */
-    private static final AsciiString[] KNOWN_NAMES = HeadParser.known(
+    private static final KnownNames KNOWN_NAMES = KnownNames.of(
             "Server", "Date", "Content-Type", "Content-Length", "Connection", "Keep-Alive", "Transfer-Encoding",
             "Last-Modified", "ETag", "Accept-Ranges", "Cache-Control", "Expires", "Vary", "Set-Cookie", "Location",
             "Content-Encoding", "Content-Language", "Content-Range", "Content-Disposition", "Age", "Via", "Pragma",
@@ -229,7 +230,7 @@ public final class UpstreamResponseDecoder extends ByteToMessageDecoder {
         while (b[i] != '\r') {
             int nameStart = i;
             i = fieldLine(b, i);
-            AsciiString name = HeadParser.name(b, nameStart, at[0], KNOWN_NAMES);
+            AsciiString name = KNOWN_NAMES.name(b, nameStart, at[0]);
             int from = at[1];
             int to = at[2];
             if (name.length() == 14 && HttpHeaderNames.CONTENT_LENGTH.contentEqualsIgnoreCase(name)) {
@@ -480,7 +481,7 @@ public final class UpstreamResponseDecoder extends ByteToMessageDecoder {
         while (b[i] != '\r') {
             int nameStart = i;
             i = fieldLine(b, i);
-            AsciiString name = HeadParser.name(b, nameStart, at[0], KNOWN_NAMES);
+            AsciiString name = KNOWN_NAMES.name(b, nameStart, at[0]);
             if (!HttpHeaderNames.CONTENT_LENGTH.contentEqualsIgnoreCase(name)
                     && !HttpHeaderNames.TRANSFER_ENCODING.contentEqualsIgnoreCase(name)
                     && !HttpHeaderNames.TRAILER.contentEqualsIgnoreCase(name)) {
