@@ -48,7 +48,10 @@ public final class SidecarInjector {
             return new Settings(image, 15001, 15000, "50m", "64Mi", "128Mi",
                     // Idle RSS 62.4-62.9 MiB on JDK 17 (docs/deploy.md); C1 only: less compiler memory and code cache.
                     "-Xmx32m -XX:MaxDirectMemorySize=32m -XX:ActiveProcessorCount=1 -XX:TieredStopAtLevel=1"
-                            + " -XX:ReservedCodeCacheSize=16m -XX:-UsePerfData"); // no hsperfdata file: read-only root
+                            + " -XX:ReservedCodeCacheSize=16m -XX:-UsePerfData" // no hsperfdata file: read-only root
+                            // The JDK's class-data archive at its own address, unrelocated: its pages stay clean
+                            // and shared by every sidecar on the node, 6 MiB less private memory each (ADR 0037).
+                            + " -XX:+UnlockDiagnosticVMOptions -XX:ArchiveRelocationMode=0");
         }
     }
 

@@ -76,7 +76,7 @@ class SidecarInjectionTest {
         assertThat(proxy.getResources().getLimits().get("memory").toString()).isEqualTo("128Mi");
         assertThat(proxy.getEnv()).anySatisfy(e -> {
             assertThat(e.getName()).isEqualTo("JAVA_OPTS");
-            assertThat(e.getValue()).contains("-Xmx32m");
+            assertThat(e.getValue()).contains("-Xmx32m").endsWith("-XX:ArchiveRelocationMode=0");
         });
         assertThat(proxy.getSecurityContext().getRunAsNonRoot()).isTrue();
         assertThat(proxy.getSecurityContext().getReadOnlyRootFilesystem()).isTrue();
