@@ -351,24 +351,10 @@ public final class HeadParser {
 
     private static HttpMethod method(byte[] b, int len) {
         for (HttpMethod m : METHODS) {
-            if (equals(m.asciiName(), b, 0, len)) {
+            if (KnownNames.equals(m.asciiName(), b, 0, len)) {
                 return m;
             }
         }
         return HttpMethod.valueOf(new String(b, 0, len, StandardCharsets.ISO_8859_1));
-    }
-
-    private static boolean equals(AsciiString s, byte[] b, int from, int to) {
-        if (s.length() != to - from) {
-            return false;
-        }
-        byte[] a = s.array();
-        int off = s.arrayOffset();
-        for (int k = 0; k < to - from; k++) {
-            if (a[off + k] != b[from + k]) {
-                return false;
-            }
-        }
-        return true;
     }
 }

@@ -57,7 +57,8 @@ public final class KnownNames {
         return new AsciiString(b, from, to - from, true);
     }
 
-    private static boolean equals(AsciiString s, byte[] b, int from, int to) {
+    /** {@code s} spelled exactly as {@code b[from, to)}. */
+    static boolean equals(AsciiString s, byte[] b, int from, int to) {
         if (s.length() != to - from) {
             return false;
         }
