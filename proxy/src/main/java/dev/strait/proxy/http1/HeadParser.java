@@ -27,13 +27,16 @@ public final class HeadParser {
     /** Fields arrive validated here, so the header map does not check them again. */
     private static final HttpHeadersFactory HEADERS = DefaultHttpHeadersFactory.headersFactory().withValidation(false);
 
+    /** The obsolete {@code Proxy-Connection} field, connection-specific wherever it appears (Netty's constant is deprecated). */
+    public static final AsciiString PROXY_CONNECTION = AsciiString.cached("proxy-connection");
+
     /** Request fields that may not come in a trailer: they frame, route or authorise the request. */
     private static final AsciiString[] TRAILER_FORBIDDEN = {
             HttpHeaderNames.CONTENT_LENGTH, HttpHeaderNames.TRANSFER_ENCODING, HttpHeaderNames.HOST,
             HttpHeaderNames.CONNECTION, HttpHeaderNames.KEEP_ALIVE, HttpHeaderNames.TE, HttpHeaderNames.TRAILER,
             HttpHeaderNames.UPGRADE, HttpHeaderNames.EXPECT, HttpHeaderNames.AUTHORIZATION,
             HttpHeaderNames.CONTENT_TYPE, HttpHeaderNames.CONTENT_ENCODING, HttpHeaderNames.PROXY_AUTHORIZATION,
-            AsciiString.cached("proxy-connection")};
+            PROXY_CONNECTION};
 
     /** Names as clients usually spell them, shared instead of copied per request. */
     private static final KnownNames KNOWN_NAMES = KnownNames.of(

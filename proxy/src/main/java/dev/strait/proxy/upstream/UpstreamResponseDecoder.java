@@ -74,7 +74,6 @@ public final class UpstreamResponseDecoder extends ByteToMessageDecoder {
             "X-Powered-By", "X-Content-Type-Options", "X-Frame-Options", "Strict-Transport-Security",
             "Access-Control-Allow-Origin", "WWW-Authenticate", "Retry-After", "Link", "Alt-Svc", "X-Request-Id");
 
-    private static final AsciiString PROXY_CONNECTION = AsciiString.cached("proxy-connection");
     static final int TOKEN_CLOSE = 1;
     static final int TOKEN_KEEP_ALIVE = 2;
     static final int TOKEN_OTHER = 4;
@@ -298,7 +297,7 @@ public final class UpstreamResponseDecoder extends ByteToMessageDecoder {
                 return HttpHeaderNames.CONNECTION.contentEqualsIgnoreCase(name) ? UpstreamResponse.CONNECTION
                         : HttpHeaderNames.KEEP_ALIVE.contentEqualsIgnoreCase(name) ? UpstreamResponse.KEEP_ALIVE : 0;
             case 16:
-                return PROXY_CONNECTION.contentEqualsIgnoreCase(name) ? UpstreamResponse.PROXY_CONNECTION : 0;
+                return HeadParser.PROXY_CONNECTION.contentEqualsIgnoreCase(name) ? UpstreamResponse.PROXY_CONNECTION : 0;
             default:
                 return 0;
         }

@@ -1,5 +1,6 @@
 package dev.strait.proxy.handler.proxy;
 
+import dev.strait.proxy.http1.HeadParser;
 import dev.strait.proxy.upstream.UpstreamResponse;
 import io.netty.handler.codec.http.HttpHeaderNames;
 import io.netty.handler.codec.http.HttpHeaders;
@@ -13,8 +14,6 @@ import java.util.List;
  * Besides the fixed list, a {@code Connection} header names more of them.
  */
 final class HopByHop {
-    static final AsciiString PROXY_CONNECTION = AsciiString.cached("proxy-connection");
-
     private HopByHop() {}
 
     /** Header names a {@code Connection} field lists besides {@code close} and {@code keep-alive}; {@code null} if none. */
@@ -70,7 +69,7 @@ final class HopByHop {
             h.remove(HttpHeaderNames.KEEP_ALIVE);
         }
         if ((fields & UpstreamResponse.PROXY_CONNECTION) != 0) {
-            h.remove(PROXY_CONNECTION);
+            h.remove(HeadParser.PROXY_CONNECTION);
         }
         if ((fields & UpstreamResponse.TE) != 0) {
             h.remove(HttpHeaderNames.TE);
@@ -91,7 +90,7 @@ final class HopByHop {
             }
             h.remove(HttpHeaderNames.CONNECTION);
         }
-        h.remove(PROXY_CONNECTION);
+        h.remove(HeadParser.PROXY_CONNECTION);
         h.remove(HttpHeaderNames.TE);
         h.remove(HttpHeaderNames.UPGRADE);
         h.remove(HttpHeaderNames.KEEP_ALIVE);

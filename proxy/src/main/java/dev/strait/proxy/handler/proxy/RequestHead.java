@@ -1,6 +1,7 @@
 package dev.strait.proxy.handler.proxy;
 
 import dev.strait.proxy.http.Exchange;
+import dev.strait.proxy.http1.HeadParser;
 import dev.strait.proxy.upstream.LoopContext;
 import io.netty.buffer.ByteBuf;
 import io.netty.buffer.ByteBufUtil;
@@ -282,7 +283,7 @@ final class RequestHead {
             case 12 -> eq(n, X_REQUEST_ID) ? XRID_KIND : FORWARD;
             case 14 -> eq(n, HttpHeaderNames.CONTENT_LENGTH) ? DROP : FORWARD;
             case 15 -> eq(n, X_FORWARDED_FOR) ? XFF_KIND : FORWARD;
-            case 16 -> eq(n, HopByHop.PROXY_CONNECTION) || eq(n, X_FORWARDED_HOST) ? DROP : FORWARD;
+            case 16 -> eq(n, HeadParser.PROXY_CONNECTION) || eq(n, X_FORWARDED_HOST) ? DROP : FORWARD;
             case 17 -> eq(n, HttpHeaderNames.TRANSFER_ENCODING) || eq(n, X_FORWARDED_PROTO) ? DROP : FORWARD;
             case 19 -> eq(n, HttpHeaderNames.PROXY_AUTHORIZATION) ? DROP : FORWARD;
             default -> FORWARD;
