@@ -44,47 +44,65 @@ import java.util.concurrent.atomic.LongAdder;
 public final class ResponseCache implements AutoCloseable {
     private static final FastThreadLocal<ResponseCache> CURRENT = new FastThreadLocal<>();
 
-    private final Cache<String, Stored> store;
+    // Made by the first request a caching rule sends here: a proxy whose rules never cache does not load
+    // Caffeine at all (about 90 classes, ~1 MiB of class data per process; a sidecar runs in every pod).
+    private volatile Cache<String, Stored> store;
+    private long maxBytes; // guarded by this, with the store's creation
     private final ConcurrentHashMap<String, Pending> pending = new ConcurrentHashMap<>();
     final CacheMetrics meters;
 
     public ResponseCache(long maxBytes, MeterRegistry registry) {
-        this.store = Caffeine.newBuilder()
-                .maximumWeight(maxBytes)
-                .weigher((String k, Stored v) -> v.weight())
-                .expireAfter(new Expiry<String, Stored>() {
-                    @Override
-                    public long expireAfterCreate(String key, Stored value, long currentTime) {
-                        return value.keepNanos(System.currentTimeMillis());
-                    }
-
-                    @Override
-                    public long expireAfterUpdate(String key, Stored value, long currentTime, long currentDuration) {
-                        return value.keepNanos(System.currentTimeMillis());
-                    }
-
-                    @Override
-                    public long expireAfterRead(String key, Stored value, long currentTime, long currentDuration) {
-                        return currentDuration;
-                    }
-                })
-                // Removal work runs on the thread that caused it: bodies are released at once, no pool thread.
-                .executor(Runnable::run)
-                .removalListener((String k, Stored v, RemovalCause cause) -> {
-                    if (v instanceof Entry e) {
-                        e.release();
-                    }
-                    if (cause == RemovalCause.SIZE) {
-                        meters().evictions.increment();
-                    }
-                })
-                .build();
+        this.maxBytes = maxBytes;
         this.meters = new CacheMetrics(registry, this);
     }
 
-    /** For the removal listener, which is made before {@code meters} is assigned. */
-    private CacheMetrics meters() {
-        return meters;
+    /** The store, made on first use; the one lock is taken once, by whichever loop gets here first. */
+    private Cache<String, Stored> store() {
+        Cache<String, Stored> s = store;
+        return s != null ? s : makeStore();
+    }
+
+    private synchronized Cache<String, Stored> makeStore() {
+        if (store == null) {
+            store = Store.build(maxBytes, meters.evictions);
+        }
+        return store;
+    }
+
+    /** The Caffeine builder, in its own class so that loading {@code ResponseCache} does not load Caffeine. */
+    private static final class Store {
+        static Cache<String, Stored> build(long maxBytes, LongAdder evictions) {
+            return Caffeine.newBuilder()
+                    .maximumWeight(maxBytes)
+                    .weigher((String k, Stored v) -> v.weight())
+                    .expireAfter(new Expiry<String, Stored>() {
+                        @Override
+                        public long expireAfterCreate(String key, Stored value, long currentTime) {
+                            return value.keepNanos(System.currentTimeMillis());
+                        }
+
+                        @Override
+                        public long expireAfterUpdate(String key, Stored value, long currentTime, long currentDuration) {
+                            return value.keepNanos(System.currentTimeMillis());
+                        }
+
+                        @Override
+                        public long expireAfterRead(String key, Stored value, long currentTime, long currentDuration) {
+                            return currentDuration;
+                        }
+                    })
+                    // Removal work runs on the thread that caused it: bodies are released at once, no pool thread.
+                    .executor(Runnable::run)
+                    .removalListener((String k, Stored v, RemovalCause cause) -> {
+                        if (v instanceof Entry e) {
+                            e.release();
+                        }
+                        if (cause == RemovalCause.SIZE) {
+                            evictions.increment();
+                        }
+                    })
+                    .build();
+        }
     }
 
     /** Makes this the cache of every loop of {@code loops}; returns when all know it. */
@@ -104,7 +122,11 @@ public final class ResponseCache implements AutoCloseable {
     }
 
     /** Follows a new {@code cache.maxBytes}; evicts at once when it shrank. */
-    public void resize(long maxBytes) {
+    public synchronized void resize(long maxBytes) {
+        this.maxBytes = maxBytes;
+        if (store == null) {
+            return;
+        }
         store.policy().eviction().ifPresent(e -> {
             if (e.getMaximum() != maxBytes) {
                 e.setMaximum(maxBytes);
@@ -113,16 +135,29 @@ public final class ResponseCache implements AutoCloseable {
     }
 
     long weightedSize() {
-        return store.policy().eviction().map(e -> e.weightedSize().orElse(0)).orElse(0L);
+        Cache<String, Stored> store = this.store;
+        return store == null ? 0 : store.policy().eviction().map(e -> e.weightedSize().orElse(0)).orElse(0L);
+    }
+
+    /** For tests: whether a caching rule has seen a request yet. */
+    boolean storeMade() {
+        return store != null;
+    }
+
+    /** For tests: the store's bound in bytes. */
+    long maximumBytes() {
+        return store().policy().eviction().map(e -> e.getMaximum()).orElse(-1L);
     }
 
     long size() {
-        return store.estimatedSize();
+        Cache<String, Stored> store = this.store;
+        return store == null ? 0 : store.estimatedSize();
     }
 
     /** Removes one key (a response, or a Vary marker and so all its variants); returns how many keys went. */
     public int purge(String key) {
-        Stored s = store.asMap().remove(key);
+        Cache<String, Stored> store = this.store;
+        Stored s = store == null ? null : store.asMap().remove(key);
         int n = s == null ? 0 : 1;
         meters.purged.add(n);
         return n;
@@ -130,8 +165,9 @@ public final class ResponseCache implements AutoCloseable {
 
     /** Removes every key that starts with {@code prefix} (a scan of the keys: an admin operation). */
     public int purgePrefix(String prefix) {
+        Cache<String, Stored> store = this.store;
         int n = 0;
-        for (String k : new ArrayList<>(store.asMap().keySet())) {
+        for (String k : store == null ? List.<String>of() : new ArrayList<>(store.asMap().keySet())) {
             if (k.startsWith(prefix) && store.asMap().remove(k) != null) {
                 n++;
             }
@@ -163,7 +199,7 @@ public final class ResponseCache implements AutoCloseable {
         if (m != HttpMethod.GET && m != HttpMethod.HEAD) {
             if (m != HttpMethod.OPTIONS && m != HttpMethod.TRACE) {
                 // An unsafe method may change the resource: drop what we have for it (RFC 9111 4.4).
-                store.asMap().remove(key(ex));
+                store().asMap().remove(key(ex));
             }
             pass(ex, p, origin);
             return;
@@ -177,11 +213,11 @@ public final class ResponseCache implements AutoCloseable {
     }
 
     void lookup(Exchange ex, CachePolicy p, Origin origin, String key) {
-        Stored s = store.getIfPresent(key);
+        Stored s = store().getIfPresent(key);
         String fullKey = key;
         if (s instanceof Variants v) {
             fullKey = v.key(key, ex.request().headers());
-            s = store.getIfPresent(fullKey);
+            s = store().getIfPresent(fullKey);
         }
         if (s instanceof Pass pass) {
             if (pass.active()) {
@@ -265,24 +301,24 @@ public final class ResponseCache implements AutoCloseable {
      */
     void put(String primary, HttpHeaders requestHeaders, Entry e) {
         if (e.vary == null) {
-            store.put(primary, e);
+            store().put(primary, e);
         } else {
-            Stored s = store.getIfPresent(primary);
+            Stored s = store().getIfPresent(primary);
             Variants v = s instanceof Variants old && old.sameNames(e.vary) ? old : new Variants(e.vary);
-            store.put(primary, v);
-            store.put(v.key(primary, requestHeaders), e);
+            store().put(primary, v);
+            store().put(v.key(primary, requestHeaders), e);
         }
         meters.stored.increment();
     }
 
     void markPass(String key, CachePolicy p, String why) {
         if (p.hitForPassNanos > 0) {
-            store.put(key, new Pass(System.nanoTime() + p.hitForPassNanos, why));
+            store().put(key, new Pass(System.nanoTime() + p.hitForPassNanos, why));
         }
     }
 
     void remove(String key) {
-        store.asMap().remove(key);
+        store().asMap().remove(key);
     }
 
     void done(String fullKey, Pending p) {
@@ -292,12 +328,15 @@ public final class ResponseCache implements AutoCloseable {
     /** Drops every entry (their bodies are released); the server calls it when it stops. */
     @Override
     public void close() {
-        store.invalidateAll();
-        store.cleanUp();
+        Cache<String, Stored> store = this.store;
+        if (store != null) {
+            store.invalidateAll();
+            store.cleanUp();
+        }
     }
 
     /** For tests: waits for nothing, but runs the store's pending maintenance (evictions) now. */
     void cleanUp() {
-        store.cleanUp();
+        store().cleanUp();
     }
 }

@@ -548,6 +548,43 @@ class ResponseCacheTest {
     }
 
     @Test
+    void theStoreIsMadeByTheFirstRequestACachingRuleSees() throws Exception {
+        TestUpstream up = h.upstream(TestUpstream.reply(200, "kept", "cache-control", "max-age=600"));
+        h.start("""
+                workers: 2
+                cache: { maxBytes: 65536 }
+                upstreams:
+                  - name: app
+                    endpoints: [ "%s" ]
+                routes:
+                  - name: site
+                    hosts: [ "*" ]
+                    rules:
+                      - matches: [ { path: { type: Prefix, value: /plain } } ]
+                        backends: [ { upstream: app } ]
+                      - matches: [ { path: { type: Prefix, value: /cached } } ]
+                        backends: [ { upstream: app } ]
+                        cache: {}
+                """.formatted(up.endpoint()));
+        ResponseCache cache = h.server.cache();
+        // Requests on other rules, purges, the metrics and a resize leave it unmade (and Caffeine unloaded).
+        assertThat(h.get("/plain").text()).isEqualTo("kept");
+        assertThat(cache.purge("http://test/cached")).isZero();
+        assertThat(cache.purgePrefix("http://")).isZero();
+        assertThat(h.metrics.registry().find("strait_cache_bytes").gauge().value()).isZero();
+        cache.resize(16384);
+        assertThat(cache.storeMade()).isFalse();
+        // The first request a caching rule sees makes it, with the size the last resize set.
+        assertThat(h.get("/cached").text()).isEqualTo("kept");
+        assertThat(h.get("/cached").text()).isEqualTo("kept");
+        assertThat(cache.storeMade()).isTrue();
+        assertThat(up.requests()).isEqualTo(2);
+        cache.cleanUp();
+        assertThat(cache.size()).isEqualTo(1);
+        assertThat(cache.maximumBytes()).isEqualTo(16384);
+    }
+
+    @Test
     void unsafeMethodsInvalidateTheKey() throws Exception {
         AtomicInteger n = new AtomicInteger();
         TestUpstream up = start(numbered(n, "cache-control", "max-age=60"), "{ xCacheHeader: true }");
