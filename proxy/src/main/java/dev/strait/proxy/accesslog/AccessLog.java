@@ -26,9 +26,11 @@ public final class AccessLog implements AutoCloseable {
     private static final int CAPACITY = 64 * 1024;
     private static final long BATCH_NANOS = TimeUnit.MILLISECONDS.toNanos(10);
 
-    private final Queue<Entry> queue = PlatformDependent.newFixedMpscQueue(CAPACITY);
+    // Both made by the first entry: a proxy with the log off (or no traffic yet) keeps neither the queue's
+    // 256 KiB nor a thread. The writer is assigned before the queue is published.
+    private volatile Queue<Entry> queue;
+    private Thread writer;
     private final OutputStream out;
-    private final Thread writer;
     private final AtomicLong dropped = new AtomicLong();
     private volatile boolean closed;
     /** The writer is parked on an empty queue and waits for an unpark. */
@@ -40,12 +42,25 @@ public final class AccessLog implements AutoCloseable {
 
     public AccessLog(OutputStream out) {
         this.out = new BufferedOutputStream(out, 64 * 1024);
-        this.writer = new Thread(this::drain, "strait-access-log");
-        writer.setDaemon(true);
-        writer.start();
+    }
+
+    private synchronized Queue<Entry> start() {
+        if (queue == null && !closed) {
+            Queue<Entry> q = PlatformDependent.newFixedMpscQueue(CAPACITY);
+            writer = new Thread(() -> drain(q), "strait-access-log");
+            writer.setDaemon(true);
+            queue = q;
+            writer.start();
+        }
+        return queue;
     }
 
     public void log(Entry e) {
+        Queue<Entry> queue = this.queue;
+        if (queue == null && (queue = start()) == null) {
+            dropped.incrementAndGet(); // closed
+            return;
+        }
         if (!queue.offer(e)) {
             dropped.incrementAndGet();
         } else if (sleeping) {
@@ -61,10 +76,15 @@ public final class AccessLog implements AutoCloseable {
 
     /** For tests: the writer is parked with no timeout (an idle log costs no wake-ups). */
     boolean idle() {
-        return sleeping && writer.getState() == Thread.State.WAITING;
+        return queue != null && sleeping && writer.getState() == Thread.State.WAITING;
     }
 
-    private void drain() {
+    /** For tests: whether an entry has come, and with it the queue and the writer thread. */
+    boolean started() {
+        return queue != null;
+    }
+
+    private void drain(Queue<Entry> queue) {
         StringBuilder sb = new StringBuilder(512);
         boolean napped = false;
         while (true) {
@@ -143,7 +163,14 @@ public final class AccessLog implements AutoCloseable {
 
     @Override
     public void close() {
-        closed = true;
+        Thread writer;
+        synchronized (this) {
+            closed = true;
+            writer = this.writer;
+        }
+        if (writer == null) {
+            return;
+        }
         LockSupport.unpark(writer);
         try {
             writer.join(2000);

@@ -58,6 +58,25 @@ class AccessLogTest {
     }
 
     @Test
+    void aLogThatGetsNoEntryKeepsNoQueueAndNoThread() throws Exception {
+        ByteArrayOutputStream out = new ByteArrayOutputStream();
+        AccessLog log = new AccessLog(out);
+        assertThat(log.started()).isFalse();
+        assertThat(log.idle()).isFalse();
+        log.close(); // returns at once: there is no writer to wait for
+        log.log(new AccessLog.Entry(0L, "a", "GET", "/", "HTTP/1.1", "h", 200, 1, 1, "r", "u"));
+        assertThat(log.started()).isFalse(); // closed before the first entry: it is dropped, not written
+        assertThat(log.dropped()).isEqualTo(1);
+        assertThat(out.size()).isZero();
+
+        try (AccessLog second = new AccessLog(out)) {
+            second.log(new AccessLog.Entry(0L, "a", "GET", "/", "HTTP/1.1", "h", 200, 1, 1, "r", "u"));
+            assertThat(second.started()).isTrue();
+            await().atMost(Duration.ofSeconds(5)).until(() -> out.size() > 0);
+        }
+    }
+
+    @Test
     void aFullQueueDropsAndCountsInsteadOfBlocking() throws Exception {
         // A writer that never finishes its first write: the queue fills, logging stays non-blocking.
         java.util.concurrent.CountDownLatch release = new java.util.concurrent.CountDownLatch(1);
