@@ -200,7 +200,7 @@ write_report() {
 
 cmdline() { # the settings that differ from the mode's defaults, and the command
   local v out=""
-  for v in ROUNDS SECS WARMUP WARMUP_OTHERS SCENARIOS SERVERS CONNS H2_STREAMS PHP_CHILDREN JAVA_OPTS SERVER_CPU CLIENT_CPU APP_CPU; do
+  for v in ROUNDS SECS WARMUP WARMUP_OTHERS SCENARIOS SERVERS CONNS H2_STREAMS PHP_CHILDREN JAVA_OPTS STRAIT_TRANSPORT SERVER_CPU CLIENT_CPU APP_CPU; do
     [[ -n ${CMDLINE_ENV[$v]:-} ]] && out+="$v=\"${CMDLINE_ENV[$v]}\" "
   done
   echo "${out}bench/run.sh $MODE"
