@@ -549,36 +549,28 @@ class ResponseCacheTest {
 
     @Test
     void theStoreIsMadeByTheFirstRequestACachingRuleSees() throws Exception {
-        TestUpstream up = h.upstream(TestUpstream.reply(200, "kept", "cache-control", "max-age=600"));
         h.start("""
-                workers: 2
-                cache: { maxBytes: 65536 }
-                upstreams:
-                  - name: app
-                    endpoints: [ "%s" ]
                 routes:
-                  - name: site
+                  - name: plain
                     hosts: [ "*" ]
                     rules:
-                      - matches: [ { path: { type: Prefix, value: /plain } } ]
-                        backends: [ { upstream: app } ]
-                      - matches: [ { path: { type: Prefix, value: /cached } } ]
-                        backends: [ { upstream: app } ]
-                        cache: {}
-                """.formatted(up.endpoint()));
+                      - respond: { status: 200, body: "plain" }
+                """);
         ResponseCache cache = h.server.cache();
-        // Requests on other rules, purges, the metrics and a resize leave it unmade (and Caffeine unloaded).
-        assertThat(h.get("/plain").text()).isEqualTo("kept");
-        assertThat(cache.purge("http://test/cached")).isZero();
+        // Requests on rules that do not cache, purges, the metrics and a resize leave it unmade
+        // (and Caffeine unloaded).
+        assertThat(get("/a").text()).isEqualTo("plain");
+        assertThat(cache.purge("http://test/a")).isZero();
         assertThat(cache.purgePrefix("http://")).isZero();
         assertThat(h.metrics.registry().find("strait_cache_bytes").gauge().value()).isZero();
-        cache.resize(16384);
+        TestUpstream up = h.upstream(TestUpstream.reply(200, "kept", "cache-control", "max-age=600"));
+        h.reload(config(up.endpoint(), "{}", "cache: { maxBytes: 16384 }")); // resizes the unmade store
         assertThat(cache.storeMade()).isFalse();
-        // The first request a caching rule sees makes it, with the size the last resize set.
-        assertThat(h.get("/cached").text()).isEqualTo("kept");
-        assertThat(h.get("/cached").text()).isEqualTo("kept");
+        // The first request a caching rule sees makes it, with the size the reload set.
+        assertThat(get("/a").text()).isEqualTo("kept");
+        assertThat(get("/a").text()).isEqualTo("kept");
         assertThat(cache.storeMade()).isTrue();
-        assertThat(up.requests()).isEqualTo(2);
+        assertThat(up.requests()).isEqualTo(1);
         cache.cleanUp();
         assertThat(cache.size()).isEqualTo(1);
         assertThat(cache.maximumBytes()).isEqualTo(16384);
