@@ -45,7 +45,7 @@ public final class ResponseCache implements AutoCloseable {
     private static final FastThreadLocal<ResponseCache> CURRENT = new FastThreadLocal<>();
 
     // Made by the first request a caching rule sends here: a proxy whose rules never cache does not load
-    // Caffeine at all (about 90 classes, ~1 MiB of class data per process; a sidecar runs in every pod).
+    // Caffeine at all (about 90 classes: 0.8 MiB of RSS per process, docs/adr/0038; a sidecar runs in every pod).
     private volatile Cache<String, Stored> store;
     private long maxBytes; // guarded by this, with the store's creation
     private final ConcurrentHashMap<String, Pending> pending = new ConcurrentHashMap<>();
