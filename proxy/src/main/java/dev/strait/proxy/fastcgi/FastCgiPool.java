@@ -10,6 +10,7 @@ import io.netty.channel.IoEventLoop;
 import io.netty.channel.epoll.EpollIoHandler;
 import io.netty.channel.epoll.EpollSocketChannel;
 import io.netty.channel.socket.nio.NioSocketChannel;
+import io.netty.channel.uring.CoalescingIoUringHandler;
 import io.netty.channel.uring.IoUringIoHandler;
 import io.netty.channel.uring.IoUringSocketChannel;
 import java.net.SocketAddress;
@@ -256,7 +257,7 @@ final class FastCgiPool {
             if (io.isIoType(EpollIoHandler.class)) {
                 return EpollSocketChannel.class;
             }
-            if (io.isIoType(IoUringIoHandler.class)) {
+            if (io.isIoType(IoUringIoHandler.class) || io.isIoType(CoalescingIoUringHandler.class)) {
                 return IoUringSocketChannel.class;
             }
         }

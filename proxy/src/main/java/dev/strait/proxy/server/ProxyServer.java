@@ -132,6 +132,15 @@ public final class ProxyServer implements AutoCloseable {
         return ((MultiThreadIoEventLoopGroup) loops).executorCount();
     }
 
+    /** Requests in flight to upstreams, summed over the loops (each counts its own; for diagnostics). */
+    public int upstreamRequestsInFlight() throws InterruptedException, java.util.concurrent.ExecutionException {
+        int sum = 0;
+        for (io.netty.util.concurrent.EventExecutor loop : loops) {
+            sum += loop.submit(dev.strait.proxy.upstream.LoopContext::upstreamInflightHere).get();
+        }
+        return sum;
+    }
+
     /** Binds every listener; throws when an address cannot be bound. */
     public ProxyServer start() throws InterruptedException {
         // Upstream pools live on the loops: set them up before the first connection can arrive.

@@ -1,6 +1,7 @@
 package dev.strait.proxy.server;
 
 import dev.strait.model.Config;
+import dev.strait.proxy.upstream.LoopContext;
 import io.netty.channel.IoHandlerFactory;
 import io.netty.channel.ServerChannel;
 import io.netty.channel.epoll.Epoll;
@@ -15,6 +16,7 @@ import io.netty.channel.nio.NioIoHandler;
 import io.netty.channel.socket.nio.NioServerSocketChannel;
 import io.netty.channel.uring.IoUring;
 import io.netty.channel.uring.IoUringChannelOption;
+import io.netty.channel.uring.CoalescingIoUringHandler;
 import io.netty.channel.uring.IoUringIoHandler;
 import io.netty.channel.uring.IoUringServerSocketChannel;
 import io.netty.bootstrap.ServerBootstrap;
@@ -63,7 +65,8 @@ public enum Transport {
 
     public IoHandlerFactory ioHandlerFactory() {
         return switch (this) {
-            case IO_URING -> IoUringIoHandler.newFactory();
+            case IO_URING -> Boolean.parseBoolean(System.getProperty("strait.uring.batchWaits", "true"))
+                ? CoalescingIoUringHandler.newFactory(LoopContext::upstreamInflightHere) : IoUringIoHandler.newFactory();
             case EPOLL -> EpollIoHandler.newFactory();
             case NIO -> NioIoHandler.newFactory();
         };

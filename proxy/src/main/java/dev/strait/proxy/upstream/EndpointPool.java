@@ -100,6 +100,7 @@ public final class EndpointPool {
      */
     public void acquire(UpstreamListener listener, boolean fresh, long deadline) {
         inflight++;
+        loop.upstreamInflight++;
         if (!fresh) {
             UpstreamConnection c;
             while ((c = idle.pollLast()) != null) {
@@ -200,6 +201,7 @@ public final class EndpointPool {
      */
     public void openH2Stream(io.netty.channel.ChannelHandler handler, H2Session.Opener opener, long deadline) {
         inflight++;
+        loop.upstreamInflight++;
         if (h2 == null || !h2.usable()) {
             h2 = H2Session.connect(this, deadline);
         }
@@ -232,6 +234,7 @@ public final class EndpointPool {
     /** The request no longer counts as in flight here (called once per acquire). */
     public void done() {
         inflight--;
+        loop.upstreamInflight--;
     }
 
     void release(UpstreamConnection c, boolean reusable) {

@@ -33,6 +33,8 @@ public final class LoopContext {
     private final long idPrefixHigh = hex8((int) (idPrefix >>> 32));
     private final long idPrefixLow = hex8((int) idPrefix);
     private long idCounter;
+    /** Requests in flight to any upstream through this loop (the I/O loop batches its wake-ups on it). */
+    int upstreamInflight;
     /** Client addresses as text, direct-mapped by hash: formatting an IP per request showed in profiles. */
     private final InetAddress[] addresses = new InetAddress[64];
     private final String[] addressTexts = new String[64];
@@ -65,6 +67,15 @@ public final class LoopContext {
 
     void install() {
         CURRENT.set(this);
+    }
+
+    /**
+     * Requests the calling loop has in flight to upstreams: 0 on a loop that has not proxied. Read by the
+     * loop's I/O handler once per turn (docs/adr/0039).
+     */
+    public static int upstreamInflightHere() {
+        LoopContext c = CURRENT.getIfExists();
+        return c == null ? 0 : c.upstreamInflight;
     }
 
     /** This loop's state for {@code spec}'s upstream, moved to {@code spec} when that is newer. */

@@ -42,6 +42,36 @@ class PoolTest {
         }
     }
 
+    /** The loop's count of requests waiting on upstreams (its I/O waits batch on it, ADR 0039). */
+    @Test
+    void theLoopCountsRequestsInFlightToUpstreamsUntilEachEndsOrIsAbandoned() throws Exception {
+        TestUpstream slow = h.upstream("slow", TestUpstream.stall());
+        TestUpstream quick = h.upstream("quick", TestUpstream.reply(200, "ok"));
+        var server = h.start("""
+                workers: 1
+                upstreams:
+                  - { name: slow, endpoints: [ "%s" ] }
+                  - { name: quick, endpoints: [ "%s" ] }
+                routes:
+                  - name: site
+                    hosts: [ "*" ]
+                    rules:
+                      - matches: [ { path: { type: Prefix, value: /slow } } ]
+                        backends: [ { upstream: slow } ]
+                      - backends: [ { upstream: quick } ]
+                """.formatted(slow.endpoint(), quick.endpoint()));
+        requests(3);
+        assertThat(server.upstreamRequestsInFlight()).isZero();
+        RawClient a = h.client().send("GET /slow/1 HTTP/1.1\r\nHost: a\r\n\r\n");
+        RawClient b = h.client().send("GET /slow/2 HTTP/1.1\r\nHost: a\r\n\r\n");
+        await().atMost(Duration.ofSeconds(5)).until(() -> server.upstreamRequestsInFlight() == 2);
+        a.close();
+        b.close();
+        await().atMost(Duration.ofSeconds(5)).until(() -> server.upstreamRequestsInFlight() == 0);
+        requests(2);
+        assertThat(server.upstreamRequestsInFlight()).isZero();
+    }
+
     @Test
     void aReloadKeepsWarmConnections() throws Exception {
         TestUpstream up = h.upstream(TestUpstream.reply(200, "ok"));
