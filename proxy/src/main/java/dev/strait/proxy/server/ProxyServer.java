@@ -13,6 +13,7 @@ import dev.strait.proxy.metrics.ProxyMetrics;
 import dev.strait.proxy.tls.SniSelector;
 import dev.strait.proxy.tls.SniTable;
 import dev.strait.proxy.tls.TlsEngine;
+import dev.strait.proxy.upstream.LoopContext;
 import dev.strait.proxy.upstream.UpstreamContext;
 import io.netty.bootstrap.ServerBootstrap;
 import io.netty.channel.Channel;
@@ -38,6 +39,7 @@ import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Locale;
 import java.util.Map;
+import java.util.concurrent.ExecutionException;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
 import org.slf4j.Logger;
@@ -133,10 +135,10 @@ public final class ProxyServer implements AutoCloseable {
     }
 
     /** Requests in flight to upstreams, summed over the loops (each counts its own; for diagnostics). */
-    public int upstreamRequestsInFlight() throws InterruptedException, java.util.concurrent.ExecutionException {
+    public int upstreamRequestsInFlight() throws InterruptedException, ExecutionException {
         int sum = 0;
-        for (io.netty.util.concurrent.EventExecutor loop : loops) {
-            sum += loop.submit(dev.strait.proxy.upstream.LoopContext::upstreamInflightHere).get();
+        for (EventExecutor loop : loops) {
+            sum += loop.submit(LoopContext::upstreamInflightHere).get();
         }
         return sum;
     }

@@ -55,6 +55,7 @@ public final class CoalescingIoUringHandler implements IoHandler {
     private CompletionQueue completions;
     private int lastBatch;
     private long coalescedWaits;
+    private NoBlocking noBlocking;
 
     private CoalescingIoUringHandler(IoUringIoHandler netty, IntSupplier waiting, Settings settings) {
         this.netty = netty;
@@ -107,7 +108,10 @@ public final class CoalescingIoUringHandler implements IoHandler {
                 && waiting.getAsInt() >= minWaiting) {
             waitFor(fixedBatch > 0 ? fixedBatch : Math.min(lastBatch, MAX_BATCH));
             coalescedWaits++;
-            return lastBatch = netty.run(new NoBlocking(context));
+            if (noBlocking == null || noBlocking.loop != context) {
+                noBlocking = new NoBlocking(context); // the loop passes the same context every turn
+            }
+            return lastBatch = netty.run(noBlocking);
         }
         return lastBatch = netty.run(context);
     }
