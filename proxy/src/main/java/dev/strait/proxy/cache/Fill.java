@@ -13,8 +13,8 @@ import io.netty.handler.codec.http.HttpHeaders;
 import io.netty.handler.codec.http.HttpMethod;
 import io.netty.handler.codec.http.HttpRequest;
 import io.netty.handler.codec.http.HttpResponseStatus;
-import java.io.File;
 import java.net.SocketAddress;
+import java.nio.channels.FileChannel;
 
 /**
  * One fetch for the cache, as an {@link Exchange} the reverse proxy answers into unchanged: it sends
@@ -525,7 +525,7 @@ final class Fill implements Exchange {
     }
 
     @Override
-    public void sendFile(byte[] head, File file, long offset, long length) {
+    public void sendFile(byte[] head, FileChannel file, long offset, long length) {
         throw new UnsupportedOperationException("the proxy streams its answers");
     }
 }

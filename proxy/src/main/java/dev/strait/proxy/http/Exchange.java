@@ -7,8 +7,8 @@ import io.netty.handler.codec.http.HttpRequest;
 import io.netty.channel.EventLoop;
 import io.netty.handler.codec.http.HttpResponseStatus;
 import io.netty.util.ReferenceCounted;
-import java.io.File;
 import java.net.SocketAddress;
+import java.nio.channels.FileChannel;
 
 /**
  * One request and the means to answer it, as a route's handler sees it. The server that decoded the
@@ -53,10 +53,13 @@ public interface Exchange {
     }
 
     /**
-     * Sends {@code head} followed by {@code length} bytes of {@code file} from {@code offset}, zero-copy where
-     * the connection allows it (cleartext), in chunks otherwise.
+     * Sends {@code head} followed by {@code length} bytes of the file open in {@code file} from {@code offset},
+     * zero-copy where the connection allows it (cleartext), in chunks otherwise. This call takes ownership of
+     * {@code file} and closes it once sent or dropped. The caller opened it, so an unreadable or vanished
+     * file is answered (403, 404) before any head is written, and the bytes sent are those of the version
+     * the caller checked, whatever the path names meanwhile.
      */
-    void sendFile(byte[] head, File file, long offset, long length);
+    void sendFile(byte[] head, FileChannel file, long offset, long length);
 
     /**
      * Whether {@link #sendMapped} may be used: only where the body goes to the socket as it is, so that

@@ -12,12 +12,10 @@ import io.netty.handler.codec.http.HttpRequest;
 import io.netty.handler.codec.http.HttpResponseStatus;
 import io.netty.handler.stream.ChunkedNioFile;
 import io.netty.util.ReferenceCounted;
-import java.io.File;
 import java.io.IOException;
 import java.net.SocketAddress;
 import java.nio.channels.FileChannel;
 import java.nio.charset.StandardCharsets;
-import java.nio.file.StandardOpenOption;
 
 /** One HTTP/1.1 request on its connection; answers are framed and written by {@link Http1ServerHandler}. */
 final class Http1Exchange implements Exchange {
@@ -127,28 +125,37 @@ final class Http1Exchange implements Exchange {
     }
 
     @Override
-    public void sendFile(byte[] headBytes, File file, long offset, long length) {
-        ByteBuf buf = startHead(headBytes, 0);
+    public void sendFile(byte[] headBytes, FileChannel file, long offset, long length) {
         if (head || length == 0) {
-            finish(buf, null, 0);
+            closeQuietly(file);
+            finish(startHead(headBytes, 0), null, 0);
             return;
         }
         Object body;
-        try {
-            if (connection.zeroCopy) {
-                body = new DefaultFileRegion(file, offset, length);
-            } else {
-                // TLS: the file is read in chunks into pooled (direct) buffers, never whole into the heap.
-                body = new ChunkedNioFile(FileChannel.open(file.toPath(), StandardOpenOption.READ), offset, length,
-                        TLS_FILE_CHUNK);
+        if (connection.zeroCopy && !(offset + length > Integer.MAX_VALUE && connection.onIoUring())) {
+            body = new DefaultFileRegion(file, offset, length);
+        } else {
+            // TLS: the file is read in chunks into pooled (direct) buffers, never whole into the heap.
+            // Cleartext on io_uring past 2 GiB too: Netty's io_uring file region keeps offsets in an int
+            // and would send the wrong bytes (or none) there.
+            try {
+                body = new ChunkedNioFile(file, offset, length, TLS_FILE_CHUNK);
+            } catch (IOException e) {
+                closeQuietly(file);
+                sendError(HttpResponseStatus.NOT_FOUND); // the head is not written yet
+                return;
             }
-        } catch (IOException e) {
-            // The file went away between stat and open: the head is not sent yet, so answer 404.
-            buf.release();
-            sendError(HttpResponseStatus.NOT_FOUND);
-            return;
+            connection.ensureChunkedWrites();
         }
-        finish(buf, body, length);
+        finish(startHead(headBytes, 0), body, length);
+    }
+
+    private static void closeQuietly(FileChannel file) {
+        try {
+            file.close();
+        } catch (IOException ignored) {
+            // nothing to do
+        }
     }
 
     @Override

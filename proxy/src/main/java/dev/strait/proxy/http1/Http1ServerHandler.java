@@ -21,6 +21,7 @@ import io.netty.channel.ChannelFutureListener;
 import io.netty.channel.ChannelHandlerContext;
 import io.netty.channel.ChannelInboundHandlerAdapter;
 import io.netty.channel.EventLoop;
+import io.netty.channel.uring.IoUringSocketChannel;
 import io.netty.handler.codec.DecoderResult;
 import io.netty.handler.codec.http.HttpContent;
 import io.netty.handler.codec.http.HttpHeaderNames;
@@ -32,6 +33,7 @@ import io.netty.handler.codec.http.HttpResponseStatus;
 import io.netty.handler.codec.http.HttpUtil;
 import io.netty.handler.codec.http.HttpVersion;
 import io.netty.handler.codec.http.LastHttpContent;
+import io.netty.handler.stream.ChunkedWriteHandler;
 import io.netty.util.ReferenceCountUtil;
 import io.netty.util.ReferenceCounted;
 import java.net.InetSocketAddress;
@@ -131,6 +133,18 @@ public final class Http1ServerHandler extends ChannelInboundHandlerAdapter {
 
     ByteBufAllocator alloc() {
         return ctx.alloc();
+    }
+
+    /** Whether this connection runs on io_uring, whose file regions cannot reach past 2 GiB (Http1Exchange.sendFile). */
+    boolean onIoUring() {
+        return ctx.channel() instanceof IoUringSocketChannel;
+    }
+
+    /** Puts a chunked-write stage in front of this handler where there is none yet (TLS pipelines have one). */
+    void ensureChunkedWrites() {
+        if (ctx.pipeline().get(ChunkedWriteHandler.class) == null) {
+            ctx.pipeline().addBefore(ctx.name(), "chunked", new ChunkedWriteHandler());
+        }
     }
 
     byte[] statusLine(HttpResponseStatus status) {

@@ -35,13 +35,11 @@ import io.netty.handler.codec.http2.Http2Stream;
 import io.netty.util.AsciiString;
 import io.netty.util.ReferenceCountUtil;
 import io.netty.util.concurrent.PromiseNotifier;
-import java.io.File;
 import java.io.IOException;
 import java.net.InetSocketAddress;
 import java.net.SocketAddress;
 import java.nio.channels.FileChannel;
 import java.nio.charset.StandardCharsets;
-import java.nio.file.StandardOpenOption;
 import java.util.ArrayDeque;
 import java.util.Iterator;
 import java.util.Map;
@@ -635,20 +633,14 @@ public final class Http2Exchange implements Exchange, StreamDeadlines.Expiry {
     }
 
     @Override
-    public void sendFile(byte[] headBytes, File file, long offset, long length) {
+    public void sendFile(byte[] headBytes, FileChannel fc, long offset, long length) {
         PreEncodedHead.Shared shared = PreEncodedHead.shared(headBytes);
         Http2Headers headers = shared.headers;
         if (head || length == 0) {
+            closeQuietly(fc);
             beginResponse(shared.status);
             writeHeaders(headers, true);
             complete();
-            return;
-        }
-        FileChannel fc;
-        try {
-            fc = FileChannel.open(file.toPath(), StandardOpenOption.READ);
-        } catch (IOException e) {
-            sendError(HttpResponseStatus.NOT_FOUND); // gone between stat and open
             return;
         }
         beginResponse(shared.status);
@@ -705,13 +697,17 @@ public final class Http2Exchange implements Exchange, StreamDeadlines.Expiry {
             return;
         }
         fileBody = null;
+        closeQuietly(fc);
+        if (fileRemaining > 0 && lastWrite instanceof ChannelPromise done) {
+            done.tryFailure(new java.nio.channels.ClosedChannelException()); // cut short
+        }
+    }
+
+    private static void closeQuietly(FileChannel fc) {
         try {
             fc.close();
         } catch (IOException ignored) {
             // nothing to do
-        }
-        if (fileRemaining > 0 && lastWrite instanceof ChannelPromise done) {
-            done.tryFailure(new java.nio.channels.ClosedChannelException()); // cut short
         }
     }
 

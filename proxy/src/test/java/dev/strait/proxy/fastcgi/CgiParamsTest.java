@@ -34,7 +34,7 @@ class CgiParamsTest {
         public ByteBufAllocator alloc() { return PooledByteBufAllocator.DEFAULT; }
         public void sendPreEncoded(byte[] head, byte[] body) { throw new UnsupportedOperationException(); }
         public void sendPreEncoded(byte[] head, ByteBuf body) { throw new UnsupportedOperationException(); }
-        public void sendFile(byte[] head, File file, long offset, long length) { throw new UnsupportedOperationException(); }
+        public void sendFile(byte[] head, java.nio.channels.FileChannel file, long offset, long length) { throw new UnsupportedOperationException(); }
         public void send(HttpResponseStatus status, HttpHeaders headers, ByteBuf body) { throw new UnsupportedOperationException(); }
         public void sendError(HttpResponseStatus status) { throw new UnsupportedOperationException(); }
         public EventLoop eventLoop() { throw new UnsupportedOperationException(); }

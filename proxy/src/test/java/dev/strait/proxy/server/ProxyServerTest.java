@@ -164,6 +164,44 @@ class ProxyServerTest {
         assertThat(now.header("content-length")).isEqualTo("0");
     }
 
+    /**
+     * Offsets past 2 and 4 GiB: Netty's io_uring file region keeps them in an int, so there the proxy
+     * sends such ranges in chunks. A sparse 5 GiB file with markers; each answer must carry the bytes
+     * its Content-Range names.
+     */
+    @ParameterizedTest(name = "{0}")
+    @ValueSource(strings = {"epoll", "io_uring", "nio"})
+    void rangesPastTwoAndFourGiBCarryTheirOwnBytes(String transport, @TempDir Path root) throws Exception {
+        assumeAvailable(transport);
+        long size = 5L << 30;
+        long[] at = {0, (2L << 30) - 3, 3L << 30, 4L << 30, size - 4};
+        try (java.io.RandomAccessFile f = new java.io.RandomAccessFile(root.resolve("huge.bin").toFile(), "rw")) {
+            f.setLength(size);
+            for (int i = 0; i < at.length; i++) {
+                f.seek(at[i]);
+                f.write(("M" + i + "!!").getBytes(java.nio.charset.StandardCharsets.US_ASCII));
+            }
+        }
+        ProxyServer server = start(filesConfig(transport, root));
+        RawClient c = client(server);
+        for (int i = 0; i < at.length; i++) {
+            RawClient.Response r = c.send("GET /huge.bin HTTP/1.1\r\nHost: a\r\nRange: bytes=" + at[i] + "-"
+                    + (at[i] + 3) + "\r\n\r\n").read();
+            assertThat(r.status()).isEqualTo(206);
+            assertThat(r.header("content-range")).isEqualTo("bytes " + at[i] + "-" + (at[i] + 3) + "/" + size);
+            assertThat(r.text()).as("the 4 bytes at %d", at[i]).isEqualTo("M" + i + "!!");
+        }
+        // 1 MiB across 2 GiB: the marker 3 bytes before it, then zeros.
+        long from = (2L << 30) - (512 << 10);
+        RawClient.Response across = c.send("GET /huge.bin HTTP/1.1\r\nHost: a\r\nRange: bytes=" + from + "-"
+                + (from + (1 << 20) - 1) + "\r\n\r\n").read();
+        byte[] expected = new byte[1 << 20];
+        System.arraycopy("M1!!".getBytes(java.nio.charset.StandardCharsets.US_ASCII), 0, expected, (512 << 10) - 3, 4);
+        assertThat(across.body()).isEqualTo(expected);
+        RawClient.Response tail = c.send("GET /huge.bin HTTP/1.1\r\nHost: a\r\nRange: bytes=-4\r\n\r\n").read();
+        assertThat(tail.text()).isEqualTo("M4!!");
+    }
+
     private static String filesConfig(String transport, Path root) {
         return """
                 workers: 1

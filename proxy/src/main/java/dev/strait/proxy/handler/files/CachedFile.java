@@ -5,10 +5,10 @@ import java.io.File;
 import java.io.IOException;
 import java.lang.invoke.MethodHandles;
 import java.lang.invoke.VarHandle;
+import java.nio.channels.FileChannel;
 import java.nio.file.Path;
-import java.nio.file.attribute.BasicFileAttributes;
+import java.nio.file.StandardOpenOption;
 import java.nio.file.attribute.FileTime;
-import java.util.Objects;
 
 /**
  * What is known about one served file: its validators, its 200 and 304 heads encoded once, and for
@@ -34,8 +34,8 @@ final class CachedFile {
     final File file;
     final long size;
     final FileTime mtime;
-    /** Device and inode where the platform has them: a file replaced by another is a change. */
-    final Object fileKey;
+    /** The version this entry describes (size, mtime, ctime, device and inode): each hit compares it. */
+    final FileStamp stamp;
     final long mtimeSeconds;
     final String contentType;
     /** Strong, like nginx's: {@code "<hex mtime ms>-<hex size>"}. */
@@ -57,12 +57,12 @@ final class CachedFile {
     @SuppressWarnings("unused") // through MAPPED
     private volatile Object mapped;
 
-    CachedFile(Path path, File file, BasicFileAttributes attrs, String contentType, byte[] body) {
+    CachedFile(Path path, File file, FileStamp stamp, String contentType, byte[] body) {
         this.path = path;
         this.file = file;
-        this.size = body != null ? body.length : attrs.size();
-        this.mtime = attrs.lastModifiedTime();
-        this.fileKey = attrs.fileKey();
+        this.size = body != null ? body.length : stamp.size();
+        this.mtime = stamp.mtime();
+        this.stamp = stamp;
         long mtimeMillis = mtime.toMillis();
         this.mtimeSeconds = Math.floorDiv(mtimeMillis, 1000);
         this.contentType = contentType;
@@ -113,8 +113,13 @@ final class CachedFile {
             return RELEASED;
         }
         MappedFile mf;
-        try {
-            mf = MappedFile.map(file, size);
+        try (FileChannel ch = FileChannel.open(file.toPath(), StandardOpenOption.READ)) {
+            // Opened, then stat'ed: if the path still names this entry's version, so does the channel
+            // (a rename between the two shows as another inode or ctime).
+            if (!isFresh(FileStamp.of(path))) {
+                return null; // replaced: the file region path finds out and loads it again
+            }
+            mf = MappedFile.map(ch, size);
         } catch (IOException | RuntimeException e) {
             return null; // gone or unmappable now; the file region path answers and reports
         }
@@ -135,12 +140,9 @@ final class CachedFile {
         }
     }
 
-    /** Whether {@code attrs}, read just now, still describe the file this entry was made from. */
-    boolean isFresh(BasicFileAttributes attrs) {
-        return attrs.size() == size
-                && attrs.lastModifiedTime().equals(mtime)
-                && Objects.equals(attrs.fileKey(), fileKey)
-                && attrs.isRegularFile();
+    /** Whether {@code now}, read just now, still describes the version this entry was made from. */
+    boolean isFresh(FileStamp now) {
+        return stamp.sameVersion(now);
     }
 
     /** The 206 head for {@code range} of this file. */

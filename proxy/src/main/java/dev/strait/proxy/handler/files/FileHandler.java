@@ -12,15 +12,16 @@ import io.netty.handler.codec.http.HttpMethod;
 import io.netty.handler.codec.http.HttpResponseStatus;
 import io.netty.util.AsciiString;
 import java.io.IOException;
-import java.io.InputStream;
+import java.nio.ByteBuffer;
+import java.nio.channels.FileChannel;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.AccessDeniedException;
 import java.nio.file.Files;
 import java.nio.file.InvalidPathException;
 import java.nio.file.Path;
-import java.nio.file.attribute.BasicFileAttributes;
+import java.nio.file.StandardOpenOption;
+import java.util.Arrays;
 import java.util.List;
-import java.util.Objects;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -37,11 +38,12 @@ import org.slf4j.LoggerFactory;
  *   <li>GET and HEAD only, others 405 with {@code Allow}.
  *   <li>The path's remaining escapes are decoded; {@code %2F}, NUL and dot segments are refused
  *       with 404 ({@link RequestPaths}).
- *   <li>A cache hit ({@link FileCache}) is checked with one stat: size, mtime and file key as when
- *       it was made, else it is made again. A miss resolves the file (a path ending in '/' takes the
- *       first index file that exists; a directory without '/' is redirected to it, never listed),
- *       checks that its real path stays under the root's unless {@code followSymlinks}, and reads
- *       it when it is small.
+ *   <li>A cache hit ({@link FileCache}) is checked with one stat: size, mtime, ctime and file key as
+ *       when it was made ({@link FileStamp}), else it is made again. A miss resolves the file (a path
+ *       ending in '/' takes the first index file that exists; a directory without '/' is redirected
+ *       to it, never listed), checks that its real path stays under the root's unless
+ *       {@code followSymlinks}, opens it (403 when it cannot be read), and reads it when it is small.
+ *       Its validators are taken only from stats before and after the open (and the read) that agree.
  *   <li>Preconditions in the order of RFC 9110 13.2.2: If-Match, If-Unmodified-Since (412),
  *       If-None-Match, If-Modified-Since (304), then Range with If-Range (206 or 416).
  *   <li>The answer: a small file's pre-encoded head and bytes in one write; a large file's head
@@ -67,6 +69,10 @@ public final class FileHandler implements Handler {
             .header("Content-Type", "text/plain; charset=utf-8")
             .header("Content-Length", NOT_ALLOWED_BODY.length)
             .encode();
+    /** Attempts to load a file that keeps changing before it is answered without validators. */
+    private static final int LOAD_ATTEMPTS = 3;
+    private static final byte[] CHANGING_BODY = "503 Service Unavailable: the file is changing\n"
+            .getBytes(StandardCharsets.ISO_8859_1);
     private static final byte[] UNSATISFIABLE_BODY =
             "416 Range Not Satisfiable\n".getBytes(StandardCharsets.ISO_8859_1);
     private static final AsciiString IF_MATCH = HttpHeaderNames.IF_MATCH;
@@ -142,6 +148,11 @@ public final class FileHandler implements Handler {
 
     @Override
     public void handle(Exchange exchange) {
+        handle(exchange, true);
+    }
+
+    /** @param mayReload whether a large file found replaced just before sending may be loaded once more */
+    private void handle(Exchange exchange, boolean mayReload) {
         HttpMethod method = exchange.request().method();
         if (!HttpMethod.GET.equals(method) && !HttpMethod.HEAD.equals(method)) {
             exchange.sendPreEncoded(NOT_ALLOWED_HEAD, NOT_ALLOWED_BODY);
@@ -163,19 +174,38 @@ public final class FileHandler implements Handler {
                 return; // answered: 301, 403 or 404
             }
         }
-        serve(exchange, f);
+        serve(exchange, key, f, mayReload);
     }
 
     private static boolean isFresh(CachedFile f) {
         try {
-            return f.isFresh(Files.readAttributes(f.path, BasicFileAttributes.class));
+            return f.isFresh(FileStamp.of(f.path));
         } catch (IOException e) {
             return false; // gone or unreadable: the miss path finds out which and answers
         }
     }
 
-    /** Finds, checks and (when it is consistent) caches the file for {@code key}; or answers and returns null. */
+    /**
+     * Finds, checks and (when it is consistent) caches the file for {@code key}; or answers and returns null.
+     * A file replaced or written while it is loaded is loaded again, a few times at most.
+     */
     private CachedFile load(Exchange exchange, String key) {
+        for (int attempt = 1; ; attempt++) {
+            try {
+                return loadOnce(exchange, key, attempt == LOAD_ATTEMPTS);
+            } catch (VersionChanged e) {
+                // try again: the next stat sees the version that replaced it
+            }
+        }
+    }
+
+    /**
+     * One attempt of {@link #load}. Stats, opens, stats again and (for a small file) reads and stats once more:
+     * only when every stat agrees are the validators those of the bytes the channel holds.
+     *
+     * @param last whether a file that changed meanwhile is answered anyway instead of {@link VersionChanged}
+     */
+    private CachedFile loadOnce(Exchange exchange, String key, boolean last) throws VersionChanged {
         // Relative, whatever the number of leading slashes: Path.resolve("/etc/passwd") would
         // return that absolute path, and "//etc/passwd" is a path the normaliser lets through.
         int start = 1;
@@ -184,13 +214,13 @@ public final class FileHandler implements Handler {
         }
         String rel = key.substring(start);
         Path file = null;
-        BasicFileAttributes attrs = null;
+        FileStamp attrs = null;
         boolean cacheable = true;
         try {
             if (key.endsWith("/")) {
                 for (int i = 0; i < index.length && attrs == null; i++) {
                     Path candidate = root.resolve(rel + index[i]);
-                    BasicFileAttributes a = statOrNull(candidate);
+                    FileStamp a = statOrNull(candidate);
                     if (a != null && a.isRegularFile()) {
                         file = candidate;
                         attrs = a;
@@ -205,7 +235,7 @@ public final class FileHandler implements Handler {
                 }
             } else {
                 file = root.resolve(rel);
-                attrs = Files.readAttributes(file, BasicFileAttributes.class);
+                attrs = FileStamp.of(file);
                 if (attrs.isDirectory()) {
                     if (insideRoot(file.toRealPath())) {
                         redirectToDirectory(exchange);
@@ -230,17 +260,27 @@ public final class FileHandler implements Handler {
                 return null;
             }
             String contentType = MimeTypes.forFileName(file.getFileName().toString());
-            CachedFile f;
-            if (attrs.size() <= smallFileMax) {
-                byte[] body = read(real);
-                BasicFileAttributes after = Files.readAttributes(file, BasicFileAttributes.class);
-                // Changed while read (being written): serve what was read, keep nothing.
-                cacheable &= body.length == after.size() && sameVersion(attrs, after);
-                f = body.length <= smallFileMax ? new CachedFile(file, real.toFile(), after, contentType, body)
-                        : new CachedFile(file, real.toFile(), after, contentType, null);
-            } else {
-                f = new CachedFile(file, real.toFile(), attrs, contentType, null);
+            byte[] body = null;
+            boolean same;
+            // Opened here for every file: one that cannot be read is answered 403 before any head is sent.
+            try (FileChannel ch = FileChannel.open(real, StandardOpenOption.READ)) {
+                // Stat'ed after the open: if the path still names the version stat'ed before, so does the
+                // channel (a rename in between shows as another inode or ctime).
+                same = FileStamp.of(file).sameVersion(attrs);
+                if (same && attrs.size() <= smallFileMax) {
+                    body = read(ch, attrs.size());
+                    // ... and once more after the read, for a file written in place meanwhile.
+                    same = body.length == attrs.size() && FileStamp.of(file).sameVersion(attrs);
+                }
             }
+            if (!same) {
+                if (!last) {
+                    throw VersionChanged.INSTANCE;
+                }
+                sendUnstable(exchange, file, contentType, body);
+                return null;
+            }
+            CachedFile f = new CachedFile(file, real.toFile(), attrs, contentType, body);
             if (!cacheable || !cache.put(key, f)) {
                 f.release(); // not in the cache, so never mapped: nothing would unmap it
             }
@@ -255,9 +295,9 @@ public final class FileHandler implements Handler {
         }
     }
 
-    private static BasicFileAttributes statOrNull(Path p) throws AccessDeniedException {
+    private static FileStamp statOrNull(Path p) throws AccessDeniedException {
         try {
-            return Files.readAttributes(p, BasicFileAttributes.class);
+            return FileStamp.of(p);
         } catch (AccessDeniedException e) {
             throw e;
         } catch (IOException e) {
@@ -265,16 +305,34 @@ public final class FileHandler implements Handler {
         }
     }
 
-    private static boolean sameVersion(BasicFileAttributes a, BasicFileAttributes b) {
-        return a.size() == b.size() && a.lastModifiedTime().equals(b.lastModifiedTime())
-                && Objects.equals(a.fileKey(), b.fileKey());
+    /** Reads the file up to one byte past {@code size}: a file that grew since its stat shows as longer. */
+    private static byte[] read(FileChannel ch, long size) throws IOException {
+        ByteBuffer buf = ByteBuffer.allocate((int) size + 1);
+        while (buf.hasRemaining() && ch.read(buf) >= 0) {
+            // until full or at the end
+        }
+        return Arrays.copyOf(buf.array(), buf.position());
     }
 
-    /** Reads at most one byte more than a small file may have: a file that grew is not read whole. */
-    private byte[] read(Path real) throws IOException {
-        try (InputStream in = Files.newInputStream(real)) {
-            return in.readNBytes(smallFileMax + 1);
+    /**
+     * A file that changed under every attempt to load it (written continuously, a growing log): what was read
+     * goes out without validators, which might not be its own, and nothing is cached; a large one is not
+     * sent at all (503), since its length could not be known for sure.
+     */
+    private static void sendUnstable(Exchange exchange, Path file, String contentType, byte[] body) {
+        if (body == null || body.length > SMALL_FILE_MAX) {
+            log.debug("{}: changed while loaded, {} times; answered 503", file, LOAD_ATTEMPTS);
+            exchange.sendPreEncoded(ResponseHead.status(503)
+                    .header("Retry-After", 1)
+                    .header("Content-Type", "text/plain; charset=utf-8")
+                    .header("Content-Length", CHANGING_BODY.length)
+                    .encode(), CHANGING_BODY);
+            return;
         }
+        exchange.sendPreEncoded(ResponseHead.status(200)
+                .header("Content-Type", contentType)
+                .header("Content-Length", body.length)
+                .encode(), body);
     }
 
     private boolean insideRoot(Path real) throws IOException {
@@ -299,7 +357,7 @@ public final class FileHandler implements Handler {
                 .encode(), NO_BODY);
     }
 
-    private void serve(Exchange exchange, CachedFile f) {
+    private void serve(Exchange exchange, String key, CachedFile f, boolean mayReload) {
         HttpHeaders headers = exchange.request().headers();
         // RFC 9110 13.2.2: If-Match, else If-Unmodified-Since; If-None-Match, else If-Modified-Since.
         String v = headers.get(IF_MATCH);
@@ -343,7 +401,7 @@ public final class FileHandler implements Handler {
                 if (f.isSmall()) {
                     exchange.sendPreEncoded(head, Unpooled.wrappedBuffer(f.body, (int) range.first(), (int) range.length()));
                 } else {
-                    sendLarge(exchange, head, f, range.first(), range.length());
+                    sendLarge(exchange, key, head, f, range.first(), range.length(), mayReload);
                 }
                 return;
             }
@@ -351,18 +409,72 @@ public final class FileHandler implements Handler {
         if (f.isSmall()) {
             exchange.sendPreEncoded(f.head200, f.body);
         } else {
-            sendLarge(exchange, f.head200, f, 0, f.size);
+            sendLarge(exchange, key, f.head200, f, 0, f.size, mayReload);
         }
     }
 
-    /** From the file's mapping where the connection can send one (ADR 0034), else as a file region. */
-    private static void sendLarge(Exchange exchange, byte[] head, CachedFile f, long offset, long length) {
-        MappedFile mapping = exchange.sendsMappedFiles() && !exchange.isHead() ? f.mapping() : null;
+    /**
+     * From the file's mapping where the connection can send one (ADR 0034), else from the file opened
+     * now: as a file region (zero-copy) or in chunks. Either holds the version the entry describes, or
+     * the entry is dropped and the request answered afresh (once).
+     */
+    private void sendLarge(Exchange exchange, String key, byte[] head, CachedFile f, long offset, long length,
+                           boolean mayReload) {
+        if (exchange.isHead()) {
+            exchange.sendPreEncoded(head, NO_BODY);
+            return;
+        }
+        MappedFile mapping = exchange.sendsMappedFiles() ? f.mapping() : null;
         ByteBuf body = mapping == null ? null : mapping.retainedSliceOrNull(offset, length);
         if (body != null) {
             exchange.sendMapped(head, body, mapping);
+            return;
+        }
+        FileChannel ch;
+        try {
+            ch = FileChannel.open(f.file.toPath(), StandardOpenOption.READ);
+        } catch (AccessDeniedException e) {
+            cache.remove(key, f);
+            exchange.sendError(HttpResponseStatus.FORBIDDEN);
+            return;
+        } catch (IOException | UnsupportedOperationException e) {
+            cache.remove(key, f);
+            exchange.sendError(HttpResponseStatus.NOT_FOUND);
+            return;
+        }
+        boolean same;
+        try {
+            same = f.isFresh(FileStamp.of(f.path)); // opened, then stat'ed: see loadOnce
+        } catch (IOException e) {
+            same = false;
+        }
+        if (same) {
+            exchange.sendFile(head, ch, offset, length);
+            return;
+        }
+        closeQuietly(ch);
+        cache.remove(key, f);
+        if (mayReload) {
+            handle(exchange, false); // replaced since the hit's stat: the head above is not this version's
         } else {
-            exchange.sendFile(head, f.file, offset, length);
+            sendUnstable(exchange, f.path, f.contentType, null);
+        }
+    }
+
+    private static void closeQuietly(FileChannel ch) {
+        try {
+            ch.close();
+        } catch (IOException ignored) {
+            // nothing to do
+        }
+    }
+
+    /** Thrown by {@link #loadOnce} when the file changed while it was loaded; without a stack trace. */
+    private static final class VersionChanged extends Exception {
+        static final VersionChanged INSTANCE = new VersionChanged();
+
+        private VersionChanged() {
+            super("changed while loaded", null, false, false);
         }
     }
 

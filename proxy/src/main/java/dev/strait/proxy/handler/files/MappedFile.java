@@ -5,11 +5,9 @@ import io.netty.buffer.Unpooled;
 import io.netty.util.AbstractReferenceCounted;
 import io.netty.util.IllegalReferenceCountException;
 import io.netty.util.internal.PlatformDependent;
-import java.io.File;
 import java.io.IOException;
 import java.nio.MappedByteBuffer;
 import java.nio.channels.FileChannel;
-import java.nio.file.StandardOpenOption;
 
 /**
  * A large file mapped into memory once, written from there by every response that sends it
@@ -38,14 +36,15 @@ final class MappedFile extends AbstractReferenceCounted {
         this.bytes = Unpooled.wrappedBuffer(mapping);
     }
 
-    /** Maps {@code size} bytes of {@code file} read-only; the caller owns the one reference. */
-    static MappedFile map(File file, long size) throws IOException {
+    /**
+     * Maps {@code size} bytes of the file open in {@code ch} read-only; the caller owns the one reference
+     * and still closes {@code ch} (the mapping stays valid without it).
+     */
+    static MappedFile map(FileChannel ch, long size) throws IOException {
         if (size > MAX_SIZE) {
-            throw new IllegalArgumentException(file + ": " + size + " bytes is over " + MAX_SIZE);
+            throw new IllegalArgumentException(size + " bytes is over " + MAX_SIZE);
         }
-        try (FileChannel ch = FileChannel.open(file.toPath(), StandardOpenOption.READ)) {
-            return new MappedFile(ch.map(FileChannel.MapMode.READ_ONLY, 0, size));
-        }
+        return new MappedFile(ch.map(FileChannel.MapMode.READ_ONLY, 0, size));
     }
 
     /**

@@ -3,7 +3,6 @@ package dev.strait.proxy.handler.files;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import java.nio.file.Path;
-import java.nio.file.attribute.BasicFileAttributes;
 import java.nio.file.attribute.FileTime;
 import java.util.ArrayList;
 import java.util.List;
@@ -119,18 +118,7 @@ class FileCacheTest {
                 "text/plain; charset=utf-8", new byte[size]);
     }
 
-    private static BasicFileAttributes attrs(long size) {
-        FileTime t = FileTime.fromMillis(1_700_000_000_000L);
-        return new BasicFileAttributes() {
-            @Override public FileTime lastModifiedTime() { return t; }
-            @Override public FileTime lastAccessTime() { return t; }
-            @Override public FileTime creationTime() { return t; }
-            @Override public boolean isRegularFile() { return true; }
-            @Override public boolean isDirectory() { return false; }
-            @Override public boolean isSymbolicLink() { return false; }
-            @Override public boolean isOther() { return false; }
-            @Override public long size() { return size; }
-            @Override public Object fileKey() { return null; }
-        };
+    private static FileStamp attrs(long size) {
+        return new FileStamp(size, FileTime.fromMillis(1_700_000_000_000L), null, null, true, false);
     }
 }

@@ -124,8 +124,7 @@ class FileHandlerTest {
     @Test
     void aMappingOutlivesItsEntryWhileAResponseSendsFromIt() throws IOException {
         Path file = root.resolve("large.bin");
-        var attrs = Files.readAttributes(file, java.nio.file.attribute.BasicFileAttributes.class);
-        CachedFile f = new CachedFile(file, file.toFile(), attrs, "application/octet-stream", null);
+        CachedFile f = new CachedFile(file, file.toFile(), FileStamp.of(file), "application/octet-stream", null);
         MappedFile mapping = f.mapping();
         ByteBuf slice = mapping.retainedSliceOrNull(10, 20);
         f.release(); // the entry left the cache while a response was sending
@@ -656,6 +655,133 @@ class FileHandlerTest {
         }
     }
 
+    /**
+     * {@code tar x} of a reproducible build, {@code cp -p}: new bytes of the same size under the old mtime,
+     * and on ext4 often in the old inode. Only the ctime, which no one can set, tells the versions apart.
+     */
+    @ParameterizedTest(name = "large={0}")
+    @ValueSource(booleans = {false, true})
+    void sameSizeAndMtimeWrittenInPlaceIsServedOnTheNextHit(boolean isLarge) throws Exception {
+        String name = isLarge ? "large.bin" : "a.txt";
+        Path p = root.resolve(name);
+        byte[] before = Files.readAllBytes(p);
+        FileTime mtime = Files.getLastModifiedTime(p);
+        try (FileServer s = FileServer.start(root)) {
+            assertThat(s.get("/" + name).body()).isEqualTo(before);
+            byte[] after = before.clone();
+            after[0] ^= 0x20;
+            writeInPlaceKeepingSizeAndMtime(p, after, mtime);
+            assertThat(s.get("/" + name).body()).isEqualTo(after);
+        }
+    }
+
+    /** Rewrites {@code p}'s bytes in its own inode and puts its mtime back, until its ctime shows the change. */
+    private static void writeInPlaceKeepingSizeAndMtime(Path p, byte[] bytes, FileTime mtime) throws Exception {
+        Object ctime = Files.getAttribute(p, "unix:ctime");
+        Object inode = Files.getAttribute(p, "unix:ino");
+        // A kernel with coarse timestamps gives a write in the same tick the same ctime: write again later.
+        for (int i = 0; i < 100 && ctime.equals(Files.getAttribute(p, "unix:ctime")); i++) {
+            if (i > 0) {
+                Thread.sleep(5);
+            }
+            Files.write(p, bytes); // truncates and writes: the same inode
+            Files.setLastModifiedTime(p, mtime);
+        }
+        assertThat(Files.getAttribute(p, "unix:ino")).isEqualTo(inode);
+        assertThat(Files.getLastModifiedTime(p)).isEqualTo(mtime);
+        assertThat(Files.getAttribute(p, "unix:ctime")).isNotEqualTo(ctime);
+    }
+
+    @Test
+    void aChmodIsAChangeOfVersion() throws Exception {
+        Path p = root.resolve("a.txt");
+        FileStamp before = FileStamp.of(p);
+        var perms = Files.getPosixFilePermissions(p);
+        FileStamp after = before;
+        for (int i = 0; i < 100 && after.sameVersion(before); i++) {
+            if (i > 0) {
+                Thread.sleep(5); // coarse timestamps: the same tick gives the same ctime
+            }
+            Files.setPosixFilePermissions(p, java.util.Set.of(java.nio.file.attribute.PosixFilePermission.OWNER_READ));
+            Files.setPosixFilePermissions(p, perms);
+            after = FileStamp.of(p);
+        }
+        assertThat(after.size()).isEqualTo(before.size());
+        assertThat(after.mtime()).isEqualTo(before.mtime());
+        assertThat(after.sameVersion(before)).as("same size, mtime and inode; another ctime").isFalse();
+    }
+
+    /**
+     * Deploys that write a new version aside and rename it over the old one, while requests miss and
+     * load it: every answer's validators and length must be those of the bytes it carries, never the
+     * old bytes under the new ETag (a client would keep them through 304s) or the new file cut to the old
+     * length.
+     */
+    @ParameterizedTest(name = "size={0} zeroCopy={1}")
+    @CsvSource({"1400, true", "140000, true", "140000, false"})
+    void validatorsAlwaysDescribeTheBytesSentWhileTheFileIsReplaced(int size, boolean zeroCopy) throws Exception {
+        Path target = root.resolve("race.dat");
+        Files.write(target, version(0, size));
+        Files.setLastModifiedTime(target, FileTime.fromMillis(1_000_000));
+        java.util.concurrent.atomic.AtomicBoolean stop = new java.util.concurrent.atomic.AtomicBoolean();
+        java.util.concurrent.atomic.AtomicInteger written = new java.util.concurrent.atomic.AtomicInteger();
+        Thread deployer = new Thread(() -> {
+            try {
+                for (int v = 1; !stop.get(); v++) {
+                    Path next = tmp.resolve("next.dat");
+                    Files.write(next, version(v, size + (v % 2) * 14)); // neighbours differ in length too
+                    Files.setLastModifiedTime(next, FileTime.fromMillis(1_000_000 + v * 1000L));
+                    Files.move(next, target, StandardCopyOption.REPLACE_EXISTING, StandardCopyOption.ATOMIC_MOVE);
+                    written.set(v);
+                }
+            } catch (IOException e) {
+                throw new java.io.UncheckedIOException(e);
+            }
+        });
+        int checked = 0;
+        deployer.start();
+        try {
+            long end = System.nanoTime() + 1_000_000_000L;
+            while (System.nanoTime() < end || written.get() < 50) {
+                // A connection per 200 requests: the server closes one after 1000 (maxRequestsPerConnection).
+                try (FileServer s = FileServer.start(root, "", zeroCopy)) {
+                    for (int i = 0; i < 200; i++) {
+                        Response r = s.get("/race.dat");
+                        if (r.status() == 503) {
+                            continue; // changed under every attempt: nothing sent that could mislead
+                        }
+                        assertThat(r.status()).isEqualTo(200);
+                        byte[] body = r.body();
+                        int v = Integer.parseInt(new String(body, 0, 8, java.nio.charset.StandardCharsets.US_ASCII).trim());
+                        assertThat(body).as("whole version %d", v).isEqualTo(version(v, size + (v % 2) * 14));
+                        assertThat(r.header("Content-Length")).isEqualTo(String.valueOf(body.length));
+                        String etag = r.header("ETag");
+                        if (etag != null) { // none when it changed under every attempt
+                            assertThat(etag).as("the validators of version %d", v).isEqualTo("\"" + Long.toHexString(
+                                    1_000_000 + v * 1000L) + "-" + Long.toHexString(body.length) + "\"");
+                        }
+                        checked++;
+                    }
+                }
+            }
+        } finally {
+            stop.set(true);
+            deployer.join();
+        }
+        assertThat(checked).isGreaterThan(50);
+    }
+
+    /** Version {@code v} of a file: its number in the first 8 bytes, then bytes that depend on it. */
+    private static byte[] version(int v, int size) {
+        byte[] b = new byte[size];
+        byte[] n = String.format("%-8d", v).getBytes(java.nio.charset.StandardCharsets.US_ASCII);
+        System.arraycopy(n, 0, b, 0, 8);
+        for (int i = 8; i < size; i++) {
+            b[i] = (byte) (v * 7 + i);
+        }
+        return b;
+    }
+
     @Test
     void smallFileThatGrowsLargeIsSentFromDisk() throws IOException {
         try (FileServer s = FileServer.start(root)) {
@@ -680,13 +806,18 @@ class FileHandlerTest {
         }
     }
 
-    @Test
-    void unreadableFileIsForbidden() throws IOException {
-        Path p = root.resolve("private.txt");
-        Files.writeString(p, "private\n");
-        assumeTrue(p.toFile().setReadable(false, false) && !Files.isReadable(p), "running as root");
-        try (FileServer s = FileServer.start(root)) {
-            assertThat(s.get("/private.txt").status()).isEqualTo(403);
+    /** Small or large, before any head is sent, and also once a file that was served becomes unreadable. */
+    @ParameterizedTest(name = "large={0}")
+    @ValueSource(booleans = {false, true})
+    void unreadableFileIsForbidden(boolean isLarge) throws IOException {
+        Path p = root.resolve("private.bin");
+        Files.write(p, isLarge ? large : "private\n".getBytes(UTF_8));
+        try (FileServer s = FileServer.start(root, "", true)) {
+            assertThat(s.get("/private.bin").status()).isEqualTo(200);
+            assumeTrue(p.toFile().setReadable(false, false) && !Files.isReadable(p), "running as root");
+            Response r = s.get("/private.bin");
+            assertThat(r.status()).isEqualTo(403);
+            assertThat(s.head("/private.bin").status()).isEqualTo(403);
         } finally {
             p.toFile().setReadable(true, false);
         }
