@@ -14,7 +14,7 @@ import java.util.concurrent.TimeUnit;
  */
 public final class DateHeader {
     /** The line and its value, swapped together. */
-    private record Current(byte[] line, AsciiString value, long millis) {}
+    private record Current(byte[] line, AsciiString value, long millis, long nanos) {}
 
     private static volatile Current current = format();
 
@@ -51,10 +51,19 @@ public final class DateHeader {
         return current.millis;
     }
 
+    /**
+     * {@link System#nanoTime()} as of the current Date's tick, at most a second behind: a field read where a
+     * clock call per request is not worth its cost (when a request head started, for a timeout in seconds).
+     */
+    public static long nanos() {
+        return current.nanos;
+    }
+
     private static Current format() {
+        long nanos = System.nanoTime();
         long second = System.currentTimeMillis() / 1000;
         String value = UtcText.imfFixdate(second);
         return new Current(("Date: " + value + "\r\n").getBytes(StandardCharsets.ISO_8859_1), AsciiString.cached(value),
-                second * 1000);
+                second * 1000, nanos);
     }
 }

@@ -133,7 +133,8 @@ public final class HeadParser {
             }
         }
         if (method == HttpMethod.CONNECT) {
-            throw new Http1Violation(HttpResponseStatus.METHOD_NOT_ALLOWED, "CONNECT");
+            // Not a forward proxy: no resource here takes CONNECT (RFC 9110 15.6.2), so 501, which needs no Allow.
+            throw new Http1Violation(HttpResponseStatus.NOT_IMPLEMENTED, "CONNECT");
         }
         HttpRequest request = new DefaultHttpRequest(version, method, uri, headers);
         return new Head(request, framing.contentLength, framing.transferEncodings > 0);
@@ -295,6 +296,12 @@ public final class HeadParser {
         }
         // Not exactly "chunked", so some coding here is one we do not decode.
         throw new Http1Violation(HttpResponseStatus.NOT_IMPLEMENTED, "transfer coding " + value);
+    }
+
+    /** {@link #validHost(byte[], int, int)} for an absolute-form target's authority. */
+    static boolean validHost(String authority) {
+        byte[] b = authority.getBytes(java.nio.charset.StandardCharsets.ISO_8859_1);
+        return validHost(b, 0, b.length);
     }
 
     /** uri-host [ ":" port ]: a reg-name or an IP literal, no userinfo, path or list. */

@@ -1,6 +1,7 @@
 package dev.strait.proxy.http1;
 
 import dev.strait.model.Limits;
+import dev.strait.proxy.http.DateHeader;
 import io.netty.buffer.ByteBuf;
 import io.netty.buffer.Unpooled;
 import io.netty.channel.ChannelHandlerContext;
@@ -54,6 +55,8 @@ public final class Http1RequestDecoder extends ByteToMessageDecoder {
     private int firstLineEnd = -1;
     private int emptyLines;
     private boolean headStarted;
+    /** {@link DateHeader#nanos()} when the partial head's first bytes came: up to a second before they did. */
+    private long headStartedAt;
 
     public Http1RequestDecoder(Limits limits) {
         this.maxRequestLine = limits.maxRequestLine();
@@ -67,15 +70,31 @@ public final class Http1RequestDecoder extends ByteToMessageDecoder {
         return headStarted;
     }
 
-    /** The handler calls this when a request has been read and answered. */
+    /** When the partial head began, as {@link DateHeader#nanos()}: at most a second early. */
+    long headStartedAt() {
+        return headStartedAt;
+    }
+
+    /**
+     * The handler calls this when a request has been read and answered. Bytes already here past it (sent
+     * in the same packet) are the next head's start: its header timeout runs from now, not the keep-alive one.
+     */
     void requestFinished() {
         headStarted = false;
+        if (state == State.HEAD && actualReadableBytes() > 0) {
+            startHead();
+        }
+    }
+
+    private void startHead() {
+        headStarted = true;
+        headStartedAt = DateHeader.nanos();
     }
 
     @Override
     public void channelRead(ChannelHandlerContext ctx, Object msg) throws Exception {
-        if (msg instanceof ByteBuf b && b.isReadable() && state == State.HEAD) {
-            headStarted = true;
+        if (!headStarted && msg instanceof ByteBuf b && b.isReadable() && state == State.HEAD) {
+            startHead();
         }
         super.channelRead(ctx, msg);
     }
@@ -159,7 +178,10 @@ public final class Http1RequestDecoder extends ByteToMessageDecoder {
         emptyLines = 0;
         HeadParser.Head head = HeadParser.parse(b, end, maxFields, underscores);
         out.add(head.request());
-        headStarted = in.isReadable();
+        headStarted = false;
+        if (in.isReadable()) {
+            startHead();
+        }
         if (head.chunked()) {
             state = State.CHUNK_SIZE;
         } else if (head.contentLength() > 0) {

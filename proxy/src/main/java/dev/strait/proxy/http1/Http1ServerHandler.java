@@ -17,10 +17,10 @@ import io.netty.buffer.ByteBuf;
 import io.netty.buffer.ByteBufAllocator;
 import io.netty.buffer.ByteBufUtil;
 import io.netty.buffer.Unpooled;
-import io.netty.channel.ChannelFutureListener;
 import io.netty.channel.ChannelHandlerContext;
 import io.netty.channel.ChannelInboundHandlerAdapter;
 import io.netty.channel.EventLoop;
+import io.netty.channel.socket.DuplexChannel;
 import io.netty.channel.uring.IoUringSocketChannel;
 import io.netty.handler.codec.DecoderResult;
 import io.netty.handler.codec.http.HttpContent;
@@ -33,6 +33,7 @@ import io.netty.handler.codec.http.HttpResponseStatus;
 import io.netty.handler.codec.http.HttpUtil;
 import io.netty.handler.codec.http.HttpVersion;
 import io.netty.handler.codec.http.LastHttpContent;
+import io.netty.handler.ssl.SslHandler;
 import io.netty.handler.stream.ChunkedWriteHandler;
 import io.netty.util.ReferenceCountUtil;
 import io.netty.util.ReferenceCounted;
@@ -42,6 +43,7 @@ import java.nio.charset.StandardCharsets;
 import java.util.ArrayDeque;
 import java.util.Iterator;
 import java.util.Map;
+import java.util.concurrent.TimeUnit;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -59,6 +61,11 @@ import org.slf4j.LoggerFactory;
  */
 public final class Http1ServerHandler extends ChannelInboundHandlerAdapter {
     private static final Logger log = LoggerFactory.getLogger(Http1ServerHandler.class);
+    /** A closing connection reads on while the client sends (see closeGracefully): this long at most ... */
+    private static final long ONE_SECOND = TimeUnit.SECONDS.toNanos(1);
+    private static final long LINGER_MAX_NANOS = TimeUnit.SECONDS.toNanos(30);
+    /** ... and this long after the client last sent anything (nginx's lingering_time and lingering_timeout). */
+    private static final long LINGER_QUIET_NANOS = TimeUnit.SECONDS.toNanos(5);
     private static final byte[] CONNECTION_CLOSE = "Connection: close\r\n".getBytes(StandardCharsets.ISO_8859_1);
     private static final byte[] CONNECTION_KEEP_ALIVE = "Connection: keep-alive\r\n".getBytes(StandardCharsets.ISO_8859_1);
     private static final byte[] CRLF = {'\r', '\n'};
@@ -98,6 +105,9 @@ public final class Http1ServerHandler extends ChannelInboundHandlerAdapter {
     private boolean flushHeld;
     private boolean flushPending;
     private boolean closing;
+    /** The output is shut down and the input read until the client closes: see {@link #closeGracefully}. */
+    private boolean lingering;
+    private long lingerReadAt;
     private boolean drainRequested;
     private int requests;
     private long idleSince;
@@ -216,6 +226,7 @@ public final class Http1ServerHandler extends ChannelInboundHandlerAdapter {
         }
         inRead = true;
         if (closing) {
+            lingerReadAt = System.nanoTime(); // see closeGracefully
             ReferenceCountUtil.release(msg);
             return;
         }
@@ -292,17 +303,23 @@ public final class Http1ServerHandler extends ChannelInboundHandlerAdapter {
         String target = uri;
         if (!uri.isEmpty() && uri.charAt(0) != '/') {
             int scheme = uri.indexOf("://");
-            if (scheme <= 0 || !(uri.regionMatches(true, 0, "http", 0, scheme) || uri.regionMatches(true, 0, "https", 0, scheme))) {
+            if (!(scheme == 4 && uri.regionMatches(true, 0, "http", 0, 4)
+                    || scheme == 5 && uri.regionMatches(true, 0, "https", 0, 5))) {
                 refuse(ex, HttpResponseStatus.BAD_REQUEST);
                 return;
             }
-            int pathStart = uri.indexOf('/', scheme + 3);
-            hostHeader = uri.substring(scheme + 3, pathStart < 0 ? uri.length() : pathStart);
-            if (hostHeader.isEmpty() || hostHeader.indexOf('@') >= 0) {
-                refuse(ex, HttpResponseStatus.BAD_REQUEST); // no authority, or userinfo (RFC 9110 4.2.4)
+            // The authority ends at the path, the query or a fragment (RFC 3986 3.2): "http://b?x=/y" has none.
+            int end = scheme + 3;
+            while (end < uri.length() && "/?#".indexOf(uri.charAt(end)) < 0) {
+                end++;
+            }
+            hostHeader = uri.substring(scheme + 3, end);
+            // It stands in for Host (RFC 9112 3.2.2), so it must be a Host the decoder would take; no userinfo.
+            if (hostHeader.isEmpty() || hostHeader.indexOf('@') >= 0 || !HeadParser.validHost(hostHeader)) {
+                refuse(ex, HttpResponseStatus.BAD_REQUEST);
                 return;
             }
-            target = pathStart < 0 ? "/" : uri.substring(pathStart);
+            target = end == uri.length() ? "/" : uri.charAt(end) == '/' ? uri.substring(end) : "/" + uri.substring(end);
         }
         String host = hostHeader == null ? "" : RouteTable.normalizeHost(hostHeader);
         int q = target.indexOf('?');
@@ -379,8 +396,10 @@ public final class Http1ServerHandler extends ChannelInboundHandlerAdapter {
             Http1Exchange ex = current;
             if (content.decoderResult().isFailure()) {
                 // A broken body (bad chunk size, ...): answer if not answered yet, and close either way.
-                abortBody(ex, content.decoderResult().cause());
-                refuse(ex, HttpResponseStatus.BAD_REQUEST);
+                Throwable cause = content.decoderResult().cause();
+                abortBody(ex, cause);
+                // Trailers too large or too many get 431 like a head would; other breakage 400.
+                refuse(ex, cause instanceof Http1Violation v ? v.status() : HttpResponseStatus.BAD_REQUEST);
                 return;
             }
             int n = content.content().readableBytes();
@@ -534,7 +553,7 @@ public final class Http1ServerHandler extends ChannelInboundHandlerAdapter {
      */
     private void updateAutoRead() {
         boolean readingBody = current != null && !currentBodyDone;
-        boolean read = !pausedByHandler && (backlog == null || backlog.isEmpty()) && !closing
+        boolean read = lingering || !pausedByHandler && (backlog == null || backlog.isEmpty()) && !closing
                 && (readingBody || ctx.channel().isWritable());
         if (ctx.channel().config().isAutoRead() != read) {
             ctx.channel().config().setAutoRead(read);
@@ -757,8 +776,7 @@ public final class Http1ServerHandler extends ChannelInboundHandlerAdapter {
         long answeredAt = record(ex);
         if (!ex.keepAlive) {
             abortBody(ex, new IllegalStateException("connection closing"));
-            closing = true;
-            ctx.writeAndFlush(Unpooled.EMPTY_BUFFER).addListener(ChannelFutureListener.CLOSE);
+            closeGracefully();
             return;
         }
         flushSoon();
@@ -802,9 +820,12 @@ public final class Http1ServerHandler extends ChannelInboundHandlerAdapter {
         currentBodyDone = false;
         idleSince = now;
         decoder.requestFinished();
-        long keepAliveDeadline = idleSince + serving.snapshot().limits().keepAliveTimeout().toNanos();
-        // Moves only when the keep-alive timeout is shorter than what the timer waits for now.
-        timer.fireBy(ctx.executor(), keepAliveDeadline);
+        var limits = serving.snapshot().limits();
+        // The next head already begun (it came with this one) has headerTimeout; an idle connection keepAliveTimeout.
+        long deadline = idleSince + (decoder.hasPartialHead() ? limits.headerTimeout().toNanos() + ONE_SECOND
+                : limits.keepAliveTimeout().toNanos());
+        // Moves only when that is sooner than what the timer waits for now.
+        timer.fireBy(ctx.executor(), deadline);
         if (drainRequested) {
             close();
             return;
@@ -859,8 +880,65 @@ public final class Http1ServerHandler extends ChannelInboundHandlerAdapter {
 
     private void close() {
         if (!closing) {
-            closing = true;
-            ctx.writeAndFlush(Unpooled.EMPTY_BUFFER).addListener(ChannelFutureListener.CLOSE);
+            closeGracefully();
+        }
+    }
+
+    /**
+     * Ends the connection after what is written so far, without losing it to a reset (RFC 9112 9.6): a
+     * socket closed with request bytes still unread (a body over the limit, pipelined requests, an upload
+     * a {@code respond} rule never reads) makes the kernel send RST, which discards our unsent answer and
+     * fails the client's read of what arrived. So the output is shut down (FIN after the answer; under
+     * TLS, close_notify first) and whatever the client still sends is read and dropped until it closes,
+     * has been quiet for {@link #LINGER_QUIET_NANOS}, or {@link #LINGER_MAX_NANOS} have passed, as nginx's
+     * {@code lingering_close} does.
+     */
+    private void closeGracefully() {
+        closing = true;
+        ctx.writeAndFlush(Unpooled.EMPTY_BUFFER).addListener(written -> {
+            if (!written.isSuccess() || !(ctx.channel() instanceof DuplexChannel duplex) || !duplex.isActive()) {
+                ctx.close();
+                return;
+            }
+            SslHandler ssl = ctx.pipeline().get(SslHandler.class);
+            if (ssl == null) {
+                linger(duplex);
+            } else {
+                ssl.closeOutbound().addListener(notified -> linger(duplex));
+            }
+        });
+    }
+
+    private void linger(DuplexChannel channel) {
+        if (!channel.isActive()) {
+            return;
+        }
+        channel.shutdownOutput().addListener(shut -> {
+            if (!shut.isSuccess() || !channel.isActive()) {
+                channel.close();
+                return;
+            }
+            lingering = true;
+            long started = System.nanoTime();
+            lingerReadAt = started;
+            if (ctx.pipeline().context(decoder) != null) {
+                ctx.pipeline().remove(decoder); // what it holds comes here, and is dropped
+            }
+            updateAutoRead();
+            lingerCheck(started);
+        });
+    }
+
+    private void lingerCheck(long started) {
+        if (!ctx.channel().isActive()) {
+            return;
+        }
+        long now = System.nanoTime();
+        long deadline = Math.min(lingerReadAt + LINGER_QUIET_NANOS, started + LINGER_MAX_NANOS);
+        if (now - deadline >= 0) {
+            ctx.close();
+        } else {
+            ctx.executor().schedule(() -> lingerCheck(started), deadline - now, TimeUnit.NANOSECONDS);
         }
     }
 
@@ -918,8 +996,11 @@ public final class Http1ServerHandler extends ChannelInboundHandlerAdapter {
             timer.fireIn(ctx.executor(), next);
             return;
         }
-        long waited = now - idleSince;
         boolean partial = decoder.hasPartialHead();
+        // A head that began after an idle spell has headerTimeout from its start (known to a second; taken
+        // a second late, so the 408 never comes early), not from the end of the last answer.
+        long since = partial && requests > 0 ? Math.max(idleSince, decoder.headStartedAt() + ONE_SECOND) : idleSince;
+        long waited = now - since;
         long allowed = partial || requests == 0 ? limits.headerTimeout().toNanos() : limits.keepAliveTimeout().toNanos();
         if (waited < allowed) {
             timer.fireIn(ctx.executor(), Math.min(next, allowed - waited));

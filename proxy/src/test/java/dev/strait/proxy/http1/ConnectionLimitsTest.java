@@ -97,6 +97,62 @@ class ConnectionLimitsTest {
         }
     }
 
+    /**
+     * headerTimeout runs from a head's first bytes, not from the end of the answer before it: a head
+     * begun late in a keep-alive spell still gets all of it (known to a second, and never cut short).
+     */
+    @Test
+    void aHeadBegunAfterAnIdleSpellGetsTheWholeHeaderTimeout() throws Exception {
+        proxy.start(SITE + "limits: { headerTimeout: 2s, keepAliveTimeout: 4s }\n");
+        RawClient c = proxy.client();
+        assertThat(c.send(GET).read().status()).isEqualTo(200);
+        Thread.sleep(3000); // idle, within keepAliveTimeout
+        c.send("GET /hello HTTP/1.1\r\n");
+        Thread.sleep(1500); // past the keep-alive deadline, within the head's own headerTimeout
+        RawClient.Response r = c.send("Host: example.com\r\n\r\n").read();
+        assertThat(r.status()).isEqualTo(200);
+    }
+
+    /** The start of the next head in the same packet as a request is a partial head, not an idle connection. */
+    @Test
+    void aPartialHeadThatCameWithTheLastRequestGets408AtTheHeaderTimeout() throws Exception {
+        proxy.start(SITE + "limits: { headerTimeout: 500ms, keepAliveTimeout: 60s }\n");
+        RawClient c = proxy.client();
+        long start = System.nanoTime();
+        c.send(GET + "GET /hel");
+        assertThat(c.read().status()).isEqualTo(200);
+        assertThat(c.read().status()).isEqualTo(408);
+        assertThat(Duration.ofNanos(System.nanoTime() - start)).isBetween(Duration.ofMillis(450), Duration.ofSeconds(5));
+    }
+
+    /**
+     * An answer given before the request body was read, on a connection that then closes: without a lingering
+     * close the unread body makes the kernel reset the connection and the client never sees the answer.
+     */
+    @Test
+    void anAnswerBeforeTheBodyWasReadIsNotLostToAReset() throws Exception {
+        proxy.start(SITE + "limits: { maxBodyBytes: 1048576 }\n");
+        byte[] body = new byte[32 << 20]; // more than the socket buffers between the two ends hold
+        RawClient c = proxy.client();
+        c.send("POST /hello HTTP/1.1\r\nHost: example.com\r\nContent-Length: " + body.length + "\r\n\r\n");
+        c.output().write(body); // the proxy answered 413 at the head, and reads on (and drops) until this ends
+        c.output().flush();
+        RawClient.Response r = c.read();
+        assertThat(r.status()).isEqualTo(413);
+        assertThat(c.closedByServer()).isTrue();
+
+        RawClient d = proxy.client(); // the same for an answer that does not need the body at all
+        byte[] allowed = new byte[1_000_000];
+        d.send("POST /big HTTP/1.1\r\nHost: example.com\r\nConnection: close\r\nContent-Length: " + allowed.length
+                + "\r\n\r\n");
+        d.output().write(allowed);
+        d.output().flush();
+        RawClient.Response big = d.read();
+        assertThat(big.status()).isEqualTo(200);
+        assertThat(big.body()).hasSize(60_000);
+        assertThat(d.closedByServer()).isTrue();
+    }
+
     @Test
     void theConnectionClosesAfterMaxRequests() throws Exception {
         proxy.start("limits: { maxRequestsPerConnection: 3 }\n" + SITE);

@@ -17,6 +17,7 @@ import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.CsvSource;
+import org.junit.jupiter.params.provider.ValueSource;
 
 /** The HTTP/1.1 server side on an EmbeddedChannel: framing, keep-alive, ordering, limits, bad input. */
 class Http1ServerHandlerTest {
@@ -159,6 +160,13 @@ class Http1ServerHandlerTest {
     @Test
     void absoluteFormTargetsRouteOnTheirAuthority() {
         assertThat(exchange("GET http://other.com/x HTTP/1.1\r\nHost: example.com\r\n\r\n")).endsWith("other");
+    }
+
+    /** RFC 3986 3.2: the authority ends at the path, the query or a fragment; no path is "/". */
+    @ParameterizedTest(name = "{0}")
+    @ValueSource(strings = {"http://other.com?x=1", "http://other.com?x=/y", "HTTPS://Other.com", "http://other.com:80/x"})
+    void absoluteFormTargetsWithoutPathOrWithAQueryRouteOnTheirAuthority(String target) {
+        assertThat(exchange("GET " + target + " HTTP/1.1\r\nHost: example.com\r\n\r\n")).endsWith("other");
     }
 
     @Test

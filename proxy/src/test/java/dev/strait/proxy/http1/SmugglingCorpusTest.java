@@ -135,7 +135,17 @@ class SmugglingCorpusTest {
         c.add(refuse("an absolute target with another scheme", 400,
                 "GET ftp://example.com/api/x HTTP/1.1\r\nHost: example.com\r\n\r\n"));
         c.add(refuse("an absolute target without authority", 400, "GET http:///api/x HTTP/1.1\r\nHost: example.com\r\n\r\n"));
-        c.add(refuse("CONNECT (not a forward proxy)", 405, "CONNECT example.com:443 HTTP/1.1\r\nHost: example.com\r\n\r\n"));
+        c.add(refuse("an absolute target whose scheme is a prefix of http", 400,
+                "GET ht://example.com/api/x HTTP/1.1\r\nHost: example.com\r\n\r\n"));
+        c.add(refuse("an absolute target whose authority has junk after an IP literal", 400,
+                "GET http://[::1]junk/api/x HTTP/1.1\r\nHost: example.com\r\n\r\n"));
+        c.add(refuse("an absolute target whose IP literal is not one", 400,
+                "GET http://[zz]/api/x HTTP/1.1\r\nHost: example.com\r\n\r\n"));
+        c.add(refuse("an absolute target with a port too long", 400,
+                "GET http://example.com:99999999/api/x HTTP/1.1\r\nHost: example.com\r\n\r\n"));
+        c.add(refuse("trailers over the header block limit get 431 like a head", 431, API
+                + "Transfer-Encoding: chunked\r\n\r\n1\r\na\r\n0\r\nX-T: " + "a".repeat(40_000) + "\r\n\r\n"));
+        c.add(refuse("CONNECT (not a forward proxy)", 501, "CONNECT example.com:443 HTTP/1.1\r\nHost: example.com\r\n\r\n"));
         // ---- chunked bodies (RFC 9112 7.1)
         c.add(refuse("a chunk size that is not hex", 400, API + "Transfer-Encoding: chunked\r\n\r\nzz\r\nhello\r\n0\r\n\r\n"));
         c.add(refuse("a negative chunk size", 400, API + "Transfer-Encoding: chunked\r\n\r\n-5\r\nhello\r\n0\r\n\r\n"));
