@@ -1,5 +1,6 @@
 package dev.strait.model;
 
+import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.node.JsonNodeFactory;
 import com.fasterxml.jackson.databind.node.ArrayNode;
 import com.fasterxml.jackson.databind.node.ObjectNode;
@@ -22,6 +23,37 @@ public final class ConfigWriter {
 
     public static String toJson(Config c, boolean pretty) {
         return Json.write(toTree(c), pretty);
+    }
+
+    /**
+     * The config as {@link #toJson(Config, boolean)} writes it, with every private key given inline (PEM
+     * text, as the operator sends Secrets) replaced by its length and a digest: what the admin
+     * {@code /config} shows, since whoever reaches the admin port must not take the listeners' keys.
+     * Keys given as file paths are shown as they are.
+     */
+    public static String toRedactedJson(Config c) {
+        ObjectNode tree = toTree(c);
+        redactPrivateKeys(tree);
+        return Json.write(tree, true);
+    }
+
+    private static void redactPrivateKeys(JsonNode node) {
+        if (node instanceof ObjectNode o) {
+            var fields = o.fields();
+            while (fields.hasNext()) {
+                var f = fields.next();
+                JsonNode v = f.getValue();
+                if (f.getKey().equals("key") && v.isTextual() && v.textValue().contains("PRIVATE KEY")) {
+                    String pem = v.textValue();
+                    f.setValue(NODES.textNode("[redacted: " + pem.length() + " characters, sha256 "
+                            + versionOf(pem) + "]"));
+                } else {
+                    redactPrivateKeys(v);
+                }
+            }
+        } else if (node != null && node.isArray()) {
+            node.forEach(ConfigWriter::redactPrivateKeys);
+        }
     }
 
     /** The canonical JSON of a tree made by {@link #toTree}: the same text {@link #toJson} gives for its config. */

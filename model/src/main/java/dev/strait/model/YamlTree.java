@@ -68,7 +68,31 @@ final class YamlTree {
         } catch (YAMLException e) {
             throw new SyntaxError("not valid YAML: " + e.getMessage());
         }
-        return root == null ? null : convert(root);
+        return root == null ? null : convert(root, new Budget(text.length()));
+    }
+
+    /**
+     * What the tree may hold in scalar text. SnakeYAML caps aliases to collections (the classic "billion
+     * laughs"), not aliases to scalars: 400 aliases of one 200,000-character anchor are a 237 KB file and
+     * 80 MB of text once expanded. An alias may repeat its text (a PEM block shared by routes), within
+     * four times the document's size plus 1 MiB.
+     */
+    private static final class Budget {
+        final long limit;
+        long left;
+
+        Budget(int documentLength) {
+            limit = 4L * documentLength + (1 << 20);
+            left = limit;
+        }
+
+        void take(ScalarNode s) throws SyntaxError {
+            left -= s.getValue().length();
+            if (left < 0) {
+                throw new SyntaxError("not valid YAML" + at(s.getStartMark()) + ": aliases expand the document to over "
+                        + limit + " characters of text");
+            }
+        }
     }
 
     private static boolean looksLikeJson(String text) {
@@ -85,7 +109,7 @@ final class YamlTree {
         return m == null ? "" : " at line " + (m.getLine() + 1) + ", column " + (m.getColumn() + 1);
     }
 
-    private static JsonNode convert(Node node) throws SyntaxError {
+    private static JsonNode convert(Node node, Budget budget) throws SyntaxError {
         if (node instanceof MappingNode map) {
             ObjectNode o = NODES.objectNode();
             for (NodeTuple t : map.getValue()) {
@@ -96,18 +120,19 @@ final class YamlTree {
                     throw new SyntaxError("not valid YAML" + at(key.getStartMark()) + ": duplicate key \""
                             + key.getValue() + "\"");
                 }
-                o.set(key.getValue(), convert(t.getValueNode()));
+                o.set(key.getValue(), convert(t.getValueNode(), budget));
             }
             return o;
         }
         if (node instanceof SequenceNode seq) {
             ArrayNode a = NODES.arrayNode(seq.getValue().size());
             for (Node item : seq.getValue()) {
-                a.add(convert(item));
+                a.add(convert(item, budget));
             }
             return a;
         }
         ScalarNode s = (ScalarNode) node;
+        budget.take(s);
         String v = s.getValue();
         Tag tag = s.getTag();
         if (Tag.NULL.equals(tag)) {

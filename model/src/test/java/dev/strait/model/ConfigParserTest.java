@@ -1152,4 +1152,41 @@ class ConfigParserTest {
         errors(LISTENER + "workers: -1\n");
         assertThat(parse(CONTRACT_EXAMPLE)).isEqualTo(parse(CONTRACT_EXAMPLE));
     }
+
+    /** Aliases to scalars are not counted by SnakeYAML's alias limit; the text they expand to is. */
+    @Test
+    void aliasesThatExpandTheTextManyTimesOverAreRefused() {
+        StringBuilder yaml = new StringBuilder("""
+                listeners: [ { name: http, address: "127.0.0.1:8080" } ]
+                routes:
+                  - name: r0
+                    hosts: [ "*" ]
+                    rules:
+                      - respond: { body: &big "%s" }
+                """.formatted("x".repeat(200_000)));
+        for (int i = 1; i < 400; i++) {
+            yaml.append("  - { name: r").append(i).append(", hosts: [ \"h").append(i)
+                    .append(".example\" ], rules: [ { respond: { body: *big } } ] }\n");
+        }
+        assertThatThrownBy(() -> ConfigParser.parse(yaml.toString(), "bomb.yaml"))
+                .isInstanceOf(InvalidConfigException.class)
+                .hasMessageContaining("aliases expand the document to over");
+    }
+
+    @Test
+    void aliasesOfASharedValueWithinTheBudgetAreFine() throws Exception {
+        StringBuilder yaml = new StringBuilder("""
+                listeners: [ { name: http, address: "127.0.0.1:8080" } ]
+                routes:
+                  - name: r0
+                    hosts: [ "*" ]
+                    rules:
+                      - respond: { body: &shared "%s" }
+                """.formatted("x".repeat(4000)));
+        for (int i = 1; i < 50; i++) {
+            yaml.append("  - { name: r").append(i).append(", hosts: [ \"h").append(i)
+                    .append(".example\" ], rules: [ { respond: { body: *shared } } ] }\n");
+        }
+        assertThat(ConfigParser.parse(yaml.toString(), "shared.yaml").routes()).hasSize(50);
+    }
 }

@@ -375,4 +375,32 @@ class ConfigWriterTest {
         // The default store size is not written: configs without a cache keep their version.
         assertThat(ConfigWriter.toJson(parse(MINIMAL), false)).doesNotContain("\"cache\"");
     }
+
+    @Test
+    void adminViewRedactsInlinePrivateKeysAndKeepsKeyFiles() throws Exception {
+        String pem = "-----BEGIN PRIVATE KEY-----\\nMIIEvQIBADANBgkqhkiG9w0BAQEFAASC\\n-----END PRIVATE KEY-----\\n";
+        Config c = parse("""
+                listeners:
+                  - name: https
+                    address: "127.0.0.1:8443"
+                    tls:
+                      certificates:
+                        - { cert: /etc/strait/a.crt, key: "%s" }
+                        - { cert: /etc/strait/b.crt, key: /etc/strait/b.key }
+                upstreams:
+                  - name: app
+                    endpoints: [ "127.0.0.1:9000" ]
+                    tls: { cert: /etc/strait/client.crt, key: "%s" }
+                routes:
+                  - name: site
+                    hosts: [ "*" ]
+                    rules:
+                      - backends: [ { upstream: app } ]
+                """.formatted(pem, pem));
+        String shown = ConfigWriter.toRedactedJson(c);
+        assertThat(shown).doesNotContain("PRIVATE KEY").doesNotContain("MIIEvQIBADAN")
+                .contains("/etc/strait/b.key").contains("/etc/strait/a.crt");
+        assertThat(shown.split("\\[redacted: ", -1)).as("both inline keys").hasSize(3);
+        assertThat(ConfigWriter.toJson(c, true)).as("the state directory keeps them").contains("PRIVATE KEY");
+    }
 }

@@ -154,12 +154,14 @@ public final class Main {
             control.attach(serving, metrics);
         }
         ConfigReloader reloader = configFile == null ? null : new ConfigReloader(configFile, serving, metrics);
-        if (reloader != null) {
-            var previous = Signal.handle(new Signal("HUP"), s -> reloader.reload("SIGHUP"));
-            if (previous == sun.misc.SignalHandler.SIG_IGN) {
-                // Started with SIGHUP ignored (nohup): the JVM keeps it ignored, so say so.
-                log.warn("SIGHUP is ignored by this process (started under nohup?): reload by editing {}", configFile);
-            }
+        // SIGHUP's default action ends the process: without a file to reload (the embedded config, the
+        // control channel) it is logged and otherwise ignored, as nginx's master does with nothing to reload.
+        var previous = Signal.handle(new Signal("HUP"), reloader != null ? s -> reloader.reload("SIGHUP")
+                : s -> log.info("SIGHUP: nothing to reload ({})", control != null
+                        ? "the routing table comes from the control channel" : "serving the embedded config"));
+        if (previous == sun.misc.SignalHandler.SIG_IGN && reloader != null) {
+            // Started with SIGHUP ignored (nohup): the JVM keeps it ignored, so say so.
+            log.warn("SIGHUP is ignored by this process (started under nohup?): reload by editing {}", configFile);
         }
         CountDownLatch stopped = new CountDownLatch(1);
         AdminServer adminServer = admin;

@@ -111,7 +111,7 @@ public final class AdminServer implements AutoCloseable {
                 case "/metrics" -> reply(ctx, req, HttpResponseStatus.OK, "text/plain; version=0.0.4; charset=utf-8",
                         metrics.scrape());
                 case "/config" -> reply(ctx, req, HttpResponseStatus.OK, "application/json",
-                        "{\"version\":\"" + s.version() + "\",\"config\":" + ConfigWriter.toJson(s.config(), true) + "}\n");
+                        "{\"version\":\"" + s.version() + "\",\"config\":" + ConfigWriter.toRedactedJson(s.config()) + "}\n");
                 default -> reply(ctx, req, HttpResponseStatus.NOT_FOUND, "text/plain",
                         "not found; try /healthz, /readyz, /metrics or /config\n");
             }

@@ -40,6 +40,8 @@ public final class ConfigReloader implements AutoCloseable {
     private volatile Set<Path> inputs;
     /** Batches of directory events that named none of the inputs (a log file written beside the config). */
     private final AtomicInteger ignored = new AtomicInteger();
+    /** Changes that left the config empty: a write in progress, waited out rather than refused. */
+    private final AtomicInteger inProgress = new AtomicInteger();
 
     public ConfigReloader(Path file, Serving serving, ProxyMetrics metrics) throws IOException {
         this.file = file.toAbsolutePath().normalize();
@@ -62,6 +64,12 @@ public final class ConfigReloader implements AutoCloseable {
         Snapshot next;
         try {
             next = ConfigFiles.load(file);
+        } catch (RuntimeException | StackOverflowError | OutOfMemoryError e) {
+            // A bug or a config too large for this heap: refused like any bad config, never the end of
+            // the watcher (or of the process) while the last good table still serves.
+            metrics.reloadRejected();
+            log.error("config reload ({}) refused: {}; still serving version {}", why, e.toString(), current.version(), e);
+            return false;
         } catch (InvalidConfigException e) {
             metrics.reloadRejected();
             log.error("config reload ({}) refused; still serving version {}. {}", why, current.version(), e.getMessage());
@@ -133,14 +141,34 @@ public final class ConfigReloader implements AutoCloseable {
                 key.reset();
                 // Only changes to the config or a certificate: a busy file beside them (a log written into
                 // the same directory) would otherwise parse and compile the whole config a few times a second.
-                if (ours) {
-                    reload("file changed");
+                if (ours && beingWritten()) {
+                    inProgress.incrementAndGet();
+                    log.info("config reload: {} is empty, so presumably being written; waiting for it to change again"
+                            + " (write a new file beside it and rename it over, for one atomic change)", file);
+                } else if (ours) {
+                    try {
+                        reload("file changed");
+                    } catch (Throwable t) {
+                        log.error("config reload (file changed) failed; still watching {}", file, t);
+                    }
                 } else {
                     ignored.incrementAndGet();
                 }
             }
         } catch (InterruptedException | ClosedWatchServiceException e) {
             // closing
+        }
+    }
+
+    /**
+     * An empty config file is never a config: on a file change it is one written in place that has just
+     * been truncated (a shell's {@code >}, an editor saving slowly), not a bad config to refuse and count.
+     */
+    private boolean beingWritten() {
+        try {
+            return java.nio.file.Files.size(file) == 0;
+        } catch (IOException e) {
+            return false; // gone: the reload says so
         }
     }
 
@@ -159,6 +187,11 @@ public final class ConfigReloader implements AutoCloseable {
             }
         }
         return ours;
+    }
+
+    /** For tests: changes that found the config empty and so waited for the next one. */
+    int writesInProgress() {
+        return inProgress.get();
     }
 
     /** For tests: batches of directory events that changed no input and so reloaded nothing. */

@@ -86,6 +86,25 @@ class ConfigReloaderTest {
         }
     }
 
+    /** A shell's {@code >} or a slow editor truncates first: that empty moment is not a bad config to count. */
+    @Test
+    void anEmptyFileIsAWriteInProgressNotARefusedReload() throws Exception {
+        Path file = dir.resolve("strait.yaml");
+        Files.writeString(file, config("v1"));
+        Serving serving = new Serving(ConfigFiles.load(file));
+        ProxyMetrics metrics = new ProxyMetrics();
+        reloader = new ConfigReloader(file, serving, metrics);
+        Files.writeString(file, "");
+        await().atMost(Duration.ofSeconds(10)).until(() -> reloader.writesInProgress() > 0);
+        Files.writeString(file, config("v2"));
+        await().atMost(Duration.ofSeconds(10)).until(() -> serving.swaps() == 1);
+        assertThat(metrics.scrape()).contains("strait_config_reloads_rejected_total 0.0");
+        assertThat(reloader.reload("SIGHUP")).isFalse();
+        Files.writeString(file, "");
+        assertThat(reloader.reload("SIGHUP")).as("asked for: refused and counted").isFalse();
+        assertThat(metrics.scrape()).contains("strait_config_reloads_rejected_total 1.0");
+    }
+
     @Test
     void aFileWrittenBesideTheConfigReloadsNothing() throws Exception {
         Path file = dir.resolve("strait.yaml");
