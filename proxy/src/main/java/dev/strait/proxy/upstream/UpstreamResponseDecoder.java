@@ -93,6 +93,9 @@ public final class UpstreamResponseDecoder extends ByteToMessageDecoder {
     private int firstLineEnd = -1;
     private final int[] at = new int[3];
 
+    /** See {@link #exceptionCaught}: the close to come is not a clean end of a close-delimited body. */
+    private boolean readFailed;
+
     public UpstreamResponseDecoder() {}
 
     /** Whether bytes followed the last response's end in the same read; clears the flag. */
@@ -126,10 +129,20 @@ public final class UpstreamResponseDecoder extends ByteToMessageDecoder {
         }
     }
 
+    /**
+     * A read failed (a reset, a TLS close without close_notify): the connection's end that follows is not
+     * the clean close that ends a close-delimited body (RFC 9112 6.3, 8), so no end is made of it.
+     */
+    @Override
+    public void exceptionCaught(ChannelHandlerContext ctx, Throwable cause) throws Exception {
+        readFailed = true;
+        ctx.fireExceptionCaught(cause);
+    }
+
     @Override
     protected void decodeLast(ChannelHandlerContext ctx, ByteBuf in, List<Object> out) throws Exception {
         super.decodeLast(ctx, in, out);
-        if (state == State.UNTIL_CLOSE && !in.isReadable()) {
+        if (state == State.UNTIL_CLOSE && !in.isReadable() && !readFailed) {
             out.add(LastHttpContent.EMPTY_LAST_CONTENT); // a close-delimited body ends with the connection
             state = State.HEAD;
         } else if (state == State.HEAD && firstLineEnd >= 0) {

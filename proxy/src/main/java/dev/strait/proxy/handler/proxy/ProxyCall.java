@@ -10,6 +10,7 @@ import dev.strait.proxy.upstream.UpstreamListener;
 import dev.strait.proxy.upstream.UpstreamResponse;
 import dev.strait.proxy.upstream.UpstreamSpec;
 import io.netty.buffer.ByteBuf;
+import io.netty.channel.ConnectTimeoutException;
 import io.netty.buffer.ByteBufUtil;
 import io.netty.buffer.Unpooled;
 import io.netty.handler.codec.http.HttpContent;
@@ -57,6 +58,8 @@ final class ProxyCall implements UpstreamListener, BodyReceiver, Runnable {
     private final ProxyHandler rule;
     private final Exchange ex;
     private final LoopContext lc;
+    /** How long an upstream may take none of a request body before the call gives up (nginx's proxy_send_timeout). */
+    static final long UPSTREAM_SEND_TIMEOUT = TimeUnit.SECONDS.toNanos(60);
     private final boolean idempotent;
     private final boolean chunkedBody;
     /** A WebSocket handshake: the upstream may answer 101, and then the connections become a tunnel. */
@@ -93,6 +96,10 @@ final class ProxyCall implements UpstreamListener, BodyReceiver, Runnable {
     /** The whole request (head, body, end) went to the current connection. */
     private boolean requestSent;
     private boolean clientPaused;
+    /** When the upstream connection last stopped taking the request body (became unwritable). */
+    private long upstreamStalledSince;
+    /** Reading the upstream stopped until the client takes what we sent it (see onReadComplete). */
+    private boolean upstreamReadPaused;
 
     // response
     private boolean gotBytes;
@@ -260,7 +267,10 @@ final class ProxyCall implements UpstreamListener, BodyReceiver, Runnable {
             retry(why);
             return;
         }
-        fail(HttpResponseStatus.BAD_GATEWAY, why);
+        // No answer in time (the connect timeout, or the request's or try's deadline that bounded it) is a
+        // gateway timeout, as nginx's proxy_connect_timeout and our FastCGI calls say; a refusal is a 502.
+        fail(cause instanceof ConnectTimeoutException ? HttpResponseStatus.GATEWAY_TIMEOUT
+                : HttpResponseStatus.BAD_GATEWAY, why);
     }
 
     // ---- request body, client -> upstream ----
@@ -291,6 +301,11 @@ final class ProxyCall implements UpstreamListener, BodyReceiver, Runnable {
     @Override
     public void onBodyEnd(HttpHeaders trailers) {
         bodyEnded = true;
+        if (tryActive && rule.perTryTimeoutNanos != 0) {
+            // A try's time is the upstream's to answer: it runs from the request's end, not through the
+            // client's upload (Envoy's per-try timeout does the same; nginx's read timeout too).
+            tryDeadline = System.nanoTime() + rule.perTryTimeoutNanos;
+        }
         bodyTrailers = trailers == null || trailers.isEmpty() ? null : trailers;
         if (!done && conn != null) {
             writeBodyEnd();
@@ -368,8 +383,10 @@ final class ProxyCall implements UpstreamListener, BodyReceiver, Runnable {
             return;
         }
         if (writable) {
+            lastActivity = System.nanoTime(); // the upstream took some of the body
             resumeClient();
         } else {
+            upstreamStalledSince = System.nanoTime();
             pauseClient();
         }
     }
@@ -542,6 +559,7 @@ final class ProxyCall implements UpstreamListener, BodyReceiver, Runnable {
         if (clientStarted && conn != null && !ex.isWritable()) {
             // The client reads slower than the upstream writes: stop reading the upstream until it catches up.
             conn.setReading(false);
+            upstreamReadPaused = true;
             ex.onWritable(this); // run(): read the upstream again
         }
     }
@@ -549,7 +567,9 @@ final class ProxyCall implements UpstreamListener, BodyReceiver, Runnable {
     /** The client can take more again: read the upstream again. */
     @Override
     public void run() {
+        upstreamReadPaused = false;
         if (!done && conn != null) {
+            lastActivity = System.nanoTime(); // the client took what we had
             conn.setReading(true);
         }
     }
@@ -623,9 +643,22 @@ final class ProxyCall implements UpstreamListener, BodyReceiver, Runnable {
             timeout("request timeout", false);
             return 0;
         }
-        if (!answered && tryDeadline != 0 && now - tryDeadline >= 0) {
+        if (!answered && bodyEnded && tryDeadline != 0 && now - tryDeadline >= 0) {
             timeout("per-try timeout", true);
             return 0;
+        }
+        if (upstreamReadPaused) {
+            // The client is slower than the upstream: we are not waiting for the upstream, so it is not
+            // idle. The client's own sendTimeout cuts a client that takes nothing.
+            lastActivity = now;
+        } else if (clientPaused && conn != null && !conn.isWritable()) {
+            // The upstream is taking the body slower than the client sends it: not idle either, but one
+            // that takes nothing for UPSTREAM_SEND_TIMEOUT (nginx's proxy_send_timeout) is given up.
+            if (now - upstreamStalledSince >= Math.max(rule.idleTimeoutNanos, UPSTREAM_SEND_TIMEOUT)) {
+                timeout("send timeout (the upstream took none of the request body)", false);
+                return 0;
+            }
+            lastActivity = now;
         }
         if (now - lastActivity >= rule.idleTimeoutNanos) {
             timeout("idle timeout", true);
@@ -639,7 +672,7 @@ final class ProxyCall implements UpstreamListener, BodyReceiver, Runnable {
         if (requestDeadline != 0 && requestDeadline - next < 0) {
             next = requestDeadline;
         }
-        if (tryDeadline != 0 && !clientStarted && pendingHead == null && tryDeadline - next < 0) {
+        if (tryDeadline != 0 && bodyEnded && !clientStarted && pendingHead == null && tryDeadline - next < 0) {
             next = tryDeadline;
         }
         return next;

@@ -16,7 +16,9 @@ import java.util.concurrent.TimeUnit;
  * what was already written is flushed. Both channels are on one event loop.
  *
  * <p>An idle timeout (no bytes in either direction) closes both: a WebSocket app that wants long
- * quiet connections sends pings, as it must through nginx too.
+ * quiet connections sends pings, as it must through nginx too. A side not read because its peer is
+ * not taking bytes is not idle (the bytes are moving, at the peer's pace); a peer that takes nothing
+ * for {@link ProxyCall#UPSTREAM_SEND_TIMEOUT} (or the idle timeout, if longer) closes both.
  */
 final class TunnelRelay extends ChannelInboundHandlerAdapter {
     /** Where this side's bytes go; the client's channel is learned when the client side's relay is added. */
@@ -25,6 +27,8 @@ final class TunnelRelay extends ChannelInboundHandlerAdapter {
     private TunnelRelay other;
     private ChannelHandlerContext ctx;
     private long lastActivity = System.nanoTime();
+    /** When this side stopped being read because the peer could take no more; meaningful while not autoRead. */
+    private long pausedSince;
     private ScheduledFuture<?> timer;
 
     private TunnelRelay(Channel peer, long idleNanos) {
@@ -57,8 +61,20 @@ final class TunnelRelay extends ChannelInboundHandlerAdapter {
     }
 
     private void checkIdle() {
+        long now = System.nanoTime();
+        long stall = Math.max(idleNanos, ProxyCall.UPSTREAM_SEND_TIMEOUT);
+        if (paused() || other.paused()) {
+            long since = paused() && other.paused() ? Math.min(pausedSince, other.pausedSince)
+                    : paused() ? pausedSince : other.pausedSince;
+            if (now - since >= stall) {
+                ctx.close();
+                peer.close();
+                return;
+            }
+            lastActivity = now; // waiting for a slow reader, not for either side to send
+        }
         long last = Math.max(lastActivity, other.lastActivity);
-        long left = last + idleNanos - System.nanoTime();
+        long left = last + idleNanos - now;
         if (left > 0) {
             arm(left);
         } else {
@@ -77,11 +93,16 @@ final class TunnelRelay extends ChannelInboundHandlerAdapter {
         peer.write(msg, peer.voidPromise());
     }
 
+    private boolean paused() {
+        return ctx != null && !ctx.channel().config().isAutoRead();
+    }
+
     @Override
     public void channelReadComplete(ChannelHandlerContext ctx) {
         peer.flush();
         if (!peer.isWritable()) {
             ctx.channel().config().setAutoRead(false);
+            pausedSince = System.nanoTime();
         }
     }
 

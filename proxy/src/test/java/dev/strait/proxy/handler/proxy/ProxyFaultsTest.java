@@ -98,6 +98,121 @@ class ProxyFaultsTest {
         assertThat(c.closedByServer()).isTrue();
     }
 
+    /**
+     * A body without length ends with the connection; but only a clean close ends it (RFC 9112 6.3, 8).
+     * Cut by a reset, it must reach the client as cut (no last chunk), never as a complete answer.
+     */
+    @ParameterizedTest(name = "reset={0}")
+    @org.junit.jupiter.params.provider.ValueSource(booleans = {true, false})
+    void aCloseDelimitedBodyIsCompleteOnlyWhenTheUpstreamClosedCleanly(boolean reset) throws Exception {
+        TestUpstream up = h.upstream((ctx, req, u) -> {
+            ctx.pipeline().firstContext().writeAndFlush(io.netty.buffer.Unpooled.copiedBuffer(
+                    "HTTP/1.1 200 OK\r\nContent-Type: text/plain\r\n\r\npartial-close-delimited",
+                    java.nio.charset.StandardCharsets.US_ASCII));
+            ctx.channel().eventLoop().schedule(() -> {
+                if (reset) {
+                    ctx.channel().config().setOption(io.netty.channel.ChannelOption.SO_LINGER, 0);
+                }
+                ctx.close();
+            }, 50, java.util.concurrent.TimeUnit.MILLISECONDS);
+        });
+        h.start(config("\"" + up.endpoint() + "\"", "", ""));
+        RawClient c = h.client();
+        c.send("GET /r HTTP/1.1\r\nHost: a\r\n\r\n");
+        if (reset) {
+            c.setTimeout(10_000);
+            String raw = new String(c.input().readAllBytes(), java.nio.charset.StandardCharsets.ISO_8859_1);
+            assertThat(raw).startsWith("HTTP/1.1 200 OK").contains("partial-close-delimited")
+                    .as("no last chunk: the client sees the cut").doesNotContain("\r\n0\r\n\r\n");
+        } else {
+            RawClient.Response r = c.read();
+            assertThat(r.text()).isEqualTo("partial-close-delimited");
+            assertThat(c.send("GET /again HTTP/1.1\r\nHost: a\r\n\r\n").read().text())
+                    .isEqualTo("partial-close-delimited");
+        }
+    }
+
+    /** A connect that times out is a gateway timeout (504, as nginx and our FastCGI calls answer), not a 502. */
+    @Test
+    void aConnectTimeoutGets504() throws Exception {
+        // A listener whose accept queue is full: the kernel drops further SYNs, so connects time out.
+        try (ServerSocket full = new ServerSocket(0, 1, java.net.InetAddress.getLoopbackAddress())) {
+            java.util.List<java.nio.channels.SocketChannel> fillers = new java.util.ArrayList<>();
+            try {
+                for (int i = 0; i < 4; i++) {
+                    java.nio.channels.SocketChannel f = java.nio.channels.SocketChannel.open();
+                    f.configureBlocking(false);
+                    f.connect(full.getLocalSocketAddress());
+                    fillers.add(f);
+                }
+                h.start(config("\"127.0.0.1:" + full.getLocalPort() + "\"",
+                        "pool: { connectTimeout: 300ms }\n    outlierDetection: { consecutiveFailures: 0 }",
+                        "retries: { attempts: 0 }"));
+                long t0 = System.nanoTime();
+                RawClient.Response r = h.get("/blackhole");
+                assertThat(r.status()).isEqualTo(504);
+                assertThat(Duration.ofNanos(System.nanoTime() - t0)).isBetween(Duration.ofMillis(250), Duration.ofSeconds(5));
+            } finally {
+                for (java.nio.channels.SocketChannel f : fillers) {
+                    f.close();
+                }
+            }
+        }
+    }
+
+    /**
+     * The idle timeout is for waiting on the upstream. A client reading slower than the upstream sends makes
+     * the proxy stop reading the upstream for a while: that is not idleness, and the download goes on.
+     */
+    @Test
+    void aSlowReaderIsNotCutOffByTheIdleTimeout() throws Exception {
+        int size = 8 << 20;
+        TestUpstream up = h.upstream((ctx, req, u) -> {
+            io.netty.handler.codec.http.FullHttpResponse r = TestUpstream.response(200, "");
+            r.headers().set("content-length", size);
+            ctx.write(new io.netty.handler.codec.http.DefaultHttpResponse(r.protocolVersion(), r.status(), r.headers()));
+            r.release();
+            ctx.writeAndFlush(new io.netty.handler.codec.http.DefaultLastHttpContent(
+                    io.netty.buffer.Unpooled.wrappedBuffer(new byte[size])));
+        });
+        h.start(config("\"" + up.endpoint() + "\"", "", "timeouts: { idle: 500ms }"));
+        RawClient c = h.add(new RawClient(h.address(), 65536));
+        c.send("GET /big HTTP/1.1\r\nHost: a\r\n\r\n");
+        java.io.InputStream in = c.input();
+        long read = 0;
+        byte[] buf = new byte[32 << 10];
+        long slowUntil = System.nanoTime() + Duration.ofMillis(2500).toNanos();
+        while (System.nanoTime() < slowUntil) { // about 640 KB/s, for 2.5 s: the proxy waits on us for seconds
+            int n = in.read(buf);
+            assertThat(n).as("the proxy cut the download off").isPositive();
+            read += n;
+            Thread.sleep(50);
+        }
+        for (int n; (n = in.read(buf)) > 0; ) {
+            read += n;
+            if (read >= size) {
+                break; // the head's bytes count too: the whole body is in once this many arrived
+            }
+        }
+        assertThat(read).isGreaterThanOrEqualTo(size);
+    }
+
+    /** A try's time is the upstream's to answer: it starts when the request (and its slow upload) has ended. */
+    @Test
+    void perTryTimeoutRunsFromTheEndOfTheUpload() throws Exception {
+        TestUpstream up = h.upstream(TestUpstream.echo());
+        h.start(config("\"" + up.endpoint() + "\"", "", "timeouts: { perTry: 500ms }"));
+        RawClient c = h.client();
+        c.send("POST /echo HTTP/1.1\r\nHost: a\r\nContent-Length: 8\r\n\r\n");
+        for (int i = 0; i < 8; i++) {
+            Thread.sleep(150); // 1.2 s of upload in all: longer than the per-try timeout
+            c.send(String.valueOf(i));
+        }
+        RawClient.Response r = c.read();
+        assertThat(r.status()).isEqualTo(200);
+        assertThat(r.text()).isEqualTo("01234567");
+    }
+
     @Test
     void resetBeforeAnsweringGets502() throws Exception {
         TestUpstream up = h.upstream(TestUpstream.hangUp());
