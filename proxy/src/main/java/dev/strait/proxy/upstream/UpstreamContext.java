@@ -66,6 +66,7 @@ public final class UpstreamContext implements AutoCloseable {
         for (UpstreamSpec spec : specs.values()) {
             UpstreamShared s = shared(spec.name);
             s.spec = spec;
+            s.meters.present(true);
             s.retain(new java.util.HashSet<>(java.util.Arrays.asList(spec.endpoints)));
             if (spec.config.healthCheck() != null) {
                 if (s.checker == null) {
@@ -80,6 +81,7 @@ public final class UpstreamContext implements AutoCloseable {
         for (UpstreamShared s : shared.values()) {
             if (!specs.containsKey(s.name) && s.spec != null) {
                 s.spec = null;
+                s.meters.present(false);
                 if (s.checker != null) {
                     s.checker.stop();
                     s.checker = null;

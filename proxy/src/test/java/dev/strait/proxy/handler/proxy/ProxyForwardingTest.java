@@ -372,5 +372,23 @@ class ProxyForwardingTest {
                 .contains("strait_upstream_endpoints_healthy{upstream=\"app\"} 1.0"));
     }
 
+    /** A removed upstream's gauges go (its 0 healthy endpoints would fire alerts); they come back with it. */
+    @Test
+    void aRemovedUpstreamsGaugesGoAndComeBackWithIt() throws Exception {
+        TestUpstream up = h.upstream(TestUpstream.reply(200, "ok"));
+        h.start(config(up.endpoint(), ""));
+        h.get("/m");
+        assertThat(h.metrics.scrape()).contains("strait_upstream_endpoints_healthy{upstream=\"app\"} 1.0");
+        h.reload("""
+                routes: [ { name: site, hosts: [ "*" ], rules: [ { respond: { body: "none" } } ] } ]
+                """);
+        assertThat(h.metrics.scrape()).doesNotContain("strait_upstream_endpoints_healthy{upstream=\"app\"}")
+                .doesNotContain("strait_upstream_connections_open{upstream=\"app\"}")
+                .contains("strait_upstream_requests_total{class=\"2xx\",upstream=\"app\"} 1.0");
+        h.reload(config(up.endpoint(), ""));
+        assertThat(h.get("/m").status()).isEqualTo(200);
+        assertThat(h.metrics.scrape()).contains("strait_upstream_endpoints_healthy{upstream=\"app\"} 1.0");
+    }
+
     static void unused(ChannelHandlerContext ctx) { }
 }
