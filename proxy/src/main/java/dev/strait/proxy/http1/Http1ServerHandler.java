@@ -186,7 +186,6 @@ public final class Http1ServerHandler extends ChannelInboundHandlerAdapter {
             return;
         }
         activated = true;
-        metrics.connectionOpened();
         idleSince = System.nanoTime();
         connectedAt = idleSince;
         timer.fireIn(ctx.executor(), serving.snapshot().limits().headerTimeout().toNanos());
@@ -198,9 +197,6 @@ public final class Http1ServerHandler extends ChannelInboundHandlerAdapter {
 
     @Override
     public void channelInactive(ChannelHandlerContext ctx) {
-        if (activated) {
-            metrics.connectionClosed();
-        }
         Http1Exchange ex = current;
         if (ex != null) {
             abortBody(ex, new java.nio.channels.ClosedChannelException());
@@ -492,10 +488,6 @@ public final class Http1ServerHandler extends ChannelInboundHandlerAdapter {
         current = null;
         tunnel = true;
         timer.cancel();
-        if (activated) {
-            activated = false;
-            metrics.connectionClosed(); // the HTTP/2 side counts the connection from here
-        }
         h2c.upgrade(ctx, req);
         ctx.pipeline().remove(this);
         ctx.pipeline().remove(decoder);

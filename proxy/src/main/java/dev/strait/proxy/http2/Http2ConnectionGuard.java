@@ -89,7 +89,6 @@ final class Http2ConnectionGuard extends ChannelInboundHandlerAdapter {
             return;
         }
         counted = true;
-        metrics.connectionOpened();
         openedAt = idleSince = System.nanoTime();
         Limits limits = serving.snapshot().limits();
         long next = limits.keepAliveTimeout().toNanos();
@@ -180,9 +179,6 @@ final class Http2ConnectionGuard extends ChannelInboundHandlerAdapter {
 
     @Override
     public void channelInactive(ChannelHandlerContext ctx) {
-        if (counted) {
-            metrics.connectionClosed();
-        }
         timer.cancel();
         ctx.fireChannelInactive();
     }

@@ -243,9 +243,13 @@ public final class ProxyServer implements AutoCloseable {
                             refuse(ch);
                             return;
                         }
+                        // strait_connections_open counts what the caps count: from the accept, through
+                        // protocol detection and TLS handshakes (a handshake flood shows), to the close.
+                        metrics.connectionOpened();
                         ch.closeFuture().addListener(f -> {
                             admitted.decrementAndGet();
                             open.decrementAndGet();
+                            metrics.connectionClosed();
                         });
                         connections.add(ch);
                         if (listener.tls() != null) {

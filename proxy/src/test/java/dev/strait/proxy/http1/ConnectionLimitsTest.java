@@ -194,6 +194,21 @@ class ConnectionLimitsTest {
         }
     }
 
+    /** The gauge counts what the cap counts: connections that have sent nothing yet too (a slowloris shows). */
+    @Test
+    void openConnectionsCountFromTheAcceptLikeTheCap() throws Exception {
+        proxy.start("limits: { maxConnections: 3 }\n" + SITE);
+        RawClient a = proxy.client();
+        RawClient b = proxy.client();
+        RawClient c = proxy.client(); // none of them sends a byte
+        await().atMost(Duration.ofSeconds(5)).until(() -> proxy.metrics.openConnections() == 3);
+        assertThat(proxy.metrics.registry().scrape()).contains("strait_connections_open 3.0");
+        a.close();
+        b.close();
+        c.close();
+        await().atMost(Duration.ofSeconds(5)).until(() -> proxy.metrics.openConnections() == 0);
+    }
+
     @Test
     void aListenerCapsItsOwnConnectionsAndTheOthersGoOn() throws Exception {
         proxy.startConfig("""
