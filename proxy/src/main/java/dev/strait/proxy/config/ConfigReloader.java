@@ -11,7 +11,11 @@ import java.nio.file.StandardWatchEventKinds;
 import java.nio.file.WatchEvent;
 import java.nio.file.WatchKey;
 import java.nio.file.WatchService;
+import java.util.ArrayList;
 import java.util.HashSet;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
 import java.util.Objects;
 import java.util.Set;
 import java.util.concurrent.ConcurrentHashMap;
@@ -31,6 +35,8 @@ public final class ConfigReloader implements AutoCloseable {
     private static final long DEBOUNCE_MILLIS = 100;
 
     private final Path file;
+    /** The config the process started with: listeners, workers, transport and admin stay as it says. */
+    private final Config started;
     private final Serving serving;
     private final ProxyMetrics metrics;
     private final WatchService watcher;
@@ -52,6 +58,7 @@ public final class ConfigReloader implements AutoCloseable {
                 StandardWatchEventKinds.ENTRY_MODIFY, StandardWatchEventKinds.ENTRY_DELETE);
         watched.add(this.file.getParent());
         this.inputs = Set.of(this.file);
+        this.started = serving.snapshot().config();
         watchCertificateFiles(serving.snapshot());
         this.thread = new Thread(this::watch, "strait-config-watch");
         thread.setDaemon(true);
@@ -101,29 +108,79 @@ public final class ConfigReloader implements AutoCloseable {
     private void watchCertificateFiles(Snapshot s) {
         Set<Path> files = new HashSet<>();
         files.add(file);
+        try {
+            // A config that is a link to a file elsewhere (not a ConfigMap's ..data swap, which stays in this
+            // directory): that file's directory is watched too, so editing it reloads.
+            Path real = file.toRealPath();
+            if (!real.equals(file)) {
+                files.add(real);
+                watchDirectory(real.getParent());
+            }
+        } catch (IOException e) {
+            // gone for now: the reload that follows says so
+        }
         for (Path f : s.tls().files()) {
             files.add(f.toAbsolutePath().normalize());
         }
         inputs = Set.copyOf(files);
         for (Path f : s.tls().files()) {
-            Path dir = f.getParent();
-            if (dir != null && watched.add(dir)) {
-                try {
-                    dir.register(watcher, StandardWatchEventKinds.ENTRY_CREATE, StandardWatchEventKinds.ENTRY_MODIFY,
-                            StandardWatchEventKinds.ENTRY_DELETE);
-                } catch (IOException | RuntimeException e) {
-                    log.warn("cannot watch {} for certificate changes: {} (SIGHUP still reloads)", dir, e.toString());
-                }
+            watchDirectory(f.getParent());
+        }
+    }
+
+    private void watchDirectory(Path dir) {
+        if (dir != null && watched.add(dir)) {
+            try {
+                dir.register(watcher, StandardWatchEventKinds.ENTRY_CREATE, StandardWatchEventKinds.ENTRY_MODIFY,
+                        StandardWatchEventKinds.ENTRY_DELETE);
+            } catch (IOException | RuntimeException e) {
+                log.warn("cannot watch {} for changes: {} (SIGHUP still reloads)", dir, e.toString());
             }
         }
     }
 
-    private static void warnAboutRestartOnlySettings(Config a, Config b) {
-        if (!a.listeners().equals(b.listeners()) || a.workers() != b.workers() || a.transport() != b.transport()
-                || !Objects.equals(a.admin(), b.admin())) {
-            log.warn("config reload: listeners, workers, transport and admin take effect at the next restart;"
-                    + " routes and limits apply now");
+    /**
+     * Says which settings of {@code next} wait for a restart, compared with what the process started with
+     * (certificates are not among them: they apply now), and sets {@code strait_config_restart_pending}.
+     */
+    private void warnAboutRestartOnlySettings(Config current, Config next) {
+        List<String> pending = restartOnlyChanges(started, next);
+        metrics.restartPending(!pending.isEmpty());
+        if (!pending.isEmpty() && !pending.equals(restartOnlyChanges(started, current))) {
+            log.warn("config reload: these take effect at the next restart, not now: {}; everything else applies now",
+                    String.join("; ", pending));
         }
+    }
+
+    /** What differs between the two configs in settings only a restart applies. */
+    static List<String> restartOnlyChanges(Config a, Config b) {
+        List<String> changes = new ArrayList<>();
+        Map<String, Config.Listener> before = new LinkedHashMap<>();
+        a.listeners().forEach(l -> before.put(l.name(), l));
+        for (Config.Listener l : b.listeners()) {
+            Config.Listener was = before.remove(l.name());
+            if (was == null) {
+                changes.add("listener " + l.name() + " added (" + l.address() + ")");
+            } else if (!was.address().equals(l.address())) {
+                changes.add("listener " + l.name() + " address " + was.address() + " -> " + l.address());
+            } else if ((was.tls() == null) != (l.tls() == null)) {
+                changes.add("listener " + l.name() + (l.tls() == null ? " without TLS" : " with TLS"));
+            } else if (was.maxConnections() != l.maxConnections()) {
+                changes.add("listener " + l.name() + " maxConnections " + was.maxConnections() + " -> " + l.maxConnections());
+            }
+        }
+        before.keySet().forEach(name -> changes.add("listener " + name + " removed"));
+        if (a.workers() != b.workers()) {
+            changes.add("workers " + a.workers() + " -> " + b.workers());
+        }
+        if (a.transport() != b.transport()) {
+            changes.add("transport " + a.transport() + " -> " + b.transport());
+        }
+        if (!Objects.equals(a.admin(), b.admin())) {
+            changes.add("admin " + (a.admin() == null ? "none" : a.admin().address()) + " -> "
+                    + (b.admin() == null ? "none" : b.admin().address()));
+        }
+        return changes;
     }
 
     private void watch() {

@@ -23,6 +23,7 @@ public final class ProxyMetrics {
             new PrometheusMeterRegistry(PrometheusConfig.DEFAULT, new PrometheusRegistry(), SecondClock.INSTANCE);
     private final ConcurrentHashMap<String, RouteMeters> routes = new ConcurrentHashMap<>();
     private final AtomicLong openConnections = new AtomicLong();
+    private final AtomicLong restartPending = new AtomicLong();
     private final Counter rejectedReloads;
     private final Counter acceptedReloads;
     private final Counter refusedConnections;
@@ -36,6 +37,9 @@ public final class ProxyMetrics {
                 .description("Config reloads refused because the new config was invalid").register(registry);
         acceptedReloads = Counter.builder("strait_config_reloads_accepted")
                 .description("Config reloads that were applied").register(registry);
+        Gauge.builder("strait_config_restart_pending", restartPending, AtomicLong::get)
+                .description("1 while the serving config changes listeners, workers, transport or admin, which take"
+                        + " effect at the next restart").register(registry);
         refusedConnections = Counter.builder("strait_connections_refused")
                 .description("Client connections closed at once because limits.maxConnections were open")
                 .register(registry);
@@ -65,6 +69,11 @@ public final class ProxyMetrics {
 
     public long openConnections() {
         return openConnections.get();
+    }
+
+    /** Whether the serving config differs from the started one in what only a restart applies. */
+    public void restartPending(boolean pending) {
+        restartPending.set(pending ? 1 : 0);
     }
 
     public void reloadRejected() {

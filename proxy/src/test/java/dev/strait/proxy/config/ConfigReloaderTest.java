@@ -105,6 +105,52 @@ class ConfigReloaderTest {
         assertThat(metrics.scrape()).contains("strait_config_reloads_rejected_total 1.0");
     }
 
+    /** A config that is a link into another directory: editing the file it points to reloads. */
+    @Test
+    void aConfigLinkedFromElsewhereIsWatchedWhereItLives() throws Exception {
+        Path real = Files.createDirectory(dir.resolve("real")).resolve("strait.yaml");
+        Files.writeString(real, config("v1"));
+        Path link = Files.createDirectory(dir.resolve("etc")).resolve("strait.yaml");
+        Files.createSymbolicLink(link, real);
+        Serving serving = watch(link);
+        Files.writeString(real, config("v2"));
+        await().atMost(Duration.ofSeconds(10)).until(() -> serving.swaps() == 1);
+    }
+
+    @Test
+    void restartOnlyChangesAreNamedAndCertificatesAreNotAmongThem() throws Exception {
+        dev.strait.model.Config a = dev.strait.model.ConfigParser.parse("""
+                listeners:
+                  - { name: http, address: "127.0.0.1:8080" }
+                  - { name: https, address: "127.0.0.1:8443", tls: { certificates: [ { cert: /a.crt, key: /a.key } ] } }
+                admin: { address: "127.0.0.1:9901" }
+                """, "a");
+        dev.strait.model.Config certs = dev.strait.model.ConfigParser.parse("""
+                listeners:
+                  - { name: http, address: "127.0.0.1:8080" }
+                  - { name: https, address: "127.0.0.1:8443", tls: { certificates: [ { cert: /b.crt, key: /b.key } ] } }
+                admin: { address: "127.0.0.1:9901" }
+                """, "b");
+        dev.strait.model.Config moved = dev.strait.model.ConfigParser.parse("""
+                listeners:
+                  - { name: http, address: "127.0.0.1:8081" }
+                  - { name: extra, address: "127.0.0.1:8082" }
+                workers: 3
+                """, "c");
+        assertThat(ConfigReloader.restartOnlyChanges(a, certs)).isEmpty();
+        assertThat(ConfigReloader.restartOnlyChanges(a, moved)).containsExactly(
+                "listener http address 127.0.0.1:8080 -> 127.0.0.1:8081", "listener extra added (127.0.0.1:8082)",
+                "listener https removed", "workers 0 -> 3", "admin 127.0.0.1:9901 -> none");
+    }
+
+    @Test
+    void aConfigThatIsNotUtf8IsRefusedAtItsLineAndColumn() {
+        byte[] text = "listeners: []\n# caf\u00e9 in Latin-1\n".getBytes(java.nio.charset.StandardCharsets.ISO_8859_1);
+        org.assertj.core.api.Assertions.assertThatThrownBy(() -> ConfigFiles.utf8(text, "bad.yaml"))
+                .isInstanceOf(dev.strait.model.InvalidConfigException.class)
+                .hasMessageContaining("not valid UTF-8 at line 2, column 6 (byte 0xE9)");
+    }
+
     @Test
     void aFileWrittenBesideTheConfigReloadsNothing() throws Exception {
         Path file = dir.resolve("strait.yaml");
