@@ -174,7 +174,7 @@ public final class ConfigParser {
         Limits limits = limits(n.get("limits"));
         List<Config.Listener> listeners = list(n.get("listeners"), "listeners", true, this::listener);
         Set<String> listenerNames = new HashSet<>();
-        Set<HostPort> addresses = new HashSet<>();
+        List<Config.Listener> bound = new ArrayList<>();
         for (int i = 0; i < listeners.size(); i++) {
             Config.Listener l = listeners.get(i);
             if (l == null) {
@@ -183,8 +183,19 @@ public final class ConfigParser {
             if (l.name() != null && !listenerNames.add(l.name())) {
                 error("listeners[" + i + "].name", "duplicate listener name \"" + l.name() + "\"");
             }
-            if (l.address() != null && l.address().port() != 0 && !addresses.add(l.address())) {
-                error("listeners[" + i + "].address", "address " + l.address() + " is used by another listener");
+            if (l.address() != null) {
+                for (Config.Listener other : bound) {
+                    if (l.address().port() != 0 && other.address().equals(l.address())) {
+                        error("listeners[" + i + "].address", "address " + l.address() + " is used by another listener");
+                        break;
+                    }
+                    if (other.address().overlaps(l.address())) {
+                        error("listeners[" + i + "].address", "address " + l.address() + " takes the port of listener "
+                                + other.name() + " (" + other.address() + ")");
+                        break;
+                    }
+                }
+                bound.add(l);
             }
         }
         Config.Admin admin = null;
@@ -192,6 +203,15 @@ public final class ConfigParser {
         if (ad != null && !ad.isNull() && object(ad, "admin")) {
             known(ad, "admin", "address");
             admin = new Config.Admin(address(ad.get("address"), "admin.address"));
+            if (admin.address() != null) {
+                for (Config.Listener l : bound) {
+                    if (l.address().overlaps(admin.address())) {
+                        error("admin.address", "address " + admin.address() + " takes the port of listener " + l.name()
+                                + " (" + l.address() + ")");
+                        break;
+                    }
+                }
+            }
         }
         List<Upstream> upstreams = list(n.get("upstreams"), "upstreams", false,
                 (u, p) -> memoized(u, p, Upstream.class, this::upstream));
