@@ -692,6 +692,15 @@ class FileHandlerTest {
         assertThat(Files.getAttribute(p, "unix:ctime")).isNotEqualTo(ctime);
     }
 
+    /** The JDK's stat result read through the opened package, and the unix attribute view, agree. */
+    @Test
+    void bothWaysToTheCtimeGiveTheSameStamp() throws Exception {
+        Path p = root.resolve("a.txt");
+        FileStamp fast = FileStamp.of(p);
+        assertThat(fast.ctime()).as("sun.nio.fs is opened to the tests as the jar's manifest opens it").isNotNull();
+        assertThat(FileStamp.ofUnixView(p)).isEqualTo(fast);
+    }
+
     @Test
     void aChmodIsAChangeOfVersion() throws Exception {
         Path p = root.resolve("a.txt");
