@@ -76,6 +76,9 @@ class HelmChartTest {
         assertThat(px.getLivenessProbe().getHttpGet().getPath()).isEqualTo("/healthz");
         assertThat(px.getReadinessProbe().getHttpGet().getPath()).isEqualTo("/readyz");
         assertThat(px.getReadinessProbe().getHttpGet().getPort().getStrVal()).isEqualTo("admin");
+        // Accepting on while the endpoint leaves the Service, then 40 s to drain.
+        assertThat(px.getLifecycle().getPreStop().getExec().getCommand()).containsExactly("sleep", "5");
+        assertThat(pod.getTerminationGracePeriodSeconds()).isEqualTo(45L);
         assertThat(px.getPorts()).extracting(p -> p.getName() + ":" + p.getContainerPort())
                 .containsExactly("http:8080", "https:8443", "admin:9901");
         assertThat(px.getEnv()).extracting(e -> e.getName() + "=" + e.getValue()).contains(
