@@ -25,6 +25,7 @@ import io.netty.handler.codec.http.HttpMethod;
 import io.netty.handler.codec.http.HttpObjectAggregator;
 import io.netty.handler.codec.http.HttpResponseStatus;
 import io.netty.handler.codec.http.HttpServerCodec;
+import io.netty.handler.timeout.ReadTimeoutHandler;
 import io.netty.handler.codec.http.HttpUtil;
 import io.netty.handler.codec.http.HttpVersion;
 import io.netty.handler.codec.http.QueryStringDecoder;
@@ -32,6 +33,7 @@ import io.netty.util.concurrent.DefaultThreadFactory;
 import java.net.InetSocketAddress;
 import java.nio.charset.StandardCharsets;
 import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicInteger;
 import java.util.function.BooleanSupplier;
 
 /**
@@ -47,6 +49,11 @@ public final class AdminServer implements AutoCloseable {
     private final BooleanSupplier ready;
     private volatile ResponseCache cache;
     private Channel channel;
+    /** Admin connections open at once, at most {@link #MAX_CONNECTIONS}. */
+    private final AtomicInteger open = new AtomicInteger();
+    static final int MAX_CONNECTIONS = 64;
+    /** An admin connection that sends nothing this long is closed (between scrapes too: reconnects are cheap). */
+    static final int READ_TIMEOUT_SECONDS = 30;
 
     public AdminServer(Serving serving, ProxyMetrics metrics, BooleanSupplier ready) {
         this.serving = serving;
@@ -65,7 +72,16 @@ public final class AdminServer implements AutoCloseable {
                 .childHandler(new ChannelInitializer<>() {
                     @Override
                     protected void initChannel(Channel ch) {
-                        ch.pipeline().addLast(new HttpServerCodec(), new HttpObjectAggregator(64 * 1024), new Endpoints());
+                        // A scraper needs a few connections: more, or one that sends nothing for a while (a
+                        // half-sent request held open), is closed, so the admin port cannot be exhausted.
+                        if (open.incrementAndGet() > MAX_CONNECTIONS) {
+                            open.decrementAndGet();
+                            ch.close();
+                            return;
+                        }
+                        ch.closeFuture().addListener(f -> open.decrementAndGet());
+                        ch.pipeline().addLast(new ReadTimeoutHandler(READ_TIMEOUT_SECONDS, TimeUnit.SECONDS),
+                                new HttpServerCodec(), new HttpObjectAggregator(64 * 1024), new Endpoints());
                     }
                 })
                 .bind(address.host(), address.port()).sync().channel();
@@ -85,6 +101,11 @@ public final class AdminServer implements AutoCloseable {
     }
 
     private final class Endpoints extends SimpleChannelInboundHandler<FullHttpRequest> {
+        @Override
+        public void exceptionCaught(ChannelHandlerContext ctx, Throwable cause) {
+            ctx.close(); // the read timeout, a reset: nothing to report beyond the closed connection
+        }
+
         @Override
         protected void channelRead0(ChannelHandlerContext ctx, FullHttpRequest req) {
             String path = req.uri();

@@ -85,6 +85,27 @@ class AdminServerTest {
                 .contains("\"name\" : \"site\"");
     }
 
+    /** Idle connections cannot take the admin port: past the cap a new one is closed, and a scrape works again once some go. */
+    @Test
+    void connectionsPastTheCapAreClosed() throws Exception {
+        java.util.List<java.net.Socket> idle = new java.util.ArrayList<>();
+        try {
+            for (int i = 0; i < AdminServer.MAX_CONNECTIONS; i++) {
+                idle.add(new java.net.Socket(admin.address().getAddress(), admin.address().getPort()));
+            }
+            try (java.net.Socket over = new java.net.Socket(admin.address().getAddress(), admin.address().getPort())) {
+                over.setSoTimeout(5000);
+                assertThat(over.getInputStream().read()).as("closed at once").isEqualTo(-1);
+            }
+        } finally {
+            for (java.net.Socket s : idle) {
+                s.close();
+            }
+        }
+        org.awaitility.Awaitility.await().atMost(java.time.Duration.ofSeconds(5))
+                .untilAsserted(() -> assertThat(get("/healthz").statusCode()).isEqualTo(200));
+    }
+
     @Test
     void unknownPathsSayWhatExists() throws Exception {
         HttpResponse<String> r = get("/nope");
