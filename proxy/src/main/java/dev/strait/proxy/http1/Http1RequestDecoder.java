@@ -86,6 +86,18 @@ public final class Http1RequestDecoder extends ByteToMessageDecoder {
         }
     }
 
+    /**
+     * Before the decoder leaves for HTTP/2 (h2c Upgrade): what it holds is handed on as it is, and Netty's
+     * preface check misreads a buffer whose reader index is not 0 (bytes other than the preface then
+     * end in an INTERNAL_ERROR with an index message, where they are a PROTOCOL_ERROR).
+     */
+    void startHeldBytesAtIndexZero() {
+        ByteBuf held = internalBuffer();
+        if (held.isReadable() && held.readerIndex() > 0) {
+            held.discardReadBytes();
+        }
+    }
+
     private void startHead() {
         headStarted = true;
         headStartedAt = DateHeader.nanos();

@@ -490,6 +490,7 @@ public final class Http1ServerHandler extends ChannelInboundHandlerAdapter {
         timer.cancel();
         h2c.upgrade(ctx, req);
         ctx.pipeline().remove(this);
+        decoder.startHeldBytesAtIndexZero();
         ctx.pipeline().remove(decoder);
     }
 

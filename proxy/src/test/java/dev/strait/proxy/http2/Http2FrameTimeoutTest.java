@@ -86,6 +86,24 @@ class Http2FrameTimeoutTest {
         }
     }
 
+    /** HTTP/1.1 bytes where the preface should follow an Upgrade (in the same packet): a PROTOCOL_ERROR. */
+    @org.junit.jupiter.api.Test
+    void http1BytesInsteadOfThePrefaceAfterAnUpgradeAreAProtocolError() throws Exception {
+        Socket s = new Socket();
+        s.connect(proxy.server.address("http"), 2000);
+        s.setSoTimeout(5000);
+        s.getOutputStream().write(("GET / HTTP/1.1\r\nHost: a\r\nConnection: Upgrade, HTTP2-Settings\r\n"
+                + "Upgrade: h2c\r\nHTTP2-Settings: AAMAAABk\r\n\r\nGET / HTTP/1.1\r\nHost: a\r\n\r\n")
+                .getBytes(StandardCharsets.US_ASCII));
+        assertThat(head(s.getInputStream())).startsWith("HTTP/1.1 101");
+        try (RawH2 h2 = new RawH2(s, new byte[0])) {
+            java.util.List<RawH2.Frame> frames = h2.readUntilGoAway(20);
+            RawH2.Frame last = frames.get(frames.size() - 1);
+            assertThat(last.type()).isEqualTo(RawH2.GOAWAY);
+            assertThat(last.errorCode()).as("PROTOCOL_ERROR").isEqualTo(1);
+        }
+    }
+
     /** The response head of the 101, byte by byte so that no HTTP/2 byte after it is consumed. */
     private static String head(InputStream in) throws IOException {
         ByteArrayOutputStream b = new ByteArrayOutputStream();
