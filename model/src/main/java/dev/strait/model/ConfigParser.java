@@ -899,6 +899,18 @@ public final class ConfigParser {
         if (n == null || n.isNull()) {
             return dflt;
         }
+        if (n.isTextual()) {
+            // YAML 1.1's other spellings, which the tree keeps as text (YamlTree): still meant as booleans here.
+            switch (n.textValue().toLowerCase(java.util.Locale.ROOT)) {
+                case "yes", "on" -> {
+                    return true;
+                }
+                case "no", "off" -> {
+                    return false;
+                }
+                default -> { }
+            }
+        }
         if (!n.isBoolean()) {
             error(path, "must be true or false, got " + describe(n));
             return dflt;

@@ -138,19 +138,24 @@ final class YamlTree {
         if (Tag.NULL.equals(tag)) {
             return NODES.nullNode();
         }
+        // YAML 1.2's core schema, not SnakeYAML's 1.1 one: a plain yes, on or 1_000 stays the text it is,
+        // so a string field (a body, a header value) gets what was written, not "true" or "1000" (the
+        // "Norway problem"). Boolean fields still take yes/no/on/off (ConfigParser), and number fields
+        // refuse what is not a plain number, naming the field.
         if (Tag.BOOL.equals(tag)) {
             String l = v.toLowerCase(java.util.Locale.ROOT);
-            return NODES.booleanNode(l.equals("true") || l.equals("yes") || l.equals("on") || l.equals("y"));
+            return l.equals("true") || l.equals("false") ? NODES.booleanNode(l.equals("true")) : NODES.textNode(v);
         }
         if (Tag.INT.equals(tag)) {
             BigInteger n = integer(v);
-            if (n != null) {
+            if (n != null && (n.toString().equals(v) || ("+" + n).equals(v))) {
                 return n.bitLength() < 64 ? NODES.numberNode(n.longValue()) : NODES.numberNode(n);
             }
+            return NODES.textNode(v);
         }
-        if (Tag.FLOAT.equals(tag)) {
+        if (Tag.FLOAT.equals(tag) && v.indexOf('_') < 0) {
             try {
-                return NODES.numberNode(Double.parseDouble(v.replace("_", "")));
+                return NODES.numberNode(Double.parseDouble(v));
             } catch (NumberFormatException e) {
                 return NODES.textNode(v);
             }

@@ -1198,4 +1198,25 @@ class ConfigParserTest {
         }
         assertThat(ConfigParser.parse(yaml.toString(), "shared.yaml").routes()).hasSize(50);
     }
+
+    /** YAML 1.2, not 1.1: what a string field is given unquoted stays what was written (the "Norway problem"). */
+    @Test
+    void plainYesOnAndUnderscoredNumbersStayTextInStringFields() throws Exception {
+        Config c = ConfigParser.parse("""
+                accessLog: { enabled: no }
+                listeners: [ { name: http, address: "127.0.0.1:8080" } ]
+                routes:
+                  - name: r
+                    hosts: [ "*" ]
+                    rules:
+                      - respond: { body: yes, headers: { x-a: on, x-b: NO, x-c: 1_000, x-d: 007, x-e: 12, x-f: true } }
+                """, "yaml11.yaml");
+        Route.Respond r = (Route.Respond) c.routes().get(0).rules().get(0).action();
+        assertThat(r.body()).isEqualTo("yes");
+        assertThat(r.headers()).containsEntry("x-a", "on").containsEntry("x-b", "NO").containsEntry("x-c", "1_000")
+                .containsEntry("x-d", "007").containsEntry("x-e", "12").containsEntry("x-f", "true");
+        assertThat(c.accessLog().enabled()).as("boolean fields still take yes/no/on/off").isFalse();
+        assertThatThrownBy(() -> ConfigParser.parse("limits: { maxBodyBytes: 1_000 }\n" + LISTENER, "n.yaml"))
+                .isInstanceOf(InvalidConfigException.class).hasMessageContaining("limits.maxBodyBytes");
+    }
 }
