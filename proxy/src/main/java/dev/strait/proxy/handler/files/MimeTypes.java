@@ -77,6 +77,15 @@ final class MimeTypes {
         put("flac", "audio/flac");
         put("m3u8", "application/vnd.apple.mpegurl");
         put("mpd", "application/dash+xml");
+        put("ts", "video/mp2t"); // HLS segments beside their .m3u8 (nginx's mime.types says the same)
+        put("m4s", "video/iso.segment"); // DASH segments
+        put("mpeg", "video/mpeg");
+        put("mpg", "video/mpeg");
+        put("avi", "video/x-msvideo");
+        put("mkv", "video/x-matroska");
+        put("weba", "audio/webm");
+        put("mid", "audio/midi");
+        put("midi", "audio/midi");
         // Archives
         put("zip", "application/zip");
         put("gz", "application/gzip");
@@ -87,6 +96,18 @@ final class MimeTypes {
         put("zst", "application/zstd");
         put("7z", "application/x-7z-compressed");
         put("epub", "application/epub+zip");
+        put("rar", "application/vnd.rar");
+        put("jar", "application/java-archive");
+        put("doc", "application/msword");
+        put("docx", "application/vnd.openxmlformats-officedocument.wordprocessingml.document");
+        put("xls", "application/vnd.ms-excel");
+        put("xlsx", "application/vnd.openxmlformats-officedocument.spreadsheetml.sheet");
+        put("ppt", "application/vnd.ms-powerpoint");
+        put("pptx", "application/vnd.openxmlformats-officedocument.presentationml.presentation");
+        put("odt", "application/vnd.oasis.opendocument.text");
+        put("ods", "application/vnd.oasis.opendocument.spreadsheet");
+        put("odp", "application/vnd.oasis.opendocument.presentation");
+        put("rtf", "application/rtf");
     }
 
     private MimeTypes() {}

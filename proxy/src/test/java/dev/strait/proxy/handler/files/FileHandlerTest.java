@@ -849,6 +849,8 @@ class FileHandlerTest {
         "font.woff2   | font/woff2",
         "mod.wasm     | application/wasm",
         "clip.mp4     | video/mp4",
+        "seg001.ts    | video/mp2t",
+        "report.docx  | application/vnd.openxmlformats-officedocument.wordprocessingml.document",
         "README       | application/octet-stream",
         ".hidden      | application/octet-stream",
         "x.unknown    | application/octet-stream",
