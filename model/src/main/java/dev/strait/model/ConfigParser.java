@@ -369,7 +369,9 @@ public final class ConfigParser {
         });
         Set<HostPort> seen = new HashSet<>();
         for (int i = 0; i < endpoints.size(); i++) {
-            if (endpoints.get(i) != null && !seen.add(endpoints.get(i))) {
+            if (endpoints.get(i) != null && endpoints.get(i).port() == 0) {
+                error(path + ".endpoints[" + i + "]", "port 0 is no port to connect to");
+            } else if (endpoints.get(i) != null && !seen.add(endpoints.get(i))) {
                 error(path + ".endpoints[" + i + "]", "duplicate endpoint " + endpoints.get(i));
             }
         }

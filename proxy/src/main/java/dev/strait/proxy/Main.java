@@ -165,8 +165,14 @@ public final class Main {
         }
         CountDownLatch stopped = new CountDownLatch(1);
         AdminServer adminServer = admin;
-        Runtime.getRuntime().addShutdownHook(new Thread(() -> {
-            log.info("stopping: draining connections (up to {})", serving.snapshot().limits().drainTimeout());
+        java.util.concurrent.atomic.AtomicBoolean stopping = new java.util.concurrent.atomic.AtomicBoolean();
+        Runnable stop = () -> {
+            if (!stopping.compareAndSet(false, true)) {
+                return;
+            }
+            String drain = dev.strait.model.Durations.format(serving.snapshot().limits().drainTimeout());
+            log.info("stopping: draining connections (up to {})", drain);
+            long t0 = System.nanoTime();
             try {
                 server.drain(serving.snapshot().limits().drainTimeout());
             } catch (InterruptedException e) {
@@ -179,9 +185,25 @@ public final class Main {
             if (adminServer != null) {
                 adminServer.close();
             }
+            log.info("stopped after {} ms of draining", (System.nanoTime() - t0) / 1_000_000);
             accessLog.close();
             stopped.countDown();
-        }, "strait-shutdown"));
+        };
+        // Ctrl-C, System.exit: the JVM's hooks.
+        Runtime.getRuntime().addShutdownHook(new Thread(stop, "strait-shutdown"));
+        // SIGTERM: the same drain, then exit 0, a clean stop as nginx and Envoy report it (the JVM's own
+        // handling exits 143). A second SIGTERM while draining changes nothing; SIGKILL ends it at once.
+        Signal.handle(new Signal("TERM"), s -> {
+            if (stopping.get()) {
+                log.info("SIGTERM: already stopping");
+                return;
+            }
+            Thread t = new Thread(() -> {
+                stop.run();
+                System.exit(0);
+            }, "strait-sigterm");
+            t.start();
+        });
         // Time since main(); the JVM's own start comes before (ManagementFactory would tell it, at ~30 ms
         // of class loading on every start: bench/run.sh measures launch to first answer from outside).
         log.info("strait proxy serving config version {} ({}) with {} worker(s) on {}; started in {} ms",

@@ -1,5 +1,6 @@
 package dev.strait.proxy.accesslog;
 
+import dev.strait.proxy.time.UtcText;
 import io.netty.util.internal.PlatformDependent;
 import java.io.BufferedOutputStream;
 import java.io.IOException;
@@ -123,7 +124,8 @@ public final class AccessLog implements AutoCloseable {
     }
 
     static void format(Entry e, StringBuilder sb) {
-        sb.append("{\"time\":\"").append(Instant.ofEpochMilli(e.epochMillis())).append('"');
+        // Always with milliseconds (Instant.toString drops ".000"): one fixed format for parsers.
+        UtcText.appendIsoInstant(sb.append("{\"time\":\""), e.epochMillis()).append('"');
         field(sb, "remote", e.remote());
         field(sb, "method", e.method());
         field(sb, "uri", e.uri());

@@ -89,7 +89,7 @@ public final class ConfigReloader implements AutoCloseable {
         }
         watchCertificateFiles(next);
         if (next.sameAs(current)) {
-            log.debug("config reload ({}): unchanged (version {})", why, next.version());
+            log.info("config reload ({}): unchanged, still serving version {}", why, next.version());
             return false;
         }
         warnAboutRestartOnlySettings(current.config(), next.config());

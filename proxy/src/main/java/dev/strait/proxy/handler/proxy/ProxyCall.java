@@ -430,7 +430,8 @@ final class ProxyCall implements UpstreamListener, BodyReceiver, Runnable {
         }
         if (code < 200) {
             if (code == 101) {
-                protocolError("101 Switching Protocols to a request that asked for no upgrade");
+                protocolError(upgrade ? "101 Switching Protocols without Upgrade: websocket"
+                        : "101 Switching Protocols to a request that asked for no upgrade");
                 return;
             }
             informational = true; // 100 Continue and friends: the client had its own; wait for the real answer
