@@ -129,6 +129,14 @@ public interface Exchange {
     void resumeReading();
 
     /**
+     * An interim (1xx) response ahead of the final one, such as 103 Early Hints, which a proxy must pass on
+     * (RFC 9110 15.2). Dropped where it cannot go: an HTTP/1.0 client, or once the final answer started.
+     * {@code headers} must be free of hop-by-hop fields. By default nothing is sent.
+     */
+    default void sendInformational(HttpResponseStatus status, HttpHeaders headers) {
+    }
+
+    /**
      * Starts a streamed response. {@code headers} must not carry framing or connection headers
      * (Content-Length, Transfer-Encoding, Connection, Keep-Alive): the server writes its own.
      * {@code contentLength} below 0 means unknown: chunked for HTTP/1.1 clients, close-delimited for 1.0.

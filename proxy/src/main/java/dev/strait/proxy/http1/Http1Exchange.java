@@ -241,6 +241,11 @@ final class Http1Exchange implements Exchange {
     }
 
     @Override
+    public void sendInformational(HttpResponseStatus status, HttpHeaders headers) {
+        connection.sendInformational(this, status, headers);
+    }
+
+    @Override
     public void startResponse(HttpResponseStatus status, HttpHeaders headers, long contentLength) {
         connection.startResponse(this, status, headers, contentLength);
     }

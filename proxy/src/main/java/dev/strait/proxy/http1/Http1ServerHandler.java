@@ -556,6 +556,24 @@ public final class Http1ServerHandler extends ChannelInboundHandlerAdapter {
         }
     }
 
+    /** An interim answer (103 Early Hints, ...) before the final one; HTTP/1.0 clients get none (RFC 9110 15.2). */
+    void sendInformational(Http1Exchange ex, HttpResponseStatus status, HttpHeaders headers) {
+        if (ex.responded || ex.streaming || ex != current || ex.request.protocolVersion().minorVersion() == 0) {
+            return;
+        }
+        ByteBuf buf = ctx.alloc().ioBuffer(256);
+        buf.writeBytes(statusLine(status));
+        for (Iterator<Map.Entry<CharSequence, CharSequence>> it = headers.iteratorCharSequence(); it.hasNext(); ) {
+            Map.Entry<CharSequence, CharSequence> h = it.next();
+            if (!isFramingHeader(h.getKey())) {
+                writeHeader(buf, h.getKey(), h.getValue());
+            }
+        }
+        buf.writeByte('\r').writeByte('\n');
+        ctx.write(buf, ctx.voidPromise());
+        flushSoon();
+    }
+
     /** Head of a streamed response: our framing, the handler's other headers. */
     void startResponse(Http1Exchange ex, HttpResponseStatus status, HttpHeaders headers, long contentLength) {
         if (ex.responded || ex.streaming || ex != current) {

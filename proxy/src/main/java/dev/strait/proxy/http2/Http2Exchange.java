@@ -738,6 +738,23 @@ public final class Http2Exchange implements Exchange, StreamDeadlines.Expiry {
     }
 
     @Override
+    public void sendInformational(HttpResponseStatus status, HttpHeaders headers) {
+        if (responded || streaming || !open()) {
+            return;
+        }
+        Http2Headers h = new DefaultHttp2Headers(false).status(status.codeAsText());
+        for (Iterator<Map.Entry<CharSequence, CharSequence>> it = headers.iteratorCharSequence(); it.hasNext(); ) {
+            Map.Entry<CharSequence, CharSequence> e = it.next();
+            AsciiString name = AsciiString.of(e.getKey()).toLowerCase();
+            if (!PreEncodedHead.isConnectionSpecific(name) && !HttpHeaderNames.CONTENT_LENGTH.contentEquals(name)) {
+                h.add(name, e.getValue());
+            }
+        }
+        connection.writeHeaders(stream, h, false); // an interim HEADERS frame: the stream stays open for the answer
+        flushSoon();
+    }
+
+    @Override
     public void startResponse(HttpResponseStatus status, HttpHeaders headers, long contentLength) {
         Http2Headers h = new DefaultHttp2Headers(false).status(status.codeAsText());
         for (Iterator<Map.Entry<CharSequence, CharSequence>> it = headers.iteratorCharSequence(); it.hasNext(); ) {

@@ -322,4 +322,26 @@ class Http2ServingTest {
             group.shutdownGracefully(0, 1, TimeUnit.SECONDS).sync();
         }
     }
+
+    /** 103 Early Hints from the upstream reach an HTTP/2 client as an interim HEADERS frame, then the answer. */
+    @Test
+    void earlyHintsGoAheadOfTheAnswerAsAnInterimHeadersFrame() throws Exception {
+        app.behave(TestUpstream.raw("HTTP/1.1 103 Early Hints\r\nLink: </a.css>; rel=preload\r\n\r\n"
+                + "HTTP/1.1 200 OK\r\nContent-Length: 2\r\n\r\nok", false));
+        byte[] get = {(byte) 0x82, (byte) 0x86, 0x04, 0x06, '/', 'a', 'p', 'p', '/', 'x', 0x01, 0x01, 'a'};
+        try (RawH2 c = new RawH2(proxy.server.address("http"))) {
+            c.send(RawH2.frame(RawH2.HEADERS, RawH2.END_HEADERS | RawH2.END_STREAM, 1, get));
+            java.util.List<String> seen = new java.util.ArrayList<>();
+            for (RawH2.Frame f : c.answer(1)) {
+                if (f.stream() == 1 && f.type() == RawH2.HEADERS) {
+                    var h = c.headers(f);
+                    seen.add(h.status() + (h.contains("link") ? " " + h.get("link") : "")
+                            + ((f.flags() & RawH2.END_STREAM) != 0 ? " end" : ""));
+                } else if (f.stream() == 1 && f.type() == RawH2.DATA) {
+                    seen.add("data " + new String(f.payload(), java.nio.charset.StandardCharsets.US_ASCII));
+                }
+            }
+            assertThat(seen).containsExactly("103 </a.css>; rel=preload", "200", "data ok");
+        }
+    }
 }

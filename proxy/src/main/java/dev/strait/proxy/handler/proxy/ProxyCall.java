@@ -434,7 +434,13 @@ final class ProxyCall implements UpstreamListener, BodyReceiver, Runnable {
                         : "101 Switching Protocols to a request that asked for no upgrade");
                 return;
             }
-            informational = true; // 100 Continue and friends: the client had its own; wait for the real answer
+            informational = true; // wait for the real answer
+            if (code != 100) {
+                // 103 Early Hints and other interim answers go on to the client (RFC 9110 15.2: a proxy
+                // must). 100 Continue does not: the client had its own, from us, when it asked.
+                HopByHop.stripResponse(r.headers(), r.connectionFields());
+                ex.sendInformational(r.status(), r.headers());
+            }
             return;
         }
         // Framing (both Transfer-Encoding and Content-Length, several lengths) was refused by the decoder.

@@ -347,9 +347,10 @@ class ProxyForwardingTest {
         assertThat(c.closedByServer()).isTrue();
     }
 
+    /** The client had its own 100 Continue, from the proxy, when it sent Expect: the upstream's is not relayed. */
     @Test
-    void informationalAnswersAreSwallowed() throws Exception {
-        TestUpstream up = h.upstream(TestUpstream.raw("HTTP/1.1 100 Continue\r\n\r\nHTTP/1.1 103 Early Hints\r\nLink: </a>\r\n\r\n"
+    void aHundredContinueFromTheUpstreamIsNotRelayed() throws Exception {
+        TestUpstream up = h.upstream(TestUpstream.raw("HTTP/1.1 100 Continue\r\n\r\n"
                 + "HTTP/1.1 200 OK\r\nContent-Length: 2\r\n\r\nok", false));
         h.start(config(up.endpoint(), ""));
         RawClient.Response r = h.get("/i");
@@ -388,6 +389,28 @@ class ProxyForwardingTest {
         h.reload(config(up.endpoint(), ""));
         assertThat(h.get("/m").status()).isEqualTo(200);
         assertThat(h.metrics.scrape()).contains("strait_upstream_endpoints_healthy{upstream=\"app\"} 1.0");
+    }
+
+    /** 103 Early Hints reach HTTP/1.1 clients ahead of the answer (RFC 9110 15.2); 1.0 clients get the answer alone. */
+    @Test
+    void earlyHintsAreRelayedAheadOfTheAnswer() throws Exception {
+        TestUpstream up = h.upstream(TestUpstream.raw("HTTP/1.1 103 Early Hints\r\nLink: </style.css>; rel=preload\r\n"
+                + "Connection: x-hop\r\nX-Hop: secret\r\n\r\nHTTP/1.1 200 OK\r\nContent-Length: 2\r\n\r\nok", false));
+        h.start(config(up.endpoint(), ""));
+        RawClient c = h.client();
+        c.send("GET /page HTTP/1.1\r\nHost: a\r\n\r\n");
+        RawClient.Response hints = c.read();
+        assertThat(hints.status()).isEqualTo(103);
+        assertThat(hints.header("link")).isEqualTo("</style.css>; rel=preload");
+        assertThat(hints.header("x-hop")).as("hop-by-hop, named in Connection").isNull();
+        RawClient.Response page = c.read();
+        assertThat(page.status()).isEqualTo(200);
+        assertThat(page.text()).isEqualTo("ok");
+
+        RawClient old = h.client();
+        RawClient.Response r = old.send("GET /page HTTP/1.0\r\nHost: a\r\n\r\n").read();
+        assertThat(r.status()).as("no interim answers to HTTP/1.0").isEqualTo(200);
+        assertThat(r.text()).isEqualTo("ok");
     }
 
     static void unused(ChannelHandlerContext ctx) { }
