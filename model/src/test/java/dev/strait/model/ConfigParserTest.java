@@ -1168,25 +1168,18 @@ class ConfigParserTest {
     /** Aliases to scalars are not counted by SnakeYAML's alias limit; the text they expand to is. */
     @Test
     void aliasesThatExpandTheTextManyTimesOverAreRefused() {
-        StringBuilder yaml = new StringBuilder("""
-                listeners: [ { name: http, address: "127.0.0.1:8080" } ]
-                routes:
-                  - name: r0
-                    hosts: [ "*" ]
-                    rules:
-                      - respond: { body: &big "%s" }
-                """.formatted("x".repeat(200_000)));
-        for (int i = 1; i < 400; i++) {
-            yaml.append("  - { name: r").append(i).append(", hosts: [ \"h").append(i)
-                    .append(".example\" ], rules: [ { respond: { body: *big } } ] }\n");
-        }
-        assertThatThrownBy(() -> ConfigParser.parse(yaml.toString(), "bomb.yaml"))
+        assertThatThrownBy(() -> ConfigParser.parse(routesSharingOneBody(200_000, 400), "bomb.yaml"))
                 .isInstanceOf(InvalidConfigException.class)
                 .hasMessageContaining("aliases expand the document to over");
     }
 
     @Test
     void aliasesOfASharedValueWithinTheBudgetAreFine() throws Exception {
+        assertThat(ConfigParser.parse(routesSharingOneBody(4000, 50), "shared.yaml").routes()).hasSize(50);
+    }
+
+    /** {@code routes} routes whose bodies are one anchored text of {@code length} characters and aliases of it. */
+    private static String routesSharingOneBody(int length, int routes) {
         StringBuilder yaml = new StringBuilder("""
                 listeners: [ { name: http, address: "127.0.0.1:8080" } ]
                 routes:
@@ -1194,12 +1187,12 @@ class ConfigParserTest {
                     hosts: [ "*" ]
                     rules:
                       - respond: { body: &shared "%s" }
-                """.formatted("x".repeat(4000)));
-        for (int i = 1; i < 50; i++) {
+                """.formatted("x".repeat(length)));
+        for (int i = 1; i < routes; i++) {
             yaml.append("  - { name: r").append(i).append(", hosts: [ \"h").append(i)
                     .append(".example\" ], rules: [ { respond: { body: *shared } } ] }\n");
         }
-        assertThat(ConfigParser.parse(yaml.toString(), "shared.yaml").routes()).hasSize(50);
+        return yaml.toString();
     }
 
     /** YAML 1.2, not 1.1: what a string field is given unquoted stays what was written (the "Norway problem"). */

@@ -563,12 +563,7 @@ public final class Http1ServerHandler extends ChannelInboundHandlerAdapter {
         }
         ByteBuf buf = ctx.alloc().ioBuffer(256);
         buf.writeBytes(statusLine(status));
-        for (Iterator<Map.Entry<CharSequence, CharSequence>> it = headers.iteratorCharSequence(); it.hasNext(); ) {
-            Map.Entry<CharSequence, CharSequence> h = it.next();
-            if (!isFramingHeader(h.getKey())) {
-                writeHeader(buf, h.getKey(), h.getValue());
-            }
-        }
+        writeHeaders(buf, headers);
         buf.writeByte('\r').writeByte('\n');
         ctx.write(buf, ctx.voidPromise());
         flushSoon();
@@ -585,16 +580,7 @@ public final class Http1ServerHandler extends ChannelInboundHandlerAdapter {
         ex.bodyless = ex.head || code == 204 || code == 304 || code / 100 == 1;
         ByteBuf buf = ctx.alloc().ioBuffer(512);
         buf.writeBytes(statusLine(status));
-        boolean hasDate = false;
-        for (Iterator<Map.Entry<CharSequence, CharSequence>> it = headers.iteratorCharSequence(); it.hasNext(); ) {
-            Map.Entry<CharSequence, CharSequence> h = it.next();
-            CharSequence name = h.getKey();
-            if (isFramingHeader(name)) {
-                continue;
-            }
-            hasDate |= HttpHeaderNames.DATE.contentEqualsIgnoreCase(name);
-            writeHeader(buf, name, h.getValue());
-        }
+        boolean hasDate = writeHeaders(buf, headers);
         if (contentLength >= 0) {
             if (code != 204 && code / 100 != 1) {
                 buf.writeBytes(CONTENT_LENGTH);
@@ -684,6 +670,20 @@ public final class Http1ServerHandler extends ChannelInboundHandlerAdapter {
                 || HttpHeaderNames.TRANSFER_ENCODING.contentEqualsIgnoreCase(name)
                 || HttpHeaderNames.CONNECTION.contentEqualsIgnoreCase(name)
                 || HttpHeaderNames.KEEP_ALIVE.contentEqualsIgnoreCase(name);
+    }
+
+    /** A handler's header lines, but framing and connection fields (ours to write); whether a Date was among them. */
+    private static boolean writeHeaders(ByteBuf buf, HttpHeaders headers) {
+        boolean hasDate = false;
+        for (Iterator<Map.Entry<CharSequence, CharSequence>> it = headers.iteratorCharSequence(); it.hasNext(); ) {
+            Map.Entry<CharSequence, CharSequence> h = it.next();
+            CharSequence name = h.getKey();
+            if (!isFramingHeader(name)) {
+                hasDate |= HttpHeaderNames.DATE.contentEqualsIgnoreCase(name);
+                writeHeader(buf, name, h.getValue());
+            }
+        }
+        return hasDate;
     }
 
     private static void writeHeader(ByteBuf buf, CharSequence name, CharSequence value) {

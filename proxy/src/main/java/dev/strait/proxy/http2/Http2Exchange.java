@@ -737,11 +737,8 @@ public final class Http2Exchange implements Exchange, StreamDeadlines.Expiry {
         complete();
     }
 
-    @Override
-    public void sendInformational(HttpResponseStatus status, HttpHeaders headers) {
-        if (responded || streaming || !open()) {
-            return;
-        }
+    /** A handler's HTTP/1-style head as HTTP/2 headers: names lower-cased, connection-specific fields and length dropped. */
+    private static Http2Headers http2Headers(HttpResponseStatus status, HttpHeaders headers) {
         Http2Headers h = new DefaultHttp2Headers(false).status(status.codeAsText());
         for (Iterator<Map.Entry<CharSequence, CharSequence>> it = headers.iteratorCharSequence(); it.hasNext(); ) {
             Map.Entry<CharSequence, CharSequence> e = it.next();
@@ -750,20 +747,22 @@ public final class Http2Exchange implements Exchange, StreamDeadlines.Expiry {
                 h.add(name, e.getValue());
             }
         }
+        return h;
+    }
+
+    @Override
+    public void sendInformational(HttpResponseStatus status, HttpHeaders headers) {
+        if (responded || streaming || !open()) {
+            return;
+        }
+        Http2Headers h = http2Headers(status, headers);
         connection.writeHeaders(stream, h, false); // an interim HEADERS frame: the stream stays open for the answer
         flushSoon();
     }
 
     @Override
     public void startResponse(HttpResponseStatus status, HttpHeaders headers, long contentLength) {
-        Http2Headers h = new DefaultHttp2Headers(false).status(status.codeAsText());
-        for (Iterator<Map.Entry<CharSequence, CharSequence>> it = headers.iteratorCharSequence(); it.hasNext(); ) {
-            Map.Entry<CharSequence, CharSequence> e = it.next();
-            AsciiString name = AsciiString.of(e.getKey()).toLowerCase();
-            if (!PreEncodedHead.isConnectionSpecific(name) && !HttpHeaderNames.CONTENT_LENGTH.contentEquals(name)) {
-                h.add(name, e.getValue());
-            }
-        }
+        Http2Headers h = http2Headers(status, headers);
         int code = status.code();
         if (contentLength >= 0 && code != 204 && code != 304 && code / 100 != 1) {
             h.setLong(HttpHeaderNames.CONTENT_LENGTH, contentLength);

@@ -72,17 +72,24 @@ class ProxyFaultsTest {
         assertThat(up.connections()).as("a new connection after the bad one").isEqualTo(2);
     }
 
-    @Test
-    void resetMidResponseCutsTheClientOff() throws Exception {
-        TestUpstream up = h.upstream((ctx, req, u) -> {
-            ctx.pipeline().firstContext().writeAndFlush(io.netty.buffer.Unpooled.copiedBuffer(
-                    "HTTP/1.1 200 OK\r\nContent-Length: 100000\r\n\r\n" + "x".repeat(1000),
+    /** Writes {@code bytes}, then 50 ms later closes: with a reset (SO_LINGER 0) when {@code reset}, else cleanly. */
+    private static TestUpstream.Behaviour answerThenClose(String bytes, boolean reset) {
+        return (ctx, req, u) -> {
+            ctx.pipeline().firstContext().writeAndFlush(io.netty.buffer.Unpooled.copiedBuffer(bytes,
                     java.nio.charset.StandardCharsets.US_ASCII));
             ctx.channel().eventLoop().schedule(() -> {
-                ctx.channel().config().setOption(io.netty.channel.ChannelOption.SO_LINGER, 0);
+                if (reset) {
+                    ctx.channel().config().setOption(io.netty.channel.ChannelOption.SO_LINGER, 0);
+                }
                 ctx.close();
             }, 50, java.util.concurrent.TimeUnit.MILLISECONDS);
-        });
+        };
+    }
+
+    @Test
+    void resetMidResponseCutsTheClientOff() throws Exception {
+        TestUpstream up = h.upstream(answerThenClose("HTTP/1.1 200 OK\r\nContent-Length: 100000\r\n\r\n"
+                + "x".repeat(1000), true));
         h.start(config("\"" + up.endpoint() + "\"", "", ""));
         RawClient c = h.client();
         c.send("GET /r HTTP/1.1\r\nHost: a\r\n\r\n");
@@ -105,17 +112,8 @@ class ProxyFaultsTest {
     @ParameterizedTest(name = "reset={0}")
     @org.junit.jupiter.params.provider.ValueSource(booleans = {true, false})
     void aCloseDelimitedBodyIsCompleteOnlyWhenTheUpstreamClosedCleanly(boolean reset) throws Exception {
-        TestUpstream up = h.upstream((ctx, req, u) -> {
-            ctx.pipeline().firstContext().writeAndFlush(io.netty.buffer.Unpooled.copiedBuffer(
-                    "HTTP/1.1 200 OK\r\nContent-Type: text/plain\r\n\r\npartial-close-delimited",
-                    java.nio.charset.StandardCharsets.US_ASCII));
-            ctx.channel().eventLoop().schedule(() -> {
-                if (reset) {
-                    ctx.channel().config().setOption(io.netty.channel.ChannelOption.SO_LINGER, 0);
-                }
-                ctx.close();
-            }, 50, java.util.concurrent.TimeUnit.MILLISECONDS);
-        });
+        TestUpstream up = h.upstream(answerThenClose(
+                "HTTP/1.1 200 OK\r\nContent-Type: text/plain\r\n\r\npartial-close-delimited", reset));
         h.start(config("\"" + up.endpoint() + "\"", "", ""));
         RawClient c = h.client();
         c.send("GET /r HTTP/1.1\r\nHost: a\r\n\r\n");
