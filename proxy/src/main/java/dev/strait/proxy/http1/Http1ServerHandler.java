@@ -17,6 +17,7 @@ import io.netty.buffer.ByteBuf;
 import io.netty.buffer.ByteBufAllocator;
 import io.netty.buffer.ByteBufUtil;
 import io.netty.buffer.Unpooled;
+import io.netty.channel.ChannelFutureListener;
 import io.netty.channel.ChannelHandlerContext;
 import io.netty.channel.ChannelInboundHandlerAdapter;
 import io.netty.channel.EventLoop;
@@ -107,6 +108,8 @@ public final class Http1ServerHandler extends ChannelInboundHandlerAdapter {
     private boolean closing;
     /** The output is shut down and the input read until the client closes: see {@link #closeGracefully}. */
     private boolean lingering;
+    /** A refusal is being answered: the connection lingers when it closes, whatever was read. */
+    private boolean lingerOnClose;
     private long lingerReadAt;
     private boolean drainRequested;
     private int requests;
@@ -706,7 +709,9 @@ public final class Http1ServerHandler extends ChannelInboundHandlerAdapter {
         ex.keepAlive = false;
         record(ex);
         abortBody(ex, new IllegalStateException("response aborted"));
-        close();
+        if (!closing) {
+            closeGracefully(false); // the answer is cut anyway: nothing for the client to read to its end
+        }
     }
 
     private void flushSoon() {
@@ -787,7 +792,7 @@ public final class Http1ServerHandler extends ChannelInboundHandlerAdapter {
         long answeredAt = record(ex);
         if (!ex.keepAlive) {
             abortBody(ex, new IllegalStateException("connection closing"));
-            closeGracefully();
+            closeGracefully(lingerOnClose || unreadInput());
             return;
         }
         flushSoon();
@@ -880,6 +885,7 @@ public final class Http1ServerHandler extends ChannelInboundHandlerAdapter {
     /** Answers with an error (unless already answered) and closes: the connection's framing is not trusted. */
     private void refuse(Http1Exchange ex, HttpResponseStatus status) {
         ex.keepAlive = false;
+        lingerOnClose = true; // what follows a refused head or body is unread: the refusal must not be reset away
         if (ex.streaming && !ex.responded) {
             abort(ex);
         } else if (!ex.responded) {
@@ -891,8 +897,13 @@ public final class Http1ServerHandler extends ChannelInboundHandlerAdapter {
 
     private void close() {
         if (!closing) {
-            closeGracefully();
+            closeGracefully(lingerOnClose || unreadInput());
         }
+    }
+
+    /** Whether the client may have sent bytes we have not read: a body not read to its end, a next head, held requests. */
+    private boolean unreadInput() {
+        return current != null && !currentBodyDone || decoder.hasPartialHead() || backlog != null && !backlog.isEmpty();
     }
 
     /**
@@ -902,10 +913,16 @@ public final class Http1ServerHandler extends ChannelInboundHandlerAdapter {
      * fails the client's read of what arrived. So the output is shut down (FIN after the answer; under
      * TLS, close_notify first) and whatever the client still sends is read and dropped until it closes,
      * has been quiet for {@link #LINGER_QUIET_NANOS}, or {@link #LINGER_MAX_NANOS} have passed, as nginx's
-     * {@code lingering_close} does.
+     * {@code lingering_close} does. Only where bytes may be unread ({@code linger}): after a refusal, or with
+     * a body, a next head or held requests not read; otherwise (and for an answer cut anyway) a plain close.
      */
-    private void closeGracefully() {
+    private void closeGracefully(boolean linger) {
         closing = true;
+        if (!linger) {
+            // Nothing unread: a plain close after what is written sends FIN, not RST.
+            ctx.writeAndFlush(Unpooled.EMPTY_BUFFER).addListener(ChannelFutureListener.CLOSE);
+            return;
+        }
         ctx.writeAndFlush(Unpooled.EMPTY_BUFFER).addListener(written -> {
             if (!written.isSuccess() || !(ctx.channel() instanceof DuplexChannel duplex) || !duplex.isActive()) {
                 ctx.close();
