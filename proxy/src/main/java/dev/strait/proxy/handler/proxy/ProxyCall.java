@@ -40,7 +40,10 @@ import org.slf4j.LoggerFactory;
  * upstream's retry budget, with backoff, only while that is safe: connect failures always (nothing
  * was sent); a reused keep-alive connection that closed before answering, once, on a fresh
  * connection; resets, timeouts and listed statuses for idempotent requests; never once request body
- * bytes went upstream.
+ * bytes went upstream, with one exception: the body of an idempotent request sent on a reused
+ * connection is kept, up to {@link #REPLAY_LIMIT}, until the first byte of an answer, so that the
+ * keep-alive race (the upstream closed the connection as we reused it) is retried for a PUT with a
+ * small body as it is for a GET. nginx, which buffers request bodies, hides that race the same way.
  *
  * <p>Backpressure both ways: while the upstream cannot take more, the client is not read; while the
  * client cannot take more, the upstream is not read. Nothing is buffered whole: at most what one
@@ -60,6 +63,8 @@ final class ProxyCall implements UpstreamListener, BodyReceiver, Runnable {
     private final LoopContext lc;
     /** How long an upstream may take none of a request body before the call gives up (nginx's proxy_send_timeout). */
     static final long UPSTREAM_SEND_TIMEOUT = TimeUnit.SECONDS.toNanos(60);
+    /** The most request body kept to replay on a fresh connection after the keep-alive race. */
+    static final int REPLAY_LIMIT = 64 * 1024;
     private final boolean idempotent;
     private final boolean chunkedBody;
     /** A WebSocket handshake: the upstream may answer 101, and then the connections become a tunnel. */
@@ -91,8 +96,15 @@ final class ProxyCall implements UpstreamListener, BodyReceiver, Runnable {
     private ArrayDeque<ByteBuf> pendingBody;
     private boolean bodyEnded;
     private HttpHeaders bodyTrailers;
-    /** Body bytes went to the current connection: from now on no retry. */
+    /** Body bytes went to the current connection: from now on no retry (but see {@link #replay}). */
     private boolean bodySent;
+    /**
+     * Every body byte sent so far on a reused connection, while it is an idempotent request's first use
+     * of one and under {@link #REPLAY_LIMIT}: what a fresh connection gets if the upstream closes this
+     * one without answering. Null when not kept; dropped at the first byte of an answer.
+     */
+    private ArrayDeque<ByteBuf> replay;
+    private int replayBytes;
     /** The whole request (head, body, end) went to the current connection. */
     private boolean requestSent;
     private boolean clientPaused;
@@ -228,6 +240,9 @@ final class ProxyCall implements UpstreamListener, BodyReceiver, Runnable {
         }
         conn = c;
         this.reused = reused;
+        if (reused && !freshRetryUsed && idempotent && ex.hasBody() && !bodySent) {
+            replay = new ArrayDeque<>(4);
+        }
         // An idle pooled connection is handed over within acquire(), in the dispatch that started the try.
         lastActivity = acquiring ? tryStart : System.nanoTime();
         c.startRequest(ex.isHead());
@@ -331,6 +346,9 @@ final class ProxyCall implements UpstreamListener, BodyReceiver, Runnable {
             return;
         }
         bodySent = true;
+        if (replay != null) {
+            keepForReplay(data, n);
+        }
         if (chunkedBody) {
             ByteBuf size = ex.alloc().ioBuffer(12);
             ByteBufUtil.writeAscii(size, Integer.toHexString(n));
@@ -340,6 +358,23 @@ final class ProxyCall implements UpstreamListener, BodyReceiver, Runnable {
             conn.write(Unpooled.wrappedBuffer(CRLF));
         } else {
             conn.write(data);
+        }
+    }
+
+    private void keepForReplay(ByteBuf data, int n) {
+        if (replayBytes + n > REPLAY_LIMIT) {
+            dropReplay(); // too much to keep: this body is streamed, as any other
+            return;
+        }
+        replayBytes += n;
+        replay.add(data.retainedDuplicate()); // the write moves data's reader index, not the duplicate's
+    }
+
+    private void dropReplay() {
+        if (replay != null) {
+            replay.forEach(ByteBuf::release);
+            replay = null;
+            replayBytes = 0;
         }
     }
 
@@ -400,6 +435,9 @@ final class ProxyCall implements UpstreamListener, BodyReceiver, Runnable {
             return;
         }
         gotBytes = true;
+        if (replay != null) {
+            dropReplay(); // the upstream is answering: the race is over
+        }
         if (!holding) {
             // First message of this read (holding ends with the read): one clock read serves the read.
             lastActivity = System.nanoTime();
@@ -622,13 +660,15 @@ final class ProxyCall implements UpstreamListener, BodyReceiver, Runnable {
         }
         boolean nothing = !gotBytes;
         endTry(0, "closed before answering: " + why);
+        if (nothing && reused && !freshRetryUsed && idempotent && (!bodySent || replay != null)) {
+            // A keep-alive connection the upstream closed as we reused it: try once more on a new one,
+            // with the body sent so far, if any, sent again ahead of the rest.
+            freshRetryUsed = true;
+            requeueReplay();
+            attempt(true);
+            return;
+        }
         if (nothing && !bodySent && idempotent) {
-            if (reused && !freshRetryUsed) {
-                // A keep-alive connection the upstream closed as we reused it: try once more on a new one.
-                freshRetryUsed = true;
-                attempt(true);
-                return;
-            }
             if ((rule.retryOn & (ProxyHandler.REFUSED_STREAM | ProxyHandler.RESET)) != 0 && mayRetry()) {
                 retry("closed before answering");
                 return;
@@ -638,6 +678,24 @@ final class ProxyCall implements UpstreamListener, BodyReceiver, Runnable {
             return;
         }
         fail(HttpResponseStatus.BAD_GATEWAY, "upstream closed the connection before answering (" + why + ")");
+    }
+
+    private void requeueReplay() {
+        if (replay == null) {
+            return;
+        }
+        if (pendingBody == null) {
+            pendingBody = new ArrayDeque<>(replay.size());
+        }
+        // Parts that arrived after the close are already queued: the kept ones go in front of them.
+        for (java.util.Iterator<ByteBuf> it = replay.descendingIterator(); it.hasNext(); ) {
+            pendingBody.addFirst(it.next());
+        }
+        replay = null;
+        replayBytes = 0;
+        bodySent = false;
+        requestSent = false;
+        pauseClient(); // as for any part that waits for a connection
     }
 
     @Override
@@ -787,6 +845,7 @@ final class ProxyCall implements UpstreamListener, BodyReceiver, Runnable {
     }
 
     private void release() {
+        dropReplay();
         if (head != null) {
             head.release();
             head = null;

@@ -295,6 +295,58 @@ class ProxyFaultsTest {
         assertThat(up.requests()).isEqualTo(3);
     }
 
+    /** Each connection answers its first request, then closes on the next instead of answering it. */
+    private static TestUpstream.Behaviour answerOncePerConnection() {
+        return (ctx, req, u) -> {
+            int conn = u.last().connection();
+            if (u.seen().stream().filter(s -> s.connection() == conn).count() > 1) {
+                ctx.close();
+            } else {
+                ctx.writeAndFlush(TestUpstream.response(200, "got " + u.last().text()));
+            }
+        };
+    }
+
+    @ParameterizedTest(name = "{0}")
+    @MethodSource("smallBodies")
+    void staleKeepAliveConnectionReplaysTheSmallBodyOfAnIdempotentRequest(String framing, String request)
+            throws Exception {
+        TestUpstream up = h.upstream(answerOncePerConnection());
+        h.start(config("\"" + up.endpoint() + "\"", "", "retries: { attempts: 0 }"));
+        RawClient c = h.client();
+        assertThat(c.send("GET /1 HTTP/1.1\r\nHost: a\r\n\r\n").read().status()).isEqualTo(200);
+        RawClient.Response r = c.send(request).read();
+        assertThat(r.status()).as("the PUT went again, body and all, on a fresh connection").isEqualTo(200);
+        assertThat(r.text()).isEqualTo("got hello world");
+        assertThat(up.connections()).isEqualTo(2);
+        assertThat(up.last().text()).isEqualTo("hello world");
+    }
+
+    static Stream<Arguments> smallBodies() {
+        return Stream.of(
+                Arguments.of("Content-Length",
+                        "PUT /p HTTP/1.1\r\nHost: a\r\nContent-Length: 11\r\n\r\nhello world"),
+                Arguments.of("chunked",
+                        "PUT /p HTTP/1.1\r\nHost: a\r\nTransfer-Encoding: chunked\r\n\r\n"
+                                + "6\r\nhello \r\n5\r\nworld\r\n0\r\n\r\n"));
+    }
+
+    @Test
+    void staleKeepAliveConnectionDoesNotReplayAPostOrABodyOverTheLimit() throws Exception {
+        TestUpstream up = h.upstream(answerOncePerConnection());
+        h.start(config("\"" + up.endpoint() + "\"", "", "retries: { attempts: 0 }"));
+        assertThat(h.get("/1").status()).isEqualTo(200);
+        RawClient.Response post = h.client().send("POST /p HTTP/1.1\r\nHost: a\r\nContent-Length: 5\r\n\r\nhello")
+                .read();
+        assertThat(post.status()).as("not idempotent: the upstream may have acted on it").isEqualTo(502);
+
+        assertThat(h.get("/2").status()).isEqualTo(200);
+        String big = "x".repeat(ProxyCall.REPLAY_LIMIT + 1);
+        RawClient.Response put = h.client()
+                .send("PUT /p HTTP/1.1\r\nHost: a\r\nContent-Length: " + big.length() + "\r\n\r\n" + big).read();
+        assertThat(put.status()).as("more than REPLAY_LIMIT is streamed, not kept").isEqualTo(502);
+    }
+
     @Test
     void requestBodyIsNeverRetriedOnceSent() throws Exception {
         TestUpstream up = h.upstream(TestUpstream.hangUp());
