@@ -309,6 +309,10 @@ final class H2ProxyCall extends ChannelInboundHandlerAdapter implements BodyRece
                 protocolError("response without a valid :status");
                 return;
             }
+            if (s.code() < 100 || s.code() > 599) {
+                protocolError(":status " + s.code() + " outside 100-599"); // RFC 9110 15: invalid
+                return;
+            }
             if (s.code() < 200) {
                 return; // 100 Continue, 103 Early Hints: not passed on
             }

@@ -120,6 +120,8 @@ class H2cUpstreamTest {
                     ctx.flush();
                 }
                 case "/stall" -> { }
+                case "/status600" -> ctx.writeAndFlush(new DefaultHttp2HeadersFrame(
+                        new DefaultHttp2Headers().status("600"), true));
                 default -> reply(ctx, headers.method() + " " + path + " authority=" + headers.authority()
                         + " xfp=" + headers.get("x-forwarded-proto") + " xff=" + headers.get("x-forwarded-for")
                         + " te=" + headers.get("te") + " connection=" + headers.get("connection")
@@ -267,6 +269,24 @@ class H2cUpstreamTest {
         // The connection itself stays for the next request.
         assertThat(proxy.client().send("GET /x HTTP/1.1\r\nHost: a\r\n\r\n").read().status()).isEqualTo(200);
         assertThat(connections.get()).isEqualTo(1);
+    }
+
+    @Test
+    void aStatusOutsideTheRangeIsAProtocolError() throws Exception {
+        startProxy(startUpstream(), "retries: { attempts: 1, retryOn: [ 5xx ] }");
+        java.io.PrintStream original = System.err;
+        java.io.ByteArrayOutputStream captured = new java.io.ByteArrayOutputStream();
+        System.setErr(new java.io.PrintStream(captured, true, StandardCharsets.UTF_8));
+        RawClient.Response r;
+        try {
+            r = proxy.client().send("GET /status600 HTTP/1.1\r\nHost: a\r\n\r\n").read();
+        } finally {
+            System.setErr(original);
+        }
+        String log = captured.toString(StandardCharsets.UTF_8);
+        original.print(log);
+        assertThat(r.status()).isEqualTo(502);
+        assertThat(log).contains(":status 600 outside 100-599").doesNotContain("Exception");
     }
 
     @Test
