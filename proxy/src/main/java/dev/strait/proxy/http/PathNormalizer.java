@@ -64,6 +64,22 @@ public final class PathNormalizer {
         return removeDotSegments(decoded);
     }
 
+    /**
+     * The path routes are matched on: the normalised path with an encoded slash or backslash
+     * ({@code %2F}, {@code %5C}) read as a separator, then normalised again; {@code null} when that
+     * climbs above the root (caller answers 400). The path sent upstream stays as the client wrote it,
+     * and many backends (WSGI, Rails, Go's mux before 1.22) decode {@code %2F} before they route, so a
+     * rule for {@code /admin} must also see {@code /admin%2Fusers} and {@code /x/..%2Fadmin}, as nginx's
+     * locations do (Envoy's CVE-2021-29492 was this bypass). The {@code files} action keeps refusing
+     * {@code %2F} on the normalised path.
+     */
+    public static String forMatching(String normalized) {
+        if (normalized.indexOf('%') < 0 || normalized.indexOf("%2F") < 0 && normalized.indexOf("%5C") < 0) {
+            return normalized; // normalize() upper-cased every escape it kept
+        }
+        return normalize(normalized.replace("%2F", "/").replace("%5C", "/"));
+    }
+
     private static boolean isUnreserved(char c) {
         return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9')
                 || c == '-' || c == '.' || c == '_' || c == '~';

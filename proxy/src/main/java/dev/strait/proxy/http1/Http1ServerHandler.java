@@ -324,7 +324,8 @@ public final class Http1ServerHandler extends ChannelInboundHandlerAdapter {
         int q = target.indexOf('?');
         String rawPath = q < 0 ? target : target.substring(0, q);
         String path = host == null || rawPath.indexOf('#') >= 0 ? null : PathNormalizer.normalize(rawPath);
-        if (path == null) {
+        String matchPath = path == null ? null : PathNormalizer.forMatching(path);
+        if (matchPath == null) {
             refuse(ex, HttpResponseStatus.BAD_REQUEST);
             return;
         }
@@ -370,7 +371,7 @@ public final class Http1ServerHandler extends ChannelInboundHandlerAdapter {
             upgradeToH2c(req);
             return;
         }
-        CompiledRule rule = snapshot.table().find(host, path, req.method(), headers);
+        CompiledRule rule = snapshot.table().find(host, matchPath, req.method(), headers);
         requests++;
         if (rule == null) {
             sendError(ex, HttpResponseStatus.NOT_FOUND);

@@ -213,7 +213,8 @@ public final class Http2Exchange implements Exchange, StreamDeadlines.Expiry {
         int q = target.indexOf('?');
         String p = q < 0 ? target : target.substring(0, q);
         path = host == null || p.isEmpty() || p.charAt(0) != '/' || p.indexOf('#') >= 0 ? null : PathNormalizer.normalize(p);
-        if (path == null) {
+        String matchPath = path == null ? null : PathNormalizer.forMatching(path);
+        if (matchPath == null) {
             sendError(HttpResponseStatus.BAD_REQUEST);
             return;
         }
@@ -228,7 +229,7 @@ public final class Http2Exchange implements Exchange, StreamDeadlines.Expiry {
             sendError(HttpResponseStatus.MISDIRECTED_REQUEST);
             return;
         }
-        CompiledRule r = snapshot.table().find(host, path, m, headers);
+        CompiledRule r = snapshot.table().find(host, matchPath, m, headers);
         if (r == null) {
             sendError(HttpResponseStatus.NOT_FOUND);
             return;

@@ -37,4 +37,20 @@ class PathNormalizerTest {
     void normalizes(String in, String out) {
         assertThat(PathNormalizer.normalize(in)).isEqualTo(out);
     }
+
+    @ParameterizedTest(name = "{0} -> {1}")
+    @CsvSource(nullValues = "-", value = {
+            "/a/b, /a/b",
+            "/a%20b, /a%20b",
+            "/admin%2Fusers, /admin/users",
+            "/admin%5Cusers, /admin/users",
+            "/x/..%2Fadmin, /admin",
+            "/x%2F..%2Fadmin, /admin",
+            "/a%2F%2Fb, /a/b",
+            "/..%2Fadmin, -",
+            "/a%2F..%2F..%2Fetc, -",
+    })
+    void matchesEncodedSlashesAsSeparators(String in, String out) {
+        assertThat(PathNormalizer.forMatching(PathNormalizer.normalize(in))).isEqualTo(out);
+    }
 }

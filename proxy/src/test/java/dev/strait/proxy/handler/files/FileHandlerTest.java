@@ -297,13 +297,14 @@ class FileHandlerTest {
         "/dir/%2e%2e/%2e%2e/secret.txt     | 400",
         "/a.txt%00                         | 400", // NUL
         "/a.txt%00.html                    | 400",
-        "/..%2fsecret.txt                  | 404", // an encoded slash
-        "/..%2Fsecret.txt                  | 404",
-        "/%2e%2e%2fsecret.txt              | 404",
-        "/dir%2f..%2f..%2fsecret.txt       | 404",
-        "/dir/%2e%2e%2f%2e%2e%2fsecret.txt | 404",
+        "/..%2fsecret.txt                  | 400", // an encoded slash is a separator to the router: climbs
+        "/..%2Fsecret.txt                  | 400",
+        "/%2e%2e%2fsecret.txt              | 400",
+        "/dir%2f..%2f..%2fsecret.txt       | 400",
+        "/dir/%2e%2e%2f%2e%2e%2fsecret.txt | 400",
+        "/dir%2f..%2fa.txt                 | 404", // does not climb: this handler refuses the encoded slash
         "/%252e%252e/secret.txt            | 404", // decoded once: a directory named "%2e%2e", not there
-        "/..%5csecret.txt                  | 404", // a backslash is a plain name character here
+        "/..%5csecret.txt                  | 400", // an encoded backslash too
         "//../secret.txt                   | 400", // slashes merge to "/../": refused before routing
     })
     void traversalIsRefused(String path, int status) {

@@ -47,6 +47,44 @@ class ProxyForwardingTest {
     }
 
     @Test
+    void aRuleSeesEncodedSlashesAsSeparatorsAndTheUpstreamGetsThePathAsSent() throws Exception {
+        // Backends that decode %2F before routing (WSGI, Rails) must not be reachable past a deny rule.
+        TestUpstream up = h.upstream(TestUpstream.reply(200, "app"));
+        h.start("""
+                workers: 1
+                upstreams: [ { name: app, endpoints: [ "%s" ] } ]
+                routes:
+                  - name: site
+                    hosts: [ "*" ]
+                    rules:
+                      - matches: [ { path: { type: Prefix, value: /admin } } ]
+                        respond: { status: 403, body: denied }
+                      - backends: [ { upstream: app } ]
+                """.formatted(up.endpoint()));
+        for (String p : new String[] {"/admin/users", "/admin%2Fusers", "/admin%2fusers", "/x/..%2Fadmin",
+                "/x%2F..%2Fadmin/users", "/admin%5Cusers"}) {
+            assertThat(h.get(p).status()).as(p).isEqualTo(403);
+            assertThat(h2Status(p)).as("h2 " + p).isEqualTo("403");
+        }
+        assertThat(h.get("/..%2Fadmin").status()).as("climbs above the root once decoded").isEqualTo(400);
+        assertThat(h2Status("/..%2Fadmin")).isEqualTo("400");
+        RawClient.Response r = h.get("/api/projects/group%2Fproject?x=1");
+        assertThat(r.text()).isEqualTo("app");
+        assertThat(up.last().uri()).isEqualTo("/api/projects/group%2Fproject?x=1");
+        assertThat(up.requests()).isEqualTo(1);
+    }
+
+    /** The status curl gets for {@code path} over h2c with prior knowledge, the path sent as written. */
+    private String h2Status(String path) throws Exception {
+        Process p = new ProcessBuilder("curl", "-sS", "--max-time", "10", "--http2-prior-knowledge", "--path-as-is",
+                "-o", "/dev/null", "-w", "%{http_code}", "http://127.0.0.1:" + h.address().getPort() + path)
+                .redirectErrorStream(true).start();
+        String out = new String(p.getInputStream().readAllBytes(), StandardCharsets.US_ASCII);
+        assertThat(p.waitFor()).as(out).isZero();
+        return out;
+    }
+
+    @Test
     void forwardsAGetAndRelaysTheAnswer() throws Exception {
         TestUpstream up = h.upstream(TestUpstream.reply(200, "hello from upstream\n", "x-app", "1",
                 "content-type", "text/plain"));
