@@ -686,6 +686,11 @@ public final class ConfigParser {
                     }
                 } else if (!value.startsWith("/")) {
                     error(path + ".path.value", "must start with /, got \"" + value + "\"");
+                } else {
+                    String problem = unmatchablePath(value);
+                    if (problem != null) {
+                        error(path + ".path.value", problem);
+                    }
                 }
             }
             pm = new Route.PathMatch(type, value);
@@ -710,6 +715,29 @@ public final class ConfigParser {
             return new Route.HeaderMatch(name, requiredText(h.get("value"), hp + ".value"));
         });
         return new Route.Match(pm, method, nonNull(headers));
+    }
+
+    /**
+     * Why an Exact or Prefix value can never equal a request path as routes see it (normalised by
+     * {@link PathNormalizer}, then {@link PathNormalizer#forMatching}), or null. Such a rule would be
+     * dead without a word, and a deny rule written that way would let everything through.
+     */
+    static String unmatchablePath(String value) {
+        if (value.indexOf('?') >= 0 || value.indexOf('#') >= 0) {
+            return "\"" + value + "\" holds a query or fragment: paths are matched without them";
+        }
+        String normal = PathNormalizer.normalize(value);
+        if (normal == null) {
+            return "\"" + value + "\" is not a request path (spaces, control or non-ASCII characters, a broken "
+                    + "escape, or .. above /): write it percent-encoded";
+        }
+        String matched = PathNormalizer.forMatching(normal);
+        if (matched == null || !matched.equals(value)) {
+            return "\"" + value + "\" never meets a request: requests are matched after normalisation "
+                    + "(unreserved escapes decoded, other escapes in upper case, %2F read as /, // merged, "
+                    + ". and .. resolved)" + (matched == null ? "" : "; write \"" + matched + "\"");
+        }
+        return null;
     }
 
     private Route.Respond respond(JsonNode n, String path) {

@@ -931,6 +931,30 @@ class ConfigParserTest {
                 arguments("default-type path without slash",
                         withRules("{ matches: [ { path: { value: api } } ], respond: {} }"),
                         "routes[0].rules[0].matches[0].path.value", "must start with /"),
+                arguments("path with an escaped unreserved character",
+                        withRules("{ matches: [ { path: { type: Exact, value: /%7Euser } } ], respond: {} }"),
+                        "routes[0].rules[0].matches[0].path.value", "write \"/~user\""),
+                arguments("path with a double slash",
+                        withRules("{ matches: [ { path: { type: Prefix, value: /private//data } } ], respond: {} }"),
+                        "routes[0].rules[0].matches[0].path.value", "write \"/private/data\""),
+                arguments("path with a dot segment",
+                        withRules("{ matches: [ { path: { type: Prefix, value: /a/./secret } } ], respond: {} }"),
+                        "routes[0].rules[0].matches[0].path.value", "write \"/a/secret\""),
+                arguments("path with an encoded slash",
+                        withRules("{ matches: [ { path: { type: Prefix, value: /enc%2fslash } } ], respond: {} }"),
+                        "routes[0].rules[0].matches[0].path.value", "write \"/enc/slash\""),
+                arguments("path with lower-case escapes",
+                        withRules("{ matches: [ { path: { type: Exact, value: /caf%c3%a9 } } ], respond: {} }"),
+                        "routes[0].rules[0].matches[0].path.value", "write \"/caf%C3%A9\""),
+                arguments("path with a query",
+                        withRules("{ matches: [ { path: { type: Exact, value: \"/q?x=1\" } } ], respond: {} }"),
+                        "routes[0].rules[0].matches[0].path.value", "holds a query or fragment"),
+                arguments("path with a space",
+                        withRules("{ matches: [ { path: { type: Prefix, value: \"/sp ace\" } } ], respond: {} }"),
+                        "routes[0].rules[0].matches[0].path.value", "is not a request path"),
+                arguments("path climbing above the root",
+                        withRules("{ matches: [ { path: { type: Prefix, value: /a/../../b } } ], respond: {} }"),
+                        "routes[0].rules[0].matches[0].path.value", "is not a request path"),
                 arguments("path without value", withRules("{ matches: [ { path: { type: Exact } } ], respond: {} }"),
                         "routes[0].rules[0].matches[0].path.value", "is required"),
                 arguments("bad regular expression",
@@ -972,6 +996,14 @@ class ConfigParserTest {
                     assertThat(e.path()).isEqualTo(path);
                     assertThat(e.message()).contains(message);
                 });
+    }
+
+    @org.junit.jupiter.params.ParameterizedTest
+    @org.junit.jupiter.params.provider.ValueSource(strings = {"/", "/a/b", "/a/b/", "/~user", "/caf%C3%A9", "/a%20b",
+            "/api/v1/.well-known", "/a*b", "/a;b=c", "/%25"})
+    void pathValuesInTheirMatchedFormAreAccepted(String value) throws Exception {
+        Config c = TestConfigs.parse(withRules("{ matches: [ { path: { type: Prefix, value: \"" + value + "\" } } ], respond: {} }"));
+        assertThat(c.routes().get(0).rules().get(0).matches().get(0).path().value()).isEqualTo(value);
     }
 
     static Stream<Arguments> badHostNames() {

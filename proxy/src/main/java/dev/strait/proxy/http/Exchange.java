@@ -1,5 +1,6 @@
 package dev.strait.proxy.http;
 
+import dev.strait.model.PathNormalizer;
 import io.netty.buffer.ByteBuf;
 import io.netty.buffer.ByteBufAllocator;
 import io.netty.handler.codec.http.HttpHeaders;

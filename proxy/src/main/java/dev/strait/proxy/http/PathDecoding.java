@@ -1,5 +1,7 @@
 package dev.strait.proxy.http;
 
+import dev.strait.model.PathNormalizer;
+
 /**
  * Decodes what {@link PathNormalizer} left encoded, for handlers that turn a path into a name on disk
  * or a script name. Both refuse the same things: an encoded slash ({@code %2F}: one segment must not

@@ -1,13 +1,13 @@
 package dev.strait.proxy.http1;
 
 import dev.strait.model.Limits;
+import dev.strait.model.PathNormalizer;
 import dev.strait.proxy.accesslog.AccessLog;
 import dev.strait.proxy.config.Serving;
 import dev.strait.proxy.config.Snapshot;
 import dev.strait.proxy.http.BodyReceiver;
 import dev.strait.proxy.http.ConnectionTimer;
 import dev.strait.proxy.http.DateHeader;
-import dev.strait.proxy.http.PathNormalizer;
 import dev.strait.proxy.http2.H2cUpgrade;
 import dev.strait.proxy.metrics.ProxyMetrics;
 import dev.strait.proxy.route.CompiledRule;

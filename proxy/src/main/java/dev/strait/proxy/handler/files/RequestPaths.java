@@ -8,7 +8,7 @@ import java.nio.charset.CodingErrorAction;
 import java.nio.charset.StandardCharsets;
 
 /**
- * Turns a request path, already normalised by {@link dev.strait.proxy.http.PathNormalizer} (dot
+ * Turns a request path, already normalised by {@link dev.strait.model.PathNormalizer} (dot
  * segments gone, unreserved escapes decoded, the rest still encoded), into the file path under the
  * root. The escapes left are decoded here as UTF-8, and what could reach outside the root or name
  * something else than the path says is refused: an encoded slash ({@code %2F}, one segment must not

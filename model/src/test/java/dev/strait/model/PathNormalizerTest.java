@@ -1,4 +1,4 @@
-package dev.strait.proxy.http;
+package dev.strait.model;
 
 import static org.assertj.core.api.Assertions.assertThat;
 

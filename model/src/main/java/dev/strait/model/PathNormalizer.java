@@ -1,4 +1,4 @@
-package dev.strait.proxy.http;
+package dev.strait.model;
 
 /**
  * Turns a request target's path into the form routes are matched on, so that {@code /%61dmin} and
