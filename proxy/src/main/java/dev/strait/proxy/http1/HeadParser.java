@@ -1,6 +1,7 @@
 package dev.strait.proxy.http1;
 
 import dev.strait.model.Limits.UnderscoreHeaders;
+import dev.strait.proxy.http.RequestTokens;
 import io.netty.handler.codec.http.DefaultHttpHeadersFactory;
 import io.netty.handler.codec.http.DefaultHttpRequest;
 import io.netty.handler.codec.http.HttpHeaderNames;
@@ -52,21 +53,6 @@ public final class HeadParser {
             HttpMethod.GET, HttpMethod.POST, HttpMethod.HEAD, HttpMethod.PUT, HttpMethod.DELETE, HttpMethod.OPTIONS,
             HttpMethod.PATCH, HttpMethod.TRACE, HttpMethod.CONNECT};
 
-    private static final boolean[] TOKEN = new boolean[256];
-
-    static {
-        for (char c = '0'; c <= '9'; c++) {
-            TOKEN[c] = true;
-        }
-        for (char c = 'a'; c <= 'z'; c++) {
-            TOKEN[c] = true;
-            TOKEN[c - 32] = true;
-        }
-        for (char c : "!#$%&'*+-.^_`|~".toCharArray()) {
-            TOKEN[c] = true;
-        }
-    }
-
     /**
      * A parsed head.
      *
@@ -90,7 +76,7 @@ public final class HeadParser {
     public static Head parse(byte[] b, int end, int maxFields, UnderscoreHeaders underscores) throws Http1Violation {
         // ---- request line: method SP request-target SP HTTP-version CRLF
         int i = 0;
-        while (i < end && TOKEN[b[i] & 0xff]) {
+        while (i < end && RequestTokens.token(b[i] & 0xff)) {
             i++;
         }
         if (i == 0 || i >= end || b[i] != ' ') {
@@ -206,7 +192,7 @@ public final class HeadParser {
      */
     public static int fieldLine(byte[] b, int i, int[] at) throws Http1Violation {
         int nameStart = i;
-        while (TOKEN[b[i] & 0xff]) {
+        while (RequestTokens.token(b[i] & 0xff)) {
             i++;
         }
         if (i == nameStart) {

@@ -7,6 +7,7 @@ import dev.strait.proxy.config.Snapshot;
 import dev.strait.proxy.http.BodyReceiver;
 import dev.strait.proxy.http.DateHeader;
 import dev.strait.proxy.http.Exchange;
+import dev.strait.proxy.http.RequestTokens;
 import dev.strait.proxy.metrics.ProxyMetrics;
 import dev.strait.proxy.route.CompiledRule;
 import dev.strait.proxy.route.RouteTable;
@@ -68,6 +69,8 @@ public final class Http2Exchange implements Exchange, StreamDeadlines.Expiry {
     private static final Logger log = LoggerFactory.getLogger(Http2Exchange.class);
     static final HttpVersion HTTP_2 = new HttpVersion("HTTP", 2, 0, true);
     private static final HttpRequest NO_REQUEST = new DefaultHttpRequest(HTTP_2, HttpMethod.GET, "/");
+    /** Stands in, in the access log, for a {@code :method} that is missing or not a token. */
+    private static final HttpMethod UNKNOWN_METHOD = new HttpMethod("-");
 
     /** File bodies are read and sent this much at a time, paced by the windows. */
     private static final int FILE_CHUNK = 16 * 1024;
@@ -149,12 +152,16 @@ public final class Http2Exchange implements Exchange, StreamDeadlines.Expiry {
         CharSequence method = h.method();
         CharSequence rawPath = h.path();
         CharSequence authority = h.authority();
-        if (method == null || rawPath == null || rawPath.length() == 0) {
-            // No :method or :path (RFC 9113 8.3.1), or CONNECT, which this server does not tunnel.
-            request = new DefaultHttpRequest(HTTP_2, method == null ? HttpMethod.GET : HttpMethod.valueOf(method.toString()),
-                    "/");
-            sendError(method != null && HttpMethod.CONNECT.asciiName().contentEquals(method)
-                    ? HttpResponseStatus.METHOD_NOT_ALLOWED : HttpResponseStatus.BAD_REQUEST);
+        if (method == null || rawPath == null || !RequestTokens.isMethod(method) || !RequestTokens.isTarget(rawPath)
+                || HttpMethod.CONNECT.asciiName().contentEquals(method)) {
+            // No :method or :path (RFC 9113 8.3.1), one HTTP/1.1 would refuse (a space, a control or
+            // non-ASCII byte: 400, logged with the bytes escaped), or CONNECT, which this server does
+            // not tunnel.
+            boolean connect = method != null && HttpMethod.CONNECT.asciiName().contentEquals(method);
+            request = new DefaultHttpRequest(HTTP_2,
+                    method != null && RequestTokens.isMethod(method) ? HttpMethod.valueOf(method.toString()) : UNKNOWN_METHOD,
+                    rawPath == null || rawPath.length() == 0 ? "/" : RequestTokens.printable(rawPath, 1024));
+            sendError(connect ? HttpResponseStatus.METHOD_NOT_ALLOWED : HttpResponseStatus.BAD_REQUEST);
             return;
         }
         HttpHeaders headers = DefaultHttpHeadersFactory.headersFactory().withValidation(false).newHeaders();
