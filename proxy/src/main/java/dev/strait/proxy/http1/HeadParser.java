@@ -39,6 +39,16 @@ public final class HeadParser {
             HttpHeaderNames.CONTENT_TYPE, HttpHeaderNames.CONTENT_ENCODING, HttpHeaderNames.PROXY_AUTHORIZATION,
             PROXY_CONNECTION};
 
+    /** Whether a request trailer may not carry {@code name} (HTTP/2 trailers are checked against it too). */
+    public static boolean forbiddenInTrailer(CharSequence name) {
+        for (AsciiString forbidden : TRAILER_FORBIDDEN) {
+            if (forbidden.contentEqualsIgnoreCase(name)) {
+                return true;
+            }
+        }
+        return false;
+    }
+
     /** Names as clients usually spell them, shared instead of copied per request. */
     private static final KnownNames KNOWN_NAMES = KnownNames.of(
             "Host", "User-Agent", "Accept", "Accept-Encoding", "Accept-Language", "Connection", "Content-Length",
@@ -172,10 +182,8 @@ public final class HeadParser {
             }
             AsciiString name = KNOWN_NAMES.name(b, nameStart, nameEnd);
             if (trailers) {
-                for (AsciiString forbidden : TRAILER_FORBIDDEN) {
-                    if (forbidden.contentEqualsIgnoreCase(name)) {
-                        throw Http1Violation.bad("trailer field " + name + " not allowed");
-                    }
+                if (forbiddenInTrailer(name)) {
+                    throw Http1Violation.bad("trailer field " + name + " not allowed");
                 }
             } else if (framing != null) {
                 frame(framing, name, b, valueStart, valueEnd);

@@ -1,5 +1,6 @@
 package dev.strait.proxy.http2;
 
+import dev.strait.model.Limits.UnderscoreHeaders;
 import dev.strait.model.PathNormalizer;
 import dev.strait.proxy.accesslog.AccessLog;
 import dev.strait.proxy.config.Serving;
@@ -8,6 +9,7 @@ import dev.strait.proxy.http.BodyReceiver;
 import dev.strait.proxy.http.DateHeader;
 import dev.strait.proxy.http.Exchange;
 import dev.strait.proxy.http.RequestTokens;
+import dev.strait.proxy.http1.HeadParser;
 import dev.strait.proxy.metrics.ProxyMetrics;
 import dev.strait.proxy.route.CompiledRule;
 import dev.strait.proxy.route.RouteTable;
@@ -171,16 +173,27 @@ public final class Http2Exchange implements Exchange, StreamDeadlines.Expiry {
         }
         StringBuilder cookies = null;
         int count = 0;
+        UnderscoreHeaders underscores = snapshot.limits().underscoreHeaders();
+        boolean underscoreRefused = false;
         for (Map.Entry<CharSequence, CharSequence> e : h) {
             CharSequence name = e.getKey();
             if (name.length() > 0 && name.charAt(0) == ':') {
                 continue;
             }
-            count++;
+            if (underscores != UnderscoreHeaders.ALLOW && AsciiString.indexOf(name, '_', 0) >= 0) {
+                // As on HTTP/1.1: X_Forwarded_For is X-Forwarded-For to CGI, FastCGI and WSGI.
+                underscoreRefused |= underscores == UnderscoreHeaders.REJECT;
+                continue;
+            }
             if (HttpHeaderNames.COOKIE.contentEquals(name)) {
-                // Split cookies are joined for HTTP/1.1 consumers (RFC 9113 8.2.3).
+                // Split cookies are joined for HTTP/1.1 consumers (RFC 9113 8.2.3), and count as the one
+                // field they are on HTTP/1.1.
+                count += cookies == null ? 1 : 0;
                 cookies = cookies == null ? new StringBuilder(e.getValue()) : cookies.append("; ").append(e.getValue());
-            } else if (HttpHeaderNames.HOST.contentEquals(name)) {
+                continue;
+            }
+            count++;
+            if (HttpHeaderNames.HOST.contentEquals(name)) {
                 if (hostValue == null) {
                     hostValue = e.getValue().toString();
                     headers.add(HttpHeaderNames.HOST, hostValue);
@@ -212,7 +225,7 @@ public final class Http2Exchange implements Exchange, StreamDeadlines.Expiry {
             sendError(HttpResponseStatus.REQUEST_HEADER_FIELDS_TOO_LARGE);
             return;
         }
-        if (declared == -2 || hostValue == null) {
+        if (declared == -2 || hostValue == null || underscoreRefused) {
             sendError(HttpResponseStatus.BAD_REQUEST);
             return;
         }
@@ -383,9 +396,23 @@ public final class Http2Exchange implements Exchange, StreamDeadlines.Expiry {
         }
         HttpHeaders trailers = DefaultHttpHeadersFactory.trailersFactory().withValidation(false).newHeaders();
         for (Map.Entry<CharSequence, CharSequence> e : h) {
-            if (e.getKey().length() > 0 && e.getKey().charAt(0) != ':') {
-                trailers.add(e.getKey(), e.getValue());
+            CharSequence name = e.getKey();
+            if (name.length() == 0 || name.charAt(0) == ':' || AsciiString.indexOf(name, '_', 0) >= 0) {
+                continue; // underscores dropped, as HTTP/1.1 trailers do
             }
+            if (HeadParser.forbiddenInTrailer(name)) {
+                // A trailer may not frame, route or authorise the request: refused as on HTTP/1.1.
+                bodyDone = true;
+                deadlines.waitForBody(false);
+                abortBody(new IllegalStateException("trailer field " + name + " not allowed"));
+                if (!responded && !streaming) {
+                    sendError(HttpResponseStatus.BAD_REQUEST);
+                } else {
+                    reset(Http2Error.PROTOCOL_ERROR);
+                }
+                return;
+            }
+            trailers.add(name, e.getValue());
         }
         endBody(trailers);
     }
