@@ -349,7 +349,7 @@ public final class Http2Exchange implements Exchange, StreamDeadlines.Expiry {
                 deadlines.waitForBody(false);
             } else if (drained > DRAIN_LIMIT) {
                 draining = false;
-                resetAfterAnswer(Http2Error.CANCEL);
+                resetAfterAnswer(Http2Error.NO_ERROR);
             }
             return;
         }
@@ -520,9 +520,9 @@ public final class Http2Exchange implements Exchange, StreamDeadlines.Expiry {
         abortBody(new java.util.concurrent.TimeoutException("no request body")); // the upstream call ends
         if (!responded && !streaming) {
             sendError(HttpResponseStatus.REQUEST_TIMEOUT);
-            resetAfterAnswer(Http2Error.CANCEL); // the client is still sending: tell it to stop
+            resetAfterAnswer(Http2Error.NO_ERROR); // the client is still sending: tell it to stop
         } else if (responded) {
-            resetAfterAnswer(Http2Error.CANCEL); // answered early; the rest of the body is not coming
+            resetAfterAnswer(Http2Error.NO_ERROR); // answered early; the rest of the body is not coming
         } else {
             reset(Http2Error.CANCEL); // mid-answer, and the answer depended on that body
         }
@@ -951,7 +951,9 @@ public final class Http2Exchange implements Exchange, StreamDeadlines.Expiry {
 
     /**
      * Resets the stream once the answer's last frame has left: a reset written at once would make Netty's
-     * flow controller drop DATA it still holds, and the client would see no answer at all.
+     * flow controller drop DATA it still holds, and the client would see no answer at all. With a
+     * complete answer the code is NO_ERROR: RFC 9113 8.1's "stop sending, and keep the response"
+     * (clients such as h2load discard a response that a CANCEL follows).
      */
     private void resetAfterAnswer(Http2Error error) {
         ChannelFuture last = lastWrite;
