@@ -1,16 +1,28 @@
 package dev.strait.proxy.accesslog;
 
+import dev.strait.proxy.config.Serving;
 import dev.strait.proxy.time.UtcText;
+import io.netty.channel.EventLoopGroup;
+import io.netty.handler.codec.http.HttpHeaders;
+import io.netty.util.AsciiString;
+import io.netty.util.concurrent.EventExecutor;
+import io.netty.util.concurrent.FastThreadLocal;
+import io.netty.util.concurrent.Future;
 import io.netty.util.internal.PlatformDependent;
 import java.io.BufferedOutputStream;
 import java.io.IOException;
 import java.io.OutputStream;
 import java.nio.charset.StandardCharsets;
-import java.time.Instant;
+import java.util.ArrayList;
+import java.util.List;
 import java.util.Queue;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicLong;
 import java.util.concurrent.locks.LockSupport;
+import java.util.function.Consumer;
+import java.util.function.LongSupplier;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
 
 /**
  * JSON-lines access log written off the event loops: a loop only puts an entry in a lock-free bounded
@@ -22,10 +34,20 @@ import java.util.concurrent.locks.LockSupport;
  * after the nap it parks until a loop offers the next entry (the only time a loop pays for an unpark).
  * A proxy with the log off or no traffic costs no wake-ups (it polled every 5 ms before: 200 a second,
  * seen as 3% of the CPU samples of a loaded proxy with the log off).
+ *
+ * <p>Lines dropped because the queue was full (stdout slower than the traffic) are counted
+ * ({@link #dropped()}, {@code strait_access_log_dropped_total}) and the writer says so on stderr, at
+ * most once every {@link #WARN_EVERY_NANOS}, naming how many.
  */
 public final class AccessLog implements AutoCloseable {
+    private static final Logger log = LoggerFactory.getLogger(AccessLog.class);
     private static final int CAPACITY = 64 * 1024;
     private static final long BATCH_NANOS = TimeUnit.MILLISECONDS.toNanos(10);
+    private static final long WARN_EVERY_NANOS = TimeUnit.SECONDS.toNanos(10);
+    private static final AsciiString X_REQUEST_ID = AsciiString.cached("x-request-id");
+    private static final int MAX_REQUEST_ID = 128;
+    /** Per event loop: the serving state of the server whose log this is (see {@link #install}). */
+    private static final FastThreadLocal<Serving> LOGGED_HERE = new FastThreadLocal<>();
 
     // Both made by the first entry: a proxy with the log off (or no traffic yet) keeps neither the queue's
     // 256 KiB nor a thread. The writer is assigned before the queue is published.
@@ -36,13 +58,85 @@ public final class AccessLog implements AutoCloseable {
     private volatile boolean closed;
     /** The writer is parked on an empty queue and waits for an unpark. */
     private volatile boolean sleeping;
+    private final LongSupplier nanoClock;
+    private final long warnEveryNanos;
+    private final Consumer<String> warn;
+    // The writer's own: drops already reported, and when the last warning went out.
+    private long reported;
+    private long warnedAt;
+    private boolean warned;
 
-    /** One answered request. */
+    /**
+     * One request, answered or given up by its client. {@code method}, {@code uri} and {@code protocol}
+     * are {@code null} where the request line was not read; {@code bytes} counts the body sent (nginx's
+     * {@code $body_bytes_sent}); {@code requestId} is the X-Request-Id sent upstream, or the client's own.
+     */
     public record Entry(long epochMillis, String remote, String method, String uri, String protocol, String host,
-                        int status, long bytes, long durationNanos, String route, String userAgent) {}
+                        int status, long bytes, long durationNanos, String route, String userAgent,
+                        String requestId) {}
 
     public AccessLog(OutputStream out) {
+        this(out, System::nanoTime, WARN_EVERY_NANOS, log::warn);
+    }
+
+    /** With the clock and the spacing the drop warnings keep, and where they go (tests). */
+    AccessLog(OutputStream out, LongSupplier nanoClock, long warnEveryNanos, Consumer<String> warn) {
         this.out = new BufferedOutputStream(out, 64 * 1024);
+        this.nanoClock = nanoClock;
+        this.warnEveryNanos = warnEveryNanos;
+        this.warn = warn;
+    }
+
+    /**
+     * Makes this log known to every loop of {@code loops} as the one their requests go to while
+     * {@code serving}'s snapshot has it on, for code with no server at hand ({@link #onHere()}); returns
+     * when all know it.
+     */
+    public void install(EventLoopGroup loops, Serving serving) throws InterruptedException {
+        List<Future<?>> done = new ArrayList<>();
+        for (EventExecutor e : loops) {
+            done.add(e.submit(() -> LOGGED_HERE.set(serving)));
+        }
+        for (Future<?> f : done) {
+            f.sync();
+        }
+    }
+
+    /**
+     * Whether requests served on the calling loop are logged now: the proxy keeps the request id it made
+     * for the log only then (an array index and a volatile read).
+     */
+    public static boolean onHere() {
+        Serving s = LOGGED_HERE.getIfExists();
+        return s != null && s.snapshot().accessLog();
+    }
+
+    /** A request id worth keeping and logging: 1 to 128 of {@code A-Z a-z 0-9 - _ . : + / = @ ~}. */
+    public static boolean saneRequestId(CharSequence v) {
+        int n = v.length();
+        if (n == 0 || n > MAX_REQUEST_ID) {
+            return false;
+        }
+        for (int i = 0; i < n; i++) {
+            char c = v.charAt(i);
+            boolean ok = c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z' || c >= '0' && c <= '9'
+                    || c == '-' || c == '_' || c == '.' || c == ':' || c == '+' || c == '/' || c == '=' || c == '@'
+                    || c == '~';
+            if (!ok) {
+                return false;
+            }
+        }
+        return true;
+    }
+
+    /**
+     * The request id a request's line shows: its (first) X-Request-Id when sane. A proxied request's is
+     * the one sent upstream (the proxy sets it on the request when it makes one, while the log is on);
+     * a request answered here shows the client's own. A lookup, no allocation, when there is none.
+     */
+    public static String requestId(HttpHeaders headers) {
+        String id = headers.get(X_REQUEST_ID);
+        return id != null && saneRequestId(id) ? id : null;
     }
 
     private synchronized Queue<Entry> start() {
@@ -96,7 +190,9 @@ public final class AccessLog implements AutoCloseable {
                 } catch (IOException ignored) {
                     // stdout gone: nothing better to do than keep draining
                 }
+                long warnIn = warnDrops();
                 if (closed) {
+                    warnDropsNow();
                     return;
                 }
                 if (!napped) {
@@ -106,7 +202,11 @@ public final class AccessLog implements AutoCloseable {
                 }
                 sleeping = true;
                 if (queue.isEmpty() && !closed) {
-                    LockSupport.park(this);
+                    if (warnIn > 0) {
+                        LockSupport.parkNanos(this, warnIn); // drops not told yet: wake to tell them
+                    } else {
+                        LockSupport.park(this);
+                    }
                 }
                 sleeping = false;
                 napped = false;
@@ -120,7 +220,38 @@ public final class AccessLog implements AutoCloseable {
             } catch (IOException ignored) {
                 dropped.incrementAndGet();
             }
+            warnDrops(); // a queue that never empties (stdout too slow) must be told of too
         }
+    }
+
+    /**
+     * Warns of lines dropped since the last warning, unless one went out less than {@link #WARN_EVERY_NANOS}
+     * (10 s) ago; returns in how many nanoseconds the next may go when drops wait to be told, else 0.
+     */
+    private long warnDrops() {
+        if (dropped.get() == reported) {
+            return 0;
+        }
+        long now = nanoClock.getAsLong();
+        long wait = warned ? warnedAt + warnEveryNanos - now : 0;
+        if (wait > 0) {
+            return wait;
+        }
+        warnedAt = now;
+        warned = true;
+        warnDropsNow();
+        return 0;
+    }
+
+    private void warnDropsNow() {
+        long total = dropped.get();
+        long n = total - reported;
+        if (n <= 0) {
+            return;
+        }
+        reported = total;
+        warn.accept("access log: " + n + " line(s) dropped (" + total + " in all): stdout does not take them as fast"
+                + " as requests come, and requests never wait for it (" + CAPACITY + " lines wait at most)");
     }
 
     static void format(Entry e, StringBuilder sb) {
@@ -136,6 +267,7 @@ public final class AccessLog implements AutoCloseable {
         sb.append(",\"duration_ms\":").append(e.durationNanos() / 1000 / 1000.0);
         field(sb, "route", e.route());
         field(sb, "user_agent", e.userAgent());
+        field(sb, "request_id", e.requestId());
         sb.append("}\n");
     }
 

@@ -184,11 +184,11 @@ public final class Http1RequestDecoder extends ByteToMessageDecoder {
         }
         byte[] b = Http1Framing.scratch(end);
         in.getBytes(start, b, 0, end);
-        in.skipBytes(end);
         scanned = 0;
         firstLineEnd = -1;
         emptyLines = 0;
         HeadParser.Head head = HeadParser.parse(b, end, maxFields, underscores);
+        in.skipBytes(end); // after the parse: a refused head is still there for the access log (fail)
         out.add(head.request());
         headStarted = false;
         if (in.isReadable()) {
@@ -302,15 +302,54 @@ public final class Http1RequestDecoder extends ByteToMessageDecoder {
     // ---- failure
 
     private void fail(Http1Violation v, ByteBuf in, List<Object> out) {
-        in.skipBytes(in.readableBytes());
         if (state == State.HEAD) {
-            HttpRequest bad = new DefaultHttpRequest(HttpVersion.HTTP_1_1, HttpMethod.GET, "/bad-request");
+            Unread bad = Unread.of(in);
             bad.setDecoderResult(DecoderResult.failure(v));
             out.add(bad);
         } else {
             out.add(Http1Framing.failedLast(v));
         }
+        in.skipBytes(in.readableBytes());
         state = State.BAD;
+    }
+
+    /** The head begun and not finished (a 408): what came of its request line. */
+    Unread unfinishedHead() {
+        return Unread.of(internalBuffer());
+    }
+
+    /**
+     * A head that never became a request (refused, or unfinished): a placeholder for the server (whose
+     * {@code GET /bad-request} is nothing the client sent), with the first bytes of the request line as
+     * they came, which the access log shows instead.
+     */
+    static final class Unread extends DefaultHttpRequest {
+        /** Enough for a method, a target cut at 1 KiB and a version. */
+        private static final int KEPT = 1100;
+        /** Up to {@link #KEPT} bytes of the request line, without leading empty lines and CRLF. */
+        final byte[] line;
+        /** Whether the line ended (CRLF) within what is kept. */
+        final boolean ended;
+
+        private Unread(byte[] line, boolean ended) {
+            super(HttpVersion.HTTP_1_1, HttpMethod.GET, "/bad-request");
+            this.line = line;
+            this.ended = ended;
+        }
+
+        static Unread of(ByteBuf in) {
+            int i = in.readerIndex();
+            int end = in.writerIndex();
+            while (end - i >= 2 && in.getByte(i) == '\r' && in.getByte(i + 1) == '\n') {
+                i += 2;
+            }
+            int max = Math.min(end, i + KEPT);
+            int lf = in.indexOf(i, max, (byte) '\n');
+            int to = lf < 0 ? max : lf > i && in.getByte(lf - 1) == '\r' ? lf - 1 : lf;
+            byte[] line = new byte[to - i];
+            in.getBytes(i, line);
+            return new Unread(line, lf >= 0);
+        }
     }
 
 }

@@ -205,8 +205,11 @@ public final class Http1ServerHandler extends ChannelInboundHandlerAdapter {
             abortBody(ex, new java.nio.channels.ClosedChannelException());
             Runnable cancel = ex.onCancel;
             ex.onCancel = null;
-            if (cancel != null && !ex.responded) {
-                cancel.run();
+            if (!ex.responded) {
+                abandoned(ex);
+                if (cancel != null) {
+                    cancel.run();
+                }
             }
         }
         timer.cancel();
@@ -501,6 +504,10 @@ public final class Http1ServerHandler extends ChannelInboundHandlerAdapter {
     /** See {@link dev.strait.proxy.http.Exchange#switchProtocols}. */
     void switchProtocols(Http1Exchange ex, HttpHeaders headers, io.netty.channel.ChannelHandler tunnelHandler) {
         if (ex.responded || ex.streaming || ex != current) {
+            if (answeredAlready(ex)) {
+                ReferenceCountUtil.release(tunnelHandler);
+                return;
+            }
             throw new IllegalStateException("response already started for " + ex.request.uri());
         }
         ByteBuf buf = ctx.alloc().ioBuffer(256);
@@ -514,8 +521,7 @@ public final class Http1ServerHandler extends ChannelInboundHandlerAdapter {
             writeHeader(buf, name, h.getValue());
         }
         buf.writeCharSequence("Connection: Upgrade\r\n\r\n", StandardCharsets.ISO_8859_1);
-        ex.status = 101;
-        ex.bytes = buf.readableBytes();
+        ex.status = 101; // logged now, with no body: what the tunnel carries is not counted
         ex.responded = true;
         ex.receiver = null;
         record(ex);
@@ -576,6 +582,9 @@ public final class Http1ServerHandler extends ChannelInboundHandlerAdapter {
     /** Head of a streamed response: our framing, the handler's other headers. */
     void startResponse(Http1Exchange ex, HttpResponseStatus status, HttpHeaders headers, long contentLength) {
         if (ex.responded || ex.streaming || ex != current) {
+            if (answeredAlready(ex)) {
+                return;
+            }
             throw new IllegalStateException("response already started for " + ex.request.uri());
         }
         ex.streaming = true;
@@ -600,7 +609,6 @@ public final class Http1ServerHandler extends ChannelInboundHandlerAdapter {
             }
         }
         writeFraming(ex, buf, !hasDate);
-        ex.bytes = buf.readableBytes();
         ctx.write(buf, ctx.voidPromise());
         flushSoon();
     }
@@ -662,7 +670,6 @@ public final class Http1ServerHandler extends ChannelInboundHandlerAdapter {
                 }
             }
             end.writeByte('\r').writeByte('\n');
-            ex.bytes += end.readableBytes();
             ctx.write(end, ctx.voidPromise());
         }
         finish(ex);
@@ -770,10 +777,13 @@ public final class Http1ServerHandler extends ChannelInboundHandlerAdapter {
             ReferenceCountUtil.release(headBuf);
             ReferenceCountUtil.release(body);
             ReferenceCountUtil.release(bodyOwner);
+            if (answeredAlready(ex)) {
+                return;
+            }
             throw new IllegalStateException("response already sent for " + ex.request.uri());
         }
-        // Without a separate body, headBuf holds the whole answer (a small body is copied in with the head).
-        ex.bytes = headBuf.readableBytes() + (body == null ? 0 : bodyLength);
+        // The body's bytes (nginx's $body_bytes_sent), in headBuf (a small body goes with the head) or not.
+        ex.bytes = bodyLength;
         ctx.write(headBuf, ctx.voidPromise());
         if (body != null) {
             if (bodyOwner == null) {
@@ -802,6 +812,28 @@ public final class Http1ServerHandler extends ChannelInboundHandlerAdapter {
         }
     }
 
+    /**
+     * The connection ended before the answer did (the client closed it, or it was cut: sendTimeout, the end
+     * of a drain): the request is recorded now, once, as nginx does: 499 (client closed request) when no
+     * answer had started, else the status that was sent, with the body bytes written so far. Whatever the
+     * handler still sends for it is dropped ({@link #answeredAlready}).
+     */
+    private void abandoned(Http1Exchange ex) {
+        ex.responded = true;
+        if (!ex.streaming) {
+            ex.status = 499;
+        }
+        record(ex);
+    }
+
+    /**
+     * Whether {@code ex} was recorded already because its client left first ({@link #abandoned}): an answer
+     * that comes after that is dropped quietly, as a write to the closed connection was before.
+     */
+    private boolean answeredAlready(Http1Exchange ex) {
+        return ex.responded && ex == current && !ctx.channel().isActive();
+    }
+
     /** Records the answer in the metrics and the access log; returns the clock reading it used. */
     private long record(Http1Exchange ex) {
         long end = System.nanoTime();
@@ -815,13 +847,73 @@ public final class Http1ServerHandler extends ChannelInboundHandlerAdapter {
         meters.record(ex.status, nanos);
         if (accessLog != null && serving.snapshot().accessLog()) {
             SocketAddress remote = ctx.channel().remoteAddress();
+            HttpRequest req = ex.request;
+            String method;
+            String uri;
+            String protocol;
+            if (req instanceof Http1RequestDecoder.Unread unread) {
+                // Refused before it was parsed, or unfinished: what came of the line, not the placeholder.
+                String[] line = requestLine(unread);
+                method = line[0];
+                uri = line[1];
+                protocol = line[2];
+            } else {
+                method = req.method().name();
+                uri = req.uri();
+                protocol = req.protocolVersion().text();
+            }
+            HttpHeaders headers = req.headers();
             accessLog.log(new AccessLog.Entry(System.currentTimeMillis(),
                     remote instanceof InetSocketAddress isa ? isa.getAddress().getHostAddress() : String.valueOf(remote),
-                    ex.request.method().name(), ex.request.uri(), ex.request.protocolVersion().text(), ex.host,
-                    ex.status, ex.bytes, nanos, rule == null ? null : rule.route(),
-                    ex.request.headers().get(HttpHeaderNames.USER_AGENT)));
+                    method, uri, protocol, ex.host, ex.status, ex.bytes, nanos, rule == null ? null : rule.route(),
+                    headers.get(HttpHeaderNames.USER_AGENT), AccessLog.requestId(headers)));
         }
         return end;
+    }
+
+    /** The longest method or version, and target, the access log shows of a refused head (nginx reads heads in 1 KiB). */
+    private static final int LOGGED_TOKEN = 32;
+    private static final int LOGGED_TARGET = 1024;
+
+    /**
+     * Method, target and version of a head refused before it was parsed, as far as they came: the method
+     * once a space ended it, the target up to the next space or as far as it came (at most
+     * {@link #LOGGED_TARGET}), the version once the line ended; {@code null} for what did not come. Bytes
+     * are taken as ISO-8859-1 and escaped by the log.
+     */
+    static String[] requestLine(Http1RequestDecoder.Unread u) {
+        byte[] b = u.line;
+        String[] out = new String[3];
+        int sp = indexOf(b, ' ', 0);
+        if (sp < 0) {
+            // No space yet: a method still arriving (a 408), or no request line at all (binary, TLS on cleartext).
+            if (b.length > 0 && !u.ended) {
+                return out;
+            }
+            out[0] = b.length == 0 ? null : latin1(b, 0, b.length, LOGGED_TOKEN);
+            return out;
+        }
+        out[0] = latin1(b, 0, sp, LOGGED_TOKEN);
+        int sp2 = indexOf(b, ' ', sp + 1);
+        int targetEnd = sp2 < 0 ? b.length : sp2;
+        out[1] = targetEnd > sp + 1 ? latin1(b, sp + 1, targetEnd, LOGGED_TARGET) : null;
+        if (sp2 >= 0 && u.ended && sp2 + 1 < b.length) {
+            out[2] = latin1(b, sp2 + 1, b.length, LOGGED_TOKEN);
+        }
+        return out;
+    }
+
+    private static int indexOf(byte[] b, char c, int from) {
+        for (int i = from; i < b.length; i++) {
+            if (b[i] == c) {
+                return i;
+            }
+        }
+        return -1;
+    }
+
+    private static String latin1(byte[] b, int from, int to, int max) {
+        return new String(b, from, Math.min(to - from, max), StandardCharsets.ISO_8859_1);
     }
 
     /** The current request is read and answered: get ready for the next, releasing held-back ones. */
@@ -1036,16 +1128,14 @@ public final class Http1ServerHandler extends ChannelInboundHandlerAdapter {
             return;
         }
         if (partial) {
-            Http1Exchange ex = new Http1Exchange(this, TIMEOUT_REQUEST, null, null, null, false, idleSince);
+            // Logged with what came of its request line, not as a request it never was.
+            Http1Exchange ex = new Http1Exchange(this, decoder.unfinishedHead(), null, null, null, false, idleSince);
             current = ex;
             refuse(ex, HttpResponseStatus.REQUEST_TIMEOUT);
         } else {
             close();
         }
     }
-
-    private static final HttpRequest TIMEOUT_REQUEST = new io.netty.handler.codec.http.DefaultHttpRequest(
-            HttpVersion.HTTP_1_1, HttpMethod.GET, "/");
 
     @Override
     public void exceptionCaught(ChannelHandlerContext ctx, Throwable cause) {

@@ -71,7 +71,7 @@ public final class Http2Exchange implements Exchange, StreamDeadlines.Expiry {
     private static final Logger log = LoggerFactory.getLogger(Http2Exchange.class);
     static final HttpVersion HTTP_2 = new HttpVersion("HTTP", 2, 0, true);
     private static final HttpRequest NO_REQUEST = new DefaultHttpRequest(HTTP_2, HttpMethod.GET, "/");
-    /** Stands in, in the access log, for a {@code :method} that is missing or not a token. */
+    /** Stands in for a {@code :method} that is missing or not a token (logged as null, as on HTTP/1.1). */
     private static final HttpMethod UNKNOWN_METHOD = new HttpMethod("-");
 
     /** File bodies are read and sent this much at a time, paced by the windows. */
@@ -449,7 +449,11 @@ public final class Http2Exchange implements Exchange, StreamDeadlines.Expiry {
         cancelled();
     }
 
-    /** The stream is gone (reset by the client, or the connection closed) before the answer was complete. */
+    /**
+     * The stream is gone (reset by the client, or the connection closed) before the answer was complete.
+     * The request is recorded now, once, as nginx does: 499 (client closed request) when no answer had
+     * started, else the status that was sent, with the body bytes written so far.
+     */
     void cancelled() {
         if (!bodyDone) {
             bodyDone = true;
@@ -457,11 +461,16 @@ public final class Http2Exchange implements Exchange, StreamDeadlines.Expiry {
         }
         Runnable cancel = onCancel;
         onCancel = null;
-        if (cancel != null && !responded) {
+        if (!responded) {
             responded = true;
-            cancel.run();
+            if (!streaming) {
+                status = 499;
+            }
+            record();
+            if (cancel != null) {
+                cancel.run();
+            }
         }
-        responded = true;
     }
 
     /**
@@ -1015,8 +1024,10 @@ public final class Http2Exchange implements Exchange, StreamDeadlines.Expiry {
             SocketAddress remote = remoteAddress();
             accessLog.log(new AccessLog.Entry(System.currentTimeMillis(),
                     remote instanceof InetSocketAddress isa ? isa.getAddress().getHostAddress() : String.valueOf(remote),
-                    request.method().name(), request.uri(), "HTTP/2.0", host, status, bytes, nanos,
-                    rule == null ? null : rule.route(), request.headers().get(HttpHeaderNames.USER_AGENT)));
+                    request.method() == UNKNOWN_METHOD ? null : request.method().name(), request.uri(), "HTTP/2.0",
+                    host, status, bytes, nanos,
+                    rule == null ? null : rule.route(), request.headers().get(HttpHeaderNames.USER_AGENT),
+                    AccessLog.requestId(request.headers())));
         }
     }
 }

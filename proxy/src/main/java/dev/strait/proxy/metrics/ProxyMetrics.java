@@ -1,6 +1,7 @@
 package dev.strait.proxy.metrics;
 
 import io.micrometer.core.instrument.Counter;
+import io.micrometer.core.instrument.FunctionCounter;
 import io.micrometer.core.instrument.Gauge;
 import io.micrometer.core.instrument.Timer;
 import io.micrometer.prometheusmetrics.PrometheusConfig;
@@ -10,6 +11,7 @@ import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicLong;
 import java.util.concurrent.atomic.AtomicReferenceArray;
+import java.util.function.LongSupplier;
 
 /**
  * The proxy's Prometheus metrics (names prefixed {@code strait_}). Meters are looked up once per route
@@ -27,6 +29,7 @@ public final class ProxyMetrics {
     private final Counter rejectedReloads;
     private final Counter acceptedReloads;
     private final Counter refusedConnections;
+    private volatile LongSupplier accessLogDropped = () -> 0;
     private Gauge configInfo;
     private Gauge tlsEngineInfo;
 
@@ -42,6 +45,10 @@ public final class ProxyMetrics {
                         + " effect at the next restart").register(registry);
         refusedConnections = Counter.builder("strait_connections_refused")
                 .description("Client connections closed at once because limits.maxConnections were open")
+                .register(registry);
+        // Held through this object: Micrometer keeps a function counter's object weakly.
+        FunctionCounter.builder("strait_access_log_dropped", this, m -> m.accessLogDropped.getAsLong())
+                .description("Access-log lines dropped because stdout did not take them as fast as requests came")
                 .register(registry);
     }
 
@@ -84,6 +91,11 @@ public final class ProxyMetrics {
         acceptedReloads.increment();
     }
 
+    /** Where {@code strait_access_log_dropped_total} is read from, at each scrape: the access log's own count. */
+    public void accessLogDropped(LongSupplier dropped) {
+        accessLogDropped = dropped;
+    }
+
     /** Exposes the serving config's version as {@code strait_config_serving{version="..."} 1}. */
     public synchronized void configVersion(String version) {
         if (configInfo != null) {
@@ -122,7 +134,8 @@ public final class ProxyMetrics {
         public void record(int status, long nanos) {
             Counter c = byStatus.get(status);
             if (c == null) {
-                c = Counter.builder("strait_requests").description("Requests answered, by route and status")
+                c = Counter.builder("strait_requests")
+                        .description("Requests answered, by route and status (499: the client left before an answer started)")
                         .tag("route", route).tag("status", Integer.toString(status)).register(registry);
                 byStatus.set(status, c);
             }

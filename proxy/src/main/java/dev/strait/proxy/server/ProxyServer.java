@@ -151,6 +151,13 @@ public final class ProxyServer implements AutoCloseable {
         serving.onSwap(s -> upstreams.activate(s.upstreams()));
         cache.install(loops);
         serving.onSwap(s -> cache.resize(s.config().cache().maxBytes()));
+        if (accessLog != null) {
+            // The loops learn which log their requests go to (the request id sent upstream is kept for it).
+            accessLog.install(loops, serving);
+            if (metrics != null) {
+                metrics.accessLogDropped(accessLog::dropped);
+            }
+        }
         for (Config.Listener l : config.listeners()) {
             if (l.tls() != null) {
                 SniTable atStart = serving.snapshot().tls().listener(l.name());

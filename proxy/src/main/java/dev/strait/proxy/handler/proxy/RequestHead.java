@@ -1,5 +1,6 @@
 package dev.strait.proxy.handler.proxy;
 
+import dev.strait.proxy.accesslog.AccessLog;
 import dev.strait.proxy.http.Exchange;
 import dev.strait.proxy.http1.HeadParser;
 import dev.strait.proxy.upstream.LoopContext;
@@ -46,7 +47,6 @@ final class RequestHead {
     private static final AsciiString X_FORWARDED_PROTO = AsciiString.cached("x-forwarded-proto");
     private static final AsciiString X_FORWARDED_HOST = AsciiString.cached("x-forwarded-host");
     private static final AsciiString X_REQUEST_ID = AsciiString.cached("x-request-id");
-    private static final int MAX_REQUEST_ID = 128;
 
     // What a header name is to the proxy.
     private static final int FORWARD = 0;
@@ -151,7 +151,11 @@ final class RequestHead {
         if (requestId != null) {
             b.writeCharSequence(requestId, CharsetUtil.US_ASCII);
         } else {
+            int at = b.writerIndex();
             lc.writeRequestId(b);
+            if (AccessLog.onHere()) {
+                showInLog(h, b.toString(at, b.writerIndex() - at, CharsetUtil.US_ASCII));
+            }
         }
         crlf(b);
 
@@ -246,6 +250,9 @@ final class RequestHead {
             ByteBuf id = io.netty.buffer.Unpooled.buffer(32);
             lc.writeRequestId(id);
             requestId = id.toString(CharsetUtil.US_ASCII);
+            if (AccessLog.onHere()) {
+                showInLog(h, requestId);
+            }
         }
         out.add(X_REQUEST_ID, requestId);
         if (ex.hasBody() && h.contains(HttpHeaderNames.CONTENT_LENGTH)) {
@@ -310,21 +317,17 @@ final class RequestHead {
         return false;
     }
 
-    /** A request id worth keeping: 1 to 128 of {@code A-Z a-z 0-9 - _ . : + / = @ ~}. */
+    /** A request id worth keeping: 1 to 128 of {@code A-Z a-z 0-9 - _ . : + / = @ ~} (the log keeps the same). */
     static boolean saneRequestId(CharSequence v) {
-        int n = v.length();
-        if (n == 0 || n > MAX_REQUEST_ID) {
-            return false;
-        }
-        for (int i = 0; i < n; i++) {
-            char c = v.charAt(i);
-            boolean ok = c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z' || c >= '0' && c <= '9'
-                    || c == '-' || c == '_' || c == '.' || c == ':' || c == '+' || c == '/' || c == '=' || c == '@'
-                    || c == '~';
-            if (!ok) {
-                return false;
-            }
-        }
-        return true;
+        return AccessLog.saneRequestId(v);
+    }
+
+    /**
+     * The access log shows a request's first sane X-Request-Id ({@link AccessLog#requestId}): a client's
+     * kept id is that already; an id made here replaces the client's in the request's own headers, so the
+     * line shows the id the upstream got. Called only while the log is on: with it off, no String is made.
+     */
+    private static void showInLog(HttpHeaders h, String madeId) {
+        h.set(X_REQUEST_ID, madeId);
     }
 }
