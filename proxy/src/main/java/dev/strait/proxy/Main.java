@@ -12,6 +12,7 @@ import dev.strait.proxy.control.ControlClient;
 import dev.strait.proxy.control.ControlStart;
 import dev.strait.proxy.logging.StderrLogProvider;
 import dev.strait.proxy.metrics.ProxyMetrics;
+import dev.strait.proxy.server.FatalErrors;
 import dev.strait.proxy.server.ProxyServer;
 import io.netty.util.ResourceLeakDetector;
 import java.io.FileOutputStream;
@@ -66,6 +67,7 @@ public final class Main {
 
     public static void main(String[] args) throws Exception {
         long startNanos = System.nanoTime();
+        FatalErrors.install(); // out of memory or a dead event loop: exit 3 at once, not half alive
         leakDetectionOffUnlessAsked();
         Map<String, String> opts = options(args);
         if (opts == null) {

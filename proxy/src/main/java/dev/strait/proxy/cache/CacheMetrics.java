@@ -20,6 +20,7 @@ final class CacheMetrics {
     final LongAdder stored = new LongAdder();
     final LongAdder evictions = new LongAdder();
     final LongAdder purged = new LongAdder();
+    final LongAdder overBudget = new LongAdder();
 
     CacheMetrics(MeterRegistry registry, ResponseCache cache) {
         if (registry == null) {
@@ -35,7 +36,11 @@ final class CacheMetrics {
         counter(registry, "strait_cache_stored", "Responses stored", stored);
         counter(registry, "strait_cache_evictions", "Entries evicted to stay within cache.maxBytes", evictions);
         counter(registry, "strait_cache_purged", "Entries removed through the admin purge", purged);
+        counter(registry, "strait_cache_fills_over_budget",
+                "Fetches that stopped storing because the fetches in flight held the whole fill budget", overBudget);
         gauge(registry, "strait_cache_bytes", "Bytes the stored responses take", cache, c -> c.weightedSize());
+        gauge(registry, "strait_cache_fill_bytes", "Bytes held by bodies being fetched for the cache", cache,
+                c -> c.fillingBytes());
         gauge(registry, "strait_cache_entries", "Keys in the store (responses, Vary markers, hit-for-pass)", cache,
                 c -> c.size());
     }

@@ -140,6 +140,24 @@ final class Entry implements Stored {
         return since != null && modified != null && !modified.after(since);
     }
 
+    /**
+     * Whether a 304 to our revalidation may update this entry (RFC 9111 4.3.4): when it has an entity tag,
+     * ours must be the same (compared strongly when the 304's is strong, weakly when it is weak). A 304
+     * without one contradicts nothing.
+     */
+    boolean describedBy(HttpHeaders notModified) {
+        String tag = notModified.get(HttpHeaderNames.ETAG);
+        if (tag == null) {
+            return true;
+        }
+        tag = tag.trim();
+        if (etag == null) {
+            return false;
+        }
+        String ours = etag.trim();
+        return tag.startsWith("W/") ? opaque(tag).equals(opaque(ours)) : !ours.startsWith("W/") && tag.equals(ours);
+    }
+
     static boolean etagMatches(String ifNoneMatch, String etag) {
         String want = opaque(etag);
         for (String t : ifNoneMatch.split(",")) {
@@ -231,7 +249,7 @@ final class Entry implements Stored {
 
     @Override
     public int weight() {
-        long w = 256L + key.length() * 2L + head.length * 3L + (small != null ? small.length : body.capacity());
+        long w = 256L + key.length() * 2L + head.length * 3L + (small != null ? small.length : body.readableBytes());
         return (int) Math.min(Integer.MAX_VALUE, w);
     }
 

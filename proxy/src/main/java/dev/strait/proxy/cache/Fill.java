@@ -31,6 +31,12 @@ import java.nio.channels.FileChannel;
  *   <li>the client going away does not stop a fetch whose answer is being stored (others want it).</li>
  * </ul>
  *
+ * <p>The body is copied as it arrives into one direct buffer that grows (doubling, up to the
+ * Content-Length), nothing is reserved at the head: a client that does not read holds back the upstream,
+ * and so what the fill holds. What all fills in flight hold together is bounded by the cache's fill
+ * budget; a fill that would go past it stops capturing, and its answer passes through uncached (its
+ * waiters go upstream). The stored body is exactly as long as the answer.
+ *
  * <p>With a {@code null} key it only passes through, adding {@code X-Cache: PASS}.
  * Runs on the event loop of the request that started it, like the proxy call it drives.
  */
@@ -40,6 +46,8 @@ final class Fill implements Exchange {
     private static final int STREAM = 2;
     /** The client was answered some other way (a refreshed or stale entry): the upstream's answer is dropped. */
     private static final int SWALLOW = 3;
+    /** The capture's first size: answers without Content-Length often are small. */
+    private static final int FIRST_CAPTURE = 8192;
 
     private final ResponseCache cache;
     private Exchange client;
@@ -66,7 +74,11 @@ final class Fill implements Exchange {
     /** What the proxy call waits on to read the upstream again; run by us if the client leaves. */
     private Runnable writableTask;
     private int mode = HEAD_PENDING;
+    /** The body so far, or {@code null} before its first byte; {@link #reserved} bytes of the fill budget. */
     private ByteBuf capture;
+    private long reserved;
+    /** How large the capture may grow: the Content-Length, or maxBodySize. */
+    private long captureLimit;
     private int status;
     private HttpHeaders storedHeaders;
     private Freshness freshness;
@@ -152,10 +164,13 @@ final class Fill implements Exchange {
             return;
         }
         Freshness f = Freshness.of(p, code, headers, hadAuthorization, requestTime, now);
-        if (!f.storable() || contentLength > p.maxBodySize) {
+        String notStored = !f.storable() ? f.uncacheable()
+                : contentLength > p.maxBodySize ? "larger than maxBodySize"
+                : contentLength > cache.fillBudget() ? "larger than the cache's fill budget" : null;
+        if (notStored != null) {
             mode = STREAM;
             if (code < 500) {
-                cache.markPass(fullKey, p, f.storable() ? "larger than maxBodySize" : f.uncacheable());
+                cache.markPass(fullKey, p, notStored);
             } else if (stale != null) {
                 stale.revalidating.set(false);
             }
@@ -174,10 +189,7 @@ final class Fill implements Exchange {
                 vary = Variants.names(headers.getAll(HttpHeaderNames.VARY));
                 vary = vary.length == 0 ? null : vary;
             }
-            // Unpooled: entries live long, and pooled chunks would stay pinned by a few of them.
-            capture = contentLength >= 0
-                    ? Unpooled.directBuffer((int) contentLength, (int) contentLength)
-                    : Unpooled.directBuffer((int) Math.min(8192, p.maxBodySize), (int) p.maxBodySize);
+            captureLimit = contentLength >= 0 ? contentLength : p.maxBodySize;
         }
         if (client != null) {
             if (p.xCacheHeader) {
@@ -195,13 +207,16 @@ final class Fill implements Exchange {
         }
         if (mode == STORE) {
             int n = data.readableBytes();
-            if (capture.writerIndex() + (long) n > p.maxBodySize) {
+            long size = (capture == null ? 0 : capture.writerIndex()) + (long) n;
+            if (size > p.maxBodySize) {
                 // A body of unknown length outgrew the limit: it streams on uncached.
-                capture.release();
-                capture = null;
-                mode = STREAM;
                 cache.markPass(fullKey, p, "larger than maxBodySize");
-                settle(Pending.Outcome.GO_UPSTREAM);
+                stopCapture();
+            } else if (!ensureCapture(size)) {
+                // The fills in flight hold all the budget allows: this one streams on uncached. Not
+                // hit-for-pass: the answer is fine, the time is not.
+                stopCapture();
+                cache.meters.overBudget.increment();
             } else {
                 capture.writeBytes(data, data.readerIndex(), n);
             }
@@ -223,9 +238,8 @@ final class Fill implements Exchange {
             return;
         }
         if (mode == STORE) {
-            Entry e = new Entry(fullKey, status, storedHeaders, capture, freshness, responseTime, vary);
-            capture = null;
-            cache.put(key, request.headers(), e);
+            Entry e = new Entry(fullKey, status, storedHeaders, takeCapture(), freshness, responseTime, vary);
+            cache.put(key, p, request.headers(), e);
             settle(vary == null ? new Pending.Outcome(Pending.Outcome.SERVE, e) : Pending.Outcome.LOOK_AGAIN);
         }
         if (client != null && mode != SWALLOW) {
@@ -237,6 +251,14 @@ final class Fill implements Exchange {
     /** A 304 to our conditional request: the stored response is still good, with the 304's headers. */
     private void revalidated(HttpHeaders notModified, long now) {
         mode = SWALLOW;
+        if (!stale.describedBy(notModified)) {
+            // A 304 naming another entity tag is not about the response we have (a backend that only
+            // looked at If-Modified-Since, or one of another version): it must not update it
+            // (RFC 9111 4.3.4). Drop ours and fetch the whole response.
+            cache.remove(fullKey);
+            refetch();
+            return;
+        }
         HttpHeaders merged = stale.updatedWith(notModified);
         // Freshness from the 304's Date and Age too (Expires counts from Date); the entry keeps neither.
         HttpHeaders timed = merged.copy();
@@ -245,13 +267,7 @@ final class Fill implements Exchange {
         Freshness f = Freshness.of(p, stale.status, timed, hadAuthorization, requestTime, now);
         if (!stale.acquire()) {
             // The store dropped the entry (and its body) while we asked: fetch the whole response instead.
-            Exchange c = client;
-            client = null;
-            settle(Pending.Outcome.GO_UPSTREAM);
-            if (c != null) {
-                Fill again = new Fill(cache, c, this, p, origin, key, fullKey, null, null);
-                loop.execute(again::start);
-            }
+            refetch();
             return;
         }
         Entry e;
@@ -266,9 +282,24 @@ final class Fill implements Exchange {
         } finally {
             stale.release();
         }
-        cache.put(key, request.headers(), e);
+        cache.put(key, p, request.headers(), e);
         answer(e, now, CacheLabel.REVALIDATED, cache.meters.revalidated);
         settle(new Pending.Outcome(Pending.Outcome.SERVE, e));
+    }
+
+    /**
+     * Fetches the whole response again, without validators, for this fetch's client (a background
+     * revalidation just ends); the waiters go upstream.
+     */
+    private void refetch() {
+        Exchange c = client;
+        client = null;
+        settle(Pending.Outcome.GO_UPSTREAM);
+        if (c != null) {
+            // From this fetch's request: the new one drops the validators (no stale entry to send).
+            Fill again = new Fill(cache, c, this, p, origin, key, fullKey, null, null);
+            loop.execute(again::start);
+        }
     }
 
     private static void copy(HttpHeaders from, HttpHeaders to, CharSequence name) {
@@ -362,10 +393,72 @@ final class Fill implements Exchange {
 
     private void finish() {
         settle(Pending.Outcome.GO_UPSTREAM);
+        releaseCapture();
+    }
+
+    /**
+     * Makes room for {@code size} bytes of body in the capture: doubling, up to {@link #captureLimit}.
+     * The budget counts the capture's capacity; the old buffer, alive for the copy into the grown one,
+     * is not counted (one copy at a time per event loop).
+     */
+    private boolean ensureCapture(long size) {
+        int had = capture == null ? 0 : capture.capacity();
+        if (size <= had) {
+            return true;
+        }
+        long want = Math.min(Math.max(size, Math.max(2L * had, FIRST_CAPTURE)), Math.max(captureLimit, size));
+        if (!cache.reserveFill(want - had)) {
+            return false;
+        }
+        try {
+            if (capture == null) {
+                // Unpooled: entries live long, and pooled chunks would stay pinned by a few of them.
+                capture = Unpooled.directBuffer((int) want);
+            } else {
+                capture.capacity((int) want);
+            }
+        } catch (Throwable t) {
+            cache.releaseFill(want - had); // the count stays true whatever the allocator throws
+            throw t;
+        }
+        reserved = want;
+        return true;
+    }
+
+    /** Stops storing this answer: it streams on to its client, and the waiters go upstream. */
+    private void stopCapture() {
+        releaseCapture();
+        mode = STREAM;
+        settle(Pending.Outcome.GO_UPSTREAM);
+    }
+
+    private void releaseCapture() {
         if (capture != null) {
             capture.release();
             capture = null;
         }
+        cache.releaseFill(reserved);
+        reserved = 0;
+    }
+
+    /**
+     * The whole body for the entry, exactly as long as it is (an entry weighs what it keeps): a capture
+     * that grew past the body (one without Content-Length) is copied into one of the right size.
+     */
+    private ByteBuf takeCapture() {
+        ByteBuf body = capture;
+        capture = null;
+        if (body == null) {
+            body = Unpooled.EMPTY_BUFFER;
+        } else if (body.capacity() != body.readableBytes() && body.readableBytes() > Entry.SMALL) {
+            ByteBuf exact = Unpooled.directBuffer(body.readableBytes(), body.readableBytes());
+            exact.writeBytes(body);
+            body.release();
+            body = exact;
+        }
+        cache.releaseFill(reserved);
+        reserved = 0;
+        return body;
     }
 
     private void cancelFetch() {

@@ -48,8 +48,7 @@ record Freshness(String uncacheable, long lifetime, long initialAge, long staleW
         if (!p.cacheSetCookie && h.contains(HttpHeaderNames.SET_COOKIE)) {
             return no("Set-Cookie");
         }
-        String vary = h.get(HttpHeaderNames.VARY);
-        if (vary != null && vary.trim().equals("*")) {
+        if (varyStar(h)) {
             return no("Vary: *");
         }
         long initialAge = initialAge(h, requestTime, responseTime);
@@ -66,7 +65,7 @@ record Freshness(String uncacheable, long lifetime, long initialAge, long staleW
         if (requestHadAuthorization && !p.cacheAuthorization) {
             return no("request with Authorization");
         }
-        long lifetime = lifetime(cc, h, p.defaultTtl);
+        long lifetime = lifetime(cc, h, p.defaultTtl, responseTime);
         boolean validators = h.contains(HttpHeaderNames.ETAG) || h.contains(HttpHeaderNames.LAST_MODIFIED);
         if (cc.noCache() && !validators) {
             return no("no-cache without validators");
@@ -80,8 +79,26 @@ record Freshness(String uncacheable, long lifetime, long initialAge, long staleW
         return new Freshness(null, Math.max(lifetime, 0), initialAge, swr, sie, cc.noCache());
     }
 
-    /** RFC 9111 4.2.1: s-maxage, then max-age, then Expires minus Date, then the rule's default. */
-    static long lifetime(CacheControl cc, HttpHeaders h, long defaultTtl) {
+    /**
+     * Whether any member of any {@code Vary} field is {@code *}: such a response never matches a later
+     * request (RFC 9111 4.1), so it is not stored.
+     */
+    static boolean varyStar(HttpHeaders h) {
+        for (String field : h.getAll(HttpHeaderNames.VARY)) {
+            for (String member : field.split(",")) {
+                if (member.trim().equals("*")) {
+                    return true;
+                }
+            }
+        }
+        return false;
+    }
+
+    /**
+     * RFC 9111 4.2.1: s-maxage, then max-age, then Expires minus Date, then the rule's default. Without a
+     * Date, the time the response arrived stands in for it (RFC 9110 6.6.1).
+     */
+    static long lifetime(CacheControl cc, HttpHeaders h, long defaultTtl, long responseTime) {
         if (cc.sMaxAge() >= 0) {
             return cc.sMaxAge() * 1000;
         }
@@ -95,7 +112,7 @@ record Freshness(String uncacheable, long lifetime, long initialAge, long staleW
                 return 0; // an invalid Expires (often "0") means already expired (5.3)
             }
             Date d = date(h);
-            return d == null ? 0 : e.getTime() - d.getTime();
+            return e.getTime() - (d == null ? responseTime : d.getTime());
         }
         return defaultTtl;
     }

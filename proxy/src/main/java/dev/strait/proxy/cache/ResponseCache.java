@@ -16,9 +16,12 @@ import io.netty.handler.codec.http.HttpRequest;
 import io.netty.util.concurrent.EventExecutor;
 import io.netty.util.concurrent.FastThreadLocal;
 import io.netty.util.concurrent.Future;
+import io.netty.util.internal.PlatformDependent;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.Set;
 import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.atomic.AtomicLong;
 import java.util.concurrent.atomic.LongAdder;
 
 /**
@@ -39,7 +42,11 @@ import java.util.concurrent.atomic.LongAdder;
  * </ol>
  *
  * <p>The store is Caffeine, weighted by bytes (W-TinyLFU eviction). The in-flight map is a
- * {@link ConcurrentHashMap}: one bin lock per key while joining, no global lock.
+ * {@link ConcurrentHashMap}: one bin lock per key while joining, no global lock. Bodies being fetched
+ * are held outside the store, within a budget of their own ({@link #reserveFill}, docs/adr/0043).
+ *
+ * <p>A key is the URL and the rule ({@code http://example.com/a?x=1 site#0:1f2e3d4c}): each rule that
+ * caches a URL has its own entries. Purging a URL and invalidating it (unsafe methods) reach every rule's.
  */
 public final class ResponseCache implements AutoCloseable {
     private static final FastThreadLocal<ResponseCache> CURRENT = new FastThreadLocal<>();
@@ -49,11 +56,57 @@ public final class ResponseCache implements AutoCloseable {
     private volatile Cache<String, Stored> store;
     private long maxBytes; // guarded by this, with the store's creation
     private final ConcurrentHashMap<String, Pending> pending = new ConcurrentHashMap<>();
+    /** The rules ({@link CachePolicy#rule}) that have stored something: a URL's keys are the URL plus one of these. */
+    private final Set<String> rules = ConcurrentHashMap.newKeySet();
+    /** Bytes the bodies of fills in flight hold now, and the most they may ({@link #fillBudget(long)}). */
+    private final AtomicLong filling = new AtomicLong();
+    private volatile long fillBudget;
     final CacheMetrics meters;
 
     public ResponseCache(long maxBytes, MeterRegistry registry) {
         this.maxBytes = maxBytes;
+        this.fillBudget = fillBudget(maxBytes);
         this.meters = new CacheMetrics(registry, this);
+    }
+
+    /**
+     * How many bytes the bodies being fetched for the cache may hold together: half of {@code cache.maxBytes},
+     * and at most a quarter of the direct memory the JVM may use (the sidecar runs with 32 MiB), so that
+     * clients that ask for many keys and read nothing cannot make the process run out of it.
+     */
+    static long fillBudget(long maxBytes) {
+        long direct = PlatformDependent.maxDirectMemory();
+        return Math.min(maxBytes / 2, direct > 0 ? direct / 4 : Long.MAX_VALUE);
+    }
+
+    long fillBudget() {
+        return fillBudget;
+    }
+
+    /** Bytes that fills in flight hold now. */
+    long fillingBytes() {
+        return filling.get();
+    }
+
+    /**
+     * Takes {@code n} bytes of the fill budget (lock-free); {@code false} when the fills in flight hold too
+     * much already: the caller then stores nothing and lets its answer pass through.
+     */
+    boolean reserveFill(long n) {
+        long budget = fillBudget;
+        for (;;) {
+            long held = filling.get();
+            if (held + n > budget) {
+                return false;
+            }
+            if (filling.compareAndSet(held, held + n)) {
+                return true;
+            }
+        }
+    }
+
+    void releaseFill(long n) {
+        filling.addAndGet(-n);
     }
 
     /** The store, made on first use; the one lock is taken once, by whichever loop gets here first. */
@@ -124,6 +177,7 @@ public final class ResponseCache implements AutoCloseable {
     /** Follows a new {@code cache.maxBytes}; evicts at once when it shrank. */
     public synchronized void resize(long maxBytes) {
         this.maxBytes = maxBytes;
+        this.fillBudget = fillBudget(maxBytes);
         if (store == null) {
             return;
         }
@@ -154,12 +208,28 @@ public final class ResponseCache implements AutoCloseable {
         return store == null ? 0 : store.estimatedSize();
     }
 
-    /** Removes one key (a response, or a Vary marker and so all its variants); returns how many keys went. */
-    public int purge(String key) {
-        Cache<String, Stored> store = this.store;
-        Stored s = store == null ? null : store.asMap().remove(key);
-        int n = s == null ? 0 : 1;
+    /**
+     * Removes a URL's responses (or Vary markers, and so all their variants) under every rule that stored
+     * it; returns how many keys went.
+     */
+    public int purge(String url) {
+        int n = removeUrl(url);
         meters.purged.add(n);
+        return n;
+    }
+
+    /** Removes the keys of {@code url}: one map removal per rule that has stored anything. */
+    private int removeUrl(String url) {
+        Cache<String, Stored> store = this.store;
+        if (store == null) {
+            return 0;
+        }
+        int n = store.asMap().remove(url) != null ? 1 : 0; // a whole key, rule and all
+        for (String rule : rules) {
+            if (store.asMap().remove(url + ' ' + rule) != null) {
+                n++;
+            }
+        }
         return n;
     }
 
@@ -176,15 +246,27 @@ public final class ResponseCache implements AutoCloseable {
         return n;
     }
 
-    /** The key of a request: scheme, host (lower case, no port), normalised path and query. */
-    static String key(Exchange ex) {
+    /** The URL of a request as keys and purges name it: scheme, host (lower case, no port), normalised path and query. */
+    static String url(Exchange ex) {
+        return url(ex, null);
+    }
+
+    /** The key of a request on a rule: its URL, a space and the rule ({@link CachePolicy#rule}). */
+    static String key(Exchange ex, CachePolicy p) {
+        return url(ex, p.rule);
+    }
+
+    private static String url(Exchange ex, String rule) {
         String q = ex.query();
         String host = ex.host() == null ? "" : ex.host();
         StringBuilder sb = new StringBuilder(ex.scheme().length() + 3 + host.length() + ex.path().length()
-                + (q == null ? 0 : q.length() + 1));
+                + (q == null ? 0 : q.length() + 1) + (rule == null ? 0 : rule.length() + 1));
         sb.append(ex.scheme()).append("://").append(host).append(ex.path());
         if (q != null) {
             sb.append('?').append(q);
+        }
+        if (rule != null) {
+            sb.append(' ').append(rule);
         }
         return sb.toString();
     }
@@ -198,8 +280,9 @@ public final class ResponseCache implements AutoCloseable {
         HttpHeaders h = req.headers();
         if (m != HttpMethod.GET && m != HttpMethod.HEAD) {
             if (m != HttpMethod.OPTIONS && m != HttpMethod.TRACE) {
-                // An unsafe method may change the resource: drop what we have for it (RFC 9111 4.4).
-                store().asMap().remove(key(ex));
+                // An unsafe method may change the resource: drop what we have for it, whichever rule
+                // stored it (RFC 9111 4.4).
+                removeUrl(url(ex));
             }
             pass(ex, p, origin);
             return;
@@ -209,7 +292,7 @@ public final class ResponseCache implements AutoCloseable {
             pass(ex, p, origin);
             return;
         }
-        lookup(ex, p, origin, key(ex));
+        lookup(ex, p, origin, key(ex, p));
     }
 
     void lookup(Exchange ex, CachePolicy p, Origin origin, String key) {
@@ -299,7 +382,8 @@ public final class ResponseCache implements AutoCloseable {
      * Stores a response under its key, with a Vary marker under the primary key when it varies (a marker
      * with other names replaces the old one, whose variants then cannot be found any more).
      */
-    void put(String primary, HttpHeaders requestHeaders, Entry e) {
+    void put(String primary, CachePolicy p, HttpHeaders requestHeaders, Entry e) {
+        rules.add(p.rule); // read (a hash lookup) every time, written once per rule
         if (e.vary == null) {
             store().put(primary, e);
         } else {

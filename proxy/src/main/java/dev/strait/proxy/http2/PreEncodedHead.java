@@ -72,10 +72,10 @@ final class PreEncodedHead {
         return h;
     }
 
-    /** Adds the header lines of {@code lines} from {@code from} on to {@code h}. */
+    /** Adds the header lines of {@code lines} from {@code from} on to {@code h} (lines alone start at 0). */
     static void addLines(Http2Headers h, byte[] lines, int from) {
         int i = from;
-        while (i > 0 && i < lines.length) {
+        while (i >= 0 && i < lines.length) {
             int end = indexOf(lines, i, '\n');
             if (end < 0) {
                 end = lines.length;

@@ -117,8 +117,7 @@ public final class ProxyServer implements AutoCloseable {
     }
 
     private static EventLoopGroup loops(int workers, Transport transport) {
-        return new MultiThreadIoEventLoopGroup(workers, new DefaultThreadFactory("strait-loop", true),
-                transport.ioHandlerFactory());
+        return new FatalErrors.Loops(workers, new DefaultThreadFactory("strait-loop", true), transport.ioHandlerFactory());
     }
 
     /** The response cache all rules with {@code cache} share (purged through the admin server). */

@@ -74,21 +74,31 @@ class FreshnessTest {
 
     @Test
     void sMaxAgeWinsOverMaxAgeWinsOverExpires() {
-        assertThat(Freshness.lifetime(CacheControl.parse("max-age=10, s-maxage=20"), headers(), 0)).isEqualTo(20_000);
+        assertThat(Freshness.lifetime(CacheControl.parse("max-age=10, s-maxage=20"), headers(), 0, NOW)).isEqualTo(20_000);
         assertThat(Freshness.lifetime(CacheControl.parse("max-age=10"),
-                headers("date", date(NOW), "expires", date(NOW + 99_000)), 0)).isEqualTo(10_000);
-        assertThat(Freshness.lifetime(CacheControl.NONE, headers("date", date(NOW), "expires", date(NOW + 99_000)), 0))
-                .isEqualTo(99_000);
+                headers("date", date(NOW), "expires", date(NOW + 99_000)), 0, NOW)).isEqualTo(10_000);
+        assertThat(Freshness.lifetime(CacheControl.NONE, headers("date", date(NOW), "expires", date(NOW + 99_000)), 0,
+                NOW + 5_000)).isEqualTo(99_000);
+    }
+
+    @Test
+    void expiresWithoutDateCountsFromWhenTheResponseArrived() {
+        // RFC 9110 6.6.1: a recipient without Date uses the time it received the response.
+        assertThat(Freshness.lifetime(CacheControl.NONE, headers("expires", date(NOW + 600_000)), 0, NOW))
+                .isEqualTo(600_000);
+        Freshness f = Freshness.of(DEFAULTS, 200, headers("expires", date(NOW + 600_000)), false, NOW, NOW);
+        assertThat(f.storable()).isTrue();
+        assertThat(f.lifetime()).isEqualTo(600_000);
     }
 
     @Test
     void invalidExpiresIsAlreadyExpired() {
-        assertThat(Freshness.lifetime(CacheControl.NONE, headers("expires", "0"), 5_000)).isZero();
+        assertThat(Freshness.lifetime(CacheControl.NONE, headers("expires", "0"), 5_000, NOW)).isZero();
     }
 
     @Test
     void withoutAnyFreshnessTheRuleDefaultApplies() {
-        assertThat(Freshness.lifetime(CacheControl.NONE, headers(), 5_000)).isEqualTo(5_000);
+        assertThat(Freshness.lifetime(CacheControl.NONE, headers(), 5_000, NOW)).isEqualTo(5_000);
     }
 
     @Test
@@ -112,6 +122,13 @@ class FreshnessTest {
                 arguments("Set-Cookie", 200, new String[] {"cache-control", "max-age=60", "set-cookie", "a=b"},
                         "Set-Cookie"),
                 arguments("Vary *", 200, new String[] {"cache-control", "max-age=60", "vary", "*"}, "Vary: *"),
+                // RFC 9111 4.1: every member of every Vary field counts
+                arguments("Vary * in a list", 200, new String[] {"cache-control", "max-age=60", "vary",
+                        "Accept-Encoding, *"}, "Vary: *"),
+                arguments("Vary * in a second field", 200, new String[] {"cache-control", "max-age=60", "vary",
+                        "Accept-Encoding", "vary", "*"}, "Vary: *"),
+                arguments("Vary names only", 200, new String[] {"cache-control", "max-age=60", "vary",
+                        "Accept-Encoding, Accept-Language", "vary", "Cookie"}, null),
                 arguments("nothing to go on", 200, new String[] {}, "no freshness and no validators"),
                 arguments("validators only: stored to revalidate", 200, new String[] {"etag", "\"1\""}, null),
                 arguments("no-cache without validators", 200, new String[] {"cache-control", "no-cache"},

@@ -305,6 +305,37 @@ class ResponseCacheTest {
     }
 
     @Test
+    void a304WithAnotherEntityTagDoesNotRelabelTheStoredBody() throws Exception {
+        // A backend that only looks at If-Modified-Since says 304 for a new version (audit 2, cache finding 6):
+        // RFC 9111 4.3.4, that 304 updates nothing. The entry goes and the whole response is fetched.
+        AtomicInteger n = new AtomicInteger();
+        TestUpstream up = start((ctx, req, u) -> {
+            if (req.headers().contains("if-none-match")) {
+                FullHttpResponse r = TestUpstream.response(304, "", "etag", "\"v2\"", "cache-control", "max-age=60");
+                r.headers().remove(HttpHeaderNames.CONTENT_LENGTH);
+                ctx.writeAndFlush(r);
+            } else if (n.incrementAndGet() == 1) {
+                ctx.writeAndFlush(TestUpstream.response(200, "body v1", "etag", "\"v1\"", "cache-control", "no-cache"));
+            } else {
+                ctx.writeAndFlush(TestUpstream.response(200, "body v2", "etag", "\"v2\"", "cache-control", "max-age=60"));
+            }
+        }, "{ xCacheHeader: true }");
+        assertThat(get("/m").text()).isEqualTo("body v1");
+        RawClient.Response r = get("/m");
+        assertThat(up.requests()).isEqualTo(3);
+        assertThat(up.seen().get(1).header("if-none-match")).isEqualTo("\"v1\"");
+        assertThat(up.last().header("if-none-match")).isNull(); // fetched again without validators
+        assertThat(r.status()).isEqualTo(200);
+        assertThat(r.text()).isEqualTo("body v2");
+        assertThat(r.header("etag")).isEqualTo("\"v2\"");
+        RawClient.Response hit = get("/m");
+        assertThat(hit.text()).isEqualTo("body v2");
+        assertThat(hit.header("x-cache")).isEqualTo("HIT");
+        assertThat(up.requests()).isEqualTo(3);
+        assertThat(counter("strait_cache_revalidated")).isZero();
+    }
+
+    @Test
     void clientConditionalsAreAnsweredFromTheEntry() throws Exception {
         AtomicInteger n = new AtomicInteger();
         TestUpstream up = start(numbered(n, "cache-control", "max-age=60", "etag", "\"a\"", "last-modified",
@@ -526,6 +557,34 @@ class ResponseCacheTest {
         assertThat(get("/large").text()).hasSize(2100);
         assertThat(get("/large").text()).hasSize(2100);
         assertThat(up.requests()).isEqualTo(3);
+    }
+
+    @Test
+    void aChunkedEntryWeighsItsBodyNotItsBuffer() throws Exception {
+        // The same 3000 bytes, with a Content-Length and chunked: the entries weigh the same (audit 2,
+        // cache finding 8), though the chunked capture grew (doubling) past the body.
+        TestUpstream up = start((ctx, req, u) -> {
+            if (req.uri().equals("/cl")) {
+                ctx.writeAndFlush(TestUpstream.response(200, "y".repeat(3000), "cache-control", "max-age=60"));
+                return;
+            }
+            DefaultHttpResponse r = new DefaultHttpResponse(HttpVersion.HTTP_1_1, HttpResponseStatus.OK);
+            r.headers().set(HttpHeaderNames.TRANSFER_ENCODING, "chunked").set("cache-control", "max-age=60");
+            ctx.write(r);
+            for (int i = 0; i < 3; i++) {
+                ctx.write(new DefaultHttpContent(Unpooled.copiedBuffer("y".repeat(1000), StandardCharsets.US_ASCII)));
+            }
+            ctx.writeAndFlush(LastHttpContent.EMPTY_LAST_CONTENT);
+        }, "{}");
+        ResponseCache cache = h.server.cache();
+        assertThat(get("/cl").text()).hasSize(3000);
+        cache.cleanUp();
+        long withLength = cache.weightedSize();
+        assertThat(get("/ch").text()).hasSize(3000);
+        cache.cleanUp();
+        assertThat(cache.weightedSize() - withLength).isEqualTo(withLength);
+        assertThat(get("/ch").header("content-length")).isEqualTo("3000");
+        assertThat(up.requests()).isEqualTo(2);
     }
 
     @Test

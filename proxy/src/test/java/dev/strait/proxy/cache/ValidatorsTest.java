@@ -2,6 +2,7 @@ package dev.strait.proxy.cache;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
+import io.netty.buffer.Unpooled;
 import io.netty.handler.codec.http.DefaultHttpHeaders;
 import java.util.List;
 import org.junit.jupiter.api.Test;
@@ -22,6 +23,29 @@ class ValidatorsTest {
             "\"A\"            | \"a\"   | false"})
     void ifNoneMatchUsesWeakComparison(String ifNoneMatch, String etag, boolean matches) {
         assertThat(Entry.etagMatches(ifNoneMatch, etag)).isEqualTo(matches);
+    }
+
+    @ParameterizedTest(name = "stored {0}, 304 with {1}: updates {2}")
+    @CsvSource(delimiter = '|', nullValues = "none", value = {
+            "\"a\"   | \"a\"   | true",
+            "\"a\"   | none    | true",    // a 304 without a validator contradicts nothing
+            "\"a\"   | \"b\"   | false",   // RFC 9111 4.3.4: another strong validator updates nothing
+            "W/\"a\" | \"a\"   | false",   // a strong validator needs a strong match
+            "\"a\"   | W/\"a\" | true",    // a weak one is compared weakly
+            "W/\"a\" | W/\"a\" | true",
+            "W/\"a\" | W/\"b\" | false",
+            "none    | \"a\"   | false"})
+    void a304UpdatesOnlyTheResponseItsValidatorNames(String stored, String notModified, boolean updates) {
+        DefaultHttpHeaders h = new DefaultHttpHeaders();
+        if (stored != null) {
+            h.add("etag", stored);
+        }
+        Entry e = new Entry("k", 200, h, Unpooled.EMPTY_BUFFER, new Freshness(null, 60_000, 0, 0, 0, false), 0, null);
+        DefaultHttpHeaders reply = new DefaultHttpHeaders();
+        if (notModified != null) {
+            reply.add("etag", notModified);
+        }
+        assertThat(e.describedBy(reply)).isEqualTo(updates);
     }
 
     @Test

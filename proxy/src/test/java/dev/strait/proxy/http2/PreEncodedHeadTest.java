@@ -30,6 +30,16 @@ class PreEncodedHeadTest {
     }
 
     @Test
+    void linesAloneAreAddedFromTheirFirstByte() {
+        // The cache's per-answer lines (Age, X-Cache) come without a status line: they start at 0.
+        Http2Headers h = PreEncodedHead.parse(head("HTTP/1.1 200 OK\r\nContent-Length: 1\r\n"));
+        PreEncodedHead.addLines(h, head("Age: 3\r\nX-Cache: HIT\r\n"), 0);
+        assertEquals("3", h.get("age").toString());
+        assertEquals("HIT", h.get("x-cache").toString());
+        assertEquals("1", h.get("content-length").toString());
+    }
+
+    @Test
     void theSameArrayIsConvertedOnceAndCarriesTheCurrentDate() {
         byte[] a = head("HTTP/1.1 200 OK\r\nContent-Length: 5\r\n");
         PreEncodedHead.Shared first = PreEncodedHead.shared(a);

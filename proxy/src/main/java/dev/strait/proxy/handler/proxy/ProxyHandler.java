@@ -96,7 +96,7 @@ public final class ProxyHandler implements Handler {
             }
         }
         this.retryOn = on;
-        this.cache = CachePolicy.of(route, rule.cache());
+        this.cache = CachePolicy.of(route, ruleIndex, rule);
     }
 
     /**
