@@ -6,6 +6,7 @@ import dev.strait.proxy.cache.ResponseCache;
 import dev.strait.proxy.config.Serving;
 import dev.strait.proxy.config.Snapshot;
 import dev.strait.proxy.metrics.ProxyMetrics;
+import dev.strait.proxy.server.FatalErrors;
 import io.netty.bootstrap.ServerBootstrap;
 import io.netty.buffer.Unpooled;
 import io.netty.channel.Channel;
@@ -103,6 +104,7 @@ public final class AdminServer implements AutoCloseable {
     private final class Endpoints extends SimpleChannelInboundHandler<FullHttpRequest> {
         @Override
         public void exceptionCaught(ChannelHandlerContext ctx, Throwable cause) {
+            FatalErrors.check(cause); // out of memory: halt, never half alive (ADR 0043)
             ctx.close(); // the read timeout, a reset: nothing to report beyond the closed connection
         }
 

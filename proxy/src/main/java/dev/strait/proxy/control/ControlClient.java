@@ -13,6 +13,7 @@ import dev.strait.proxy.config.Serving;
 import dev.strait.proxy.config.Snapshot;
 import dev.strait.proxy.config.SnapshotBuilder;
 import dev.strait.proxy.metrics.ProxyMetrics;
+import dev.strait.proxy.server.FatalErrors;
 import io.netty.bootstrap.Bootstrap;
 import io.netty.buffer.ByteBuf;
 import io.netty.buffer.ByteBufUtil;
@@ -438,6 +439,7 @@ public final class ControlClient implements AutoCloseable {
 
         @Override
         public void exceptionCaught(ChannelHandlerContext ctx, Throwable cause) {
+            FatalErrors.check(cause); // out of memory: halt, never half alive (ADR 0043)
             log.warn("control channel to {} failed: {}", operator, cause.toString());
             ctx.close();
         }

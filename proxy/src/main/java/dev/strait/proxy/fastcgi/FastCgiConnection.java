@@ -1,5 +1,6 @@
 package dev.strait.proxy.fastcgi;
 
+import dev.strait.proxy.server.FatalErrors;
 import io.netty.channel.Channel;
 import io.netty.channel.ChannelHandlerContext;
 import io.netty.channel.ChannelInboundHandlerAdapter;
@@ -91,6 +92,7 @@ final class FastCgiConnection extends ChannelInboundHandlerAdapter {
 
     @Override
     public void exceptionCaught(ChannelHandlerContext ctx, Throwable cause) {
+        FatalErrors.check(cause); // out of memory: halt, never half alive (ADR 0043)
         if (this.cause == null) {
             this.cause = cause;
         }

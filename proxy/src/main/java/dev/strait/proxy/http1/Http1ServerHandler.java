@@ -12,6 +12,7 @@ import dev.strait.proxy.http2.H2cUpgrade;
 import dev.strait.proxy.metrics.ProxyMetrics;
 import dev.strait.proxy.route.CompiledRule;
 import dev.strait.proxy.route.RouteTable;
+import dev.strait.proxy.server.FatalErrors;
 import dev.strait.proxy.tls.TlsConnection;
 import io.netty.buffer.ByteBuf;
 import io.netty.buffer.ByteBufAllocator;
@@ -1139,6 +1140,7 @@ public final class Http1ServerHandler extends ChannelInboundHandlerAdapter {
 
     @Override
     public void exceptionCaught(ChannelHandlerContext ctx, Throwable cause) {
+        FatalErrors.check(cause); // out of memory: halt, never half alive (ADR 0043)
         log.debug("{}: connection error: {}", ctx.channel().remoteAddress(), cause.toString());
         ctx.close();
     }

@@ -5,6 +5,7 @@ import dev.strait.proxy.config.Serving;
 import dev.strait.proxy.http.ConnectionTimer;
 import dev.strait.proxy.http1.Http1ServerHandler;
 import dev.strait.proxy.metrics.ProxyMetrics;
+import dev.strait.proxy.server.FatalErrors;
 import io.netty.channel.ChannelHandlerContext;
 import io.netty.channel.ChannelInboundHandlerAdapter;
 import io.netty.handler.codec.http2.Http2CodecUtil;
@@ -185,6 +186,7 @@ final class Http2ConnectionGuard extends ChannelInboundHandlerAdapter {
 
     @Override
     public void exceptionCaught(ChannelHandlerContext ctx, Throwable cause) {
+        FatalErrors.check(cause); // out of memory: halt, never half alive (ADR 0043)
         if (Http2CodecUtil.getEmbeddedHttp2Exception(cause) != null) {
             // The codec passes its protocol errors on before it answers them: it sends GOAWAY with the
             // violation's code (FLOW_CONTROL_ERROR, ENHANCE_YOUR_CALM, ...) and closes. Closing here first

@@ -1,5 +1,6 @@
 package dev.strait.proxy.upstream;
 
+import dev.strait.proxy.server.FatalErrors;
 import io.netty.channel.Channel;
 import io.netty.channel.ChannelFuture;
 import io.netty.channel.ChannelHandler;
@@ -190,6 +191,7 @@ public final class H2Session extends ChannelInboundHandlerAdapter {
 
     @Override
     public void exceptionCaught(ChannelHandlerContext ctx, Throwable cause) {
+        FatalErrors.check(cause); // out of memory: halt, never half alive (ADR 0043)
         ctx.close();
     }
 }

@@ -2,6 +2,7 @@ package dev.strait.proxy.upstream;
 
 import dev.strait.model.HostPort;
 import dev.strait.model.Upstream;
+import dev.strait.proxy.server.FatalErrors;
 import io.netty.bootstrap.Bootstrap;
 import io.netty.buffer.ByteBuf;
 import io.netty.buffer.Unpooled;
@@ -140,6 +141,7 @@ final class HealthChecker {
 
         @Override
         public void exceptionCaught(ChannelHandlerContext ctx, Throwable cause) {
+            FatalErrors.check(cause); // out of memory: halt, never half alive (ADR 0043)
             finish(ctx.channel(), false, cause.toString());
         }
 

@@ -4,6 +4,7 @@ import dev.strait.proxy.http1.HeadParser;
 import dev.strait.proxy.http1.Http1Framing;
 import dev.strait.proxy.http1.Http1Violation;
 import dev.strait.proxy.http1.KnownNames;
+import dev.strait.proxy.server.FatalErrors;
 import io.netty.buffer.ByteBuf;
 import io.netty.buffer.Unpooled;
 import io.netty.channel.ChannelHandlerContext;
@@ -135,6 +136,7 @@ public final class UpstreamResponseDecoder extends ByteToMessageDecoder {
      */
     @Override
     public void exceptionCaught(ChannelHandlerContext ctx, Throwable cause) throws Exception {
+        FatalErrors.check(cause); // out of memory: halt, never half alive (ADR 0043)
         readFailed = true;
         ctx.fireExceptionCaught(cause);
     }

@@ -2,6 +2,7 @@ package dev.strait.proxy.handler.proxy;
 
 import dev.strait.proxy.http.BodyReceiver;
 import dev.strait.proxy.http.Exchange;
+import dev.strait.proxy.server.FatalErrors;
 import dev.strait.proxy.upstream.EndpointPool;
 import dev.strait.proxy.upstream.H2Session;
 import dev.strait.proxy.upstream.LoopContext;
@@ -430,6 +431,7 @@ final class H2ProxyCall extends ChannelInboundHandlerAdapter implements BodyRece
 
     @Override
     public void exceptionCaught(ChannelHandlerContext ctx, Throwable cause) {
+        FatalErrors.check(cause); // out of memory: halt, never half alive (ADR 0043)
         if (!done && ctx.channel() == stream) {
             protocolError(describe(cause));
         }
