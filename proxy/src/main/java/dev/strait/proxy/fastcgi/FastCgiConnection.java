@@ -1,6 +1,7 @@
 package dev.strait.proxy.fastcgi;
 
 import dev.strait.proxy.server.FatalErrors;
+import dev.strait.proxy.upstream.IoUringPeerClose;
 import io.netty.channel.Channel;
 import io.netty.channel.ChannelHandlerContext;
 import io.netty.channel.ChannelInboundHandlerAdapter;
@@ -68,6 +69,8 @@ final class FastCgiConnection extends ChannelInboundHandlerAdapter {
         if (l != null) {
             l.onReadComplete();
         }
+        // php-fpm's reset (or FIN) that came with unread data: on io_uring, read it now, not at a timeout.
+        IoUringPeerClose.afterRead(ctx.channel());
         ctx.fireChannelReadComplete();
     }
 

@@ -1,5 +1,6 @@
 package dev.strait.proxy.upstream;
 
+import dev.strait.proxy.server.FatalErrors;
 import io.netty.buffer.ByteBuf;
 import io.netty.channel.Channel;
 import io.netty.channel.ChannelHandlerContext;
@@ -189,13 +190,15 @@ public final class UpstreamConnection extends ChannelInboundHandlerAdapter {
     @Override
     public void channelReadComplete(ChannelHandlerContext ctx) {
         if (tunnel) {
-            ctx.fireChannelReadComplete();
+            ctx.fireChannelReadComplete(); // the relay looks after the end of the connection
             return;
         }
         UpstreamListener l = listener;
         if (l != null) {
             l.onReadComplete();
         }
+        // A reset (or FIN) that came with unread data: on io_uring, read it now, not at a timeout.
+        IoUringPeerClose.afterRead(channel);
     }
 
     @Override
@@ -229,6 +232,7 @@ public final class UpstreamConnection extends ChannelInboundHandlerAdapter {
 
     @Override
     public void exceptionCaught(ChannelHandlerContext ctx, Throwable cause) {
+        FatalErrors.check(cause); // out of memory: halt, never half alive (ADR 0043)
         log.debug("upstream {}: {}", pool, cause.toString());
         failure = cause;
         ctx.close();

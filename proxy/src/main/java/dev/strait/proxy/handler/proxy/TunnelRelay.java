@@ -1,5 +1,7 @@
 package dev.strait.proxy.handler.proxy;
 
+import dev.strait.proxy.server.FatalErrors;
+import dev.strait.proxy.upstream.IoUringPeerClose;
 import io.netty.buffer.Unpooled;
 import io.netty.channel.Channel;
 import io.netty.channel.ChannelFutureListener;
@@ -104,6 +106,9 @@ final class TunnelRelay extends ChannelInboundHandlerAdapter {
             ctx.channel().config().setAutoRead(false);
             pausedSince = System.nanoTime();
         }
+        // This side's close (FIN or reset) that came with unread data: on io_uring, read it now, so the
+        // peer is closed at once, not at the idle timeout.
+        IoUringPeerClose.afterRead(ctx.channel());
     }
 
     @Override
@@ -130,6 +135,7 @@ final class TunnelRelay extends ChannelInboundHandlerAdapter {
 
     @Override
     public void exceptionCaught(ChannelHandlerContext ctx, Throwable cause) {
+        FatalErrors.check(cause); // out of memory: halt, never half alive (ADR 0043)
         ctx.close();
     }
 }
