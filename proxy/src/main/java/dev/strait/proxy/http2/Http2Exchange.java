@@ -175,6 +175,8 @@ public final class Http2Exchange implements Exchange, StreamDeadlines.Expiry {
         int count = 0;
         UnderscoreHeaders underscores = snapshot.limits().underscoreHeaders();
         boolean underscoreRefused = false;
+        // Malformed (RFC 9113 8.3.1): no :scheme, or a Host naming another authority (or a second Host).
+        boolean malformed = h.scheme() == null;
         for (Map.Entry<CharSequence, CharSequence> e : h) {
             CharSequence name = e.getKey();
             if (name.length() > 0 && name.charAt(0) == ':') {
@@ -197,6 +199,8 @@ public final class Http2Exchange implements Exchange, StreamDeadlines.Expiry {
                 if (hostValue == null) {
                     hostValue = e.getValue().toString();
                     headers.add(HttpHeaderNames.HOST, hostValue);
+                } else if (!AsciiString.contentEqualsIgnoreCase(hostValue, e.getValue())) {
+                    malformed = true;
                 }
             } else {
                 headers.add(name, e.getValue());
@@ -225,7 +229,7 @@ public final class Http2Exchange implements Exchange, StreamDeadlines.Expiry {
             sendError(HttpResponseStatus.REQUEST_HEADER_FIELDS_TOO_LARGE);
             return;
         }
-        if (declared == -2 || hostValue == null || underscoreRefused) {
+        if (declared == -2 || hostValue == null || underscoreRefused || malformed) {
             sendError(HttpResponseStatus.BAD_REQUEST);
             return;
         }

@@ -103,6 +103,21 @@ class Http2RequestFieldsTest {
     }
 
     @Test
+    void aMissingSchemeOrAHostOtherThanTheAuthorityIsMalformed() throws Exception {
+        TestUpstream up = start(TestUpstream.reply(200, "ok"), "");
+        byte[] noScheme = {(byte) 0x82, (byte) 0x84, 0x01, 0x01, 'a'}; // :method GET, :path /, :authority a
+        try (RawH2 c = new RawH2(proxy.address())) {
+            c.send(frame(HEADERS, END_HEADERS | END_STREAM, 1, noScheme));
+            assertThat(status(c, 1)).isIn("400", "reset " + PROTOCOL_ERROR);
+            c.send(frame(HEADERS, END_HEADERS | END_STREAM, 3, block(GET, "host", "b")));
+            assertThat(status(c, 3)).isIn("400", "reset " + PROTOCOL_ERROR);
+            c.send(frame(HEADERS, END_HEADERS | END_STREAM, 5, block(GET, "host", "A")));
+            assertThat(status(c, 5)).as("the same authority, in another case").isEqualTo("200");
+        }
+        assertThat(up.requests()).isEqualTo(1);
+    }
+
+    @Test
     void aTrailerThatWouldRouteOrAuthoriseIsRefused() throws Exception {
         TestUpstream up = start(TestUpstream.reply(200, "ok"), "");
         try (RawH2 c = new RawH2(proxy.address())) {
