@@ -34,21 +34,6 @@ class Http1AccessLogTest {
         h.close();
     }
 
-    private static String proxied(String endpoint, String extra) {
-        return """
-                workers: 1
-                %s
-                upstreams: [ { name: app, endpoints: [ "%s" ] } ]
-                routes:
-                  - name: site
-                    hosts: [ "*" ]
-                    rules:
-                      - matches: [ { path: { type: Prefix, value: /here } } ]
-                        respond: { body: "here" }
-                      - backends: [ { upstream: app } ]
-                """.formatted(extra, endpoint);
-    }
-
     /** Reads what the proxy sends until {@code text} has come. */
     private static String readUntil(InputStream in, String text) throws Exception {
         ByteArrayOutputStream got = new ByteArrayOutputStream();
@@ -66,7 +51,7 @@ class Http1AccessLogTest {
     @Test
     void aClientThatLeavesBeforeTheAnswerIsLoggedAndCountedOnceAs499() throws Exception {
         TestUpstream up = h.upstream(TestUpstream.stall());
-        CapturedAccessLog log = CapturedAccessLog.start(h, proxied(up.endpoint(), ""));
+        CapturedAccessLog log = CapturedAccessLog.start(h, CapturedAccessLog.proxied(up.endpoint(), ""));
         try (RawClient c = new RawClient(h.address())) {
             c.send("GET /slow?q=1 HTTP/1.1\r\nHost: test\r\nUser-Agent: gone/1\r\n\r\n");
             await().atMost(Duration.ofSeconds(5)).until(() -> up.requests() == 1);
@@ -92,7 +77,7 @@ class Http1AccessLogTest {
     void anAnswerTheClientCutsIsLoggedWithTheStatusItWasSentAndTheBodyBytesWritten() throws Exception {
         // nginx logs the status it had sent then, and $body_bytes_sent so far.
         TestUpstream up = h.upstream(TestUpstream.raw("HTTP/1.1 200 OK\r\nContent-Length: 100\r\n\r\nhello", false));
-        CapturedAccessLog log = CapturedAccessLog.start(h, proxied(up.endpoint(), ""));
+        CapturedAccessLog log = CapturedAccessLog.start(h, CapturedAccessLog.proxied(up.endpoint(), ""));
         try (RawClient c = new RawClient(h.address())) {
             c.send("GET /download HTTP/1.1\r\nHost: test\r\n\r\n");
             assertThat(readUntil(c.input(), "hello")).startsWith("HTTP/1.1 200 OK");
@@ -110,7 +95,7 @@ class Http1AccessLogTest {
     void bytesIsTheBodyWithoutHeadOrChunkFraming() throws Exception {
         TestUpstream up = h.upstream(TestUpstream.raw(
                 "HTTP/1.1 200 OK\r\nTransfer-Encoding: chunked\r\n\r\n5\r\nhello\r\n6\r\n world\r\n0\r\nx-t: 1\r\n\r\n", false));
-        CapturedAccessLog log = CapturedAccessLog.start(h, proxied(up.endpoint(), ""));
+        CapturedAccessLog log = CapturedAccessLog.start(h, CapturedAccessLog.proxied(up.endpoint(), ""));
         assertThat(h.get("/chunked").text()).isEqualTo("hello world");
         assertThat(h.get("/here").text()).isEqualTo("here");
         List<JsonNode> lines = log.await(2);
@@ -186,7 +171,7 @@ class Http1AccessLogTest {
     @Test
     void theRequestIdIsTheOneTheUpstreamGotOrTheClientsOwn() throws Exception {
         TestUpstream up = h.upstream(TestUpstream.reply(200, "app"));
-        CapturedAccessLog log = CapturedAccessLog.start(h, proxied(up.endpoint(), ""));
+        CapturedAccessLog log = CapturedAccessLog.start(h, CapturedAccessLog.proxied(up.endpoint(), ""));
         h.get("/made");
         String made = up.last().header("x-request-id");
         h.get("/kept", "X-Request-Id: client-1");
@@ -205,7 +190,7 @@ class Http1AccessLogTest {
         assertThat(lines.get(5).get("request_id").isNull()).isTrue();
 
         // Not trusted: the client's id does not go upstream, and the line shows the one that did.
-        h.serving.swap(TestServing.snapshot(CapturedAccessLog.full(proxied(up.endpoint(),
+        h.serving.swap(TestServing.snapshot(CapturedAccessLog.full(CapturedAccessLog.proxied(up.endpoint(),
                 "requestId: { trustIncoming: false }"))));
         h.get("/untrusted", "X-Request-Id: client-3");
         String replaced = up.last().header("x-request-id");

@@ -28,17 +28,7 @@ class Http2AccessLogTest {
     }
 
     private CapturedAccessLog start(TestUpstream up) throws Exception {
-        return CapturedAccessLog.start(h, """
-                workers: 1
-                upstreams: [ { name: app, endpoints: [ "%s" ] } ]
-                routes:
-                  - name: site
-                    hosts: [ "*" ]
-                    rules:
-                      - matches: [ { path: { type: Prefix, value: /here } } ]
-                        respond: { body: "here" }
-                      - backends: [ { upstream: app } ]
-                """.formatted(up.endpoint()));
+        return CapturedAccessLog.start(h, CapturedAccessLog.proxied(up.endpoint(), ""));
     }
 
     /** A request's header block: {@code method} and {@code path}, :authority "a", and {@code extra} name/value pairs. */

@@ -43,6 +43,22 @@ public final class CapturedAccessLog {
     }
 
     /** What {@link #start} serves for {@code yaml}, for reloads ({@code h.serving.swap(TestServing.snapshot(...))}). */
+    /** One worker, the upstream {@code app} at {@code endpoint}, a fixed answer at {@code /here} and the rest proxied. */
+    public static String proxied(String endpoint, String extra) {
+        return """
+                workers: 1
+                %s
+                upstreams: [ { name: app, endpoints: [ "%s" ] } ]
+                routes:
+                  - name: site
+                    hosts: [ "*" ]
+                    rules:
+                      - matches: [ { path: { type: Prefix, value: /here } } ]
+                        respond: { body: "here" }
+                      - backends: [ { upstream: app } ]
+                """.formatted(extra, endpoint);
+    }
+
     public static String full(String yaml) {
         return "listeners: [ { name: http, address: \"127.0.0.1:0\" } ]\n" + yaml;
     }
