@@ -1,5 +1,6 @@
 package dev.strait.proxy.accesslog;
 
+import dev.strait.model.HostPort;
 import dev.strait.proxy.config.Serving;
 import dev.strait.proxy.time.UtcText;
 import io.netty.channel.EventLoopGroup;
@@ -73,7 +74,14 @@ public final class AccessLog implements AutoCloseable {
      */
     public record Entry(long epochMillis, String remote, String method, String uri, String protocol, String host,
                         int status, long bytes, long durationNanos, String route, String userAgent,
-                        String requestId) {}
+                        String requestId, HostPort upstream) {
+        /** Without an upstream endpoint: a request no upstream answered. */
+        public Entry(long epochMillis, String remote, String method, String uri, String protocol, String host,
+                     int status, long bytes, long durationNanos, String route, String userAgent, String requestId) {
+            this(epochMillis, remote, method, uri, protocol, host, status, bytes, durationNanos, route, userAgent,
+                    requestId, null);
+        }
+    }
 
     public AccessLog(OutputStream out) {
         this(out, System::nanoTime, WARN_EVERY_NANOS, log::warn);
@@ -268,6 +276,7 @@ public final class AccessLog implements AutoCloseable {
         field(sb, "route", e.route());
         field(sb, "user_agent", e.userAgent());
         field(sb, "request_id", e.requestId());
+        field(sb, "upstream", e.upstream() == null ? null : e.upstream().toString()); // formatted here, off the loop
         sb.append("}\n");
     }
 

@@ -1,5 +1,6 @@
 package dev.strait.proxy.cache;
 
+import dev.strait.model.HostPort;
 import dev.strait.proxy.http.BodyReceiver;
 import dev.strait.proxy.http.Exchange;
 import io.netty.buffer.ByteBuf;
@@ -572,6 +573,14 @@ final class Fill implements Exchange {
             client.onWritable(task);
         } else {
             loop.execute(task);
+        }
+    }
+
+    @Override
+    public void upstream(HostPort endpoint) {
+        Exchange c = client;
+        if (c != null) {
+            c.upstream(endpoint); // the client's log line names who answered, hit or miss
         }
     }
 

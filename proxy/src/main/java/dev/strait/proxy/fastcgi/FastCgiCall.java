@@ -120,6 +120,7 @@ final class FastCgiCall implements BodyReceiver, FastCgiPool.Waiter, FastCgiConn
     }
 
     private void acquire() {
+        ex.upstream(target.endpoint());
         pool = FastCgiPools.pool(loop, target.address(), target.maxConnections());
         queued = true;
         pool.acquire(this);

@@ -1,5 +1,6 @@
 package dev.strait.proxy.http;
 
+import dev.strait.model.HostPort;
 import dev.strait.model.PathNormalizer;
 import io.netty.buffer.ByteBuf;
 import io.netty.buffer.ByteBufAllocator;
@@ -158,6 +159,10 @@ public interface Exchange {
 
     /** Runs {@code task} if the client connection closes before the response is complete. */
     void onCancel(Runnable task);
+
+    /** The upstream endpoint this request went to (its last try), for the access log (nginx's $upstream_addr). */
+    default void upstream(HostPort endpoint) {
+    }
 
     /** Gives up on a started response: the client connection is closed (it cannot be framed any more). */
     void abort();

@@ -1,5 +1,6 @@
 package dev.strait.proxy.http1;
 
+import dev.strait.model.HostPort;
 import dev.strait.proxy.http.BodyReceiver;
 import dev.strait.proxy.http.Exchange;
 import dev.strait.proxy.route.CompiledRule;
@@ -48,6 +49,8 @@ final class Http1Exchange implements Exchange {
     Runnable onCancel;
     int status;
     long bytes;
+    /** The endpoint that served it, if an upstream did (logged). */
+    HostPort upstream;
 
     Http1Exchange(Http1ServerHandler connection, HttpRequest request, String host, String path, String query,
                   boolean head, long startNanos) {
@@ -318,5 +321,10 @@ final class Http1Exchange implements Exchange {
 
     private void finish(ByteBuf headBuf, Object body, long bodyLen) {
         connection.complete(this, headBuf, body, bodyLen);
+    }
+
+    @Override
+    public void upstream(HostPort endpoint) {
+        upstream = endpoint;
     }
 }

@@ -867,7 +867,7 @@ public final class Http1ServerHandler extends ChannelInboundHandlerAdapter {
             accessLog.log(new AccessLog.Entry(System.currentTimeMillis(),
                     remote instanceof InetSocketAddress isa ? isa.getAddress().getHostAddress() : String.valueOf(remote),
                     method, uri, protocol, ex.host, ex.status, ex.bytes, nanos, rule == null ? null : rule.route(),
-                    headers.get(HttpHeaderNames.USER_AGENT), AccessLog.requestId(headers)));
+                    headers.get(HttpHeaderNames.USER_AGENT), AccessLog.requestId(headers), ex.upstream));
         }
         return end;
     }

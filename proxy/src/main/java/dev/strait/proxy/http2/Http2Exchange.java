@@ -1,5 +1,6 @@
 package dev.strait.proxy.http2;
 
+import dev.strait.model.HostPort;
 import dev.strait.model.Limits.UnderscoreHeaders;
 import dev.strait.model.PathNormalizer;
 import dev.strait.proxy.accesslog.AccessLog;
@@ -108,6 +109,8 @@ public final class Http2Exchange implements Exchange, StreamDeadlines.Expiry {
     private boolean flushPending;
     private int status;
     private long bytes;
+    /** The endpoint that served it, if an upstream did (logged). */
+    private HostPort upstream;
     /** The write of the frame that ended the stream. */
     private ChannelFuture lastWrite;
     /** Answered before the request body ended: what still comes is dropped. */
@@ -877,6 +880,11 @@ public final class Http2Exchange implements Exchange, StreamDeadlines.Expiry {
     }
 
     @Override
+    public void upstream(HostPort endpoint) {
+        upstream = endpoint;
+    }
+
+    @Override
     public void onCancel(Runnable task) {
         this.onCancel = task;
     }
@@ -1031,7 +1039,7 @@ public final class Http2Exchange implements Exchange, StreamDeadlines.Expiry {
                     request.method() == UNKNOWN_METHOD ? null : request.method().name(), request.uri(), "HTTP/2.0",
                     host, status, bytes, nanos,
                     rule == null ? null : rule.route(), request.headers().get(HttpHeaderNames.USER_AGENT),
-                    AccessLog.requestId(request.headers())));
+                    AccessLog.requestId(request.headers()), upstream));
         }
     }
 }

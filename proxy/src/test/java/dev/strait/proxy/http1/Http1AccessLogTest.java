@@ -188,6 +188,8 @@ class Http1AccessLogTest {
         assertThat(lines.get(3).get("request_id").asText()).isEqualTo("client-2");
         assertThat(lines.get(4).get("request_id").isNull()).isTrue();
         assertThat(lines.get(5).get("request_id").isNull()).isTrue();
+        assertThat(lines.get(2).get("upstream").asText()).as("the endpoint that answered").isEqualTo(up.endpoint());
+        assertThat(lines.get(5).get("upstream").isNull()).as("a fixed answer: no upstream").isTrue();
 
         // Not trusted: the client's id does not go upstream, and the line shows the one that did.
         h.serving.swap(TestServing.snapshot(CapturedAccessLog.full(CapturedAccessLog.proxied(up.endpoint(),

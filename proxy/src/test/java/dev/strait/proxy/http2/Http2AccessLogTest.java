@@ -177,6 +177,8 @@ class Http2AccessLogTest {
                 .matches("[0-9a-f]{32}");
         assertThat(lines.get(1).get("request_id").asText()).isEqualTo("client-h2");
         assertThat(lines.get(2).get("request_id").isNull()).isTrue();
+        assertThat(lines.get(0).get("upstream").asText()).as("the endpoint that answered").isEqualTo(up.endpoint());
+        assertThat(lines.get(1).get("upstream").isNull()).as("a fixed answer: no upstream").isTrue();
     }
 
     @Test

@@ -119,6 +119,7 @@ final class H2ProxyCall extends ChannelInboundHandlerAdapter implements BodyRece
             return;
         }
         endpoint = e;
+        ex.upstream(e.address());
         long now = System.nanoTime();
         tryStart = now;
         lastActivity = now;

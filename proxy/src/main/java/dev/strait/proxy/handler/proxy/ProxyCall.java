@@ -178,6 +178,7 @@ final class ProxyCall implements UpstreamListener, BodyReceiver, Runnable {
             return;
         }
         endpoint = e;
+        ex.upstream(e.address());
         tryStart = now;
         lastActivity = now;
         tryDeadline = rule.perTryTimeoutNanos == 0 ? 0 : now + rule.perTryTimeoutNanos;
