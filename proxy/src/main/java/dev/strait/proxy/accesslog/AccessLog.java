@@ -143,8 +143,7 @@ public final class AccessLog implements AutoCloseable {
      * a request answered here shows the client's own. A lookup, no allocation, when there is none.
      */
     public static String requestId(HttpHeaders headers) {
-        String id = headers.get(X_REQUEST_ID);
-        return id != null && saneRequestId(id) ? id : null;
+        return headers.get(X_REQUEST_ID); // checked by the writer thread, off the event loop (format)
     }
 
     private synchronized Queue<Entry> start() {
@@ -275,7 +274,8 @@ public final class AccessLog implements AutoCloseable {
         sb.append(",\"duration_ms\":").append(e.durationNanos() / 1000 / 1000.0);
         field(sb, "route", e.route());
         field(sb, "user_agent", e.userAgent());
-        field(sb, "request_id", e.requestId());
+        String id = e.requestId();
+        field(sb, "request_id", id != null && saneRequestId(id) ? id : null);
         field(sb, "upstream", e.upstream() == null ? null : e.upstream().toString()); // formatted here, off the loop
         sb.append("}\n");
     }
