@@ -3,6 +3,7 @@ package dev.strait.proxy.route;
 import dev.strait.model.Route;
 import io.netty.handler.codec.http.HttpHeaders;
 import io.netty.handler.codec.http.HttpMethod;
+import java.util.Iterator;
 import java.util.regex.Pattern;
 
 /** One match of one rule, compiled: the conditions besides the path that must hold too. */
@@ -34,11 +35,29 @@ final class Candidate {
             return false;
         }
         for (int i = 0; i < headerNames.length; i++) {
-            if (!headerValues[i].equals(headers.get(headerNames[i]))) {
+            if (!headerValues[i].equals(combined(headers, headerNames[i]))) {
                 return false;
             }
         }
         return true;
+    }
+
+    /**
+     * A repeated field is matched as one value, its lines joined by a comma (RFC 9110 5.3; Envoy does
+     * the same), so a client cannot pass a condition by sending the expected line first and another
+     * after it. Cookies join with "; ", as HTTP/2's cookie crumbs are put back together (RFC 9113 8.2.3).
+     */
+    static String combined(HttpHeaders headers, String name) {
+        Iterator<String> it = headers.valueStringIterator(name);
+        if (!it.hasNext()) {
+            return null;
+        }
+        String first = it.next();
+        if (!it.hasNext()) {
+            return first;
+        }
+        // Netty's value iterator runs newest first; getAll keeps the order the lines came in.
+        return String.join(name.equalsIgnoreCase("cookie") ? "; " : ",", headers.getAll(name));
     }
 
     /** Gateway API precedence among equal paths: a method match first, then more header matches. */

@@ -6,6 +6,7 @@ import dev.strait.model.ConfigParser;
 import io.netty.handler.codec.http.DefaultHttpHeaders;
 import io.netty.handler.codec.http.HttpHeaders;
 import io.netty.handler.codec.http.HttpMethod;
+import org.junit.jupiter.api.Test;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.CsvSource;
 
@@ -100,6 +101,29 @@ class RouteTableTest {
         }
         CompiledRule rule = TABLE.find(host, path, HttpMethod.valueOf(method), headers);
         assertThat(rule == null ? null : ((Named) rule.handler()).name()).isEqualTo(expected);
+    }
+
+    @ParameterizedTest(name = "x-canary lines {0} -> {1}")
+    @CsvSource(delimiter = '|', value = {
+            "1     | api-canary",
+            "1;0   | api",        // a second line cannot ride on a first that matches
+            "0;1   | api",
+            "1;1   | api",        // matched as "1,1", as Envoy joins them
+    })
+    void matchesRepeatedFieldsAsOneValue(String lines, String expected) {
+        HttpHeaders headers = new DefaultHttpHeaders();
+        for (String line : lines.split(";")) {
+            headers.add("x-canary", line);
+        }
+        CompiledRule rule = TABLE.find("example.com", "/api", HttpMethod.GET, headers);
+        assertThat(((Named) rule.handler()).name()).isEqualTo(expected);
+    }
+
+    @Test
+    void joinsCookieCrumbsWithASemicolon() {
+        HttpHeaders headers = new DefaultHttpHeaders().add("cookie", "a=1").add("cookie", "b=2");
+        assertThat(Candidate.combined(headers, "cookie")).isEqualTo("a=1; b=2");
+        assertThat(Candidate.combined(headers, "x-none")).isNull();
     }
 
     @ParameterizedTest(name = "{0} -> {1}")
