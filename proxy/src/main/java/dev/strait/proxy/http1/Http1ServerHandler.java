@@ -14,6 +14,7 @@ import dev.strait.proxy.route.CompiledRule;
 import dev.strait.proxy.route.RouteTable;
 import dev.strait.proxy.server.FatalErrors;
 import dev.strait.proxy.tls.TlsConnection;
+import dev.strait.proxy.upstream.IoUringPeerClose;
 import io.netty.buffer.ByteBuf;
 import io.netty.buffer.ByteBufAllocator;
 import io.netty.buffer.ByteBufUtil;
@@ -263,6 +264,8 @@ public final class Http1ServerHandler extends ChannelInboundHandlerAdapter {
             ctx.fireChannelReadComplete();
             return;
         }
+        // A client that resets while we hold its upload back must be noticed now (ADR 0044), not at bodyTimeout.
+        IoUringPeerClose.afterRead(ctx.channel());
         inRead = false;
         if (flushPending) {
             flushPending = false;
