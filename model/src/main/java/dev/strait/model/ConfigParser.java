@@ -772,7 +772,7 @@ public final class ConfigParser {
         if (!object(n, path)) {
             return null;
         }
-        known(n, path, "root", "index", "followSymlinks");
+        known(n, path, "root", "index", "followSymlinks", "dotfiles");
         String root = requiredText(n.get("root"), path + ".root");
         List<String> index = n.has("index")
                 ? nonNull(list(n.get("index"), path + ".index", false, (i, ip) -> {
@@ -784,7 +784,8 @@ public final class ConfigParser {
                     return s;
                 }))
                 : List.of("index.html");
-        return new Route.Files(root, index, bool(n.get("followSymlinks"), path + ".followSymlinks", false));
+        return new Route.Files(root, index, bool(n.get("followSymlinks"), path + ".followSymlinks", false),
+                enumValue(n.get("dotfiles"), path + ".dotfiles", Route.Dotfiles.IGNORE, Route.Dotfiles.class));
     }
 
     private Route.Backends backends(JsonNode n, String path) {

@@ -424,7 +424,8 @@ public final class ConfigWriter {
                 }
             }
         } else if (rule.action() instanceof Route.Files f) {
-            ObjectNode fo = o.putObject("files").put("root", f.root()).put("followSymlinks", f.followSymlinks());
+            ObjectNode fo = o.putObject("files").put("root", f.root()).put("followSymlinks", f.followSymlinks())
+                    .put("dotfiles", ConfigParser.configName(f.dotfiles()));
             ArrayNode idx = fo.putArray("index");
             f.index().forEach(idx::add);
         } else if (rule.action() instanceof Route.Backends b) {

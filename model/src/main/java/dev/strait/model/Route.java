@@ -61,12 +61,23 @@ public record Route(String name, List<String> hosts, List<Rule> rules) {
      * Static files under {@code root}.
      *
      * @param followSymlinks serve symlinks that lead out of the root
+     * @param dotfiles what a path with a name starting with '.' gets ({@code /.well-known/} is always served)
      */
-    public record Files(String root, List<String> index, boolean followSymlinks) implements Action {
+    public record Files(String root, List<String> index, boolean followSymlinks, Dotfiles dotfiles) implements Action {
         public Files {
             index = List.copyOf(index);
         }
+
+        public Files(String root, List<String> index, boolean followSymlinks) {
+            this(root, index, followSymlinks, Dotfiles.IGNORE);
+        }
     }
+
+    /**
+     * Files and directories whose names start with '.' ({@code .git/}, {@code .env}, {@code .htpasswd}):
+     * {@code IGNORE} answers 404 as if they were not there, {@code ALLOW} serves them.
+     */
+    public enum Dotfiles { IGNORE, ALLOW }
 
     /** Weighted backends: each request goes to one of the upstreams, chosen by weight (traffic splitting). */
     public record Backends(List<Backend> backends) implements Action {

@@ -229,6 +229,8 @@ class ConfigParserTest {
             Route.Rule rule = parse(withRules("{ files: { root: /srv, index: [], followSymlinks: true } }"))
                     .routes().get(0).rules().get(0);
             assertThat(rule.action()).isEqualTo(new Route.Files("/srv", List.of(), true));
+            Route.Rule allow = parse(withRules("{ files: { root: /srv, dotfiles: allow } }")).routes().get(0).rules().get(0);
+            assertThat(((Route.Files) allow.action()).dotfiles()).isEqualTo(Route.Dotfiles.ALLOW);
         }
 
         @Test
@@ -823,7 +825,9 @@ class ConfigParserTest {
                 arguments("files followSymlinks not boolean", withRules("{ files: { root: /srv, followSymlinks: maybe } }"),
                         "routes[0].rules[0].files.followSymlinks", "must be true or false"),
                 arguments("files unknown field", withRules("{ files: { root: /srv, autoindex: true } }"),
-                        "routes[0].rules[0].files.autoindex", "unknown field (expected one of root, index, followSymlinks)"),
+                        "routes[0].rules[0].files.autoindex", "unknown field (expected one of root, index, followSymlinks, dotfiles)"),
+                arguments("files dotfiles unknown", withRules("{ files: { root: /srv, dotfiles: hide } }"),
+                        "routes[0].rules[0].files.dotfiles", "must be one of allow, ignore, got \"hide\""),
                 arguments("backends empty", withRules("{ backends: [] }"), "routes[0].rules[0].backends",
                         "must list at least one item"),
                 arguments("backends null", withRules("{ backends: null }"), "routes[0].rules[0].backends",

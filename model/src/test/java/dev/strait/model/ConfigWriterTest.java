@@ -68,7 +68,7 @@ class ConfigWriterTest {
                       - {}
                     respond: { status: 418, body: "I'm a teapot\\n", headers: { x-z: last, Content-Type: text/plain, a-a: first } }
                   - matches: [ { path: { type: Exact, value: / } } ]
-                    files: { root: /srv/www, index: [], followSymlinks: true }
+                    files: { root: /srv/www, index: [], followSymlinks: true, dotfiles: allow }
                   - files: { root: /srv/other }
                   - backends: [ { upstream: a, weight: 3 }, { upstream: b, weight: 0 } ]
                     cache: { enabled: false }
@@ -170,6 +170,7 @@ class ConfigWriterTest {
         assertThat(n.at("/routes/0/rules/1/files/root").asText()).isEqualTo("/srv/www");
         assertThat(n.at("/routes/0/rules/1/files/index/0").asText()).isEqualTo("index.html");
         assertThat(n.at("/routes/0/rules/1/files/followSymlinks").asBoolean()).isFalse();
+        assertThat(n.at("/routes/0/rules/1/files/dotfiles").asText()).isEqualTo("ignore");
         assertThat(n.at("/routes/0/rules/2/matches/0/method").asText()).isEqualTo("GET");
         assertThat(n.at("/routes/0/rules/2/matches/0/headers/0/name").asText()).isEqualTo("x-canary");
         assertThat(n.at("/routes/0/rules/2/matches/0/headers/0/value").asText()).isEqualTo("1");

@@ -1,6 +1,7 @@
 package dev.strait.operator.crd;
 
 import com.fasterxml.jackson.annotation.JsonInclude;
+import com.fasterxml.jackson.annotation.JsonProperty;
 import io.fabric8.generator.annotation.Max;
 import io.fabric8.generator.annotation.Min;
 import io.fabric8.generator.annotation.Pattern;
@@ -131,6 +132,14 @@ public class RouteSpec {
         public List<String> index;
 
         public Boolean followSymlinks;
+
+        /** {@code ignore} (the default): names starting with '.' get 404, except /.well-known/; {@code allow} serves them. */
+        public Dotfiles dotfiles;
+    }
+
+    public enum Dotfiles {
+        @JsonProperty("ignore") IGNORE,
+        @JsonProperty("allow") ALLOW
     }
 
     /** An Upstream in the Route's namespace, or a Service and port there (an upstream is made for it). */

@@ -37,7 +37,8 @@ import org.slf4j.LoggerFactory;
  * <ol>
  *   <li>GET and HEAD only, others 405 with {@code Allow}.
  *   <li>The path's remaining escapes are decoded; {@code %2F}, NUL and dot segments are refused
- *       with 404 ({@link RequestPaths}).
+ *       with 404 ({@link RequestPaths}), and so are names starting with '.' ({@code .git/},
+ *       {@code .env}) outside {@code /.well-known/}, unless {@code dotfiles: allow}.
  *   <li>A cache hit ({@link FileCache}) is checked with one stat: size, mtime, ctime and file key as
  *       when it was made ({@link FileStamp}), else it is made again. A miss resolves the file (a path
  *       ending in '/' takes the first index file that exists; a directory without '/' is redirected
@@ -88,15 +89,18 @@ public final class FileHandler implements Handler {
     private volatile Path rootReal;
     private final String[] index;
     private final boolean followSymlinks;
+    /** Whether names starting with '.' are served ({@link Route.Dotfiles#ALLOW}). */
+    private final boolean serveDotfiles;
     private final int smallFileMax;
     private final FileCache cache;
 
-    FileHandler(Path root, Path rootReal, List<String> index, boolean followSymlinks, int smallFileMax,
-                FileCache cache) {
+    FileHandler(Path root, Path rootReal, List<String> index, boolean followSymlinks, boolean serveDotfiles,
+                int smallFileMax, FileCache cache) {
         this.root = root;
         this.rootReal = rootReal;
         this.index = index.toArray(String[]::new);
         this.followSymlinks = followSymlinks;
+        this.serveDotfiles = serveDotfiles;
         this.smallFileMax = smallFileMax;
         this.cache = cache;
     }
@@ -131,7 +135,8 @@ public final class FileHandler implements Handler {
                 throw new IllegalArgumentException(path + ".index[" + i + "]: must be a file name, got \"" + name + "\"");
             }
         }
-        return new FileHandler(root, rootReal, files.index(), files.followSymlinks(), SMALL_FILE_MAX,
+        return new FileHandler(root, rootReal, files.index(), files.followSymlinks(),
+                files.dotfiles() == Route.Dotfiles.ALLOW, SMALL_FILE_MAX,
                 new FileCache(CACHE_MAX_ENTRIES, CACHE_MAX_BYTES));
     }
 
@@ -159,7 +164,7 @@ public final class FileHandler implements Handler {
             return;
         }
         String key = RequestPaths.decode(exchange.path());
-        if (key == null) {
+        if (key == null || !serveDotfiles && RequestPaths.hasDotName(key)) {
             exchange.sendError(HttpResponseStatus.NOT_FOUND);
             return;
         }

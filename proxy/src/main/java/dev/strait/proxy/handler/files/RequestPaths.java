@@ -22,8 +22,28 @@ final class RequestPaths {
      * would make "C:/x" an absolute path or name an alternate data stream.
      */
     private static final boolean WINDOWS = File.separatorChar == '\\';
+    /** Published on purpose (RFC 8615), though its name starts with '.'. */
+    private static final String WELL_KNOWN = "/.well-known";
 
     private RequestPaths() {}
+
+    /**
+     * Whether a decoded path names a file or directory starting with '.' ({@code /.git/config},
+     * {@code /app/.env}), other than the first segment {@code .well-known} (RFC 8615: ACME challenges,
+     * security.txt), which sites publish on purpose. Deploying a checkout as the root must not publish
+     * its {@code .git} or {@code .env}: nginx serves them, serve-static and this proxy do not by default.
+     */
+    static boolean hasDotName(String decoded) {
+        int i = decoded.indexOf("/.");
+        if (i < 0) {
+            return false;
+        }
+        if (i == 0 && decoded.startsWith(WELL_KNOWN)
+                && (decoded.length() == WELL_KNOWN.length() || decoded.charAt(WELL_KNOWN.length()) == '/')) {
+            i = decoded.indexOf("/.", WELL_KNOWN.length());
+        }
+        return i >= 0;
+    }
 
     /** The decoded path, starting with '/', or {@code null} when refused (the caller answers 404). */
     static String decode(String path) {

@@ -333,6 +333,30 @@ class FileHandlerTest {
         }
     }
 
+    /** A checkout deployed as the root must not publish its .git or .env (nginx would); /.well-known/ stays public. */
+    @Test
+    void dotfilesAreNotServedUnlessAllowed() throws IOException {
+        write(".env", "DB_PASSWORD=secret\n");
+        write(".git/config", "[remote] secret\n");
+        write("app/.htpasswd", "admin:secret\n");
+        write(".well-known/acme-challenge/tok", "tok.key\n");
+        write(".well-known/.hidden", "secret\n");
+        try (FileServer s = FileServer.start(root)) {
+            for (String path : List.of("/.env", "/.git/config", "/.git/", "/.git", "/app/.htpasswd", "/%2Eenv",
+                    "/.well-known/.hidden", "/app/.well-known/x")) {
+                Response r = s.get(path);
+                assertThat(r.status()).as(path).isEqualTo(404);
+                assertThat(r.text()).as(path).doesNotContain("secret");
+            }
+            assertThat(s.get("/.well-known/acme-challenge/tok").text()).isEqualTo("tok.key\n");
+            assertThat(s.get("/.well-known").status()).as("redirected to the directory").isEqualTo(301);
+        }
+        try (FileServer s = FileServer.start(root, ", dotfiles: allow", true)) {
+            assertThat(s.get("/.env").text()).isEqualTo("DB_PASSWORD=secret\n");
+            assertThat(s.get("/app/.htpasswd").status()).isEqualTo(200);
+        }
+    }
+
     @Test
     void encodedSlashIsRefusedEvenWhereTheFileExists() {
         try (FileServer s = FileServer.start(root)) {
@@ -858,7 +882,7 @@ class FileHandlerTest {
     })
     void contentTypeByExtension(String name, String type) throws IOException {
         write("types/" + name, "x");
-        try (FileServer s = FileServer.start(root)) {
+        try (FileServer s = FileServer.start(root, ", dotfiles: allow", true)) { // .hidden too
             assertThat(s.get("/types/" + name).header("Content-Type")).isEqualTo(type);
         }
     }

@@ -34,6 +34,23 @@ class RequestPathsTest {
         assertThat(RequestPaths.decode(path)).isSameAs(path);
     }
 
+    @ParameterizedTest(name = "{0} -> {1}")
+    @CsvSource(delimiter = '|', value = {
+        "/a.txt                        | false",
+        "/a..b/c.d                     | false",
+        "/.env                         | true",
+        "/app/.git/config              | true",
+        "/.well-known/acme-challenge/x | false",
+        "/.well-known                  | false",
+        "/.well-known/                 | false",
+        "/.well-known/.x               | true",
+        "/.well-knownx                 | true",
+        "/a/.well-known/x              | true",
+    })
+    void namesStartingWithADot(String decoded, boolean dotName) {
+        assertThat(RequestPaths.hasDotName(decoded)).isEqualTo(dotName);
+    }
+
     @ParameterizedTest
     @ValueSource(strings = {"", "a.txt", "/a%2Fb", "/a%2fb", "/..%2Fx", "/a%00", "/a%", "/a%2", "/a%zz", "/caf%E9",
         "/%C0%AF", "/..", "/../x", "/a/../b", "/.", "/./a", "/a/.", "/%2e%2e/x", "/a/%2E%2E", "/x%2F%2E%2E"})
