@@ -86,6 +86,8 @@ public final class Http2Exchange implements Exchange, StreamDeadlines.Expiry {
     private final AccessLog accessLog;
 
     private HttpRequest request = NO_REQUEST;
+    /** No {@code :path} came (or an empty one): the access log shows none, as for an HTTP/1.1 head refused before its target. */
+    private boolean noPath;
     private String host;
     private String path;
     private String query;
@@ -165,6 +167,7 @@ public final class Http2Exchange implements Exchange, StreamDeadlines.Expiry {
             // non-ASCII byte: 400, logged with the bytes escaped), or CONNECT, which this server does
             // not tunnel.
             boolean connect = method != null && HttpMethod.CONNECT.asciiName().contentEquals(method);
+            noPath = rawPath == null || rawPath.length() == 0;
             request = new DefaultHttpRequest(HTTP_2,
                     method != null && RequestTokens.isMethod(method) ? HttpMethod.valueOf(method.toString()) : UNKNOWN_METHOD,
                     rawPath == null || rawPath.length() == 0 ? "/" : RequestTokens.printable(rawPath, 1024));
@@ -288,6 +291,7 @@ public final class Http2Exchange implements Exchange, StreamDeadlines.Expiry {
     void headerBlockTooLarge() {
         startNanos = System.nanoTime();
         bodyDone = true;
+        noPath = true;
         request = new DefaultHttpRequest(HTTP_2, UNKNOWN_METHOD, "/");
         sendError(HttpResponseStatus.REQUEST_HEADER_FIELDS_TOO_LARGE);
         ChannelFuture last = lastWrite;
@@ -1092,7 +1096,7 @@ public final class Http2Exchange implements Exchange, StreamDeadlines.Expiry {
             SocketAddress remote = remoteAddress();
             accessLog.log(new AccessLog.Entry(System.currentTimeMillis(),
                     remote instanceof InetSocketAddress isa ? isa.getAddress().getHostAddress() : String.valueOf(remote),
-                    request.method() == UNKNOWN_METHOD ? null : request.method().name(), request.uri(),
+                    request.method() == UNKNOWN_METHOD ? null : request.method().name(), noPath ? null : request.uri(),
                     "HTTP/2.0",
                     host, status, bytes, nanos,
                     rule == null ? null : rule.route(), request.headers().get(HttpHeaderNames.USER_AGENT),
