@@ -60,13 +60,27 @@ public final class Http2Connections {
      * window to streams in turn ({@link UniformStreamByteDistributor}) instead of Netty's default
      * {@code WeightedFairQueueByteDistributor}. That one keeps a priority tree that every stream joins
      * and leaves (9% of tls-h2-static-small's server samples, ADR 0026) for RFC 7540 priorities, which
-     * RFC 9113 5.3 deprecates and which browsers no longer send.
+     * RFC 9113 5.3 deprecates and which browsers no longer send. Inbound, {@link InboundFlowControl}:
+     * DATA past a stream's window resets that stream only.
      */
     static Http2Connection newConnection() {
         Http2Connection connection = new DefaultHttp2Connection(true, 100); // Netty's default reserved (pushed) streams
         connection.remote().flowController(
                 new DefaultHttp2RemoteFlowController(connection, new UniformStreamByteDistributor(connection)));
+        connection.local().flowController(new InboundFlowControl(connection));
         return connection;
+    }
+
+    /**
+     * The header list size the codec decodes in full (SETTINGS_MAX_HEADER_LIST_SIZE): twice
+     * {@code maxHeaderBytes}. Requests over {@code maxHeaderBytes} get 431 on their stream from
+     * {@link Http2Exchange}, with the connection and its other streams going on; the codec answers 431 too
+     * past this size (the fields are not kept), and ends the connection only for a header block over 1.25
+     * times this size, which it would have to hold to decode (HPACK state must be kept in step, RFC 9113
+     * 4.3, so a block is decoded whole or the connection closed).
+     */
+    static long decodedHeaderListSize(int maxHeaderBytes) {
+        return 2L * maxHeaderBytes;
     }
 
     /** Netty's builder, with our settings; its setters are protected, for subclasses like this one. */
@@ -75,7 +89,7 @@ public final class Http2Connections {
             connection(newConnection()); // a server, as the connection says
             initialSettings(Http2Settings.defaultSettings()
                     .maxConcurrentStreams(MAX_CONCURRENT_STREAMS)
-                    .maxHeaderListSize(limits.maxHeaderBytes())
+                    .maxHeaderListSize(decodedHeaderListSize(limits.maxHeaderBytes()))
                     .initialWindowSize(STREAM_WINDOW));
             validateHeaders(true);
             // Netty's defaults, stated so they stay on: rapid reset (CVE-2023-44487), queued control

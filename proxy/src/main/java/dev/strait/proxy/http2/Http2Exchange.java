@@ -86,6 +86,8 @@ public final class Http2Exchange implements Exchange, StreamDeadlines.Expiry {
     private final AccessLog accessLog;
 
     private HttpRequest request = NO_REQUEST;
+    /** No {@code :path} came (or an empty one): the access log shows none, as for an HTTP/1.1 head refused before its target. */
+    private boolean noPath;
     private String host;
     private String path;
     private String query;
@@ -108,6 +110,8 @@ public final class Http2Exchange implements Exchange, StreamDeadlines.Expiry {
     private boolean flushHeld;
     private boolean flushPending;
     private int status;
+    /** Set when we reset the stream before any answer started: the status it is recorded with ({@link #statusOfReset}). */
+    private int resetStatus;
     private long bytes;
     /** The endpoint that served it, if an upstream did (logged). */
     private HostPort upstream;
@@ -163,6 +167,7 @@ public final class Http2Exchange implements Exchange, StreamDeadlines.Expiry {
             // non-ASCII byte: 400, logged with the bytes escaped), or CONNECT, which this server does
             // not tunnel.
             boolean connect = method != null && HttpMethod.CONNECT.asciiName().contentEquals(method);
+            noPath = rawPath == null || rawPath.length() == 0;
             request = new DefaultHttpRequest(HTTP_2,
                     method != null && RequestTokens.isMethod(method) ? HttpMethod.valueOf(method.toString()) : UNKNOWN_METHOD,
                     rawPath == null || rawPath.length() == 0 ? "/" : RequestTokens.printable(rawPath, 1024));
@@ -176,12 +181,16 @@ public final class Http2Exchange implements Exchange, StreamDeadlines.Expiry {
         }
         StringBuilder cookies = null;
         int count = 0;
+        // The header list size as RFC 9113 6.5.2 counts it (and SETTINGS_MAX_HEADER_LIST_SIZE): names,
+        // values and 32 per field, pseudo-header fields included.
+        long listSize = 0;
         UnderscoreHeaders underscores = snapshot.limits().underscoreHeaders();
         boolean underscoreRefused = false;
         // Malformed (RFC 9113 8.3.1): no :scheme, or a Host naming another authority (or a second Host).
         boolean malformed = h.scheme() == null;
         for (Map.Entry<CharSequence, CharSequence> e : h) {
             CharSequence name = e.getKey();
+            listSize += name.length() + e.getValue().length() + 32;
             if (name.length() > 0 && name.charAt(0) == ':') {
                 continue;
             }
@@ -228,7 +237,9 @@ public final class Http2Exchange implements Exchange, StreamDeadlines.Expiry {
             headers.set(HttpHeaderNames.TRANSFER_ENCODING, HttpHeaderValues.CHUNKED);
         }
         request = new DefaultHttpRequest(HTTP_2, m, target, headers);
-        if (count > snapshot.limits().maxHeaderCount()) {
+        if (count > snapshot.limits().maxHeaderCount() || listSize > snapshot.limits().maxHeaderBytes()) {
+            // As HTTP/1.1 answers a head too large; the codec decodes up to twice maxHeaderBytes
+            // (Http2Connections.decodedHeaderListSize), so the stream is answered, not reset.
             sendError(HttpResponseStatus.REQUEST_HEADER_FIELDS_TOO_LARGE);
             return;
         }
@@ -269,6 +280,24 @@ public final class Http2Exchange implements Exchange, StreamDeadlines.Expiry {
             if (!responded && !streaming) {
                 sendError(HttpResponseStatus.INTERNAL_SERVER_ERROR);
             }
+        }
+    }
+
+    /**
+     * A request whose header block decoded to more than the codec keeps (twice maxHeaderBytes): its fields
+     * are gone, so 431 is answered without them (method and path logged as not read). The stream is then
+     * reset with NO_ERROR, so a client still sending a body stops (RFC 9113 8.1).
+     */
+    void headerBlockTooLarge() {
+        startNanos = System.nanoTime();
+        bodyDone = true;
+        noPath = true;
+        request = new DefaultHttpRequest(HTTP_2, UNKNOWN_METHOD, "/");
+        sendError(HttpResponseStatus.REQUEST_HEADER_FIELDS_TOO_LARGE);
+        ChannelFuture last = lastWrite;
+        int id = stream.id();
+        if (last != null) {
+            last.addListener(f -> connection.resetEnded(id, Http2Error.NO_ERROR));
         }
     }
 
@@ -471,7 +500,7 @@ public final class Http2Exchange implements Exchange, StreamDeadlines.Expiry {
         if (!responded) {
             responded = true;
             if (!streaming) {
-                status = 499;
+                status = resetStatus != 0 ? resetStatus : 499;
             }
             record();
             if (cancel != null) {
@@ -1014,11 +1043,42 @@ public final class Http2Exchange implements Exchange, StreamDeadlines.Expiry {
         onCancel = null;
         abortBody(new IllegalStateException("stream reset"));
         if (!wasResponded) {
+            if (!streaming) {
+                status = statusOfReset(error.code());
+            }
             record();
         }
         closeFile();
         releaseHeld();
         connection.reset(stream, error);
+    }
+
+    /**
+     * We are resetting the stream (our reset, or Netty's for a stream error of the client's): if no answer
+     * has started, the status it is recorded with, instead of 499.
+     */
+    void resetting(long errorCode) {
+        if (!responded && !streaming) {
+            resetStatus = statusOfReset(errorCode);
+        }
+    }
+
+    /**
+     * The status recorded for a stream we reset before any answer started, as HTTP/1.1 records the same
+     * case: 500 for our own failure (INTERNAL_ERROR: HTTP/1.1 answers a handler's failure 500; an upstream's
+     * failure is answered 502 before any reset), 499 for a client that took nothing we wrote (CANCEL at
+     * sendTimeout: HTTP/1.1 cuts the connection, recorded 499), and 400 for a client that broke the
+     * stream's rules (flow control, a body longer or shorter than its content-length, ...), as HTTP/1.1
+     * answers a broken body 400.
+     */
+    static int statusOfReset(long errorCode) {
+        if (errorCode == Http2Error.INTERNAL_ERROR.code()) {
+            return 500;
+        }
+        if (errorCode == Http2Error.CANCEL.code()) {
+            return 499;
+        }
+        return 400;
     }
 
     private void flushSoon() {
@@ -1036,7 +1096,8 @@ public final class Http2Exchange implements Exchange, StreamDeadlines.Expiry {
             SocketAddress remote = remoteAddress();
             accessLog.log(new AccessLog.Entry(System.currentTimeMillis(),
                     remote instanceof InetSocketAddress isa ? isa.getAddress().getHostAddress() : String.valueOf(remote),
-                    request.method() == UNKNOWN_METHOD ? null : request.method().name(), request.uri(), "HTTP/2.0",
+                    request.method() == UNKNOWN_METHOD ? null : request.method().name(), noPath ? null : request.uri(),
+                    "HTTP/2.0",
                     host, status, bytes, nanos,
                     rule == null ? null : rule.route(), request.headers().get(HttpHeaderNames.USER_AGENT),
                     AccessLog.requestId(request.headers()), upstream));

@@ -4,8 +4,10 @@ import dev.strait.proxy.accesslog.AccessLog;
 import dev.strait.proxy.config.Serving;
 import dev.strait.proxy.metrics.ProxyMetrics;
 import io.netty.buffer.ByteBuf;
+import io.netty.buffer.Unpooled;
 import io.netty.channel.ChannelFuture;
 import io.netty.channel.ChannelHandlerContext;
+import io.netty.channel.ChannelPromise;
 import io.netty.handler.codec.http.FullHttpRequest;
 import io.netty.handler.codec.http.HttpScheme;
 import io.netty.handler.codec.http.HttpServerUpgradeHandler;
@@ -43,12 +45,22 @@ import org.slf4j.LoggerFactory;
  */
 final class Http2ServerHandler extends Http2ConnectionHandler implements Http2FrameListener {
     private static final Logger log = LoggerFactory.getLogger(Http2ServerHandler.class);
+    /**
+     * How many reset streams are remembered: more than can be open at once, so a client's frames in flight
+     * for every stream reset in one round trip are recognised. Older ones get Netty's STREAM_CLOSED reset
+     * (RFC 9113 5.1 lets the period of ignoring frames be limited).
+     */
+    private static final int RESETS_KEPT = 2 * Http2Connections.MAX_CONCURRENT_STREAMS;
 
     private final Serving serving;
     private final ProxyMetrics metrics;
     private final AccessLog accessLog;
     private final int connectionWindow;
     private final Http2Connection.PropertyKey exchangeKey;
+    private final InboundFlowControl inboundFlow;
+    /** The streams we reset last, whose late frames are dropped (a ring; 0 = free). */
+    private final int[] resets = new int[RESETS_KEPT];
+    private int resetsNext;
     private ChannelHandlerContext ctx;
     /** Inside channelRead: writes are flushed once, when the read completes. */
     private boolean inRead;
@@ -61,6 +73,7 @@ final class Http2ServerHandler extends Http2ConnectionHandler implements Http2Fr
         this.accessLog = accessLog;
         this.connectionWindow = connectionWindow;
         Http2Connection connection = connection();
+        inboundFlow = (InboundFlowControl) connection.local().flowController();
         exchangeKey = connection.newKey();
         connection.addListener(new Http2ConnectionAdapter() {
             @Override
@@ -171,6 +184,106 @@ final class Http2ServerHandler extends Http2ConnectionHandler implements Http2Fr
         flushSoon();
     }
 
+    /**
+     * Every RST_STREAM we send comes here (ours through {@link #reset}, Netty's for stream errors through its
+     * encoder). The stream is closed at once rather than when the frame's write completes, as Netty would:
+     * DATA still queued for it in the flow controller is dropped instead of being flushed after the reset.
+     */
+    @Override
+    public ChannelFuture resetStream(ChannelHandlerContext ctx, int streamId, long errorCode, ChannelPromise promise) {
+        Http2Stream stream = connection().stream(streamId);
+        if (stream == null || stream.isResetSent()) {
+            return super.resetStream(ctx, streamId, errorCode, promise);
+        }
+        Http2Exchange e = stream.getProperty(exchangeKey);
+        if (e != null) {
+            e.resetting(errorCode);
+        }
+        ChannelFuture sent = super.resetStream(ctx, streamId, errorCode, promise);
+        if (stream.isResetSent()) {
+            remember(streamId);
+            stream.close(); // a second close, when the write completes, changes nothing
+        }
+        return sent;
+    }
+
+    /** Resets a stream that has ended both ways (an answer given without reading the request). */
+    void resetEnded(int streamId, Http2Error error) {
+        remember(streamId);
+        resetStream(ctx, streamId, error.code(), ctx.newPromise());
+        flushSoon();
+    }
+
+    private void remember(int streamId) {
+        resets[resetsNext] = streamId;
+        resetsNext = (resetsNext + 1) % resets.length;
+    }
+
+    private boolean wasReset(int streamId) {
+        for (int id : resets) {
+            if (id == streamId) {
+                return true;
+            }
+        }
+        return false;
+    }
+
+    @Override
+    protected void onStreamError(ChannelHandlerContext ctx, boolean outbound, Throwable cause,
+            Http2Exception.StreamException e) {
+        int id = e.streamId();
+        if (!outbound && e.error() == Http2Error.STREAM_CLOSED && connection().stream(id) == null && wasReset(id)) {
+            // A frame the client sent before our RST_STREAM reached it: dropped (RFC 9113 5.1). Netty has
+            // counted its DATA in the connection's window and given it back; another reset would be wrong.
+            return;
+        }
+        if (!outbound && e instanceof Http2Exception.HeaderListSizeException tooLarge && tooLarge.duringDecode()
+                && answerHeadersTooLarge(id)) {
+            return;
+        }
+        super.onStreamError(ctx, outbound, cause, e);
+    }
+
+    /**
+     * A request's header block that decoded (so HPACK stays in step) to more than the codec keeps: 431 on
+     * its stream, as HTTP/1.1 answers a head too large, logged like other answers. Netty's own answer was
+     * a bare 431 nobody logged, then a PROTOCOL_ERROR reset.
+     */
+    private boolean answerHeadersTooLarge(int streamId) {
+        if (connection().stream(streamId) != null) {
+            return false; // trailers: the stream's own exchange is answering; Netty resets it
+        }
+        Http2Stream stream;
+        try {
+            stream = connection().remote().createStream(streamId, true);
+        } catch (Http2Exception refused) {
+            return false; // over the stream limit, or a stream id out of order: Netty resets it
+        }
+        Http2Exchange e = new Http2Exchange(this, stream);
+        stream.setProperty(exchangeKey, e);
+        e.headerBlockTooLarge();
+        return true;
+    }
+
+    /**
+     * Every GOAWAY we send. On a connection error the last stream id is the last stream taken (Netty names
+     * 2^31-1 for errors found while reading frames, which tells the client that no request is safe to
+     * retry, RFC 9113 6.8), and an INTERNAL_ERROR carries no debug data: its text would be an exception's
+     * message from our own code. The client's own violations keep Netty's description of them.
+     */
+    @Override
+    public ChannelFuture goAway(ChannelHandlerContext ctx, int lastStreamId, long errorCode, ByteBuf debugData,
+            ChannelPromise promise) {
+        if (errorCode != Http2Error.NO_ERROR.code()) {
+            lastStreamId = Math.min(lastStreamId, connection().remote().lastStreamCreated());
+            if (errorCode == Http2Error.INTERNAL_ERROR.code()) {
+                debugData.release();
+                debugData = Unpooled.EMPTY_BUFFER;
+            }
+        }
+        return super.goAway(ctx, lastStreamId, errorCode, debugData, promise);
+    }
+
     /** Gives {@code bytes} of a stream's request body back to the client's windows. */
     void consumed(Http2Stream stream, int bytes) {
         if (bytes <= 0 || stream.state() == Http2Stream.State.CLOSED) {
@@ -202,6 +315,13 @@ final class Http2ServerHandler extends Http2ConnectionHandler implements Http2Fr
     @Override
     public int onDataRead(ChannelHandlerContext ctx, int streamId, ByteBuf data, int padding, boolean endOfStream) {
         Http2Stream stream = connection().stream(streamId);
+        if (inboundFlow.overran(streamId)) {
+            // More DATA than the stream's window allowed (RFC 9113 6.9.1): a stream error. The reset closes
+            // the stream, which gives its unread bytes, this frame's too, back to the connection's window.
+            log.debug("{}: stream {} sent DATA past its window", ctx.channel().remoteAddress(), streamId);
+            reset(stream, Http2Error.FLOW_CONTROL_ERROR);
+            return data.readableBytes() + padding;
+        }
         Http2Exchange e = stream == null ? null : stream.getProperty(exchangeKey);
         if (e == null) {
             return data.readableBytes() + padding;

@@ -202,4 +202,20 @@ class Http2AccessLogTest {
         assertThat(h.metrics.scrape()).contains("strait_requests_total{route=\"site\",status=\"204\"} 2.0")
                 .doesNotContain("status=\"499\"");
     }
+
+    @Test
+    void aRequestWithoutPathIsLoggedWithNoUriAsARefusedHttp1HeadIs() throws Exception {
+        // Malformed (RFC 9113 8.3.1), answered 400; it was logged with the uri "/", which nobody sent.
+        TestUpstream up = h.upstream(TestUpstream.reply(200, "up"));
+        CapturedAccessLog log = start(up);
+        try (RawH2 c = new RawH2(h.address())) {
+            send(c, 1, new byte[] {(byte) 0x82, (byte) 0x86, 0x01, 0x01, 'a'}); // GET, http, :authority a; no :path
+            c.answer(1);
+        }
+        JsonNode line = log.await(1).get(0);
+        assertThat(line.get("status").asInt()).isEqualTo(400);
+        assertThat(line.get("uri").isNull()).as("uri of " + line).isTrue();
+        assertThat(line.get("method").asText()).isEqualTo("GET");
+        assertThat(up.requests()).isZero();
+    }
 }
