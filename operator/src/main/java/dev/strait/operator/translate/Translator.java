@@ -119,6 +119,8 @@ public final class Translator {
         Map<ResourceKey, Integer> contents = new HashMap<>(expected);
         Map<String, Upstream> models = new HashMap<>();
         Map<String, UpstreamState> upstreamStates = new HashMap<>();
+        models.put(UNRESOLVED, UNRESOLVED_UPSTREAM);
+        models.put(UNRESOLVED_FASTCGI, UNRESOLVED_FASTCGI_UPSTREAM);
 
         for (dev.strait.operator.crd.Upstream u : in.upstreams()) {
             UpstreamState st = upstream(u, endpoints, secrets);
@@ -428,7 +430,7 @@ public final class Translator {
         List<ClaimOutcome> claims = null;
         List<Translation.Programmed> kept = List.of();
         int content = 0;
-        if (specErrors.isEmpty() && refErrors.isEmpty() && !states.isEmpty()) {
+        if (specErrors.isEmpty() && !states.isEmpty()) {
             claims = new ArrayList<>();
             List<String> lost = new ArrayList<>();
             kept = new ArrayList<>();
@@ -675,9 +677,18 @@ public final class Translator {
 
     // ---- Routes ----
 
-    private static final String UNRESOLVED = "unresolved";
+    /**
+     * The model upstream an unresolved backend points at: no endpoints, so the proxy answers its share of
+     * the rule's requests with 503 while the rest of the Route serves (ADR 0049). Resource names in
+     * snapshots always have a dot ({@code ns.name}, {@code upstream.ns.name}), so these cannot collide.
+     */
+    static final String UNRESOLVED = "unresolved";
     /** The stand-in in a rule with {@code fastcgi} settings, so they are checked as they would be when resolved. */
-    private static final String UNRESOLVED_FASTCGI = "unresolved-fastcgi";
+    static final String UNRESOLVED_FASTCGI = "unresolved-fastcgi";
+    private static final Upstream UNRESOLVED_UPSTREAM = new Upstream(UNRESOLVED, List.of(), Upstream.Protocol.HTTP1,
+            Upstream.LoadBalancer.ROUND_ROBIN, null);
+    private static final Upstream UNRESOLVED_FASTCGI_UPSTREAM = new Upstream(UNRESOLVED_FASTCGI, List.of(),
+            Upstream.Protocol.FASTCGI, Upstream.LoadBalancer.ROUND_ROBIN, null);
 
     private static final class RouteState {
         dev.strait.model.Route model;
@@ -818,11 +829,29 @@ public final class Translator {
         ModelCheck.Checked<dev.strait.model.Route> checked = memo("R" + st.declared + named,
                 () -> ModelCheck.route(named, st.declared));
         st.specErrors.addAll(checked.errors());
-        if (st.specErrors.isEmpty() && st.refErrors.isEmpty()) {
+        // An unresolved reference degrades only what it names (ADR 0049): its backend answers 503 (a stand-in
+        // upstream without endpoints), a missing certificate leaves the host to the listener's default one;
+        // the Route keeps serving everything else, and keeps its claims against younger Routes.
+        if (st.specErrors.isEmpty()) {
             st.model = checked.value();
+            for (String standIn : new String[] {UNRESOLVED, UNRESOLVED_FASTCGI}) {
+                if (st.declared.containsKey(standIn) && uses(st.model, standIn)) {
+                    st.upstreams.add(standIn);
+                }
+            }
             models.putAll(serviceUpstreams);
         }
         return st;
+    }
+
+    private static boolean uses(dev.strait.model.Route route, String upstream) {
+        for (dev.strait.model.Route.Rule rule : route.rules()) {
+            if (rule.action() instanceof dev.strait.model.Route.Backends p
+                    && p.backends().stream().anyMatch(b -> b.upstream().equals(upstream))) {
+                return true;
+            }
+        }
+        return false;
     }
 
     private static void backend(ObjectNode b, String path, String ns, RouteState st, ServiceEndpoints endpoints,

@@ -101,15 +101,20 @@ class StatusTest {
 
     @Test
     void aMissingUpstreamIsReportedWithItsFieldAndResolvedWhenItAppears() throws Exception {
-        create(client, route("shop", "api", """
-                hosts: [ api.example.com ]
-                rules:
-                  - backends: [ { upstream: api } ]"""));
+        TestProxy proxy = proxy();
+        create(client, route("shop", "api", hello("api.example.com", "hi") + """
+                  - matches: [ { path: { type: Prefix, value: /api } } ]
+                    backends: [ { upstream: api } ]
+                """));
         awaitRoute(client, "shop", "api", s -> {
+            hasCondition(s, "Accepted", "True", "Accepted", null);
             hasCondition(s, "ResolvedRefs", "False", "BackendNotFound",
-                    "spec.rules[0].backends[0].upstream: Upstream \"api\" not found");
-            hasCondition(s, "Programmed", "False", "UnresolvedRefs", null);
+                    "spec.rules[1].backends[0].upstream: Upstream \"api\" not found");
+            hasCondition(s, "Programmed", "True", "Programmed", null);
         });
+        // Only what names the missing Upstream fails (ADR 0049): the rest of the Route serves.
+        assertThat(proxy.get("api.example.com", "/hello")).isEqualTo("200 OK hi");
+        assertThat(proxy.get("api.example.com", "/api/x")).startsWith("503");
         create(client, yaml("""
                 apiVersion: strait.dev/v1alpha1
                 kind: Upstream
@@ -118,7 +123,7 @@ class StatusTest {
         awaitRoute(client, "shop", "api", s -> hasCondition(s, "ResolvedRefs", "True", "ResolvedRefs", null));
         awaitUpstream(client, "shop", "api", s -> {
             hasCondition(s, "ResolvedRefs", "False", "BackendNotFound", "spec.service.name: Service \"api\" not found");
-            hasCondition(s, "Programmed", "False", "NoProxies", null);
+            hasCondition(s, "Programmed", "True", "Programmed", null);
         });
     }
 

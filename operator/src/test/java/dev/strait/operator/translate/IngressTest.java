@@ -105,7 +105,7 @@ class IngressTest {
     }
 
     @Test
-    void errorsNameTheIngressFieldsAndDropTheIngress() {
+    void errorsNameTheIngressFieldsAndOnlyTheirPathsAnswer503() {
         Translation t = Fixtures.translate(web(ingress("shop", "site", 1, """
                 ingressClassName: strait
                 tls: [ { secretName: missing } ]
@@ -122,8 +122,13 @@ class IngressTest {
                 "spec.rules[0].http.paths[0].backend.service.name: Service \"nope\" not found",
                 "spec.rules[0].http.paths[1].backend.service.port.name: Service \"api\" has no TCP port named \"admin\"",
                 "spec.tls[0].secretName: Secret \"missing\" not found");
-        assertThat(r.inSnapshot()).isFalse();
-        assertThat(t.snapshot(STRAIT).config().routes()).isEmpty();
+        assertThat(r.inSnapshot()).as("the host still serves (ADR 0049)").isTrue();
+        var rules = t.snapshot(STRAIT).config().routes().get(0).rules();
+        assertThat(rules).hasSize(2);
+        for (var rule : rules) {
+            assertThat(((dev.strait.model.Route.Backends) rule.action()).backends().get(0).upstream())
+                    .isEqualTo(Translator.UNRESOLVED);
+        }
     }
 
     @Test
