@@ -103,6 +103,9 @@ public final class Translator {
         return "service." + namespace + "." + service + "." + port;
     }
 
+    /** Between an Ingress's name and its host's index in the model name of a Route made for it (ADR 0012). */
+    public static final String INGRESS_PIECE = "..ingress-";
+
     /** The model name of a Route resource. */
     public static String routeName(String namespace, String name) {
         return namespace + "." + name;
@@ -162,7 +165,21 @@ public final class Translator {
             SourceResult prev = previousResults.get(key);
             List<RouteState> states;
             RouteCall call = null;
-            if (referencesSame && prev != null && prev.call != null && sameSpec(prev.source, src.meta())) {
+            ProxyRejection rejection = in.rejected().isEmpty() ? null : in.rejected().get(key);
+            if (rejection != null && rejection.generation() == generation(src.meta())) {
+                // Proxies refused it at this generation (ADR 0050): out, until it changes. New states every
+                // time, so it is never taken for the source it was before.
+                states = new ArrayList<>(src.pieces().size());
+                int named = rejection.piece() < src.pieces().size() ? rejection.piece() : 0;
+                for (int i = 0; i < src.pieces().size(); i++) {
+                    RouteState st = new RouteState();
+                    if (i == named) {
+                        st.specErrors.add(rejection.message());
+                    }
+                    st.rejected = true;
+                    states.add(st);
+                }
+            } else if (referencesSame && prev != null && prev.call != null && sameSpec(prev.source, src.meta())) {
                 call = prev.call;
                 checks.put(call.memoKey, prev.states.get(0)); // kept for the next translation, as route() would
                 models.putAll(call.added);
@@ -419,9 +436,11 @@ public final class Translator {
             }
         }
         Set<Scope> scopes = new HashSet<>();
+        boolean rejected = !states.isEmpty() && states.get(0).rejected;
         StatusCondition accepted = specErrors.isEmpty()
                 ? StatusCondition.yes(StatusCondition.ACCEPTED, "Accepted", "valid")
-                : StatusCondition.no(StatusCondition.ACCEPTED, "Invalid", String.join("; ", specErrors));
+                : StatusCondition.no(StatusCondition.ACCEPTED, rejected ? "RejectedByProxy" : "Invalid",
+                        String.join("; ", specErrors));
         StatusCondition resolved = refErrors.isEmpty()
                 ? StatusCondition.yes(StatusCondition.RESOLVED_REFS, "ResolvedRefs", "all references resolved")
                 : StatusCondition.no(StatusCondition.RESOLVED_REFS, refReason, String.join("; ", refErrors));
@@ -703,6 +722,8 @@ public final class Translator {
         final Map<String, Upstream.Protocol> declared = new TreeMap<>();
         final List<Boolean> implicitMatches = new ArrayList<>();
         Config.Certificate certificate;
+        /** Left out because proxies refused it ({@link ProxyRejection}); its one error says why. */
+        boolean rejected;
 
         void refError(ObjectNode backend, String reason, String message) {
             if (refReason == null) {

@@ -172,23 +172,55 @@ class StatusTest {
     }
 
     @Test
-    void aProxysNackShowsOnTheRouteAndTheOldTableKeepsServing() throws Exception {
+    void aRouteProxiesRefuseIsLeftOutSoTheScopeKeepsTakingChanges() throws Exception {
         create(client, route("shop", "good", hello("good.example.com", "good")));
         TestProxy proxy = proxy();
         awaitRoute(client, "shop", "good", s -> hasCondition(s, "Programmed", "True", "Programmed", null));
 
+        // Only the proxy can tell that the directory does not exist there: it refuses the snapshot.
         create(client, route("shop", "files", """
                 hosts: [ files.example.com ]
                 rules: [ { files: { root: /no/such/dir } } ]"""));
         awaitRoute(client, "shop", "files", s -> {
-            hasCondition(s, "Accepted", "True", "Accepted", null);
-            hasCondition(s, "Programmed", "False", "Rejected", null);
-            assertThat(OperatorHarness.condition(s, "Programmed").getMessage())
-                    .startsWith("0/1 proxies serve version ").contains("1 refused version")
-                    .containsPattern("routes\\[\\d]\\.rules\\[0]\\.files\\.root: directory /no/such/dir does not exist");
-            assertThat(s.proxies.rejected).isEqualTo(1);
+            hasCondition(s, "Accepted", "False", "RejectedByProxy", null);
+            assertThat(OperatorHarness.condition(s, "Accepted").getMessage())
+                    .startsWith("spec.rules[0].files.root: directory /no/such/dir does not exist (refused by the proxy at")
+                    .endsWith("left out until the Route changes)");
+            hasCondition(s, "Programmed", "False", "RejectedByProxy", null);
         });
+        // ADR 0050: without the rejection every later snapshot of the scope carried it and was refused too.
+        create(client, route("shop", "later", hello("later.example.com", "later")));
+        awaitRoute(client, "shop", "later", s -> hasCondition(s, "Programmed", "True", "Programmed", null));
+        assertThat(proxy.get("later.example.com", "/hello")).isEqualTo("200 OK later");
         assertThat(proxy.get("good.example.com", "/hello")).isEqualTo("200 OK good");
+
+        // A new generation is tried again.
+        Route files = client.resources(Route.class).inNamespace("shop").withName("files").get();
+        files.getSpec().rules.get(0).files.root = "/tmp";
+        client.resource(files).update();
+        awaitRoute(client, "shop", "files", s -> {
+            assertThat(s.observedGeneration).isEqualTo(2L);
+            hasCondition(s, "Accepted", "True", "Accepted", null);
+            hasCondition(s, "Programmed", "True", "Programmed", null);
+        });
+    }
+
+    @Test
+    void aNackThatNamesNoRouteSaysWhichProxyRefusedWhat() throws Exception {
+        create(client, route("shop", "good", hello("good.example.com", "good")));
+        TestProxy proxy = proxy();
+        awaitRoute(client, "shop", "good", s -> hasCondition(s, "Programmed", "True", "Programmed", null));
+        proxy.client.close(); // a proxy that refuses everything, by hand
+        try (var raw = dev.strait.operator.publish.RawProxy.connect(app.controlAddress(), "strait")) {
+            raw.nackEverything("listeners[0].address: cannot bind");
+            create(client, route("shop", "next", hello("next.example.com", "next")));
+            awaitRoute(client, "shop", "next", s -> {
+                hasCondition(s, "Programmed", "False", "Rejected", null);
+                assertThat(OperatorHarness.condition(s, "Programmed").getMessage())
+                        .contains("(proxy ingress class strait at /127.0.0.1:")
+                        .endsWith("): listeners[0].address: cannot bind");
+            });
+        }
     }
 
     @Test
