@@ -436,6 +436,8 @@ public final class Translator {
             }
         }
         Set<Scope> scopes = new HashSet<>();
+        // An Ingress's defaultBackend is in every host's Route: its error once, not once per host.
+        refErrors = new ArrayList<>(new java.util.LinkedHashSet<>(refErrors));
         boolean rejected = !states.isEmpty() && states.get(0).rejected;
         StatusCondition accepted = specErrors.isEmpty()
                 ? StatusCondition.yes(StatusCondition.ACCEPTED, "Accepted", "valid")

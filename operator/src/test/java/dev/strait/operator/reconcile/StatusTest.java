@@ -29,6 +29,7 @@ import org.junit.jupiter.api.Test;
 @EnableKubernetesMockClient(crud = true)
 class StatusTest {
     static KubernetesClient client;
+    static io.fabric8.kubernetes.client.server.mock.KubernetesMockServer server;
 
     private OperatorApp app;
     private final List<AutoCloseable> proxies = new ArrayList<>();
@@ -221,6 +222,35 @@ class StatusTest {
                         .endsWith("): listeners[0].address: cannot bind");
             });
         }
+    }
+
+    @Test
+    void onceConvergedNothingIsWrittenAgain() throws Exception {
+        create(client, Fixtures.service("shop", "api", "http:8080"));
+        create(client, Fixtures.slice("shop", "api", "api-1", "http", 3000, "10.0.0.1", "10.0.0.3~"));
+        create(client, yaml("""
+                apiVersion: strait.dev/v1alpha1
+                kind: Upstream
+                metadata: { namespace: shop, name: api }
+                spec: { service: { name: api, port: 8080 } }""", Upstream.class));
+        create(client, route("shop", "site", hello("example.com", "hi") + """
+                  - matches: [ { path: { type: Prefix, value: /api } } ]
+                    backends: [ { upstream: api }, { service: { name: gone, port: 80 } } ]
+                """));
+        create(client, route("shop", "bad", hello("bad host", "bad")));
+        create(client, route("shop", "z-loser", hello("example.com", "loser"))); // younger, or later by name
+        proxy();
+        awaitRoute(client, "shop", "site", s -> hasCondition(s, "Programmed", "True", "Programmed", null));
+        awaitRoute(client, "shop", "z-loser", s -> hasCondition(s, "Accepted", "False", "Conflicted", null));
+        awaitRoute(client, "shop", "bad", s -> hasCondition(s, "Accepted", "False", "Invalid", null));
+        awaitUpstream(client, "shop", "api", s -> hasCondition(s, "Programmed", "True", "Programmed", null));
+        // Quiet: no status write, no request at all to the API server, for several status debounces.
+        await().pollDelay(java.time.Duration.ofMillis(500)).atMost(OperatorHarness.WAIT).until(() -> {
+            int requests = server.getRequestCount();
+            long writes = app.statusWrites();
+            Thread.sleep(3000);
+            return server.getRequestCount() == requests && app.statusWrites() == writes;
+        });
     }
 
     @Test

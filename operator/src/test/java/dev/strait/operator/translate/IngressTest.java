@@ -132,6 +132,23 @@ class IngressTest {
     }
 
     @Test
+    void aMissingDefaultBackendIsReportedOnceAndAnswers503OnEveryHost() {
+        Translation t = Fixtures.translate(web(ingress("shop", "site", 1, """
+                ingressClassName: strait
+                defaultBackend: { service: { name: gone, port: { number: 80 } } }
+                rules:
+                  - host: a.example.com
+                    http: { paths: [ { path: /a, pathType: Prefix, backend: { service: { name: web, port: { number: 80 } } } } ] }
+                  - host: b.example.com
+                    http: { paths: [ { path: /b, pathType: Prefix, backend: { service: { name: web, port: { number: 80 } } } } ] }
+                """)));
+        ResourceReport r = ingressReport(t, "shop", "site");
+        assertThat(r.errors()).containsExactly("spec.defaultBackend.service.name: Service \"gone\" not found");
+        assertThat(r.resolvedRefs().message()).isEqualTo("spec.defaultBackend.service.name: Service \"gone\" not found");
+        assertThat(t.snapshot(STRAIT).config().routes()).hasSize(3);
+    }
+
+    @Test
     void onlyIngressesOfOurClassesAreServed() {
         String spec = """
                 rules: [ { host: %s.example.com, http: { paths: [ { path: /, pathType: Prefix, backend: { service: { name: web, port: { number: 80 } } } } ] } } ]
