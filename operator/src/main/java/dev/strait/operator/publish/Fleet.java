@@ -3,8 +3,11 @@ package dev.strait.operator.publish;
 import com.fasterxml.jackson.databind.node.ObjectNode;
 import dev.strait.model.ConfigDelta;
 import dev.strait.operator.translate.ProxyDefaults;
+import dev.strait.operator.translate.ProxyRejection;
+import dev.strait.operator.translate.ResourceKey;
 import dev.strait.operator.translate.Scope;
 import dev.strait.operator.translate.Translation;
+import dev.strait.operator.translate.Translator;
 import java.io.IOException;
 import java.io.UncheckedIOException;
 import java.util.ArrayList;
@@ -13,6 +16,8 @@ import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.concurrent.CopyOnWriteArrayList;
+import java.util.regex.Matcher;
+import java.util.regex.Pattern;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -51,6 +56,11 @@ public final class Fleet {
      * not parsed again from its JSON. Read only (deltas share its nodes).
      */
     private final Map<Scope, Map.Entry<String, ObjectNode>> lastTree = new HashMap<>();
+    /** The translation each remembered version came from, per scope: what a NACK's {@code routes[i]} names. */
+    private final Map<Scope, LinkedHashMap<String, Translation>> sources = new HashMap<>();
+    /** Routes and Ingresses proxies refused, at the generation they refused (ADR 0050). */
+    private final Map<ResourceKey, ProxyRejection> rejected = new HashMap<>();
+    private final List<Runnable> rejectionListeners = new CopyOnWriteArrayList<>();
     private long snapshotsSent;
     private long deltasSent;
     private final List<Runnable> listeners = new CopyOnWriteArrayList<>();
@@ -65,9 +75,28 @@ public final class Fleet {
         listeners.add(listener);
     }
 
+    /** Called (off the lock) when a proxy's NACK names a Route or Ingress not refused before: translate again. */
+    public void onRejection(Runnable listener) {
+        rejectionListeners.add(listener);
+    }
+
+    /**
+     * The Routes and Ingresses proxies refused and at which generation: a translation leaves each out while
+     * it keeps that generation (ADR 0050). Kept until the resource changes or goes away.
+     */
+    public synchronized Map<ResourceKey, ProxyRejection> rejected() {
+        return Map.copyOf(rejected);
+    }
+
     /** Makes a translation the current one and sends every session whose scope's snapshot changed. */
     public void publish(Translation t) {
         synchronized (this) {
+            if (!rejected.isEmpty()) {
+                rejected.entrySet().removeIf(e -> {
+                    var r = t.report(e.getKey());
+                    return r == null || r.generation() != e.getValue().generation();
+                });
+            }
             latest = t;
             encoded.clear();
             deltas.clear();
@@ -120,13 +149,83 @@ public final class Fleet {
     }
 
     void nacked(ProxySession s, String version, String error) {
+        boolean newlyRejected = false;
         synchronized (this) {
             s.nacked = version;
             s.nackError = error;
+            Translation t = s.scope == null ? null : sources.getOrDefault(s.scope, new LinkedHashMap<>()).get(version);
+            if (t != null && error != null) {
+                for (Map.Entry<ResourceKey, ProxyRejection> e : rejections(t, s.scope, error, s.remote).entrySet()) {
+                    newlyRejected |= !e.getValue().equals(rejected.put(e.getKey(), e.getValue()));
+                }
+            }
             sendHeldBack(s);
         }
         log.warn("proxy {} ({}) refused version {}: {}", s.id, s.identity, version, error);
         changed();
+        if (newlyRejected) {
+            for (Runnable r : rejectionListeners) {
+                r.run();
+            }
+        }
+    }
+
+    private static final Pattern ROUTE_ERROR = Pattern.compile("routes\\[(\\d+)]([^:\\s]*): (.*)");
+
+    /**
+     * The Routes and Ingresses a NACK of one of {@code t}'s snapshots names: each line of the proxy's
+     * error about {@code routes[i]} is about the i-th Route of that snapshot, whose model name says which
+     * resource it came from ({@code ns.name}, or {@code ns.name..ingress-N} for an Ingress's N-th host).
+     * Errors about anything else (listeners, upstreams) name no resource and leave nothing out.
+     */
+    static Map<ResourceKey, ProxyRejection> rejections(Translation t, Scope scope, String error, String proxy) {
+        List<dev.strait.model.Route> routes = t.snapshot(scope).config().routes();
+        Map<ResourceKey, ProxyRejection> out = new LinkedHashMap<>();
+        for (String line : error.split("\n")) {
+            Matcher m = ROUTE_ERROR.matcher(line.trim());
+            if (!m.lookingAt()) {
+                continue;
+            }
+            int i;
+            try {
+                i = Integer.parseInt(m.group(1));
+            } catch (NumberFormatException e) {
+                continue;
+            }
+            if (i >= routes.size()) {
+                continue;
+            }
+            String model = routes.get(i).name();
+            int dot = model.indexOf('.');
+            if (dot <= 0) {
+                continue;
+            }
+            String ns = model.substring(0, dot);
+            String name = model.substring(dot + 1);
+            int piece = 0;
+            String kind = "Route";
+            int ing = name.indexOf(Translator.INGRESS_PIECE);
+            if (ing >= 0) {
+                kind = "Ingress";
+                try {
+                    piece = Integer.parseInt(name.substring(ing + Translator.INGRESS_PIECE.length()));
+                } catch (NumberFormatException e) {
+                    continue;
+                }
+                name = name.substring(0, ing);
+            }
+            ResourceKey key = new ResourceKey(kind, ns, name);
+            var report = t.report(key);
+            if (report == null) {
+                continue;
+            }
+            String message = "spec" + m.group(2) + ": " + m.group(3);
+            ProxyRejection before = out.get(key);
+            out.put(key, new ProxyRejection(report.generation(), piece, before == null
+                    ? message + " (refused by the proxy at " + proxy + "; left out until the " + kind + " changes)"
+                    : before.message() + "; " + message));
+        }
+        return out;
     }
 
     /**
@@ -239,6 +338,14 @@ public final class Fleet {
     }
 
     private void remember(Scope scope, Translation.Snapshot snap) {
+        LinkedHashMap<String, Translation> from = sources.computeIfAbsent(scope, x -> new LinkedHashMap<>());
+        if (from.get(snap.version()) != latest) {
+            from.remove(snap.version());
+            from.put(snap.version(), latest);
+            if (from.size() > DOCUMENTS) {
+                from.remove(from.keySet().iterator().next());
+            }
+        }
         LinkedHashMap<String, String> docs = documents.computeIfAbsent(scope, x -> new LinkedHashMap<>());
         docs.remove(snap.version());
         docs.put(snap.version(), snap.json());

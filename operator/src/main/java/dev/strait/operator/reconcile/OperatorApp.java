@@ -159,7 +159,10 @@ public final class OperatorApp implements AutoCloseable {
         }
         Translator translator = new Translator(settings.defaults());
         cache = new ClusterCache(client, this::changed, settings.secretFieldSelector());
-        rebuilder = new Rebuilder(() -> cache.synced() ? cache.inputs() : null, translator, t -> {
+        // What proxies refused is an input too: such a Route is left out until it changes (ADR 0050).
+        fleet.onRejection(this::changed);
+        rebuilder = new Rebuilder(() -> cache.synced() ? cache.inputs().withRejected(fleet.rejected()) : null,
+                translator, t -> {
             fleet.publish(t);
             board.update(t);
             statusRefresh.changed(); // computed and written within the status debounce, off this thread

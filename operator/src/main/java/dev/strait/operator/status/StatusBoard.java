@@ -187,7 +187,9 @@ public final class StatusBoard {
                 if (ps.get(i).nacked() != null) {
                     rejected++;
                     if (first == null) {
-                        first = "version " + ps.get(i).nacked() + ": " + ps.get(i).nackError();
+                        ProxyState p = ps.get(i);
+                        first = "version " + p.nacked() + " (" + (p.identity() == null ? "a proxy of " + p.remote()
+                                : "proxy " + p.identity() + " at " + p.remote()) + "): " + p.nackError();
                     }
                 }
             }

@@ -100,7 +100,7 @@ final class IngressRoutes {
 
     /** The model name of the Route made for the {@code index}-th host of an Ingress ({@code ..} never occurs in a Route's name). */
     static String routeMetadataName(String name, int index) {
-        return name + "..ingress-" + index;
+        return name + Translator.INGRESS_PIECE + index;
     }
 
     /** The Ingress as Routes, one per host, in the order hosts first appear (then {@code *} for the default backend). */

@@ -8,6 +8,7 @@ import io.fabric8.kubernetes.api.model.discovery.v1.EndpointSlice;
 import io.fabric8.kubernetes.api.model.networking.v1.Ingress;
 import io.fabric8.kubernetes.api.model.networking.v1.IngressClass;
 import java.util.List;
+import java.util.Map;
 
 /** Everything a translation reads: the informer caches' contents at one moment. */
 public record Inputs(
@@ -17,9 +18,11 @@ public record Inputs(
         List<EndpointSlice> endpointSlices,
         List<Secret> secrets,
         List<Ingress> ingresses,
-        List<IngressClass> ingressClasses) {
+        List<IngressClass> ingressClasses,
+        Map<ResourceKey, ProxyRejection> rejected) {
 
     public Inputs {
+        rejected = Map.copyOf(rejected);
         routes = List.copyOf(routes);
         upstreams = List.copyOf(upstreams);
         services = List.copyOf(services);
@@ -27,6 +30,18 @@ public record Inputs(
         secrets = List.copyOf(secrets);
         ingresses = List.copyOf(ingresses);
         ingressClasses = List.copyOf(ingressClasses);
+    }
+
+    /** Nothing refused by proxies. */
+    public Inputs(List<Route> routes, List<Upstream> upstreams, List<Service> services,
+                  List<EndpointSlice> endpointSlices, List<Secret> secrets, List<Ingress> ingresses,
+                  List<IngressClass> ingressClasses) {
+        this(routes, upstreams, services, endpointSlices, secrets, ingresses, ingressClasses, Map.of());
+    }
+
+    /** The same resources, with what proxies refused ({@link ProxyRejection}). */
+    public Inputs withRejected(Map<ResourceKey, ProxyRejection> r) {
+        return new Inputs(routes, upstreams, services, endpointSlices, secrets, ingresses, ingressClasses, r);
     }
 
     /** Without standard Ingresses. */

@@ -17,7 +17,10 @@ import java.util.TreeSet;
  * Resolves a Service and one of its ports to the ready endpoints listed in its EndpointSlices, as
  * kube-proxy does: slices are found by the {@code kubernetes.io/service-name} label, the slice port by
  * the Service port's name, and an endpoint counts when its {@code ready} condition is not false
- * (absent means ready, per the EndpointSlice API).
+ * (absent means ready, per the EndpointSlice API). When no endpoint of the port is ready, the ones that
+ * are terminating but still {@code serving} are used instead (graceful drain, as kube-proxy, Envoy and
+ * Contour do): a Deployment of one replica being rolled, or the last pods of a scale-down, keep
+ * answering until they stop serving, rather than every request getting 503.
  */
 final class ServiceEndpoints {
     static final String SERVICE_NAME_LABEL = "kubernetes.io/service-name";
@@ -86,6 +89,8 @@ final class ServiceEndpoints {
         String portName = sp.getName() == null ? "" : sp.getName();
         TreeSet<String> seen = new TreeSet<>();
         List<HostPort> out = new ArrayList<>();
+        TreeSet<String> drainingSeen = new TreeSet<>();
+        List<HostPort> draining = new ArrayList<>();
         for (EndpointSlice es : slices.getOrDefault(namespace + "/" + name, List.of())) {
             if ("FQDN".equals(es.getAddressType()) || es.getPorts() == null || es.getEndpoints() == null) {
                 continue;
@@ -98,23 +103,30 @@ final class ServiceEndpoints {
                 }
             }
             if (target == null) {
-                continue;
+                continue; // no such port in this slice, or a port without a number (all ports): not ours to guess
             }
             for (Endpoint e : es.getEndpoints()) {
-                boolean ready = e.getConditions() == null || e.getConditions().getReady() == null
-                        || e.getConditions().getReady();
-                if (!ready || e.getAddresses() == null) {
+                if (e.getAddresses() == null) {
+                    continue;
+                }
+                var c = e.getConditions();
+                boolean ready = c == null || c.getReady() == null || c.getReady();
+                // serving: absent means the same as ready; only a terminating endpoint can differ
+                boolean drains = !ready && c != null && Boolean.TRUE.equals(c.getTerminating())
+                        && Boolean.TRUE.equals(c.getServing());
+                if (!ready && !drains) {
                     continue;
                 }
                 for (String address : e.getAddresses()) {
                     HostPort hp = new HostPort(address, target);
-                    if (seen.add(hp.toString())) {
-                        out.add(hp);
+                    if (ready ? seen.add(hp.toString()) : drainingSeen.add(hp.toString())) {
+                        (ready ? out : draining).add(hp);
                     }
                 }
             }
         }
-        out.sort((a, b) -> a.toString().compareTo(b.toString()));
-        return new Resolution(List.copyOf(out), null, null);
+        List<HostPort> use = out.isEmpty() ? draining : out;
+        use.sort((a, b) -> a.toString().compareTo(b.toString()));
+        return new Resolution(List.copyOf(use), null, null);
     }
 }

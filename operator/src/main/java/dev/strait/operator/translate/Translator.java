@@ -103,6 +103,9 @@ public final class Translator {
         return "service." + namespace + "." + service + "." + port;
     }
 
+    /** Between an Ingress's name and its host's index in the model name of a Route made for it (ADR 0012). */
+    public static final String INGRESS_PIECE = "..ingress-";
+
     /** The model name of a Route resource. */
     public static String routeName(String namespace, String name) {
         return namespace + "." + name;
@@ -119,6 +122,8 @@ public final class Translator {
         Map<ResourceKey, Integer> contents = new HashMap<>(expected);
         Map<String, Upstream> models = new HashMap<>();
         Map<String, UpstreamState> upstreamStates = new HashMap<>();
+        models.put(UNRESOLVED, UNRESOLVED_UPSTREAM);
+        models.put(UNRESOLVED_FASTCGI, UNRESOLVED_FASTCGI_UPSTREAM);
 
         for (dev.strait.operator.crd.Upstream u : in.upstreams()) {
             UpstreamState st = upstream(u, endpoints, secrets);
@@ -160,7 +165,21 @@ public final class Translator {
             SourceResult prev = previousResults.get(key);
             List<RouteState> states;
             RouteCall call = null;
-            if (referencesSame && prev != null && prev.call != null && sameSpec(prev.source, src.meta())) {
+            ProxyRejection rejection = in.rejected().isEmpty() ? null : in.rejected().get(key);
+            if (rejection != null && rejection.generation() == generation(src.meta())) {
+                // Proxies refused it at this generation (ADR 0050): out, until it changes. New states every
+                // time, so it is never taken for the source it was before.
+                states = new ArrayList<>(src.pieces().size());
+                int named = rejection.piece() < src.pieces().size() ? rejection.piece() : 0;
+                for (int i = 0; i < src.pieces().size(); i++) {
+                    RouteState st = new RouteState();
+                    if (i == named) {
+                        st.specErrors.add(rejection.message());
+                    }
+                    st.rejected = true;
+                    states.add(st);
+                }
+            } else if (referencesSame && prev != null && prev.call != null && sameSpec(prev.source, src.meta())) {
                 call = prev.call;
                 checks.put(call.memoKey, prev.states.get(0)); // kept for the next translation, as route() would
                 models.putAll(call.added);
@@ -417,9 +436,13 @@ public final class Translator {
             }
         }
         Set<Scope> scopes = new HashSet<>();
+        // An Ingress's defaultBackend is in every host's Route: its error once, not once per host.
+        refErrors = new ArrayList<>(new java.util.LinkedHashSet<>(refErrors));
+        boolean rejected = !states.isEmpty() && states.get(0).rejected;
         StatusCondition accepted = specErrors.isEmpty()
                 ? StatusCondition.yes(StatusCondition.ACCEPTED, "Accepted", "valid")
-                : StatusCondition.no(StatusCondition.ACCEPTED, "Invalid", String.join("; ", specErrors));
+                : StatusCondition.no(StatusCondition.ACCEPTED, rejected ? "RejectedByProxy" : "Invalid",
+                        String.join("; ", specErrors));
         StatusCondition resolved = refErrors.isEmpty()
                 ? StatusCondition.yes(StatusCondition.RESOLVED_REFS, "ResolvedRefs", "all references resolved")
                 : StatusCondition.no(StatusCondition.RESOLVED_REFS, refReason, String.join("; ", refErrors));
@@ -428,7 +451,7 @@ public final class Translator {
         List<ClaimOutcome> claims = null;
         List<Translation.Programmed> kept = List.of();
         int content = 0;
-        if (specErrors.isEmpty() && refErrors.isEmpty() && !states.isEmpty()) {
+        if (specErrors.isEmpty() && !states.isEmpty()) {
             claims = new ArrayList<>();
             List<String> lost = new ArrayList<>();
             kept = new ArrayList<>();
@@ -675,9 +698,18 @@ public final class Translator {
 
     // ---- Routes ----
 
-    private static final String UNRESOLVED = "unresolved";
+    /**
+     * The model upstream an unresolved backend points at: no endpoints, so the proxy answers its share of
+     * the rule's requests with 503 while the rest of the Route serves (ADR 0049). Resource names in
+     * snapshots always have a dot ({@code ns.name}, {@code upstream.ns.name}), so these cannot collide.
+     */
+    static final String UNRESOLVED = "unresolved";
     /** The stand-in in a rule with {@code fastcgi} settings, so they are checked as they would be when resolved. */
-    private static final String UNRESOLVED_FASTCGI = "unresolved-fastcgi";
+    static final String UNRESOLVED_FASTCGI = "unresolved-fastcgi";
+    private static final Upstream UNRESOLVED_UPSTREAM = new Upstream(UNRESOLVED, List.of(), Upstream.Protocol.HTTP1,
+            Upstream.LoadBalancer.ROUND_ROBIN, null);
+    private static final Upstream UNRESOLVED_FASTCGI_UPSTREAM = new Upstream(UNRESOLVED_FASTCGI, List.of(),
+            Upstream.Protocol.FASTCGI, Upstream.LoadBalancer.ROUND_ROBIN, null);
 
     private static final class RouteState {
         dev.strait.model.Route model;
@@ -692,6 +724,8 @@ public final class Translator {
         final Map<String, Upstream.Protocol> declared = new TreeMap<>();
         final List<Boolean> implicitMatches = new ArrayList<>();
         Config.Certificate certificate;
+        /** Left out because proxies refused it ({@link ProxyRejection}); its one error says why. */
+        boolean rejected;
 
         void refError(ObjectNode backend, String reason, String message) {
             if (refReason == null) {
@@ -818,11 +852,29 @@ public final class Translator {
         ModelCheck.Checked<dev.strait.model.Route> checked = memo("R" + st.declared + named,
                 () -> ModelCheck.route(named, st.declared));
         st.specErrors.addAll(checked.errors());
-        if (st.specErrors.isEmpty() && st.refErrors.isEmpty()) {
+        // An unresolved reference degrades only what it names (ADR 0049): its backend answers 503 (a stand-in
+        // upstream without endpoints), a missing certificate leaves the host to the listener's default one;
+        // the Route keeps serving everything else, and keeps its claims against younger Routes.
+        if (st.specErrors.isEmpty()) {
             st.model = checked.value();
+            for (String standIn : new String[] {UNRESOLVED, UNRESOLVED_FASTCGI}) {
+                if (st.declared.containsKey(standIn) && uses(st.model, standIn)) {
+                    st.upstreams.add(standIn);
+                }
+            }
             models.putAll(serviceUpstreams);
         }
         return st;
+    }
+
+    private static boolean uses(dev.strait.model.Route route, String upstream) {
+        for (dev.strait.model.Route.Rule rule : route.rules()) {
+            if (rule.action() instanceof dev.strait.model.Route.Backends p
+                    && p.backends().stream().anyMatch(b -> b.upstream().equals(upstream))) {
+                return true;
+            }
+        }
+        return false;
     }
 
     private static void backend(ObjectNode b, String path, String ns, RouteState st, ServiceEndpoints endpoints,

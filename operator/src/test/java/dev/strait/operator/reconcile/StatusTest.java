@@ -29,6 +29,7 @@ import org.junit.jupiter.api.Test;
 @EnableKubernetesMockClient(crud = true)
 class StatusTest {
     static KubernetesClient client;
+    static io.fabric8.kubernetes.client.server.mock.KubernetesMockServer server;
 
     private OperatorApp app;
     private final List<AutoCloseable> proxies = new ArrayList<>();
@@ -101,15 +102,20 @@ class StatusTest {
 
     @Test
     void aMissingUpstreamIsReportedWithItsFieldAndResolvedWhenItAppears() throws Exception {
-        create(client, route("shop", "api", """
-                hosts: [ api.example.com ]
-                rules:
-                  - backends: [ { upstream: api } ]"""));
+        TestProxy proxy = proxy();
+        create(client, route("shop", "api", hello("api.example.com", "hi") + """
+                  - matches: [ { path: { type: Prefix, value: /api } } ]
+                    backends: [ { upstream: api } ]
+                """));
         awaitRoute(client, "shop", "api", s -> {
+            hasCondition(s, "Accepted", "True", "Accepted", null);
             hasCondition(s, "ResolvedRefs", "False", "BackendNotFound",
-                    "spec.rules[0].backends[0].upstream: Upstream \"api\" not found");
-            hasCondition(s, "Programmed", "False", "UnresolvedRefs", null);
+                    "spec.rules[1].backends[0].upstream: Upstream \"api\" not found");
+            hasCondition(s, "Programmed", "True", "Programmed", null);
         });
+        // Only what names the missing Upstream fails (ADR 0049): the rest of the Route serves.
+        assertThat(proxy.get("api.example.com", "/hello")).isEqualTo("200 OK hi");
+        assertThat(proxy.get("api.example.com", "/api/x")).startsWith("503");
         create(client, yaml("""
                 apiVersion: strait.dev/v1alpha1
                 kind: Upstream
@@ -118,7 +124,7 @@ class StatusTest {
         awaitRoute(client, "shop", "api", s -> hasCondition(s, "ResolvedRefs", "True", "ResolvedRefs", null));
         awaitUpstream(client, "shop", "api", s -> {
             hasCondition(s, "ResolvedRefs", "False", "BackendNotFound", "spec.service.name: Service \"api\" not found");
-            hasCondition(s, "Programmed", "False", "NoProxies", null);
+            hasCondition(s, "Programmed", "True", "Programmed", null);
         });
     }
 
@@ -167,23 +173,84 @@ class StatusTest {
     }
 
     @Test
-    void aProxysNackShowsOnTheRouteAndTheOldTableKeepsServing() throws Exception {
+    void aRouteProxiesRefuseIsLeftOutSoTheScopeKeepsTakingChanges() throws Exception {
         create(client, route("shop", "good", hello("good.example.com", "good")));
         TestProxy proxy = proxy();
         awaitRoute(client, "shop", "good", s -> hasCondition(s, "Programmed", "True", "Programmed", null));
 
+        // Only the proxy can tell that the directory does not exist there: it refuses the snapshot.
         create(client, route("shop", "files", """
                 hosts: [ files.example.com ]
                 rules: [ { files: { root: /no/such/dir } } ]"""));
         awaitRoute(client, "shop", "files", s -> {
-            hasCondition(s, "Accepted", "True", "Accepted", null);
-            hasCondition(s, "Programmed", "False", "Rejected", null);
-            assertThat(OperatorHarness.condition(s, "Programmed").getMessage())
-                    .startsWith("0/1 proxies serve version ").contains("1 refused version")
-                    .containsPattern("routes\\[\\d]\\.rules\\[0]\\.files\\.root: directory /no/such/dir does not exist");
-            assertThat(s.proxies.rejected).isEqualTo(1);
+            hasCondition(s, "Accepted", "False", "RejectedByProxy", null);
+            assertThat(OperatorHarness.condition(s, "Accepted").getMessage())
+                    .startsWith("spec.rules[0].files.root: directory /no/such/dir does not exist (refused by the proxy at")
+                    .endsWith("left out until the Route changes)");
+            hasCondition(s, "Programmed", "False", "RejectedByProxy", null);
         });
+        // ADR 0050: without the rejection every later snapshot of the scope carried it and was refused too.
+        create(client, route("shop", "later", hello("later.example.com", "later")));
+        awaitRoute(client, "shop", "later", s -> hasCondition(s, "Programmed", "True", "Programmed", null));
+        assertThat(proxy.get("later.example.com", "/hello")).isEqualTo("200 OK later");
         assertThat(proxy.get("good.example.com", "/hello")).isEqualTo("200 OK good");
+
+        // A new generation is tried again.
+        Route files = client.resources(Route.class).inNamespace("shop").withName("files").get();
+        files.getSpec().rules.get(0).files.root = "/tmp";
+        client.resource(files).update();
+        awaitRoute(client, "shop", "files", s -> {
+            assertThat(s.observedGeneration).isEqualTo(2L);
+            hasCondition(s, "Accepted", "True", "Accepted", null);
+            hasCondition(s, "Programmed", "True", "Programmed", null);
+        });
+    }
+
+    @Test
+    void aNackThatNamesNoRouteSaysWhichProxyRefusedWhat() throws Exception {
+        create(client, route("shop", "good", hello("good.example.com", "good")));
+        TestProxy proxy = proxy();
+        awaitRoute(client, "shop", "good", s -> hasCondition(s, "Programmed", "True", "Programmed", null));
+        proxy.client.close(); // a proxy that refuses everything, by hand
+        try (var raw = dev.strait.operator.publish.RawProxy.connect(app.controlAddress(), "strait")) {
+            raw.nackEverything("listeners[0].address: cannot bind");
+            create(client, route("shop", "next", hello("next.example.com", "next")));
+            awaitRoute(client, "shop", "next", s -> {
+                hasCondition(s, "Programmed", "False", "Rejected", null);
+                assertThat(OperatorHarness.condition(s, "Programmed").getMessage())
+                        .contains("(proxy ingress class strait at /127.0.0.1:")
+                        .endsWith("): listeners[0].address: cannot bind");
+            });
+        }
+    }
+
+    @Test
+    void onceConvergedNothingIsWrittenAgain() throws Exception {
+        create(client, Fixtures.service("shop", "api", "http:8080"));
+        create(client, Fixtures.slice("shop", "api", "api-1", "http", 3000, "10.0.0.1", "10.0.0.3~"));
+        create(client, yaml("""
+                apiVersion: strait.dev/v1alpha1
+                kind: Upstream
+                metadata: { namespace: shop, name: api }
+                spec: { service: { name: api, port: 8080 } }""", Upstream.class));
+        create(client, route("shop", "site", hello("example.com", "hi") + """
+                  - matches: [ { path: { type: Prefix, value: /api } } ]
+                    backends: [ { upstream: api }, { service: { name: gone, port: 80 } } ]
+                """));
+        create(client, route("shop", "bad", hello("bad host", "bad")));
+        create(client, route("shop", "z-loser", hello("example.com", "loser"))); // younger, or later by name
+        proxy();
+        awaitRoute(client, "shop", "site", s -> hasCondition(s, "Programmed", "True", "Programmed", null));
+        awaitRoute(client, "shop", "z-loser", s -> hasCondition(s, "Accepted", "False", "Conflicted", null));
+        awaitRoute(client, "shop", "bad", s -> hasCondition(s, "Accepted", "False", "Invalid", null));
+        awaitUpstream(client, "shop", "api", s -> hasCondition(s, "Programmed", "True", "Programmed", null));
+        // Quiet: no status write, no request at all to the API server, for several status debounces.
+        await().pollDelay(java.time.Duration.ofMillis(500)).atMost(OperatorHarness.WAIT).until(() -> {
+            int requests = server.getRequestCount();
+            long writes = app.statusWrites();
+            Thread.sleep(3000);
+            return server.getRequestCount() == requests && app.statusWrites() == writes;
+        });
     }
 
     @Test

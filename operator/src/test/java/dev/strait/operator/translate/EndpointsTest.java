@@ -34,7 +34,32 @@ class EndpointsTest {
                         List.of(), null),
                 Arguments.of("an unnamed port matches an unnamed slice port", "", List.of(
                         slice("ns", "svc", "s1", null, 8080, "10.0.0.1")),
-                        List.of("10.0.0.1:8080"), null));
+                        List.of("10.0.0.1:8080"), null),
+                Arguments.of("terminating-but-serving endpoints are not used while one is ready", "http", List.of(
+                        slice("ns", "svc", "s1", "http", 3000, "10.0.0.1~", "10.0.0.2"),
+                        slice("ns", "svc", "s2", "http", 3000, "10.0.0.3~")),
+                        List.of("10.0.0.2:3000"), null),
+                Arguments.of("with none ready, the terminating ones still serving drain the traffic", "http", List.of(
+                        slice("ns", "svc", "s1", "http", 3000, "10.0.0.1~", "10.0.0.2!"),
+                        slice("ns", "svc", "s2", "http", 3000, "10.0.0.3~")),
+                        List.of("10.0.0.1:3000", "10.0.0.3:3000"), null),
+                Arguments.of("a named target port may differ per pod (one slice per port number)", "http", List.of(
+                        slice("ns", "svc", "s1", "http", 3000, "10.0.0.1"),
+                        slice("ns", "svc", "s2", "http", 3001, "10.0.0.2")),
+                        List.of("10.0.0.1:3000", "10.0.0.2:3001"), null),
+                Arguments.of("dual stack: both families, IPv6 in brackets", "http", List.of(
+                        slice("ns", "svc", "s4", "http", 3000, "10.0.0.1"),
+                        slice("ns", "svc", "s6", "http", 3000, "fd00::1")),
+                        List.of("10.0.0.1:3000", "[fd00::1]:3000"), null),
+                Arguments.of("a slice port without a number is skipped", "http", List.of(
+                        sliceWithoutPortNumber(), slice("ns", "svc", "s2", "http", 3000, "10.0.0.2")),
+                        List.of("10.0.0.2:3000"), null));
+    }
+
+    private static EndpointSlice sliceWithoutPortNumber() {
+        EndpointSlice s = slice("ns", "svc", "s1", "http", 3000, "10.0.0.1");
+        s.getPorts().get(0).setPort(null);
+        return s;
     }
 
     private static EndpointSlice sliceWithTwoPorts() {

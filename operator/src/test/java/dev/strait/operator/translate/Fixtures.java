@@ -104,16 +104,25 @@ public final class Fixtures {
         return b.build();
     }
 
-    /** One slice of a Service: port {@code portName -> port}, endpoints as {@code "10.0.0.1"} or {@code "10.0.0.2!"} (not ready). */
+    /**
+     * One slice of a Service: port {@code portName -> port}, endpoints as {@code "10.0.0.1"}, {@code "10.0.0.2!"}
+     * (not ready) or {@code "10.0.0.3~"} (terminating, not ready, still serving); an address with a colon
+     * makes an IPv6 slice.
+     */
     public static EndpointSlice slice(String ns, String service, String sliceName, String portName, int port, String... addresses) {
         EndpointSliceBuilder b = new EndpointSliceBuilder().withNewMetadata().withNamespace(ns).withName(sliceName)
                 .withLabels(Map.of(ServiceEndpoints.SERVICE_NAME_LABEL, service)).endMetadata()
-                .withAddressType("IPv4")
+                .withAddressType(addresses.length > 0 && addresses[0].contains(":") ? "IPv6" : "IPv4")
                 .addNewPort().withName(portName).withPort(port).withProtocol("TCP").endPort();
         for (String a : addresses) {
-            boolean ready = !a.endsWith("!");
+            boolean draining = a.endsWith("~");
+            boolean ready = !a.endsWith("!") && !draining;
             String address = ready ? a : a.substring(0, a.length() - 1);
-            b.addNewEndpoint().withAddresses(address).withNewConditions().withReady(ready).endConditions().endEndpoint();
+            var conditions = new io.fabric8.kubernetes.api.model.discovery.v1.EndpointConditionsBuilder().withReady(ready);
+            if (draining) {
+                conditions.withServing(true).withTerminating(true);
+            }
+            b.addNewEndpoint().withAddresses(address).withConditions(conditions.build()).endEndpoint();
         }
         return b.build();
     }

@@ -105,7 +105,7 @@ class IngressTest {
     }
 
     @Test
-    void errorsNameTheIngressFieldsAndDropTheIngress() {
+    void errorsNameTheIngressFieldsAndOnlyTheirPathsAnswer503() {
         Translation t = Fixtures.translate(web(ingress("shop", "site", 1, """
                 ingressClassName: strait
                 tls: [ { secretName: missing } ]
@@ -122,8 +122,30 @@ class IngressTest {
                 "spec.rules[0].http.paths[0].backend.service.name: Service \"nope\" not found",
                 "spec.rules[0].http.paths[1].backend.service.port.name: Service \"api\" has no TCP port named \"admin\"",
                 "spec.tls[0].secretName: Secret \"missing\" not found");
-        assertThat(r.inSnapshot()).isFalse();
-        assertThat(t.snapshot(STRAIT).config().routes()).isEmpty();
+        assertThat(r.inSnapshot()).as("the host still serves (ADR 0049)").isTrue();
+        var rules = t.snapshot(STRAIT).config().routes().get(0).rules();
+        assertThat(rules).hasSize(2);
+        for (var rule : rules) {
+            assertThat(((dev.strait.model.Route.Backends) rule.action()).backends().get(0).upstream())
+                    .isEqualTo(Translator.UNRESOLVED);
+        }
+    }
+
+    @Test
+    void aMissingDefaultBackendIsReportedOnceAndAnswers503OnEveryHost() {
+        Translation t = Fixtures.translate(web(ingress("shop", "site", 1, """
+                ingressClassName: strait
+                defaultBackend: { service: { name: gone, port: { number: 80 } } }
+                rules:
+                  - host: a.example.com
+                    http: { paths: [ { path: /a, pathType: Prefix, backend: { service: { name: web, port: { number: 80 } } } } ] }
+                  - host: b.example.com
+                    http: { paths: [ { path: /b, pathType: Prefix, backend: { service: { name: web, port: { number: 80 } } } } ] }
+                """)));
+        ResourceReport r = ingressReport(t, "shop", "site");
+        assertThat(r.errors()).containsExactly("spec.defaultBackend.service.name: Service \"gone\" not found");
+        assertThat(r.resolvedRefs().message()).isEqualTo("spec.defaultBackend.service.name: Service \"gone\" not found");
+        assertThat(t.snapshot(STRAIT).config().routes()).hasSize(3);
     }
 
     @Test

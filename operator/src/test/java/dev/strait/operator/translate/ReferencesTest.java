@@ -8,7 +8,11 @@ import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.Arguments;
 import org.junit.jupiter.params.provider.MethodSource;
 
-/** A Route naming something that does not exist is dropped, with ResolvedRefs saying what and where. */
+/**
+ * A Route naming something that does not exist keeps serving everything else (ADR 0049): the backend
+ * answers 503 (an upstream without endpoints), a missing certificate leaves the host to the default one,
+ * and ResolvedRefs says what and where.
+ */
 class ReferencesTest {
     private static final String RULES_BEFORE = """
             hosts: [ example.com ]
@@ -49,7 +53,7 @@ class ReferencesTest {
 
     @ParameterizedTest(name = "{0}")
     @MethodSource("cases")
-    void unresolvedReferenceDropsTheRoute(String name, String spec, String reason, String error) {
+    void unresolvedReferenceDegradesOnlyWhatItNames(String name, String spec, String reason, String error) {
         Translation t = Fixtures.translate(
                 Fixtures.upstream("shop", "web", "service: { name: web, port: 80 }"),
                 Fixtures.upstream("other", "elsewhere", "service: { name: web, port: 80 }"),
@@ -61,8 +65,37 @@ class ReferencesTest {
         assertThat(r.resolvedRefs().status()).isFalse();
         assertThat(r.resolvedRefs().reason()).isEqualTo(reason);
         assertThat(r.resolvedRefs().message()).isEqualTo(error);
-        assertThat(r.scopes()).isEmpty();
-        assertThat(Fixtures.routeNames(t)).isEmpty();
+        assertThat(r.scopes()).as("still served").containsExactly(Fixtures.STRAIT);
+        assertThat(Fixtures.routeNames(t)).containsExactly("shop.site");
+        dev.strait.model.Config c = t.snapshot(Fixtures.STRAIT).config();
+        assertThat(c.routes().get(0).rules()).as("every rule kept").hasSize(spec.contains("/api") ? 3 : 2);
+        if (spec.contains("/api")) {
+            var backends = ((dev.strait.model.Route.Backends) c.routes().get(0).rules().get(2).action()).backends();
+            assertThat(backends).extracting(dev.strait.model.Route.Backend::upstream).contains(Translator.UNRESOLVED);
+            assertThat(c.upstreams()).filteredOn(u -> u.name().equals(Translator.UNRESOLVED)).singleElement()
+                    .satisfies(u -> assertThat(u.endpoints()).as("answers 503").isEmpty());
+        } else {
+            assertThat(c.listeners()).as("no certificate, so no https listener").hasSize(1);
+        }
+    }
+
+    @org.junit.jupiter.api.Test
+    void aRouteWhoseServiceGoesAwayKeepsItsPathsFromAYoungerRoute() {
+        String spec = """
+                hosts: [ example.com ]
+                rules:
+                  - matches: [ { path: { value: /api } } ]
+                    backends: [ { service: { name: api, port: 80 } } ]
+                  - respond: { status: 200, body: "old" }
+                """;
+        Object old = route("shop", "old", 1, spec);
+        Object young = route("other", "young", 2, "hosts: [ example.com ]\nrules: [ { respond: { status: 200, body: \"young\" } } ]");
+        Translator translator = new Translator(ProxyDefaults.STANDARD);
+        translator.translate(Fixtures.inputs(old, young, Fixtures.service("shop", "api", "http:80")));
+        Translation without = translator.translate(Fixtures.inputs(old, young));
+        assertThat(without.snapshot(Fixtures.STRAIT).config().routes()).extracting(dev.strait.model.Route::name)
+                .as("the younger Route does not take the older one's host").containsExactly("shop.old");
+        assertThat(Fixtures.routeReport(without, "other", "young").accepted().reason()).isEqualTo("Conflicted");
     }
 
     @org.junit.jupiter.api.Test

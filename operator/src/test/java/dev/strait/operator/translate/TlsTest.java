@@ -32,14 +32,15 @@ class TlsTest {
     }
 
     @Test
-    void aSecretWhoseKeyDoesNotMatchLeavesOnlyItsRouteOut() {
+    void aSecretWhoseKeyDoesNotMatchLeavesOnlyItsCertificateOut() {
         Translation t = Fixtures.translate(
                 Fixtures.tlsSecret("shop", "bad-tls", CERT, Fixtures.OTHER_KEY),
                 route("shop", "secure", 1, "tls: { secretName: bad-tls }\nhosts: [ secure.example.com ]\nrules: [ { respond: { status: 200 } } ]"),
                 route("shop", "plain", 2, "hosts: [ example.com ]\nrules: [ { respond: { status: 200 } } ]"));
         assertThat(Fixtures.routeReport(t, "shop", "secure").errors())
                 .containsExactly("spec.tls.secretName: Secret \"bad-tls\": tls.key does not match the certificate in tls.crt");
-        assertThat(Fixtures.routeNames(t)).containsExactly("shop.plain");
+        assertThat(Fixtures.routeNames(t)).as("still served, without its certificate (ADR 0049)")
+                .containsExactly("shop.secure", "shop.plain");
         assertThat(t.snapshot(Fixtures.STRAIT).config().listeners()).extracting(Config.Listener::name)
                 .as("no https listener with a certificate no proxy could load").containsExactly("http");
     }

@@ -17,8 +17,8 @@ import org.junit.jupiter.params.provider.MethodSource;
 
 /**
  * An Upstream's {@code spec.tls} Secrets become inline PEM in the snapshot's {@code upstreams[].tls}; a
- * missing or bad one is reported on the Upstream by field, and leaves out the Upstream and only the
- * Routes that use it.
+ * missing or bad one is reported on the Upstream by field and leaves the Upstream out: the backends that
+ * name it answer 503 (ADR 0049), never in the clear.
  */
 class UpstreamTlsTest {
     private static final String BROKEN_PEM = "-----BEGIN CERTIFICATE-----\nMIIB\n-----END CERTIFICATE-----\n";
@@ -82,7 +82,7 @@ class UpstreamTlsTest {
 
     @ParameterizedTest(name = "{0}")
     @MethodSource("badSecrets")
-    void aBadSecretIsReportedOnTheUpstreamAndDropsOnlyItsRoutes(String name, String tls, String reason,
+    void aBadSecretIsReportedOnTheUpstreamAndItsBackendsAnswer503(String name, String tls, String reason,
                                                                  String error) {
         Translation t = Fixtures.translate(with(
                 upstream("shop", "api", "service: { name: api, port: 80 }\ntls: { " + tls + " }")));
@@ -95,15 +95,17 @@ class UpstreamTlsTest {
         assertThat(r.resolvedRefs().reason()).isEqualTo("InvalidBackend");
         assertThat(r.resolvedRefs().message()).startsWith(
                 "spec.rules[0].backends[0].upstream: Upstream \"api\" is not valid: " + error);
-        assertThat(Fixtures.routeNames(t)).as("never serves it in the clear").containsExactly("shop.plain");
-        assertThat(t.snapshot(Fixtures.STRAIT).config().upstreams()).isEmpty();
+        assertThat(Fixtures.routeNames(t)).containsExactly("shop.uses-api", "shop.plain");
+        assertThat(t.snapshot(Fixtures.STRAIT).config().upstreams()).as("never serves it in the clear")
+                .extracting(Upstream::name).containsExactly(Translator.UNRESOLVED);
     }
 
     @Test
     void aFixedSecretBringsTheUpstreamAndItsRoutesBack() {
         Object api = upstream("shop", "api", "service: { name: api, port: 80 }\ntls: { caSecretName: late-ca }");
         Translation before = Fixtures.translate(with(api));
-        assertThat(Fixtures.routeNames(before)).containsExactly("shop.plain");
+        assertThat(before.snapshot(Fixtures.STRAIT).config().upstreams()).extracting(Upstream::name)
+                .containsExactly(Translator.UNRESOLVED);
         Secret late = Fixtures.caSecret("shop", "late-ca", CERT);
         Translation after = Fixtures.translate(with(api, late));
         assertThat(Fixtures.upstreamReport(after, "shop", "api").resolvedRefs().status()).isTrue();

@@ -66,7 +66,7 @@ class ValidationTest {
     }
 
     @org.junit.jupiter.api.Test
-    void invalidUpstreamIsReportedAndItsRoutesDropped() {
+    void invalidUpstreamIsReportedAndItsBackendsAnswer503() {
         Translation t = Fixtures.translate(
                 Fixtures.upstream("shop", "api", "service: { name: api, port: 80 }\nhealthCheck: { path: healthz }"),
                 Fixtures.service("shop", "api", "http:80"),
@@ -78,6 +78,8 @@ class ValidationTest {
         assertThat(r.resolvedRefs().reason()).isEqualTo("InvalidBackend");
         assertThat(r.errors()).containsExactly(
                 "spec.rules[0].backends[0].upstream: Upstream \"api\" is not valid: spec.healthCheck.path: must start with /");
-        assertThat(Fixtures.routeNames(t)).isEmpty();
+        assertThat(Fixtures.routeNames(t)).as("served, its backend by the empty stand-in").containsExactly("shop.site");
+        assertThat(t.snapshot(Fixtures.STRAIT).config().upstreams()).extracting(dev.strait.model.Upstream::name)
+                .containsExactly(Translator.UNRESOLVED);
     }
 }
