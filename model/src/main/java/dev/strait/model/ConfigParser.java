@@ -582,9 +582,9 @@ public final class ConfigParser {
             }
         }
         if (matches != null) {
-            prefixOnly(pathRewrite, matches, path + ".pathRewrite", path);
+            prefixOnly(pathRewrite, matches, path + ".pathRewrite");
             if (action instanceof Route.Redirect rd) {
-                prefixOnly(rd.path(), matches, path + ".redirect.path", path);
+                prefixOnly(rd.path(), matches, path + ".redirect.path");
             }
         }
         Route.FastCgi fastcgi = null;
@@ -599,7 +599,7 @@ public final class ConfigParser {
      * replacePrefixMatch replaces the prefix that matched, so every match of the rule must be a Prefix match
      * (Gateway API's rule); a rule without matches is {@code Prefix /}.
      */
-    private void prefixOnly(Route.PathModifier m, List<Route.Match> matches, String field, String rulePath) {
+    private void prefixOnly(Route.PathModifier m, List<Route.Match> matches, String field) {
         if (m == null || m.type() != Route.PathModifierType.ReplacePrefixMatch) {
             return;
         }
@@ -607,7 +607,7 @@ public final class ConfigParser {
             Route.Match match = matches.get(i);
             if (match != null && match.path() != null && match.path().type() != Route.PathType.Prefix) {
                 error(field + ".replacePrefixMatch", "needs every match of the rule to be a Prefix match; "
-                        + rulePath + ".matches[" + i + "] is " + match.path().type()
+                        + "matches[" + i + "] is " + match.path().type()
                         + " (use replaceFullPath, or a rule of its own)");
             }
         }

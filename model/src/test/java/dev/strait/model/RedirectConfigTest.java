@@ -85,13 +85,13 @@ class RedirectConfigTest {
                         { matches: [ { path: { type: Prefix, value: /a } }, { path: { type: Exact, value: /b } } ],
                           redirect: { path: { replacePrefixMatch: /c } } }""",
                         "routes[0].rules[0].redirect.path.replacePrefixMatch",
-                        "needs every match of the rule to be a Prefix match; routes[0].rules[0].matches[1] is Exact "
+                        "needs every match of the rule to be a Prefix match; matches[1] is Exact "
                                 + "(use replaceFullPath, or a rule of its own)"),
                 arguments("""
                         { matches: [ { path: { type: RegularExpression, value: "/a.*" } } ],
                           backends: [ { upstream: app } ], pathRewrite: { replacePrefixMatch: / } }""",
                         "routes[0].rules[0].pathRewrite.replacePrefixMatch",
-                        "needs every match of the rule to be a Prefix match; routes[0].rules[0].matches[0] is "
+                        "needs every match of the rule to be a Prefix match; matches[0] is "
                                 + "RegularExpression (use replaceFullPath, or a rule of its own)"),
                 arguments("{ respond: {}, pathRewrite: { replaceFullPath: /x } }", "routes[0].rules[0].pathRewrite",
                         "only applies to a rule with backends"),
