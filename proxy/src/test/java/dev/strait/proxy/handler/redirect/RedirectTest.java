@@ -7,6 +7,8 @@ import com.fasterxml.jackson.databind.JsonNode;
 import dev.strait.proxy.testing.CapturedAccessLog;
 import dev.strait.proxy.testing.ProxyHarness;
 import dev.strait.proxy.testing.RawClient;
+import dev.strait.proxy.testing.TestCertificates;
+import dev.strait.proxy.testing.TlsClient;
 import java.net.URI;
 import java.net.http.HttpClient;
 import java.net.http.HttpRequest;
@@ -121,6 +123,36 @@ class RedirectTest {
             RawClient.Response r = c.send("GET /x HTTP/1.0\r\n\r\n").read();
             assertThat(r.headers()).containsEntry("location", "https://127.0.0.1/x");
         }
+    }
+
+    @Test
+    void onATlsListenerTheRequestsSchemeIsHttps() throws Exception {
+        TestCertificates pki = new TestCertificates();
+        TestCertificates.Issued cert = pki.issue(TestCertificates.KeyType.EC, "example.com", "example.com");
+        h.startConfig("""
+                accessLog: { enabled: false }
+                listeners: [ { name: https, address: "127.0.0.1:0", tls: { certificates: [ { cert: %s, key: %s } ] } } ]
+                routes:
+                  - name: site
+                    hosts: [ "*" ]
+                    rules:
+                      - matches: [ { path: { value: /plain } } ]
+                        redirect: { scheme: http }
+                      - redirect: { hostname: www.example.com }
+                """.formatted(q(cert.certPem()), q(cert.keyPem())));
+        try (TlsClient c = new TlsClient(pki.clientContext(), h.server.address("https"), "example.com")) {
+            TlsClient.Response kept = c.get("/a?b", "example.com:8443");
+            assertThat(kept.status()).isEqualTo(302);
+            assertThat(kept.headers()).containsEntry("location", "https://www.example.com:8443/a?b");
+            TlsClient.Response plain = c.get("/plain/x", "example.com:8443");
+            assertThat(plain.headers()).containsEntry("location", "http://example.com/plain/x");
+            TlsClient.Response defaultPort = c.get("/c", "example.com:443");
+            assertThat(defaultPort.headers()).containsEntry("location", "https://www.example.com/c");
+        }
+    }
+
+    private static String q(String s) {
+        return "\"" + s.replace("\\", "\\\\").replace("\"", "\\\"").replace("\n", "\\n") + "\"";
     }
 
     @Test
