@@ -137,6 +137,22 @@ class WebSocketTest {
                 java.time.Duration.ofSeconds(4));
     }
 
+    /**
+     * A handshake is a GET without a body (RFC 6455 4.1). One with a body is an ordinary request: a tunnel
+     * started at a 101 that came while the body was still arriving would carry its rest as tunnel bytes.
+     */
+    @Test
+    void aHandshakeWithABodyIsNotForwardedAsAnUpgrade() throws Exception {
+        TestUpstream up = h.upstream(TestUpstream.reply(200, "plain"));
+        h.start(config(up.endpoint()));
+        RawClient c = h.client();
+        RawClient.Response r = c.send(HANDSHAKE.replace("Sec-WebSocket-Version: 13\r\n",
+                "Sec-WebSocket-Version: 13\r\nContent-Length: 5\r\n") + "hello").read();
+        assertThat(r.status()).isEqualTo(200);
+        assertThat(up.last().header("upgrade")).isNull();
+        assertThat(up.last().header("connection")).isNull();
+    }
+
     @Test
     void anUpstreamThatRefusesTheUpgradeAnswersNormally() throws Exception {
         TestUpstream up = h.upstream(TestUpstream.reply(426, "upgrade refused"));
