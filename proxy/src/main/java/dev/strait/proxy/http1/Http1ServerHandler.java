@@ -264,6 +264,9 @@ public final class Http1ServerHandler extends ChannelInboundHandlerAdapter {
             return;
         }
         inRead = false;
+        if (decoder.holding()) {
+            updateAutoRead(); // an upgrade request waits for its answer: what follows it stays unread
+        }
         if (flushPending) {
             flushPending = false;
             ctx.flush();
@@ -558,7 +561,7 @@ public final class Http1ServerHandler extends ChannelInboundHandlerAdapter {
     private void updateAutoRead() {
         boolean readingBody = current != null && !currentBodyDone;
         boolean read = lingering || !pausedByHandler && (backlog == null || backlog.isEmpty()) && !closing
-                && (readingBody || ctx.channel().isWritable());
+                && !decoder.holding() && (readingBody || ctx.channel().isWritable());
         if (ctx.channel().config().isAutoRead() != read) {
             ctx.channel().config().setAutoRead(read);
             if (read) {
@@ -929,7 +932,8 @@ public final class Http1ServerHandler extends ChannelInboundHandlerAdapter {
         current = null;
         currentBodyDone = false;
         idleSince = now;
-        decoder.requestFinished();
+        boolean wasHolding = decoder.holding();
+        decoder.requestFinished(ctx);
         var limits = serving.snapshot().limits();
         // The next head already begun (it came with this one) has headerTimeout; an idle connection keepAliveTimeout.
         long deadline = idleSince + (decoder.hasPartialHead() ? limits.headerTimeout().toNanos() + ONE_SECOND
@@ -941,6 +945,9 @@ public final class Http1ServerHandler extends ChannelInboundHandlerAdapter {
             return;
         }
         replayBacklog();
+        if (wasHolding) {
+            updateAutoRead();
+        }
     }
 
     /** Replays held-back messages until the next request must wait (for the one before it, or the client). */

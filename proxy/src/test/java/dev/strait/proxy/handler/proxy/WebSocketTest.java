@@ -153,6 +153,65 @@ class WebSocketTest {
         assertThat(up.last().header("connection")).isNull();
     }
 
+    /**
+     * An upstream that answers any head with 101 and then echoes every byte as it is: what the tunnel
+     * carries, unframed, so a test sees exactly which bytes reached it.
+     */
+    private TestUpstream rawEcho() throws InterruptedException {
+        return h.add(TestUpstream.withPipeline(p -> p.addLast(new io.netty.channel.ChannelInboundHandlerAdapter() {
+            private final StringBuilder head = new StringBuilder();
+            private boolean switched;
+
+            @Override
+            public void channelRead(ChannelHandlerContext ctx, Object msg) {
+                io.netty.buffer.ByteBuf b = (io.netty.buffer.ByteBuf) msg;
+                if (switched) {
+                    ctx.writeAndFlush(b);
+                    return;
+                }
+                head.append(b.toString(StandardCharsets.ISO_8859_1));
+                b.release();
+                int end = head.indexOf("\r\n\r\n");
+                if (end >= 0) {
+                    switched = true;
+                    ctx.writeAndFlush(io.netty.buffer.Unpooled.copiedBuffer("HTTP/1.1 101 Switching Protocols\r\n"
+                            + "Upgrade: websocket\r\nConnection: Upgrade\r\n\r\n" + head.substring(end + 4),
+                            StandardCharsets.ISO_8859_1));
+                }
+            }
+        })));
+    }
+
+    /**
+     * Bytes a client sends right behind its handshake belong to whatever the answer makes of the
+     * connection: after a 101, the tunnel's. They used to be decoded at once as a pipelined request and,
+     * when the 101 came, dropped with it.
+     */
+    @Test
+    void bytesSentBehindTheHandshakeReachTheTunnelEvenIfTheyLookLikeHttp() throws Exception {
+        TestUpstream up = rawEcho();
+        h.start(config(up.endpoint()));
+        RawClient c = h.client();
+        String early = "GET /next HTTP/1.1\r\nHost: chat.example\r\n\r\n";
+        RawClient.Response r = c.send(HANDSHAKE + early).read();
+        assertThat(r.status()).isEqualTo(101);
+        assertThat(new String(c.input().readNBytes(early.length()), StandardCharsets.ISO_8859_1)).isEqualTo(early);
+        c.send("after");
+        assertThat(new String(c.input().readNBytes(5), StandardCharsets.ISO_8859_1)).isEqualTo("after");
+    }
+
+    /** The same bytes after a refused handshake are the next request, answered in order. */
+    @Test
+    void aRequestPipelinedBehindARefusedHandshakeIsAnswered() throws Exception {
+        TestUpstream up = h.upstream(TestUpstream.reply(426, "upgrade refused"));
+        h.start(config(up.endpoint()));
+        RawClient c = h.client();
+        c.send(HANDSHAKE + "GET /next HTTP/1.1\r\nHost: chat.example\r\n\r\n");
+        assertThat(c.read().status()).isEqualTo(426);
+        assertThat(c.read().status()).isEqualTo(426);
+        assertThat(up.seen()).extracting(TestUpstream.Seen::uri).containsExactly("/ws", "/next");
+    }
+
     @Test
     void anUpstreamThatRefusesTheUpgradeAnswersNormally() throws Exception {
         TestUpstream up = h.upstream(TestUpstream.reply(426, "upgrade refused"));
