@@ -264,6 +264,22 @@ class TlsListenerTest {
         }
     }
 
+    /** As nginx: a plain HTTP request on the TLS port is told why it failed, not met with a silent close. */
+    @Test
+    void plainHttpOnTheTlsPortGetsA400SayingSo() throws Exception {
+        proxy.startConfig(config(cert(fallback), ""));
+        try (dev.strait.proxy.testing.RawClient c = new dev.strait.proxy.testing.RawClient(https())) {
+            dev.strait.proxy.testing.RawClient.Response r = c.send("GET /hello HTTP/1.1\r\nHost: default.test\r\n\r\n")
+                    .read();
+            assertThat(r.status()).isEqualTo(400);
+            assertThat(r.text()).contains("plain HTTP request was sent to an HTTPS port");
+            assertThat(c.closedByServer()).isTrue();
+        }
+        try (TlsClient client = new TlsClient(pki.clientContext(), https(), "default.test")) {
+            assertThat(client.get("/hello", "default.test").status()).as("TLS clients are served as before").isEqualTo(200);
+        }
+    }
+
     @Test
     void proxiedRequestsSayHttpsAndTheEngineIsExported() throws Exception {
         TestUpstream app = proxy.upstream(TestUpstream.echo());
