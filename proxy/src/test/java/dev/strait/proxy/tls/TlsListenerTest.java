@@ -168,6 +168,29 @@ class TlsListenerTest {
         }
     }
 
+    /**
+     * An expired (or not yet valid) certificate is served, as by nginx and Envoy, but never in silence:
+     * every build of the config (a start, a reload, {@code --check}) warns with its field path.
+     */
+    @Test
+    void anExpiredCertificateIsNamedByItsFieldPath() throws Exception {
+        java.time.Instant now = java.time.Instant.now();
+        Issued expired = pki.issue(KeyType.EC, false, now.minus(Duration.ofDays(30)), now.minus(Duration.ofDays(1)),
+                "old.test", "old.test");
+        Issued early = pki.issue(KeyType.EC, false, now.plus(Duration.ofDays(1)), now.plus(Duration.ofDays(30)),
+                "new.test", "new.test");
+        var tls = SnapshotBuilder.build(ConfigParser.parse(config(cert(fallback) + ", " + cert(expired) + ", "
+                + cert(early), ""), "t"), "t").tls();
+        assertThat(tls.listener("https")).isNotNull();
+        assertThat(tls.warnings()).hasSize(2);
+        assertThat(tls.warnings().get(0)).startsWith("listeners[0].tls.certificates[1].cert: the certificate for "
+                + "[old.test] expired at ");
+        assertThat(tls.warnings().get(1)).startsWith("listeners[0].tls.certificates[2].cert: the certificate for "
+                + "[new.test] not valid before ");
+        assertThat(SnapshotBuilder.build(ConfigParser.parse(config(cert(fallback), ""), "t"), "t").tls().warnings())
+                .isEmpty();
+    }
+
     @Test
     void reloadedCertificateServesNewHandshakesWhileOpenConnectionsKeepTheirs() throws Exception {
         Path[] files = fallback.write(dir, "site");
