@@ -256,6 +256,38 @@ class TlsListenerTest {
         return out;
     }
 
+    /**
+     * What a scanner checks first: no TLS 1.0 or 1.1, no suite without forward secrecy or with CBC, and
+     * ALPN that falls back to HTTP/1.1 for a protocol it does not know. openssl offers what the JDK will not.
+     */
+    @Test
+    void oldProtocolsAndWeakSuitesAreRefused() throws Exception {
+        proxy.startConfig(config(cert(fallback) + ", " + cert(exact), ""));
+        String[][] refused = {
+                {"-tls1"}, {"-tls1_1"},
+                {"-tls1_2", "-cipher", "AES128-SHA"}, {"-tls1_2", "-cipher", "AES128-GCM-SHA256"},
+                {"-tls1_2", "-cipher", "ECDHE-ECDSA-AES128-SHA"}, {"-tls1_2", "-cipher", "ECDHE-RSA-AES256-SHA384"},
+        };
+        for (String[] flags : refused) {
+            assertThat(openssl(flags)).as(String.join(" ", flags)).contains("Cipher is (NONE)");
+        }
+        assertThat(openssl("-tls1_2", "-cipher", "ECDHE-ECDSA-AES128-GCM-SHA256"))
+                .contains("Cipher is ECDHE-ECDSA-AES128-GCM-SHA256");
+        assertThat(openssl("-alpn", "spdy/3,h2")).contains("ALPN protocol: h2");
+        assertThat(openssl("-alpn", "spdy/3")).contains("No ALPN negotiated");
+    }
+
+    private String openssl(String... flags) throws Exception {
+        java.util.List<String> cmd = new java.util.ArrayList<>(java.util.List.of("openssl", "s_client", "-connect",
+                "127.0.0.1:" + https().getPort(), "-servername", "default.test"));
+        cmd.addAll(java.util.List.of(flags));
+        Process p = new ProcessBuilder(cmd).redirectErrorStream(true).start();
+        p.getOutputStream().close();
+        String out = new String(p.getInputStream().readAllBytes(), java.nio.charset.StandardCharsets.UTF_8);
+        assertThat(p.waitFor(20, java.util.concurrent.TimeUnit.SECONDS)).isTrue();
+        return out;
+    }
+
     @Test
     void sessionsResumeWithTickets() throws Exception {
         proxy.startConfig(config(cert(fallback) + ", " + cert(exact), ""));
