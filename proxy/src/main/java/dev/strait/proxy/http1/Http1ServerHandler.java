@@ -474,9 +474,9 @@ public final class Http1ServerHandler extends ChannelInboundHandlerAdapter {
     public void channelWritabilityChanged(ChannelHandlerContext ctx) {
         if (!ctx.channel().isWritable()) {
             unwritableSince = System.nanoTime();
-            if (!tunnel) {
-                timer.fireBy(ctx.executor(), unwritableSince + serving.snapshot().limits().sendTimeout().toNanos());
-            }
+            // Tunnels too: a client that does not read what the upstream sends is cut at sendTimeout (as
+            // nginx's send_timeout in an upgraded connection), also after the upstream closed its side.
+            timer.fireBy(ctx.executor(), unwritableSince + serving.snapshot().limits().sendTimeout().toNanos());
         } else if (!tunnel) {
             if (current == null && backlog != null && !backlog.isEmpty()) {
                 replayBacklog();
@@ -534,6 +534,9 @@ public final class Http1ServerHandler extends ChannelInboundHandlerAdapter {
         tunnel = true;
         current = null;
         timer.cancel();
+        if (!ctx.channel().isWritable()) {
+            timer.fireBy(ctx.executor(), unwritableSince + serving.snapshot().limits().sendTimeout().toNanos());
+        }
         ctx.pipeline().addLast("tunnel", tunnelHandler);
         pausedByHandler = false;
         if (backlog != null) {
@@ -1093,7 +1096,7 @@ public final class Http1ServerHandler extends ChannelInboundHandlerAdapter {
      * for a request head, and either acts or sleeps for the time left. No per-request scheduling.
      */
     private void onTimer() {
-        if (closing || tunnel || !ctx.channel().isActive()) {
+        if (closing || !ctx.channel().isActive()) {
             return;
         }
         var limits = serving.snapshot().limits();
@@ -1105,6 +1108,13 @@ public final class Http1ServerHandler extends ChannelInboundHandlerAdapter {
             log.debug("{}: client did not read for {}, closing", ctx.channel().remoteAddress(), limits.sendTimeout());
             closing = true;
             ctx.channel().close();
+            return;
+        }
+        if (tunnel) {
+            // A tunnel's other limits are its relay's (the idle timeout); only sendTimeout is watched here.
+            if (!ctx.channel().isWritable()) {
+                timer.fireIn(ctx.executor(), sendDeadline - now);
+            }
             return;
         }
         long next = limits.headerTimeout().toNanos();

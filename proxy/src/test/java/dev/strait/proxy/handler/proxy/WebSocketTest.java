@@ -200,6 +200,48 @@ class WebSocketTest {
         assertThat(new String(c.input().readNBytes(5), StandardCharsets.ISO_8859_1)).isEqualTo("after");
     }
 
+    /**
+     * A client that stops reading a tunnel is cut at {@code limits.sendTimeout}, like any client that stops
+     * reading (nginx's send_timeout does the same in an upgraded connection), and the upstream side with
+     * it. It used to be held for the tunnel's stall limit (60 s at least), whatever sendTimeout said.
+     */
+    @org.junit.jupiter.params.ParameterizedTest(name = "upstream closes after sending: {0}")
+    @org.junit.jupiter.params.provider.ValueSource(booleans = {false, true})
+    void aClientThatStopsReadingATunnelIsCutAtTheSendTimeout(boolean upstreamCloses) throws Exception {
+        TestUpstream up = h.add(TestUpstream.withPipeline(p -> p.addLast(new io.netty.channel.ChannelInboundHandlerAdapter() {
+            private boolean switched;
+
+            @Override
+            public void channelRead(ChannelHandlerContext ctx, Object msg) {
+                io.netty.util.ReferenceCountUtil.release(msg);
+                if (switched) {
+                    return;
+                }
+                switched = true;
+                ctx.write(io.netty.buffer.Unpooled.copiedBuffer("HTTP/1.1 101 Switching Protocols\r\n"
+                        + "Upgrade: websocket\r\nConnection: Upgrade\r\n\r\n", StandardCharsets.ISO_8859_1));
+                // 16 MiB: more than the sockets between here and the client hold; 4 MiB to close after: about
+                // what loopback sockets hold, so that the end comes while the client still owes reading.
+                for (int i = 0; i < (upstreamCloses ? 64 : 256); i++) {
+                    ctx.write(io.netty.buffer.Unpooled.wrappedBuffer(new byte[64 * 1024]));
+                }
+                // Closing after the last byte: the proxy's side of the tunnel ended with bytes still owed to
+                // the client, which once stayed open for as long as the client kept not reading.
+                ctx.writeAndFlush(io.netty.buffer.Unpooled.EMPTY_BUFFER).addListener(f -> {
+                    if (upstreamCloses) {
+                        ctx.close();
+                    }
+                });
+            }
+        })));
+        h.start("limits: { sendTimeout: 500ms }\n" + config(up.endpoint()));
+        RawClient c = h.add(new RawClient(h.address(), 4096));
+        c.send(HANDSHAKE); // and never read
+        org.awaitility.Awaitility.await().until(() -> up.connections() == 1);
+        org.awaitility.Awaitility.await().atMost(java.time.Duration.ofSeconds(10))
+                .until(() -> h.metrics.openConnections() == 0 && up.openConnections() == 0);
+    }
+
     /** The same bytes after a refused handshake are the next request, answered in order. */
     @Test
     void aRequestPipelinedBehindARefusedHandshakeIsAnswered() throws Exception {
