@@ -863,7 +863,7 @@ final class ProxyCall implements UpstreamListener, BodyReceiver, Runnable {
     }
 
     /**
-     * {@code Connection: upgrade} and {@code Upgrade: websocket} on a GET without a body (RFC 6455 4.1):
+     * {@code Connection: upgrade} and {@code Upgrade: websocket} on an HTTP/1.1 GET without a body (RFC 6455 4.1):
      * the one upgrade that is forwarded, and the one request that needs an HTTP/1.1 upstream (RFC 8441's
      * extended CONNECT is not used). Any other {@code Upgrade} ({@code h2c} on a POST, as
      * {@code curl --http2} sends) is a hop-by-hop field, dropped, and the request goes as any other: to
@@ -872,7 +872,9 @@ final class ProxyCall implements UpstreamListener, BodyReceiver, Runnable {
      */
     static boolean isWebSocketHandshake(Exchange ex) {
         HttpHeaders h = ex.request().headers();
+        // Upgrade on HTTP/1.0 is ignored (RFC 9110 7.8): the request goes on as an ordinary one.
         if (ex.request().method() != HttpMethod.GET || ex.hasBody()
+                || ex.request().protocolVersion().minorVersion() == 0
                 || !h.containsValue(HttpHeaderNames.UPGRADE, "websocket", true)) {
             return false;
         }

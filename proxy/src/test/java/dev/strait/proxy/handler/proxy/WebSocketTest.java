@@ -142,7 +142,7 @@ class WebSocketTest {
      * started at a 101 that came while the body was still arriving would carry its rest as tunnel bytes.
      */
     @Test
-    void aHandshakeWithABodyIsNotForwardedAsAnUpgrade() throws Exception {
+    void aHandshakeWithABodyOrOnHttp10IsNotForwardedAsAnUpgrade() throws Exception {
         TestUpstream up = h.upstream(TestUpstream.reply(200, "plain"));
         h.start(config(up.endpoint()));
         RawClient c = h.client();
@@ -151,6 +151,10 @@ class WebSocketTest {
         assertThat(r.status()).isEqualTo(200);
         assertThat(up.last().header("upgrade")).isNull();
         assertThat(up.last().header("connection")).isNull();
+        // Nor is one on HTTP/1.0, whose Upgrade a server must ignore (RFC 9110 7.8).
+        RawClient old = h.client();
+        assertThat(old.send(HANDSHAKE.replace("HTTP/1.1", "HTTP/1.0")).read().status()).isEqualTo(200);
+        assertThat(up.last().header("upgrade")).isNull();
     }
 
     /**
