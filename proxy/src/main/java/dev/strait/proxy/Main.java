@@ -222,8 +222,11 @@ public final class Main {
         }
         try {
             Snapshot s = ConfigFiles.load(file);
+            List<String> warnings = s.tls().warnings();
             System.out.println(file + ": ok (version " + s.version() + ", " + s.config().routes().size() + " route(s), "
-                    + s.config().upstreams().size() + " upstream(s))");
+                    + s.config().upstreams().size() + " upstream(s)" + (warnings.isEmpty() ? ""
+                    : ", " + warnings.size() + " warning(s)") + ")");
+            warnings.forEach(w -> System.out.println("  warning: " + w));
             return 0;
         } catch (InvalidConfigException e) {
             System.err.println(e.getMessage());

@@ -11,6 +11,7 @@ import io.netty.handler.codec.http.DefaultHttpContent;
 import io.netty.handler.codec.http.DefaultHttpHeadersFactory;
 import io.netty.handler.codec.http.DefaultHttpRequest;
 import io.netty.handler.codec.http.DefaultLastHttpContent;
+import io.netty.handler.codec.http.HttpHeaderNames;
 import io.netty.handler.codec.http.HttpHeaders;
 import io.netty.handler.codec.http.HttpMethod;
 import io.netty.handler.codec.http.HttpRequest;
@@ -40,7 +41,8 @@ public final class Http1RequestDecoder extends ByteToMessageDecoder {
     /** Empty lines tolerated before a request line (RFC 9112 2.2: after a body, some clients add CRLF). */
     private static final int MAX_LEADING_EMPTY_LINES = 8;
 
-    private enum State { HEAD, FIXED, CHUNK_SIZE, CHUNK_DATA, CHUNK_END, TRAILERS, BAD }
+    /** {@code HELD}: after a request asking to upgrade, until it is answered (see {@link #holding()}). */
+    private enum State { HEAD, FIXED, CHUNK_SIZE, CHUNK_DATA, CHUNK_END, TRAILERS, HELD, BAD }
 
     private final int maxRequestLine;
     private final int maxHeaderBytes;
@@ -78,12 +80,45 @@ public final class Http1RequestDecoder extends ByteToMessageDecoder {
     /**
      * The handler calls this when a request has been read and answered. Bytes already here past it (sent
      * in the same packet) are the next head's start: its header timeout runs from now, not the keep-alive one.
+     * Bytes held after an upgrade request are decoded now: the answer was not a switch, so they are HTTP.
      */
-    void requestFinished() {
+    void requestFinished(ChannelHandlerContext handlerCtx) {
         headStarted = false;
+        boolean held = state == State.HELD;
+        if (held) {
+            state = State.HEAD;
+        }
         if (state == State.HEAD && actualReadableBytes() > 0) {
             startHead();
+            if (held) {
+                // Not from here: this may run inside this decoder's own read, which goes on decoding anyway.
+                ChannelHandlerContext own = handlerCtx.pipeline().context(this);
+                handlerCtx.executor().execute(() -> decodeHeld(own));
+            }
         }
+    }
+
+    private void decodeHeld(ChannelHandlerContext own) {
+        if (own == null || own.isRemoved() || !own.channel().isActive()) {
+            return;
+        }
+        try {
+            channelRead(own, Unpooled.EMPTY_BUFFER);
+            channelReadComplete(own);
+        } catch (Exception e) {
+            own.fireExceptionCaught(e);
+        }
+    }
+
+    /**
+     * After a request head that asks for a protocol switch ({@code Upgrade}, no body), the bytes that follow
+     * are held as they came, not decoded, until the request is answered (RFC 9110 7.8): after a 101 they are
+     * the new protocol's and go to the tunnel as they are (the decoder is removed); after any other answer
+     * they are decoded as the next request. Decoding them at once as a pipelined request would lose them
+     * to the tunnel. While this is true the handler does not read, so what is held is what came with the head.
+     */
+    boolean holding() {
+        return state == State.HELD;
     }
 
     /**
@@ -121,6 +156,7 @@ public final class Http1RequestDecoder extends ByteToMessageDecoder {
                 case CHUNK_DATA -> chunkData(in, out);
                 case CHUNK_END -> chunkEnd(in);
                 case TRAILERS -> trailers(in, out);
+                case HELD -> { }
                 case BAD -> in.skipBytes(in.readableBytes());
             }
         } catch (Http1Violation v) {
@@ -201,6 +237,9 @@ public final class Http1RequestDecoder extends ByteToMessageDecoder {
             state = State.FIXED;
         } else {
             out.add(LastHttpContent.EMPTY_LAST_CONTENT);
+            if (head.request().headers().contains(HttpHeaderNames.UPGRADE)) {
+                state = State.HELD;
+            }
         }
     }
 

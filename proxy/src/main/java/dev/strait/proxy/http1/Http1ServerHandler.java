@@ -267,6 +267,9 @@ public final class Http1ServerHandler extends ChannelInboundHandlerAdapter {
         // A client that resets while we hold its upload back must be noticed now (ADR 0044), not at bodyTimeout.
         IoUringPeerClose.afterRead(ctx.channel());
         inRead = false;
+        if (decoder.holding()) {
+            updateAutoRead(); // an upgrade request waits for its answer: what follows it stays unread
+        }
         if (flushPending) {
             flushPending = false;
             ctx.flush();
@@ -474,9 +477,9 @@ public final class Http1ServerHandler extends ChannelInboundHandlerAdapter {
     public void channelWritabilityChanged(ChannelHandlerContext ctx) {
         if (!ctx.channel().isWritable()) {
             unwritableSince = System.nanoTime();
-            if (!tunnel) {
-                timer.fireBy(ctx.executor(), unwritableSince + serving.snapshot().limits().sendTimeout().toNanos());
-            }
+            // Tunnels too: a client that does not read what the upstream sends is cut at sendTimeout (as
+            // nginx's send_timeout in an upgraded connection), also after the upstream closed its side.
+            timer.fireBy(ctx.executor(), unwritableSince + serving.snapshot().limits().sendTimeout().toNanos());
         } else if (!tunnel) {
             if (current == null && backlog != null && !backlog.isEmpty()) {
                 replayBacklog();
@@ -534,6 +537,9 @@ public final class Http1ServerHandler extends ChannelInboundHandlerAdapter {
         tunnel = true;
         current = null;
         timer.cancel();
+        if (!ctx.channel().isWritable()) {
+            timer.fireBy(ctx.executor(), unwritableSince + serving.snapshot().limits().sendTimeout().toNanos());
+        }
         ctx.pipeline().addLast("tunnel", tunnelHandler);
         pausedByHandler = false;
         if (backlog != null) {
@@ -561,7 +567,7 @@ public final class Http1ServerHandler extends ChannelInboundHandlerAdapter {
     private void updateAutoRead() {
         boolean readingBody = current != null && !currentBodyDone;
         boolean read = lingering || !pausedByHandler && (backlog == null || backlog.isEmpty()) && !closing
-                && (readingBody || ctx.channel().isWritable());
+                && !decoder.holding() && (readingBody || ctx.channel().isWritable());
         if (ctx.channel().config().isAutoRead() != read) {
             ctx.channel().config().setAutoRead(read);
             if (read) {
@@ -932,7 +938,8 @@ public final class Http1ServerHandler extends ChannelInboundHandlerAdapter {
         current = null;
         currentBodyDone = false;
         idleSince = now;
-        decoder.requestFinished();
+        boolean wasHolding = decoder.holding();
+        decoder.requestFinished(ctx);
         var limits = serving.snapshot().limits();
         // The next head already begun (it came with this one) has headerTimeout; an idle connection keepAliveTimeout.
         long deadline = idleSince + (decoder.hasPartialHead() ? limits.headerTimeout().toNanos() + ONE_SECOND
@@ -944,6 +951,9 @@ public final class Http1ServerHandler extends ChannelInboundHandlerAdapter {
             return;
         }
         replayBacklog();
+        if (wasHolding) {
+            updateAutoRead();
+        }
     }
 
     /** Replays held-back messages until the next request must wait (for the one before it, or the client). */
@@ -1089,7 +1099,7 @@ public final class Http1ServerHandler extends ChannelInboundHandlerAdapter {
      * for a request head, and either acts or sleeps for the time left. No per-request scheduling.
      */
     private void onTimer() {
-        if (closing || tunnel || !ctx.channel().isActive()) {
+        if (closing || !ctx.channel().isActive()) {
             return;
         }
         var limits = serving.snapshot().limits();
@@ -1101,6 +1111,13 @@ public final class Http1ServerHandler extends ChannelInboundHandlerAdapter {
             log.debug("{}: client did not read for {}, closing", ctx.channel().remoteAddress(), limits.sendTimeout());
             closing = true;
             ctx.channel().close();
+            return;
+        }
+        if (tunnel) {
+            // A tunnel's other limits are its relay's (the idle timeout); only sendTimeout is watched here.
+            if (!ctx.channel().isWritable()) {
+                timer.fireIn(ctx.executor(), sendDeadline - now);
+            }
             return;
         }
         long next = limits.headerTimeout().toNanos();

@@ -14,6 +14,7 @@ import java.security.MessageDigest;
 import java.security.NoSuchAlgorithmException;
 import java.security.PrivateKey;
 import java.security.cert.X509Certificate;
+import java.time.Instant;
 import java.util.ArrayList;
 import java.util.HexFormat;
 import java.util.LinkedHashMap;
@@ -22,6 +23,8 @@ import java.util.List;
 import java.util.Map;
 import java.util.Set;
 import javax.net.ssl.SSLException;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
 
 /**
  * The TLS side of a snapshot: one {@link SniTable} per TLS listener, built from the config's
@@ -41,19 +44,32 @@ public final class ServerTls {
         }
     };
 
-    private record Built(SslContext context, List<String> names) {}
+    private static final Logger log = LoggerFactory.getLogger(ServerTls.class);
+
+    private record Built(SslContext context, List<String> names, Instant notBefore, Instant notAfter) {}
 
     private final Map<String, SniTable> listeners;
     private final String fingerprint;
     private final Set<Path> files;
+    private final List<String> warnings;
 
-    private ServerTls(Map<String, SniTable> listeners, String fingerprint, Set<Path> files) {
+    private ServerTls(Map<String, SniTable> listeners, String fingerprint, Set<Path> files, List<String> warnings) {
         this.listeners = listeners;
         this.fingerprint = fingerprint;
         this.files = files;
+        this.warnings = warnings;
     }
 
-    public static final ServerTls NONE = new ServerTls(Map.of(), "", Set.of());
+    public static final ServerTls NONE = new ServerTls(Map.of(), "", Set.of(), List.of());
+
+    /**
+     * Certificates served that clients will refuse (expired, or not valid yet), each with its field path.
+     * They are served all the same, as nginx and Envoy do: refusing the config would not bring a valid
+     * certificate, only stop every other change (and a renewal that comes late) from being applied.
+     */
+    public List<String> warnings() {
+        return warnings;
+    }
 
     /** The table of a TLS listener, or {@code null}. */
     public SniTable listener(String name) {
@@ -78,6 +94,8 @@ public final class ServerTls {
         MessageDigest all = sha256();
         Map<String, SniTable> tables = new LinkedHashMap<>();
         Set<Path> files = new LinkedHashSet<>();
+        List<String> warnings = new ArrayList<>();
+        Instant now = Instant.now();
         for (int i = 0; i < config.listeners().size(); i++) {
             Config.Listener l = config.listeners().get(i);
             if (l.tls() == null) {
@@ -105,6 +123,12 @@ public final class ServerTls {
                     all.update(id.getBytes(StandardCharsets.US_ASCII));
                     Built b = cached(id, certPem, keyPem, path);
                     certs.add(new ServerCertificate(b.context(), b.names()));
+                    String w = now.isAfter(b.notAfter()) ? "expired at " + b.notAfter()
+                            : now.isBefore(b.notBefore()) ? "not valid before " + b.notBefore() : null;
+                    if (w != null) {
+                        warnings.add(path + ".cert: the certificate for " + b.names() + " " + w
+                                + "; clients will refuse it");
+                    }
                 } catch (PemMaterial.Invalid e) {
                     errors.add(new ConfigError(e.field, e.getMessage()));
                 }
@@ -113,7 +137,10 @@ public final class ServerTls {
                 tables.put(l.name(), new SniTable(certs));
             }
         }
-        return new ServerTls(Map.copyOf(tables), hex(all.digest()), Set.copyOf(files));
+        for (String w : warnings) {
+            log.warn("{}", w);
+        }
+        return new ServerTls(Map.copyOf(tables), hex(all.digest()), Set.copyOf(files), List.copyOf(warnings));
     }
 
     private static Built cached(String id, String certPem, String keyPem, String path) throws PemMaterial.Invalid {
@@ -151,7 +178,8 @@ public final class ServerTls {
             sessions.setSessionIdContext(java.util.Arrays.copyOf(HexFormat.of().parseHex(id), 32));
         }
         TicketKeys.apply(ctx);
-        Built b = new Built(ctx, List.copyOf(ServerCertificate.names(chain.get(0))));
+        Built b = new Built(ctx, List.copyOf(ServerCertificate.names(chain.get(0))),
+                chain.get(0).getNotBefore().toInstant(), chain.get(0).getNotAfter().toInstant());
         synchronized (CACHE) {
             CACHE.put(id, b);
         }

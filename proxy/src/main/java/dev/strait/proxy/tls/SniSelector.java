@@ -1,25 +1,69 @@
 package dev.strait.proxy.tls;
 
+import io.netty.buffer.ByteBuf;
+import io.netty.buffer.Unpooled;
+import io.netty.channel.ChannelFutureListener;
 import io.netty.channel.ChannelHandlerContext;
 import io.netty.handler.ssl.SniHandler;
 import io.netty.handler.ssl.SslContext;
 import io.netty.util.concurrent.Future;
+import java.nio.charset.StandardCharsets;
+import java.util.List;
 import java.util.function.Supplier;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
 
 /**
  * First in a TLS connection's pipeline: reads the ClientHello's SNI name, picks the certificate from
  * the listener's current {@link SniTable} (the snapshot serving when the handshake starts, so a
  * reloaded certificate is used by new handshakes while open connections keep theirs), records the
  * choice as {@link TlsConnection} and replaces itself with the {@code SslHandler}.
+ *
+ * <p>A client that speaks plain HTTP to the TLS port (an {@code http://} URL with the HTTPS port, a
+ * health check without TLS) gets a readable 400 that says so, as from nginx, instead of a connection
+ * closed without a word: a TLS record starts with its content type (20 to 24) or, in an SSLv2-style
+ * hello, a byte with the high bit set, never with the capital letter that starts a request method.
  */
 public final class SniSelector extends SniHandler {
+    private static final Logger log = LoggerFactory.getLogger(SniSelector.class);
+    private static final byte[] PLAIN_HTTP;
+
+    static {
+        String body = "400 Bad Request: a plain HTTP request was sent to an HTTPS port\n";
+        PLAIN_HTTP = ("HTTP/1.1 400 Bad Request\r\nContent-Type: text/plain; charset=utf-8\r\nContent-Length: "
+                + body.length() + "\r\nConnection: close\r\n\r\n" + body).getBytes(StandardCharsets.US_ASCII);
+    }
+
     private final Supplier<SniTable> table;
     private ServerCertificate chosen;
+    /** The client spoke plain HTTP: answered, closing; whatever else it sends is dropped. */
+    private boolean plain;
 
     public SniSelector(Supplier<SniTable> table, long handshakeTimeoutMillis) {
         // The mapping is unused: lookup() below picks the certificate and remembers which it was.
         super((io.netty.util.Mapping<String, SslContext>) name -> null, 16 * 1024, handshakeTimeoutMillis);
         this.table = table;
+    }
+
+    @Override
+    protected void decode(ChannelHandlerContext ctx, ByteBuf in, List<Object> out) throws Exception {
+        if (plain) {
+            in.skipBytes(in.readableBytes());
+            return;
+        }
+        if (in.isReadable()) {
+            byte first = in.getByte(in.readerIndex());
+            if (first >= 'A' && first <= 'Z') {
+                plain = true;
+                in.skipBytes(in.readableBytes());
+                if (ctx.channel().isActive()) {
+                    log.debug("{}: plain HTTP on a TLS listener: answered 400", ctx.channel().remoteAddress());
+                    ctx.writeAndFlush(Unpooled.wrappedBuffer(PLAIN_HTTP)).addListener(ChannelFutureListener.CLOSE);
+                }
+                return;
+            }
+        }
+        super.decode(ctx, in, out);
     }
 
     @Override

@@ -77,10 +77,16 @@ public final class TestCertificates {
      *                    {@code EC PRIVATE KEY}) instead of PKCS#8
      */
     public Issued issue(KeyType type, boolean traditional, String cn, String... sans) throws Exception {
-        KeyPair kp = keyPair(type);
         Instant now = Instant.now();
+        return issue(type, traditional, now.minus(Duration.ofHours(1)), now.plus(Duration.ofDays(1)), cn, sans);
+    }
+
+    /** A certificate valid from {@code notBefore} to {@code notAfter}: expired or not yet valid ones too. */
+    public Issued issue(KeyType type, boolean traditional, Instant notBefore, Instant notAfter, String cn,
+                        String... sans) throws Exception {
+        KeyPair kp = keyPair(type);
         JcaX509v3CertificateBuilder b = new JcaX509v3CertificateBuilder(ca, serial(),
-                Date.from(now.minus(Duration.ofHours(1))), Date.from(now.plus(Duration.ofDays(1))),
+                Date.from(notBefore), Date.from(notAfter),
                 new X500Name("CN=" + cn), kp.getPublic());
         b.addExtension(Extension.basicConstraints, true, new BasicConstraints(false));
         if (sans.length > 0) {

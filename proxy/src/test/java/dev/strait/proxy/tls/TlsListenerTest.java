@@ -168,6 +168,29 @@ class TlsListenerTest {
         }
     }
 
+    /**
+     * An expired (or not yet valid) certificate is served, as by nginx and Envoy, but never in silence:
+     * every build of the config (a start, a reload, {@code --check}) warns with its field path.
+     */
+    @Test
+    void anExpiredCertificateIsNamedByItsFieldPath() throws Exception {
+        java.time.Instant now = java.time.Instant.now();
+        Issued expired = pki.issue(KeyType.EC, false, now.minus(Duration.ofDays(30)), now.minus(Duration.ofDays(1)),
+                "old.test", "old.test");
+        Issued early = pki.issue(KeyType.EC, false, now.plus(Duration.ofDays(1)), now.plus(Duration.ofDays(30)),
+                "new.test", "new.test");
+        var tls = SnapshotBuilder.build(ConfigParser.parse(config(cert(fallback) + ", " + cert(expired) + ", "
+                + cert(early), ""), "t"), "t").tls();
+        assertThat(tls.listener("https")).isNotNull();
+        assertThat(tls.warnings()).hasSize(2);
+        assertThat(tls.warnings().get(0)).startsWith("listeners[0].tls.certificates[1].cert: the certificate for "
+                + "[old.test] expired at ");
+        assertThat(tls.warnings().get(1)).startsWith("listeners[0].tls.certificates[2].cert: the certificate for "
+                + "[new.test] not valid before ");
+        assertThat(SnapshotBuilder.build(ConfigParser.parse(config(cert(fallback), ""), "t"), "t").tls().warnings())
+                .isEmpty();
+    }
+
     @Test
     void reloadedCertificateServesNewHandshakesWhileOpenConnectionsKeepTheirs() throws Exception {
         Path[] files = fallback.write(dir, "site");
@@ -233,6 +256,38 @@ class TlsListenerTest {
         return out;
     }
 
+    /**
+     * What a scanner checks first: no TLS 1.0 or 1.1, no suite without forward secrecy or with CBC, and
+     * ALPN that falls back to HTTP/1.1 for a protocol it does not know. openssl offers what the JDK will not.
+     */
+    @Test
+    void oldProtocolsAndWeakSuitesAreRefused() throws Exception {
+        proxy.startConfig(config(cert(fallback) + ", " + cert(exact), ""));
+        String[][] refused = {
+                {"-tls1"}, {"-tls1_1"},
+                {"-tls1_2", "-cipher", "AES128-SHA"}, {"-tls1_2", "-cipher", "AES128-GCM-SHA256"},
+                {"-tls1_2", "-cipher", "ECDHE-ECDSA-AES128-SHA"}, {"-tls1_2", "-cipher", "ECDHE-RSA-AES256-SHA384"},
+        };
+        for (String[] flags : refused) {
+            assertThat(openssl(flags)).as(String.join(" ", flags)).contains("Cipher is (NONE)");
+        }
+        assertThat(openssl("-tls1_2", "-cipher", "ECDHE-ECDSA-AES128-GCM-SHA256"))
+                .contains("Cipher is ECDHE-ECDSA-AES128-GCM-SHA256");
+        assertThat(openssl("-alpn", "spdy/3,h2")).contains("ALPN protocol: h2");
+        assertThat(openssl("-alpn", "spdy/3")).contains("No ALPN negotiated");
+    }
+
+    private String openssl(String... flags) throws Exception {
+        java.util.List<String> cmd = new java.util.ArrayList<>(java.util.List.of("openssl", "s_client", "-connect",
+                "127.0.0.1:" + https().getPort(), "-servername", "default.test"));
+        cmd.addAll(java.util.List.of(flags));
+        Process p = new ProcessBuilder(cmd).redirectErrorStream(true).start();
+        p.getOutputStream().close();
+        String out = new String(p.getInputStream().readAllBytes(), java.nio.charset.StandardCharsets.UTF_8);
+        assertThat(p.waitFor(20, java.util.concurrent.TimeUnit.SECONDS)).isTrue();
+        return out;
+    }
+
     @Test
     void sessionsResumeWithTickets() throws Exception {
         proxy.startConfig(config(cert(fallback) + ", " + cert(exact), ""));
@@ -261,6 +316,22 @@ class TlsListenerTest {
         }
         try (TlsClient c = new TlsClient(pki.clientContext(), https(), null)) {
             assertThat(c.get("/hello", "anything.test").status()).as("no SNI: nothing to redirect").isEqualTo(200);
+        }
+    }
+
+    /** As nginx: a plain HTTP request on the TLS port is told why it failed, not met with a silent close. */
+    @Test
+    void plainHttpOnTheTlsPortGetsA400SayingSo() throws Exception {
+        proxy.startConfig(config(cert(fallback), ""));
+        try (dev.strait.proxy.testing.RawClient c = new dev.strait.proxy.testing.RawClient(https())) {
+            dev.strait.proxy.testing.RawClient.Response r = c.send("GET /hello HTTP/1.1\r\nHost: default.test\r\n\r\n")
+                    .read();
+            assertThat(r.status()).isEqualTo(400);
+            assertThat(r.text()).contains("plain HTTP request was sent to an HTTPS port");
+            assertThat(c.closedByServer()).isTrue();
+        }
+        try (TlsClient client = new TlsClient(pki.clientContext(), https(), "default.test")) {
+            assertThat(client.get("/hello", "default.test").status()).as("TLS clients are served as before").isEqualTo(200);
         }
     }
 

@@ -136,7 +136,7 @@ final class ProxyCall implements UpstreamListener, BodyReceiver, Runnable {
         this.idempotent = m == HttpMethod.GET || m == HttpMethod.HEAD || m == HttpMethod.OPTIONS
                 || m == HttpMethod.PUT || m == HttpMethod.DELETE || m == HttpMethod.TRACE;
         this.chunkedBody = ex.hasBody() && HttpUtil.isTransferEncodingChunked(ex.request());
-        this.upgrade = m == HttpMethod.GET && isWebSocketHandshake(ex.request().headers());
+        this.upgrade = isWebSocketHandshake(ex);
         this.startNanos = ex.startNanos(); // read in this same dispatch: no second clock read
         this.requestDeadline = rule.requestTimeoutNanos == 0 ? 0 : startNanos + rule.requestTimeoutNanos;
     }
@@ -862,9 +862,20 @@ final class ProxyCall implements UpstreamListener, BodyReceiver, Runnable {
         pendingHead = null;
     }
 
-    /** {@code Connection: upgrade} and {@code Upgrade: websocket} on a GET (RFC 6455 4.1). */
-    private static boolean isWebSocketHandshake(HttpHeaders h) {
-        if (!h.containsValue(HttpHeaderNames.UPGRADE, "websocket", true)) {
+    /**
+     * {@code Connection: upgrade} and {@code Upgrade: websocket} on an HTTP/1.1 GET without a body (RFC 6455 4.1):
+     * the one upgrade that is forwarded, and the one request that needs an HTTP/1.1 upstream (RFC 8441's
+     * extended CONNECT is not used). Any other {@code Upgrade} ({@code h2c} on a POST, as
+     * {@code curl --http2} sends) is a hop-by-hop field, dropped, and the request goes as any other: to
+     * an h2c or h2 upstream over HTTP/2. A handshake with a body is not one: a tunnel that started while
+     * the body was still arriving would carry its rest, re-framed or not, as tunnel bytes.
+     */
+    static boolean isWebSocketHandshake(Exchange ex) {
+        HttpHeaders h = ex.request().headers();
+        // Upgrade on HTTP/1.0 is ignored (RFC 9110 7.8): the request goes on as an ordinary one.
+        if (ex.request().method() != HttpMethod.GET || ex.hasBody()
+                || ex.request().protocolVersion().minorVersion() == 0
+                || !h.containsValue(HttpHeaderNames.UPGRADE, "websocket", true)) {
             return false;
         }
         java.util.List<String> tokens = HopByHop.connectionTokens(h);

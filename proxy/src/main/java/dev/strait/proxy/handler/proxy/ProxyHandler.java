@@ -199,22 +199,18 @@ public final class ProxyHandler implements PrefixAware {
         }
         UpstreamSpec spec = chooseUpstream();
         Upstream.Protocol protocol = spec == null ? null : spec.config().protocol();
-        if (protocol == Upstream.Protocol.H2 && isUpgrade(exchange)) {
+        boolean webSocket = ProxyCall.isWebSocketHandshake(exchange);
+        if (protocol == Upstream.Protocol.H2 && webSocket) {
             log.warn("route {}: a WebSocket handshake cannot go to the h2 upstream {} (HTTP/1.1 only); answering 501",
                     route, spec.name());
             exchange.sendError(HttpResponseStatus.NOT_IMPLEMENTED);
             return;
         }
-        if ((protocol == Upstream.Protocol.H2C || protocol == Upstream.Protocol.H2) && !isUpgrade(exchange)) {
+        if ((protocol == Upstream.Protocol.H2C || protocol == Upstream.Protocol.H2) && !webSocket) {
             new H2ProxyCall(this, exchange, lc, spec).start();
         } else {
             new ProxyCall(this, exchange, lc, spec).start();
         }
-    }
-
-    /** A WebSocket handshake needs HTTP/1.1 upstream (RFC 8441's extended CONNECT is not used). */
-    private static boolean isUpgrade(Exchange ex) {
-        return ex.request().headers().contains(io.netty.handler.codec.http.HttpHeaderNames.UPGRADE);
     }
 
     /** The upstream for one request: by weight among the rule's backends; {@code null} when all weigh 0. */

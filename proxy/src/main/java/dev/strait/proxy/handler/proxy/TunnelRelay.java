@@ -4,6 +4,7 @@ import dev.strait.proxy.server.FatalErrors;
 import dev.strait.proxy.upstream.IoUringPeerClose;
 import io.netty.buffer.Unpooled;
 import io.netty.channel.Channel;
+import io.netty.channel.ChannelFuture;
 import io.netty.channel.ChannelFutureListener;
 import io.netty.channel.ChannelHandlerContext;
 import io.netty.channel.ChannelInboundHandlerAdapter;
@@ -20,7 +21,8 @@ import java.util.concurrent.TimeUnit;
  * <p>An idle timeout (no bytes in either direction) closes both: a WebSocket app that wants long
  * quiet connections sends pings, as it must through nginx too. A side not read because its peer is
  * not taking bytes is not idle (the bytes are moving, at the peer's pace); a peer that takes nothing
- * for {@link ProxyCall#UPSTREAM_SEND_TIMEOUT} (or the idle timeout, if longer) closes both.
+ * for {@link ProxyCall#UPSTREAM_SEND_TIMEOUT} (or the idle timeout, if longer) closes both. When one
+ * side has closed, the other has as long to take what is left before it is closed too.
  */
 final class TunnelRelay extends ChannelInboundHandlerAdapter {
     /** Where this side's bytes go; the client's channel is learned when the client side's relay is added. */
@@ -128,7 +130,16 @@ final class TunnelRelay extends ChannelInboundHandlerAdapter {
             other.timer.cancel(false);
         }
         if (peer.isActive()) {
-            peer.writeAndFlush(Unpooled.EMPTY_BUFFER).addListener(ChannelFutureListener.CLOSE);
+            ChannelFuture flushed = peer.writeAndFlush(Unpooled.EMPTY_BUFFER);
+            flushed.addListener(ChannelFutureListener.CLOSE);
+            if (!flushed.isDone()) {
+                // The peer still has bytes to take. Its timers went with this side, so without this a peer
+                // that never reads them would hold its connection for ever; a client is also cut at sendTimeout.
+                ScheduledFuture<?> cut = peer.eventLoop().schedule(() -> {
+                    peer.close();
+                }, Math.max(idleNanos, ProxyCall.UPSTREAM_SEND_TIMEOUT), TimeUnit.NANOSECONDS);
+                flushed.addListener(f -> cut.cancel(false));
+            }
         }
         ctx.fireChannelInactive();
     }

@@ -199,6 +199,27 @@ class H2cUpstreamTest {
         assertThat(chunked.text()).endsWith("body=abcdef");
     }
 
+    /**
+     * {@code curl --http2 -d} on a cleartext URL sends {@code Upgrade: h2c} on a POST, which the server
+     * does not take (it has a body): the request is an ordinary one and goes up over HTTP/2. Only a
+     * WebSocket handshake needs HTTP/1.1 upstream; any Upgrade header used to send it there (a 502).
+     */
+    @Test
+    void aRequestWithAnUpgradeOtherThanWebSocketGoesUpOverHttp2() throws Exception {
+        startProxy(startUpstream(), "");
+        RawClient c = proxy.client();
+        RawClient.Response r = c.send("POST /echo HTTP/1.1\r\nHost: a\r\nConnection: Upgrade, HTTP2-Settings\r\n"
+                + "Upgrade: h2c\r\nHTTP2-Settings: AAMAAABkAAQAoAAAAAIAAAAA\r\nContent-Length: 5\r\n\r\nhello").read();
+        assertThat(r.status()).isEqualTo(200);
+        assertThat(r.text()).isEqualTo("POST /echo authority=a xfp=http xff=127.0.0.1 te=null connection=null body=hello");
+        assertThat(seen.get(0).contains("upgrade")).isFalse();
+        assertThat(seen.get(0).contains("http2-settings")).isFalse();
+        RawClient.Response other = c.send("GET /echo HTTP/1.1\r\nHost: a\r\nConnection: Upgrade\r\nUpgrade: foo\r\n\r\n")
+                .read();
+        assertThat(other.text()).startsWith("GET /echo authority=a");
+        assertThat(streams.get()).isEqualTo(2);
+    }
+
     @Test
     void trailersComeBackToAnHttp1Client() throws Exception {
         startProxy(startUpstream(), "");

@@ -137,6 +137,127 @@ class WebSocketTest {
                 java.time.Duration.ofSeconds(4));
     }
 
+    /**
+     * A handshake is a GET without a body (RFC 6455 4.1). One with a body is an ordinary request: a tunnel
+     * started at a 101 that came while the body was still arriving would carry its rest as tunnel bytes.
+     */
+    @Test
+    void aHandshakeWithABodyOrOnHttp10IsNotForwardedAsAnUpgrade() throws Exception {
+        TestUpstream up = h.upstream(TestUpstream.reply(200, "plain"));
+        h.start(config(up.endpoint()));
+        RawClient c = h.client();
+        RawClient.Response r = c.send(HANDSHAKE.replace("Sec-WebSocket-Version: 13\r\n",
+                "Sec-WebSocket-Version: 13\r\nContent-Length: 5\r\n") + "hello").read();
+        assertThat(r.status()).isEqualTo(200);
+        assertThat(up.last().header("upgrade")).isNull();
+        assertThat(up.last().header("connection")).isNull();
+        // Nor is one on HTTP/1.0, whose Upgrade a server must ignore (RFC 9110 7.8).
+        RawClient old = h.client();
+        assertThat(old.send(HANDSHAKE.replace("HTTP/1.1", "HTTP/1.0")).read().status()).isEqualTo(200);
+        assertThat(up.last().header("upgrade")).isNull();
+    }
+
+    /**
+     * An upstream that answers any head with 101 and then echoes every byte as it is: what the tunnel
+     * carries, unframed, so a test sees exactly which bytes reached it.
+     */
+    private TestUpstream rawEcho() throws InterruptedException {
+        return h.add(TestUpstream.withPipeline(p -> p.addLast(new io.netty.channel.ChannelInboundHandlerAdapter() {
+            private final StringBuilder head = new StringBuilder();
+            private boolean switched;
+
+            @Override
+            public void channelRead(ChannelHandlerContext ctx, Object msg) {
+                io.netty.buffer.ByteBuf b = (io.netty.buffer.ByteBuf) msg;
+                if (switched) {
+                    ctx.writeAndFlush(b);
+                    return;
+                }
+                head.append(b.toString(StandardCharsets.ISO_8859_1));
+                b.release();
+                int end = head.indexOf("\r\n\r\n");
+                if (end >= 0) {
+                    switched = true;
+                    ctx.writeAndFlush(io.netty.buffer.Unpooled.copiedBuffer("HTTP/1.1 101 Switching Protocols\r\n"
+                            + "Upgrade: websocket\r\nConnection: Upgrade\r\n\r\n" + head.substring(end + 4),
+                            StandardCharsets.ISO_8859_1));
+                }
+            }
+        })));
+    }
+
+    /**
+     * Bytes a client sends right behind its handshake belong to whatever the answer makes of the
+     * connection: after a 101, the tunnel's. They used to be decoded at once as a pipelined request and,
+     * when the 101 came, dropped with it.
+     */
+    @Test
+    void bytesSentBehindTheHandshakeReachTheTunnelEvenIfTheyLookLikeHttp() throws Exception {
+        TestUpstream up = rawEcho();
+        h.start(config(up.endpoint()));
+        RawClient c = h.client();
+        String early = "GET /next HTTP/1.1\r\nHost: chat.example\r\n\r\n";
+        RawClient.Response r = c.send(HANDSHAKE + early).read();
+        assertThat(r.status()).isEqualTo(101);
+        assertThat(new String(c.input().readNBytes(early.length()), StandardCharsets.ISO_8859_1)).isEqualTo(early);
+        c.send("after");
+        assertThat(new String(c.input().readNBytes(5), StandardCharsets.ISO_8859_1)).isEqualTo("after");
+    }
+
+    /**
+     * A client that stops reading a tunnel is cut at {@code limits.sendTimeout}, like any client that stops
+     * reading (nginx's send_timeout does the same in an upgraded connection), and the upstream side with
+     * it. It used to be held for the tunnel's stall limit (60 s at least), whatever sendTimeout said.
+     */
+    @org.junit.jupiter.params.ParameterizedTest(name = "upstream closes after sending: {0}")
+    @org.junit.jupiter.params.provider.ValueSource(booleans = {false, true})
+    void aClientThatStopsReadingATunnelIsCutAtTheSendTimeout(boolean upstreamCloses) throws Exception {
+        TestUpstream up = h.add(TestUpstream.withPipeline(p -> p.addLast(new io.netty.channel.ChannelInboundHandlerAdapter() {
+            private boolean switched;
+
+            @Override
+            public void channelRead(ChannelHandlerContext ctx, Object msg) {
+                io.netty.util.ReferenceCountUtil.release(msg);
+                if (switched) {
+                    return;
+                }
+                switched = true;
+                ctx.write(io.netty.buffer.Unpooled.copiedBuffer("HTTP/1.1 101 Switching Protocols\r\n"
+                        + "Upgrade: websocket\r\nConnection: Upgrade\r\n\r\n", StandardCharsets.ISO_8859_1));
+                // 16 MiB: more than the sockets between here and the client hold; 4 MiB to close after: about
+                // what loopback sockets hold, so that the end comes while the client still owes reading.
+                for (int i = 0; i < (upstreamCloses ? 64 : 256); i++) {
+                    ctx.write(io.netty.buffer.Unpooled.wrappedBuffer(new byte[64 * 1024]));
+                }
+                // Closing after the last byte: the proxy's side of the tunnel ended with bytes still owed to
+                // the client, which once stayed open for as long as the client kept not reading.
+                ctx.writeAndFlush(io.netty.buffer.Unpooled.EMPTY_BUFFER).addListener(f -> {
+                    if (upstreamCloses) {
+                        ctx.close();
+                    }
+                });
+            }
+        })));
+        h.start("limits: { sendTimeout: 500ms }\n" + config(up.endpoint()));
+        RawClient c = h.add(new RawClient(h.address(), 4096));
+        c.send(HANDSHAKE); // and never read
+        org.awaitility.Awaitility.await().until(() -> up.connections() == 1);
+        org.awaitility.Awaitility.await().atMost(java.time.Duration.ofSeconds(10))
+                .until(() -> h.metrics.openConnections() == 0 && up.openConnections() == 0);
+    }
+
+    /** The same bytes after a refused handshake are the next request, answered in order. */
+    @Test
+    void aRequestPipelinedBehindARefusedHandshakeIsAnswered() throws Exception {
+        TestUpstream up = h.upstream(TestUpstream.reply(426, "upgrade refused"));
+        h.start(config(up.endpoint()));
+        RawClient c = h.client();
+        c.send(HANDSHAKE + "GET /next HTTP/1.1\r\nHost: chat.example\r\n\r\n");
+        assertThat(c.read().status()).isEqualTo(426);
+        assertThat(c.read().status()).isEqualTo(426);
+        assertThat(up.seen()).extracting(TestUpstream.Seen::uri).containsExactly("/ws", "/next");
+    }
+
     @Test
     void anUpstreamThatRefusesTheUpgradeAnswersNormally() throws Exception {
         TestUpstream up = h.upstream(TestUpstream.reply(426, "upgrade refused"));
