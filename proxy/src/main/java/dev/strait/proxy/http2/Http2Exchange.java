@@ -284,16 +284,18 @@ public final class Http2Exchange implements Exchange, StreamDeadlines.Expiry {
     }
 
     /**
-     * A request whose header block decoded to more than the codec keeps (twice maxHeaderBytes): its fields
-     * are gone, so 431 is answered without them (method and path logged as not read). The stream is then
-     * reset with NO_ERROR, so a client still sending a body stops (RFC 9113 8.1).
+     * A request whose header block the codec decoded but did not keep: more than it keeps (twice
+     * maxHeaderBytes: 431), or fields it refused as malformed (upper case names, connection-specific
+     * fields, bad pseudo-headers: 400). Its fields are gone, so the answer goes without them (method and
+     * path logged as not read), as HTTP/1.1 answers and logs a refused head. The stream is then reset
+     * with NO_ERROR, so a client still sending a body stops (RFC 9113 8.1).
      */
-    void headerBlockTooLarge() {
+    void refusedHead(HttpResponseStatus status) {
         startNanos = System.nanoTime();
         bodyDone = true;
         noPath = true;
         request = new DefaultHttpRequest(HTTP_2, UNKNOWN_METHOD, "/");
-        sendError(HttpResponseStatus.REQUEST_HEADER_FIELDS_TOO_LARGE);
+        sendError(status);
         ChannelFuture last = lastWrite;
         int id = stream.id();
         if (last != null) {

@@ -9,6 +9,7 @@ import io.netty.channel.ChannelFuture;
 import io.netty.channel.ChannelHandlerContext;
 import io.netty.channel.ChannelPromise;
 import io.netty.handler.codec.http.FullHttpRequest;
+import io.netty.handler.codec.http.HttpResponseStatus;
 import io.netty.handler.codec.http.HttpScheme;
 import io.netty.handler.codec.http.HttpServerUpgradeHandler;
 import io.netty.handler.codec.http2.Http2CodecUtil;
@@ -238,18 +239,26 @@ final class Http2ServerHandler extends Http2ConnectionHandler implements Http2Fr
             return;
         }
         if (!outbound && e instanceof Http2Exception.HeaderListSizeException tooLarge && tooLarge.duringDecode()
-                && answerHeadersTooLarge(id)) {
+                && answerRefusedHead(id, HttpResponseStatus.REQUEST_HEADER_FIELDS_TOO_LARGE)) {
+            return;
+        }
+        if (!outbound && e.error() == Http2Error.PROTOCOL_ERROR && !(e instanceof Http2Exception.HeaderListSizeException)
+                && connection().stream(id) == null && connection().remote().isValidStreamId(id)
+                && id > connection().remote().lastStreamCreated()
+                && answerRefusedHead(id, HttpResponseStatus.BAD_REQUEST)) {
+            // A new stream's HEADERS that the codec found malformed while decoding (RFC 9113 8.2.1, 8.3): the
+            // block was decoded whole, so HPACK is in step; 400 and a log line, as HTTP/1.1 answers such a head.
             return;
         }
         super.onStreamError(ctx, outbound, cause, e);
     }
 
     /**
-     * A request's header block that decoded (so HPACK stays in step) to more than the codec keeps: 431 on
-     * its stream, as HTTP/1.1 answers a head too large, logged like other answers. Netty's own answer was
-     * a bare 431 nobody logged, then a PROTOCOL_ERROR reset.
+     * A request's header block that decoded (so HPACK stays in step) but was not kept, too large (431) or
+     * malformed (400): answered on its stream, as HTTP/1.1 answers such a head, and logged like other
+     * answers. Netty's own answer was a bare 431 or a PROTOCOL_ERROR reset that nobody logged.
      */
-    private boolean answerHeadersTooLarge(int streamId) {
+    private boolean answerRefusedHead(int streamId, HttpResponseStatus status) {
         if (connection().stream(streamId) != null) {
             return false; // trailers: the stream's own exchange is answering; Netty resets it
         }
@@ -261,7 +270,7 @@ final class Http2ServerHandler extends Http2ConnectionHandler implements Http2Fr
         }
         Http2Exchange e = new Http2Exchange(this, stream);
         stream.setProperty(exchangeKey, e);
-        e.headerBlockTooLarge();
+        e.refusedHead(status);
         return true;
     }
 

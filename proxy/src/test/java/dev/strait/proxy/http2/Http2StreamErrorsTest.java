@@ -258,4 +258,58 @@ class Http2StreamErrorsTest {
         assertThat(Http2Exchange.statusOfReset(io.netty.handler.codec.http2.Http2Error.PROTOCOL_ERROR.code()))
                 .isEqualTo(400);
     }
+
+    /** A literal field with incremental indexing (it enters the HPACK dynamic table), new name, no Huffman. */
+    private static void indexedLiteral(ByteArrayOutputStream b, String name, String value) {
+        b.write(0x40);
+        b.write(name.length());
+        b.writeBytes(name.getBytes(StandardCharsets.US_ASCII));
+        b.write(value.length());
+        b.writeBytes(value.getBytes(StandardCharsets.US_ASCII));
+    }
+
+    @Test
+    void aHeaderBlockTheCodecFindsMalformedIsAnswered400AndLoggedAndHpackStaysInStep() throws Exception {
+        // Upper-case names and connection-specific fields are refused by Netty while it decodes (RFC 9113
+        // 8.2.1, 8.2.2); it reset the stream with PROTOCOL_ERROR and nothing was logged or counted.
+        CapturedAccessLog log = CapturedAccessLog.start(h, """
+                workers: 1
+                routes: [ { name: r, hosts: [ "*" ], rules: [ { respond: { body: "ok" } } ] } ]
+                """);
+        try (RawH2 c = new RawH2(h.address())) {
+            c.send(frame(SETTINGS, ACK, 0, new byte[0]));
+            ByteArrayOutputStream upper = new ByteArrayOutputStream();
+            upper.writeBytes(GET);
+            indexedLiteral(upper, "x-kept", "v"); // before the bad field: it must still enter the table
+            indexedLiteral(upper, "X-Upper", "1");
+            c.send(frame(HEADERS, END_HEADERS | END_STREAM, 1, upper.toByteArray()));
+            ByteArrayOutputStream connection = new ByteArrayOutputStream();
+            connection.writeBytes(GET);
+            indexedLiteral(connection, "connection", "keep-alive");
+            c.send(frame(HEADERS, END_HEADERS | END_STREAM, 3, connection.toByteArray()));
+            // Dynamic table, newest first: 62 connection, 63 x-upper, 64 x-kept. Indexed 64 only works if every
+            // block above was decoded whole.
+            ByteArrayOutputStream reuse = new ByteArrayOutputStream();
+            reuse.writeBytes(GET);
+            reuse.write(0x80 | 64);
+            c.send(frame(HEADERS, END_HEADERS | END_STREAM, 5, reuse.toByteArray()));
+            List<Frame> frames = new ArrayList<>();
+            for (int answered = 0; answered < 3; ) {
+                Frame f = c.next();
+                assertThat(f).as("the connection ended: " + frames).isNotNull();
+                frames.add(f);
+                if ((f.flags() & END_STREAM) != 0 && (f.type() == DATA || f.type() == HEADERS)) {
+                    answered++;
+                }
+            }
+            assertThat(frames).noneMatch(f -> f.type() == GOAWAY);
+            assertThat(frames).noneMatch(f -> f.type() == RST_STREAM && f.errorCode() != NO_ERROR);
+            assertThat(frames).filteredOn(f -> f.type() == DATA && f.stream() != 5)
+                    .hasSize(2).allMatch(f -> f.text().startsWith("400 "));
+            assertThat(frames).anyMatch(f -> f.type() == DATA && f.stream() == 5 && f.text().equals("ok"));
+        }
+        List<JsonNode> lines = log.await(3);
+        assertThat(lines).extracting(l -> l.get("status").asInt()).containsExactlyInAnyOrder(400, 400, 200);
+        assertThat(h.metrics.scrape()).contains("status=\"400\"} 2.0");
+    }
 }
