@@ -293,6 +293,10 @@ public final class ConfigParser {
         } else if (fastcgiUpstream == null && rule.fastcgi() != null) {
             error(path + ".fastcgi", "applies only to a rule whose backends name fastcgi upstreams");
         }
+        if (fastcgiUpstream != null && rule.pathRewrite() != null) {
+            error(path + ".pathRewrite", "does not apply to fastcgi upstreams (\"" + fastcgiUpstream
+                    + "\"): their scripts are chosen by the request path; use fastcgi.splitPathInfo or params");
+        }
     }
 
     private Limits limits(JsonNode n) {
@@ -506,13 +510,13 @@ public final class ConfigParser {
         if (!object(n, path)) {
             return null;
         }
-        known(n, path, "matches", "respond", "files", "backends", "cache", "timeouts", "retries", "hostRewrite",
-                "fastcgi");
+        known(n, path, "matches", "respond", "files", "backends", "redirect", "cache", "timeouts", "retries",
+                "hostRewrite", "pathRewrite", "fastcgi");
         List<Route.Match> matches = n.has("matches")
                 ? list(n.get("matches"), path + ".matches", true, this::match)
                 : List.of(new Route.Match(null, null, List.of()));
         List<String> actions = new ArrayList<>();
-        for (String a : List.of("respond", "files", "backends")) {
+        for (String a : List.of("respond", "files", "backends", "redirect")) {
             if (n.has(a)) {
                 actions.add(a);
             }
@@ -520,12 +524,13 @@ public final class ConfigParser {
         Route.Action action = null;
         if (actions.size() != 1) {
             error(path, actions.isEmpty()
-                    ? "needs one action: respond, files or backends"
+                    ? "needs one action: respond, files, backends or redirect"
                     : "has " + String.join(" and ", actions) + "; a rule takes exactly one action");
         } else {
             action = switch (actions.get(0)) {
                 case "respond" -> respond(n.get("respond"), path + ".respond");
                 case "files" -> files(n.get("files"), path + ".files");
+                case "redirect" -> redirect(n.get("redirect"), path + ".redirect");
                 default -> backends(n.get("backends"), path + ".backends");
             };
         }
@@ -568,12 +573,117 @@ public final class ConfigParser {
                 error(path + ".hostRewrite", "only applies to a rule with backends");
             }
         }
+        Route.PathModifier pathRewrite = null;
+        JsonNode pr = n.get("pathRewrite");
+        if (pr != null && !pr.isNull()) {
+            pathRewrite = pathModifier(pr, path + ".pathRewrite");
+            if (pathRewrite != null && action != null && !(action instanceof Route.Backends)) {
+                error(path + ".pathRewrite", "only applies to a rule with backends");
+            }
+        }
+        if (matches != null) {
+            prefixOnly(pathRewrite, matches, path + ".pathRewrite");
+            if (action instanceof Route.Redirect rd) {
+                prefixOnly(rd.path(), matches, path + ".redirect.path");
+            }
+        }
         Route.FastCgi fastcgi = null;
         JsonNode f = n.get("fastcgi");
         if (f != null && !f.isNull()) {
             fastcgi = fastcgi(f, path + ".fastcgi");
         }
-        return new Route.Rule(nonNull(matches), action, cache, timeouts, retries, hostRewrite, fastcgi);
+        return new Route.Rule(nonNull(matches), action, cache, timeouts, retries, hostRewrite, fastcgi, pathRewrite);
+    }
+
+    /**
+     * replacePrefixMatch replaces the prefix that matched, so every match of the rule must be a Prefix match
+     * (Gateway API's rule); a rule without matches is {@code Prefix /}.
+     */
+    private void prefixOnly(Route.PathModifier m, List<Route.Match> matches, String field) {
+        if (m == null || m.type() != Route.PathModifierType.ReplacePrefixMatch) {
+            return;
+        }
+        for (int i = 0; i < matches.size(); i++) {
+            Route.Match match = matches.get(i);
+            if (match != null && match.path() != null && match.path().type() != Route.PathType.Prefix) {
+                error(field + ".replacePrefixMatch", "needs every match of the rule to be a Prefix match; "
+                        + "matches[" + i + "] is " + match.path().type()
+                        + " (use replaceFullPath, or a rule of its own)");
+            }
+        }
+    }
+
+    /** {@code { replaceFullPath: /x }} or {@code { replacePrefixMatch: /y }}. */
+    private Route.PathModifier pathModifier(JsonNode n, String path) {
+        if (!object(n, path)) {
+            return null;
+        }
+        known(n, path, "replaceFullPath", "replacePrefixMatch");
+        boolean full = n.has("replaceFullPath");
+        if (full == n.has("replacePrefixMatch")) {
+            error(path, "takes exactly one of replaceFullPath and replacePrefixMatch");
+            return null;
+        }
+        String field = full ? "replaceFullPath" : "replacePrefixMatch";
+        String value = requiredText(n.get(field), path + "." + field);
+        if (value == null) {
+            return null;
+        }
+        if (!value.startsWith("/")) {
+            error(path + "." + field, "must start with /, got \"" + value + "\"");
+            return null;
+        }
+        if (value.indexOf('?') >= 0 || value.indexOf('#') >= 0) {
+            error(path + "." + field, "\"" + value + "\" holds a query or fragment: the request's query is kept");
+            return null;
+        }
+        if (PathNormalizer.normalize(value) == null) {
+            error(path + "." + field, "\"" + value + "\" is not a request path (spaces, control or non-ASCII "
+                    + "characters, a broken escape, or .. above /): write it percent-encoded");
+            return null;
+        }
+        return new Route.PathModifier(full ? Route.PathModifierType.ReplaceFullPath
+                : Route.PathModifierType.ReplacePrefixMatch, value);
+    }
+
+    private Route.Redirect redirect(JsonNode n, String path) {
+        if (!object(n, path)) {
+            return null;
+        }
+        known(n, path, "scheme", "hostname", "port", "path", "statusCode");
+        String scheme = text(n.get("scheme"), path + ".scheme", null);
+        if (scheme != null && !scheme.equals("http") && !scheme.equals("https")) {
+            error(path + ".scheme", "must be http or https, got \"" + scheme + "\"");
+        }
+        String hostname = null;
+        JsonNode hn = n.get("hostname");
+        if (hn != null && !hn.isNull()) {
+            hostname = requiredText(hn, path + ".hostname");
+            if (hostname != null && !HOST_LABELS.matcher(hostname).matches()) {
+                error(path + ".hostname", "\"" + hostname + "\" is not a host name in lower case (without port; "
+                        + "the port is redirect.port)");
+            }
+        }
+        Integer port = null;
+        JsonNode pn = n.get("port");
+        if (pn != null && !pn.isNull()) {
+            port = integer(pn, path + ".port", 0, 1, 65535);
+        }
+        Route.PathModifier p = null;
+        JsonNode pm = n.get("path");
+        if (pm != null && !pm.isNull()) {
+            p = pathModifier(pm, path + ".path");
+        }
+        int status = Route.Redirect.DEFAULT_STATUS;
+        JsonNode sn = n.get("statusCode");
+        if (sn != null && !sn.isNull()) {
+            if (sn.isIntegralNumber() && Route.Redirect.STATUS_CODES.contains(sn.asInt())) {
+                status = sn.asInt();
+            } else {
+                error(path + ".statusCode", "must be one of 301, 302, 303, 307, 308, got " + describe(sn));
+            }
+        }
+        return new Route.Redirect(scheme, hostname, port, p, status);
     }
 
     private Route.Cache cache(JsonNode c, String path, Route.Action action) {

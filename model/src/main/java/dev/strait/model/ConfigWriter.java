@@ -431,6 +431,17 @@ public final class ConfigWriter {
         } else if (rule.action() instanceof Route.Backends b) {
             ArrayNode bs = o.putArray("backends");
             b.backends().forEach(be -> bs.addObject().put("upstream", be.upstream()).put("weight", be.weight()));
+        } else if (rule.action() instanceof Route.Redirect r) {
+            ObjectNode ro = o.putObject("redirect");
+            putIf(ro, "scheme", r.scheme());
+            putIf(ro, "hostname", r.hostname());
+            if (r.port() != null) {
+                ro.put("port", r.port());
+            }
+            if (r.path() != null) {
+                pathModifier(ro.putObject("path"), r.path());
+            }
+            ro.put("statusCode", r.statusCode());
         }
         if (rule.cache() != null) {
             Route.Cache ca = rule.cache();
@@ -469,6 +480,9 @@ public final class ConfigWriter {
         if (rule.hostRewrite() != null) {
             o.put("hostRewrite", rule.hostRewrite());
         }
+        if (rule.pathRewrite() != null) {
+            pathModifier(o.putObject("pathRewrite"), rule.pathRewrite());
+        }
         if (rule.fastcgi() != null) {
             Route.FastCgi f = rule.fastcgi();
             ObjectNode fo = o.putObject("fastcgi").put("root", f.root()).put("index", f.index())
@@ -476,5 +490,9 @@ public final class ConfigWriter {
             ObjectNode ps = fo.putObject("params");
             new TreeMap<>(f.params()).forEach(ps::put);
         }
+    }
+
+    private static void pathModifier(ObjectNode o, Route.PathModifier m) {
+        o.put(m.type() == Route.PathModifierType.ReplaceFullPath ? "replaceFullPath" : "replacePrefixMatch", m.value());
     }
 }

@@ -20,16 +20,24 @@ public record Route(String name, List<String> hosts, List<Rule> rules) {
      *
      * @param hostRewrite with {@code backends}: the Host sent upstream instead of the client's ({@code null}: kept)
      * @param fastcgi     how requests become FastCGI requests; set exactly when the backends speak fastcgi
+     * @param pathRewrite with {@code backends} (not FastCGI): the path sent upstream instead of the client's
+     *                    ({@code null}: kept as the client sent it)
      */
     public record Rule(List<Match> matches, Action action, Cache cache, Timeouts timeouts, Retries retries,
-                       String hostRewrite, FastCgi fastcgi) {
+                       String hostRewrite, FastCgi fastcgi, PathModifier pathRewrite) {
         public Rule {
             matches = List.copyOf(matches);
         }
 
-        /** A rule without host rewrite or FastCGI settings. */
+        /** A rule without path rewrite. */
+        public Rule(List<Match> matches, Action action, Cache cache, Timeouts timeouts, Retries retries,
+                    String hostRewrite, FastCgi fastcgi) {
+            this(matches, action, cache, timeouts, retries, hostRewrite, fastcgi, null);
+        }
+
+        /** A rule without host rewrite, path rewrite or FastCGI settings. */
         public Rule(List<Match> matches, Action action, Cache cache, Timeouts timeouts, Retries retries) {
-            this(matches, action, cache, timeouts, retries, null, null);
+            this(matches, action, cache, timeouts, retries, null, null, null);
         }
     }
 
@@ -48,7 +56,34 @@ public record Route(String name, List<String> hosts, List<Rule> rules) {
     public record HeaderMatch(String name, String value) {}
 
     /** What a rule does: exactly one of these. */
-    public sealed interface Action permits Respond, Files, Backends {}
+    public sealed interface Action permits Respond, Files, Backends, Redirect {}
+
+    /**
+     * A new path, as Gateway API's HTTPPathModifier: the whole path, or the prefix that matched replaced (by
+     * path element: {@code /api} matched for {@code /api/users} with {@code /v2} gives {@code /v2/users}).
+     * The latter only where every match of the rule is a Prefix match.
+     */
+    public record PathModifier(PathModifierType type, String value) {}
+
+    public enum PathModifierType { ReplaceFullPath, ReplacePrefixMatch }
+
+    /**
+     * An answer that sends the client elsewhere (Gateway API's HTTPRequestRedirectFilter): each part left
+     * {@code null} comes from the request; the query is always kept.
+     *
+     * @param scheme     {@code http} or {@code https}
+     * @param hostname   a host name without port
+     * @param port       1..65535; {@code null}: the new scheme's default when {@code scheme} is set, else
+     *                   the port the client's Host named
+     * @param path       the new path, or {@code null} for the request's
+     * @param statusCode 301, 302, 303, 307 or 308
+     */
+    public record Redirect(String scheme, String hostname, Integer port, PathModifier path, int statusCode)
+            implements Action {
+        /** Gateway API's default. */
+        public static final int DEFAULT_STATUS = 302;
+        public static final List<Integer> STATUS_CODES = List.of(301, 302, 303, 307, 308);
+    }
 
     /** A fixed response, pre-encoded when the table is built. */
     public record Respond(int status, String body, Map<String, String> headers) implements Action {

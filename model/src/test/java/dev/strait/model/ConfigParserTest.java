@@ -762,15 +762,16 @@ class ConfigParserTest {
 
                 // rules and actions
                 arguments("rule with no action", withRules(OK_RULE, "{ matches: [ { path: { value: / } } ] }"),
-                        "routes[0].rules[1]", "needs one action: respond, files or backends"),
+                        "routes[0].rules[1]", "needs one action: respond, files, backends or redirect"),
                 arguments("rule with two actions", withRules(OK_RULE, "{ respond: {}, files: { root: /srv } }"),
                         "routes[0].rules[1]", "has respond and files; a rule takes exactly one action"),
                 arguments("rule with three actions",
                         withRules("{ respond: {}, files: { root: /srv }, backends: [ { upstream: app } ] }"),
                         "routes[0].rules[0]", "has respond and files and backends; a rule takes exactly one action"),
-                arguments("rule unknown field", withRules("{ respond: {}, redirect: { to: / } }"),
-                        "routes[0].rules[0].redirect",
-                        "unknown field (expected one of matches, respond, files, backends, cache, timeouts, retries, hostRewrite, fastcgi)"),
+                arguments("rule unknown field", withRules("{ respond: {}, rewrite: { to: / } }"),
+                        "routes[0].rules[0].rewrite",
+                        "unknown field (expected one of matches, respond, files, backends, redirect, cache, timeouts, "
+                                + "retries, hostRewrite, pathRewrite, fastcgi)"),
                 arguments("hostRewrite on respond", withRules("{ respond: {}, hostRewrite: api.internal }"),
                         "routes[0].rules[0].hostRewrite", "only applies to a rule with backends"),
                 arguments("hostRewrite not a host",

@@ -92,6 +92,13 @@ class ConfigWriterTest {
                     hostRewrite: "internal:81"
                     retries: { attempts: 2, retryOn: [ reset, timeout, 5xx, gateway-error ], backoff: 10ms }
                     timeouts: { request: 9s, perTry: 3s, idle: 4s }
+                  - matches: [ { path: { type: Prefix, value: /api/ } }, {} ]
+                    backends: [ { upstream: a } ]
+                    pathRewrite: { replacePrefixMatch: /v2 }
+                  - matches: [ { path: { type: Exact, value: /old } } ]
+                    redirect: { scheme: https, hostname: new.example.com, port: 8443,
+                                path: { replaceFullPath: /new }, statusCode: 308 }
+                  - redirect: {}
             requestId: { trustIncoming: false }
             cache: { maxBytes: 1000000 }
             """;

@@ -12,6 +12,9 @@ final class Patterns {
     /** A DNS host name (no port, no wildcard), as an upstream's TLS server name. */
     static final String HOST_NAME = "^[A-Za-z0-9]([A-Za-z0-9.-]{0,251}[A-Za-z0-9])?$";
 
+    /** A DNS host name in lower case, as a redirect's {@code hostname}. */
+    static final String LOWER_HOST_NAME = "^[a-z0-9]([a-z0-9.-]{0,251}[a-z0-9])?$";
+
     /** A Host header value: a name or an address, with an optional port. */
     static final String HOST_VALUE =
             "^(\\[[0-9A-Fa-f:.]+]|[A-Za-z0-9]([A-Za-z0-9.-]{0,251}[A-Za-z0-9])?)(:[0-9]{1,5})?$";

@@ -46,8 +46,11 @@ public class RouteSpec {
 
     /** When any of its matches fits, its single action answers. */
     @JsonInclude(JsonInclude.Include.NON_NULL)
-    @ValidationRule(value = "(has(self.respond) ? 1 : 0) + (has(self.files) ? 1 : 0) + (has(self.backends) ? 1 : 0) == 1",
-            message = "a rule takes exactly one action: respond, files or backends")
+    @ValidationRule(value = "(has(self.respond) ? 1 : 0) + (has(self.files) ? 1 : 0) + (has(self.backends) ? 1 : 0)"
+            + " + (has(self.redirect) ? 1 : 0) == 1",
+            message = "a rule takes exactly one action: respond, files, backends or redirect")
+    @ValidationRule(value = "!has(self.pathRewrite) || has(self.backends)",
+            message = "pathRewrite only applies to a rule with backends")
     public static class Rule {
         @Size(min = 1, max = 64)
         public List<Match> matches;
@@ -65,9 +68,18 @@ public class RouteSpec {
 
         public Retries retries;
 
+        /** Sends the client elsewhere (Gateway API's RequestRedirect); no upstream is asked. */
+        public Redirect redirect;
+
         /** The Host sent upstream (a name or address, optional {@code :port}); only with backends. */
         @Pattern(Patterns.HOST_VALUE)
         public String hostRewrite;
+
+        /**
+         * The path sent upstream (Gateway API's URLRewrite); only with backends, not fastcgi ones.
+         * {@code replacePrefixMatch} needs every match of the rule to be a Prefix match.
+         */
+        public PathModifier pathRewrite;
 
         /** How requests become FastCGI calls, for backends whose Upstream speaks {@code fastcgi}. */
         public FastCgi fastcgi;
@@ -120,6 +132,51 @@ public class RouteSpec {
         public String body;
 
         public Map<String, String> headers;
+    }
+
+    /**
+     * Where a redirect sends the client; each part left out is the request's, and the query is always kept.
+     * Without {@code port}, a new {@code scheme} takes its default port, else the port of the request's Host stays.
+     */
+    @JsonInclude(JsonInclude.Include.NON_NULL)
+    @ValidationRule(value = "!has(self.statusCode) || self.statusCode in [301, 302, 303, 307, 308]",
+            message = "statusCode must be 301, 302, 303, 307 or 308")
+    public static class Redirect {
+        public Scheme scheme;
+
+        /** A host name in lower case, without port. */
+        @Pattern(Patterns.LOWER_HOST_NAME)
+        public String hostname;
+
+        @Min(1)
+        @Max(65535)
+        public Integer port;
+
+        public PathModifier path;
+
+        /** 301, 302 (the default), 303, 307 or 308. */
+        public Integer statusCode;
+    }
+
+    public enum Scheme {
+        @JsonProperty("http") HTTP,
+        @JsonProperty("https") HTTPS
+    }
+
+    /** A new path: exactly one of the two. */
+    @JsonInclude(JsonInclude.Include.NON_NULL)
+    @ValidationRule(value = "has(self.replaceFullPath) != has(self.replacePrefixMatch)",
+            message = "takes exactly one of replaceFullPath and replacePrefixMatch")
+    public static class PathModifier {
+        /** The whole path, e.g. {@code /index.html}. */
+        @Pattern("^/")
+        @Size(max = 4096)
+        public String replaceFullPath;
+
+        /** Replaces the Prefix match that chose the rule, by path element: {@code /api} with {@code /v2}. */
+        @Pattern("^/")
+        @Size(max = 4096)
+        public String replacePrefixMatch;
     }
 
     /** Static files under {@code root} on the proxy's file system. */

@@ -40,7 +40,8 @@ class CrdSchemaTest {
         assertThat(spec.getRequired()).containsExactlyInAnyOrder("hosts", "rules");
         JSONSchemaProps rule = spec.getProperties().get("rules").getItems().getSchema();
         assertThat(rule.getXKubernetesValidations()).extracting(r -> r.getMessage())
-                .containsExactly("a rule takes exactly one action: respond, files or backends");
+                .containsExactly("a rule takes exactly one action: respond, files, backends or redirect",
+                        "pathRewrite only applies to a rule with backends");
         JSONSchemaProps path = rule.getProperties().get("matches").getItems().getSchema().getProperties().get("path");
         assertThat(path.getProperties().get("type").getEnum()).extracting(Object::toString)
                 .containsExactlyInAnyOrder("\"Exact\"", "\"Prefix\"", "\"RegularExpression\"");
@@ -50,6 +51,18 @@ class CrdSchemaTest {
         JSONSchemaProps backend = rule.getProperties().get("backends").getItems().getSchema();
         assertThat(backend.getXKubernetesValidations()).extracting(r -> r.getRule())
                 .containsExactly("has(self.upstream) != has(self.service)");
+        JSONSchemaProps redirect = rule.getProperties().get("redirect");
+        assertThat(redirect.getProperties().get("scheme").getEnum()).extracting(Object::toString)
+                .containsExactlyInAnyOrder("\"http\"", "\"https\"");
+        assertThat(redirect.getProperties().get("port").getMaximum()).isEqualTo(65535.0);
+        assertThat(redirect.getXKubernetesValidations()).extracting(r -> r.getRule())
+                .containsExactly("!has(self.statusCode) || self.statusCode in [301, 302, 303, 307, 308]");
+        for (JSONSchemaProps modifier : new JSONSchemaProps[] {redirect.getProperties().get("path"),
+                rule.getProperties().get("pathRewrite")}) {
+            assertThat(modifier.getProperties()).containsOnlyKeys("replaceFullPath", "replacePrefixMatch");
+            assertThat(modifier.getXKubernetesValidations()).extracting(r -> r.getRule())
+                    .containsExactly("has(self.replaceFullPath) != has(self.replacePrefixMatch)");
+        }
     }
 
     @Test

@@ -55,6 +55,11 @@ class ModelParityTest {
                 timeouts: { request: 15s, perTry: 3s, idle: 1m }
                 retries: { attempts: 2, retryOn: [ connect-failure, "503" ], backoff: 50ms }
                 hostRewrite: internal.example:8080
+                pathRewrite: { replacePrefixMatch: /v2 }
+              - matches: [ { path: { type: Prefix, value: /old } } ]
+                redirect: { scheme: https, hostname: www.example.com, port: 8443, path: { replaceFullPath: /new }, statusCode: 301 }
+              - matches: [ { path: { type: Prefix, value: /docs } } ]
+                redirect: { path: { replacePrefixMatch: /guide } }
               - matches: [ { path: { type: RegularExpression, value: "^/.*\\\\.php$" } } ]
                 backends: [ { upstream: %s } ]
                 fastcgi: { root: /srv/app, index: index.php, splitPathInfo: "^(.+\\\\.php)(/.*)$", params: { APP_ENV: prod }, maxBufferedBody: 65536 }

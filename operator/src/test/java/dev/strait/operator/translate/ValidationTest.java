@@ -43,6 +43,17 @@ class ValidationTest {
                         hosts: [ example.com ]
                         rules: [ { respond: { status: 200 }, timeouts: { request: soon } } ]""",
                         "spec.rules[0].timeouts.request: must be a duration such as 250ms, 5s, 1m or 2h, got \"soon\""),
+                Arguments.of("replacePrefixMatch on an Exact match", """
+                        hosts: [ example.com ]
+                        rules:
+                          - matches: [ { path: { type: Prefix, value: /a } }, { path: { type: Exact, value: /b } } ]
+                            redirect: { scheme: https, path: { replacePrefixMatch: /c } }""",
+                        "spec.rules[0].redirect.path.replacePrefixMatch: needs every match of the rule to be a Prefix "
+                                + "match; matches[1] is Exact (use replaceFullPath, or a rule of its own)"),
+                Arguments.of("redirect status", """
+                        hosts: [ example.com ]
+                        rules: [ { redirect: { statusCode: 200 } } ]""",
+                        "spec.rules[0].redirect.statusCode: must be one of 301, 302, 303, 307, 308, got 200"),
                 Arguments.of("no rules", """
                         hosts: [ example.com ]
                         rules: []""",

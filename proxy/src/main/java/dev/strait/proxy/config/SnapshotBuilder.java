@@ -30,7 +30,7 @@ public final class SnapshotBuilder {
 
     /**
      * What one stream of configs (the control channel's) keeps from one build for the next: the content
-     * version's JSON of each Route and Upstream and the fixed-response handlers, by the identity of the
+     * version's JSON of each Route and Upstream and the fixed-response and redirect handlers, by the identity of the
      * model value (immutable; {@code ConfigParser.Memo} gives unchanged items the same value again), and
      * the virtual hosts whose rules did not change (ADR 0025). A build with it gives a snapshot that
      * serves as one built without. Use from one thread.
@@ -38,21 +38,21 @@ public final class SnapshotBuilder {
     public static final class Reuse {
         private final ConfigWriter.Memo versions;
         private final RouteTableBuilder.Memo table;
-        private IdentityHashMap<Route.Respond, Handler> previous;
-        private IdentityHashMap<Route.Respond, Handler> current = new IdentityHashMap<>();
+        private IdentityHashMap<Route.Action, Handler> previous;
+        private IdentityHashMap<Route.Action, Handler> current = new IdentityHashMap<>();
 
         public Reuse() {
             this(new ConfigWriter.Memo(), new RouteTableBuilder.Memo(), new IdentityHashMap<>());
         }
 
         private Reuse(ConfigWriter.Memo versions, RouteTableBuilder.Memo table,
-                      IdentityHashMap<Route.Respond, Handler> previous) {
+                      IdentityHashMap<Route.Action, Handler> previous) {
             this.versions = versions;
             this.table = table;
             this.previous = previous; // never modified in place: a commit replaces it
         }
 
-        private Handler respond(Route.Respond r, String path) {
+        private Handler fixed(Route.Action r, String path) {
             Handler h = kept(r);
             if (h == null) {
                 h = Handlers.create(r, path);
@@ -62,7 +62,7 @@ public final class SnapshotBuilder {
         }
 
         /** The handler made for this very action by this build or the last, or null. */
-        private Handler kept(Route.Respond r) {
+        private Handler kept(Route.Action r) {
             Handler h = current.get(r);
             if (h == null) {
                 h = previous.get(r);
@@ -108,15 +108,15 @@ public final class SnapshotBuilder {
 
             @Override
             public Handler create(int routeIndex, Route route, int index, Route.Rule rule) {
-                Handler kept = reuse != null && rule.action() instanceof Route.Respond r ? reuse.kept(r) : null;
+                Handler kept = reuse != null && dependsOnActionOnly(rule) ? reuse.kept(rule.action()) : null;
                 return kept != null ? kept : create(route, index, rule, RouteTableBuilder.path(routeIndex, index));
             }
 
             @Override
             public Handler create(Route route, int index, Route.Rule rule, String path) {
                 try {
-                    if (reuse != null && rule.action() instanceof Route.Respond r) {
-                        return reuse.respond(r, path); // depends on nothing but the action
+                    if (reuse != null && dependsOnActionOnly(rule)) {
+                        return reuse.fixed(rule.action(), path);
                     }
                     return Handlers.create(config, route, index, rule, path, upstreams);
                 } catch (IllegalArgumentException e) {
@@ -139,5 +139,10 @@ public final class SnapshotBuilder {
             throw new InvalidConfigException(source, errors);
         }
         return new Snapshot(config, table, config.limits(), config.accessLog().enabled(), upstreams, tls);
+    }
+
+    /** Fixed answers and redirects are made from their action alone, so an unchanged action keeps its handler. */
+    private static boolean dependsOnActionOnly(Route.Rule rule) {
+        return rule.action() instanceof Route.Respond || rule.action() instanceof Route.Redirect;
     }
 }

@@ -8,6 +8,7 @@ import dev.strait.proxy.fastcgi.FastCgiHandler;
 import dev.strait.proxy.handler.files.FileHandler;
 import dev.strait.proxy.handler.fixed.FixedResponseHandler;
 import dev.strait.proxy.handler.proxy.ProxyHandler;
+import dev.strait.proxy.handler.redirect.RedirectHandler;
 import dev.strait.proxy.route.Handler;
 import dev.strait.proxy.upstream.UpstreamSpec;
 import java.util.Map;
@@ -46,7 +47,7 @@ public final class Handlers {
     }
 
     /**
-     * The handler of an action that needs nothing but itself ({@code respond}, {@code files}).
+     * The handler of an action that needs nothing but itself ({@code respond}, {@code files}, {@code redirect}).
      *
      * @throws IllegalArgumentException naming what cannot be served (the config is then refused)
      */
@@ -56,6 +57,9 @@ public final class Handlers {
         }
         if (action instanceof Route.Files f) {
             return FileHandler.create(f, path + ".files");
+        }
+        if (action instanceof Route.Redirect r) {
+            return RedirectHandler.of(r);
         }
         if (action instanceof Route.Backends) {
             throw new IllegalArgumentException(path + ".backends: proxying needs the rule and the config's upstreams"

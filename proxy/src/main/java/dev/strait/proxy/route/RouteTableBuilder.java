@@ -187,13 +187,24 @@ public final class RouteTableBuilder {
         return new RouteTable(version, exact, wildcard, any);
     }
 
-    /** A route's (compiled rule, match) pairs, read only. */
+    /**
+     * A route's (compiled rule, match) pairs, read only. A rule's matches share one compiled rule, except
+     * where its handler answers per matched prefix ({@link PrefixAware}): each Prefix match then gets the
+     * handler for its own prefix, so the rule found for a request carries the prefix that matched it.
+     */
     private static List<Object> pairs(Route route, Handler[] made) {
         List<Object> out = new ArrayList<>();
         for (int i = 0; i < made.length; i++) {
             CompiledRule compiled = new CompiledRule(route.name(), i, made[i]);
             for (Route.Match m : route.rules().get(i).matches()) {
-                out.add(compiled);
+                CompiledRule c = compiled;
+                if (made[i] instanceof PrefixAware pa && (m.path() == null || m.path().type() == Route.PathType.Prefix)) {
+                    Handler h = pa.forPrefix(m.path() == null ? "/" : prefixValue(m.path().value()));
+                    if (h != made[i]) {
+                        c = new CompiledRule(route.name(), i, h);
+                    }
+                }
+                out.add(c);
                 out.add(m);
             }
         }
@@ -203,11 +214,17 @@ public final class RouteTableBuilder {
     private static boolean sameHandlers(List<Object> pairs, Handler[] made) {
         for (int i = 0; i < pairs.size(); i += 2) {
             CompiledRule r = (CompiledRule) pairs.get(i);
-            if (r.index() >= made.length || r.handler() != made[r.index()]) {
+            Handler h = r.handler() instanceof PrefixAware pa ? pa.unbound() : r.handler();
+            if (r.index() >= made.length || h != made[r.index()]) {
                 return false;
             }
         }
         return true;
+    }
+
+    /** Prefixes match by path element, so a trailing slash does not change what matches. */
+    private static String prefixValue(String value) {
+        return value.length() > 1 && value.endsWith("/") ? value.substring(0, value.length() - 1) : value;
     }
 
     private static boolean sameRules(List<Object> before, List<Object> now) {
@@ -239,9 +256,8 @@ public final class RouteTableBuilder {
         Pattern regex = null;
         if (pm.type() == Route.PathType.RegularExpression) {
             regex = Pattern.compile(value);
-        } else if (pm.type() == Route.PathType.Prefix && value.length() > 1 && value.endsWith("/")) {
-            // Prefixes match by path element, so a trailing slash does not change what matches.
-            value = value.substring(0, value.length() - 1);
+        } else if (pm.type() == Route.PathType.Prefix) {
+            value = prefixValue(value);
         }
         String method = m.method() == null ? null : m.method().toUpperCase(Locale.ROOT);
         return new Candidate(pm.type(), value, method, names, values, regex, rule, order);

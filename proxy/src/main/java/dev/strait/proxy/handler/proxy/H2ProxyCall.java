@@ -101,8 +101,8 @@ final class H2ProxyCall extends ChannelInboundHandlerAdapter implements BodyRece
         if (spec.config().hashOn() != null) {
             hash = upstream.hash(ex.request().headers(), ex.remoteAddress());
         }
-        head = RequestHead.encodeHttp2(ex, lc, rule.hostRewrite, rule.trustRequestId, spec.fallbackHost(),
-                spec.config().protocol() == dev.strait.model.Upstream.Protocol.H2 ? "https" : "http");
+        head = RequestHead.encodeHttp2(ex, lc, rule.hostRewrite, rule.rewrittenTarget(ex), rule.trustRequestId,
+                spec.fallbackHost(), spec.config().protocol() == dev.strait.model.Upstream.Protocol.H2 ? "https" : "http");
         upstream.firstTry();
         attempt();
     }

@@ -156,8 +156,8 @@ final class ProxyCall implements UpstreamListener, BodyReceiver, Runnable {
         if (spec.config().hashOn() != null) {
             hash = upstream.hash(ex.request().headers(), ex.remoteAddress());
         }
-        head = RequestHead.encode(ex, lc, rule.hostRewrite, rule.trustRequestId, chunkedBody, spec.fallbackHost(),
-                upgrade);
+        head = RequestHead.encode(ex, lc, rule.hostRewrite, rule.rewrittenTarget(ex), rule.trustRequestId, chunkedBody,
+                spec.fallbackHost(), upgrade);
         upstream.firstTry();
         attempt(false);
     }

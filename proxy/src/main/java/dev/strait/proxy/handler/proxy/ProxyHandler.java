@@ -6,8 +6,10 @@ import dev.strait.model.Upstream;
 import dev.strait.proxy.cache.CachePolicy;
 import dev.strait.proxy.cache.Origin;
 import dev.strait.proxy.cache.ResponseCache;
+import dev.strait.proxy.handler.PathRewriter;
 import dev.strait.proxy.http.Exchange;
 import dev.strait.proxy.route.Handler;
+import dev.strait.proxy.route.PrefixAware;
 import dev.strait.proxy.upstream.LoopContext;
 import dev.strait.proxy.upstream.UpstreamSpec;
 import io.netty.handler.codec.http.HttpResponseStatus;
@@ -22,9 +24,10 @@ import org.slf4j.LoggerFactory;
  * and streams the answer back. Everything is decided when the table is built (upstreams, timeouts in
  * nanoseconds, retry conditions as bits and a status table), so a request only reads it. Each
  * request gets a {@link ProxyCall}, which runs on the client connection's event loop and uses that
- * loop's pools.
+ * loop's pools. A rule whose {@code pathRewrite} replaces the matched prefix has one handler per Prefix
+ * match ({@link #forPrefix}), sharing everything but the prefix.
  */
-public final class ProxyHandler implements Handler {
+public final class ProxyHandler implements PrefixAware {
     private static final Logger log = LoggerFactory.getLogger(ProxyHandler.class);
 
     static final int CONNECT_FAILURE = 1;
@@ -48,11 +51,15 @@ public final class ProxyHandler implements Handler {
     final long idleTimeoutNanos;
     final int attempts;
     final int retryOn;
-    private final boolean[] retryStatus = new boolean[600];
+    private final boolean[] retryStatus;
     final long backoffNanos;
     /** The rule's cache settings, or {@code null}: requests then go straight to {@link #forward}. */
     private final CachePolicy cache;
     private final Origin origin = this::forward;
+    /** The rule's path rewrite, bound to the matched prefix where it replaces one; {@code null}: none. */
+    private final PathRewriter pathRewrite;
+    /** The handler this one was made from by {@link #forPrefix}, or this one. */
+    private final ProxyHandler unbound;
 
     private ProxyHandler(String route, int ruleIndex, Route.Rule rule, UpstreamSpec[] upstreams, int[] weights,
                          boolean trustRequestId) {
@@ -66,6 +73,7 @@ public final class ProxyHandler implements Handler {
             cumulativeWeights[i] = total;
         }
         this.totalWeight = total;
+        this.retryStatus = new boolean[600];
         this.hostRewrite = rule.hostRewrite();
         this.trustRequestId = trustRequestId;
         Route.Timeouts t = rule.timeouts();
@@ -97,6 +105,52 @@ public final class ProxyHandler implements Handler {
         }
         this.retryOn = on;
         this.cache = CachePolicy.of(route, ruleIndex, rule);
+        this.pathRewrite = PathRewriter.of(rule.pathRewrite());
+        this.unbound = this;
+    }
+
+    /** {@code base} with its path rewrite bound to {@code prefix}; the same upstreams, cache and settings. */
+    private ProxyHandler(ProxyHandler base, String prefix) {
+        this.route = base.route;
+        this.ruleIndex = base.ruleIndex;
+        this.upstreams = base.upstreams;
+        this.cumulativeWeights = base.cumulativeWeights;
+        this.totalWeight = base.totalWeight;
+        this.hostRewrite = base.hostRewrite;
+        this.trustRequestId = base.trustRequestId;
+        this.requestTimeoutNanos = base.requestTimeoutNanos;
+        this.perTryTimeoutNanos = base.perTryTimeoutNanos;
+        this.idleTimeoutNanos = base.idleTimeoutNanos;
+        this.attempts = base.attempts;
+        this.retryOn = base.retryOn;
+        this.retryStatus = base.retryStatus;
+        this.backoffNanos = base.backoffNanos;
+        this.cache = base.cache;
+        this.pathRewrite = base.pathRewrite.forPrefix(prefix);
+        this.unbound = base;
+    }
+
+    @Override
+    public Handler forPrefix(String prefix) {
+        return pathRewrite == null || !pathRewrite.byPrefix() ? this : new ProxyHandler(this, prefix);
+    }
+
+    @Override
+    public Handler unbound() {
+        return unbound;
+    }
+
+    /**
+     * The request target to send upstream instead of the client's, or {@code null} to send the client's as
+     * it came: with a path rewrite, the rewritten normalised path and the client's query.
+     */
+    String rewrittenTarget(Exchange ex) {
+        if (pathRewrite == null) {
+            return null;
+        }
+        String p = pathRewrite.apply(ex.path());
+        String q = ex.query();
+        return q == null ? p : p + '?' + q;
     }
 
     /**

@@ -18,7 +18,8 @@ import java.util.Map;
 
 /**
  * Writes the request head sent upstream straight into one buffer, once per request (a retry resends
- * the same bytes): the client's request line (origin form), its end-to-end headers, and ours:
+ * the same bytes): the client's request line (origin form; the rule's path rewrite, if any, replaces its
+ * path), its end-to-end headers, and ours:
  *
  * <ul>
  *   <li>hop-by-hop headers dropped: {@code Connection} and the headers it names, {@code Keep-Alive},
@@ -58,18 +59,19 @@ final class RequestHead {
     private RequestHead() {}
 
     /**
+     * @param target           the request target to send instead of the client's (a path rewrite), or {@code null}
      * @param chunked          the body goes upstream chunked (the client's was)
      * @param fallbackHost     the Host to send when the client sent none (HTTP/1.0)
      */
-    static ByteBuf encode(Exchange ex, LoopContext lc, String hostRewrite, boolean trustRequestId, boolean chunked,
-                          String fallbackHost, boolean upgrade) {
+    static ByteBuf encode(Exchange ex, LoopContext lc, String hostRewrite, String target, boolean trustRequestId,
+                          boolean chunked, String fallbackHost, boolean upgrade) {
         HttpRequest req = ex.request();
         HttpHeaders h = req.headers();
         ByteBuf b = ex.alloc().ioBuffer(512);
         ByteBufUtil.copy(req.method().asciiName(), b);
         b.writeByte(' ');
         Target t = target(req);
-        String uri = t.path;
+        String uri = target != null ? target : t.path;
         String clientHost = t.authority;
         b.writeCharSequence(uri, CharsetUtil.ISO_8859_1);
         b.writeBytes(HTTP11);
@@ -195,12 +197,12 @@ final class RequestHead {
      * connection-specific fields (8.2.2; {@code TE} only as {@code trailers}, which gRPC needs).
      */
     static io.netty.handler.codec.http2.Http2Headers encodeHttp2(Exchange ex, LoopContext lc, String hostRewrite,
-                                                                  boolean trustRequestId, String fallbackHost,
-                                                                  String upstreamScheme) {
+                                                                  String target, boolean trustRequestId,
+                                                                  String fallbackHost, String upstreamScheme) {
         HttpRequest req = ex.request();
         HttpHeaders h = req.headers();
         Target t = target(req);
-        String uri = t.path;
+        String uri = target != null ? target : t.path;
         String clientHost = t.authority;
         String host = hostRewrite != null ? hostRewrite : clientHost != null ? clientHost
                 : ex.host() != null && !ex.host().isEmpty() ? ex.host() : fallbackHost;
