@@ -106,16 +106,29 @@ public final class Translation {
         TreeMap<String, Upstream> used = new TreeMap<>();
         LinkedHashSet<Config.Certificate> certs = new LinkedHashSet<>();
         for (Programmed p : programmed) {
-            rs.add(p.route());
-            p.upstreams().forEach(u -> used.put(u, upstreams.get(u)));
             if (p.certificate() != null) {
                 certs.add(p.certificate());
             }
         }
+        boolean https = !certs.isEmpty() && defaults.https() != null;
+        for (Programmed p : programmed) {
+            Route r = p.route();
+            if (!https && r.listeners() != null && r.listeners().contains(ProxyDefaults.HTTPS)) {
+                // No TLS listener in this snapshot (no Route of the scope has a certificate): the proxy
+                // would refuse a Route naming it, so the Route keeps the listeners that exist, or is
+                // left out when it was bound to https alone (it could be served nowhere).
+                if (r.listeners().size() == 1) {
+                    continue;
+                }
+                r = new Route(r.name(), r.hosts(), r.rules(), List.of(ProxyDefaults.HTTP));
+            }
+            rs.add(r);
+            p.upstreams().forEach(u -> used.put(u, upstreams.get(u)));
+        }
         List<Config.Listener> listeners = new ArrayList<>();
-        listeners.add(new Config.Listener("http", defaults.http(), null));
-        if (!certs.isEmpty() && defaults.https() != null) {
-            listeners.add(new Config.Listener("https", defaults.https(), new Config.Tls(List.copyOf(certs))));
+        listeners.add(new Config.Listener(ProxyDefaults.HTTP, defaults.http(), null));
+        if (https) {
+            listeners.add(new Config.Listener(ProxyDefaults.HTTPS, defaults.https(), new Config.Tls(List.copyOf(certs))));
         }
         Config config = new Config(0, Config.Transport.AUTO, new Config.AccessLog(defaults.accessLog()),
                 defaults.limits(), listeners, defaults.adminConfig(), List.copyOf(used.values()), rs);
