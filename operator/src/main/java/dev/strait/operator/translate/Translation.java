@@ -113,14 +113,20 @@ public final class Translation {
         boolean https = !certs.isEmpty() && defaults.https() != null;
         for (Programmed p : programmed) {
             Route r = p.route();
+            boolean ingress = r.name().contains(Translator.INGRESS_PIECE);
+            if (!https && ingress && r.name().endsWith(IngressRoutes.TO_HTTPS)) {
+                continue; // an Ingress's ssl-redirect, to an https that does not exist here
+            }
             if (!https && r.listeners() != null && r.listeners().contains(ProxyDefaults.HTTPS)) {
-                // No TLS listener in this snapshot (no Route of the scope has a certificate): the proxy
-                // would refuse a Route naming it, so the Route keeps the listeners that exist, or is
-                // left out when it was bound to https alone (it could be served nowhere).
-                if (r.listeners().size() == 1) {
-                    continue;
+                // No TLS listener in this snapshot (no Route of the scope has a usable certificate): the proxy
+                // would refuse a Route naming it.
+                if (r.listeners().size() > 1 || ingress) {
+                    // The listeners that exist; an Ingress host whose certificate is missing keeps serving
+                    // over plain HTTP, as without ssl-redirect (ADR 0049).
+                    r = new Route(r.name(), r.hosts(), r.rules(), ingress ? null : List.of(ProxyDefaults.HTTP));
+                } else {
+                    continue; // a Route bound to https alone could be served nowhere
                 }
-                r = new Route(r.name(), r.hosts(), r.rules(), List.of(ProxyDefaults.HTTP));
             }
             rs.add(r);
             p.upstreams().forEach(u -> used.put(u, upstreams.get(u)));
