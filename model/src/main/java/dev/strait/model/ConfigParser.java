@@ -234,6 +234,7 @@ public final class ConfigParser {
                 error("routes[" + i + "].name", "duplicate route name \"" + r.name() + "\"");
             }
             checkBackendRefs(r, "routes[" + i + "]", upstreamsByName);
+            checkListeners(r, "routes[" + i + "]", listenerNames);
         }
         Config.RequestId requestId = Config.RequestId.DEFAULTS;
         JsonNode rid = n.get("requestId");
@@ -250,6 +251,20 @@ public final class ConfigParser {
         }
         return new Config(workers, transport, accessLog, limits, nonNull(listeners), admin, nonNull(upstreams),
                 nonNull(routes), requestId, cacheStore);
+    }
+
+    /** A route's listeners must be listeners of this config: a typo would otherwise serve it nowhere. */
+    private void checkListeners(Route r, String path, Set<String> listenerNames) {
+        if (r.listeners() == null) {
+            return;
+        }
+        for (int i = 0; i < r.listeners().size(); i++) {
+            String l = r.listeners().get(i);
+            if (l != null && !listenerNames.contains(l)) {
+                error(path + ".listeners[" + i + "]", "listener \"" + l + "\" not found (listeners: "
+                        + String.join(", ", new java.util.TreeSet<>(listenerNames)) + ")");
+            }
+        }
     }
 
     private void checkBackendRefs(Route r, String path, Map<String, Upstream> upstreams) {
@@ -482,11 +497,24 @@ public final class ConfigParser {
         if (!object(n, path)) {
             return null;
         }
-        known(n, path, "name", "hosts", "rules");
+        known(n, path, "name", "hosts", "rules", "listeners");
         String name = name(n.get("name"), path + ".name");
         List<String> hosts = list(n.get("hosts"), path + ".hosts", true, this::host);
         List<Route.Rule> rules = list(n.get("rules"), path + ".rules", true, this::rule);
-        return new Route(name, nonNull(hosts), nonNull(rules));
+        // Absent: every listener. Present: at least one name (an empty list would serve the route nowhere);
+        // whether each names a listener of the config is checked with the whole config (checkListeners).
+        JsonNode ln = n.get("listeners");
+        List<String> listeners = null;
+        if (ln != null && !ln.isNull()) {
+            listeners = nonNull(list(ln, path + ".listeners", true, this::name));
+            Set<String> seen = new HashSet<>();
+            for (int i = 0; i < ln.size(); i++) {
+                if (ln.get(i).isTextual() && !seen.add(ln.get(i).asText())) {
+                    error(path + ".listeners[" + i + "]", "listener \"" + ln.get(i).asText() + "\" is listed twice");
+                }
+            }
+        }
+        return new Route(name, nonNull(hosts), nonNull(rules), listeners);
     }
 
     private String host(JsonNode n, String path) {

@@ -333,6 +333,11 @@ public final class ConfigWriter {
         o.put("name", r.name());
         ArrayNode hosts = o.putArray("hosts");
         r.hosts().forEach(hosts::add);
+        if (r.listeners() != null) {
+            // Only when set, so that routes on every listener keep the version they had before the key existed.
+            ArrayNode listeners = o.putArray("listeners");
+            r.listeners().forEach(listeners::add);
+        }
         ArrayNode rules = o.putArray("rules");
         r.rules().forEach(rule -> rule(rules.addObject(), rule));
         return o;

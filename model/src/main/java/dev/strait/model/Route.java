@@ -7,12 +7,26 @@ import java.util.Map;
 /**
  * A virtual host: the host names it answers and its rules, tried in the documented precedence
  * (see docs/config.md).
+ *
+ * @param listeners the names of the listeners that serve this route, or {@code null} for every listener
+ *                  (Gateway API's {@code parentRefs[].sectionName}); never empty
  */
-public record Route(String name, List<String> hosts, List<Rule> rules) {
+public record Route(String name, List<String> hosts, List<Rule> rules, List<String> listeners) {
 
     public Route {
         hosts = List.copyOf(hosts);
         rules = List.copyOf(rules);
+        listeners = listeners == null ? null : List.copyOf(listeners);
+    }
+
+    /** A route served on every listener. */
+    public Route(String name, List<String> hosts, List<Rule> rules) {
+        this(name, hosts, rules, null);
+    }
+
+    /** Whether the listener named {@code listener} serves this route. */
+    public boolean servedOn(String listener) {
+        return listeners == null || listeners.contains(listener);
     }
 
     /**

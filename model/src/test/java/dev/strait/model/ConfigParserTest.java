@@ -757,7 +757,7 @@ class ConfigParserTest {
                 arguments("route unknown field (CRD-only ingressClassName)",
                         l + "routes: [ { name: r, ingressClassName: strait, hosts: [\"*\"], rules: [ " + OK_RULE
                                 + " ] } ]\n",
-                        "routes[0].ingressClassName", "unknown field (expected one of name, hosts, rules)"),
+                        "routes[0].ingressClassName", "unknown field (expected one of name, hosts, rules, listeners)"),
                 arguments("rule not a mapping", withRules("respond"), "routes[0].rules[0]", "must be a mapping"),
 
                 // rules and actions

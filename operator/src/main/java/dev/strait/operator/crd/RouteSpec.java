@@ -33,6 +33,15 @@ public class RouteSpec {
     /** TLS for these hosts: a {@code kubernetes.io/tls} Secret in the Route's namespace. */
     public Tls tls;
 
+    /**
+     * The proxies' listeners that serve this Route: {@code http}, {@code https} (Gateway API's
+     * {@code parentRefs[].sectionName}); absent means both. Binding a Route with a {@code redirect} to
+     * {@code http} and the site's own Route to {@code https} is the ssl-redirect. A Route bound to
+     * {@code https} alone is left out of a snapshot without a TLS listener (no Route of its class has TLS).
+     */
+    @Size(min = 1, max = 2)
+    public List<@Pattern(Patterns.NAME) String> listeners;
+
     @Required
     @Size(min = 1, max = 256)
     public List<Rule> rules;

@@ -64,7 +64,8 @@ public final class ClusterCache implements AutoCloseable {
             opaqueSecrets = add(client.secrets().inAnyNamespace().withField("type", OPAQUE_SECRET)
                     .inform(new Handler<>(false), 0));
         }
-        ingresses = add(client.network().v1().ingresses().inAnyNamespace().inform(new Handler<>(true), 0));
+        // An Ingress's annotations (its class, ssl-redirect) change what it is translated into, not its generation.
+        ingresses = add(client.network().v1().ingresses().inAnyNamespace().inform(new Handler<>(true, true), 0));
         ingressClasses = add(client.network().v1().ingressClasses().inform(new Handler<>(false), 0));
         synced = true;
         changed.run();
@@ -103,9 +104,16 @@ public final class ClusterCache implements AutoCloseable {
 
     private final class Handler<T extends HasMetadata> implements ResourceEventHandler<T> {
         private final boolean generational;
+        /** Whether annotations count as a change even where the generation does not move. */
+        private final boolean annotated;
 
         Handler(boolean generational) {
+            this(generational, false);
+        }
+
+        Handler(boolean generational, boolean annotated) {
             this.generational = generational;
+            this.annotated = annotated;
         }
 
         @Override
@@ -118,7 +126,9 @@ public final class ClusterCache implements AutoCloseable {
         @Override
         public void onUpdate(T oldObj, T newObj) {
             if (generational && newObj.getMetadata().getGeneration() != null
-                    && Objects.equals(oldObj.getMetadata().getGeneration(), newObj.getMetadata().getGeneration())) {
+                    && Objects.equals(oldObj.getMetadata().getGeneration(), newObj.getMetadata().getGeneration())
+                    && (!annotated || Objects.equals(oldObj.getMetadata().getAnnotations(),
+                            newObj.getMetadata().getAnnotations()))) {
                 return;
             }
             if (Objects.equals(oldObj.getMetadata().getResourceVersion(),

@@ -123,13 +123,20 @@ final class Conflicts {
             if (k == null) {
                 k = previous.get(route);
                 if (k == null) {
+                    // One key per host and listener that serves the route: Routes on different listeners (the
+                    // ssl-redirect on http, the site on https) do not compete.
+                    List<String> on = route.listeners() == null ? ProxyDefaults.LISTENERS : route.listeners();
+                    int hosts = route.hosts().size();
                     k = new String[route.rules().size()][][];
                     for (int i = 0; i < k.length; i++) {
                         List<Route.Match> ms = route.rules().get(i).matches();
-                        k[i] = new String[ms.size()][route.hosts().size()];
+                        k[i] = new String[ms.size()][hosts * on.size()];
                         for (int j = 0; j < ms.size(); j++) {
-                            for (int h = 0; h < route.hosts().size(); h++) {
-                                k[i][j][h] = key(route.hosts().get(h), ms.get(j));
+                            for (int h = 0; h < hosts; h++) {
+                                String key = key(route.hosts().get(h), ms.get(j));
+                                for (int l = 0; l < on.size(); l++) {
+                                    k[i][j][h * on.size() + l] = on.get(l) + " " + key;
+                                }
                             }
                         }
                     }
@@ -171,11 +178,14 @@ final class Conflicts {
             for (int j = 0; j < rule.matches().size(); j++) {
                 Route.Match m = rule.matches().get(j);
                 String conflict = null;
-                for (int h = 0; h < route.hosts().size(); h++) {
+                int perHost = k[i][j].length / route.hosts().size(); // keys per host: one per listener
+                for (int h = 0; h < k[i][j].length; h++) {
                     ResourceKey owner = owners.get(k[i][j][h]);
                     if (owner != null && !owner.equals(key)) {
                         String where = implicitMatches.get(i) ? "spec.rules[" + i + "]" : "spec.rules[" + i + "].matches[" + j + "]";
-                        conflict = where + ": host \"" + route.hosts().get(h) + "\" " + describe(m) + " is already served by "
+                        conflict = where + ": host \"" + route.hosts().get(h / perHost) + "\" " + describe(m)
+                                + (route.listeners() == null ? "" : " on listener " + k[i][j][h].substring(0, k[i][j][h].indexOf(' ')))
+                                + " is already served by "
                                 + owner.kind() + " " + owner.namespace() + "/" + owner.name() + " (the older Route wins)";
                         break;
                     }
@@ -197,7 +207,7 @@ final class Conflicts {
         for (String c : claimed) {
             owners.putIfAbsent(c, key);
         }
-        return rules == null ? route : new Route(route.name(), route.hosts(), rules);
+        return rules == null ? route : new Route(route.name(), route.hosts(), rules, route.listeners());
     }
 
     /** Whether another (older) source already owns one of these keys. */

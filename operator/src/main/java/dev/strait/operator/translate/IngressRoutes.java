@@ -29,6 +29,9 @@ import java.util.TreeSet;
  *       name (a catch-all rule on every host of the Ingress and on {@code *}).</li>
  *   <li>A backend's Service port by number or by name; {@code resource} backends are refused.</li>
  *   <li>{@code tls[]}: a host takes the Secret of the first entry listing it (or listing no hosts).</li>
+ *   <li>ssl-redirect, as ingress-nginx by default: a host with TLS is served on the {@code https} listener
+ *       only, and a second Route on {@code http} answers its requests with a 308 to https; the annotation
+ *       {@code nginx.ingress.kubernetes.io/ssl-redirect: "false"} keeps the host on both listeners.</li>
  * </ul>
  * Errors name the Ingress's own fields ({@code spec.rules[0].http.paths[1].backend.service.name: ...}).
  */
@@ -39,6 +42,10 @@ final class IngressRoutes {
     static final String LEGACY_CLASS_ANNOTATION = "kubernetes.io/ingress.class";
     /** A backend that could not be resolved before translation; never a valid Kubernetes name. */
     static final String UNRESOLVED = "-unresolved-";
+    /** ingress-nginx's annotation; {@code "false"} turns off the redirect of TLS hosts to https. */
+    static final String SSL_REDIRECT_ANNOTATION = "nginx.ingress.kubernetes.io/ssl-redirect";
+    /** Appended to the name of a TLS host's Route for the Route that redirects its plain requests. */
+    static final String TO_HTTPS = "-to-https";
 
     private IngressRoutes() {}
 
@@ -131,6 +138,8 @@ final class IngressRoutes {
         if (fallback != null) {
             hosts.putIfAbsent("*", new ArrayList<>());
         }
+        Map<String, String> annotations = ing.getMetadata().getAnnotations();
+        boolean sslRedirect = annotations == null || !"false".equals(annotations.get(SSL_REDIRECT_ANNOTATION));
         List<Piece> out = new ArrayList<>();
         int index = 0;
         for (Map.Entry<String, List<Object[]>> h : hosts.entrySet()) {
@@ -183,19 +192,53 @@ final class IngressRoutes {
                     break;
                 }
             }
-            Route route = new Route();
-            route.setMetadata(new ObjectMetaBuilder()
-                    .withNamespace(ns)
-                    .withName(routeMetadataName(ing.getMetadata().getName(), index))
-                    .withUid(ing.getMetadata().getUid() == null ? null : ing.getMetadata().getUid() + "#" + index)
-                    .withGeneration(ing.getMetadata().getGeneration())
-                    .withCreationTimestamp(ing.getMetadata().getCreationTimestamp())
-                    .build());
-            route.setSpec(rs);
-            out.add(new Piece(route, fields, errors));
+            boolean redirect = sslRedirect && rs.tls != null;
+            if (redirect) {
+                rs.listeners = List.of(ProxyDefaults.HTTPS);
+            }
+            out.add(new Piece(piece(ing, ns, index, "", rs), fields, errors));
+            if (redirect) {
+                // The host's plain requests, every path: one rule on http, so no longer prefix of the host wins.
+                RouteSpec to = new RouteSpec();
+                to.hosts = rs.hosts;
+                to.listeners = List.of(ProxyDefaults.HTTP);
+                RouteSpec.Rule r = new RouteSpec.Rule();
+                r.redirect = new RouteSpec.Redirect();
+                r.redirect.scheme = RouteSpec.Scheme.HTTPS;
+                r.redirect.statusCode = 308; // ingress-nginx's code: the method and body are kept
+                to.rules = List.of(r);
+                Map<String, String> toFields = new LinkedHashMap<>();
+                if (fields.containsKey("spec.hosts[0]")) {
+                    toFields.put("spec.hosts[0]", fields.get("spec.hosts[0]"));
+                }
+                toFields.put("spec.rules[0]", "metadata.annotations[" + SSL_REDIRECT_ANNOTATION + "]");
+                out.add(new Piece(piece(ing, ns, index, TO_HTTPS, to), toFields, List.of()));
+            }
             index++;
         }
         return out;
+    }
+
+    /**
+     * The Route of one host of an Ingress ({@code suffix} tells apart the Routes made for one host). Its uid
+     * and generation key the translator's memo of Route states: the uid names the listeners too, which the
+     * ssl-redirect annotation changes without a new generation.
+     */
+    private static Route piece(Ingress ing, String ns, int index, String name, RouteSpec spec) {
+        String suffix = name;
+        if (spec.listeners != null) {
+            suffix = suffix + "@" + String.join(",", spec.listeners);
+        }
+        Route route = new Route();
+        route.setMetadata(new ObjectMetaBuilder()
+                .withNamespace(ns)
+                .withName(routeMetadataName(ing.getMetadata().getName(), index) + name)
+                .withUid(ing.getMetadata().getUid() == null ? null : ing.getMetadata().getUid() + "#" + index + suffix)
+                .withGeneration(ing.getMetadata().getGeneration())
+                .withCreationTimestamp(ing.getMetadata().getCreationTimestamp())
+                .build());
+        route.setSpec(spec);
+        return route;
     }
 
     private static RouteSpec.Backend backend(IngressBackend b, String ns, String field, ServiceEndpoints endpoints,

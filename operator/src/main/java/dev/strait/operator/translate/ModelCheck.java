@@ -67,7 +67,12 @@ final class ModelCheck {
 
     private static ObjectNode frame() {
         ObjectNode config = NODES.objectNode();
-        config.putArray("listeners").addObject().put("name", "check").put("address", "127.0.0.1:0");
+        // The proxies' listener names, so that a Route's listeners are checked against them (plain here: the
+        // TLS listener's certificates are the snapshot's business, see Translation).
+        ArrayNode listeners = config.putArray("listeners");
+        for (String name : ProxyDefaults.LISTENERS) {
+            listeners.addObject().put("name", name).put("address", "127.0.0.1:0");
+        }
         return config;
     }
 

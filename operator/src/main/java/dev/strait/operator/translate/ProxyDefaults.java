@@ -3,6 +3,7 @@ package dev.strait.operator.translate;
 import dev.strait.model.Config;
 import dev.strait.model.HostPort;
 import dev.strait.model.Limits;
+import java.util.List;
 
 /**
  * What a snapshot carries besides routes and upstreams: the proxies' listeners and admin address
@@ -22,6 +23,13 @@ public record ProxyDefaults(
         HostPort admin,
         Limits limits,
         boolean accessLog) {
+
+    /** The plain listener's name in every snapshot (Routes may name it in {@code listeners}). */
+    public static final String HTTP = "http";
+    /** The TLS listener's name, in snapshots with a Route that has TLS. */
+    public static final String HTTPS = "https";
+    /** The names a Route's {@code listeners} may use: those the proxies' listeners get. */
+    public static final List<String> LISTENERS = List.of(HTTP, HTTPS);
 
     /** In a pod the admin port must be reachable by the kubelet's probes, hence 0.0.0.0. */
     public static final ProxyDefaults STANDARD = new ProxyDefaults("strait", "strait-sidecar",

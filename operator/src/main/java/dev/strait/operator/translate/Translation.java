@@ -106,16 +106,35 @@ public final class Translation {
         TreeMap<String, Upstream> used = new TreeMap<>();
         LinkedHashSet<Config.Certificate> certs = new LinkedHashSet<>();
         for (Programmed p : programmed) {
-            rs.add(p.route());
-            p.upstreams().forEach(u -> used.put(u, upstreams.get(u)));
             if (p.certificate() != null) {
                 certs.add(p.certificate());
             }
         }
+        boolean https = !certs.isEmpty() && defaults.https() != null;
+        for (Programmed p : programmed) {
+            Route r = p.route();
+            boolean ingress = r.name().contains(Translator.INGRESS_PIECE);
+            if (!https && ingress && r.name().endsWith(IngressRoutes.TO_HTTPS)) {
+                continue; // an Ingress's ssl-redirect, to an https that does not exist here
+            }
+            if (!https && r.listeners() != null && r.listeners().contains(ProxyDefaults.HTTPS)) {
+                // No TLS listener in this snapshot (no Route of the scope has a usable certificate): the proxy
+                // would refuse a Route naming it.
+                if (r.listeners().size() > 1 || ingress) {
+                    // The listeners that exist; an Ingress host whose certificate is missing keeps serving
+                    // over plain HTTP, as without ssl-redirect (ADR 0049).
+                    r = new Route(r.name(), r.hosts(), r.rules(), ingress ? null : List.of(ProxyDefaults.HTTP));
+                } else {
+                    continue; // a Route bound to https alone could be served nowhere
+                }
+            }
+            rs.add(r);
+            p.upstreams().forEach(u -> used.put(u, upstreams.get(u)));
+        }
         List<Config.Listener> listeners = new ArrayList<>();
-        listeners.add(new Config.Listener("http", defaults.http(), null));
-        if (!certs.isEmpty() && defaults.https() != null) {
-            listeners.add(new Config.Listener("https", defaults.https(), new Config.Tls(List.copyOf(certs))));
+        listeners.add(new Config.Listener(ProxyDefaults.HTTP, defaults.http(), null));
+        if (https) {
+            listeners.add(new Config.Listener(ProxyDefaults.HTTPS, defaults.https(), new Config.Tls(List.copyOf(certs))));
         }
         Config config = new Config(0, Config.Transport.AUTO, new Config.AccessLog(defaults.accessLog()),
                 defaults.limits(), listeners, defaults.adminConfig(), List.copyOf(used.values()), rs);

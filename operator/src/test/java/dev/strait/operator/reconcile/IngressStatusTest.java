@@ -59,6 +59,7 @@ class IngressStatusTest {
         client.network().v1().ingressClasses().delete();
         client.services().inAnyNamespace().delete();
         client.discovery().v1().endpointSlices().inAnyNamespace().delete();
+        client.secrets().inAnyNamespace().delete();
     }
 
     private static Ingress ingress(String name, String classLine) {
@@ -128,5 +129,38 @@ class IngressStatusTest {
         client.resource(svc).updateStatus();
         await().atMost(WAIT).untilAsserted(() -> assertThat(address("plain"))
                 .extracting(IngressLoadBalancerIngress::getIp).containsExactly("198.51.100.9"));
+    }
+
+    @Test
+    void aTlsHostIsRedirectedToHttpsUntilTheSslRedirectAnnotationTurnsItOff() throws Exception {
+        var d = dev.strait.operator.publish.ChannelTest.LOOPBACK;
+        app = new OperatorApp(client, OperatorHarness.settings().withDefaults(new dev.strait.operator.translate.ProxyDefaults(
+                d.defaultClass(), d.sidecarClass(), d.http(), new dev.strait.model.HostPort("127.0.0.1", 0), d.admin(),
+                d.limits(), d.accessLog()))).start();
+        backend();
+        create(client, Fixtures.tlsSecret("shop", "site-tls", Fixtures.CERT, Fixtures.KEY));
+        Ingress ing = yaml("""
+                apiVersion: networking.k8s.io/v1
+                kind: Ingress
+                metadata: { namespace: shop, name: site }
+                spec:
+                  ingressClassName: strait
+                  tls: [ { hosts: [ example.com ], secretName: site-tls } ]
+                  rules:
+                    - host: example.com
+                      http:
+                        paths:
+                          - { path: /shop, pathType: Prefix, backend: { service: { name: web, port: { name: http } } } }
+                """, Ingress.class);
+        create(client, ing);
+        proxy = TestProxy.start(app.controlAddress(), Identity.ingress("strait"), null);
+        // ingress-nginx's default: plain requests for a TLS host go to https, whatever the path.
+        await().atMost(WAIT).untilAsserted(() ->
+                assertThat(proxy.get("example.com", "/shop/cart")).isEqualTo("308 Permanent Redirect "));
+        ing = client.network().v1().ingresses().inNamespace("shop").withName("site").get();
+        ing.getMetadata().setAnnotations(java.util.Map.of("nginx.ingress.kubernetes.io/ssl-redirect", "false"));
+        client.resource(ing).update();
+        await().atMost(WAIT).untilAsserted(() ->
+                assertThat(proxy.get("example.com", "/shop/cart")).isEqualTo("200 OK app saw /shop/cart"));
     }
 }

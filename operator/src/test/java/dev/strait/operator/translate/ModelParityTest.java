@@ -73,7 +73,7 @@ class ModelParityTest {
         UpstreamSpec api = STRICT.readValue(UPSTREAM_SPEC + CRD_TLS + "service: { name: api, port: 80 }",
                 UpstreamSpec.class);
         UpstreamSpec php = STRICT.readValue(PHP_SPEC + "service: { name: php, port: 9000 }", UpstreamSpec.class);
-        RouteSpec site = STRICT.readValue("hosts: [ example.com ]\nrules:\n" + RULES.formatted("api", "php"),
+        RouteSpec site = STRICT.readValue("hosts: [ example.com ]\nlisteners: [ http ]\nrules:\n" + RULES.formatted("api", "php"),
                 RouteSpec.class);
 
         Translation t = Fixtures.translate(
@@ -104,6 +104,7 @@ class ModelParityTest {
                 routes:
                   - name: shop.site
                     hosts: [ example.com ]
+                    listeners: [ http ]
                     rules:
                 %s""".formatted(RULES.formatted("upstream.shop.api", "upstream.shop.php").indent(4))).routes());
     }

@@ -7,7 +7,6 @@ import dev.strait.model.InvalidConfigException;
 import dev.strait.model.Route;
 import dev.strait.proxy.handler.Handlers;
 import dev.strait.proxy.route.Handler;
-import dev.strait.proxy.route.RouteTable;
 import dev.strait.proxy.route.RouteTableBuilder;
 import dev.strait.proxy.tls.ServerTls;
 import dev.strait.proxy.tls.UpstreamTls;
@@ -100,7 +99,7 @@ public final class SnapshotBuilder {
         List<ConfigError> errors = new ArrayList<>();
         // Upstreams compile to plain values (no sockets): pools and health live in the server's UpstreamContext.
         Map<String, UpstreamSpec> upstreams = UpstreamSpec.compile(config, UpstreamTls.build(config, errors));
-        RouteTable table = RouteTableBuilder.build(config, new RouteTableBuilder.HandlerFactory() {
+        RouteTableBuilder.Tables tables = RouteTableBuilder.tables(config, new RouteTableBuilder.HandlerFactory() {
             @Override
             public Handler create(Route.Action action, String path) {
                 throw new UnsupportedOperationException("the table is built with whole rules");
@@ -138,7 +137,8 @@ public final class SnapshotBuilder {
         if (!errors.isEmpty()) {
             throw new InvalidConfigException(source, errors);
         }
-        return new Snapshot(config, table, config.limits(), config.accessLog().enabled(), upstreams, tls);
+        return new Snapshot(config, tables.all(), config.limits(), config.accessLog().enabled(), upstreams, tls,
+                tables.byListener());
     }
 
     /** Fixed answers and redirects are made from their action alone, so an unchanged action keeps its handler. */

@@ -5,6 +5,7 @@ import dev.strait.model.PathNormalizer;
 import dev.strait.proxy.accesslog.AccessLog;
 import dev.strait.proxy.config.Serving;
 import dev.strait.proxy.config.Snapshot;
+import dev.strait.proxy.http.AcceptedOn;
 import dev.strait.proxy.http.BodyReceiver;
 import dev.strait.proxy.http.ConnectionTimer;
 import dev.strait.proxy.http.DateHeader;
@@ -84,6 +85,8 @@ public final class Http1ServerHandler extends ChannelInboundHandlerAdapter {
     }
 
     private final Serving serving;
+    /** The listener that accepted the connection, whose routes it is served (null: not known, in tests). */
+    private String listener;
     private final ProxyMetrics metrics;
     private final AccessLog accessLog;
     private final Http1RequestDecoder decoder;
@@ -171,6 +174,7 @@ public final class Http1ServerHandler extends ChannelInboundHandlerAdapter {
     @Override
     public void handlerAdded(ChannelHandlerContext ctx) {
         this.ctx = ctx;
+        this.listener = AcceptedOn.listener(ctx.channel());
         TlsConnection t = TlsConnection.of(ctx.channel());
         this.tls = t;
         this.scheme = t != null ? "https" : "http";
@@ -381,7 +385,7 @@ public final class Http1ServerHandler extends ChannelInboundHandlerAdapter {
             upgradeToH2c(req);
             return;
         }
-        CompiledRule rule = snapshot.table().find(host, matchPath, req.method(), headers);
+        CompiledRule rule = snapshot.table(listener).find(host, matchPath, req.method(), headers);
         requests++;
         if (rule == null) {
             sendError(ex, HttpResponseStatus.NOT_FOUND);

@@ -267,7 +267,7 @@ public final class Http2Exchange implements Exchange, StreamDeadlines.Expiry {
             sendError(HttpResponseStatus.MISDIRECTED_REQUEST);
             return;
         }
-        CompiledRule r = snapshot.table().find(host, matchPath, m, headers);
+        CompiledRule r = snapshot.table(connection.listener()).find(host, matchPath, m, headers);
         if (r == null) {
             sendError(HttpResponseStatus.NOT_FOUND);
             return;

@@ -2,6 +2,7 @@ package dev.strait.proxy.http2;
 
 import dev.strait.proxy.accesslog.AccessLog;
 import dev.strait.proxy.config.Serving;
+import dev.strait.proxy.http.AcceptedOn;
 import dev.strait.proxy.metrics.ProxyMetrics;
 import io.netty.buffer.ByteBuf;
 import io.netty.buffer.Unpooled;
@@ -63,6 +64,7 @@ final class Http2ServerHandler extends Http2ConnectionHandler implements Http2Fr
     private final int[] resets = new int[RESETS_KEPT];
     private int resetsNext;
     private ChannelHandlerContext ctx;
+    private String listener;
     /** Inside channelRead: writes are flushed once, when the read completes. */
     private boolean inRead;
 
@@ -96,6 +98,7 @@ final class Http2ServerHandler extends Http2ConnectionHandler implements Http2Fr
     @Override
     public void handlerAdded(ChannelHandlerContext ctx) throws Exception {
         this.ctx = ctx;
+        this.listener = AcceptedOn.listener(ctx.channel());
         // Sends our SETTINGS (the server preface): ProxyServer and the h2c Upgrade add this handler to an
         // active connection (after ALPN, the prior-knowledge preface or the 101).
         super.handlerAdded(ctx);
@@ -161,6 +164,11 @@ final class Http2ServerHandler extends Http2ConnectionHandler implements Http2Fr
 
     Serving serving() {
         return serving;
+    }
+
+    /** The listener that accepted the connection, whose table routes its streams (null: not known). */
+    String listener() {
+        return listener;
     }
 
     ProxyMetrics metrics() {

@@ -70,12 +70,14 @@ public final class RouteTableBuilder {
      * What one stream of configs (the control channel's) built per host, for the next build: a host whose
      * rules come out the same (the same matches, by identity, with equal compiled rules: same route name,
      * index and handler instance, in the same order) keeps its {@link VirtualHost}, which only reads them.
-     * A build with it gives a table that answers every request as one built without. Use from one thread;
-     * {@link #commit} after the table is accepted or refused.
+     * Hosts are kept per table (each listener's, and the one of routes on every listener), so a route bound
+     * to listeners keeps its hosts as a route on all does. A build with it gives tables that answer every
+     * request as ones built without. Use from one thread; {@link #commit} after the table is accepted or
+     * refused.
      */
     public static final class Memo {
-        private Map<String, Built> previous = new HashMap<>();
-        private Map<String, Built> pending;
+        private Map<String, Map<String, Built>> previous = new HashMap<>();
+        private Map<String, Map<String, Built>> pending;
         private IdentityHashMap<Route, List<Object>> previousRoutes = new IdentityHashMap<>();
         private IdentityHashMap<Route, List<Object>> pendingRoutes;
         private long reused;
@@ -110,13 +112,34 @@ public final class RouteTableBuilder {
         private record Built(List<Object> rules, VirtualHost host) {}
     }
 
+    /**
+     * The tables of one config: {@code all}, the routes served on every listener, and, only when a route
+     * names listeners, each listener's own table ({@code null} otherwise, so a config whose routes name
+     * none has one table, as before listeners could be named).
+     */
+    public record Tables(RouteTable all, Map<String, RouteTable> byListener) {}
+
     /** @param memo what earlier builds of the same stream made, or null */
     public static RouteTable build(Config config, HandlerFactory handlers, String version, Memo memo) {
-        // Each host's rules in config order, as (compiled rule, match) pairs: routes that claim the same
-        // host are merged into one virtual host, in config order.
-        Map<String, List<Object>> hosts = new LinkedHashMap<>();
+        return tables(config, handlers, version, memo).all();
+    }
+
+    /** The memo's key of the table of routes on every listener (listener names are never empty). */
+    private static final String ALL = "";
+
+    /**
+     * Compiles every table of the config (see {@link Tables}). Each rule's handler is made once per build,
+     * whatever the number of listeners it is served on, and a host whose rules are the very same list in
+     * two tables (one route, or routes on every listener) shares one {@link VirtualHost}.
+     *
+     * @param memo what earlier builds of the same stream made, or null
+     */
+    public static Tables tables(Config config, HandlerFactory handlers, String version, Memo memo) {
+        // Each route's (compiled rule, match) pairs, made once whatever the listeners that serve it.
+        List<List<Object>> pairsByRoute = new ArrayList<>(config.routes().size());
         IdentityHashMap<Route, List<Object>> routePairs = memo == null ? null
                 : new IdentityHashMap<>(config.routes().size() * 2);
+        boolean bound = false;
         for (int ri = 0; ri < config.routes().size(); ri++) {
             Route route = config.routes().get(ri);
             // Every rule's handler is asked for on every build (making one may check the machine, and
@@ -130,6 +153,45 @@ public final class RouteTableBuilder {
             if (routePairs != null) {
                 routePairs.put(route, rules);
             }
+            pairsByRoute.add(rules);
+            bound |= route.listeners() != null;
+        }
+        if (memo != null) {
+            memo.pendingRoutes = routePairs;
+        }
+        Map<String, Map<String, Memo.Built>> built = memo == null ? null : new HashMap<>();
+        IdentityHashMap<List<Object>, VirtualHost> compiled = bound ? new IdentityHashMap<>() : null;
+        RouteTable all = table(config, pairsByRoute, null, version, memo, built, compiled);
+        Map<String, RouteTable> byListener = null;
+        if (bound) {
+            byListener = new HashMap<>();
+            for (Config.Listener l : config.listeners()) {
+                byListener.put(l.name(), table(config, pairsByRoute, l.name(), version, memo, built, compiled));
+            }
+        }
+        if (memo != null) {
+            memo.pending = built;
+        }
+        return new Tables(all, byListener == null ? null : Collections.unmodifiableMap(byListener));
+    }
+
+    /**
+     * One table: the routes served on {@code listener}, or with {@code null} those on every listener.
+     *
+     * @param compiled the virtual hosts this build made so far, by their rules list (null: one table only)
+     */
+    private static RouteTable table(Config config, List<List<Object>> pairsByRoute, String listener, String version,
+                                    Memo memo, Map<String, Map<String, Memo.Built>> built,
+                                    IdentityHashMap<List<Object>, VirtualHost> compiled) {
+        // Each host's rules in config order, as (compiled rule, match) pairs: routes that claim the same
+        // host are merged into one virtual host, in config order.
+        Map<String, List<Object>> hosts = new LinkedHashMap<>();
+        for (int ri = 0; ri < config.routes().size(); ri++) {
+            Route route = config.routes().get(ri);
+            if (listener == null ? route.listeners() != null : !route.servedOn(listener)) {
+                continue;
+            }
+            List<Object> rules = pairsByRoute.get(ri);
             for (String host : route.hosts()) {
                 List<Object> merged = hosts.get(host);
                 if (merged == null) {
@@ -144,20 +206,22 @@ public final class RouteTableBuilder {
                 }
             }
         }
-        if (memo != null) {
-            memo.pendingRoutes = routePairs;
+        String key = listener == null ? ALL : listener;
+        Map<String, Memo.Built> before = memo == null ? null : memo.previous.get(key);
+        Map<String, Memo.Built> now = built == null ? null : new HashMap<>(hosts.size() * 2);
+        if (built != null) {
+            built.put(key, now);
         }
-        Map<String, Memo.Built> built = memo == null ? null : new HashMap<>(hosts.size() * 2);
         Map<String, VirtualHost> exact = new HashMap<>();
         Map<String, VirtualHost> wildcard = new HashMap<>();
         VirtualHost any = null;
         for (Map.Entry<String, List<Object>> e : hosts.entrySet()) {
             String h = e.getKey();
-            VirtualHost vh = null;
-            if (memo != null) {
-                Memo.Built before = memo.previous.get(h);
-                if (before != null && sameRules(before.rules(), e.getValue())) {
-                    vh = before.host();
+            VirtualHost vh = compiled == null ? null : compiled.get(e.getValue());
+            if (vh == null && before != null) {
+                Memo.Built b = before.get(h);
+                if (b != null && sameRules(b.rules(), e.getValue())) {
+                    vh = b.host();
                     memo.reused++;
                 }
             }
@@ -170,8 +234,11 @@ public final class RouteTableBuilder {
                 }
                 vh = hb.build();
             }
-            if (built != null) {
-                built.put(h, new Memo.Built(e.getValue(), vh));
+            if (compiled != null) {
+                compiled.put(e.getValue(), vh);
+            }
+            if (now != null) {
+                now.put(h, new Memo.Built(e.getValue(), vh));
             }
             if (h.equals("*")) {
                 any = vh;
@@ -180,9 +247,6 @@ public final class RouteTableBuilder {
             } else {
                 exact.put(h, vh);
             }
-        }
-        if (memo != null) {
-            memo.pending = built;
         }
         return new RouteTable(version, exact, wildcard, any);
     }

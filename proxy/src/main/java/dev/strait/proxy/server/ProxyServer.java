@@ -4,6 +4,7 @@ import dev.strait.model.Config;
 import dev.strait.proxy.accesslog.AccessLog;
 import dev.strait.proxy.cache.ResponseCache;
 import dev.strait.proxy.config.Serving;
+import dev.strait.proxy.http.AcceptedOn;
 import dev.strait.proxy.http1.Http1RequestDecoder;
 import dev.strait.proxy.http1.Http1ServerHandler;
 import dev.strait.proxy.http2.H2cUpgrade;
@@ -57,6 +58,7 @@ import org.slf4j.LoggerFactory;
  *     -> Http1ServerHandler    checks, route lookup, framing, ordering, keep-alive (and Upgrade: h2c)
  *   HTTP/2:         Http2FrameTimeout -> Http2ServerHandler (the codec; each stream an Http2Exchange)
  *                   -> Http2ConnectionGuard
+ *   routing:        with the table of the listener that accepted the connection (AcceptedOn)
  *   then the rule's Handler    respond / files / backends (proxy: upstream connections on the same loop)
  * </pre>
  */
@@ -258,6 +260,8 @@ public final class ProxyServer implements AutoCloseable {
                             metrics.connectionClosed();
                         });
                         connections.add(ch);
+                        // The HTTP layers route with this listener's table (routes may name listeners).
+                        ch.attr(AcceptedOn.KEY).set(listener.name());
                         if (listener.tls() != null) {
                             initTls(ch, listener.name());
                         } else {

@@ -24,7 +24,8 @@ import org.junit.jupiter.params.provider.ValueSource;
  * before, as a delta's result does) parsed and built with the memos gives, at every step, the version and
  * the answers of a snapshot built from nothing: for every host, path, method and header tried, the same
  * rule (route and index) or none. Hosts are few and Routes share them, so virtual hosts merge rules of
- * several Routes and are both reused and rebuilt along the way.
+ * several Routes and are both reused and rebuilt along the way. From seed 6 on, Routes also name
+ * listeners (or not), and change them along the way: every listener's table is compared.
  */
 class IncrementalTableTest {
     private static final ObjectMapper JSON = new ObjectMapper();
@@ -33,12 +34,13 @@ class IncrementalTableTest {
     private static final HttpMethod[] METHODS = {HttpMethod.GET, HttpMethod.POST, HttpMethod.HEAD};
 
     @ParameterizedTest(name = "seed {0}")
-    @ValueSource(longs = {1, 2, 3, 4, 5})
+    @ValueSource(longs = {1, 2, 3, 4, 5, 6, 7, 8, 9, 10})
     void incrementalBuildsServeAsFreshOnes(long seed) throws Exception {
         Random rnd = new Random(seed);
+        boolean bound = seed > 5; // Routes name listeners
         List<JsonNode> routes = new ArrayList<>();
         for (int i = 0; i < 12; i++) {
-            routes.add(route(rnd, "r" + i));
+            routes.add(route(rnd, bound, "r" + i));
         }
         ConfigParser.Memo parsed = new ConfigParser.Memo();
         SnapshotBuilder.Reuse built = new SnapshotBuilder.Reuse();
@@ -46,18 +48,19 @@ class IncrementalTableTest {
             for (int c = rnd.nextInt(3); c >= 0; c--) {
                 int i = rnd.nextInt(routes.size());
                 switch (rnd.nextInt(5)) {
-                    case 0 -> routes.add(rnd.nextInt(routes.size() + 1), route(rnd, "n" + step + "x" + c));
+                    case 0 -> routes.add(rnd.nextInt(routes.size() + 1), route(rnd, bound, "n" + step + "x" + c));
                     case 1 -> {
                         if (routes.size() > 2) {
                             routes.remove(i);
                         }
                     }
                     case 2 -> routes.add(rnd.nextInt(routes.size()), routes.remove(i)); // moved, same node
-                    default -> routes.set(i, route(rnd, routes.get(i).path("name").asText()));
+                    default -> routes.set(i, route(rnd, bound, routes.get(i).path("name").asText()));
                 }
             }
             ObjectNode doc = JSON.createObjectNode();
             doc.putArray("listeners").addObject().put("name", "http").put("address", "127.0.0.1:0");
+            doc.withArray("listeners").addObject().put("name", "https").put("address", "127.0.0.1:0");
             doc.putArray("routes").addAll(routes);
             Snapshot got = SnapshotBuilder.build(ConfigParser.parse(doc, "doc", parsed), "doc", built);
             Snapshot want = SnapshotBuilder.build(fresh(doc), "doc");
@@ -71,9 +74,11 @@ class IncrementalTableTest {
                             if (v != null) {
                                 h.set("x-v", v);
                             }
-                            assertThat(name(got.table().find(host, path, m, h)))
-                                    .as(at + ": " + m + " " + host + path + " x-v=" + v)
-                                    .isEqualTo(name(want.table().find(host, path, m, h)));
+                            for (String l : new String[] {null, "http", "https"}) {
+                                assertThat(name(got.table(l).find(host, path, m, h)))
+                                        .as(at + ": " + m + " " + host + path + " x-v=" + v + " on " + l)
+                                        .isEqualTo(name(want.table(l).find(host, path, m, h)));
+                            }
                         }
                     }
                 }
@@ -90,7 +95,7 @@ class IncrementalTableTest {
         return r == null ? "none" : r.route() + "#" + r.index();
     }
 
-    private static JsonNode route(Random rnd, String name) throws Exception {
+    private static JsonNode route(Random rnd, boolean bound, String name) throws Exception {
         StringBuilder rules = new StringBuilder();
         int n = 1 + rnd.nextInt(3);
         for (int i = 0; i < n; i++) {
@@ -109,7 +114,13 @@ class IncrementalTableTest {
                     .append("\",\"value\":\"").append(value).append("\"}").append(extra)
                     .append("}],\"respond\":{\"status\":200,\"body\":\"").append(name).append(i).append("\"}}");
         }
+        String listeners = !bound ? "" : switch (rnd.nextInt(4)) {
+            case 0 -> "\"listeners\":[\"http\"],";
+            case 1 -> "\"listeners\":[\"https\"],";
+            case 2 -> "\"listeners\":[\"https\",\"http\"],";
+            default -> "";
+        };
         return JSON.readTree("{\"name\":\"" + name + "\",\"hosts\":[\"" + HOSTS[rnd.nextInt(HOSTS.length)] + "\"],"
-                + "\"rules\":[" + rules + "]}");
+                + listeners + "\"rules\":[" + rules + "]}");
     }
 }

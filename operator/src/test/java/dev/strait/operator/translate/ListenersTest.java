@@ -1,0 +1,73 @@
+package dev.strait.operator.translate;
+
+import static dev.strait.operator.translate.Fixtures.route;
+import static org.assertj.core.api.Assertions.assertThat;
+
+import dev.strait.model.Config;
+import dev.strait.model.ConfigParser;
+import dev.strait.model.Route;
+import org.junit.jupiter.api.Test;
+
+/**
+ * A Route's {@code listeners}: checked against the proxies' listener names, no conflict between Routes on
+ * different listeners (the ssl-redirect), and a snapshot the proxy accepts whether or not it has the TLS
+ * listener a Route names.
+ */
+class ListenersTest {
+    private static final String SITE = """
+            tls: { secretName: site-tls }
+            hosts: [ example.com ]
+            listeners: [ https ]
+            rules: [ { respond: { status: 200, body: site } } ]""";
+    private static final String REDIRECT = """
+            hosts: [ example.com ]
+            listeners: [ http ]
+            rules: [ { redirect: { scheme: https, statusCode: 308 } } ]""";
+
+    @Test
+    void routesOnDifferentListenersDoNotConflict() throws Exception {
+        Translation t = Fixtures.translate(
+                Fixtures.tlsSecret("shop", "site-tls", Fixtures.CERT, Fixtures.KEY),
+                route("shop", "site", 1, SITE),
+                route("shop", "to-https", 2, REDIRECT));
+        assertThat(Fixtures.routeNames(t)).containsExactly("shop.site", "shop.to-https");
+        assertThat(Fixtures.routeReport(t, "shop", "to-https").accepted().reason()).isEqualTo("Accepted");
+        Config c = t.snapshot(Fixtures.STRAIT).config();
+        assertThat(c.routes()).extracting(Route::listeners)
+                .containsExactly(java.util.List.of("https"), java.util.List.of("http"));
+        // The snapshot as a proxy reads it: its listeners are the ones named.
+        assertThat(ConfigParser.parse(t.snapshot(Fixtures.STRAIT).json(), "snapshot").routes()).hasSize(2);
+    }
+
+    @Test
+    void aRouteOnEveryListenerCompetesWithOneOnEither() {
+        Translation t = Fixtures.translate(
+                route("shop", "site", 1, "hosts: [ example.com ]\nrules: [ { respond: { status: 200 } } ]"),
+                route("shop", "to-https", 2, REDIRECT));
+        assertThat(Fixtures.routeNames(t)).containsExactly("shop.site");
+        assertThat(Fixtures.routeReport(t, "shop", "to-https").accepted().message()).isEqualTo(
+                "spec.rules[0]: host \"example.com\" path Prefix / on listener http is already served by Route shop/site"
+                        + " (the older Route wins)");
+    }
+
+    @Test
+    void anUnknownListenerIsASpecError() {
+        Translation t = Fixtures.translate(route("shop", "site", 1, REDIRECT.replace("[ http ]", "[ web ]")));
+        assertThat(Fixtures.routeNames(t)).isEmpty();
+        assertThat(Fixtures.routeReport(t, "shop", "site").errors())
+                .containsExactly("spec.listeners[0]: listener \"web\" not found (listeners: http, https)");
+    }
+
+    @Test
+    void withoutATlsListenerHttpsIsDroppedAndARouteOnItAloneLeftOut() throws Exception {
+        Translation t = Fixtures.translate(
+                route("shop", "only-https", 1, SITE.replace("tls: { secretName: site-tls }\n", "")),
+                route("shop", "both", 2, REDIRECT.replace("[ http ]", "[ https, http ]")
+                        .replace("example.com", "www.example.com")));
+        Config c = t.snapshot(Fixtures.STRAIT).config();
+        assertThat(c.listeners()).extracting(Config.Listener::name).containsExactly("http");
+        assertThat(c.routes()).extracting(Route::name).containsExactly("shop.both");
+        assertThat(c.routes().get(0).listeners()).containsExactly("http");
+        assertThat(ConfigParser.parse(t.snapshot(Fixtures.STRAIT).json(), "snapshot").routes()).hasSize(1);
+    }
+}
