@@ -3,6 +3,7 @@ package dev.strait.proxy.http1;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import dev.strait.proxy.testing.ProxyHarness;
+import dev.strait.proxy.testing.RawClient;
 import java.io.IOException;
 import java.io.InputStream;
 import java.io.OutputStream;
@@ -56,7 +57,7 @@ class ClientResetWhilePausedTest {
             while (!server.isClosed()) {
                 try (Socket s = server.accept()) {
                     InputStream in = s.getInputStream();
-                    readHead(in);
+                    RawClient.skipHead(in);
                     Thread.sleep(UPSTREAM_PAUSE_MILLIS);
                     long start = System.nanoTime();
                     s.setSoTimeout(10_000);
@@ -77,18 +78,6 @@ class ClientResetWhilePausedTest {
                 } catch (IOException | InterruptedException e) {
                     // closed by the test
                 }
-            }
-        }
-
-        private static void readHead(InputStream in) throws IOException {
-            int state = 0;
-            while (state < 4) {
-                int c = in.read();
-                if (c < 0) {
-                    throw new IOException("closed before the end of the request head");
-                }
-                state = (c == '\r' && (state == 0 || state == 2)) || (c == '\n' && (state == 1 || state == 3))
-                        ? state + 1 : 0;
             }
         }
 

@@ -22,6 +22,19 @@ public final class RawClient implements AutoCloseable {
     private final InputStream in;
     private final OutputStream out;
 
+    /** Reads a message head up to and including its blank line (an upstream reading a request, say). */
+    public static void skipHead(InputStream in) throws IOException {
+        int state = 0;
+        while (state < 4) {
+            int c = in.read();
+            if (c < 0) {
+                throw new IOException("closed before the end of the head");
+            }
+            state = (c == '\r' && (state == 0 || state == 2)) || (c == '\n' && (state == 1 || state == 3))
+                    ? state + 1 : 0;
+        }
+    }
+
     public RawClient(InetSocketAddress address) throws IOException {
         this(address, 0);
     }

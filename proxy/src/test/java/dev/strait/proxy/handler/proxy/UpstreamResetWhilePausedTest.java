@@ -3,6 +3,7 @@ package dev.strait.proxy.handler.proxy;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import dev.strait.proxy.testing.ProxyHarness;
+import dev.strait.proxy.testing.RawClient;
 import java.io.IOException;
 import java.io.InputStream;
 import java.io.OutputStream;
@@ -83,7 +84,7 @@ class UpstreamResetWhilePausedTest {
             thread = new Thread(() -> {
                 while (!server.isClosed()) {
                     try (Socket s = server.accept()) {
-                        readHead(s.getInputStream());
+                        RawClient.skipHead(s.getInputStream());
                         OutputStream out = s.getOutputStream();
                         out.write(head.getBytes(StandardCharsets.US_ASCII));
                         out.flush();
@@ -103,18 +104,6 @@ class UpstreamResetWhilePausedTest {
             }, "cutting-upstream");
             thread.setDaemon(true);
             thread.start();
-        }
-
-        private static void readHead(InputStream in) throws IOException {
-            int state = 0;
-            while (state < 4) {
-                int c = in.read();
-                if (c < 0) {
-                    throw new IOException("closed before the end of the request head");
-                }
-                state = (c == '\r' && (state == 0 || state == 2)) || (c == '\n' && (state == 1 || state == 3))
-                        ? state + 1 : 0;
-            }
         }
 
         String endpoint() {
