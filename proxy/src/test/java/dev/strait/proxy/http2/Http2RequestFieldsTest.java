@@ -36,20 +36,11 @@ class Http2RequestFieldsTest {
         return up;
     }
 
-    /** A literal field without indexing, new name, no Huffman (names and values under 127 bytes). */
-    private static void literal(ByteArrayOutputStream b, String name, String value) {
-        b.write(0x00);
-        b.write(name.length());
-        b.writeBytes(name.getBytes(StandardCharsets.US_ASCII));
-        b.write(value.length());
-        b.writeBytes(value.getBytes(StandardCharsets.US_ASCII));
-    }
-
     private static byte[] block(byte[] start, String... fields) {
         ByteArrayOutputStream b = new ByteArrayOutputStream();
         b.writeBytes(start);
         for (int i = 0; i < fields.length; i += 2) {
-            literal(b, fields[i], fields[i + 1]);
+            literal(b, fields[i], fields[i + 1], false);
         }
         return b.toByteArray();
     }

@@ -24,6 +24,10 @@ import org.junit.jupiter.api.Test;
  * stream is checked. (Found by the black-box audit of the HTTP/2 server side.)
  */
 class Http2StreamErrorsTest {
+    private static final String RESPOND_OK = """
+            workers: 1
+            routes: [ { name: r, hosts: [ "*" ], rules: [ { respond: { body: "ok" } } ] } ]
+            """;
     private final ProxyHarness h = new ProxyHarness();
 
     @AfterEach
@@ -68,10 +72,7 @@ class Http2StreamErrorsTest {
         // STREAM_CLOSED reset each (as they were on epoll), and nothing queued for the stream may leave
         // after the reset (the answer's DATA did on io_uring). 1.2 MiB is dropped in all, more than the
         // connection window: bytes not given back would stall the connection.
-        CapturedAccessLog log = CapturedAccessLog.start(h, """
-                workers: 1
-                routes: [ { name: r, hosts: [ "*" ], rules: [ { respond: { body: "ok" } } ] } ]
-                """);
+        CapturedAccessLog log = CapturedAccessLog.start(h, RESPOND_OK);
         try (RawH2 c = new RawH2(h.address())) {
             c.send(frame(SETTINGS, ACK, 0, new byte[0]));
             ConnectionWindow window = new ConnectionWindow();
@@ -259,33 +260,21 @@ class Http2StreamErrorsTest {
                 .isEqualTo(400);
     }
 
-    /** A literal field with incremental indexing (it enters the HPACK dynamic table), new name, no Huffman. */
-    private static void indexedLiteral(ByteArrayOutputStream b, String name, String value) {
-        b.write(0x40);
-        b.write(name.length());
-        b.writeBytes(name.getBytes(StandardCharsets.US_ASCII));
-        b.write(value.length());
-        b.writeBytes(value.getBytes(StandardCharsets.US_ASCII));
-    }
-
     @Test
     void aHeaderBlockTheCodecFindsMalformedIsAnswered400AndLoggedAndHpackStaysInStep() throws Exception {
         // Upper-case names and connection-specific fields are refused by Netty while it decodes (RFC 9113
         // 8.2.1, 8.2.2); it reset the stream with PROTOCOL_ERROR and nothing was logged or counted.
-        CapturedAccessLog log = CapturedAccessLog.start(h, """
-                workers: 1
-                routes: [ { name: r, hosts: [ "*" ], rules: [ { respond: { body: "ok" } } ] } ]
-                """);
+        CapturedAccessLog log = CapturedAccessLog.start(h, RESPOND_OK);
         try (RawH2 c = new RawH2(h.address())) {
             c.send(frame(SETTINGS, ACK, 0, new byte[0]));
             ByteArrayOutputStream upper = new ByteArrayOutputStream();
             upper.writeBytes(GET);
-            indexedLiteral(upper, "x-kept", "v"); // before the bad field: it must still enter the table
-            indexedLiteral(upper, "X-Upper", "1");
+            literal(upper, "x-kept", "v", true); // before the bad field: it must still enter the table
+            literal(upper, "X-Upper", "1", true);
             c.send(frame(HEADERS, END_HEADERS | END_STREAM, 1, upper.toByteArray()));
             ByteArrayOutputStream connection = new ByteArrayOutputStream();
             connection.writeBytes(GET);
-            indexedLiteral(connection, "connection", "keep-alive");
+            literal(connection, "connection", "keep-alive", true);
             c.send(frame(HEADERS, END_HEADERS | END_STREAM, 3, connection.toByteArray()));
             // Dynamic table, newest first: 62 connection, 63 x-upper, 64 x-kept. Indexed 64 only works if every
             // block above was decoded whole.

@@ -56,6 +56,18 @@ final class RawH2 implements AutoCloseable {
         }
     }
 
+    /**
+     * A literal field with a new name, no Huffman, name and value under 127 bytes (RFC 7541 6.2.1, 6.2.2):
+     * with {@code indexed} it enters the dynamic table.
+     */
+    static void literal(java.io.ByteArrayOutputStream b, String name, String value, boolean indexed) {
+        b.write(indexed ? 0x40 : 0x00);
+        b.write(name.length());
+        b.writeBytes(name.getBytes(StandardCharsets.US_ASCII));
+        b.write(value.length());
+        b.writeBytes(value.getBytes(StandardCharsets.US_ASCII));
+    }
+
     static byte[] frame(int type, int flags, int stream, byte[] payload) {
         byte[] f = new byte[9 + payload.length];
         f[0] = (byte) (payload.length >>> 16);
