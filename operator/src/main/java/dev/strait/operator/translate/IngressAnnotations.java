@@ -32,6 +32,9 @@ final class IngressAnnotations {
     /** The annotations whose values change a host's rules (not its listeners), in the order of {@link #key}. */
     private static final List<String> RULE_ANNOTATIONS = List.of(PERMANENT_REDIRECT, PERMANENT_REDIRECT_CODE,
             TEMPORAL_REDIRECT, TEMPORAL_REDIRECT_CODE, REWRITE_TARGET);
+    /** The end of ingress-nginx's documented path idiom {@code /prefix(/|$)(.*)} with {@code rewrite-target: /$2}. */
+    static final String STRIP_IDIOM = "(/|$)(.*)";
+    private static final Pattern REGEX_CHARS = Pattern.compile("[()\\[\\]{}*+?|^$\\\\]");
     private static final Pattern HOST = Pattern.compile(
             "[a-z0-9]([a-z0-9-]{0,61}[a-z0-9])?(\\.[a-z0-9]([a-z0-9-]{0,61}[a-z0-9])?)*");
     private static final List<Integer> CODES = List.of(301, 302, 303, 307, 308);
@@ -42,6 +45,7 @@ final class IngressAnnotations {
     final RouteSpec.Redirect redirect;
     /** Why the redirect annotation cannot be expressed, or null. */
     final String redirectError;
+    final String rewriteTarget;
     /** The values of the annotations that change rules, empty without any: part of a piece's memo key. */
     final String key;
 
@@ -49,6 +53,7 @@ final class IngressAnnotations {
         Map<String, String> a = annotations == null ? Map.of() : annotations;
         sslRedirect = !"false".equals(a.get(SSL_REDIRECT));
         forceSslRedirect = "true".equals(a.get(FORCE_SSL_REDIRECT));
+        rewriteTarget = a.get(REWRITE_TARGET);
         StringBuilder k = new StringBuilder();
         for (String name : RULE_ANNOTATIONS) {
             if (a.containsKey(name)) {
@@ -148,5 +153,52 @@ final class IngressAnnotations {
         r.path = new RouteSpec.PathModifier();
         r.path.replaceFullPath = path;
         return null;
+    }
+
+    /** A path of the Ingress under {@code rewrite-target}: the match it becomes and the rewrite, or why not. */
+    record Rewritten(RouteSpec.PathType type, String path, RouteSpec.PathModifier rewrite, String error) {}
+
+    /**
+     * ingress-nginx (since 0.22) rewrites the whole URI to the target, with {@code $n} taken from the path's
+     * regex groups. Two forms are exactly expressible: a literal target (every request of the path is sent
+     * that path: {@code replaceFullPath}, the path itself then being literal) and the documented idiom
+     * {@code /prefix(/|$)(.*)} with {@code /$2}, which is the prefix stripped ({@code Prefix /prefix},
+     * {@code replacePrefixMatch: /}). A target equal to the path is no rewrite, as in ingress-nginx.
+     */
+    Rewritten rewrite(RouteSpec.PathType type, String path, String pathField) {
+        String target = rewriteTarget;
+        if (target == null) {
+            return new Rewritten(type, path, null, null);
+        }
+        if (path.endsWith(STRIP_IDIOM)) {
+            String prefix = path.substring(0, path.length() - STRIP_IDIOM.length());
+            if (target.equals("/$2") && prefix.startsWith("/") && !prefix.endsWith("/") && literal(prefix)) {
+                RouteSpec.PathModifier m = new RouteSpec.PathModifier();
+                m.replacePrefixMatch = "/";
+                return new Rewritten(RouteSpec.PathType.Prefix, prefix, m, null);
+            }
+        } else if (target.indexOf('$') < 0 && literal(path)) {
+            if (target.equals(path)) {
+                return new Rewritten(type, path, null, null);
+            }
+            if (!target.startsWith("/") || target.indexOf('?') >= 0 || target.indexOf('#') >= 0
+                    || PathNormalizer.normalize(target) == null) {
+                return unsupported(target, path, pathField, "a target must be a request path without query");
+            }
+            RouteSpec.PathModifier m = new RouteSpec.PathModifier();
+            m.replaceFullPath = target;
+            return new Rewritten(type, path, m, null);
+        }
+        return unsupported(target, path, pathField, "Strait supports a literal target with a literal path, and "
+                + "\"/$2\" with a path \"/prefix(/|$)(.*)\"");
+    }
+
+    private static Rewritten unsupported(String target, String path, String pathField, String why) {
+        return new Rewritten(null, null, null, field(REWRITE_TARGET) + ": \"" + target + "\" with " + pathField
+                + " \"" + path + "\" cannot be expressed (" + why + "); the path answers 503");
+    }
+
+    private static boolean literal(String path) {
+        return !REGEX_CHARS.matcher(path).find();
     }
 }

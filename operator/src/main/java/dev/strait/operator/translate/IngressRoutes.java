@@ -34,7 +34,8 @@ import java.util.TreeSet;
  *       {@code nginx.ingress.kubernetes.io/ssl-redirect: "false"} keeps the host on both listeners, and
  *       {@code force-ssl-redirect: "true"} redirects a host without TLS too.</li>
  *   <li>ingress-nginx's {@code permanent-redirect} and {@code temporal-redirect}: every rule of the Ingress
- *       answers with that redirect ({@link IngressAnnotations}, ADR 0054).</li>
+ *       answers with that redirect; {@code rewrite-target} in the forms that map exactly is the rules'
+ *       {@code pathRewrite} ({@link IngressAnnotations}, ADR 0054).</li>
  * </ul>
  * Errors name the Ingress's own fields ({@code spec.rules[0].http.paths[1].backend.service.name: ...}).
  */
@@ -166,6 +167,7 @@ final class IngressRoutes {
             }
             rs.rules = new ArrayList<>();
             boolean rootPrefix = false;
+            boolean unsupported = annotations.redirectError != null;
             for (Object[] p : h.getValue()) {
                 HTTPIngressPath path = (HTTPIngressPath) p[0];
                 String field = (String) p[1];
@@ -173,11 +175,32 @@ final class IngressRoutes {
                 RouteSpec.Rule r = new RouteSpec.Rule();
                 RouteSpec.Match m = new RouteSpec.Match();
                 m.path = new RouteSpec.PathMatch();
-                m.path.type = "Exact".equals(path.getPathType()) ? RouteSpec.PathType.Exact : RouteSpec.PathType.Prefix;
-                m.path.value = path.getPath() == null || path.getPath().isEmpty() ? "/" : path.getPath();
+                RouteSpec.PathType type = "Exact".equals(path.getPathType()) ? RouteSpec.PathType.Exact
+                        : RouteSpec.PathType.Prefix;
+                String value = path.getPath() == null || path.getPath().isEmpty() ? "/" : path.getPath();
+                // A redirect replaces the backend, so a rewrite of what is sent to it does not apply.
+                IngressAnnotations.Rewritten rw = annotations.redirect != null || annotations.redirectError != null
+                        ? new IngressAnnotations.Rewritten(type, value, null, null)
+                        : annotations.rewrite(type, value, field + ".path");
+                m.path.type = rw.error() == null ? rw.type() : type;
+                m.path.value = rw.error() == null ? rw.path() : value;
                 rootPrefix |= m.path.type == RouteSpec.PathType.Prefix && m.path.value.equals("/");
                 r.matches = List.of(m);
-                act(r, annotations, () -> backend(path.getBackend(), ns, field + ".backend", endpoints, errors));
+                if (rw.error() != null) {
+                    // Served without its rewrite the app would get paths it was never sent: 503 instead.
+                    errors.add(rw.error());
+                    RouteSpec.Backend b = new RouteSpec.Backend();
+                    b.upstream = UNRESOLVED;
+                    r.backends = List.of(b);
+                    unsupported = true;
+                } else {
+                    act(r, annotations, () -> backend(path.getBackend(), ns, field + ".backend", endpoints, errors));
+                    if (rw.rewrite() != null) {
+                        r.pathRewrite = rw.rewrite();
+                        fields.put("spec.rules[" + i + "].pathRewrite", IngressAnnotations.field(
+                                IngressAnnotations.REWRITE_TARGET));
+                    }
+                }
                 rs.rules.add(r);
                 fields.put("spec.rules[" + i + "].matches[0].path", field + ".path");
                 fields.put("spec.rules[" + i + "].matches[0]", field);
@@ -210,7 +233,7 @@ final class IngressRoutes {
                 rs.listeners = List.of(ProxyDefaults.HTTPS);
             }
             out.add(new Piece(piece(ing, ns, index, "", annotations.key, rs), fields, errors,
-                    annotations.redirectError != null ? UNSUPPORTED_ANNOTATION : null));
+                    unsupported ? UNSUPPORTED_ANNOTATION : null));
             if (redirect) {
                 // The host's plain requests, every path: one rule on http, so no longer prefix of the host wins.
                 RouteSpec to = new RouteSpec();

@@ -93,4 +93,19 @@ class IngressAnnotationsServedTest {
         assertThat(proxy.exchange("old.example.com", "/?a=1"))
                 .containsIgnoringCase("\r\nLocation: https://new.example.com/welcome?a=1\r\n");
     }
+
+    @Test
+    void rewriteTargetSendsTheAppTheRewrittenPath() throws Exception {
+        create(client, ingress("idiom", "nginx.ingress.kubernetes.io/use-regex: \"true\", "
+                + "nginx.ingress.kubernetes.io/rewrite-target: \"/$2\"", web("/something(/|$)(.*)", "ImplementationSpecific")));
+        create(client, ingress("plain", "nginx.ingress.kubernetes.io/rewrite-target: /", web("/app", "Prefix")));
+        await().atMost(WAIT).untilAsserted(() ->
+                assertThat(proxy.get("idiom.example.com", "/something/new?q=1")).isEqualTo("200 OK app saw /new?q=1"));
+        // ingress-nginx's documented results for the idiom.
+        assertThat(proxy.get("idiom.example.com", "/something")).isEqualTo("200 OK app saw /");
+        assertThat(proxy.get("idiom.example.com", "/something/")).isEqualTo("200 OK app saw /");
+        assertThat(proxy.get("idiom.example.com", "/somethingelse").split(" ")[0]).isEqualTo("404");
+        await().atMost(WAIT).untilAsserted(() ->
+                assertThat(proxy.get("plain.example.com", "/app/x/y")).isEqualTo("200 OK app saw /"));
+    }
 }

@@ -202,4 +202,90 @@ class IngressAnnotationsTest {
                 .containsExactly(tuple("shop.app..ingress-0", null));
         assertThat(served(t, "http", "app.example.com", "/x")).isEqualTo("shop.app..ingress-0");
     }
+
+    // rewrite-target
+
+    private static List<Route.Rule> rules(Translation t) {
+        return t.snapshot(STRAIT).config().routes().stream().flatMap(r -> r.rules().stream()).toList();
+    }
+
+    private static String paths(String... pathAndType) {
+        StringBuilder b = new StringBuilder("""
+                ingressClassName: strait
+                rules:
+                  - host: app.example.com
+                    http:
+                      paths:
+                """);
+        for (int i = 0; i < pathAndType.length; i += 2) {
+            b.append("        - { path: \"").append(pathAndType[i]).append("\", pathType: ").append(pathAndType[i + 1])
+                    .append(", backend: { service: { name: web, port: { number: 80 } } } }\n");
+        }
+        return b.toString();
+    }
+
+    @Test
+    void theDocumentedCaptureIdiomIsThePrefixStripped() {
+        Translation t = translate(annotated("app", paths("/something(/|$)(.*)", "ImplementationSpecific"),
+                "use-regex", "true", "rewrite-target", "/$2"));
+        assertThat(ingressReport(t, "shop", "app").errors()).isEmpty();
+        assertThat(rules(t)).singleElement().satisfies(r -> {
+            assertThat(r.matches()).extracting(m -> m.path().type().name(), m -> m.path().value())
+                    .containsExactly(tuple("Prefix", "/something"));
+            assertThat(r.pathRewrite()).isEqualTo(new Route.PathModifier(Route.PathModifierType.ReplacePrefixMatch, "/"));
+            assertThat(r.action()).isEqualTo(new Route.Backends(List.of(new Route.Backend("service.shop.web.80", 1))));
+        });
+    }
+
+    @Test
+    void aLiteralTargetReplacesTheWholePathAsIngressNginxDoesSince022() {
+        // rewrite "(?i)/app" / break; sends every request of the path to "/", not "/app/x" to "/x".
+        Translation t = translate(annotated("app", paths("/app", "Prefix", "/page", "Exact"), "rewrite-target", "/"));
+        assertThat(ingressReport(t, "shop", "app").errors()).isEmpty();
+        assertThat(rules(t)).extracting(Route.Rule::pathRewrite).containsExactly(full("/"), full("/"));
+        // A target equal to the path is no rewrite, as in ingress-nginx.
+        t = translate(annotated("app", paths("/", "Prefix"), "rewrite-target", "/"));
+        assertThat(rules(t)).extracting(Route.Rule::pathRewrite).containsExactly((Route.PathModifier) null);
+    }
+
+    @Test
+    void anyOtherRewriteIsReportedAndItsPathAnswers503() {
+        String[][] cases = {
+            {"/$1", "/(api/.*)"},
+            {"/$1", "/api/(.*)"},
+            {"/v2/$2", "/api(/|$)(.*)"},
+            {"/", "/api/.*"},
+            {"https://other.example.com/", "/api"},
+            {"/x?y=1", "/api"},
+        };
+        for (String[] c : cases) {
+            Translation t = translate(annotated("app", paths(c[1], "ImplementationSpecific"), "rewrite-target", c[0]));
+            ResourceReport r = ingressReport(t, "shop", "app");
+            assertThat(r.errors()).as(c[0] + " " + c[1]).singleElement().asString()
+                    .startsWith("metadata.annotations[" + N + "rewrite-target]: \"" + c[0]
+                            + "\" with spec.rules[0].http.paths[0].path \"" + c[1] + "\" cannot be expressed (")
+                    .endsWith("); the path answers 503");
+            assertThat(r.resolvedRefs().reason()).isEqualTo(IngressRoutes.UNSUPPORTED_ANNOTATION);
+            assertThat(rules(t)).singleElement().satisfies(rule -> {
+                assertThat(rule.action()).isEqualTo(new Route.Backends(List.of(new Route.Backend(Translator.UNRESOLVED, 1))));
+                assertThat(rule.pathRewrite()).isNull();
+            });
+        }
+        // Per path: the Ingress's other paths the target maps onto are served.
+        Translation t = translate(annotated("app", paths("/api(/|$)(.*)", "Prefix", "/(.*)", "Prefix"),
+                "rewrite-target", "/$2"));
+        assertThat(ingressReport(t, "shop", "app").errors()).hasSize(1);
+        assertThat(rules(t)).extracting(Route.Rule::action).containsExactly(
+                new Route.Backends(List.of(new Route.Backend("service.shop.web.80", 1))),
+                new Route.Backends(List.of(new Route.Backend(Translator.UNRESOLVED, 1))));
+    }
+
+    @Test
+    void aRedirectWinsOverARewrite() {
+        Translation t = translate(annotated("app", paths("/app", "Prefix"), "rewrite-target", "/$1",
+                "permanent-redirect", "https://new.example.com/"));
+        assertThat(ingressReport(t, "shop", "app").errors()).isEmpty();
+        assertThat(rules(t)).singleElement().extracting(Route.Rule::action)
+                .isEqualTo(new Route.Redirect("https", "new.example.com", 443, full("/"), 301));
+    }
 }
