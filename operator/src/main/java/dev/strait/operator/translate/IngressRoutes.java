@@ -31,7 +31,11 @@ import java.util.TreeSet;
  *   <li>{@code tls[]}: a host takes the Secret of the first entry listing it (or listing no hosts).</li>
  *   <li>ssl-redirect, as ingress-nginx by default: a host with TLS is served on the {@code https} listener
  *       only, and a second Route on {@code http} answers its requests with a 308 to https; the annotation
- *       {@code nginx.ingress.kubernetes.io/ssl-redirect: "false"} keeps the host on both listeners.</li>
+ *       {@code nginx.ingress.kubernetes.io/ssl-redirect: "false"} keeps the host on both listeners, and
+ *       {@code force-ssl-redirect: "true"} redirects a host without TLS too.</li>
+ *   <li>ingress-nginx's {@code permanent-redirect} and {@code temporal-redirect}: every rule of the Ingress
+ *       answers with that redirect; {@code rewrite-target} in the forms that map exactly is the rules'
+ *       {@code pathRewrite} ({@link IngressAnnotations}, ADR 0054).</li>
  * </ul>
  * Errors name the Ingress's own fields ({@code spec.rules[0].http.paths[1].backend.service.name: ...}).
  */
@@ -43,7 +47,9 @@ final class IngressRoutes {
     /** A backend that could not be resolved before translation; never a valid Kubernetes name. */
     static final String UNRESOLVED = "-unresolved-";
     /** ingress-nginx's annotation; {@code "false"} turns off the redirect of TLS hosts to https. */
-    static final String SSL_REDIRECT_ANNOTATION = "nginx.ingress.kubernetes.io/ssl-redirect";
+    static final String SSL_REDIRECT_ANNOTATION = IngressAnnotations.SSL_REDIRECT;
+    /** The reason of an Ingress's ResolvedRefs when an annotation cannot be expressed (its paths answer 503). */
+    static final String UNSUPPORTED_ANNOTATION = "UnsupportedAnnotation";
     /** Appended to the name of a TLS host's Route for the Route that redirects its plain requests. */
     static final String TO_HTTPS = "-to-https";
 
@@ -53,7 +59,11 @@ final class IngressRoutes {
      * One host of an Ingress (or a whole Route) as a Route, with the Ingress fields its Route fields
      * came from and the errors found while rewriting it.
      */
-    record Piece(Route route, Map<String, String> paths, List<String> refErrors) {
+    record Piece(Route route, Map<String, String> paths, List<String> refErrors, String refReason) {
+        Piece(Route route, Map<String, String> paths, List<String> refErrors) {
+            this(route, paths, refErrors, null);
+        }
+
         static Piece of(Route r) {
             return new Piece(r, Map.of(), List.of());
         }
@@ -138,8 +148,7 @@ final class IngressRoutes {
         if (fallback != null) {
             hosts.putIfAbsent("*", new ArrayList<>());
         }
-        Map<String, String> annotations = ing.getMetadata().getAnnotations();
-        boolean sslRedirect = annotations == null || !"false".equals(annotations.get(SSL_REDIRECT_ANNOTATION));
+        IngressAnnotations annotations = new IngressAnnotations(ing.getMetadata().getAnnotations());
         List<Piece> out = new ArrayList<>();
         int index = 0;
         for (Map.Entry<String, List<Object[]>> h : hosts.entrySet()) {
@@ -148,6 +157,9 @@ final class IngressRoutes {
             }
             Map<String, String> fields = new LinkedHashMap<>();
             List<String> errors = new ArrayList<>();
+            if (annotations.redirectError != null) {
+                errors.add(annotations.redirectError);
+            }
             RouteSpec rs = new RouteSpec();
             rs.hosts = List.of(h.getKey());
             if (hostRule.containsKey(h.getKey())) {
@@ -155,6 +167,7 @@ final class IngressRoutes {
             }
             rs.rules = new ArrayList<>();
             boolean rootPrefix = false;
+            boolean unsupported = annotations.redirectError != null;
             for (Object[] p : h.getValue()) {
                 HTTPIngressPath path = (HTTPIngressPath) p[0];
                 String field = (String) p[1];
@@ -162,11 +175,32 @@ final class IngressRoutes {
                 RouteSpec.Rule r = new RouteSpec.Rule();
                 RouteSpec.Match m = new RouteSpec.Match();
                 m.path = new RouteSpec.PathMatch();
-                m.path.type = "Exact".equals(path.getPathType()) ? RouteSpec.PathType.Exact : RouteSpec.PathType.Prefix;
-                m.path.value = path.getPath() == null || path.getPath().isEmpty() ? "/" : path.getPath();
+                RouteSpec.PathType type = "Exact".equals(path.getPathType()) ? RouteSpec.PathType.Exact
+                        : RouteSpec.PathType.Prefix;
+                String value = path.getPath() == null || path.getPath().isEmpty() ? "/" : path.getPath();
+                // A redirect replaces the backend, so a rewrite of what is sent to it does not apply.
+                IngressAnnotations.Rewritten rw = annotations.redirect != null || annotations.redirectError != null
+                        ? new IngressAnnotations.Rewritten(type, value, null, null)
+                        : annotations.rewrite(type, value, field + ".path");
+                m.path.type = rw.error() == null ? rw.type() : type;
+                m.path.value = rw.error() == null ? rw.path() : value;
                 rootPrefix |= m.path.type == RouteSpec.PathType.Prefix && m.path.value.equals("/");
                 r.matches = List.of(m);
-                r.backends = List.of(backend(path.getBackend(), ns, field + ".backend", endpoints, errors));
+                if (rw.error() != null) {
+                    // Served without its rewrite the app would get paths it was never sent: 503 instead.
+                    errors.add(rw.error());
+                    RouteSpec.Backend b = new RouteSpec.Backend();
+                    b.upstream = UNRESOLVED;
+                    r.backends = List.of(b);
+                    unsupported = true;
+                } else {
+                    act(r, annotations, () -> backend(path.getBackend(), ns, field + ".backend", endpoints, errors));
+                    if (rw.rewrite() != null) {
+                        r.pathRewrite = rw.rewrite();
+                        fields.put("spec.rules[" + i + "].pathRewrite", IngressAnnotations.field(
+                                IngressAnnotations.REWRITE_TARGET));
+                    }
+                }
                 rs.rules.add(r);
                 fields.put("spec.rules[" + i + "].matches[0].path", field + ".path");
                 fields.put("spec.rules[" + i + "].matches[0]", field);
@@ -176,7 +210,7 @@ final class IngressRoutes {
             if (fallback != null && !rootPrefix) {
                 int i = rs.rules.size();
                 RouteSpec.Rule r = new RouteSpec.Rule();
-                r.backends = List.of(backend(fallback, ns, "spec.defaultBackend", endpoints, errors));
+                act(r, annotations, () -> backend(fallback, ns, "spec.defaultBackend", endpoints, errors));
                 rs.rules.add(r);
                 fields.put("spec.rules[" + i + "].backends[0]", "spec.defaultBackend");
                 fields.put("spec.rules[" + i + "]", "spec.defaultBackend");
@@ -192,11 +226,14 @@ final class IngressRoutes {
                     break;
                 }
             }
-            boolean redirect = sslRedirect && rs.tls != null;
+            // As ingress-nginx: force-ssl-redirect redirects whether or not the host has TLS here, and wins over
+            // ssl-redirect "false".
+            boolean redirect = annotations.forceSslRedirect || annotations.sslRedirect && rs.tls != null;
             if (redirect) {
                 rs.listeners = List.of(ProxyDefaults.HTTPS);
             }
-            out.add(new Piece(piece(ing, ns, index, "", rs), fields, errors));
+            out.add(new Piece(piece(ing, ns, index, "", annotations.key, rs), fields, errors,
+                    unsupported ? UNSUPPORTED_ANNOTATION : null));
             if (redirect) {
                 // The host's plain requests, every path: one rule on http, so no longer prefix of the host wins.
                 RouteSpec to = new RouteSpec();
@@ -211,8 +248,9 @@ final class IngressRoutes {
                 if (fields.containsKey("spec.hosts[0]")) {
                     toFields.put("spec.hosts[0]", fields.get("spec.hosts[0]"));
                 }
-                toFields.put("spec.rules[0]", "metadata.annotations[" + SSL_REDIRECT_ANNOTATION + "]");
-                out.add(new Piece(piece(ing, ns, index, TO_HTTPS, to), toFields, List.of()));
+                toFields.put("spec.rules[0]", IngressAnnotations.field(annotations.forceSslRedirect
+                        ? IngressAnnotations.FORCE_SSL_REDIRECT : SSL_REDIRECT_ANNOTATION));
+                out.add(new Piece(piece(ing, ns, index, TO_HTTPS, "", to), toFields, List.of()));
             }
             index++;
         }
@@ -221,11 +259,11 @@ final class IngressRoutes {
 
     /**
      * The Route of one host of an Ingress ({@code suffix} tells apart the Routes made for one host). Its uid
-     * and generation key the translator's memo of Route states: the uid names the listeners too, which the
-     * ssl-redirect annotation changes without a new generation.
+     * and generation key the translator's memo of Route states: the uid names the listeners and the values of
+     * the annotations read into its rules ({@code annotationKey}), which change without a new generation.
      */
-    private static Route piece(Ingress ing, String ns, int index, String name, RouteSpec spec) {
-        String suffix = name;
+    private static Route piece(Ingress ing, String ns, int index, String name, String annotationKey, RouteSpec spec) {
+        String suffix = name + annotationKey;
         if (spec.listeners != null) {
             suffix = suffix + "@" + String.join(",", spec.listeners);
         }
@@ -239,6 +277,24 @@ final class IngressRoutes {
                 .build());
         route.setSpec(spec);
         return route;
+    }
+
+    /**
+     * The rule's action: the Ingress's redirect annotation when it has one (its backends are then never
+     * looked up: a redirect-only Ingress often names a Service that does not exist), else the backend;
+     * a redirect that cannot be expressed answers 503 rather than serve what was meant to move.
+     */
+    private static void act(RouteSpec.Rule r, IngressAnnotations annotations,
+                            java.util.function.Supplier<RouteSpec.Backend> backend) {
+        if (annotations.redirect != null) {
+            r.redirect = annotations.redirect;
+        } else if (annotations.redirectError != null) {
+            RouteSpec.Backend b = new RouteSpec.Backend();
+            b.upstream = UNRESOLVED;
+            r.backends = List.of(b);
+        } else {
+            r.backends = List.of(backend.get());
+        }
     }
 
     private static RouteSpec.Backend backend(IngressBackend b, String ns, String field, ServiceEndpoints endpoints,

@@ -427,7 +427,7 @@ public final class Translator {
             RouteState st = states.get(i);
             specErrors.addAll(piece.rewrite(st.specErrors));
             if (!piece.refErrors().isEmpty() && refReason == null) {
-                refReason = "BackendNotFound";
+                refReason = piece.refReason() != null ? piece.refReason() : "BackendNotFound";
             }
             refErrors.addAll(piece.refErrors());
             refErrors.addAll(piece.rewrite(st.refErrors));

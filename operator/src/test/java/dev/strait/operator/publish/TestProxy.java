@@ -67,6 +67,13 @@ public final class TestProxy implements AutoCloseable {
 
     /** {@code GET path} with this Host; the status line and body. */
     public String get(String host, String path) throws IOException {
+        String resp = exchange(host, path);
+        String status = resp.substring(0, resp.indexOf("\r\n"));
+        return status.substring(9) + " " + resp.substring(resp.indexOf("\r\n\r\n") + 4);
+    }
+
+    /** {@code GET path} with this Host; the whole response, head and body. */
+    public String exchange(String host, String path) throws IOException {
         try (Socket s = new Socket()) {
             s.connect(server.address("http"), 2000);
             s.setSoTimeout(5000);
@@ -77,9 +84,7 @@ public final class TestProxy implements AutoCloseable {
             InputStream in = s.getInputStream();
             ByteArrayOutputStream b = new ByteArrayOutputStream();
             in.transferTo(b);
-            String resp = b.toString(StandardCharsets.UTF_8);
-            String status = resp.substring(0, resp.indexOf("\r\n"));
-            return status.substring(9) + " " + resp.substring(resp.indexOf("\r\n\r\n") + 4);
+            return b.toString(StandardCharsets.UTF_8);
         }
     }
 

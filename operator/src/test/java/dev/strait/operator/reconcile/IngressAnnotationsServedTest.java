@@ -1,0 +1,111 @@
+package dev.strait.operator.reconcile;
+
+import static dev.strait.operator.reconcile.OperatorHarness.WAIT;
+import static dev.strait.operator.reconcile.OperatorHarness.create;
+import static dev.strait.operator.reconcile.OperatorHarness.yaml;
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.awaitility.Awaitility.await;
+
+import com.sun.net.httpserver.HttpServer;
+import dev.strait.operator.publish.TestProxy;
+import dev.strait.operator.translate.Fixtures;
+import dev.strait.proxy.control.Identity;
+import io.fabric8.kubernetes.api.model.networking.v1.Ingress;
+import io.fabric8.kubernetes.client.KubernetesClient;
+import io.fabric8.kubernetes.client.server.mock.EnableKubernetesMockClient;
+import java.net.InetSocketAddress;
+import java.nio.charset.StandardCharsets;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.Test;
+
+/**
+ * ingress-nginx annotations on an Ingress (ADR 0054), end to end: the operator translates, a real proxy on
+ * the channel serves the snapshot, and a real upstream says which path it was sent.
+ */
+@EnableKubernetesMockClient(crud = true)
+class IngressAnnotationsServedTest {
+    static KubernetesClient client;
+
+    private OperatorApp app;
+    private TestProxy proxy;
+    private HttpServer upstream;
+
+    @BeforeEach
+    void start() throws Exception {
+        OperatorHarness.installCrds(client);
+        upstream = HttpServer.create(new InetSocketAddress("127.0.0.1", 0), 0);
+        upstream.createContext("/", x -> {
+            byte[] body = ("app saw " + x.getRequestURI().getRawPath()
+                    + (x.getRequestURI().getRawQuery() == null ? "" : "?" + x.getRequestURI().getRawQuery()))
+                    .getBytes(StandardCharsets.UTF_8);
+            x.sendResponseHeaders(200, body.length);
+            x.getResponseBody().write(body);
+            x.close();
+        });
+        upstream.start();
+        app = new OperatorApp(client, OperatorHarness.settings()).start();
+        create(client, Fixtures.service("shop", "web", "http:80"));
+        create(client, Fixtures.slice("shop", "web", "web-1", "http", upstream.getAddress().getPort(), "127.0.0.1"));
+        proxy = TestProxy.start(app.controlAddress(), Identity.ingress("strait"), null);
+    }
+
+    @AfterEach
+    void stop() {
+        proxy.close();
+        app.close();
+        upstream.stop(0);
+        client.network().v1().ingresses().inAnyNamespace().delete();
+        client.services().inAnyNamespace().delete();
+        client.discovery().v1().endpointSlices().inAnyNamespace().delete();
+    }
+
+    private static Ingress ingress(String name, String annotations, String paths) {
+        return yaml("""
+                apiVersion: networking.k8s.io/v1
+                kind: Ingress
+                metadata:
+                  namespace: shop
+                  name: %s
+                  annotations: { %s }
+                spec:
+                  ingressClassName: strait
+                  rules:
+                    - host: %s.example.com
+                      http:
+                        paths:
+                %s""".formatted(name, annotations, name, paths.indent(10)), Ingress.class);
+    }
+
+    private static String web(String path, String type) {
+        return "- { path: \"" + path + "\", pathType: " + type
+                + ", backend: { service: { name: web, port: { name: http } } } }";
+    }
+
+    @Test
+    void permanentRedirectSendsEveryPathToTheUrlAsGiven() throws Exception {
+        create(client, ingress("old", "nginx.ingress.kubernetes.io/permanent-redirect: \"https://new.example.com/welcome\"",
+                web("/", "Prefix") + "\n" + web("/shop", "Prefix")));
+        await().atMost(WAIT).untilAsserted(() -> assertThat(proxy.exchange("old.example.com:8080", "/shop/cart"))
+                .startsWith("HTTP/1.1 301 Moved Permanently\r\n")
+                .containsIgnoringCase("\r\nLocation: https://new.example.com/welcome\r\n"));
+        // The request's query is kept (Strait's redirect; ingress-nginx would drop it).
+        assertThat(proxy.exchange("old.example.com", "/?a=1"))
+                .containsIgnoringCase("\r\nLocation: https://new.example.com/welcome?a=1\r\n");
+    }
+
+    @Test
+    void rewriteTargetSendsTheAppTheRewrittenPath() throws Exception {
+        create(client, ingress("idiom", "nginx.ingress.kubernetes.io/use-regex: \"true\", "
+                + "nginx.ingress.kubernetes.io/rewrite-target: \"/$2\"", web("/something(/|$)(.*)", "ImplementationSpecific")));
+        create(client, ingress("plain", "nginx.ingress.kubernetes.io/rewrite-target: /", web("/app", "Prefix")));
+        await().atMost(WAIT).untilAsserted(() ->
+                assertThat(proxy.get("idiom.example.com", "/something/new?q=1")).isEqualTo("200 OK app saw /new?q=1"));
+        // ingress-nginx's documented results for the idiom.
+        assertThat(proxy.get("idiom.example.com", "/something")).isEqualTo("200 OK app saw /");
+        assertThat(proxy.get("idiom.example.com", "/something/")).isEqualTo("200 OK app saw /");
+        assertThat(proxy.get("idiom.example.com", "/somethingelse").split(" ")[0]).isEqualTo("404");
+        await().atMost(WAIT).untilAsserted(() ->
+                assertThat(proxy.get("plain.example.com", "/app/x/y")).isEqualTo("200 OK app saw /"));
+    }
+}

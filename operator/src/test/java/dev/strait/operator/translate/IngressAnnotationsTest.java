@@ -1,0 +1,291 @@
+package dev.strait.operator.translate;
+
+import static dev.strait.operator.translate.Fixtures.STRAIT;
+import static dev.strait.operator.translate.Fixtures.ingressReport;
+import static dev.strait.operator.translate.Fixtures.service;
+import static dev.strait.operator.translate.Fixtures.slice;
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.groups.Tuple.tuple;
+
+import dev.strait.model.ConfigParser;
+import dev.strait.model.Route;
+import dev.strait.proxy.config.Snapshot;
+import dev.strait.proxy.config.SnapshotBuilder;
+import dev.strait.proxy.route.CompiledRule;
+import io.fabric8.kubernetes.api.model.networking.v1.Ingress;
+import io.netty.handler.codec.http.DefaultHttpHeaders;
+import io.netty.handler.codec.http.HttpMethod;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import org.junit.jupiter.api.Test;
+
+/**
+ * ingress-nginx's annotations read into Routes (ADR 0054): the redirects, force-ssl-redirect and
+ * rewrite-target; what cannot be expressed is reported naming the annotation and answers 503.
+ */
+class IngressAnnotationsTest {
+    private static final String N = "nginx.ingress.kubernetes.io/";
+    private static final String SITE = """
+            ingressClassName: strait
+            defaultBackend: { service: { name: web, port: { number: 80 } } }
+            rules:
+              - host: old.example.com
+                http:
+                  paths:
+                    - { path: /shop, pathType: Prefix, backend: { service: { name: gone, port: { number: 80 } } } }
+                    - { path: /about, pathType: Exact, backend: { service: { name: web, port: { number: 80 } } } }
+            """;
+
+    /** An Ingress with these annotations ({@code name, value, ...}, names without ingress-nginx's prefix). */
+    static Ingress annotated(String name, String spec, String... annotations) {
+        Ingress ing = Fixtures.ingress("shop", name, 1, spec);
+        Map<String, String> a = new LinkedHashMap<>();
+        for (int i = 0; i < annotations.length; i += 2) {
+            a.put(N + annotations[i], annotations[i + 1]);
+        }
+        ing.getMetadata().setAnnotations(a);
+        return ing;
+    }
+
+    static Translation translate(Object... more) {
+        Object[] base = {service("shop", "web", "http:80"), slice("shop", "web", "web-1", "http", 8080, "10.0.0.1")};
+        Object[] all = new Object[base.length + more.length];
+        System.arraycopy(base, 0, all, 0, base.length);
+        System.arraycopy(more, 0, all, base.length, more.length);
+        return Fixtures.translate(all);
+    }
+
+    private static List<Route.Action> actions(Translation t) {
+        return t.snapshot(STRAIT).config().routes().stream()
+                .flatMap(r -> r.rules().stream()).map(Route.Rule::action).toList();
+    }
+
+    private static Route.Redirect redirectOf(String url, String... more) {
+        String[] a = new String[more.length + 2];
+        a[0] = "permanent-redirect";
+        a[1] = url;
+        System.arraycopy(more, 0, a, 2, more.length);
+        Translation t = translate(annotated("site", SITE, a));
+        assertThat(ingressReport(t, "shop", "site").errors()).isEmpty();
+        List<Route.Action> actions = actions(t);
+        assertThat(actions).hasSize(4).allMatch(actions.get(0)::equals);
+        return (Route.Redirect) actions.get(0);
+    }
+
+    private static Route.PathModifier full(String path) {
+        return new Route.PathModifier(Route.PathModifierType.ReplaceFullPath, path);
+    }
+
+    @Test
+    void permanentRedirectAnswersEveryPathAndTheDefaultBackendWithTheUrlAsGiven() {
+        // No "Service gone not found": a redirect never asks the backend, which redirect-only Ingresses often lack.
+        assertThat(redirectOf("https://new.example.com/welcome"))
+                .isEqualTo(new Route.Redirect("https", "new.example.com", 443, full("/welcome"), 301));
+    }
+
+    @Test
+    void theFormsOfRedirectUrl() {
+        // Without a path, the root (as browsers read it); a port is always named, so the request's never stays.
+        assertThat(redirectOf("https://New.Example.com")).isEqualTo(
+                new Route.Redirect("https", "new.example.com", 443, full("/"), 301));
+        assertThat(redirectOf("http://new.example.com:8080/a%20b/")).isEqualTo(
+                new Route.Redirect("http", "new.example.com", 8080, full("/a%20b/"), 301));
+        // A path alone: the request's scheme, host and port.
+        assertThat(redirectOf("/moved")).isEqualTo(new Route.Redirect(null, null, null, full("/moved"), 301));
+        assertThat(redirectOf("https://new.example.com/", "permanent-redirect-code", "308").statusCode()).isEqualTo(308);
+    }
+
+    @Test
+    void temporalRedirectIs302AndWinsOverPermanentRedirectAsInIngressNginx() {
+        Translation t = translate(annotated("site", SITE, "permanent-redirect", "https://a.example.com/",
+                "temporal-redirect", "https://b.example.com/"));
+        assertThat(actions(t)).containsOnly(new Route.Redirect("https", "b.example.com", 443, full("/"), 302));
+        t = translate(annotated("site", SITE, "temporal-redirect", "https://b.example.com/",
+                "temporal-redirect-code", "307"));
+        assertThat(actions(t)).containsOnly(new Route.Redirect("https", "b.example.com", 443, full("/"), 307));
+    }
+
+    @Test
+    void aRedirectThatCannotBeExpressedIsReportedAndItsPathsAnswer503() {
+        String[][] cases = {
+            {"permanent-redirect", "https://new.example.com/?from=old",
+                "\"https://new.example.com/?from=old\" has a query: a redirect keeps the request's query, so a fixed one cannot be expressed"},
+            {"permanent-redirect", "https://new.example.com$request_uri",
+                "\"https://new.example.com$request_uri\" uses nginx variables, which Strait does not have"},
+            {"permanent-redirect", "ftp://files.example.com/", "\"ftp://files.example.com/\" is not an http or https URL"},
+            {"permanent-redirect", "https://[::1]/", "\"https://[::1]/\" has no host name Strait can redirect to (IP literals in brackets are not supported)"},
+            {"permanent-redirect", "https://new.example.com/#top", "\"https://new.example.com/#top\" has a fragment, which a redirect cannot carry"},
+            {"temporal-redirect", "new.example.com/x", "\"new.example.com/x\" is neither an http(s) URL nor a path starting with /"},
+        };
+        for (String[] c : cases) {
+            Translation t = translate(annotated("site", SITE, c[0], c[1]));
+            ResourceReport r = ingressReport(t, "shop", "site");
+            String want = "metadata.annotations[" + N + c[0] + "]: " + c[2] + "; every path of the Ingress answers 503";
+            assertThat(r.errors()).as(c[1]).containsExactly(want);
+            assertThat(r.resolvedRefs().reason()).isEqualTo(IngressRoutes.UNSUPPORTED_ANNOTATION);
+            assertThat(r.accepted().status()).isTrue();
+            assertThat(actions(t)).as(c[1]).hasSize(4)
+                    .containsOnly(new Route.Backends(List.of(new Route.Backend(Translator.UNRESOLVED, 1))));
+        }
+        Translation t = translate(annotated("site", SITE, "permanent-redirect", "https://new.example.com/",
+                "permanent-redirect-code", "300"));
+        assertThat(ingressReport(t, "shop", "site").errors()).containsExactly("metadata.annotations[" + N
+                + "permanent-redirect-code]: \"300\" is not a redirect status Strait sends (301, 302, 303, 307 or 308)"
+                + "; every path of the Ingress answers 503");
+    }
+
+    @Test
+    void aChangedAnnotationIsTranslatedAfreshThoughTheGenerationStays() {
+        Translator translator = new Translator(ProxyDefaults.STANDARD);
+        for (String url : List.of("https://a.example.com/", "https://b.example.com/", "/x")) {
+            Object[] all = {service("shop", "web", "http:80"), slice("shop", "web", "web-1", "http", 8080, "10.0.0.1"),
+                annotated("site", SITE, "permanent-redirect", url)};
+            Translation got = translator.translate(Fixtures.inputs(all));
+            Translation want = new Translator(ProxyDefaults.STANDARD).translate(Fixtures.inputs(all));
+            assertThat(got.snapshot(STRAIT).json()).isEqualTo(want.snapshot(STRAIT).json());
+        }
+    }
+
+    // force-ssl-redirect
+
+    private static final String PLAIN = """
+            ingressClassName: strait
+            rules:
+              - host: app.example.com
+                http: { paths: [ { path: /, pathType: Prefix, backend: { service: { name: web, port: { number: 80 } } } } ] }
+            """;
+
+    /** Another Ingress with a certificate, so the snapshot has an https listener. */
+    private static Object[] withTls(Object... more) {
+        Object[] base = {Fixtures.tlsSecret("shop", "other-tls", Fixtures.CERT, Fixtures.KEY), Fixtures.ingress("shop", "other", 2, """
+                ingressClassName: strait
+                tls: [ { hosts: [ other.example.com ], secretName: other-tls } ]
+                rules:
+                  - host: other.example.com
+                    http: { paths: [ { path: /, pathType: Prefix, backend: { service: { name: web, port: { number: 80 } } } } ] }
+                """)};
+        Object[] all = new Object[base.length + more.length];
+        System.arraycopy(base, 0, all, 0, base.length);
+        System.arraycopy(more, 0, all, base.length, more.length);
+        return all;
+    }
+
+    private static String served(Translation t, String listener, String host, String path) throws Exception {
+        Snapshot s = SnapshotBuilder.build(ConfigParser.parse(t.snapshot(STRAIT).json(), "snapshot"), "snapshot");
+        CompiledRule r = s.table(listener).find(host, path, HttpMethod.GET, new DefaultHttpHeaders());
+        return r == null ? null : r.route();
+    }
+
+    @Test
+    void forceSslRedirectRedirectsAHostWithoutTls() throws Exception {
+        Translation t = translate(withTls(annotated("app", PLAIN, "force-ssl-redirect", "true")));
+        assertThat(ingressReport(t, "shop", "app").errors()).isEmpty();
+        assertThat(t.snapshot(STRAIT).config().routes()).filteredOn(r -> r.name().startsWith("shop.app."))
+                .extracting(Route::name, Route::listeners).containsExactly(
+                        tuple("shop.app..ingress-0", List.of("https")),
+                        tuple("shop.app..ingress-0-to-https", List.of("http")));
+        assertThat(served(t, "http", "app.example.com", "/x")).isEqualTo("shop.app..ingress-0-to-https");
+        assertThat(served(t, "https", "app.example.com", "/x")).isEqualTo("shop.app..ingress-0");
+        // It wins over ssl-redirect "false", as in ingress-nginx; "false" and other values change nothing.
+        t = translate(withTls(annotated("app", PLAIN, "force-ssl-redirect", "true", "ssl-redirect", "false")));
+        assertThat(served(t, "http", "app.example.com", "/x")).isEqualTo("shop.app..ingress-0-to-https");
+        t = translate(withTls(annotated("app", PLAIN, "force-ssl-redirect", "false")));
+        assertThat(served(t, "http", "app.example.com", "/x")).isEqualTo("shop.app..ingress-0");
+    }
+
+    @Test
+    void forceSslRedirectWithoutAnyHttpsListenerKeepsServingOverHttp() throws Exception {
+        // As for a TLS host whose certificate is missing (ADR 0053): no listener to redirect to.
+        Translation t = translate(annotated("app", PLAIN, "force-ssl-redirect", "true"));
+        assertThat(t.snapshot(STRAIT).config().routes()).extracting(Route::name, Route::listeners)
+                .containsExactly(tuple("shop.app..ingress-0", null));
+        assertThat(served(t, "http", "app.example.com", "/x")).isEqualTo("shop.app..ingress-0");
+    }
+
+    // rewrite-target
+
+    private static List<Route.Rule> rules(Translation t) {
+        return t.snapshot(STRAIT).config().routes().stream().flatMap(r -> r.rules().stream()).toList();
+    }
+
+    private static String paths(String... pathAndType) {
+        StringBuilder b = new StringBuilder("""
+                ingressClassName: strait
+                rules:
+                  - host: app.example.com
+                    http:
+                      paths:
+                """);
+        for (int i = 0; i < pathAndType.length; i += 2) {
+            b.append("        - { path: \"").append(pathAndType[i]).append("\", pathType: ").append(pathAndType[i + 1])
+                    .append(", backend: { service: { name: web, port: { number: 80 } } } }\n");
+        }
+        return b.toString();
+    }
+
+    @Test
+    void theDocumentedCaptureIdiomIsThePrefixStripped() {
+        Translation t = translate(annotated("app", paths("/something(/|$)(.*)", "ImplementationSpecific"),
+                "use-regex", "true", "rewrite-target", "/$2"));
+        assertThat(ingressReport(t, "shop", "app").errors()).isEmpty();
+        assertThat(rules(t)).singleElement().satisfies(r -> {
+            assertThat(r.matches()).extracting(m -> m.path().type().name(), m -> m.path().value())
+                    .containsExactly(tuple("Prefix", "/something"));
+            assertThat(r.pathRewrite()).isEqualTo(new Route.PathModifier(Route.PathModifierType.ReplacePrefixMatch, "/"));
+            assertThat(r.action()).isEqualTo(new Route.Backends(List.of(new Route.Backend("service.shop.web.80", 1))));
+        });
+    }
+
+    @Test
+    void aLiteralTargetReplacesTheWholePathAsIngressNginxDoesSince022() {
+        // rewrite "(?i)/app" / break; sends every request of the path to "/", not "/app/x" to "/x".
+        Translation t = translate(annotated("app", paths("/app", "Prefix", "/page", "Exact"), "rewrite-target", "/"));
+        assertThat(ingressReport(t, "shop", "app").errors()).isEmpty();
+        assertThat(rules(t)).extracting(Route.Rule::pathRewrite).containsExactly(full("/"), full("/"));
+        // A target equal to the path is no rewrite, as in ingress-nginx.
+        t = translate(annotated("app", paths("/", "Prefix"), "rewrite-target", "/"));
+        assertThat(rules(t)).extracting(Route.Rule::pathRewrite).containsExactly((Route.PathModifier) null);
+    }
+
+    @Test
+    void anyOtherRewriteIsReportedAndItsPathAnswers503() {
+        String[][] cases = {
+            {"/$1", "/(api/.*)"},
+            {"/$1", "/api/(.*)"},
+            {"/v2/$2", "/api(/|$)(.*)"},
+            {"/", "/api/.*"},
+            {"https://other.example.com/", "/api"},
+            {"/x?y=1", "/api"},
+        };
+        for (String[] c : cases) {
+            Translation t = translate(annotated("app", paths(c[1], "ImplementationSpecific"), "rewrite-target", c[0]));
+            ResourceReport r = ingressReport(t, "shop", "app");
+            assertThat(r.errors()).as(c[0] + " " + c[1]).singleElement().asString()
+                    .startsWith("metadata.annotations[" + N + "rewrite-target]: \"" + c[0]
+                            + "\" with spec.rules[0].http.paths[0].path \"" + c[1] + "\" cannot be expressed (")
+                    .endsWith("); the path answers 503");
+            assertThat(r.resolvedRefs().reason()).isEqualTo(IngressRoutes.UNSUPPORTED_ANNOTATION);
+            assertThat(rules(t)).singleElement().satisfies(rule -> {
+                assertThat(rule.action()).isEqualTo(new Route.Backends(List.of(new Route.Backend(Translator.UNRESOLVED, 1))));
+                assertThat(rule.pathRewrite()).isNull();
+            });
+        }
+        // Per path: the Ingress's other paths the target maps onto are served.
+        Translation t = translate(annotated("app", paths("/api(/|$)(.*)", "Prefix", "/(.*)", "Prefix"),
+                "rewrite-target", "/$2"));
+        assertThat(ingressReport(t, "shop", "app").errors()).hasSize(1);
+        assertThat(rules(t)).extracting(Route.Rule::action).containsExactly(
+                new Route.Backends(List.of(new Route.Backend("service.shop.web.80", 1))),
+                new Route.Backends(List.of(new Route.Backend(Translator.UNRESOLVED, 1))));
+    }
+
+    @Test
+    void aRedirectWinsOverARewrite() {
+        Translation t = translate(annotated("app", paths("/app", "Prefix"), "rewrite-target", "/$1",
+                "permanent-redirect", "https://new.example.com/"));
+        assertThat(ingressReport(t, "shop", "app").errors()).isEmpty();
+        assertThat(rules(t)).singleElement().extracting(Route.Rule::action)
+                .isEqualTo(new Route.Redirect("https", "new.example.com", 443, full("/"), 301));
+    }
+}
