@@ -29,9 +29,10 @@ final class IngressAnnotations {
     static final String TEMPORAL_REDIRECT = PREFIX + "temporal-redirect";
     static final String TEMPORAL_REDIRECT_CODE = PREFIX + "temporal-redirect-code";
     static final String REWRITE_TARGET = PREFIX + "rewrite-target";
+    static final String USE_REGEX = PREFIX + "use-regex";
     /** The annotations whose values change a host's rules (not its listeners), in the order of {@link #key}. */
     private static final List<String> RULE_ANNOTATIONS = List.of(PERMANENT_REDIRECT, PERMANENT_REDIRECT_CODE,
-            TEMPORAL_REDIRECT, TEMPORAL_REDIRECT_CODE, REWRITE_TARGET);
+            TEMPORAL_REDIRECT, TEMPORAL_REDIRECT_CODE, REWRITE_TARGET, USE_REGEX);
     /** The end of ingress-nginx's documented path idiom {@code /prefix(/|$)(.*)} with {@code rewrite-target: /$2}. */
     static final String STRIP_IDIOM = "(/|$)(.*)";
     private static final Pattern REGEX_CHARS = Pattern.compile("[()\\[\\]{}*+?|^$\\\\]");
@@ -46,6 +47,8 @@ final class IngressAnnotations {
     /** Why the redirect annotation cannot be expressed, or null. */
     final String redirectError;
     final String rewriteTarget;
+    /** {@code use-regex: "true"}: the Ingress's paths are regular expressions to ingress-nginx. */
+    final boolean useRegex;
     /** The values of the annotations that change rules, empty without any: part of a piece's memo key. */
     final String key;
 
@@ -54,6 +57,7 @@ final class IngressAnnotations {
         sslRedirect = !"false".equals(a.get(SSL_REDIRECT));
         forceSslRedirect = "true".equals(a.get(FORCE_SSL_REDIRECT));
         rewriteTarget = a.get(REWRITE_TARGET);
+        useRegex = "true".equals(a.get(USE_REGEX));
         StringBuilder k = new StringBuilder();
         for (String name : RULE_ANNOTATIONS) {
             if (a.containsKey(name)) {
@@ -168,6 +172,12 @@ final class IngressAnnotations {
     Rewritten rewrite(RouteSpec.PathType type, String path, String pathField) {
         String target = rewriteTarget;
         if (target == null) {
+            if (useRegex && !literal(path)) {
+                // Read as a literal prefix it would never match, and nothing would say so.
+                return new Rewritten(null, null, null, field(USE_REGEX) + ": " + pathField + " \"" + path
+                        + "\" is a regular expression, which Strait does not read from an Ingress (a Route can "
+                        + "match it with a RegularExpression path); the path answers 503");
+            }
             return new Rewritten(type, path, null, null);
         }
         if (path.endsWith(STRIP_IDIOM)) {

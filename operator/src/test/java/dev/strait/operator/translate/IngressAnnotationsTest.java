@@ -281,6 +281,24 @@ class IngressAnnotationsTest {
     }
 
     @Test
+    void aRegexPathUnderUseRegexIsReportedAndAnswers503WhileLiteralPathsAreServed() {
+        Translation t = translate(annotated("app", paths("/api/v[0-9]+", "ImplementationSpecific", "/docs", "Prefix"),
+                "use-regex", "true"));
+        ResourceReport r = ingressReport(t, "shop", "app");
+        assertThat(r.errors()).singleElement().asString()
+                .isEqualTo("metadata.annotations[" + N + "use-regex]: spec.rules[0].http.paths[0].path \"/api/v[0-9]+\""
+                        + " is a regular expression, which Strait does not read from an Ingress (a Route can match it"
+                        + " with a RegularExpression path); the path answers 503");
+        assertThat(r.resolvedRefs().reason()).isEqualTo(IngressRoutes.UNSUPPORTED_ANNOTATION);
+        assertThat(rules(t)).extracting(Route.Rule::action).containsExactly(
+                new Route.Backends(List.of(new Route.Backend(Translator.UNRESOLVED, 1))),
+                new Route.Backends(List.of(new Route.Backend("service.shop.web.80", 1))));
+        // Without the annotation such a path is a literal prefix to ingress-nginx too: no report.
+        assertThat(ingressReport(translate(annotated("app", paths("/api/v[0-9]+", "Prefix"))), "shop", "app").errors())
+                .isEmpty();
+    }
+
+    @Test
     void aRedirectWinsOverARewrite() {
         Translation t = translate(annotated("app", paths("/app", "Prefix"), "rewrite-target", "/$1",
                 "permanent-redirect", "https://new.example.com/"));
