@@ -13,8 +13,6 @@ import dev.strait.proxy.control.Identity;
 import io.fabric8.kubernetes.api.model.networking.v1.Ingress;
 import io.fabric8.kubernetes.client.KubernetesClient;
 import io.fabric8.kubernetes.client.server.mock.EnableKubernetesMockClient;
-import java.net.InetSocketAddress;
-import java.nio.charset.StandardCharsets;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
@@ -34,16 +32,7 @@ class IngressAnnotationsServedTest {
     @BeforeEach
     void start() throws Exception {
         OperatorHarness.installCrds(client);
-        upstream = HttpServer.create(new InetSocketAddress("127.0.0.1", 0), 0);
-        upstream.createContext("/", x -> {
-            byte[] body = ("app saw " + x.getRequestURI().getRawPath()
-                    + (x.getRequestURI().getRawQuery() == null ? "" : "?" + x.getRequestURI().getRawQuery()))
-                    .getBytes(StandardCharsets.UTF_8);
-            x.sendResponseHeaders(200, body.length);
-            x.getResponseBody().write(body);
-            x.close();
-        });
-        upstream.start();
+        upstream = OperatorHarness.echoUpstream();
         app = new OperatorApp(client, OperatorHarness.settings()).start();
         create(client, Fixtures.service("shop", "web", "http:80"));
         create(client, Fixtures.slice("shop", "web", "web-1", "http", upstream.getAddress().getPort(), "127.0.0.1"));

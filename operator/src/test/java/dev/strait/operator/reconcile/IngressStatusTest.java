@@ -14,8 +14,6 @@ import io.fabric8.kubernetes.api.model.networking.v1.Ingress;
 import io.fabric8.kubernetes.api.model.networking.v1.IngressLoadBalancerIngress;
 import io.fabric8.kubernetes.client.KubernetesClient;
 import io.fabric8.kubernetes.client.server.mock.EnableKubernetesMockClient;
-import java.net.InetSocketAddress;
-import java.nio.charset.StandardCharsets;
 import java.util.List;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
@@ -36,14 +34,7 @@ class IngressStatusTest {
     @BeforeEach
     void start() throws Exception {
         OperatorHarness.installCrds(client);
-        upstream = HttpServer.create(new InetSocketAddress("127.0.0.1", 0), 0);
-        upstream.createContext("/", x -> {
-            byte[] body = ("app saw " + x.getRequestURI().getPath()).getBytes(StandardCharsets.UTF_8);
-            x.sendResponseHeaders(200, body.length);
-            x.getResponseBody().write(body);
-            x.close();
-        });
-        upstream.start();
+        upstream = OperatorHarness.echoUpstream();
     }
 
     @AfterEach

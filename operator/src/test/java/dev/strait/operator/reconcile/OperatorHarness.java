@@ -3,6 +3,7 @@ package dev.strait.operator.reconcile;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.awaitility.Awaitility.await;
 
+import com.sun.net.httpserver.HttpServer;
 import dev.strait.operator.crd.ResourceStatus;
 import dev.strait.operator.crd.Route;
 import dev.strait.operator.crd.Upstream;
@@ -15,6 +16,7 @@ import io.fabric8.kubernetes.client.utils.Serialization;
 import java.io.IOException;
 import java.io.InputStream;
 import java.net.InetSocketAddress;
+import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
@@ -113,5 +115,20 @@ final class OperatorHarness {
             assertThat(c.getMessage()).as(type + " message").isEqualTo(message);
         }
         assertThat(c.getLastTransitionTime()).isNotNull();
+    }
+
+    /** A started upstream on loopback that answers every request 200 with "app saw PATH[?QUERY]" (raw forms). */
+    static HttpServer echoUpstream() throws IOException {
+        HttpServer s = HttpServer.create(new InetSocketAddress("127.0.0.1", 0), 0);
+        s.createContext("/", x -> {
+            String query = x.getRequestURI().getRawQuery();
+            byte[] body = ("app saw " + x.getRequestURI().getRawPath() + (query == null ? "" : "?" + query))
+                    .getBytes(StandardCharsets.UTF_8);
+            x.sendResponseHeaders(200, body.length);
+            x.getResponseBody().write(body);
+            x.close();
+        });
+        s.start();
+        return s;
     }
 }

@@ -204,6 +204,20 @@ class Http2StreamErrorsTest {
         b.write(n);
     }
 
+    /** Frames until {@code streams} answers have ended (END_STREAM on DATA or HEADERS); the connection must stay. */
+    private static List<Frame> untilAnswered(RawH2 c, int streams) throws Exception {
+        List<Frame> frames = new ArrayList<>();
+        for (int answered = 0; answered < streams; ) {
+            Frame f = c.next();
+            assertThat(f).as("the connection ended: " + frames).isNotNull();
+            frames.add(f);
+            if ((f.flags() & END_STREAM) != 0 && (f.type() == DATA || f.type() == HEADERS)) {
+                answered++;
+            }
+        }
+        return frames;
+    }
+
     @Test
     void aHeaderBlockOverTheLimitIsAnswered431OnItsStreamAndTheConnectionGoesOn() throws Exception {
         // maxHeaderBytes 4096: the codec decodes lists up to 8192 and holds blocks up to 10240 bytes.
@@ -219,15 +233,7 @@ class Http2StreamErrorsTest {
             // Over what the codec keeps, within what it decodes: 431 without the fields, then RST_STREAM(NO_ERROR).
             c.send(bigRequest(3, 9000));
             c.send(frame(HEADERS, END_HEADERS | END_STREAM, 5, GET));
-            List<Frame> frames = new ArrayList<>();
-            for (int answered = 0; answered < 3; ) {
-                Frame f = c.next();
-                assertThat(f).as("the connection ended: " + frames).isNotNull();
-                frames.add(f);
-                if ((f.flags() & END_STREAM) != 0 && (f.type() == DATA || f.type() == HEADERS)) {
-                    answered++;
-                }
-            }
+            List<Frame> frames = untilAnswered(c, 3);
             assertThat(frames).noneMatch(f -> f.type() == GOAWAY);
             assertThat(frames).filteredOn(f -> f.type() == DATA && f.stream() != 5)
                     .allMatch(f -> f.text().startsWith("431 "));
@@ -282,15 +288,7 @@ class Http2StreamErrorsTest {
             reuse.writeBytes(GET);
             reuse.write(0x80 | 64);
             c.send(frame(HEADERS, END_HEADERS | END_STREAM, 5, reuse.toByteArray()));
-            List<Frame> frames = new ArrayList<>();
-            for (int answered = 0; answered < 3; ) {
-                Frame f = c.next();
-                assertThat(f).as("the connection ended: " + frames).isNotNull();
-                frames.add(f);
-                if ((f.flags() & END_STREAM) != 0 && (f.type() == DATA || f.type() == HEADERS)) {
-                    answered++;
-                }
-            }
+            List<Frame> frames = untilAnswered(c, 3);
             assertThat(frames).noneMatch(f -> f.type() == GOAWAY);
             assertThat(frames).noneMatch(f -> f.type() == RST_STREAM && f.errorCode() != NO_ERROR);
             assertThat(frames).filteredOn(f -> f.type() == DATA && f.stream() != 5)
