@@ -68,15 +68,23 @@ class StatusTest {
                 """.formatted(host, body);
     }
 
-    @Test
-    void aRouteIsAcceptedResolvedAndProgrammedOnceItsProxyAcks() throws Exception {
+    /**
+     * Service shop/api (port 8080), its slice (10.0.0.1 ready, {@code second} as Fixtures.slice writes it)
+     * and the Upstream api on it.
+     */
+    private void createApi(String second) {
         create(client, Fixtures.service("shop", "api", "http:8080"));
-        create(client, Fixtures.slice("shop", "api", "api-1", "http", 3000, "10.0.0.1", "10.0.0.2!"));
+        create(client, Fixtures.slice("shop", "api", "api-1", "http", 3000, "10.0.0.1", second));
         create(client, yaml("""
                 apiVersion: strait.dev/v1alpha1
                 kind: Upstream
                 metadata: { namespace: shop, name: api }
                 spec: { service: { name: api, port: 8080 } }""", Upstream.class));
+    }
+
+    @Test
+    void aRouteIsAcceptedResolvedAndProgrammedOnceItsProxyAcks() throws Exception {
+        createApi("10.0.0.2!");
         create(client, route("shop", "site", hello("example.com", "hi") + """
                   - matches: [ { path: { type: Prefix, value: /api } } ]
                     files: { root: /tmp }
@@ -226,13 +234,7 @@ class StatusTest {
 
     @Test
     void onceConvergedNothingIsWrittenAgain() throws Exception {
-        create(client, Fixtures.service("shop", "api", "http:8080"));
-        create(client, Fixtures.slice("shop", "api", "api-1", "http", 3000, "10.0.0.1", "10.0.0.3~"));
-        create(client, yaml("""
-                apiVersion: strait.dev/v1alpha1
-                kind: Upstream
-                metadata: { namespace: shop, name: api }
-                spec: { service: { name: api, port: 8080 } }""", Upstream.class));
+        createApi("10.0.0.3~");
         create(client, route("shop", "site", hello("example.com", "hi") + """
                   - matches: [ { path: { type: Prefix, value: /api } } ]
                     backends: [ { upstream: api }, { service: { name: gone, port: 80 } } ]
