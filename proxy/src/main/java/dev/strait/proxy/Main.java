@@ -134,7 +134,7 @@ public final class Main {
         try {
             server = new ProxyServer(snapshot.config(), serving, metrics, accessLog).start();
         } catch (Exception e) {
-            log.error("cannot start: {}", e.getMessage());
+            log.error("cannot start: {}", ProxyServer.describe(e));
             System.exit(1);
             return;
         }

@@ -105,7 +105,7 @@ public final class ProxyServer implements AutoCloseable {
             }
             // The probe made a ring, but one per loop failed (locked-memory limits on older kernels).
             chosen = Transport.fallback();
-            log.warn("transport auto: io_uring rings could not be set up ({}); using {}", e.toString(),
+            log.warn("transport auto: io_uring rings could not be set up ({}); using {}", describe(e),
                     chosen.name().toLowerCase(Locale.ROOT));
             group = loops(workers, chosen);
         }
@@ -395,5 +395,17 @@ public final class ProxyServer implements AutoCloseable {
         upstreams.close();
         loops.shutdownGracefully(0, 2, TimeUnit.SECONDS).awaitUninterruptibly(5, TimeUnit.SECONDS);
         cache.close(); // after the loops: no answer is being set up from an entry any more
+    }
+
+    /**
+     * An exception with the causes under it: Netty's "failed to create a child event loop" says nothing
+     * by itself, the reason is two causes down.
+     */
+    public static String describe(Throwable e) {
+        StringBuilder b = new StringBuilder(String.valueOf(e));
+        for (Throwable c = e.getCause(); c != null && c != e; e = c, c = c.getCause()) {
+            b.append(": caused by ").append(c);
+        }
+        return b.toString();
     }
 }

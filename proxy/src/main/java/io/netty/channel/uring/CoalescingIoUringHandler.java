@@ -5,7 +5,8 @@ import io.netty.channel.IoHandler;
 import io.netty.channel.IoHandlerContext;
 import io.netty.channel.IoHandlerFactory;
 import io.netty.channel.IoRegistration;
-import io.netty.util.internal.PlatformDependent;
+import io.netty.channel.unix.Buffer;
+import io.netty.util.internal.CleanableDirectBuffer;
 import io.netty.util.internal.logging.InternalLogger;
 import io.netty.util.internal.logging.InternalLoggerFactory;
 
@@ -50,7 +51,10 @@ public final class CoalescingIoUringHandler implements IoHandler {
     private final int minWaiting;
     private final int minBatch;
     private final int fixedBatch;
-    private final long timespec = PlatformDependent.allocateMemory(16);
+    // The wait's struct __kernel_timespec. Not Unsafe memory: Netty turns Unsafe off on JDK 24+, where
+    // PlatformDependent.allocateMemory fails and no ring could be made; the JNI address works on every JDK.
+    private final CleanableDirectBuffer timespecBuffer = Buffer.allocateDirectBufferWithNativeOrder(16);
+    private final long timespec = Buffer.memoryAddress(timespecBuffer.buffer());
     private SubmissionQueue submissions;
     private CompletionQueue completions;
     private int lastBatch;
@@ -63,8 +67,8 @@ public final class CoalescingIoUringHandler implements IoHandler {
         this.minWaiting = settings.minWaiting;
         this.minBatch = settings.minBatch;
         this.fixedBatch = settings.fixedBatch;
-        PlatformDependent.putLong(timespec, 0);                      // tv_sec
-        PlatformDependent.putLong(timespec + 8, settings.waitNanos); // tv_nsec
+        timespecBuffer.buffer().putLong(0, 0);                   // tv_sec
+        timespecBuffer.buffer().putLong(8, settings.waitNanos);  // tv_nsec
     }
 
     /** The thresholds; tests shrink them to reach the edge cases. {@code fixedBatch} 0: the last turn's. */
@@ -151,7 +155,7 @@ public final class CoalescingIoUringHandler implements IoHandler {
     @Override
     public void destroy() {
         netty.destroy();
-        PlatformDependent.freeMemory(timespec);
+        timespecBuffer.clean();
     }
 
     @Override

@@ -327,4 +327,13 @@ class ProxyServerTest {
                     .hasMessageContaining("listener http: cannot bind 127.0.0.1:" + taken.getLocalPort());
         }
     }
+
+    @Test
+    void aStartFailureIsDescribedWithTheCausesUnderIt() {
+        // Netty's own message for a loop that could not be made says nothing of why.
+        Exception e = new IllegalStateException("failed to create a child event loop",
+                new NullPointerException("Cannot invoke \"sun.misc.Unsafe.allocateMemory(long)\""));
+        assertThat(ProxyServer.describe(e)).isEqualTo("java.lang.IllegalStateException: failed to create a child event loop"
+                + ": caused by java.lang.NullPointerException: Cannot invoke \"sun.misc.Unsafe.allocateMemory(long)\"");
+    }
 }
