@@ -101,12 +101,18 @@ class FillBudgetTest {
         RawClient c = h.client();
         c.setTimeout(30_000);
         c.send("GET " + path + " HTTP/1.1\r\nHost: test\r\n\r\n");
+        // A thread of its own: three reads block at once, and on two CPUs the common pool runs one task
+        // at a time (JDK 17 gave each async task its own thread there, JDK 25 does not).
         return CompletableFuture.supplyAsync(() -> {
             try {
                 return c.read();
             } catch (java.io.IOException e) {
                 throw new java.io.UncheckedIOException(e);
             }
+        }, task -> {
+            Thread t = new Thread(task, "fetch " + path);
+            t.setDaemon(true);
+            t.start();
         });
     }
 
