@@ -171,6 +171,11 @@ class HelmChartTest {
         assertThat(cr.getRules()).filteredOn(r -> r.getResources().contains("mutatingwebhookconfigurations")).singleElement()
                 .satisfies(r -> assertThat(r.getResourceNames()).containsExactly("strait-sidecar-injector"));
         assertThat(cr.getRules()).filteredOn(r -> r.getResources().contains("ingresses/status")).hasSize(1);
+        assertThat(cr.getRules()).filteredOn(r -> r.getResources().contains("events")).singleElement()
+                .satisfies(r -> {
+                    assertThat(r.getApiGroups()).as("core/v1 Events").containsExactly("");
+                    assertThat(r.getVerbs()).as("Events are made and counted again, never read").containsExactly("create", "patch");
+                });
         Role role = one(objs, Role.class, "strait-operator");
         assertThat(role.getMetadata().getNamespace()).isEqualTo(Chart.NAMESPACE);
         assertThat(role.getRules()).flatExtracting(PolicyRule::getResources).containsExactlyInAnyOrder("secrets", "configmaps", "leases");

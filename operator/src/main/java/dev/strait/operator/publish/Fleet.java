@@ -175,7 +175,8 @@ public final class Fleet {
     /**
      * The Routes and Ingresses a NACK of one of {@code t}'s snapshots names: each line of the proxy's
      * error about {@code routes[i]} is about the i-th Route of that snapshot, whose model name says which
-     * resource it came from ({@code ns.name}, or {@code ns.name..ingress-N} for an Ingress's N-th host).
+     * resource it came from ({@code ns.name}, or {@code ns.name..ingress-N} and its suffixes for an Ingress's
+     * N-th host).
      * Errors about anything else (listeners, upstreams) name no resource and leave nothing out.
      */
     static Map<ResourceKey, ProxyRejection> rejections(Translation t, Scope scope, String error, String proxy) {
@@ -202,16 +203,12 @@ public final class Fleet {
             }
             String ns = model.substring(0, dot);
             String name = model.substring(dot + 1);
-            int piece = 0;
+            String piece = name;
             String kind = "Route";
             int ing = name.indexOf(Translator.INGRESS_PIECE);
             if (ing >= 0) {
+                // Any of an Ingress's Routes: a host's paths, its defaultBackend or its redirect to https.
                 kind = "Ingress";
-                try {
-                    piece = Integer.parseInt(name.substring(ing + Translator.INGRESS_PIECE.length()));
-                } catch (NumberFormatException e) {
-                    continue;
-                }
                 name = name.substring(0, ing);
             }
             ResourceKey key = new ResourceKey(kind, ns, name);

@@ -94,6 +94,8 @@ public final class OperatorApp implements AutoCloseable {
     private Rebuilder rebuilder;
     private Debounced statusRefresh;
     private FleetReports fleetReports;
+    private EventRecorder events;
+    private IngressReconciler ingresses;
     private volatile List<IngressLoadBalancerIngress> lastIngressAddress = List.of();
     /** {@code -Dstrait.operator.warmUpIterations=0} turns the warm-up off (ADR 0030: it holds a second translator's memos meanwhile). */
     private int warmUpIterations = Integer.getInteger("strait.operator.warmUpIterations", WarmUp.ITERATIONS);
@@ -126,9 +128,13 @@ public final class OperatorApp implements AutoCloseable {
             }
         });
         Clock clock = Clock.systemUTC();
-        RouteReconciler routes = new RouteReconciler(board, clock);
-        UpstreamReconciler upstreams = new UpstreamReconciler(board, clock);
-        IngressReconciler ingresses = new IngressReconciler(board, this::ingressAddresses);
+        // Events about refused and degraded resources, written by the leader's reconcilers (ADR 0056).
+        events = new EventRecorder(client, settings.leaderElection() == null ? hostname()
+                : settings.leaderElection().getIdentity().orElseGet(OperatorApp::hostname), clock);
+        RouteReconciler routes = new RouteReconciler(board, clock, events);
+        UpstreamReconciler upstreams = new UpstreamReconciler(board, clock, events);
+        IngressReconciler ingresses = new IngressReconciler(board, this::ingressAddresses, events);
+        this.ingresses = ingresses;
         statusReconcilers.add(routes);
         statusReconcilers.add(upstreams);
         operator.register(routes);
@@ -165,6 +171,9 @@ public final class OperatorApp implements AutoCloseable {
                 translator, t -> {
             fleet.publish(t);
             board.update(t);
+            if (events.remembered() > t.allReports().size()) {
+                events.retain(k -> t.report(k) != null); // some resources are gone
+            }
             statusRefresh.changed(); // computed and written within the status debounce, off this thread
             // The proxies' address lives on a Service: when it moves, every served Ingress is rewritten.
             List<IngressLoadBalancerIngress> address = ingressAddresses();
@@ -217,6 +226,16 @@ public final class OperatorApp implements AutoCloseable {
         return statusReconcilers.stream().mapToLong(StatusReconciler::writes).sum();
     }
 
+    /** The Events this replica writes (for tests). */
+    EventRecorder events() {
+        return events;
+    }
+
+    /** Ingress reconciliations finished so far (for tests). */
+    long ingressReconciles() {
+        return ingresses == null ? 0 : ingresses.reconciles();
+    }
+
     public long rebuilds() {
         return rebuilder == null ? 0 : rebuilder.rebuilds();
     }
@@ -250,6 +269,9 @@ public final class OperatorApp implements AutoCloseable {
         }
         if (operator != null) {
             operator.stop();
+        }
+        if (events != null) {
+            events.close();
         }
         server.close();
     }

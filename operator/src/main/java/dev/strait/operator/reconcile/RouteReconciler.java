@@ -5,10 +5,10 @@ import dev.strait.operator.status.StatusBoard;
 import io.javaoperatorsdk.operator.api.reconciler.ControllerConfiguration;
 import java.time.Clock;
 
-/** Writes Routes' status. */
+/** Writes Routes' status, and records the Events their problems call for (ADR 0056). */
 @ControllerConfiguration(name = "strait-routes")
 public final class RouteReconciler extends StatusReconciler<Route> {
-    public RouteReconciler(StatusBoard board, Clock clock) {
-        super(board, clock);
+    public RouteReconciler(StatusBoard board, Clock clock, EventRecorder events) {
+        super(board, clock, events);
     }
 }

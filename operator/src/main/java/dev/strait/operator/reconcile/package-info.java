@@ -12,6 +12,8 @@
  *   <li>The board pokes the JOSDK reconcilers ({@link RouteReconciler}, {@link UpstreamReconciler}) of
  *       the resources whose desired status changed; they patch the status subresource. With leader
  *       election only the leader writes status, while every replica serves the channel.</li>
+ *   <li>The same reconcilers hand each report to the {@link EventRecorder}, which writes a Kubernetes
+ *       Event when a problem appears, changes or goes away, off their threads (ADR 0056).</li>
  * </ol>
  */
 package dev.strait.operator.reconcile;

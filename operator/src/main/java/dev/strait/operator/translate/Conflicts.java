@@ -31,6 +31,9 @@ import java.util.stream.Collectors;
  * owners as a translation from nothing would give them.
  */
 final class Conflicts {
+    /** The claim key of a host's catch-all from an Ingress's defaultBackend (no path key looks like it). */
+    private static final String DEFAULT_BACKEND = "defaultBackend";
+
     private final Map<String, ResourceKey> owners;
     /** Each Route's claim keys, by rule, match and host: a Route's are the same every time (ADR 0025). */
     private final KeyCache keys;
@@ -126,6 +129,9 @@ final class Conflicts {
                     // One key per host and listener that serves the route: Routes on different listeners (the
                     // ssl-redirect on http, the site on https) do not compete.
                     List<String> on = route.listeners() == null ? ProxyDefaults.LISTENERS : route.listeners();
+                    // An Ingress's defaultBackend competes only with other defaultBackends: every explicit path
+                    // of the host answers before it, whatever their ages (ADR 0056).
+                    boolean fallback = IngressRoutes.isDefaultBackend(route.name());
                     int hosts = route.hosts().size();
                     k = new String[route.rules().size()][][];
                     for (int i = 0; i < k.length; i++) {
@@ -133,7 +139,8 @@ final class Conflicts {
                         k[i] = new String[ms.size()][hosts * on.size()];
                         for (int j = 0; j < ms.size(); j++) {
                             for (int h = 0; h < hosts; h++) {
-                                String key = key(route.hosts().get(h), ms.get(j));
+                                String key = fallback ? route.hosts().get(h) + " " + DEFAULT_BACKEND
+                                        : key(route.hosts().get(h), ms.get(j));
                                 for (int l = 0; l < on.size(); l++) {
                                     k[i][j][h * on.size() + l] = on.get(l) + " " + key;
                                 }
@@ -183,10 +190,15 @@ final class Conflicts {
                     ResourceKey owner = owners.get(k[i][j][h]);
                     if (owner != null && !owner.equals(key)) {
                         String where = implicitMatches.get(i) ? "spec.rules[" + i + "]" : "spec.rules[" + i + "].matches[" + j + "]";
-                        conflict = where + ": host \"" + route.hosts().get(h / perHost) + "\" " + describe(m)
-                                + (route.listeners() == null ? "" : " on listener " + k[i][j][h].substring(0, k[i][j][h].indexOf(' ')))
-                                + " is already served by "
-                                + owner.kind() + " " + owner.namespace() + "/" + owner.name() + " (the older Route wins)";
+                        String host = "host \"" + route.hosts().get(h / perHost) + "\"";
+                        String on = route.listeners() == null ? ""
+                                : " on listener " + k[i][j][h].substring(0, k[i][j][h].indexOf(' '));
+                        String by = owner.kind() + " " + owner.namespace() + "/" + owner.name();
+                        conflict = IngressRoutes.isDefaultBackend(route.name())
+                                ? where + ": " + host + on + " already has the defaultBackend of " + by
+                                        + " (the older Ingress wins)"
+                                : where + ": " + host + " " + describe(m) + on + " is already served by " + by
+                                        + " (the older Route wins)";
                         break;
                     }
                 }

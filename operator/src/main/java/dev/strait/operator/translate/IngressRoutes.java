@@ -26,7 +26,8 @@ import java.util.TreeSet;
  *       whole path elements, as Ingress requires); {@code ImplementationSpecific} is {@code Prefix}.</li>
  *   <li>A rule without {@code host} serves any host ({@code *}). Rules of one host are merged, in order.</li>
  *   <li>{@code defaultBackend} answers what no path of a host matches, and any host the Ingress does not
- *       name (a catch-all rule on every host of the Ingress and on {@code *}).</li>
+ *       name: a catch-all Route of its own ({@code NS.NAME..ingress-N-default}) on every host of the Ingress
+ *       and on {@code *}, which loses to the paths of every Ingress and Route of the host (ADR 0056).</li>
  *   <li>A backend's Service port by number or by name; {@code resource} backends are refused.</li>
  *   <li>{@code tls[]}: a host takes the Secret of the first entry listing it (or listing no hosts).</li>
  *   <li>ssl-redirect, as ingress-nginx by default: a host with TLS is served on the {@code https} listener
@@ -52,6 +53,8 @@ final class IngressRoutes {
     static final String UNSUPPORTED_ANNOTATION = "UnsupportedAnnotation";
     /** Appended to the name of a TLS host's Route for the Route that redirects its plain requests. */
     static final String TO_HTTPS = "-to-https";
+    /** Appended to the name of a host's Route for the Route of the Ingress's {@code defaultBackend} on that host. */
+    static final String DEFAULT_BACKEND = "-default";
 
     private IngressRoutes() {}
 
@@ -113,6 +116,15 @@ final class IngressRoutes {
             return defaults.isEmpty() ? null : defaults.first();
         }
         return ours.contains(cls) ? cls : null;
+    }
+
+    /**
+     * Whether a model Route is the {@code defaultBackend} of an Ingress on one host: a catch-all that answers only
+     * what no other Route of the host matches (ADR 0056). Only Ingress pieces have {@code ..} in their names, and
+     * their other suffixes end in a digit or {@link #TO_HTTPS}.
+     */
+    static boolean isDefaultBackend(String modelName) {
+        return modelName.endsWith(DEFAULT_BACKEND) && modelName.contains(Translator.INGRESS_PIECE);
     }
 
     /** The model name of the Route made for the {@code index}-th host of an Ingress ({@code ..} never occurs in a Route's name). */
@@ -207,14 +219,6 @@ final class IngressRoutes {
                 fields.put("spec.rules[" + i + "].backends[0]", field + ".backend");
                 fields.put("spec.rules[" + i + "]", field);
             }
-            if (fallback != null && !rootPrefix) {
-                int i = rs.rules.size();
-                RouteSpec.Rule r = new RouteSpec.Rule();
-                act(r, annotations, () -> backend(fallback, ns, "spec.defaultBackend", endpoints, errors));
-                rs.rules.add(r);
-                fields.put("spec.rules[" + i + "].backends[0]", "spec.defaultBackend");
-                fields.put("spec.rules[" + i + "]", "spec.defaultBackend");
-            }
             List<IngressTLS> tls = spec.getTls() == null ? List.of() : spec.getTls();
             for (int k = 0; k < tls.size(); k++) {
                 IngressTLS t = tls.get(k);
@@ -232,8 +236,10 @@ final class IngressRoutes {
             if (redirect) {
                 rs.listeners = List.of(ProxyDefaults.HTTPS);
             }
-            out.add(new Piece(piece(ing, ns, index, "", annotations.key, rs), fields, errors,
-                    unsupported ? UNSUPPORTED_ANNOTATION : null));
+            if (!rs.rules.isEmpty()) {
+                out.add(new Piece(piece(ing, ns, index, "", annotations.key, rs), fields, errors,
+                        unsupported ? UNSUPPORTED_ANNOTATION : null));
+            }
             if (redirect) {
                 // The host's plain requests, every path: one rule on http, so no longer prefix of the host wins.
                 RouteSpec to = new RouteSpec();
@@ -251,6 +257,32 @@ final class IngressRoutes {
                 toFields.put("spec.rules[0]", IngressAnnotations.field(annotations.forceSslRedirect
                         ? IngressAnnotations.FORCE_SSL_REDIRECT : SSL_REDIRECT_ANNOTATION));
                 out.add(new Piece(piece(ing, ns, index, TO_HTTPS, "", to), toFields, List.of()));
+            }
+            if (fallback != null && !rootPrefix) {
+                // A Route of its own, which the snapshot lists after every other Route: the proxy merges a host's
+                // Routes in that order, so an explicit `Prefix /` of any Ingress or Route of the host answers
+                // first, and the defaultBackend only what nothing else matches (ADR 0056).
+                RouteSpec ds = new RouteSpec();
+                ds.hosts = rs.hosts;
+                ds.tls = rs.tls;
+                ds.listeners = rs.listeners;
+                RouteSpec.Rule r = new RouteSpec.Rule();
+                List<String> fallbackErrors = new ArrayList<>();
+                if (annotations.redirectError != null) {
+                    fallbackErrors.add(annotations.redirectError);
+                }
+                act(r, annotations, () -> backend(fallback, ns, "spec.defaultBackend", endpoints, fallbackErrors));
+                ds.rules = List.of(r);
+                Map<String, String> dsFields = new LinkedHashMap<>();
+                for (String f : new String[] {"spec.hosts[0]", "spec.tls"}) {
+                    if (fields.containsKey(f)) {
+                        dsFields.put(f, fields.get(f));
+                    }
+                }
+                dsFields.put("spec.rules[0].backends[0]", "spec.defaultBackend");
+                dsFields.put("spec.rules[0]", "spec.defaultBackend");
+                out.add(new Piece(piece(ing, ns, index, DEFAULT_BACKEND, annotations.key, ds), dsFields, fallbackErrors,
+                        annotations.redirectError != null ? UNSUPPORTED_ANNOTATION : null));
             }
             index++;
         }

@@ -6,8 +6,9 @@ package dev.strait.operator.translate;
  * errors (a {@code files.root} that does not exist on the proxy); without this a single such Route made
  * every proxy of its scope refuse every later snapshot, freezing all other changes (endpoints included).
  *
- * @param piece   which of the Routes the resource stands for (an Ingress has one per host; a Route, 0)
+ * @param route   which of the Routes the resource stands for, by its name: a Route's own, or for an Ingress
+ *                one of {@code NAME..ingress-N} (a host) and its {@code -default} and {@code -to-https}
  * @param message the proxy's error, its field path about that Route ({@code spec.rules[0]...})
  */
-public record ProxyRejection(long generation, int piece, String message) {
+public record ProxyRejection(long generation, String route, String message) {
 }

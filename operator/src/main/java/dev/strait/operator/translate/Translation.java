@@ -16,7 +16,8 @@ import java.util.TreeMap;
 import java.util.concurrent.ConcurrentHashMap;
 
 /**
- * The result of one translation: for every scope the Routes it serves (oldest first) and the Upstreams
+ * The result of one translation: for every scope the Routes it serves (oldest first, the Ingresses'
+ * defaultBackends last) and the Upstreams
  * they use, and a report for every Route and Upstream. Immutable; snapshots are made on demand, once
  * per scope.
  */
@@ -111,7 +112,15 @@ public final class Translation {
             }
         }
         boolean https = !certs.isEmpty() && defaults.https() != null;
+        // Oldest first, then the Ingresses' defaultBackends (oldest first): the proxy merges a host's Routes
+        // in this order, so a defaultBackend answers only what no other Route of the host matches (ADR 0056).
+        List<Programmed> ordered = new ArrayList<>(programmed.size());
+        List<Programmed> fallbacks = new ArrayList<>();
         for (Programmed p : programmed) {
+            (IngressRoutes.isDefaultBackend(p.route().name()) ? fallbacks : ordered).add(p);
+        }
+        ordered.addAll(fallbacks);
+        for (Programmed p : ordered) {
             Route r = p.route();
             boolean ingress = r.name().contains(Translator.INGRESS_PIECE);
             if (!https && ingress && r.name().endsWith(IngressRoutes.TO_HTTPS)) {

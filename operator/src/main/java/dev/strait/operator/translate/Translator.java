@@ -170,7 +170,12 @@ public final class Translator {
                 // Proxies refused it at this generation (ADR 0050): out, until it changes. New states every
                 // time, so it is never taken for the source it was before.
                 states = new ArrayList<>(src.pieces().size());
-                int named = rejection.piece() < src.pieces().size() ? rejection.piece() : 0;
+                int named = 0;
+                for (int i = 0; i < src.pieces().size(); i++) {
+                    if (src.pieces().get(i).route().getMetadata().getName().equals(rejection.route())) {
+                        named = i; // its message is about this Route's fields
+                    }
+                }
                 for (int i = 0; i < src.pieces().size(); i++) {
                     RouteState st = new RouteState();
                     if (i == named) {

@@ -12,8 +12,10 @@
  *   <li>Within each scope, matches claiming a host and path that an older Route claims are dropped from
  *       the younger one and reported on it (oldest wins, then namespace/name, as in Gateway API). The
  *       owners are kept between translations and decided again only for the keys a changed Route
- *       claims or claimed, with everything competing for them (docs/adr/0028-kept-conflict-owners.md).</li>
- *   <li>A snapshot for a scope lists its Routes oldest first and the Upstreams they use, sorted.</li>
+ *       claims or claimed, with everything competing for them (docs/adr/0028-kept-conflict-owners.md).
+ *       An Ingress's {@code defaultBackend} competes only with other defaultBackends of the host.</li>
+ *   <li>A snapshot for a scope lists its Routes oldest first, then the Ingresses' defaultBackends
+ *       (so any path of a host answers before them, ADR 0056), and the Upstreams they use, sorted.</li>
  * </ol>
  */
 package dev.strait.operator.translate;

@@ -42,7 +42,7 @@ class RejectionsTest {
         assertThat(r).containsOnlyKeys(route, ingress);
         assertThat(r.get(route).message()).isEqualTo(
                 "spec.rules[0]: first (refused by the proxy at /10.0.0.9:4000; left out until the Route changes)");
-        assertThat(r.get(ingress).piece()).isEqualTo(1);
+        assertThat(r.get(ingress).route()).isEqualTo("two-hosts..ingress-1");
         assertThat(r.get(ingress).generation()).isEqualTo(t.report(ingress).generation());
 
         Translation after = new Translator(ProxyDefaults.STANDARD).translate(Fixtures.inputs(INPUTS).withRejected(r));
@@ -51,5 +51,39 @@ class RejectionsTest {
         assertThat(ing.errors()).singleElement().asString()
                 .startsWith("spec.rules[1].http.paths[0].backend: second (refused by the proxy at");
         assertThat(after.snapshot(Fixtures.STRAIT).config().routes()).as("both hosts out, and the Route").isEmpty();
+    }
+
+    @Test
+    void anErrorAboutAnIngressesDefaultBackendOrRedirectNamesTheIngress() {
+        // Before ADR 0056 only NAME..ingress-N was read, so a refused defaultBackend (or redirect) was not left out
+        // and the proxies went on refusing every snapshot of the class.
+        Object[] inputs = {
+            Fixtures.service("shop", "web", "http:80"),
+            Fixtures.tlsSecret("shop", "tls", Fixtures.CERT, Fixtures.KEY),
+            Fixtures.ingress("shop", "site", 1, """
+                    ingressClassName: strait
+                    tls: [ { hosts: [ a.example.com ], secretName: tls } ]
+                    defaultBackend: { service: { name: web, port: { number: 80 } } }
+                    rules:
+                      - host: a.example.com
+                        http: { paths: [ { path: /a, pathType: Prefix, backend: { service: { name: web, port: { number: 80 } } } } ] }
+                    """),
+        };
+        Translation t = new Translator(ProxyDefaults.STANDARD).translate(Fixtures.inputs(inputs));
+        assertThat(t.snapshot(Fixtures.STRAIT).config().routes()).extracting(dev.strait.model.Route::name).containsExactly(
+                "shop.site..ingress-0", "shop.site..ingress-0-to-https", "shop.site..ingress-0-default",
+                "shop.site..ingress-1-default");
+        ResourceKey ingress = new ResourceKey("Ingress", "shop", "site");
+        for (int i : new int[] {1, 2}) {
+            Map<ResourceKey, ProxyRejection> r = Fleet.rejections(t, Fixtures.STRAIT,
+                    "snapshot: 1 error(s):\n  routes[" + i + "].rules[0]: refused", "/10.0.0.9:4000");
+            assertThat(r).as("routes[%d]", i).containsOnlyKeys(ingress);
+            Translation after = new Translator(ProxyDefaults.STANDARD).translate(Fixtures.inputs(inputs).withRejected(r));
+            assertThat(after.report(ingress).accepted().reason()).isEqualTo("RejectedByProxy");
+            assertThat(after.snapshot(Fixtures.STRAIT).config().routes()).isEmpty();
+            if (i == 2) {
+                assertThat(after.report(ingress).errors()).singleElement().asString().startsWith("spec.defaultBackend: refused");
+            }
+        }
     }
 }

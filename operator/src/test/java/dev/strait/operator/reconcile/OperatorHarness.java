@@ -119,10 +119,15 @@ final class OperatorHarness {
 
     /** A started upstream on loopback that answers every request 200 with "app saw PATH[?QUERY]" (raw forms). */
     static HttpServer echoUpstream() throws IOException {
+        return echoUpstream("app");
+    }
+
+    /** A started upstream on loopback that answers every request 200 with "NAME saw PATH[?QUERY]" (raw forms). */
+    static HttpServer echoUpstream(String name) throws IOException {
         HttpServer s = HttpServer.create(new InetSocketAddress("127.0.0.1", 0), 0);
         s.createContext("/", x -> {
             String query = x.getRequestURI().getRawQuery();
-            byte[] body = ("app saw " + x.getRequestURI().getRawPath() + (query == null ? "" : "?" + query))
+            byte[] body = (name + " saw " + x.getRequestURI().getRawPath() + (query == null ? "" : "?" + query))
                     .getBytes(StandardCharsets.UTF_8);
             x.sendResponseHeaders(200, body.length);
             x.getResponseBody().write(body);

@@ -82,12 +82,17 @@ class IngressTest {
                         - { path: /v1, pathType: Prefix, backend: { service: { name: api, port: { number: 8080 } } } }
                 """)));
         var routes = t.snapshot(STRAIT).config().routes();
-        assertThat(routes).extracting(dev.strait.model.Route::hosts)
-                .containsExactly(java.util.List.of("api.example.com"), java.util.List.of("*"));
-        assertThat(routes.get(0).rules()).hasSize(2);
-        assertThat(((dev.strait.model.Route.Backends) routes.get(0).rules().get(1).action()).backends().get(0).upstream())
-                .isEqualTo("service.shop.web.80");
-        assertThat(routes.get(1).rules()).hasSize(1);
+        // The defaultBackend is a Route of its own per host, listed last (ADR 0056).
+        assertThat(routes).extracting(dev.strait.model.Route::name, dev.strait.model.Route::hosts).containsExactly(
+                org.assertj.core.groups.Tuple.tuple("shop.site..ingress-0", java.util.List.of("api.example.com")),
+                org.assertj.core.groups.Tuple.tuple("shop.site..ingress-0-default", java.util.List.of("api.example.com")),
+                org.assertj.core.groups.Tuple.tuple("shop.site..ingress-1-default", java.util.List.of("*")));
+        assertThat(routes.get(0).rules()).hasSize(1);
+        for (var fallback : routes.subList(1, 3)) {
+            assertThat(fallback.rules()).hasSize(1);
+            assertThat(((dev.strait.model.Route.Backends) fallback.rules().get(0).action()).backends().get(0).upstream())
+                    .isEqualTo("service.shop.web.80");
+        }
     }
 
     @Test
@@ -145,7 +150,7 @@ class IngressTest {
         ResourceReport r = ingressReport(t, "shop", "site");
         assertThat(r.errors()).containsExactly("spec.defaultBackend.service.name: Service \"gone\" not found");
         assertThat(r.resolvedRefs().message()).isEqualTo("spec.defaultBackend.service.name: Service \"gone\" not found");
-        assertThat(t.snapshot(STRAIT).config().routes()).hasSize(3);
+        assertThat(t.snapshot(STRAIT).config().routes()).as("two hosts, their defaultBackends and *'s").hasSize(5);
     }
 
     @Test
