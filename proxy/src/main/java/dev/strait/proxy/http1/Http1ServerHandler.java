@@ -23,6 +23,8 @@ import io.netty.buffer.Unpooled;
 import io.netty.channel.ChannelFutureListener;
 import io.netty.channel.ChannelHandlerContext;
 import io.netty.channel.ChannelInboundHandlerAdapter;
+import io.netty.channel.ChannelOutboundHandlerAdapter;
+import io.netty.channel.ChannelPromise;
 import io.netty.channel.EventLoop;
 import io.netty.channel.socket.DuplexChannel;
 import io.netty.channel.uring.IoUringSocketChannel;
@@ -125,6 +127,8 @@ public final class Http1ServerHandler extends ChannelInboundHandlerAdapter {
     private ProxyMetrics.RouteMeters meters;
     /** The connection was handed over to a tunnel (WebSocket): bytes pass through untouched. */
     private boolean tunnel;
+    /** The WebSocket handshake whose tunnel this connection carries: logged when the connection ends. */
+    private Http1Exchange tunnelled;
     private boolean inBacklog;
     private Runnable writableTask;
     private long connectedAt;
@@ -222,6 +226,13 @@ public final class Http1ServerHandler extends ChannelInboundHandlerAdapter {
         if (backlog != null) {
             backlog.forEach(ReferenceCountUtil::release);
             backlog.clear();
+        }
+        if (tunnelled != null) {
+            // The tunnel's end, whichever side ended it (a close, the idle or send timeout, an error, the
+            // drain's end): its line has the whole duration and the bytes it carried, as nginx logs it.
+            Http1Exchange handshake = tunnelled;
+            tunnelled = null;
+            logAccess(handshake, System.nanoTime() - handshake.startNanos);
         }
         ctx.fireChannelInactive();
     }
@@ -532,10 +543,12 @@ public final class Http1ServerHandler extends ChannelInboundHandlerAdapter {
             writeHeader(buf, name, h.getValue());
         }
         buf.writeCharSequence("Connection: Upgrade\r\n\r\n", StandardCharsets.ISO_8859_1);
-        ex.status = 101; // logged now, with no body: what the tunnel carries is not counted
+        ex.status = 101;
         ex.responded = true;
         ex.receiver = null;
-        record(ex);
+        // Counted now, with the handshake's time in the latency histogram; logged when the tunnel ends (ADR 0055).
+        meter(ex, System.nanoTime() - ex.startNanos);
+        tunnelled = ex;
         ctx.writeAndFlush(buf, ctx.voidPromise());
         // From here the connection is a byte stream: no timer, no HTTP framing, no pipelining.
         tunnel = true;
@@ -544,6 +557,7 @@ public final class Http1ServerHandler extends ChannelInboundHandlerAdapter {
         if (!ctx.channel().isWritable()) {
             timer.fireBy(ctx.executor(), unwritableSince + serving.snapshot().limits().sendTimeout().toNanos());
         }
+        ctx.pipeline().addLast("tunnel-bytes", new TunnelBytes(ex));
         ctx.pipeline().addLast("tunnel", tunnelHandler);
         pausedByHandler = false;
         if (backlog != null) {
@@ -852,6 +866,13 @@ public final class Http1ServerHandler extends ChannelInboundHandlerAdapter {
     private long record(Http1Exchange ex) {
         long end = System.nanoTime();
         long nanos = end - ex.startNanos;
+        meter(ex, nanos);
+        logAccess(ex, nanos);
+        return end;
+    }
+
+    /** Counts the answer by route and status, and {@code nanos} in the route's latency histogram. */
+    private void meter(Http1Exchange ex, long nanos) {
         CompiledRule rule = ex.rule;
         if (rule != meteredRule || meters == null) {
             // A connection mostly hits one rule: look its meters up only when the rule changes.
@@ -859,6 +880,11 @@ public final class Http1ServerHandler extends ChannelInboundHandlerAdapter {
             meters = metrics.route(rule == null ? ProxyMetrics.NO_ROUTE : rule.route());
         }
         meters.record(ex.status, nanos);
+    }
+
+    /** Queues the access-log line of {@code ex}, which took {@code nanos}, when the log is on. */
+    private void logAccess(Http1Exchange ex, long nanos) {
+        CompiledRule rule = ex.rule;
         if (accessLog != null && serving.snapshot().accessLog()) {
             SocketAddress remote = ctx.channel().remoteAddress();
             HttpRequest req = ex.request;
@@ -882,7 +908,28 @@ public final class Http1ServerHandler extends ChannelInboundHandlerAdapter {
                     method, uri, protocol, ex.host, ex.status, ex.bytes, nanos, rule == null ? null : rule.route(),
                     headers.get(HttpHeaderNames.USER_AGENT), AccessLog.requestId(headers), ex.upstream));
         }
-        return end;
+    }
+
+    /**
+     * Counts the bytes a tunnel hands to the client, for its access-log line (nginx's {@code $body_bytes_sent}
+     * of an upgraded connection: all it sent after the 101's head). It sits between this handler and the
+     * tunnel's, which writes from the pipeline's end, so it sees every byte before TLS does, and nothing
+     * this handler wrote itself (the 101).
+     */
+    private static final class TunnelBytes extends ChannelOutboundHandlerAdapter {
+        private final Http1Exchange ex;
+
+        TunnelBytes(Http1Exchange ex) {
+            this.ex = ex;
+        }
+
+        @Override
+        public void write(ChannelHandlerContext ctx, Object msg, ChannelPromise promise) {
+            if (msg instanceof ByteBuf b) {
+                ex.bytes += b.readableBytes();
+            }
+            ctx.write(msg, promise);
+        }
     }
 
     /** The longest method or version, and target, the access log shows of a refused head (nginx reads heads in 1 KiB). */

@@ -11,7 +11,6 @@ import io.netty.channel.ChannelInboundHandlerAdapter;
 import io.netty.handler.codec.http2.Http2CodecUtil;
 import io.netty.handler.codec.http2.Http2Connection;
 import io.netty.handler.codec.http2.Http2ConnectionAdapter;
-import io.netty.handler.codec.http2.Http2ConnectionHandler;
 import io.netty.handler.codec.http2.Http2Stream;
 import io.netty.util.ReferenceCountUtil;
 import org.slf4j.Logger;
@@ -26,9 +25,11 @@ import org.slf4j.LoggerFactory;
  *   <li>{@code keepAliveTimeout}: no open stream for this long, and the connection is closed. Frames
  *       that open no stream (PING, SETTINGS, WINDOW_UPDATE, a header block that never ends) do not
  *       keep it open, as with Envoy's {@code idle_timeout}.</li>
- *   <li>{@code maxRequestsPerConnection} streams, {@code maxConnectionAge}, and drain (SIGTERM): the
- *       connection is closed gracefully: GOAWAY (NO_ERROR, last-stream-id = the last stream taken),
- *       open streams finish (within {@code drainTimeout}, Netty's graceful shutdown), then the close.</li>
+ *   <li>{@code maxRequestsPerConnection} streams, {@code maxConnectionAge}, {@code keepAliveTimeout} and
+ *       drain (SIGTERM): the connection is closed gracefully in two steps
+ *       ({@link Http2ServerHandler#shutdownGracefully}): GOAWAY (NO_ERROR, 2^31-1) and a PING; at its
+ *       ack, or a second later, GOAWAY naming the last stream taken; open streams finish (within
+ *       {@code drainTimeout}, Netty's graceful shutdown), then the close.</li>
  *   <li>{@code sendTimeout}: the client took nothing we wrote for this long (the connection stayed
  *       unwritable): cut off at once, since a GOAWAY would only queue behind the unread bytes.</li>
  * </ul>
@@ -38,6 +39,7 @@ final class Http2ConnectionGuard extends ChannelInboundHandlerAdapter {
     private final Serving serving;
     private final ProxyMetrics metrics;
     private ChannelHandlerContext ctx;
+    private Http2ServerHandler server;
     private Http2Connection connection;
     private boolean counted;
     /** A graceful close (GOAWAY) has begun. */
@@ -60,7 +62,8 @@ final class Http2ConnectionGuard extends ChannelInboundHandlerAdapter {
         this.ctx = ctx;
         // The codec is in the pipeline already (ProxyServer and Http2ServerUpgradeCodec add it first), and
         // the h2c Upgrade's stream 1 is made after this: it is counted too.
-        connection = ctx.pipeline().get(Http2ConnectionHandler.class).connection();
+        server = ctx.pipeline().get(Http2ServerHandler.class);
+        connection = server.connection();
         connection.addListener(new Http2ConnectionAdapter() {
             @Override
             public void onStreamActive(Http2Stream stream) {
@@ -103,8 +106,9 @@ final class Http2ConnectionGuard extends ChannelInboundHandlerAdapter {
     private void streamOpened() {
         int max = serving.snapshot().limits().maxRequestsPerConnection();
         if (++streams >= max && max > 0) {
-            // This stream is the last one taken: the GOAWAY names it, later ones are not processed
-            // (RFC 9113 6.8, the client may retry them on a new connection), and this one is served.
+            // The graceful close starts: this stream is served, and so are those the client sends before it
+            // reads the first GOAWAY; the final one names the last of them, later ones are not processed
+            // (RFC 9113 6.8, the client may retry them on a new connection).
             closeGracefully("served " + max + " streams");
         }
     }
@@ -115,7 +119,7 @@ final class Http2ConnectionGuard extends ChannelInboundHandlerAdapter {
         }
         closing = true;
         log.debug("{}: closing gracefully: {}", ctx.channel().remoteAddress(), why);
-        ctx.channel().close(); // the codec sends GOAWAY and waits for open streams (up to drainTimeout)
+        server.shutdownGracefully(); // two GOAWAYs, then the codec waits for open streams (up to drainTimeout)
     }
 
     @Override

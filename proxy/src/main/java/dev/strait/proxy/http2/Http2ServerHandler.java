@@ -27,6 +27,8 @@ import io.netty.handler.codec.http2.Http2Headers;
 import io.netty.handler.codec.http2.Http2Settings;
 import io.netty.handler.codec.http2.Http2Stream;
 import io.netty.handler.codec.http2.HttpConversionUtil;
+import java.util.concurrent.ScheduledFuture;
+import java.util.concurrent.TimeUnit;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -53,6 +55,13 @@ final class Http2ServerHandler extends Http2ConnectionHandler implements Http2Fr
      * (RFC 9113 5.1 lets the period of ignoring frames be limited).
      */
     private static final int RESETS_KEPT = 2 * Http2Connections.MAX_CONCURRENT_STREAMS;
+    /** The payload of the PING that follows a graceful close's first GOAWAY; its ack means the client has read it. */
+    static final long SHUTDOWN_PING = 0x5354524149543235L;
+    /**
+     * How long the final GOAWAY waits for that ack at most (and never past drainTimeout): nghttp2 asks for a
+     * round trip at least; a second covers all but the slowest paths, and a client that never acks.
+     */
+    static final long SHUTDOWN_ACK_WAIT = TimeUnit.SECONDS.toNanos(1);
 
     private final Serving serving;
     private final ProxyMetrics metrics;
@@ -67,6 +76,10 @@ final class Http2ServerHandler extends Http2ConnectionHandler implements Http2Fr
     private String listener;
     /** Inside channelRead: writes are flushed once, when the read completes. */
     private boolean inRead;
+    /** A graceful close sent its first GOAWAY (2^31-1) and waits for the PING ack; {@code null} otherwise. */
+    private ScheduledFuture<?> shutdownNotice;
+    /** When that first GOAWAY was sent: the graceful close, both steps, takes at most drainTimeout from here. */
+    private long shutdownStartedAt;
 
     Http2ServerHandler(Http2ConnectionDecoder decoder, Http2ConnectionEncoder encoder, Http2Settings settings,
             Serving serving, ProxyMetrics metrics, AccessLog accessLog, int connectionWindow) {
@@ -154,6 +167,68 @@ final class Http2ServerHandler extends Http2ConnectionHandler implements Http2Fr
             return;
         }
         super.userEventTriggered(ctx, evt);
+    }
+
+    // ---- graceful close (RFC 9113 6.8) ----
+
+    /**
+     * Ends the connection gracefully in two steps, as RFC 9113 6.8 advises and nghttp2 and Envoy do: a GOAWAY
+     * naming 2^31-1 and a PING, so that streams the client opened before it read the GOAWAY are still
+     * served; then, on the PING's ack (the client has read the GOAWAY, so everything it sent before is
+     * here) or after {@link #SHUTDOWN_ACK_WAIT}, the final GOAWAY naming the last stream taken, and the close
+     * once open streams end, within drainTimeout of the first step. A GOAWAY for an error is one step:
+     * Netty sends it with the violation's code and closes.
+     */
+    void shutdownGracefully() {
+        if (shutdownNotice != null || !ctx.channel().isActive()) {
+            return;
+        }
+        if (connection().goAwaySent()) {
+            ctx.channel().close(); // a GOAWAY went already (an error's): close as it said
+            return;
+        }
+        shutdownStartedAt = System.nanoTime();
+        goAway(ctx, Integer.MAX_VALUE, Http2Error.NO_ERROR.code(), Unpooled.EMPTY_BUFFER, ctx.newPromise());
+        encoder().writePing(ctx, false, SHUTDOWN_PING, ctx.newPromise());
+        flushSoon();
+        long wait = Math.min(SHUTDOWN_ACK_WAIT, serving.snapshot().limits().drainTimeout().toNanos());
+        shutdownNotice = ctx.executor().schedule(() -> {
+            ctx.channel().close(); // no ack in time: the final GOAWAY (see close) all the same
+        }, wait, TimeUnit.NANOSECONDS);
+    }
+
+    @Override
+    public void onPingAckRead(ChannelHandlerContext ctx, long data) {
+        if (data == SHUTDOWN_PING && shutdownNotice != null) {
+            ctx.channel().close(); // the client read the first GOAWAY: whatever it sent before is here
+        }
+    }
+
+    /**
+     * Every close through the codec. While a graceful close waits for its PING ack, the final GOAWAY goes
+     * first, naming the last stream taken, and open streams have what is left of drainTimeout; Netty then
+     * sends no GOAWAY of its own (one was sent) and closes once they end.
+     */
+    @Override
+    public void close(ChannelHandlerContext ctx, ChannelPromise promise) throws Exception {
+        ScheduledFuture<?> notice = shutdownNotice;
+        if (notice != null && ctx.channel().isActive()
+                && connection().remote().lastStreamKnownByPeer() == Integer.MAX_VALUE) {
+            notice.cancel(false);
+            long left = serving.snapshot().limits().drainTimeout().toNanos() - (System.nanoTime() - shutdownStartedAt);
+            gracefulShutdownTimeoutMillis(Math.max(0, TimeUnit.NANOSECONDS.toMillis(left)));
+            goAway(ctx, connection().remote().lastStreamCreated(), Http2Error.NO_ERROR.code(), Unpooled.EMPTY_BUFFER,
+                    ctx.newPromise());
+        }
+        super.close(ctx, promise);
+    }
+
+    @Override
+    public void channelInactive(ChannelHandlerContext ctx) throws Exception {
+        if (shutdownNotice != null) {
+            shutdownNotice.cancel(false);
+        }
+        super.channelInactive(ctx);
     }
 
     // ---- what exchanges use ----
@@ -405,9 +480,6 @@ final class Http2ServerHandler extends Http2ConnectionHandler implements Http2Fr
 
     @Override
     public void onPingRead(ChannelHandlerContext ctx, long data) {}
-
-    @Override
-    public void onPingAckRead(ChannelHandlerContext ctx, long data) {}
 
     @Override
     public void onPushPromiseRead(ChannelHandlerContext ctx, int streamId, int promisedStreamId, Http2Headers headers,

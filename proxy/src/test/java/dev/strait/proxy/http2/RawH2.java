@@ -244,6 +244,24 @@ final class RawH2 implements AutoCloseable {
         }
     }
 
+    /** Frames up to and including the first PING the proxy sent of its own (not an ACK), or the connection's end. */
+    List<Frame> readUntilPing() throws IOException {
+        List<Frame> frames = new ArrayList<>();
+        for (Frame f; (f = next()) != null; ) {
+            frames.add(f);
+            if (f.type == PING && (f.flags & ACK) == 0) {
+                break;
+            }
+        }
+        return frames;
+    }
+
+    /** Acknowledges a PING the proxy sent, echoing its payload (RFC 9113 6.7). */
+    void ack(Frame ping) throws IOException {
+        assertThat(ping.type()).isEqualTo(PING);
+        send(frame(PING, ACK, 0, ping.payload()));
+    }
+
     static int lastGoAwayCode(List<Frame> frames) {
         return frames.stream().filter(f -> f.type == GOAWAY).reduce((a, b) -> b)
                 .orElseThrow(() -> new AssertionError("no GOAWAY among " + frames.stream().map(Frame::type).toList()))

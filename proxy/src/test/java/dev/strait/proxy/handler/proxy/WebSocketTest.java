@@ -137,6 +137,80 @@ class WebSocketTest {
                 java.time.Duration.ofSeconds(4));
     }
 
+    /** How a tunnel ends in {@link #aTunnelIsLoggedWhenItEndsWithItsBytesAndItsWholeDuration}. */
+    enum TunnelEnd { CLIENT_CLOSES, UPSTREAM_CLOSES, IDLE_TIMEOUT }
+
+    /**
+     * A tunnel is one access-log line, written when it ends however it ends, with status 101, the bytes
+     * sent to the client over its life and its whole duration, as nginx logs it (ADR 0055). It was
+     * logged at the 101, with 0 bytes and the handshake's time. The request is counted, and its latency
+     * recorded, at the 101: the histogram keeps the handshake's time, not the tunnel's.
+     */
+    @org.junit.jupiter.params.ParameterizedTest
+    @org.junit.jupiter.params.provider.EnumSource(TunnelEnd.class)
+    void aTunnelIsLoggedWhenItEndsWithItsBytesAndItsWholeDuration(TunnelEnd end) throws Exception {
+        TestUpstream up = echoServer();
+        String idle = end == TunnelEnd.IDLE_TIMEOUT ? "\n        timeouts: { idle: 800ms }" : "";
+        dev.strait.proxy.testing.CapturedAccessLog log = dev.strait.proxy.testing.CapturedAccessLog.start(h, """
+                workers: 1
+                upstreams: [ { name: chat, endpoints: [ "%s" ] } ]
+                routes:
+                  - name: probe
+                    hosts: [ "test" ]
+                    rules:
+                      - respond: { body: "here" }
+                  - name: chat
+                    hosts: [ "*" ]
+                    rules:
+                      - backends: [ { upstream: chat } ]%s
+                """.formatted(up.endpoint(), idle));
+        RawClient c = h.client();
+        long asked = System.nanoTime();
+        assertThat(c.send(HANDSHAKE).read().status()).isEqualTo(101);
+        long opened = System.nanoTime();
+        long received = 0;
+        c.send(clientFrame("first"));
+        received += 2 + readFrame(c.input()).length();
+        Thread.sleep(300); // the tunnel is held open, quiet, for a while: what its duration must cover
+        c.send(clientFrame("second"));
+        received += 2 + readFrame(c.input()).length();
+        java.time.Duration held = java.time.Duration.ofNanos(System.nanoTime() - opened);
+
+        // Nothing logged for the tunnel while it is open: a request after it is the only line (one loop, one queue).
+        assertThat(h.get("/here").status()).isEqualTo(200);
+        assertThat(log.await(1)).extracting(l -> l.get("uri").asText()).containsExactly("/here");
+        String meters = h.metrics.scrape();
+        assertThat(meters).contains("strait_requests_total{route=\"chat\",status=\"101\"} 1.0")
+                .contains("strait_request_duration_seconds_count{route=\"chat\"} 1");
+        assertThat(histogramSum(meters, "chat")).as("the handshake's time, not the tunnel's")
+                .isLessThanOrEqualTo((opened - asked) / 1e9);
+
+        switch (end) {
+            case CLIENT_CLOSES -> c.close();
+            case UPSTREAM_CLOSES -> up.dropConnections();
+            case IDLE_TIMEOUT -> { } // nothing more is sent
+        }
+        if (end != TunnelEnd.CLIENT_CLOSES) {
+            received += c.input().readAllBytes().length; // what the upstream said last (a close frame), then the end
+        }
+        var line = log.await(2).get(1);
+        assertThat(line.get("status").asInt()).isEqualTo(101);
+        assertThat(line.get("uri").asText()).isEqualTo("/ws");
+        assertThat(line.get("route").asText()).isEqualTo("chat");
+        assertThat(line.get("upstream").asText()).isEqualTo(up.endpoint());
+        assertThat(line.get("bytes").asLong()).as("bytes sent to the client through the tunnel").isEqualTo(received);
+        assertThat(line.get("duration_ms").asDouble()).isGreaterThanOrEqualTo(held.toNanos() / 1e6);
+        assertThat(log.lines()).hasSize(2);
+        assertThat(h.metrics.scrape()).as("counted once, at the 101")
+                .contains("strait_requests_total{route=\"chat\",status=\"101\"} 1.0");
+    }
+
+    private static double histogramSum(String scrape, String route) {
+        String prefix = "strait_request_duration_seconds_sum{route=\"" + route + "\"} ";
+        return scrape.lines().filter(l -> l.startsWith(prefix)).mapToDouble(l -> Double.parseDouble(l.substring(prefix.length())))
+                .findFirst().orElseThrow(() -> new AssertionError("no " + prefix + " in " + scrape));
+    }
+
     /**
      * A handshake is a GET without a body (RFC 6455 4.1). One with a body is an ordinary request: a tunnel
      * started at a 101 that came while the body was still arriving would carry its rest as tunnel bytes.
