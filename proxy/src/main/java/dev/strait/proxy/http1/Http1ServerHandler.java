@@ -785,6 +785,23 @@ public final class Http1ServerHandler extends ChannelInboundHandlerAdapter {
         complete(ex, headBuf, body, bodyLength, null);
     }
 
+    /** The same with a body of several messages (buffers and file regions), written in order. */
+    void completeParts(Http1Exchange ex, ByteBuf headBuf, Object[] body, long bodyLength) {
+        if (ex.responded || ex.streaming || ex != current) {
+            for (Object o : body) {
+                ReferenceCountUtil.release(o);
+            }
+            complete(ex, headBuf, null, bodyLength, null); // releases the head; refuses or drops quietly
+            return;
+        }
+        ex.bytes = bodyLength;
+        ctx.write(headBuf, ctx.voidPromise());
+        for (Object o : body) {
+            ctx.write(o, ctx.voidPromise());
+        }
+        finish(ex);
+    }
+
     /** {@code bodyOwner}, when not null, is released once the body is written or dropped (a file's mapping). */
     void complete(Http1Exchange ex, ByteBuf headBuf, Object body, long bodyLength, ReferenceCounted bodyOwner) {
         if (ex.responded || ex.streaming || ex != current) {
