@@ -113,7 +113,10 @@ public interface Exchange {
         return null;
     }
 
-    /** {@code http} or {@code https}: the scheme the client used. */
+    /**
+     * {@code http} or {@code https}: the scheme the client used. Its connection's, or, from a peer the config
+     * trusts ({@code forwardedHeaders.trustedPeers}), what its {@code X-Forwarded-Proto} says ({@link ForwardedProto}).
+     */
     String scheme();
 
     /** The request's host, lower case, without port (from Host or an absolute-form target). */

@@ -33,6 +33,8 @@ final class Http1Exchange implements Exchange {
 
     final Http1ServerHandler connection;
     final HttpRequest request;
+    /** The connection's, or a trusted peer's X-Forwarded-Proto once the head is read (ForwardedProto). */
+    String scheme;
     String host;
     String path;
     String query;
@@ -58,6 +60,7 @@ final class Http1Exchange implements Exchange {
                   boolean head, long startNanos) {
         this.connection = connection;
         this.request = request;
+        this.scheme = connection.scheme();
         this.host = host;
         this.path = path;
         this.query = query;
@@ -242,7 +245,7 @@ final class Http1Exchange implements Exchange {
 
     @Override
     public String scheme() {
-        return connection.scheme();
+        return scheme;
     }
 
     @Override

@@ -9,6 +9,7 @@ import dev.strait.proxy.http.AcceptedOn;
 import dev.strait.proxy.http.BodyReceiver;
 import dev.strait.proxy.http.ConnectionTimer;
 import dev.strait.proxy.http.DateHeader;
+import dev.strait.proxy.http.ForwardedProto;
 import dev.strait.proxy.http2.H2cUpgrade;
 import dev.strait.proxy.metrics.ProxyMetrics;
 import dev.strait.proxy.route.CompiledRule;
@@ -385,7 +386,9 @@ public final class Http1ServerHandler extends ChannelInboundHandlerAdapter {
             upgradeToH2c(req);
             return;
         }
-        CompiledRule rule = snapshot.table(listener).find(host, matchPath, req.method(), headers);
+        ex.scheme = ForwardedProto.scheme(scheme, headers, ctx.channel().remoteAddress(), snapshot.config().forwardedHeaders());
+        CompiledRule rule = snapshot.route(listener, tls != null, "https".equals(ex.scheme), host, matchPath, req.method(),
+                headers);
         requests++;
         if (rule == null) {
             sendError(ex, HttpResponseStatus.NOT_FOUND);

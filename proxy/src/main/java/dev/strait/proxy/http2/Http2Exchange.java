@@ -10,6 +10,7 @@ import dev.strait.proxy.http.BodyReceiver;
 import dev.strait.proxy.http.DateHeader;
 import dev.strait.proxy.http.Exchange;
 import dev.strait.proxy.http.FileParts;
+import dev.strait.proxy.http.ForwardedProto;
 import dev.strait.proxy.http.RequestTokens;
 import dev.strait.proxy.http1.HeadParser;
 import dev.strait.proxy.metrics.ProxyMetrics;
@@ -89,6 +90,8 @@ public final class Http2Exchange implements Exchange, StreamDeadlines.Expiry {
     private HttpRequest request = NO_REQUEST;
     /** No {@code :path} came (or an empty one): the access log shows none, as for an HTTP/1.1 head refused before its target. */
     private boolean noPath;
+    /** The connection's, or a trusted peer's X-Forwarded-Proto, once the request is routed (ForwardedProto). */
+    private String scheme;
     private String host;
     private String path;
     private String query;
@@ -266,7 +269,9 @@ public final class Http2Exchange implements Exchange, StreamDeadlines.Expiry {
             sendError(HttpResponseStatus.MISDIRECTED_REQUEST);
             return;
         }
-        CompiledRule r = snapshot.table(connection.listener()).find(host, matchPath, m, headers);
+        scheme = ForwardedProto.scheme(tls != null ? "https" : "http", headers, ctx.channel().remoteAddress(),
+                snapshot.config().forwardedHeaders());
+        CompiledRule r = snapshot.route(connection.listener(), tls != null, "https".equals(scheme), host, matchPath, m, headers);
         if (r == null) {
             sendError(HttpResponseStatus.NOT_FOUND);
             return;
@@ -635,7 +640,7 @@ public final class Http2Exchange implements Exchange, StreamDeadlines.Expiry {
 
     @Override
     public String scheme() {
-        return TlsConnection.of(ctx.channel()) != null ? "https" : "http";
+        return scheme != null ? scheme : TlsConnection.of(ctx.channel()) != null ? "https" : "http";
     }
 
     @Override
