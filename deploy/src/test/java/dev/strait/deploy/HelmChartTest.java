@@ -67,6 +67,7 @@ class HelmChartTest {
                 "--webhook-address=0.0.0.0:8443", "--webhook-config=strait-sidecar-injector",
                 "--webhook-service=strait-operator", "--sidecar-image=ghcr.io/strait-dev/strait-proxy:0.1.0");
         assertThat(op.getReadinessProbe().getHttpGet().getPath()).isEqualTo("/healthz");
+        assertThat(op.getArgs()).as("nobody's X-Forwarded-Proto by default").noneMatch(a -> a.startsWith("--proxy-trusted-peers"));
 
         Deployment proxy = one(objs, Deployment.class, "strait-proxy");
         assertThat(proxy.getSpec().getReplicas()).isEqualTo(2);
@@ -215,10 +216,11 @@ class HelmChartTest {
                 "operator.secure", false,
                 "operator.replicas", 1,
                 "proxy.ingressClass.name", "edge",
-                "proxy.ingressAddress", "203.0.113.7")));
+                "proxy.ingressAddress", "203.0.113.7",
+                "proxy.trustedPeers", "10.0.0.0/8")));
         assertThat(all(objs, MutatingWebhookConfiguration.class)).isEmpty();
         Container op = one(objs, Deployment.class, "edge-strait-operator").getSpec().getTemplate().getSpec().getContainers().get(0);
-        assertThat(op.getArgs()).contains("--secure=false", "--ingress-address=203.0.113.7",
+        assertThat(op.getArgs()).contains("--secure=false", "--ingress-address=203.0.113.7", "--proxy-trusted-peers=10.0.0.0/8",
                 "--control-names=edge-strait-operator.strait-system.svc,edge-strait-operator.strait-system.svc.cluster.local");
         assertThat(op.getArgs()).noneMatch(a -> a.startsWith("--webhook"));
         assertThat(op.getReadinessProbe().getTcpSocket()).isNotNull();

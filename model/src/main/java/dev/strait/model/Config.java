@@ -16,6 +16,7 @@ import java.util.List;
  * @param routes    virtual hosts and their rules
  * @param requestId what the proxy does with an incoming {@code X-Request-Id}
  * @param cache     the response cache's store, shared by every rule with {@code cache}
+ * @param forwardedHeaders which peers' {@code X-Forwarded-Proto} the proxy believes
  */
 public record Config(
         int workers,
@@ -27,7 +28,8 @@ public record Config(
         List<Upstream> upstreams,
         List<Route> routes,
         RequestId requestId,
-        CacheStore cache) {
+        CacheStore cache,
+        ForwardedHeaders forwardedHeaders) {
 
     public Config {
         listeners = List.copyOf(listeners);
@@ -39,6 +41,15 @@ public record Config(
         if (cache == null) {
             cache = CacheStore.DEFAULTS;
         }
+        if (forwardedHeaders == null) {
+            forwardedHeaders = ForwardedHeaders.DEFAULTS;
+        }
+    }
+
+    public Config(int workers, Transport transport, AccessLog accessLog, Limits limits, List<Listener> listeners,
+                  Admin admin, List<Upstream> upstreams, List<Route> routes, RequestId requestId, CacheStore cache) {
+        this(workers, transport, accessLog, limits, listeners, admin, upstreams, routes, requestId, cache,
+                ForwardedHeaders.DEFAULTS);
     }
 
     public Config(int workers, Transport transport, AccessLog accessLog, Limits limits, List<Listener> listeners,
@@ -85,6 +96,31 @@ public record Config(
      */
     public record RequestId(boolean trustIncoming) {
         public static final RequestId DEFAULTS = new RequestId(true);
+    }
+
+    /**
+     * What the proxy believes of the {@code X-Forwarded-*} fields a request arrives with.
+     *
+     * @param trustedPeers the addresses (a load balancer's, say) whose {@code X-Forwarded-Proto: https} or
+     *                     {@code http} says how the client reached them: kept upstream and taken as the
+     *                     request's scheme. Others' is replaced with the scheme of their own connection.
+     */
+    public record ForwardedHeaders(List<IpBlock> trustedPeers) {
+        public static final ForwardedHeaders DEFAULTS = new ForwardedHeaders(List.of());
+
+        public ForwardedHeaders {
+            trustedPeers = List.copyOf(trustedPeers);
+        }
+
+        /** Whether a connection from {@code peer} is one whose forwarded fields are believed. */
+        public boolean trusts(java.net.InetAddress peer) {
+            for (IpBlock b : trustedPeers) {
+                if (b.contains(peer)) {
+                    return true;
+                }
+            }
+            return false;
+        }
     }
 
     /**

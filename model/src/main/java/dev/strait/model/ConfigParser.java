@@ -161,7 +161,7 @@ public final class ConfigParser {
             return null;
         }
         known(n, "", "workers", "transport", "accessLog", "limits", "listeners", "admin", "upstreams", "routes",
-                "requestId", "cache");
+                "requestId", "cache", "forwardedHeaders");
         int workers = integer(n.get("workers"), "workers", 0, 0, 1024);
         Config.Transport transport = enumValue(n.get("transport"), "transport", Config.Transport.AUTO,
                 Config.Transport.class);
@@ -249,8 +249,15 @@ public final class ConfigParser {
             cacheStore = new Config.CacheStore(longValue(cs.get("maxBytes"), "cache.maxBytes",
                     Config.CacheStore.DEFAULTS.maxBytes()));
         }
+        Config.ForwardedHeaders forwarded = Config.ForwardedHeaders.DEFAULTS;
+        JsonNode fh = n.get("forwardedHeaders");
+        if (fh != null && !fh.isNull() && object(fh, "forwardedHeaders")) {
+            known(fh, "forwardedHeaders", "trustedPeers");
+            forwarded = new Config.ForwardedHeaders(nonNull(list(fh.get("trustedPeers"), "forwardedHeaders.trustedPeers",
+                    false, this::ipBlock)));
+        }
         return new Config(workers, transport, accessLog, limits, nonNull(listeners), admin, nonNull(upstreams),
-                nonNull(routes), requestId, cacheStore);
+                nonNull(routes), requestId, cacheStore, forwarded);
     }
 
     /** A route's listeners must be listeners of this config: a typo would otherwise serve it nowhere. */
@@ -1027,6 +1034,19 @@ public final class ConfigParser {
             error(path, "\"" + s + "\" must be lower case letters, digits, '-' and '.' (a Kubernetes name)");
         }
         return s;
+    }
+
+    private IpBlock ipBlock(JsonNode n, String path) {
+        String s = requiredText(n, path);
+        if (s == null) {
+            return null;
+        }
+        try {
+            return IpBlock.parse(s);
+        } catch (IllegalArgumentException e) {
+            error(path, e.getMessage());
+            return null;
+        }
     }
 
     private HostPort address(JsonNode n, String path) {

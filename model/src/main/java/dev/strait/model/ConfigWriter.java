@@ -325,6 +325,11 @@ public final class ConfigWriter {
             // Only when set, so that configs without a cache keep the version they had before it existed.
             n.putObject("cache").put("maxBytes", c.cache().maxBytes());
         }
+        if (!c.forwardedHeaders().trustedPeers().isEmpty()) {
+            // Only when set, as the cache: configs without it keep their version.
+            ArrayNode peers = n.putObject("forwardedHeaders").putArray("trustedPeers");
+            c.forwardedHeaders().trustedPeers().forEach(b -> peers.add(b.text()));
+        }
         return n;
     }
 

@@ -370,6 +370,16 @@ class ConfigParserTest {
             assertThat(parse(LISTENER + "requestId: { trustIncoming: false }\n").requestId())
                     .isEqualTo(new Config.RequestId(false));
         }
+
+        @Test
+        void forwardedHeadersTrustNoPeerUnlessListed() throws Exception {
+            assertThat(parse(MINIMAL).forwardedHeaders().trustedPeers()).isEmpty();
+            Config c = parse(LISTENER + "forwardedHeaders: { trustedPeers: [ 10.0.0.0/8, 192.0.2.7, \"fd00::/8\" ] }\n");
+            assertThat(c.forwardedHeaders().trustedPeers()).extracting(IpBlock::text)
+                    .containsExactly("10.0.0.0/8", "192.0.2.7", "fd00::/8");
+            assertThat(ConfigParser.parse(ConfigWriter.toJson(c, false), "written")).isEqualTo(c);
+            assertThat(ConfigWriter.toJson(parse(MINIMAL), false)).as("written only when set").doesNotContain("forwardedHeaders");
+        }
     }
 
     @Nested
@@ -734,6 +744,16 @@ class ConfigParserTest {
                 arguments("requestId not a mapping", l + "requestId: keep\n", "requestId", "must be a mapping"),
                 arguments("requestId trustIncoming not a boolean", l + "requestId: { trustIncoming: maybe }\n",
                         "requestId.trustIncoming", "must be true or false"),
+                arguments("forwardedHeaders unknown field", l + "forwardedHeaders: { trustedProxies: [ 10.0.0.0/8 ] }\n",
+                        "forwardedHeaders.trustedProxies", "unknown field"),
+                arguments("trustedPeers not a list", l + "forwardedHeaders: { trustedPeers: 10.0.0.0/8 }\n",
+                        "forwardedHeaders.trustedPeers", "must be a list"),
+                arguments("trustedPeers a name", l + "forwardedHeaders: { trustedPeers: [ 10.0.0.0/8, lb.internal ] }\n",
+                        "forwardedHeaders.trustedPeers[1]", "\"lb.internal\" is not an IP address or CIDR block"),
+                arguments("trustedPeers bits past the prefix", l + "forwardedHeaders: { trustedPeers: [ 10.1.2.3/8 ] }\n",
+                        "forwardedHeaders.trustedPeers[0]", "has address bits past its /8 prefix"),
+                arguments("trustedPeers prefix too long", l + "forwardedHeaders: { trustedPeers: [ 10.0.0.0/33 ] }\n",
+                        "forwardedHeaders.trustedPeers[0]", "the prefix length must be 0..32"),
                 arguments("upstream unknown field (CRD-only service)",
                         l + "upstreams: [ { name: app, service: { name: s, port: 80 } } ]\n",
                         "upstreams[0].service", "unknown field"),

@@ -1,7 +1,9 @@
 package dev.strait.operator;
 
+import dev.strait.model.Config;
 import dev.strait.model.Flags;
 import dev.strait.model.HostPort;
+import dev.strait.model.IpBlock;
 import dev.strait.operator.inject.AdmissionHandler;
 import dev.strait.operator.inject.SidecarInjector;
 import dev.strait.operator.inject.WebhookCertificates;
@@ -62,6 +64,8 @@ public final class Main {
               --proxy-http-address H:P     the proxies' HTTP listener, sent in every snapshot (default 0.0.0.0:8080)
               --proxy-https-address H:P    the proxies' TLS listener, when a Route has TLS (default 0.0.0.0:8443)
               --proxy-admin-address H:P    the proxies' admin listener (default 0.0.0.0:9901)
+              --proxy-trusted-peers A,B,...  addresses or CIDR blocks (a load balancer that ends TLS) whose
+                                           X-Forwarded-Proto the ingress proxies believe (default: none)
               --server-side-apply true|false  patch status with server-side apply and let the API server
                                            filter Secrets (default true; false for API servers without,
                                            such as fabric8's mock server)
@@ -103,9 +107,9 @@ public final class Main {
                     HostPort.parse(opts.getOrDefault("proxy-http-address", d.http().toString())),
                     HostPort.parse(opts.getOrDefault("proxy-https-address", d.https().toString())),
                     HostPort.parse(opts.getOrDefault("proxy-admin-address", d.admin().toString())),
-                    d.limits(), d.accessLog()));
+                    d.limits(), d.accessLog(), trustedPeers(opts.get("proxy-trusted-peers"))));
         } catch (IllegalArgumentException e) {
-            System.err.println("--proxy-*-address " + e.getMessage());
+            System.err.println("--proxy-* " + e.getMessage());
             System.exit(2);
             return;
         }
@@ -240,9 +244,24 @@ public final class Main {
     }
 
     /** Flags, then environment variables for flags not given; {@code null} after printing a usage error. */
+    /** {@code --proxy-trusted-peers}: a comma-separated list of addresses and CIDR blocks, or none. */
+    static Config.ForwardedHeaders trustedPeers(String list) {
+        if (list == null || list.isBlank()) {
+            return Config.ForwardedHeaders.DEFAULTS;
+        }
+        List<IpBlock> blocks = new java.util.ArrayList<>();
+        for (String s : list.split(",")) {
+            if (!s.isBlank()) {
+                blocks.add(IpBlock.parse(s.trim()));
+            }
+        }
+        return new Config.ForwardedHeaders(blocks);
+    }
+
     static Map<String, String> options(String[] args) {
         return Flags.parse(args, List.of("control-address", "leader-election", "secure", "control-names",
                 "ingress-address", "webhook-address", "webhook-config", "webhook-service", "sidecar-image",
-                "proxy-http-address", "proxy-https-address", "proxy-admin-address", "server-side-apply"), USAGE);
+                "proxy-http-address", "proxy-https-address", "proxy-admin-address", "proxy-trusted-peers",
+                "server-side-apply"), USAGE);
     }
 }

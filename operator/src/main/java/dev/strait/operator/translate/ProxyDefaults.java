@@ -14,6 +14,8 @@ import java.util.List;
  * @param http         the plain HTTP listener
  * @param https        the TLS listener, present in a snapshot only when one of its Routes has TLS; null for none
  * @param admin        the proxies' admin listener; null for none
+ * @param forwardedHeaders the peers (a load balancer that ends TLS) whose {@code X-Forwarded-Proto} ingress
+ *                     proxies believe (ADR 0057); sidecars trust none
  */
 public record ProxyDefaults(
         String defaultClass,
@@ -22,7 +24,19 @@ public record ProxyDefaults(
         HostPort https,
         HostPort admin,
         Limits limits,
-        boolean accessLog) {
+        boolean accessLog,
+        Config.ForwardedHeaders forwardedHeaders) {
+
+    public ProxyDefaults {
+        if (forwardedHeaders == null) {
+            forwardedHeaders = Config.ForwardedHeaders.DEFAULTS;
+        }
+    }
+
+    public ProxyDefaults(String defaultClass, String sidecarClass, HostPort http, HostPort https, HostPort admin,
+                         Limits limits, boolean accessLog) {
+        this(defaultClass, sidecarClass, http, https, admin, limits, accessLog, Config.ForwardedHeaders.DEFAULTS);
+    }
 
     /** The plain listener's name in every snapshot (Routes may name it in {@code listeners}). */
     public static final String HTTP = "http";

@@ -145,8 +145,12 @@ public final class Translation {
         if (https) {
             listeners.add(new Config.Listener(ProxyDefaults.HTTPS, defaults.https(), new Config.Tls(List.copyOf(certs))));
         }
+        // Sidecars take traffic from other pods, never from the load balancer in front of the ingress proxies.
+        Config.ForwardedHeaders forwarded = scope.namespace() == null ? defaults.forwardedHeaders()
+                : Config.ForwardedHeaders.DEFAULTS;
         Config config = new Config(0, Config.Transport.AUTO, new Config.AccessLog(defaults.accessLog()),
-                defaults.limits(), listeners, defaults.adminConfig(), List.copyOf(used.values()), rs);
+                defaults.limits(), listeners, defaults.adminConfig(), List.copyOf(used.values()), rs,
+                Config.RequestId.DEFAULTS, Config.CacheStore.DEFAULTS, forwarded);
         // Unchanged Routes and Upstreams are written once and are the same nodes in every snapshot's tree
         // (the delta's diff finds them equal by identity); the result is what ConfigWriter writes.
         ConfigWriter.Memo memo = writers.computeIfAbsent(scope, s -> new ConfigWriter.Memo());

@@ -8,7 +8,9 @@ import static dev.strait.operator.translate.Fixtures.slice;
 import static dev.strait.operator.translate.Fixtures.upstream;
 import static org.assertj.core.api.Assertions.assertThat;
 
+import dev.strait.model.Config;
 import dev.strait.model.ConfigWriter;
+import dev.strait.model.IpBlock;
 import java.util.ArrayList;
 import java.util.Collections;
 import java.util.List;
@@ -61,6 +63,23 @@ class SnapshotTest {
                         timeouts: { request: 15s }
                 """));
         assertThat(t.snapshot(STRAIT).version()).isEqualTo(ConfigWriter.version(t.snapshot(STRAIT).config()));
+    }
+
+    /** --proxy-trusted-peers reaches the ingress proxies' snapshots (ADR 0057), not the sidecars'. */
+    @Test
+    void trustedPeersGoToIngressProxiesOnly() {
+        ProxyDefaults d = ProxyDefaults.STANDARD;
+        Config.ForwardedHeaders lb = new Config.ForwardedHeaders(List.of(IpBlock.parse("10.0.0.0/8")));
+        Translator translator = new Translator(new ProxyDefaults(d.defaultClass(), d.sidecarClass(), d.http(), d.https(),
+                d.admin(), d.limits(), d.accessLog(), lb));
+        List<Object> resources = new ArrayList<>(shop());
+        resources.add(route("shop", "side", 4, "ingressClassName: strait-sidecar\nhosts: [ \"*\" ]\nrules: [ { respond: { status: 200 } } ]"));
+        Translation t = translator.translate(Fixtures.inputs(resources.toArray()));
+        assertThat(t.snapshot(STRAIT).config().forwardedHeaders()).isEqualTo(lb);
+        assertThat(t.snapshot(STRAIT).json()).contains("\"forwardedHeaders\":{\"trustedPeers\":[\"10.0.0.0/8\"]}");
+        assertThat(t.snapshot(Scope.sidecar("strait-sidecar", "shop")).config().forwardedHeaders().trustedPeers()).isEmpty();
+        // Without the flag nothing is written: snapshots keep the versions they had.
+        assertThat(Fixtures.translate(shop().toArray()).snapshot(STRAIT).json()).doesNotContain("forwardedHeaders");
     }
 
     @Test

@@ -2,9 +2,12 @@ package dev.strait.proxy.config;
 
 import dev.strait.model.Config;
 import dev.strait.model.Limits;
+import dev.strait.proxy.route.CompiledRule;
 import dev.strait.proxy.route.RouteTable;
 import dev.strait.proxy.tls.ServerTls;
 import dev.strait.proxy.upstream.UpstreamSpec;
+import io.netty.handler.codec.http.HttpHeaders;
+import io.netty.handler.codec.http.HttpMethod;
 import java.util.Map;
 
 /**
@@ -37,6 +40,34 @@ public record Snapshot(Config config, RouteTable table, Limits limits, boolean a
         }
         RouteTable t = byListener.get(listener);
         return t != null ? t : table;
+    }
+
+    /**
+     * The rule that answers a request on {@code listener}, or {@code null} (404). A request made over https
+     * (a TLS connection, or a trusted peer's {@code X-Forwarded-Proto}) that meets a rule which would only
+     * send it to https is served as over https instead (ADR 0057): routed again, arriving on cleartext, as
+     * the config's first TLS listener routes (its own listener's table when the config has none, or when
+     * no route names listeners), and there such rules are passed over for the next that matches.
+     *
+     * @param tlsConnection whether the connection itself is TLS
+     * @param https         whether the request was made over https (the Exchange's scheme)
+     */
+    public CompiledRule route(String listener, boolean tlsConnection, boolean https, String host, String path,
+                              HttpMethod method, HttpHeaders headers) {
+        RouteTable t = table(listener);
+        CompiledRule r = t.find(host, path, method, headers);
+        if (r == null || !https || !r.handler().upgradesToHttps()) {
+            return r;
+        }
+        if (!tlsConnection && byListener != null) {
+            for (Config.Listener l : config.listeners()) {
+                if (l.tls() != null) {
+                    t = table(l.name());
+                    break;
+                }
+            }
+        }
+        return t.find(host, path, method, headers, true);
     }
 
     /**

@@ -64,6 +64,17 @@ public interface Exchange {
     void sendFile(byte[] head, FileChannel file, long offset, long length);
 
     /**
+     * Sends {@code head} and a body of file ranges with bytes around them (a {@code multipart/byteranges}
+     * answer, {@link FileParts}): the ranges zero-copy where the connection allows it, in chunks otherwise.
+     * This call takes ownership of {@code body}'s reference; as with {@link #sendFile}, the caller opened
+     * the file and checked its version before the head was made.
+     */
+    default void sendFileParts(byte[] head, FileParts body) {
+        body.release();
+        throw new UnsupportedOperationException("this exchange does not send files");
+    }
+
+    /**
      * Whether {@link #sendMapped} may be used: only where the body goes to the socket as it is, so that
      * nothing but the kernel reads it (cleartext HTTP/1.1; TLS would read it to encrypt it).
      */
@@ -102,7 +113,10 @@ public interface Exchange {
         return null;
     }
 
-    /** {@code http} or {@code https}: the scheme the client used. */
+    /**
+     * {@code http} or {@code https}: the scheme the client used. Its connection's, or, from a peer the config
+     * trusts ({@code forwardedHeaders.trustedPeers}), what its {@code X-Forwarded-Proto} says ({@link ForwardedProto}).
+     */
     String scheme();
 
     /** The request's host, lower case, without port (from Host or an absolute-form target). */

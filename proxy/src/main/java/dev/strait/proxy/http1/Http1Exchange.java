@@ -3,6 +3,7 @@ package dev.strait.proxy.http1;
 import dev.strait.model.HostPort;
 import dev.strait.proxy.http.BodyReceiver;
 import dev.strait.proxy.http.Exchange;
+import dev.strait.proxy.http.FileParts;
 import dev.strait.proxy.route.CompiledRule;
 import io.netty.buffer.ByteBuf;
 import io.netty.buffer.ByteBufAllocator;
@@ -11,6 +12,7 @@ import io.netty.channel.EventLoop;
 import io.netty.handler.codec.http.HttpHeaders;
 import io.netty.handler.codec.http.HttpRequest;
 import io.netty.handler.codec.http.HttpResponseStatus;
+import io.netty.handler.stream.ChunkedInput;
 import io.netty.handler.stream.ChunkedNioFile;
 import io.netty.util.ReferenceCounted;
 import java.io.IOException;
@@ -31,6 +33,8 @@ final class Http1Exchange implements Exchange {
 
     final Http1ServerHandler connection;
     final HttpRequest request;
+    /** The connection's, or a trusted peer's X-Forwarded-Proto once the head is read (ForwardedProto). */
+    String scheme;
     String host;
     String path;
     String query;
@@ -56,6 +60,7 @@ final class Http1Exchange implements Exchange {
                   boolean head, long startNanos) {
         this.connection = connection;
         this.request = request;
+        this.scheme = connection.scheme();
         this.host = host;
         this.path = path;
         this.query = query;
@@ -153,6 +158,36 @@ final class Http1Exchange implements Exchange {
         finish(startHead(headBytes, 0), body, length);
     }
 
+    @Override
+    public void sendFileParts(byte[] headBytes, FileParts body) {
+        long length = body.length();
+        if (head) {
+            body.release();
+            finish(startHead(headBytes, 0), null, 0);
+            return;
+        }
+        if (connection.zeroCopy && !(body.end() > Integer.MAX_VALUE && connection.onIoUring())) {
+            // Each range a region of the one channel (sendfile, as for a single range), the bytes between
+            // them small buffers: the first part's head goes with the response's.
+            int n = body.count();
+            ByteBuf headBuf = startHead(headBytes, body.head(0).length);
+            headBuf.writeBytes(body.head(0));
+            Object[] rest = new Object[2 * n];
+            for (int i = 0; i < n; i++) {
+                rest[2 * i] = body.region(i);
+                byte[] next = i + 1 < n ? body.head(i + 1) : body.tail();
+                rest[2 * i + 1] = alloc().ioBuffer(next.length).writeBytes(next);
+            }
+            body.release();
+            connection.completeParts(this, headBuf, rest, length);
+        } else {
+            // TLS (and io_uring past 2 GiB, see sendFile): read in chunks into pooled buffers.
+            ChunkedInput<ByteBuf> chunks = body.chunks(TLS_FILE_CHUNK);
+            connection.ensureChunkedWrites();
+            finish(startHead(headBytes, 0), chunks, length);
+        }
+    }
+
     private static void closeQuietly(FileChannel file) {
         try {
             file.close();
@@ -210,7 +245,7 @@ final class Http1Exchange implements Exchange {
 
     @Override
     public String scheme() {
-        return connection.scheme();
+        return scheme;
     }
 
     @Override

@@ -9,6 +9,7 @@ import dev.strait.proxy.http.AcceptedOn;
 import dev.strait.proxy.http.BodyReceiver;
 import dev.strait.proxy.http.ConnectionTimer;
 import dev.strait.proxy.http.DateHeader;
+import dev.strait.proxy.http.ForwardedProto;
 import dev.strait.proxy.http2.H2cUpgrade;
 import dev.strait.proxy.metrics.ProxyMetrics;
 import dev.strait.proxy.route.CompiledRule;
@@ -396,7 +397,9 @@ public final class Http1ServerHandler extends ChannelInboundHandlerAdapter {
             upgradeToH2c(req);
             return;
         }
-        CompiledRule rule = snapshot.table(listener).find(host, matchPath, req.method(), headers);
+        ex.scheme = ForwardedProto.scheme(scheme, headers, ctx.channel().remoteAddress(), snapshot.config().forwardedHeaders());
+        CompiledRule rule = snapshot.route(listener, tls != null, "https".equals(ex.scheme), host, matchPath, req.method(),
+                headers);
         requests++;
         if (rule == null) {
             sendError(ex, HttpResponseStatus.NOT_FOUND);
@@ -797,6 +800,23 @@ public final class Http1ServerHandler extends ChannelInboundHandlerAdapter {
     /** Called once per exchange with the encoded head (and body) to write. */
     void complete(Http1Exchange ex, ByteBuf headBuf, Object body, long bodyLength) {
         complete(ex, headBuf, body, bodyLength, null);
+    }
+
+    /** The same with a body of several messages (buffers and file regions), written in order. */
+    void completeParts(Http1Exchange ex, ByteBuf headBuf, Object[] body, long bodyLength) {
+        if (ex.responded || ex.streaming || ex != current) {
+            for (Object o : body) {
+                ReferenceCountUtil.release(o);
+            }
+            complete(ex, headBuf, null, bodyLength, null); // releases the head; refuses or drops quietly
+            return;
+        }
+        ex.bytes = bodyLength;
+        ctx.write(headBuf, ctx.voidPromise());
+        for (Object o : body) {
+            ctx.write(o, ctx.voidPromise());
+        }
+        finish(ex);
     }
 
     /** {@code bodyOwner}, when not null, is released once the body is written or dropped (a file's mapping). */

@@ -9,6 +9,8 @@ import dev.strait.proxy.config.Snapshot;
 import dev.strait.proxy.http.BodyReceiver;
 import dev.strait.proxy.http.DateHeader;
 import dev.strait.proxy.http.Exchange;
+import dev.strait.proxy.http.FileParts;
+import dev.strait.proxy.http.ForwardedProto;
 import dev.strait.proxy.http.RequestTokens;
 import dev.strait.proxy.http1.HeadParser;
 import dev.strait.proxy.metrics.ProxyMetrics;
@@ -88,6 +90,8 @@ public final class Http2Exchange implements Exchange, StreamDeadlines.Expiry {
     private HttpRequest request = NO_REQUEST;
     /** No {@code :path} came (or an empty one): the access log shows none, as for an HTTP/1.1 head refused before its target. */
     private boolean noPath;
+    /** The connection's, or a trusted peer's X-Forwarded-Proto, once the request is routed (ForwardedProto). */
+    private String scheme;
     private String host;
     private String path;
     private String query;
@@ -130,9 +134,7 @@ public final class Http2Exchange implements Exchange, StreamDeadlines.Expiry {
     private ArrayDeque<Object> held;
     private boolean heldEnd;
     /** A file body being sent, {@link #FILE_CHUNK} at a time as the windows open. */
-    private FileChannel fileBody;
-    private long filePosition;
-    private long fileRemaining;
+    private FileParts.Chunks fileBody;
     private boolean resumeScheduled;
 
     Http2Exchange(Http2ServerHandler connection, Http2Stream stream) {
@@ -267,7 +269,9 @@ public final class Http2Exchange implements Exchange, StreamDeadlines.Expiry {
             sendError(HttpResponseStatus.MISDIRECTED_REQUEST);
             return;
         }
-        CompiledRule r = snapshot.table(connection.listener()).find(host, matchPath, m, headers);
+        scheme = ForwardedProto.scheme(tls != null ? "https" : "http", headers, ctx.channel().remoteAddress(),
+                snapshot.config().forwardedHeaders());
+        CompiledRule r = snapshot.route(connection.listener(), tls != null, "https".equals(scheme), host, matchPath, m, headers);
         if (r == null) {
             sendError(HttpResponseStatus.NOT_FOUND);
             return;
@@ -636,7 +640,7 @@ public final class Http2Exchange implements Exchange, StreamDeadlines.Expiry {
 
     @Override
     public String scheme() {
-        return TlsConnection.of(ctx.channel()) != null ? "https" : "http";
+        return scheme != null ? scheme : TlsConnection.of(ctx.channel()) != null ? "https" : "http";
     }
 
     @Override
@@ -716,21 +720,29 @@ public final class Http2Exchange implements Exchange, StreamDeadlines.Expiry {
 
     @Override
     public void sendFile(byte[] headBytes, FileChannel fc, long offset, long length) {
-        PreEncodedHead.Shared shared = PreEncodedHead.shared(headBytes);
-        Http2Headers headers = shared.headers;
         if (head || length == 0) {
             closeQuietly(fc);
-            beginResponse(shared.status);
+            sendFileParts(headBytes, null);
+            return;
+        }
+        sendFileParts(headBytes, FileParts.range(fc, offset, length));
+    }
+
+    /** {@code body} may be {@code null} for none (HEAD, an empty file). */
+    @Override
+    public void sendFileParts(byte[] headBytes, FileParts body) {
+        PreEncodedHead.Shared shared = PreEncodedHead.shared(headBytes);
+        Http2Headers headers = shared.headers;
+        beginResponse(shared.status);
+        if (head || body == null || body.length() == 0) {
+            ReferenceCountUtil.release(body);
             writeHeaders(headers, true);
             complete();
             return;
         }
-        beginResponse(shared.status);
         writeHeaders(headers, false);
-        bytes += length;
-        fileBody = fc;
-        filePosition = offset;
-        fileRemaining = length;
+        bytes += body.length();
+        fileBody = body.chunks(FILE_CHUNK);
         // The end of the answer is the write of the file's last chunk.
         lastWrite = ctx.newPromise();
         complete();
@@ -744,24 +756,16 @@ public final class Http2Exchange implements Exchange, StreamDeadlines.Expiry {
      */
     private void sendFileChunks() {
         while (fileBody != null && isWritable()) {
-            int n = (int) Math.min(FILE_CHUNK, fileRemaining);
-            ByteBuf chunk = ctx.alloc().buffer(n);
+            ByteBuf chunk;
             try {
-                while (chunk.readableBytes() < n) {
-                    if (chunk.writeBytes(fileBody, filePosition + chunk.readableBytes(), n - chunk.readableBytes()) < 0) {
-                        throw new IOException("file shorter than announced");
-                    }
-                }
-            } catch (IOException e) {
-                chunk.release();
+                chunk = fileBody.readChunk(ctx.alloc());
+            } catch (Exception e) {
                 log.debug("{}: stream {}: reading the file failed: {}", ctx.channel().remoteAddress(), stream.id(), e.toString());
                 closeFile();
                 reset(Http2Error.INTERNAL_ERROR);
                 return;
             }
-            filePosition += n;
-            fileRemaining -= n;
-            if (fileRemaining == 0) {
+            if (fileBody.isEndOfInput()) {
                 ChannelPromise done = (ChannelPromise) lastWrite;
                 closeFile();
                 connection.writeData(stream, chunk, true).addListener(new PromiseNotifier<>(done));
@@ -774,13 +778,14 @@ public final class Http2Exchange implements Exchange, StreamDeadlines.Expiry {
     }
 
     private void closeFile() {
-        FileChannel fc = fileBody;
-        if (fc == null) {
+        FileParts.Chunks in = fileBody;
+        if (in == null) {
             return;
         }
         fileBody = null;
-        closeQuietly(fc);
-        if (fileRemaining > 0 && lastWrite instanceof ChannelPromise done) {
+        boolean cut = !in.isEndOfInput();
+        in.close();
+        if (cut && lastWrite instanceof ChannelPromise done) {
             done.tryFailure(new java.nio.channels.ClosedChannelException()); // cut short
         }
     }

@@ -6,4 +6,13 @@ import dev.strait.proxy.http.Exchange;
 @FunctionalInterface
 public interface Handler {
     void handle(Exchange exchange);
+
+    /**
+     * Whether this handler only sends the client to https: a redirect that changes nothing but the scheme
+     * to {@code https}. A request made over https passes such a rule over (ADR 0057), since the answer
+     * would send it back to where it is.
+     */
+    default boolean upgradesToHttps() {
+        return false;
+    }
 }

@@ -37,6 +37,14 @@ public final class RouteTable {
      * @param path the normalised path
      */
     public CompiledRule find(String host, String path, HttpMethod method, HttpHeaders headers) {
+        return find(host, path, method, headers, false);
+    }
+
+    /**
+     * The same for a request made over https when {@code https}: a rule that would only send it to https
+     * ({@link Handler#upgradesToHttps}) is passed over, and the next that matches answers (ADR 0057).
+     */
+    public CompiledRule find(String host, String path, HttpMethod method, HttpHeaders headers, boolean https) {
         VirtualHost vh = host == null ? null : exactHosts.get(host);
         if (vh == null && host != null && !wildcardHosts.isEmpty()) {
             int dot = host.indexOf('.');
@@ -48,7 +56,7 @@ public final class RouteTable {
         if (vh == null) {
             vh = anyHost;
         }
-        return vh == null ? null : vh.find(path, method, headers);
+        return vh == null ? null : vh.find(path, method, headers, https);
     }
 
     /**

@@ -26,9 +26,10 @@ final class VirtualHost {
         this.onlyRootPrefix = prefix.size() == 1 && prefix.containsKey("/") || prefix.isEmpty();
     }
 
-    CompiledRule find(String path, HttpMethod method, HttpHeaders headers) {
+    /** @param https a request made over https: rules that only send it to https are passed over */
+    CompiledRule find(String path, HttpMethod method, HttpHeaders headers, boolean https) {
         if (!exact.isEmpty()) {
-            CompiledRule r = first(exact.get(path), method, headers);
+            CompiledRule r = first(exact.get(path), method, headers, https);
             if (r != null) {
                 return r;
             }
@@ -38,7 +39,7 @@ final class VirtualHost {
             String s = path.length() > 1 && path.charAt(path.length() - 1) == '/'
                     ? path.substring(0, path.length() - 1) : path;
             while (s.length() > 1) {
-                CompiledRule r = first(prefix.get(s), method, headers);
+                CompiledRule r = first(prefix.get(s), method, headers, https);
                 if (r != null) {
                     return r;
                 }
@@ -46,24 +47,24 @@ final class VirtualHost {
                 s = slash <= 0 ? "/" : s.substring(0, slash);
             }
         }
-        CompiledRule r = first(rootPrefix, method, headers);
+        CompiledRule r = first(rootPrefix, method, headers, https);
         if (r != null) {
             return r;
         }
         for (Candidate c : regex) {
-            if (c.regex.matcher(path).matches() && c.accepts(method, headers)) {
+            if (c.regex.matcher(path).matches() && c.accepts(method, headers) && !(https && c.rule.handler().upgradesToHttps())) {
                 return c.rule;
             }
         }
         return null;
     }
 
-    private static CompiledRule first(Candidate[] cs, HttpMethod method, HttpHeaders headers) {
+    private static CompiledRule first(Candidate[] cs, HttpMethod method, HttpHeaders headers, boolean https) {
         if (cs == null) {
             return null;
         }
         for (Candidate c : cs) {
-            if (c.accepts(method, headers)) {
+            if (c.accepts(method, headers) && !(https && c.rule.handler().upgradesToHttps())) {
                 return c.rule;
             }
         }

@@ -46,10 +46,12 @@ import org.slf4j.LoggerFactory;
  *       {@code followSymlinks}, opens it (403 when it cannot be read), and reads it when it is small.
  *       Its validators are taken only from stats before and after the open (and the read) that agree.
  *   <li>Preconditions in the order of RFC 9110 13.2.2: If-Match, If-Unmodified-Since (412),
- *       If-None-Match, If-Modified-Since (304), then Range with If-Range (206 or 416).
+ *       If-None-Match, If-Modified-Since (304), then Range with If-Range (206 or 416; several ranges
+ *       in one {@code multipart/byteranges} answer, within {@link ByteRange#parse}'s limits, ADR 0057).
  *   <li>The answer: a small file's pre-encoded head and bytes in one write; a large file's head
  *       and, on cleartext HTTP/1.1, a slice of the file's cached memory mapping (ADR 0034), else a
- *       file region (zero-copy) or, under TLS, chunks.
+ *       file region (zero-copy) or, under TLS, chunks. Several ranges of a large file go out from the
+ *       file opened now, as regions of it with the part heads between them, or in chunks.
  * </ol>
  *
  * One instance serves every event loop; the only shared state is the cache.
@@ -392,8 +394,8 @@ public final class FileHandler implements Handler {
         // (empty) whole is sent rather than a 416 a client could not act on.
         if (!exchange.isHead() && f.size > 0 && (v = headers.get(RANGE)) != null) {
             String ifRange = headers.get(IF_RANGE);
-            ByteRange range = ifRange == null || ifRangeHolds(ifRange, f) ? ByteRange.parse(v, f.size) : null;
-            if (range == ByteRange.UNSATISFIABLE) {
+            ByteRange[] ranges = ifRange == null || ifRangeHolds(ifRange, f) ? ByteRange.parse(v, f.size) : null;
+            if (ranges == ByteRange.UNSATISFIABLE) {
                 exchange.sendPreEncoded(ResponseHead.status(416)
                         .header("Content-Range", "bytes */" + f.size)
                         .header("Content-Type", "text/plain; charset=utf-8")
@@ -401,12 +403,25 @@ public final class FileHandler implements Handler {
                         .encode(), UNSATISFIABLE_BODY);
                 return;
             }
-            if (range != null) {
+            if (ranges != null && ranges.length == 1) {
+                ByteRange range = ranges[0];
                 byte[] head = f.head206(range);
                 if (f.isSmall()) {
                     exchange.sendPreEncoded(head, Unpooled.wrappedBuffer(f.body, (int) range.first(), (int) range.length()));
                 } else {
                     sendLarge(exchange, key, head, f, range.first(), range.length(), mayReload);
+                }
+                return;
+            }
+            if (ranges != null) {
+                Multipart m = Multipart.of(f, ranges);
+                if (f.isSmall()) {
+                    exchange.sendPreEncoded(m.head, m.body(f.body, exchange.alloc()));
+                } else {
+                    FileChannel ch = openVersion(exchange, key, f, mayReload);
+                    if (ch != null) {
+                        exchange.sendFileParts(m.head, m.parts(ch));
+                    }
                 }
                 return;
             }
@@ -435,17 +450,28 @@ public final class FileHandler implements Handler {
             exchange.sendMapped(head, body, mapping);
             return;
         }
+        FileChannel ch = openVersion(exchange, key, f, mayReload);
+        if (ch != null) {
+            exchange.sendFile(head, ch, offset, length);
+        }
+    }
+
+    /**
+     * The file opened now, when it still holds the version {@code f} describes; otherwise the entry is
+     * dropped, the request answered afresh (once) or with what the open found, and {@code null} returned.
+     */
+    private FileChannel openVersion(Exchange exchange, String key, CachedFile f, boolean mayReload) {
         FileChannel ch;
         try {
             ch = FileChannel.open(f.file.toPath(), StandardOpenOption.READ);
         } catch (AccessDeniedException e) {
             cache.remove(key, f);
             exchange.sendError(HttpResponseStatus.FORBIDDEN);
-            return;
+            return null;
         } catch (IOException | UnsupportedOperationException e) {
             cache.remove(key, f);
             exchange.sendError(HttpResponseStatus.NOT_FOUND);
-            return;
+            return null;
         }
         boolean same;
         try {
@@ -454,16 +480,16 @@ public final class FileHandler implements Handler {
             same = false;
         }
         if (same) {
-            exchange.sendFile(head, ch, offset, length);
-            return;
+            return ch;
         }
         closeQuietly(ch);
         cache.remove(key, f);
         if (mayReload) {
-            handle(exchange, false); // replaced since the hit's stat: the head above is not this version's
+            handle(exchange, false); // replaced since the hit's stat: the head made from it is not this version's
         } else {
             sendUnstable(exchange, f.path, f.contentType, null);
         }
+        return null;
     }
 
     private static void closeQuietly(FileChannel ch) {

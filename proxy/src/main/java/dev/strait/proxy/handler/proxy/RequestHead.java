@@ -29,8 +29,10 @@ import java.util.Map;
  *   <li>exactly one framing header: the client's {@code Content-Length}, or {@code Transfer-Encoding: chunked}
  *       when the client's body was chunked (we re-chunk it as it streams);</li>
  *   <li>{@code Host} kept (or the rule's {@code hostRewrite}); {@code X-Forwarded-For} appended with the
- *       client's address; {@code X-Forwarded-Proto} and {@code X-Forwarded-Host} set (a client's own are
- *       replaced); {@code X-Request-Id} kept when trusted and sane, else a new one.</li>
+ *       client's address; {@code X-Forwarded-Proto} set to the exchange's scheme, which is a trusted peer's
+ *       own {@code X-Forwarded-Proto} where it sent one ({@code ForwardedProto}, ADR 0057), and
+ *       {@code X-Forwarded-Host} set (a client's own are replaced); {@code X-Request-Id} kept when trusted
+ *       and sane, else a new one.</li>
  * </ul>
  */
 final class RequestHead {

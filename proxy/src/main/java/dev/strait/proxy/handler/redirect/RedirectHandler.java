@@ -33,6 +33,8 @@ public final class RedirectHandler implements PrefixAware {
     /** The path rewriter, or {@code null} to keep the request's path. */
     private final PathRewriter path;
     private final RedirectHandler unbound;
+    /** Only the scheme changes, to https: no host, path, or port other than 443 (see {@link #upgradesToHttps}). */
+    private final boolean toHttpsOnly;
 
     private RedirectHandler(byte[] start, byte[] end, boolean fixedOrigin, String scheme, String hostname, int port,
                             PathRewriter path, RedirectHandler unbound) {
@@ -44,6 +46,7 @@ public final class RedirectHandler implements PrefixAware {
         this.port = port;
         this.path = path;
         this.unbound = unbound == null ? this : unbound;
+        this.toHttpsOnly = "https".equals(scheme) && hostname == null && path == null && port == 0;
     }
 
     public static RedirectHandler of(Route.Redirect r) {
@@ -75,6 +78,15 @@ public final class RedirectHandler implements PrefixAware {
     @Override
     public Handler unbound() {
         return unbound;
+    }
+
+    /**
+     * {@code redirect: { scheme: https }} (with any status, and at most {@code port: 443}): it would send a
+     * request made over https to the URL it already has, so such a request passes it over (ADR 0057).
+     */
+    @Override
+    public boolean upgradesToHttps() {
+        return toHttpsOnly;
     }
 
     @Override

@@ -605,14 +605,94 @@ class FileHandlerTest {
     }
 
     @ParameterizedTest(name = "{0}")
-    @ValueSource(strings = {"bytes=0-1,3-4", "bytes=0-1, 100-", "bytes=5-2", "bytes=-", "bytes=x-1", "items=0-1",
-        "bytes 0-1", "bytes=1-2;"})
-    void multipleOrInvalidRangesServeTheWholeFile(String range) {
+    @ValueSource(strings = {"bytes=5-2", "bytes=0-1,5-2", "bytes=-", "bytes=x-1", "items=0-1", "bytes 0-1", "bytes=1-2;",
+        "bytes=0-,0-", "bytes=0-3,2-5", "bytes=0-0,1-1,2-2,3-3,4-4,5-5,0-0,1-1,2-2,3-3,4-4,5-5,0-0,1-1,2-2,3-3,4-4"})
+    void invalidOrAbusiveRangesServeTheWholeFile(String range) {
         try (FileServer s = FileServer.start(root)) {
             Response r = s.get("/a.txt", "Range: " + range);
             assertThat(r.status()).isEqualTo(200);
             assertThat(r.header("Content-Range")).isNull();
             assertThat(r.text()).isEqualTo("hello\n");
+        }
+    }
+
+    /**
+     * Several ranges: one multipart/byteranges answer whose parts name and carry their bytes, in the order
+     * asked, from memory (a small file) and from the file, as regions and in chunks; a miss, then a hit.
+     */
+    @ParameterizedTest(name = "{0} {1}")
+    @CsvSource(delimiter = '|', value = {
+        "/a.txt     | bytes=0-1,3-4           | 0-1 3-4",
+        "/a.txt     | bytes=-1, 0-0           | 5-5 0-0",
+        "/a.txt     | bytes=4-, 0-1, 100-     | 4-5 0-1",
+        "/large.bin | bytes=0-99,65530-65545,-1000 | 0-99 65530-65545 195625-196624",
+        "/large.bin | bytes=100000-, 0-0      | 100000-196624 0-0",
+    })
+    void severalRangesAreOneMultipartAnswer(String path, String range, String expected) throws IOException {
+        byte[] whole = Files.readAllBytes(root.resolve(path.substring(1)));
+        for (boolean zeroCopy : new boolean[] {true, false}) {
+            try (FileServer s = FileServer.start(root, "", zeroCopy)) {
+                for (int i = 0; i < 2; i++) {
+                    Response r = s.get(path, "Range: " + range);
+                    assertThat(r.statusLine()).isEqualTo("HTTP/1.1 206 Partial Content");
+                    assertThat(r.header("Content-Range")).isNull();
+                    assertThat(r.header("Content-Length")).isEqualTo(String.valueOf(r.body().length));
+                    assertThat(r.header("ETag")).isNotNull();
+                    assertThat(r.header("Last-Modified")).isNotNull();
+                    List<Multiparts.Part> parts = Multiparts.parse(r.header("Content-Type"), r.body());
+                    StringBuilder got = new StringBuilder();
+                    for (Multiparts.Part p : parts) {
+                        got.append(got.isEmpty() ? "" : " ").append(p.first()).append('-').append(p.last());
+                        assertThat(p.size()).isEqualTo(whole.length);
+                        assertThat(p.headers().get("content-type")).isEqualTo(path.endsWith(".txt")
+                                ? "text/plain; charset=utf-8" : "application/octet-stream");
+                        assertThat(p.bytes()).isEqualTo(Arrays.copyOfRange(whole, (int) p.first(), (int) p.last() + 1));
+                    }
+                    assertThat(got.toString()).isEqualTo(expected);
+                }
+                assertThat(s.get(path).body()).as("the connection goes on").isEqualTo(whole);
+            }
+        }
+    }
+
+    /** Ranges that overlap or touch are one range: a plain 206 when that leaves one. */
+    @Test
+    void touchingRangesAreMergedIntoOne() {
+        try (FileServer s = FileServer.start(root)) {
+            Response r = s.get("/a.txt", "Range: bytes=0-1,2-3,1-2");
+            assertThat(r.status()).isEqualTo(206);
+            assertThat(r.header("Content-Range")).isEqualTo("bytes 0-3/6");
+            assertThat(r.text()).isEqualTo("hell");
+        }
+    }
+
+    @Test
+    void eachAnswerHasABoundaryOfItsOwn() {
+        try (FileServer s = FileServer.start(root)) {
+            String a = s.get("/a.txt", "Range: bytes=0-0,2-2").header("Content-Type");
+            String b = s.get("/a.txt", "Range: bytes=0-0,2-2").header("Content-Type");
+            assertThat(a).startsWith("multipart/byteranges; boundary=").isNotEqualTo(b);
+        }
+    }
+
+    @ParameterizedTest(name = "{0}")
+    @ValueSource(strings = {"bytes=6-,100-200", "bytes=-0,6-"})
+    void severalRangesNoneWithinTheFileAreUnsatisfiable(String range) {
+        try (FileServer s = FileServer.start(root)) {
+            Response r = s.get("/a.txt", "Range: " + range);
+            assertThat(r.status()).isEqualTo(416);
+            assertThat(r.header("Content-Range")).isEqualTo("bytes */6");
+        }
+    }
+
+    @ParameterizedTest(name = "{0}")
+    @ValueSource(strings = {"/a.txt", "/large.bin"})
+    void headIgnoresSeveralRangesToo(String path) {
+        try (FileServer s = FileServer.start(root)) {
+            Response head = s.head(path, "Range: bytes=0-1,3-4");
+            assertThat(head.status()).as("Range is for GET only (RFC 9110 14.2)").isEqualTo(200);
+            assertThat(withoutDate(head)).isEqualTo(withoutDate(s.get(path)));
+            assertThat(head.body()).isEmpty();
         }
     }
 
@@ -631,6 +711,25 @@ class FileHandlerTest {
             Response r = s.get("/a.txt", "Range: bytes=0-1", "If-Range: " + value);
             assertThat(r.status()).isEqualTo(status);
             assertThat(r.text()).isEqualTo(status == 206 ? "he" : "hello\n");
+        }
+    }
+
+    @ParameterizedTest(name = "If-Range: {0} -> {1}")
+    @CsvSource(delimiter = '|', value = {
+        ETAG + "                           | 206",
+        "\"other\"                         | 200",
+        LAST_MODIFIED + "                  | 206",
+        "Wed, 01 May 2024 11:00:00 GMT     | 200",
+    })
+    void ifRangeHoldsForSeveralRangesAsForOne(String value, int status) {
+        try (FileServer s = FileServer.start(root)) {
+            Response r = s.get("/a.txt", "Range: bytes=0-1,4-5", "If-Range: " + value);
+            assertThat(r.status()).isEqualTo(status);
+            if (status == 206) {
+                assertThat(Multiparts.parse(r.header("Content-Type"), r.body())).hasSize(2);
+            } else {
+                assertThat(r.text()).isEqualTo("hello\n");
+            }
         }
     }
 
