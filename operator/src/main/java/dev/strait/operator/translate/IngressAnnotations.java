@@ -160,7 +160,7 @@ final class IngressAnnotations {
     }
 
     /** A path of the Ingress under {@code rewrite-target}: the match it becomes and the rewrite, or why not. */
-    record Rewritten(RouteSpec.PathType type, String path, RouteSpec.PathModifier rewrite, String error) {}
+    record Rewritten(RouteSpec.PathType type, String path, RouteSpec.PathRewrite rewrite, String error) {}
 
     /**
      * ingress-nginx (since 0.22) rewrites the whole URI to the target, with {@code $n} taken from the path's
@@ -183,7 +183,7 @@ final class IngressAnnotations {
         if (path.endsWith(STRIP_IDIOM)) {
             String prefix = path.substring(0, path.length() - STRIP_IDIOM.length());
             if (target.equals("/$2") && prefix.startsWith("/") && !prefix.endsWith("/") && literal(prefix)) {
-                RouteSpec.PathModifier m = new RouteSpec.PathModifier();
+                RouteSpec.PathRewrite m = new RouteSpec.PathRewrite();
                 m.replacePrefixMatch = "/";
                 return new Rewritten(RouteSpec.PathType.Prefix, prefix, m, null);
             }
@@ -195,7 +195,7 @@ final class IngressAnnotations {
                     || PathNormalizer.normalize(target) == null) {
                 return unsupported(target, path, pathField, "a target must be a request path without query");
             }
-            RouteSpec.PathModifier m = new RouteSpec.PathModifier();
+            RouteSpec.PathRewrite m = new RouteSpec.PathRewrite();
             m.replaceFullPath = target;
             return new Rewritten(type, path, m, null);
         }
