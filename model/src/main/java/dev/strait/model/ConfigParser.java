@@ -611,7 +611,7 @@ public final class ConfigParser {
         Route.PathModifier pathRewrite = null;
         JsonNode pr = n.get("pathRewrite");
         if (pr != null && !pr.isNull()) {
-            pathRewrite = pathModifier(pr, path + ".pathRewrite");
+            pathRewrite = pathModifier(pr, path + ".pathRewrite", true);
             if (pathRewrite != null && action != null && !(action instanceof Route.Backends)) {
                 error(path + ".pathRewrite", "only applies to a rule with backends");
             }
@@ -648,15 +648,35 @@ public final class ConfigParser {
         }
     }
 
-    /** {@code { replaceFullPath: /x }} or {@code { replacePrefixMatch: /y }}. */
-    private Route.PathModifier pathModifier(JsonNode n, String path) {
+    /**
+     * {@code { replaceFullPath: /x }}, {@code { replacePrefixMatch: /y }} or, where {@code regex} (a rule's
+     * pathRewrite; a redirect's path cannot take it yet), {@code { replaceRegexMatch: { pattern, substitution } }}.
+     */
+    private Route.PathModifier pathModifier(JsonNode n, String path, boolean regex) {
         if (!object(n, path)) {
             return null;
         }
-        known(n, path, "replaceFullPath", "replacePrefixMatch");
+        if (!regex && n.has("replaceRegexMatch")) {
+            error(path + ".replaceRegexMatch", "applies to a rule's pathRewrite only; a redirect's path takes "
+                    + "replaceFullPath or replacePrefixMatch");
+            return null;
+        }
+        if (regex) {
+            known(n, path, "replaceFullPath", "replacePrefixMatch", "replaceRegexMatch");
+        } else {
+            known(n, path, "replaceFullPath", "replacePrefixMatch");
+        }
         boolean full = n.has("replaceFullPath");
+        if (regex && n.has("replaceRegexMatch")) {
+            if (full || n.has("replacePrefixMatch")) {
+                error(path, "takes exactly one of replaceFullPath, replacePrefixMatch and replaceRegexMatch");
+                return null;
+            }
+            return regexModifier(n.get("replaceRegexMatch"), path + ".replaceRegexMatch");
+        }
         if (full == n.has("replacePrefixMatch")) {
-            error(path, "takes exactly one of replaceFullPath and replacePrefixMatch");
+            error(path, regex ? "takes exactly one of replaceFullPath, replacePrefixMatch and replaceRegexMatch"
+                    : "takes exactly one of replaceFullPath and replacePrefixMatch");
             return null;
         }
         String field = full ? "replaceFullPath" : "replacePrefixMatch";
@@ -679,6 +699,48 @@ public final class ConfigParser {
         }
         return new Route.PathModifier(full ? Route.PathModifierType.ReplaceFullPath
                 : Route.PathModifierType.ReplacePrefixMatch, value);
+    }
+
+    /**
+     * Every match of {@code pattern} in the path replaced by {@code substitution} (Envoy's regex_rewrite): the
+     * pattern must compile, and the substitution be path text whose {@code $n} the pattern has.
+     */
+    private Route.PathModifier regexModifier(JsonNode n, String path) {
+        if (!object(n, path)) {
+            return null;
+        }
+        known(n, path, "pattern", "substitution");
+        String pattern = requiredText(n.get("pattern"), path + ".pattern");
+        int groups = -1;
+        if (pattern != null) {
+            try {
+                groups = Pattern.compile(pattern).matcher("").groupCount();
+            } catch (PatternSyntaxException e) {
+                error(path + ".pattern", "not a valid regular expression: " + e.getDescription() + " near index "
+                        + e.getIndex() + " of \"" + pattern + "\"");
+            }
+        }
+        JsonNode sn = n.get("substitution");
+        String substitution = null;
+        if (sn == null || sn.isNull()) {
+            error(path + ".substitution", "is required (\"\" removes each match)");
+        } else if (!sn.isTextual()) {
+            error(path + ".substitution", "must be a string, got " + describe(sn));
+        } else {
+            substitution = sn.asText();
+            try {
+                int max = PathSubstitution.parse(substitution).maxGroup();
+                if (groups >= 0 && max > groups) {
+                    error(path + ".substitution", "\"" + substitution + "\" refers to group " + max + ", but the pattern has "
+                            + (groups == 0 ? "no groups" : groups == 1 ? "1 group" : groups + " groups"));
+                }
+            } catch (IllegalArgumentException e) {
+                error(path + ".substitution", e.getMessage());
+                substitution = null;
+            }
+        }
+        return pattern == null || substitution == null ? null
+                : new Route.PathModifier(Route.PathModifierType.ReplaceRegexMatch, pattern, substitution);
     }
 
     private Route.Redirect redirect(JsonNode n, String path) {
@@ -707,7 +769,7 @@ public final class ConfigParser {
         Route.PathModifier p = null;
         JsonNode pm = n.get("path");
         if (pm != null && !pm.isNull()) {
-            p = pathModifier(pm, path + ".path");
+            p = pathModifier(pm, path + ".path", false);
         }
         int status = Route.Redirect.DEFAULT_STATUS;
         JsonNode sn = n.get("statusCode");

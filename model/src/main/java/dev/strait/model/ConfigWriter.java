@@ -503,6 +503,11 @@ public final class ConfigWriter {
     }
 
     private static void pathModifier(ObjectNode o, Route.PathModifier m) {
-        o.put(m.type() == Route.PathModifierType.ReplaceFullPath ? "replaceFullPath" : "replacePrefixMatch", m.value());
+        switch (m.type()) {
+            case ReplaceFullPath -> o.put("replaceFullPath", m.value());
+            case ReplacePrefixMatch -> o.put("replacePrefixMatch", m.value());
+            case ReplaceRegexMatch -> o.putObject("replaceRegexMatch").put("pattern", m.value())
+                    .put("substitution", m.substitution());
+        }
     }
 }

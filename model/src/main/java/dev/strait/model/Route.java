@@ -75,11 +75,21 @@ public record Route(String name, List<String> hosts, List<Rule> rules, List<Stri
     /**
      * A new path, as Gateway API's HTTPPathModifier: the whole path, or the prefix that matched replaced (by
      * path element: {@code /api} matched for {@code /api/users} with {@code /v2} gives {@code /v2/users}).
-     * The latter only where every match of the rule is a Prefix match.
+     * The latter only where every match of the rule is a Prefix match. Or, in a {@code pathRewrite} only, every
+     * match of a regular expression in the path replaced, as Envoy's {@code regex_rewrite} and Traefik's
+     * ReplacePathRegex ({@code ReplaceRegexMatch}: {@code value} is the pattern, {@code substitution} what
+     * replaces each match, see {@link PathSubstitution}).
+     *
+     * @param substitution with {@code ReplaceRegexMatch}, the replacement of each match; else {@code null}
      */
-    public record PathModifier(PathModifierType type, String value) {}
+    public record PathModifier(PathModifierType type, String value, String substitution) {
+        /** A whole path or a prefix replacement. */
+        public PathModifier(PathModifierType type, String value) {
+            this(type, value, null);
+        }
+    }
 
-    public enum PathModifierType { ReplaceFullPath, ReplacePrefixMatch }
+    public enum PathModifierType { ReplaceFullPath, ReplacePrefixMatch, ReplaceRegexMatch }
 
     /**
      * An answer that sends the client elsewhere (Gateway API's HTTPRequestRedirectFilter): each part left

@@ -101,7 +101,7 @@ class RedirectConfigTest {
                         "must be a mapping (key: value), got \"/x\""),
                 arguments("{ backends: [ { upstream: app } ], pathRewrite: { replacePrefix: /x } }",
                         "routes[0].rules[0].pathRewrite.replacePrefix",
-                        "unknown field (expected one of replaceFullPath, replacePrefixMatch)"),
+                        "unknown field (expected one of replaceFullPath, replacePrefixMatch, replaceRegexMatch)"),
                 arguments("{ backends: [ { upstream: app } ], hostRewrite: a, redirect: {} }", "routes[0].rules[0]",
                         "has backends and redirect; a rule takes exactly one action"),
                 arguments("{ redirect: {}, hostRewrite: a }", "routes[0].rules[0].hostRewrite",

@@ -85,10 +85,11 @@ public class RouteSpec {
         public String hostRewrite;
 
         /**
-         * The path sent upstream (Gateway API's URLRewrite); only with backends, not fastcgi ones.
-         * {@code replacePrefixMatch} needs every match of the rule to be a Prefix match.
+         * The path sent upstream (Gateway API's URLRewrite, or every match of a regular expression replaced);
+         * only with backends, not fastcgi ones. {@code replacePrefixMatch} needs every match of the rule to be a
+         * Prefix match.
          */
-        public PathModifier pathRewrite;
+        public PathRewrite pathRewrite;
 
         /** How requests become FastCGI calls, for backends whose Upstream speaks {@code fastcgi}. */
         public FastCgi fastcgi;
@@ -172,7 +173,7 @@ public class RouteSpec {
         @JsonProperty("https") HTTPS
     }
 
-    /** A new path: exactly one of the two. */
+    /** A redirect's new path: exactly one of the two. */
     @JsonInclude(JsonInclude.Include.NON_NULL)
     @ValidationRule(value = "has(self.replaceFullPath) != has(self.replacePrefixMatch)",
             message = "takes exactly one of replaceFullPath and replacePrefixMatch")
@@ -186,6 +187,40 @@ public class RouteSpec {
         @Pattern("^/")
         @Size(max = 4096)
         public String replacePrefixMatch;
+    }
+
+    /** The path sent upstream: exactly one of the three. */
+    @JsonInclude(JsonInclude.Include.NON_NULL)
+    @ValidationRule(value = "(has(self.replaceFullPath) ? 1 : 0) + (has(self.replacePrefixMatch) ? 1 : 0)"
+            + " + (has(self.replaceRegexMatch) ? 1 : 0) == 1",
+            message = "takes exactly one of replaceFullPath, replacePrefixMatch and replaceRegexMatch")
+    public static class PathRewrite {
+        /** The whole path, e.g. {@code /index.html}. */
+        @Pattern("^/")
+        @Size(max = 4096)
+        public String replaceFullPath;
+
+        /** Replaces the Prefix match that chose the rule, by path element: {@code /api} with {@code /v2}. */
+        @Pattern("^/")
+        @Size(max = 4096)
+        public String replacePrefixMatch;
+
+        /** Replaces every match of a regular expression in the path (Envoy's regex_rewrite). */
+        public RegexRewrite replaceRegexMatch;
+    }
+
+    /** Every match of {@code pattern} in the path (Java syntax, never the query) replaced by {@code substitution}. */
+    @JsonInclude(JsonInclude.Include.NON_NULL)
+    public static class RegexRewrite {
+        /** E.g. {@code ^/api/v[0-9]+/(.*)}. */
+        @Required
+        @Size(min = 1, max = 4096)
+        public String pattern;
+
+        /** E.g. {@code /$1}: {@code $1}..{@code $9} or {@code ${12}} for a group, {@code $$} for a dollar sign. */
+        @Required
+        @Size(max = 4096)
+        public String substitution;
     }
 
     /** Static files under {@code root} on the proxy's file system. */

@@ -1,18 +1,23 @@
 package dev.strait.operator.translate;
 
 import dev.strait.model.PathNormalizer;
+import dev.strait.model.PathSubstitution;
 import dev.strait.operator.crd.RouteSpec;
 import java.net.URI;
 import java.net.URISyntaxException;
+import java.util.ArrayList;
+import java.util.Comparator;
 import java.util.List;
 import java.util.Locale;
 import java.util.Map;
 import java.util.regex.Pattern;
+import java.util.regex.PatternSyntaxException;
 
 /**
  * The ingress-nginx annotations of an Ingress that Strait reads, as what Routes already have (ADR 0054,
- * docs/adr/0054-ingress-nginx-annotations.md): the redirects become a {@code redirect} on every rule, the
- * common forms of {@code rewrite-target} a {@code pathRewrite}, {@code ssl-redirect} and
+ * docs/adr/0054-ingress-nginx-annotations.md): the redirects become a {@code redirect} on every rule,
+ * {@code rewrite-target} a {@code pathRewrite} (a prefix or full path where that is exact, else nginx's regex
+ * rewrite, ADR 0058), {@code use-regex} RegularExpression matches, {@code ssl-redirect} and
  * {@code force-ssl-redirect} the https binding and its {@code -to-https} Route. What cannot be expressed
  * exactly is an error naming the annotation, and the paths it applies to answer 503 rather than reach the
  * app with a path or at an address it was not meant to get.
@@ -56,7 +61,8 @@ final class IngressAnnotations {
         Map<String, String> a = annotations == null ? Map.of() : annotations;
         sslRedirect = !"false".equals(a.get(SSL_REDIRECT));
         forceSslRedirect = "true".equals(a.get(FORCE_SSL_REDIRECT));
-        rewriteTarget = a.get(REWRITE_TARGET);
+        // ingress-nginx rewrites only with a non-empty target.
+        rewriteTarget = a.get(REWRITE_TARGET) == null || a.get(REWRITE_TARGET).isEmpty() ? null : a.get(REWRITE_TARGET);
         useRegex = "true".equals(a.get(USE_REGEX));
         StringBuilder k = new StringBuilder();
         for (String name : RULE_ANNOTATIONS) {
@@ -159,53 +165,240 @@ final class IngressAnnotations {
         return null;
     }
 
-    /** A path of the Ingress under {@code rewrite-target}: the match it becomes and the rewrite, or why not. */
-    record Rewritten(RouteSpec.PathType type, String path, RouteSpec.PathModifier rewrite, String error) {}
+    /**
+     * A path of the Ingress as a rule: its match and rewrite, or why it cannot be served (the path answers 503).
+     *
+     * @param source the path's place among those given to {@link #rewrite}
+     */
+    record Rewritten(int source, RouteSpec.PathType type, String path, RouteSpec.PathRewrite rewrite, String error) {}
 
     /**
-     * ingress-nginx (since 0.22) rewrites the whole URI to the target, with {@code $n} taken from the path's
-     * regex groups. Two forms are exactly expressible: a literal target (every request of the path is sent
-     * that path: {@code replaceFullPath}, the path itself then being literal) and the documented idiom
-     * {@code /prefix(/|$)(.*)} with {@code /$2}, which is the prefix stripped ({@code Prefix /prefix},
-     * {@code replacePrefixMatch: /}). A target equal to the path is no rewrite, as in ingress-nginx.
+     * The paths of one host of the Ingress ({@code types}, {@code paths}, their {@code fields}) as rules, in the
+     * order the rules take. ingress-nginx turns a host's paths into case-insensitive regexes anchored at the
+     * start ({@code location ~* "^path"}) once {@code use-regex} or a {@code rewrite-target} is set, tries them
+     * longest first, and rewrites the whole URI to the target with {@code $n} from the path's groups. Where
+     * every path has an exact form of its own (a literal path, the documented idiom {@code /prefix(/|$)(.*)}
+     * with {@code /$2}, a literal target) those faster Prefix and Exact matches are kept, in the Ingress's
+     * order (ADR 0054); once one path can only be a regex, all of them are, in ingress-nginx's order, so that
+     * a {@code /} or a shorter prefix cannot answer before the longer regex nginx would have chosen (ADR 0058).
+     * With a redirect the rewrite does not apply and the paths stay as written.
      */
-    Rewritten rewrite(RouteSpec.PathType type, String path, String pathField) {
+    List<Rewritten> rewrite(List<RouteSpec.PathType> types, List<String> paths, List<String> fields, boolean redirected) {
+        List<Rewritten> out = new ArrayList<>(paths.size());
+        boolean regex = false;
+        for (int i = 0; i < paths.size(); i++) {
+            Rewritten r = redirected ? new Rewritten(i, types.get(i), paths.get(i), null, null)
+                    : exact(i, types.get(i), paths.get(i), fields.get(i));
+            // A regex path that cannot be served still takes its regex, so that its 503 answers where nginx routed.
+            regex |= r == null || r.error() != null && !literal(paths.get(i));
+            out.add(r);
+        }
+        if (!regex) {
+            return out;
+        }
+        List<Integer> order = new ArrayList<>();
+        for (int i = 0; i < paths.size(); i++) {
+            order.add(i);
+        }
+        // ingress-nginx sorts a host's locations by path, then (stably) by length, both descending.
+        order.sort(Comparator.comparingInt((Integer i) -> paths.get(i).length()).reversed()
+                .thenComparing((Integer i) -> paths.get(i), Comparator.reverseOrder()));
+        List<Rewritten> sorted = new ArrayList<>(paths.size());
+        for (int i : order) {
+            sorted.add(asRegex(i, paths.get(i), fields.get(i), out.get(i)));
+        }
+        return sorted;
+    }
+
+    /**
+     * The path as it maps exactly without a regex (ADR 0054), an error, or null when only a regex can express
+     * it: ingress-nginx (since 0.22) rewrites the whole URI to the target, so a literal target on a literal path
+     * is {@code replaceFullPath}, and {@code /prefix(/|$)(.*)} with {@code /$2} is the prefix stripped
+     * ({@code Prefix /prefix}, {@code replacePrefixMatch: /}). A target equal to the path is no rewrite.
+     */
+    private Rewritten exact(int i, RouteSpec.PathType type, String path, String pathField) {
         String target = rewriteTarget;
-        if (target == null) {
-            if (useRegex && !literal(path)) {
-                // Read as a literal prefix it would never match, and nothing would say so.
-                return new Rewritten(null, null, null, field(USE_REGEX) + ": " + pathField + " \"" + path
-                        + "\" is a regular expression, which Strait does not read from an Ingress (a Route can "
-                        + "match it with a RegularExpression path); the path answers 503");
-            }
-            return new Rewritten(type, path, null, null);
+        if (target == null || target.equals(path)) {
+            return useRegex && !literal(path) ? null : new Rewritten(i, type, path, null, null);
         }
         if (path.endsWith(STRIP_IDIOM)) {
             String prefix = path.substring(0, path.length() - STRIP_IDIOM.length());
             if (target.equals("/$2") && prefix.startsWith("/") && !prefix.endsWith("/") && literal(prefix)) {
-                RouteSpec.PathModifier m = new RouteSpec.PathModifier();
+                RouteSpec.PathRewrite m = new RouteSpec.PathRewrite();
                 m.replacePrefixMatch = "/";
-                return new Rewritten(RouteSpec.PathType.Prefix, prefix, m, null);
+                return new Rewritten(i, RouteSpec.PathType.Prefix, prefix, m, null);
             }
-        } else if (target.indexOf('$') < 0 && literal(path)) {
-            if (target.equals(path)) {
-                return new Rewritten(type, path, null, null);
-            }
-            if (!target.startsWith("/") || target.indexOf('?') >= 0 || target.indexOf('#') >= 0
-                    || PathNormalizer.normalize(target) == null) {
-                return unsupported(target, path, pathField, "a target must be a request path without query");
-            }
-            RouteSpec.PathModifier m = new RouteSpec.PathModifier();
-            m.replaceFullPath = target;
-            return new Rewritten(type, path, m, null);
         }
-        return unsupported(target, path, pathField, "Strait supports a literal target with a literal path, and "
-                + "\"/$2\" with a path \"/prefix(/|$)(.*)\"");
+        String problem = targetProblem(target);
+        if (problem != null) {
+            return unsupported(i, type, path, pathField, problem);
+        }
+        if (target.indexOf('$') < 0 && literal(path)) {
+            RouteSpec.PathRewrite m = new RouteSpec.PathRewrite();
+            m.replaceFullPath = target;
+            return new Rewritten(i, type, path, m, null);
+        }
+        return null;
     }
 
-    private static Rewritten unsupported(String target, String path, String pathField, String why) {
-        return new Rewritten(null, null, null, field(REWRITE_TARGET) + ": \"" + target + "\" with " + pathField
-                + " \"" + path + "\" cannot be expressed (" + why + "); the path answers 503");
+    /**
+     * The path as ingress-nginx's regex location: {@code (?i)^path.*} matches the whole path exactly when
+     * nginx's {@code ~* "^path"} finds it at the start, with the same groups (the {@code .*} after it always
+     * matches the rest, so the first way the path matches is the one kept). The rewrite uses the same pattern:
+     * it matches once, the whole path, so its replacement is the whole new path, as nginx's {@code rewrite}.
+     * A path Java cannot read, or reads otherwise than nginx, is an error (a 503); so is one that had an error
+     * before (a target that is no path).
+     */
+    private Rewritten asRegex(int i, String path, String pathField, Rewritten exact) {
+        String pattern = "(?i)^" + path + ".*";
+        String problem = javaReadsAsNginx(path);
+        if (problem != null) {
+            // Its 503 answers about where nginx would route; what Java cannot compile, as a literal.
+            try {
+                Pattern.compile(pattern);
+            } catch (PatternSyntaxException e) {
+                pattern = "(?i)^" + Pattern.quote(path) + ".*";
+            }
+            return new Rewritten(i, RouteSpec.PathType.RegularExpression, pattern, null,
+                    field(rewriteTarget != null ? REWRITE_TARGET : USE_REGEX) + ": " + pathField + " \"" + path + "\" "
+                            + problem + "; the path answers 503");
+        }
+        if (exact != null && exact.error() != null) {
+            return new Rewritten(i, RouteSpec.PathType.RegularExpression, pattern, null, exact.error());
+        }
+        String target = rewriteTarget;
+        if (target == null || target.equals(path)) {
+            return new Rewritten(i, RouteSpec.PathType.RegularExpression, pattern, null, null);
+        }
+        RouteSpec.PathRewrite m = new RouteSpec.PathRewrite();
+        if (target.indexOf('$') < 0) {
+            m.replaceFullPath = target;
+        } else {
+            m.replaceRegexMatch = new RouteSpec.RegexRewrite();
+            m.replaceRegexMatch.pattern = pattern;
+            m.replaceRegexMatch.substitution = substitution(target, Pattern.compile(path).matcher("").groupCount());
+        }
+        return new Rewritten(i, RouteSpec.PathType.RegularExpression, pattern, m, null);
+    }
+
+    /** Why a rewrite-target cannot be sent as a path, or null. */
+    private static String targetProblem(String target) {
+        if (target.startsWith("http://") || target.startsWith("https://")) {
+            return "a target that is a URL makes nginx redirect; use permanent-redirect or temporal-redirect";
+        }
+        if (target.indexOf('?') >= 0 || target.indexOf('#') >= 0) {
+            return "a target must be a request path without query";
+        }
+        for (int k = target.indexOf('$'); k >= 0; k = target.indexOf('$', k + 1)) {
+            char d = k + 1 < target.length() ? target.charAt(k + 1) : 0;
+            if (d < '1' || d > '9') {
+                return "nginx variables such as $host or $request_uri are not known to Strait; $1 to $9 are";
+            }
+        }
+        if (target.indexOf('$') < 0) {
+            return !target.startsWith("/") || PathNormalizer.normalize(target) == null
+                    ? "a target must be a request path without query" : null;
+        }
+        try {
+            PathSubstitution.parse(target);
+            return null;
+        } catch (IllegalArgumentException e) {
+            return "a target must be a request path without query: " + e.getMessage();
+        }
+    }
+
+    /**
+     * The target as a substitution: nginx's {@code $1}..{@code $9} read alike, and a group the path does not
+     * have gives nothing, as in nginx (so {@code /$1} on a path without groups sends {@code /}).
+     */
+    private static String substitution(String target, int groups) {
+        StringBuilder b = new StringBuilder(target.length());
+        for (int k = 0; k < target.length(); k++) {
+            char c = target.charAt(k);
+            if (c == '$') {
+                int g = target.charAt(k + 1) - '0';
+                if (g <= groups) {
+                    b.append(c).append(target.charAt(k + 1));
+                }
+                k++;
+            } else {
+                b.append(c);
+            }
+        }
+        return b.toString();
+    }
+
+    /**
+     * Why Java would not read {@code path} as nginx does (PCRE, after nginx's configuration has taken its
+     * quoting), or null: Java must compile it, and constructs the two read differently are refused rather than
+     * served with another meaning.
+     */
+    static String javaReadsAsNginx(String path) {
+        try {
+            Pattern.compile(path);
+        } catch (PatternSyntaxException e) {
+            return "is not a regular expression Java reads (" + e.getDescription() + " near index " + e.getIndex()
+                    + ")";
+        }
+        int depth = 0;
+        boolean inClass = false;
+        for (int i = 0; i < path.length(); i++) {
+            char c = path.charAt(i);
+            char next = i + 1 < path.length() ? path.charAt(i + 1) : 0;
+            if (c == '\\') {
+                if (next == '\\') {
+                    return "has \"\\\\\", which nginx's configuration reads as one backslash";
+                }
+                if (next == 'Q') {
+                    int end = path.indexOf("\\E", i + 2);
+                    if (end < 0) {
+                        return "has \"\\Q\" without \"\\E\"";
+                    }
+                    i = end + 1;
+                } else {
+                    i++;
+                }
+            } else if (inClass) {
+                if (c == '[') {
+                    return "has \"[\" inside a character class (a POSIX class or a nested one), which PCRE and Java "
+                            + "read differently";
+                }
+                if (c == '&' && next == '&') {
+                    return "has \"&&\" inside a character class: an intersection to Java, two characters to PCRE";
+                }
+                inClass = c != ']';
+            } else if (c == '[') {
+                inClass = true;
+                // A "]" first in the class (after a "^") is a character to both.
+                int j = next == '^' ? i + 2 : i + 1;
+                i = j < path.length() && path.charAt(j) == ']' ? j : j - 1;
+            } else if (c == '(') {
+                depth++;
+                if (next == '?') {
+                    int j = i + 2;
+                    while (j < path.length() && (Character.isLetter(path.charAt(j)) || path.charAt(j) == '-')) {
+                        j++;
+                    }
+                    String flags = path.substring(i + 2, j);
+                    boolean flagGroup = !flags.isEmpty() && j < path.length()
+                            && (path.charAt(j) == ')' || path.charAt(j) == ':');
+                    if (flagGroup && !flags.matches("[ims-]+")) {
+                        return "sets flags \"" + flags + "\", which PCRE and Java read differently (i, m and s are alike)";
+                    }
+                }
+            } else if (c == ')') {
+                depth--;
+            } else if (c == '|' && depth == 0) {
+                return "has \"|\" outside a group, which nginx reads after \"^\" as \"starts with the first, or holds "
+                        + "the second anywhere\"; put the choices in a group";
+            }
+        }
+        return null;
+    }
+
+    private Rewritten unsupported(int i, RouteSpec.PathType type, String path, String pathField, String why) {
+        return new Rewritten(i, type, path, null, field(REWRITE_TARGET) + ": \"" + rewriteTarget + "\" with "
+                + pathField + " \"" + path + "\" cannot be expressed (" + why + "); the path answers 503");
     }
 
     private static boolean literal(String path) {

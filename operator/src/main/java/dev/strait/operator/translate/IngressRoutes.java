@@ -35,8 +35,10 @@ import java.util.TreeSet;
  *       {@code nginx.ingress.kubernetes.io/ssl-redirect: "false"} keeps the host on both listeners, and
  *       {@code force-ssl-redirect: "true"} redirects a host without TLS too.</li>
  *   <li>ingress-nginx's {@code permanent-redirect} and {@code temporal-redirect}: every rule of the Ingress
- *       answers with that redirect; {@code rewrite-target} in the forms that map exactly is the rules'
- *       {@code pathRewrite} ({@link IngressAnnotations}, ADR 0054).</li>
+ *       answers with that redirect; {@code rewrite-target} is the rules' {@code pathRewrite}
+ *       ({@link IngressAnnotations}, ADR 0054); with {@code use-regex} or {@code $n} targets a host's paths become
+ *       nginx's case-insensitive regexes, longest first, and the defaultBackend of that host a regex after them
+ *       (ADR 0058).</li>
  * </ul>
  * Errors name the Ingress's own fields ({@code spec.rules[0].http.paths[1].backend.service.name: ...}).
  */
@@ -179,24 +181,35 @@ final class IngressRoutes {
             }
             rs.rules = new ArrayList<>();
             boolean rootPrefix = false;
+            boolean regexHost = false;
             boolean unsupported = annotations.redirectError != null;
+            List<RouteSpec.PathType> types = new ArrayList<>();
+            List<String> values = new ArrayList<>();
+            List<String> pathFields = new ArrayList<>();
             for (Object[] p : h.getValue()) {
                 HTTPIngressPath path = (HTTPIngressPath) p[0];
-                String field = (String) p[1];
+                types.add("Exact".equals(path.getPathType()) ? RouteSpec.PathType.Exact : RouteSpec.PathType.Prefix);
+                values.add(path.getPath() == null || path.getPath().isEmpty() ? "/" : path.getPath());
+                pathFields.add(p[1] + ".path");
+            }
+            // A redirect replaces the backend, so a rewrite of what is sent to it does not apply. The rules come
+            // in ingress-nginx's order where the paths are its regexes (longest first).
+            List<IngressAnnotations.Rewritten> planned = annotations.rewrite(types, values, pathFields,
+                    annotations.redirect != null || annotations.redirectError != null);
+            for (IngressAnnotations.Rewritten rw : planned) {
+                HTTPIngressPath path = (HTTPIngressPath) h.getValue().get(rw.source())[0];
+                String field = (String) h.getValue().get(rw.source())[1];
                 int i = rs.rules.size();
                 RouteSpec.Rule r = new RouteSpec.Rule();
                 RouteSpec.Match m = new RouteSpec.Match();
                 m.path = new RouteSpec.PathMatch();
-                RouteSpec.PathType type = "Exact".equals(path.getPathType()) ? RouteSpec.PathType.Exact
-                        : RouteSpec.PathType.Prefix;
-                String value = path.getPath() == null || path.getPath().isEmpty() ? "/" : path.getPath();
-                // A redirect replaces the backend, so a rewrite of what is sent to it does not apply.
-                IngressAnnotations.Rewritten rw = annotations.redirect != null || annotations.redirectError != null
-                        ? new IngressAnnotations.Rewritten(type, value, null, null)
-                        : annotations.rewrite(type, value, field + ".path");
-                m.path.type = rw.error() == null ? rw.type() : type;
-                m.path.value = rw.error() == null ? rw.path() : value;
-                rootPrefix |= m.path.type == RouteSpec.PathType.Prefix && m.path.value.equals("/");
+                m.path.type = rw.type();
+                m.path.value = rw.path();
+                boolean regex = rw.type() == RouteSpec.PathType.RegularExpression;
+                regexHost |= regex;
+                // In nginx's reading "/" is "^/": every path, like Prefix "/".
+                rootPrefix |= regex ? values.get(rw.source()).equals("/")
+                        : rw.type() == RouteSpec.PathType.Prefix && rw.path().equals("/");
                 r.matches = List.of(m);
                 if (rw.error() != null) {
                     // Served without its rewrite the app would get paths it was never sent: 503 instead.
@@ -267,6 +280,14 @@ final class IngressRoutes {
                 ds.tls = rs.tls;
                 ds.listeners = rs.listeners;
                 RouteSpec.Rule r = new RouteSpec.Rule();
+                if (regexHost) {
+                    // Prefix "/" would answer before every regex of the host; the last regex answers after them.
+                    RouteSpec.Match m = new RouteSpec.Match();
+                    m.path = new RouteSpec.PathMatch();
+                    m.path.type = RouteSpec.PathType.RegularExpression;
+                    m.path.value = ".*";
+                    r.matches = List.of(m);
+                }
                 List<String> fallbackErrors = new ArrayList<>();
                 if (annotations.redirectError != null) {
                     fallbackErrors.add(annotations.redirectError);
@@ -279,6 +300,7 @@ final class IngressRoutes {
                         dsFields.put(f, fields.get(f));
                     }
                 }
+                dsFields.put("spec.rules[0].matches[0]", "spec.defaultBackend");
                 dsFields.put("spec.rules[0].backends[0]", "spec.defaultBackend");
                 dsFields.put("spec.rules[0]", "spec.defaultBackend");
                 out.add(new Piece(piece(ing, ns, index, DEFAULT_BACKEND, annotations.key, ds), dsFields, fallbackErrors,

@@ -57,12 +57,16 @@ class CrdSchemaTest {
         assertThat(redirect.getProperties().get("port").getMaximum()).isEqualTo(65535.0);
         assertThat(redirect.getXKubernetesValidations()).extracting(r -> r.getRule())
                 .containsExactly("!has(self.statusCode) || self.statusCode in [301, 302, 303, 307, 308]");
-        for (JSONSchemaProps modifier : new JSONSchemaProps[] {redirect.getProperties().get("path"),
-                rule.getProperties().get("pathRewrite")}) {
-            assertThat(modifier.getProperties()).containsOnlyKeys("replaceFullPath", "replacePrefixMatch");
-            assertThat(modifier.getXKubernetesValidations()).extracting(r -> r.getRule())
-                    .containsExactly("has(self.replaceFullPath) != has(self.replacePrefixMatch)");
-        }
+        JSONSchemaProps redirectPath = redirect.getProperties().get("path");
+        assertThat(redirectPath.getProperties()).containsOnlyKeys("replaceFullPath", "replacePrefixMatch");
+        assertThat(redirectPath.getXKubernetesValidations()).extracting(r -> r.getRule())
+                .containsExactly("has(self.replaceFullPath) != has(self.replacePrefixMatch)");
+        JSONSchemaProps rewrite = rule.getProperties().get("pathRewrite");
+        assertThat(rewrite.getProperties()).containsOnlyKeys("replaceFullPath", "replacePrefixMatch", "replaceRegexMatch");
+        assertThat(rewrite.getXKubernetesValidations()).extracting(r -> r.getMessage())
+                .containsExactly("takes exactly one of replaceFullPath, replacePrefixMatch and replaceRegexMatch");
+        assertThat(rewrite.getProperties().get("replaceRegexMatch").getRequired())
+                .containsExactlyInAnyOrder("pattern", "substitution");
     }
 
     @Test

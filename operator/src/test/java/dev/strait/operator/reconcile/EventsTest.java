@@ -66,7 +66,7 @@ class EventsTest {
         client.v1().events().inAnyNamespace().delete();
     }
 
-    /** {@code /api/(.*)} with {@code rewrite-target: /$1}, which Strait cannot express (ADR 0054): it answers 503. */
+    /** {@code /api/(.*)} with {@code rewrite-target: /$1?page=1}, which Strait cannot express (ADR 0054, 0058): it answers 503. */
     private static Ingress unsupported() {
         return yaml("""
                 apiVersion: networking.k8s.io/v1
@@ -74,7 +74,7 @@ class EventsTest {
                 metadata:
                   namespace: shop
                   name: site
-                  annotations: { %s: "/$1" }
+                  annotations: { %s: "/$1?page=1" }
                 spec:
                   ingressClassName: strait
                   rules:
@@ -105,7 +105,7 @@ class EventsTest {
         Event e = events("Ingress", "site").get(0);
         assertThat(e.getType()).isEqualTo("Warning");
         assertThat(e.getReason()).isEqualTo("UnsupportedAnnotation");
-        assertThat(e.getMessage()).startsWith("metadata.annotations[" + REWRITE + "]: \"/$1\" with "
+        assertThat(e.getMessage()).startsWith("metadata.annotations[" + REWRITE + "]: \"/$1?page=1\" with "
                 + "spec.rules[0].http.paths[0].path \"/api/(.*)\" cannot be expressed");
         assertThat(e.getInvolvedObject().getApiVersion()).isEqualTo("networking.k8s.io/v1");
         assertThat(e.getInvolvedObject().getUid()).isEqualTo(ing.getMetadata().getUid()).isNotNull();

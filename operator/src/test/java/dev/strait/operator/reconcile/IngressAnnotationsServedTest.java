@@ -97,4 +97,16 @@ class IngressAnnotationsServedTest {
         await().atMost(WAIT).untilAsserted(() ->
                 assertThat(proxy.get("plain.example.com", "/app/x/y")).isEqualTo("200 OK app saw /"));
     }
+
+    @Test
+    void aRegexPathWithUseRegexSendsTheAppTheGroupsTheTargetNames() throws Exception {
+        create(client, ingress("regex", "nginx.ingress.kubernetes.io/use-regex: \"true\", "
+                + "nginx.ingress.kubernetes.io/rewrite-target: \"/$1\"", web("/api/v[0-9]+/(.*)", "ImplementationSpecific")));
+        await().atMost(WAIT).untilAsserted(() ->
+                assertThat(proxy.get("regex.example.com", "/api/v2/users")).isEqualTo("200 OK app saw /users"));
+        // The query is kept; nginx's ~* ignores case; what the regex does not match is not this path's.
+        assertThat(proxy.get("regex.example.com", "/api/v10/users/7?page=2")).isEqualTo("200 OK app saw /users/7?page=2");
+        assertThat(proxy.get("regex.example.com", "/API/V3/x")).isEqualTo("200 OK app saw /x");
+        assertThat(proxy.get("regex.example.com", "/api/vx/users").split(" ")[0]).isEqualTo("404");
+    }
 }

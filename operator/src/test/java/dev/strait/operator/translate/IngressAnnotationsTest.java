@@ -246,17 +246,23 @@ class IngressAnnotationsTest {
         // A target equal to the path is no rewrite, as in ingress-nginx.
         t = translate(annotated("app", paths("/", "Prefix"), "rewrite-target", "/"));
         assertThat(rules(t)).extracting(Route.Rule::pathRewrite).containsExactly((Route.PathModifier) null);
+        // So is an empty one (ingress-nginx rewrites only with a target).
+        t = translate(annotated("app", paths("/app", "Prefix"), "rewrite-target", ""));
+        assertThat(ingressReport(t, "shop", "app").errors()).isEmpty();
+        assertThat(rules(t)).extracting(Route.Rule::pathRewrite).containsExactly((Route.PathModifier) null);
     }
 
     @Test
-    void anyOtherRewriteIsReportedAndItsPathAnswers503() {
+    void aTargetThatIsNoPathIsReportedAndItsPathAnswers503() {
         String[][] cases = {
-            {"/$1", "/(api/.*)"},
-            {"/$1", "/api/(.*)"},
-            {"/v2/$2", "/api(/|$)(.*)"},
-            {"/", "/api/.*"},
             {"https://other.example.com/", "/api"},
             {"/x?y=1", "/api"},
+            {"/$1?page=$2", "/api/(.*)/(.*)"},
+            {"$scheme://example.com/$1", "/api/(.*)"},
+            {"/$request_uri", "/api"},
+            {"/${1}", "/api/(.*)"},
+            {"/$0", "/api/(.*)"},
+            {"/a b/$1", "/api/(.*)"},
         };
         for (String[] c : cases) {
             Translation t = translate(annotated("app", paths(c[1], "ImplementationSpecific"), "rewrite-target", c[0]));
@@ -271,31 +277,6 @@ class IngressAnnotationsTest {
                 assertThat(rule.pathRewrite()).isNull();
             });
         }
-        // Per path: the Ingress's other paths the target maps onto are served.
-        Translation t = translate(annotated("app", paths("/api(/|$)(.*)", "Prefix", "/(.*)", "Prefix"),
-                "rewrite-target", "/$2"));
-        assertThat(ingressReport(t, "shop", "app").errors()).hasSize(1);
-        assertThat(rules(t)).extracting(Route.Rule::action).containsExactly(
-                new Route.Backends(List.of(new Route.Backend("service.shop.web.80", 1))),
-                new Route.Backends(List.of(new Route.Backend(Translator.UNRESOLVED, 1))));
-    }
-
-    @Test
-    void aRegexPathUnderUseRegexIsReportedAndAnswers503WhileLiteralPathsAreServed() {
-        Translation t = translate(annotated("app", paths("/api/v[0-9]+", "ImplementationSpecific", "/docs", "Prefix"),
-                "use-regex", "true"));
-        ResourceReport r = ingressReport(t, "shop", "app");
-        assertThat(r.errors()).singleElement().asString()
-                .isEqualTo("metadata.annotations[" + N + "use-regex]: spec.rules[0].http.paths[0].path \"/api/v[0-9]+\""
-                        + " is a regular expression, which Strait does not read from an Ingress (a Route can match it"
-                        + " with a RegularExpression path); the path answers 503");
-        assertThat(r.resolvedRefs().reason()).isEqualTo(IngressRoutes.UNSUPPORTED_ANNOTATION);
-        assertThat(rules(t)).extracting(Route.Rule::action).containsExactly(
-                new Route.Backends(List.of(new Route.Backend(Translator.UNRESOLVED, 1))),
-                new Route.Backends(List.of(new Route.Backend("service.shop.web.80", 1))));
-        // Without the annotation such a path is a literal prefix to ingress-nginx too: no report.
-        assertThat(ingressReport(translate(annotated("app", paths("/api/v[0-9]+", "Prefix"))), "shop", "app").errors())
-                .isEmpty();
     }
 
     @Test

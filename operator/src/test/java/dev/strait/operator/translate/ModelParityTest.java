@@ -60,6 +60,9 @@ class ModelParityTest {
                 redirect: { scheme: https, hostname: www.example.com, port: 8443, path: { replaceFullPath: /new }, statusCode: 301 }
               - matches: [ { path: { type: Prefix, value: /docs } } ]
                 redirect: { path: { replacePrefixMatch: /guide } }
+              - matches: [ { path: { type: RegularExpression, value: "/v[0-9]+/.*" } } ]
+                backends: [ { upstream: %1$s } ]
+                pathRewrite: { replaceRegexMatch: { pattern: "^/v[0-9]+/(.*)", substitution: "/$1" } }
               - matches: [ { path: { type: RegularExpression, value: "^/.*\\\\.php$" } } ]
                 backends: [ { upstream: %s } ]
                 fastcgi: { root: /srv/app, index: index.php, splitPathInfo: "^(.+\\\\.php)(/.*)$", params: { APP_ENV: prod }, maxBufferedBody: 65536 }

@@ -50,6 +50,20 @@ class ValidationTest {
                             redirect: { scheme: https, path: { replacePrefixMatch: /c } }""",
                         "spec.rules[0].redirect.path.replacePrefixMatch: needs every match of the rule to be a Prefix "
                                 + "match; matches[1] is Exact (use replaceFullPath, or a rule of its own)"),
+                Arguments.of("regex rewrite naming a group the pattern lacks", """
+                        hosts: [ example.com ]
+                        rules:
+                          - backends: [ { upstream: api } ]
+                            pathRewrite: { replaceRegexMatch: { pattern: "^/api/(.*)", substitution: "/$2" } }""",
+                        "spec.rules[0].pathRewrite.replaceRegexMatch.substitution: \"/$2\" refers to group 2, but the "
+                                + "pattern has 1 group"),
+                Arguments.of("regex rewrite that does not compile", """
+                        hosts: [ example.com ]
+                        rules:
+                          - backends: [ { upstream: api } ]
+                            pathRewrite: { replaceRegexMatch: { pattern: "^/api/(.*", substitution: "/$1" } }""",
+                        "spec.rules[0].pathRewrite.replaceRegexMatch.pattern: not a valid regular expression: Unclosed "
+                                + "group near index 9 of \"^/api/(.*\""),
                 Arguments.of("redirect status", """
                         hosts: [ example.com ]
                         rules: [ { redirect: { statusCode: 200 } } ]""",

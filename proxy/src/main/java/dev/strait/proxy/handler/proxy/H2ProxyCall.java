@@ -53,6 +53,8 @@ final class H2ProxyCall extends ChannelInboundHandlerAdapter implements BodyRece
     private final Exchange ex;
     private final LoopContext lc;
     private final UpstreamSpec spec;
+    /** The rewritten request target, or {@code null} for the client's. */
+    private final String target;
     private final boolean idempotent;
     private final long requestDeadline;
     private LoopUpstream upstream;
@@ -79,7 +81,9 @@ final class H2ProxyCall extends ChannelInboundHandlerAdapter implements BodyRece
     private int status;
     private boolean done;
 
-    H2ProxyCall(ProxyHandler rule, Exchange ex, LoopContext lc, UpstreamSpec spec) {
+    /** @param target the target to send instead of the client's ({@link ProxyHandler#rewrittenTarget}), or null */
+    H2ProxyCall(ProxyHandler rule, Exchange ex, LoopContext lc, UpstreamSpec spec, String target) {
+        this.target = target;
         this.rule = rule;
         this.ex = ex;
         this.lc = lc;
@@ -101,7 +105,7 @@ final class H2ProxyCall extends ChannelInboundHandlerAdapter implements BodyRece
         if (spec.config().hashOn() != null) {
             hash = upstream.hash(ex.request().headers(), ex.remoteAddress());
         }
-        head = RequestHead.encodeHttp2(ex, lc, rule.hostRewrite, rule.rewrittenTarget(ex), rule.trustRequestId,
+        head = RequestHead.encodeHttp2(ex, lc, rule.hostRewrite, target, rule.trustRequestId,
                 spec.fallbackHost(), spec.config().protocol() == dev.strait.model.Upstream.Protocol.H2 ? "https" : "http");
         upstream.firstTry();
         attempt();

@@ -126,8 +126,12 @@ final class ProxyCall implements UpstreamListener, BodyReceiver, Runnable {
 
     /** The upstream this request goes to, chosen by weight (null: every backend weighs 0). */
     private final UpstreamSpec spec;
+    /** The rewritten request target, or {@code null} for the client's. */
+    private final String target;
 
-    ProxyCall(ProxyHandler rule, Exchange ex, LoopContext lc, UpstreamSpec spec) {
+    /** @param target the target to send instead of the client's ({@link ProxyHandler#rewrittenTarget}), or null */
+    ProxyCall(ProxyHandler rule, Exchange ex, LoopContext lc, UpstreamSpec spec, String target) {
+        this.target = target;
         this.rule = rule;
         this.spec = spec;
         this.ex = ex;
@@ -156,7 +160,7 @@ final class ProxyCall implements UpstreamListener, BodyReceiver, Runnable {
         if (spec.config().hashOn() != null) {
             hash = upstream.hash(ex.request().headers(), ex.remoteAddress());
         }
-        head = RequestHead.encode(ex, lc, rule.hostRewrite, rule.rewrittenTarget(ex), rule.trustRequestId, chunkedBody,
+        head = RequestHead.encode(ex, lc, rule.hostRewrite, target, rule.trustRequestId, chunkedBody,
                 spec.fallbackHost(), upgrade);
         upstream.firstTry();
         attempt(false);

@@ -142,13 +142,18 @@ public final class ProxyHandler implements PrefixAware {
 
     /**
      * The request target to send upstream instead of the client's, or {@code null} to send the client's as
-     * it came: with a path rewrite, the rewritten normalised path and the client's query.
+     * it came: with a path rewrite, the rewritten normalised path and the client's query (a regex rewrite
+     * whose pattern matches nowhere in the path leaves the target as it came);
+     * {@link PathRewriter#NOT_A_PATH} when the rewritten path is not one.
      */
     String rewrittenTarget(Exchange ex) {
         if (pathRewrite == null) {
             return null;
         }
         String p = pathRewrite.apply(ex.path());
+        if (p == null || p == PathRewriter.NOT_A_PATH) {
+            return p;
+        }
         String q = ex.query();
         return q == null ? p : p + '?' + q;
     }
@@ -197,6 +202,13 @@ public final class ProxyHandler implements PrefixAware {
             exchange.sendError(HttpResponseStatus.SERVICE_UNAVAILABLE);
             return;
         }
+        String target = rewrittenTarget(exchange); // null without a rewrite: nothing made
+        if (target == PathRewriter.NOT_A_PATH) {
+            // A capture put ".." above "/", or a match cut an escape in two: no path to send (ADR 0058).
+            log.debug("route {}: the path rewrite of {} gives no request path; answering 400", route, exchange.path());
+            exchange.sendError(HttpResponseStatus.BAD_REQUEST);
+            return;
+        }
         UpstreamSpec spec = chooseUpstream();
         Upstream.Protocol protocol = spec == null ? null : spec.config().protocol();
         boolean webSocket = ProxyCall.isWebSocketHandshake(exchange);
@@ -207,9 +219,9 @@ public final class ProxyHandler implements PrefixAware {
             return;
         }
         if ((protocol == Upstream.Protocol.H2C || protocol == Upstream.Protocol.H2) && !webSocket) {
-            new H2ProxyCall(this, exchange, lc, spec).start();
+            new H2ProxyCall(this, exchange, lc, spec, target).start();
         } else {
-            new ProxyCall(this, exchange, lc, spec).start();
+            new ProxyCall(this, exchange, lc, spec, target).start();
         }
     }
 

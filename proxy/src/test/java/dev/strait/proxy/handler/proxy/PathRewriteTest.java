@@ -3,35 +3,15 @@ package dev.strait.proxy.handler.proxy;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.awaitility.Awaitility.await;
 
+import dev.strait.proxy.testing.H2cPathRecorder;
 import dev.strait.proxy.testing.ProxyHarness;
 import dev.strait.proxy.testing.RawClient;
 import dev.strait.proxy.testing.TestUpstream;
-import io.netty.bootstrap.ServerBootstrap;
-import io.netty.channel.Channel;
-import io.netty.channel.ChannelHandlerContext;
-import io.netty.channel.ChannelInboundHandlerAdapter;
-import io.netty.channel.ChannelInitializer;
-import io.netty.channel.EventLoopGroup;
-import io.netty.channel.MultiThreadIoEventLoopGroup;
-import io.netty.channel.nio.NioIoHandler;
-import io.netty.channel.socket.SocketChannel;
-import io.netty.channel.socket.nio.NioServerSocketChannel;
-import io.netty.handler.codec.http2.DefaultHttp2Headers;
-import io.netty.handler.codec.http2.DefaultHttp2HeadersFrame;
-import io.netty.handler.codec.http2.Http2FrameCodecBuilder;
-import io.netty.handler.codec.http2.Http2HeadersFrame;
-import io.netty.handler.codec.http2.Http2MultiplexHandler;
-import io.netty.handler.codec.http2.Http2StreamChannel;
-import io.netty.util.ReferenceCountUtil;
-import java.net.InetSocketAddress;
 import java.net.URI;
 import java.net.http.HttpClient;
 import java.net.http.HttpRequest;
 import java.net.http.HttpResponse;
 import java.time.Duration;
-import java.util.List;
-import java.util.concurrent.CopyOnWriteArrayList;
-import java.util.concurrent.TimeUnit;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
 
@@ -42,17 +22,10 @@ import org.junit.jupiter.api.Test;
  */
 class PathRewriteTest {
     private final ProxyHarness h = new ProxyHarness();
-    private final EventLoopGroup group = new MultiThreadIoEventLoopGroup(1, NioIoHandler.newFactory());
-    private final List<String> h2Paths = new CopyOnWriteArrayList<>();
-    private Channel h2Server;
 
     @AfterEach
     void stop() throws Exception {
         h.close();
-        if (h2Server != null) {
-            h2Server.close().sync();
-        }
-        group.shutdownGracefully(0, 1, TimeUnit.SECONDS).sync();
     }
 
     private static String config(String protocol, String endpoint) {
@@ -128,8 +101,8 @@ class PathRewriteTest {
 
     @Test
     void h2cUpstreamsGetTheRewrittenPath() throws Exception {
-        InetSocketAddress a = startH2Upstream();
-        h.start(config("h2c", "127.0.0.1:" + a.getPort()));
+        H2cPathRecorder up = h.add(new H2cPathRecorder());
+        h.start(config("h2c", up.endpoint()));
         try (RawClient c = h.client()) {
             c.send("GET /api/users?x=1 HTTP/1.1\r\nHost: example.com\r\n\r\n");
             assertThat(c.read().status()).isEqualTo(200);
@@ -142,8 +115,8 @@ class PathRewriteTest {
         String base = "http://127.0.0.1:" + h.address().getPort();
         send(client, base + "/warm");
         send(client, base + "/legacy/api/z?q");
-        await().atMost(Duration.ofSeconds(5)).until(() -> h2Paths.size() == 5);
-        assertThat(h2Paths).containsExactly("/v2/users?x=1", "/status", "/kept/%7Ex", "/warm", "/v2/z?q");
+        await().atMost(Duration.ofSeconds(5)).until(() -> up.paths().size() == 5);
+        assertThat(up.paths()).containsExactly("/v2/users?x=1", "/status", "/kept/%7Ex", "/warm", "/v2/z?q");
     }
 
     private static HttpResponse<String> send(HttpClient c, String uri) throws Exception {
@@ -151,36 +124,5 @@ class PathRewriteTest {
                 HttpResponse.BodyHandlers.ofString());
         assertThat(r.statusCode()).isEqualTo(200);
         return r;
-    }
-
-    /** An h2c (prior knowledge) upstream that records each stream's :path and answers 200. */
-    private InetSocketAddress startH2Upstream() throws InterruptedException {
-        h2Server = new ServerBootstrap().group(group).channel(NioServerSocketChannel.class)
-                .childHandler(new ChannelInitializer<SocketChannel>() {
-                    @Override
-                    protected void initChannel(SocketChannel ch) {
-                        ch.pipeline().addLast(Http2FrameCodecBuilder.forServer().build(),
-                                new Http2MultiplexHandler(new ChannelInitializer<Http2StreamChannel>() {
-                                    @Override
-                                    protected void initChannel(Http2StreamChannel s) {
-                                        s.pipeline().addLast(new ChannelInboundHandlerAdapter() {
-                                            @Override
-                                            public void channelRead(ChannelHandlerContext ctx, Object msg) {
-                                                try {
-                                                    if (msg instanceof Http2HeadersFrame f) {
-                                                        h2Paths.add(f.headers().path().toString());
-                                                        ctx.writeAndFlush(new DefaultHttp2HeadersFrame(
-                                                                new DefaultHttp2Headers().status("200"), true));
-                                                    }
-                                                } finally {
-                                                    ReferenceCountUtil.release(msg);
-                                                }
-                                            }
-                                        });
-                                    }
-                                }));
-                    }
-                }).bind("127.0.0.1", 0).sync().channel();
-        return (InetSocketAddress) h2Server.localAddress();
     }
 }
