@@ -884,21 +884,9 @@ public final class ConfigParser {
                 }
             }
             String value = requiredText(p.get("value"), path + ".path.value");
-            if (value != null) {
-                if (type == Route.PathType.RegularExpression) {
-                    try {
-                        Pattern.compile(value);
-                    } catch (PatternSyntaxException e) {
-                        error(path + ".path.value", "not a valid regular expression: " + e.getDescription());
-                    }
-                } else if (!value.startsWith("/")) {
-                    error(path + ".path.value", "must start with /, got \"" + value + "\"");
-                } else {
-                    String problem = unmatchablePath(value);
-                    if (problem != null) {
-                        error(path + ".path.value", problem);
-                    }
-                }
+            String problem = value == null ? null : pathProblem(type, value);
+            if (problem != null) {
+                error(path + ".path.value", problem);
             }
             pm = new Route.PathMatch(type, value);
         }
@@ -922,6 +910,25 @@ public final class ConfigParser {
             return new Route.HeaderMatch(name, requiredText(h.get("value"), hp + ".value"));
         });
         return new Route.Match(pm, method, nonNull(headers));
+    }
+
+    /**
+     * Why a path match's value is refused (the message of its {@code path.value} error), or null when it is
+     * valid. The operator asks this of each Ingress path, to leave out only the paths refused.
+     */
+    public static String pathProblem(Route.PathType type, String value) {
+        if (type == Route.PathType.RegularExpression) {
+            try {
+                Pattern.compile(value);
+                return null;
+            } catch (PatternSyntaxException e) {
+                return "not a valid regular expression: " + e.getDescription();
+            }
+        }
+        if (!value.startsWith("/")) {
+            return "must start with /, got \"" + value + "\"";
+        }
+        return unmatchablePath(value);
     }
 
     /**

@@ -1,5 +1,6 @@
 package dev.strait.operator.translate;
 
+import dev.strait.model.ConfigParser;
 import dev.strait.operator.crd.Route;
 import dev.strait.operator.crd.RouteSpec;
 import dev.strait.operator.crd.ServiceRef;
@@ -53,6 +54,11 @@ final class IngressRoutes {
     static final String SSL_REDIRECT_ANNOTATION = IngressAnnotations.SSL_REDIRECT;
     /** The reason of an Ingress's ResolvedRefs when an annotation cannot be expressed (its paths answer 503). */
     static final String UNSUPPORTED_ANNOTATION = "UnsupportedAnnotation";
+    /**
+     * The reason of an Ingress's ResolvedRefs when a path is one the config model refuses (it can never meet a
+     * request): that path is left out, the rest of the Ingress serves.
+     */
+    static final String INVALID_PATH = "InvalidPath";
     /** Appended to the name of a TLS host's Route for the Route that redirects its plain requests. */
     static final String TO_HTTPS = "-to-https";
     /** Appended to the name of a host's Route for the Route of the Ingress's {@code defaultBackend} on that host. */
@@ -134,8 +140,13 @@ final class IngressRoutes {
         return name + Translator.INGRESS_PIECE + index;
     }
 
-    /** The Ingress as Routes, one per host, in the order hosts first appear (then {@code *} for the default backend). */
-    static List<Piece> pieces(Ingress ing, ServiceEndpoints endpoints) {
+    /**
+     * The Ingress as Routes, one per host, in the order hosts first appear (then {@code *} for the default backend).
+     * A path the config model refuses (it can never meet a request, so no rule, not even a 503, can stand for it)
+     * is left out, and its error, naming the Ingress's field, goes to {@code leftOut}: the rest of the Ingress
+     * serves, as with an unresolved backend (ADR 0049).
+     */
+    static List<Piece> pieces(Ingress ing, ServiceEndpoints endpoints, List<String> leftOut) {
         String ns = ing.getMetadata().getNamespace();
         var spec = ing.getSpec();
         if (spec == null) {
@@ -199,6 +210,12 @@ final class IngressRoutes {
             for (IngressAnnotations.Rewritten rw : planned) {
                 HTTPIngressPath path = (HTTPIngressPath) h.getValue().get(rw.source())[0];
                 String field = (String) h.getValue().get(rw.source())[1];
+                String problem = ConfigParser.pathProblem(dev.strait.model.Route.PathType.valueOf(rw.type().name()),
+                        rw.path());
+                if (problem != null) {
+                    leftOut.add(field + ".path: " + problem + "; the path is left out");
+                    continue;
+                }
                 int i = rs.rules.size();
                 RouteSpec.Rule r = new RouteSpec.Rule();
                 RouteSpec.Match m = new RouteSpec.Match();

@@ -440,6 +440,11 @@ public final class Translator {
                 refReason = st.refReason;
             }
         }
+        if (!src.leftOut().isEmpty()) {
+            // Reported like a reference that does not resolve: the Ingress is accepted and serves the rest.
+            refErrors.addAll(0, src.leftOut());
+            refReason = IngressRoutes.INVALID_PATH;
+        }
         Set<Scope> scopes = new HashSet<>();
         // An Ingress's defaultBackend is in every host's Route: its error once, not once per host.
         refErrors = new ArrayList<>(new java.util.LinkedHashSet<>(refErrors));
@@ -488,8 +493,12 @@ public final class Translator {
                 new ResourceReport(key, generation(src.meta()), accepted, resolved, scopes, errors));
     }
 
-    /** A Route, or an Ingress of one of our classes, as the Routes it stands for. */
-    private record Source(ResourceKey key, HasMetadata meta, String ingressClass, List<IngressRoutes.Piece> pieces) {}
+    /**
+     * A Route, or an Ingress of one of our classes, as the Routes it stands for; {@code leftOut} names what of an
+     * Ingress none of them serves (paths the model refuses), each with the error that says why.
+     */
+    private record Source(ResourceKey key, HasMetadata meta, String ingressClass, List<IngressRoutes.Piece> pieces,
+                          List<String> leftOut) {}
 
     /** Routes and our Ingresses, oldest first (the order of conflicts and of the proxy's host merging). */
     private List<Source> sources(Inputs in, ServiceEndpoints endpoints) {
@@ -511,7 +520,7 @@ public final class Translator {
             }
             keys.put(r, key);
             out.add(new Source(key, r, r.getSpec() == null ? null : r.getSpec().ingressClassName,
-                    List.of(IngressRoutes.Piece.of(r))));
+                    List.of(IngressRoutes.Piece.of(r)), List.of()));
         }
         previousKeys = keys;
         for (Ingress ing : in.ingresses()) {
@@ -520,7 +529,9 @@ public final class Translator {
                 ResourceKey key = new ResourceKey("Ingress", ing.getMetadata().getNamespace(), ing.getMetadata().getName());
                 SourceResult prev = previousResults.get(key);
                 sameAges &= prev != null ? sameAge(prev.source, ing) : !previousOrder.containsKey(key);
-                out.add(new Source(key, ing, cls, IngressRoutes.pieces(ing, endpoints)));
+                List<String> leftOut = new ArrayList<>();
+                List<IngressRoutes.Piece> pieces = IngressRoutes.pieces(ing, endpoints, leftOut);
+                out.add(new Source(key, ing, cls, pieces, List.copyOf(leftOut)));
             }
         }
         // Sorting 10k sources from the informers' (hash) order costs n log n comparisons of timestamps and
