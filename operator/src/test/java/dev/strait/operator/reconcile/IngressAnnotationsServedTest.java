@@ -47,6 +47,7 @@ class IngressAnnotationsServedTest {
         client.network().v1().ingresses().inAnyNamespace().delete();
         client.services().inAnyNamespace().delete();
         client.discovery().v1().endpointSlices().inAnyNamespace().delete();
+        client.v1().events().inAnyNamespace().delete();
     }
 
     private static Ingress ingress(String name, String annotations, String paths) {
@@ -108,5 +109,19 @@ class IngressAnnotationsServedTest {
         assertThat(proxy.get("regex.example.com", "/api/v10/users/7?page=2")).isEqualTo("200 OK app saw /users/7?page=2");
         assertThat(proxy.get("regex.example.com", "/API/V3/x")).isEqualTo("200 OK app saw /x");
         assertThat(proxy.get("regex.example.com", "/api/vx/users").split(" ")[0]).isEqualTo("404");
+    }
+
+    @Test
+    void aPathTheModelRefusesIsLeftOutAndTheOtherPathsServe() throws Exception {
+        // Before, the whole Ingress was refused (Accepted=False) and "/shop" never served.
+        create(client, ingress("bad", "", web("/shop", "Prefix") + "\n" + web("/api v2", "Prefix")));
+        await().atMost(WAIT).untilAsserted(() ->
+                assertThat(proxy.get("bad.example.com", "/shop/cart")).isEqualTo("200 OK app saw /shop/cart"));
+        assertThat(proxy.get("bad.example.com", "/api%20v2").split(" ")[0]).isEqualTo("404");
+        await().atMost(WAIT).untilAsserted(() -> assertThat(client.v1().events().inNamespace("shop").list().getItems())
+                .anySatisfy(e -> {
+                    assertThat(e.getReason()).isEqualTo("InvalidPath");
+                    assertThat(e.getMessage()).startsWith("spec.rules[0].http.paths[1].path: \"/api v2\"");
+                }));
     }
 }
