@@ -16,7 +16,7 @@ import java.util.function.Predicate;
  * (ADR 0056). A problem is a condition that says the operator refuses the resource or cannot program all of
  * it: {@code Accepted=False} (Invalid, Conflicted, RejectedByProxy), {@code Accepted=True} with
  * PartiallyConflicted, and {@code ResolvedRefs=False} (BackendNotFound, InvalidBackend, SecretNotFound,
- * InvalidSecret, UnsupportedAnnotation). Each problem that is new, or whose reason or message changed, is one
+ * InvalidSecret, UnsupportedAnnotation, InvalidPath). Each problem that is new, or whose reason or message changed, is one
  * Warning with the condition's reason and message (which names the field); a resource whose problems are all
  * gone after this ledger saw one gets one Normal {@value #RESOLVED}. {@code Programmed} (which moves with
  * every proxy's ACK) makes no events.
