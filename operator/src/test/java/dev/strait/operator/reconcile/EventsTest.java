@@ -13,7 +13,6 @@ import com.sun.net.httpserver.HttpServer;
 import dev.strait.operator.crd.Route;
 import dev.strait.operator.crd.Upstream;
 import dev.strait.operator.publish.TestProxy;
-import dev.strait.operator.translate.Fixtures;
 import dev.strait.proxy.control.Identity;
 import io.fabric8.kubernetes.api.model.Event;
 import io.fabric8.kubernetes.api.model.networking.v1.Ingress;
@@ -47,8 +46,7 @@ class EventsTest {
         OperatorHarness.installCrds(client);
         upstream = OperatorHarness.echoUpstream();
         app = new OperatorApp(client, OperatorHarness.settings()).start();
-        create(client, Fixtures.service("shop", "web", "http:80"));
-        create(client, Fixtures.slice("shop", "web", "web-1", "http", upstream.getAddress().getPort(), "127.0.0.1"));
+        OperatorHarness.webBackend(client, upstream);
     }
 
     @AfterEach

@@ -8,7 +8,6 @@ import static org.awaitility.Awaitility.await;
 
 import com.sun.net.httpserver.HttpServer;
 import dev.strait.operator.publish.TestProxy;
-import dev.strait.operator.translate.Fixtures;
 import dev.strait.proxy.control.Identity;
 import io.fabric8.kubernetes.api.model.networking.v1.Ingress;
 import io.fabric8.kubernetes.client.KubernetesClient;
@@ -34,8 +33,7 @@ class IngressAnnotationsServedTest {
         OperatorHarness.installCrds(client);
         upstream = OperatorHarness.echoUpstream();
         app = new OperatorApp(client, OperatorHarness.settings()).start();
-        create(client, Fixtures.service("shop", "web", "http:80"));
-        create(client, Fixtures.slice("shop", "web", "web-1", "http", upstream.getAddress().getPort(), "127.0.0.1"));
+        OperatorHarness.webBackend(client, upstream);
         proxy = TestProxy.start(app.controlAddress(), Identity.ingress("strait"), null);
     }
 

@@ -75,8 +75,7 @@ class IngressStatusTest {
     }
 
     private void backend() {
-        create(client, Fixtures.service("shop", "web", "http:80"));
-        create(client, Fixtures.slice("shop", "web", "web-1", "http", upstream.getAddress().getPort(), "127.0.0.1"));
+        OperatorHarness.webBackend(client, upstream);
     }
 
     @Test

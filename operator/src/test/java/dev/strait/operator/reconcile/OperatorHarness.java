@@ -118,6 +118,13 @@ final class OperatorHarness {
     }
 
     /** A started upstream on loopback that answers every request 200 with "app saw PATH[?QUERY]" (raw forms). */
+    /** The Service {@code shop/web} (port http 80) with one ready endpoint: {@code upstream} on 127.0.0.1. */
+    static void webBackend(KubernetesClient client, HttpServer upstream) {
+        create(client, dev.strait.operator.translate.Fixtures.service("shop", "web", "http:80"));
+        create(client, dev.strait.operator.translate.Fixtures.slice("shop", "web", "web-1", "http",
+                upstream.getAddress().getPort(), "127.0.0.1"));
+    }
+
     static HttpServer echoUpstream() throws IOException {
         return echoUpstream("app");
     }
