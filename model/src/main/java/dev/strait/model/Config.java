@@ -104,6 +104,8 @@ public record Config(
      * @param trustedPeers the addresses (a load balancer's, say) whose {@code X-Forwarded-Proto: https} or
      *                     {@code http} says how the client reached them: kept upstream and taken as the
      *                     request's scheme. Others' is replaced with the scheme of their own connection.
+     *                     Their {@code X-Forwarded-For} names the client (the right-most address not in
+     *                     this list), for the access log, FastCGI and hashing (ADR 0059).
      */
     public record ForwardedHeaders(List<IpBlock> trustedPeers) {
         public static final ForwardedHeaders DEFAULTS = new ForwardedHeaders(List.of());

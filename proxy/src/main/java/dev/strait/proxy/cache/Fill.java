@@ -66,6 +66,7 @@ final class Fill implements Exchange {
     private final String host;
     private final String scheme;
     private final SocketAddress remote;
+    private final SocketAddress clientAddress;
     private final SocketAddress local;
     private final ByteBufAllocator alloc;
     private final EventLoop loop;
@@ -133,6 +134,7 @@ final class Fill implements Exchange {
         this.host = source.host();
         this.scheme = source.scheme();
         this.remote = source.remoteAddress();
+        this.clientAddress = source.clientAddress();
         this.local = source.localAddress();
         this.alloc = source.alloc();
         this.loop = source.eventLoop();
@@ -518,6 +520,11 @@ final class Fill implements Exchange {
     @Override
     public SocketAddress remoteAddress() {
         return remote;
+    }
+
+    @Override
+    public SocketAddress clientAddress() {
+        return clientAddress;
     }
 
     @Override

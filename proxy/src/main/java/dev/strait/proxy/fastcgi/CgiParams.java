@@ -64,10 +64,11 @@ final class CgiParams {
         }
         p.add("GATEWAY_INTERFACE", "CGI/1.1");
         p.add("SERVER_SOFTWARE", "strait");
-        SocketAddress remote = ex.remoteAddress();
+        SocketAddress remote = ex.clientAddress();
         if (remote instanceof InetSocketAddress r && r.getAddress() != null) {
             p.add("REMOTE_ADDR", NetUtil.toAddressString(r.getAddress()));
-            p.add("REMOTE_PORT", Integer.toString(r.getPort()));
+            // A client a trusted balancer named (ForwardedFor) comes without a port: empty, as nginx's.
+            p.add("REMOTE_PORT", r.getPort() > 0 ? Integer.toString(r.getPort()) : "");
         }
         SocketAddress local = ex.localAddress();
         String serverAddr = null;

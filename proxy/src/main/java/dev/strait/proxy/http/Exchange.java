@@ -106,7 +106,17 @@ public interface Exchange {
     /** The loop this exchange runs on: upstream connections for it belong to the same loop. */
     EventLoop eventLoop();
 
+    /** The connection's peer: what {@code X-Forwarded-For} gets appended. */
     SocketAddress remoteAddress();
+
+    /**
+     * The client the request came from: {@link #remoteAddress()}, or, from a peer the config trusts
+     * ({@code forwardedHeaders.trustedPeers}), the client its {@code X-Forwarded-For} names
+     * ({@link ForwardedFor}). The access log, FastCGI's {@code REMOTE_ADDR} and hashing on the client use it.
+     */
+    default SocketAddress clientAddress() {
+        return remoteAddress();
+    }
 
     /** The address the client connected to (CGI's SERVER_ADDR and SERVER_PORT), or {@code null} if unknown. */
     default SocketAddress localAddress() {

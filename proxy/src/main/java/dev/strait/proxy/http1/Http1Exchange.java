@@ -35,6 +35,8 @@ final class Http1Exchange implements Exchange {
     final HttpRequest request;
     /** The connection's, or a trusted peer's X-Forwarded-Proto once the head is read (ForwardedProto). */
     String scheme;
+    /** The client a trusted peer named ({@code ForwardedFor}); {@code null}: the connection's peer. */
+    SocketAddress client;
     String host;
     String path;
     String query;
@@ -236,6 +238,11 @@ final class Http1Exchange implements Exchange {
     @Override
     public SocketAddress remoteAddress() {
         return connection.remoteAddress();
+    }
+
+    @Override
+    public SocketAddress clientAddress() {
+        return client != null ? client : connection.remoteAddress();
     }
 
     @Override

@@ -1,5 +1,6 @@
 package dev.strait.proxy.http1;
 
+import dev.strait.model.Config;
 import dev.strait.model.Limits;
 import dev.strait.model.PathNormalizer;
 import dev.strait.proxy.accesslog.AccessLog;
@@ -9,6 +10,7 @@ import dev.strait.proxy.http.AcceptedOn;
 import dev.strait.proxy.http.BodyReceiver;
 import dev.strait.proxy.http.ConnectionTimer;
 import dev.strait.proxy.http.DateHeader;
+import dev.strait.proxy.http.ForwardedFor;
 import dev.strait.proxy.http.ForwardedProto;
 import dev.strait.proxy.http2.H2cUpgrade;
 import dev.strait.proxy.metrics.ProxyMetrics;
@@ -397,7 +399,11 @@ public final class Http1ServerHandler extends ChannelInboundHandlerAdapter {
             upgradeToH2c(req);
             return;
         }
-        ex.scheme = ForwardedProto.scheme(scheme, headers, ctx.channel().remoteAddress(), snapshot.config().forwardedHeaders());
+        Config.ForwardedHeaders trust = snapshot.config().forwardedHeaders();
+        ex.scheme = ForwardedProto.scheme(scheme, headers, ctx.channel().remoteAddress(), trust);
+        if (!trust.trustedPeers().isEmpty()) {
+            ex.client = ForwardedFor.client(headers, ctx.channel().remoteAddress(), trust);
+        }
         CompiledRule rule = snapshot.route(listener, tls != null, "https".equals(ex.scheme), host, matchPath, req.method(),
                 headers);
         requests++;
@@ -906,7 +912,7 @@ public final class Http1ServerHandler extends ChannelInboundHandlerAdapter {
     private void logAccess(Http1Exchange ex, long nanos) {
         CompiledRule rule = ex.rule;
         if (accessLog != null && serving.snapshot().accessLog()) {
-            SocketAddress remote = ctx.channel().remoteAddress();
+            SocketAddress remote = ex.clientAddress();
             HttpRequest req = ex.request;
             String method;
             String uri;

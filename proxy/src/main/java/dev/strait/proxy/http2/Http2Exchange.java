@@ -1,5 +1,6 @@
 package dev.strait.proxy.http2;
 
+import dev.strait.model.Config;
 import dev.strait.model.HostPort;
 import dev.strait.model.Limits.UnderscoreHeaders;
 import dev.strait.model.PathNormalizer;
@@ -10,6 +11,7 @@ import dev.strait.proxy.http.BodyReceiver;
 import dev.strait.proxy.http.DateHeader;
 import dev.strait.proxy.http.Exchange;
 import dev.strait.proxy.http.FileParts;
+import dev.strait.proxy.http.ForwardedFor;
 import dev.strait.proxy.http.ForwardedProto;
 import dev.strait.proxy.http.RequestTokens;
 import dev.strait.proxy.http1.HeadParser;
@@ -92,6 +94,8 @@ public final class Http2Exchange implements Exchange, StreamDeadlines.Expiry {
     private boolean noPath;
     /** The connection's, or a trusted peer's X-Forwarded-Proto, once the request is routed (ForwardedProto). */
     private String scheme;
+    /** The client a trusted peer named ({@link ForwardedFor}); {@code null}: the connection's peer. */
+    private SocketAddress client;
     private String host;
     private String path;
     private String query;
@@ -269,8 +273,11 @@ public final class Http2Exchange implements Exchange, StreamDeadlines.Expiry {
             sendError(HttpResponseStatus.MISDIRECTED_REQUEST);
             return;
         }
-        scheme = ForwardedProto.scheme(tls != null ? "https" : "http", headers, ctx.channel().remoteAddress(),
-                snapshot.config().forwardedHeaders());
+        Config.ForwardedHeaders trust = snapshot.config().forwardedHeaders();
+        scheme = ForwardedProto.scheme(tls != null ? "https" : "http", headers, ctx.channel().remoteAddress(), trust);
+        if (!trust.trustedPeers().isEmpty()) {
+            client = ForwardedFor.client(headers, ctx.channel().remoteAddress(), trust);
+        }
         CompiledRule r = snapshot.route(connection.listener(), tls != null, "https".equals(scheme), host, matchPath, m, headers);
         if (r == null) {
             sendError(HttpResponseStatus.NOT_FOUND);
@@ -631,6 +638,11 @@ public final class Http2Exchange implements Exchange, StreamDeadlines.Expiry {
     @Override
     public SocketAddress remoteAddress() {
         return ctx.channel().remoteAddress();
+    }
+
+    @Override
+    public SocketAddress clientAddress() {
+        return client != null ? client : ctx.channel().remoteAddress();
     }
 
     @Override
@@ -1100,7 +1112,7 @@ public final class Http2Exchange implements Exchange, StreamDeadlines.Expiry {
         long nanos = System.nanoTime() - startNanos;
         metrics.route(rule == null ? ProxyMetrics.NO_ROUTE : rule.route()).record(status, nanos);
         if (accessLog != null && serving.snapshot().accessLog()) {
-            SocketAddress remote = remoteAddress();
+            SocketAddress remote = clientAddress();
             accessLog.log(new AccessLog.Entry(System.currentTimeMillis(),
                     remote instanceof InetSocketAddress isa ? isa.getAddress().getHostAddress() : String.valueOf(remote),
                     request.method() == UNKNOWN_METHOD ? null : request.method().name(), noPath ? null : request.uri(),

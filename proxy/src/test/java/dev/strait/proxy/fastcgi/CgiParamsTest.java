@@ -29,7 +29,8 @@ class CgiParamsTest {
 
     /** Only what CgiParams reads. */
     private record Req(HttpRequest request, String path, String query, String scheme, String host,
-                       SocketAddress remoteAddress, SocketAddress localAddress) implements Exchange {
+                       SocketAddress remoteAddress, SocketAddress localAddress, SocketAddress clientAddress)
+            implements Exchange {
         public boolean isHead() { return false; }
         public ByteBufAllocator alloc() { return PooledByteBufAllocator.DEFAULT; }
         public void sendPreEncoded(byte[] head, byte[] body) { throw new UnsupportedOperationException(); }
@@ -78,8 +79,8 @@ class CgiParamsTest {
     }
 
     private static Req req(HttpRequest r, String path, String query) {
-        return new Req(r, path, query, "http", "example.com", new InetSocketAddress("192.0.2.7", 50123),
-                new InetSocketAddress("127.0.0.1", 8080));
+        InetSocketAddress peer = new InetSocketAddress("192.0.2.7", 50123);
+        return new Req(r, path, query, "http", "example.com", peer, new InetSocketAddress("127.0.0.1", 8080), peer);
     }
 
     @Test
@@ -114,8 +115,19 @@ class CgiParamsTest {
     @Test
     void httpsIsOnForTlsClients() {
         Req plain = req(request(HttpMethod.GET, "/"), "/", null);
-        Req tls = new Req(plain.request(), "/", null, "https", "a", plain.remoteAddress(), plain.localAddress());
+        Req tls = new Req(plain.request(), "/", null, "https", "a", plain.remoteAddress(), plain.localAddress(),
+                plain.remoteAddress());
         assertThat(params(tls, "", "/srv", null)).containsEntry("HTTPS", "on").containsEntry("REQUEST_SCHEME", "https");
+    }
+
+    /** nginx with realip: the address the balancer named, and an empty port, since the list gives none. */
+    @Test
+    void theClientATrustedPeerNamedIsRemoteAddr() {
+        Req direct = req(request(HttpMethod.GET, "/"), "/", null);
+        Req behind = new Req(direct.request(), "/", null, "http", "a", direct.remoteAddress(), direct.localAddress(),
+                new InetSocketAddress("203.0.113.9", 0));
+        assertThat(params(behind, "", "/srv", null)).containsEntry("REMOTE_ADDR", "203.0.113.9")
+                .containsEntry("REMOTE_PORT", "");
     }
 
     @Test

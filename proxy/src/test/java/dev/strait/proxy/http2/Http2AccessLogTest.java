@@ -94,6 +94,23 @@ class Http2AccessLogTest {
                 .contains("strait_requests_total{route=\"site\",status=\"200\"} 1.0");
     }
 
+    /** Behind a trusted balancer (ADR 0059) the log names the client it named, as over HTTP/1.1. */
+    @Test
+    void aTrustedPeersClientIsTheRemoteLogged() throws Exception {
+        TestUpstream up = h.upstream(TestUpstream.name());
+        CapturedAccessLog log = CapturedAccessLog.start(h, CapturedAccessLog.proxied(up.endpoint(),
+                "forwardedHeaders: { trustedPeers: [ 127.0.0.0/8 ] }"));
+        try (RawH2 c = new RawH2(h.address())) {
+            send(c, 1, request("GET", "/behind", "x-forwarded-for", "198.51.100.4, 2001:db8::9"));
+            c.answer(1);
+            send(c, 3, request("GET", "/direct"));
+            c.answer(3);
+        }
+        assertThat(log.await(2)).extracting(l -> l.get("uri").asText() + " " + l.get("remote").asText())
+                .containsExactlyInAnyOrder("/behind 2001:db8:0:0:0:0:0:9", "/direct 127.0.0.1");
+        assertThat(up.seen().get(0).header("x-forwarded-for")).isEqualTo("198.51.100.4, 2001:db8::9, 127.0.0.1");
+    }
+
     @Test
     void aStreamWhoseConnectionTheClientClosesIsLoggedOnceAs499() throws Exception {
         TestUpstream up = h.upstream(TestUpstream.stall());

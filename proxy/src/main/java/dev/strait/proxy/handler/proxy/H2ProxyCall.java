@@ -103,7 +103,7 @@ final class H2ProxyCall extends ChannelInboundHandlerAdapter implements BodyRece
         }
         upstream = lc.upstream(spec);
         if (spec.config().hashOn() != null) {
-            hash = upstream.hash(ex.request().headers(), ex.remoteAddress());
+            hash = upstream.hash(ex.request().headers(), ex.clientAddress());
         }
         head = RequestHead.encodeHttp2(ex, lc, rule.hostRewrite, target, rule.trustRequestId,
                 spec.fallbackHost(), spec.config().protocol() == dev.strait.model.Upstream.Protocol.H2 ? "https" : "http");

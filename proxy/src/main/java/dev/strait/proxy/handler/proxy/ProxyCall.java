@@ -158,7 +158,7 @@ final class ProxyCall implements UpstreamListener, BodyReceiver, Runnable {
         }
         upstream = lc.upstream(spec);
         if (spec.config().hashOn() != null) {
-            hash = upstream.hash(ex.request().headers(), ex.remoteAddress());
+            hash = upstream.hash(ex.request().headers(), ex.clientAddress());
         }
         head = RequestHead.encode(ex, lc, rule.hostRewrite, target, rule.trustRequestId, chunkedBody,
                 spec.fallbackHost(), upgrade);
