@@ -546,7 +546,7 @@ public final class ConfigParser {
             return null;
         }
         known(n, path, "matches", "respond", "files", "backends", "redirect", "cache", "timeouts", "retries",
-                "hostRewrite", "pathRewrite", "fastcgi");
+                "hostRewrite", "pathRewrite", "fastcgi", "clientAddresses");
         List<Route.Match> matches = n.has("matches")
                 ? list(n.get("matches"), path + ".matches", true, this::match)
                 : List.of(new Route.Match(null, null, List.of()));
@@ -627,7 +627,28 @@ public final class ConfigParser {
         if (f != null && !f.isNull()) {
             fastcgi = fastcgi(f, path + ".fastcgi");
         }
-        return new Route.Rule(nonNull(matches), action, cache, timeouts, retries, hostRewrite, fastcgi, pathRewrite);
+        Route.ClientAddresses clients = null;
+        JsonNode ca = n.get("clientAddresses");
+        if (ca != null && !ca.isNull()) {
+            clients = clientAddresses(ca, path + ".clientAddresses");
+        }
+        return new Route.Rule(nonNull(matches), action, cache, timeouts, retries, hostRewrite, fastcgi, pathRewrite,
+                clients);
+    }
+
+    /** {@code { allow: [ CIDR... ], deny: [ CIDR... ] }}, at least one of them with an address. */
+    private Route.ClientAddresses clientAddresses(JsonNode n, String path) {
+        if (!object(n, path)) {
+            return null;
+        }
+        known(n, path, "allow", "deny");
+        int before = errors.size();
+        List<IpBlock> allow = nonNull(list(n.get("allow"), path + ".allow", false, this::ipBlock));
+        List<IpBlock> deny = nonNull(list(n.get("deny"), path + ".deny", false, this::ipBlock));
+        if (allow.isEmpty() && deny.isEmpty() && errors.size() == before) {
+            error(path, "names no addresses: give allow, deny or both (leave clientAddresses out to serve everyone)");
+        }
+        return new Route.ClientAddresses(allow, deny);
     }
 
     /**

@@ -493,6 +493,17 @@ public final class ConfigWriter {
         if (rule.pathRewrite() != null) {
             pathModifier(o.putObject("pathRewrite"), rule.pathRewrite());
         }
+        if (rule.clientAddresses() != null) {
+            ObjectNode co = o.putObject("clientAddresses");
+            if (!rule.clientAddresses().allow().isEmpty()) {
+                ArrayNode allow = co.putArray("allow");
+                rule.clientAddresses().allow().forEach(b -> allow.add(b.text()));
+            }
+            if (!rule.clientAddresses().deny().isEmpty()) {
+                ArrayNode deny = co.putArray("deny");
+                rule.clientAddresses().deny().forEach(b -> deny.add(b.text()));
+            }
+        }
         if (rule.fastcgi() != null) {
             Route.FastCgi f = rule.fastcgi();
             ObjectNode fo = o.putObject("fastcgi").put("root", f.root()).put("index", f.index())

@@ -64,6 +64,40 @@ public record IpBlock(String text, boolean v6, long high, long low, int bits) {
         return block;
     }
 
+    /**
+     * What nginx makes of an {@code allow} entry with bits past its prefix (it warns and masks them):
+     * {@code 10.1.2.3/8} is {@code 10.0.0.0/8}. For text written for nginx (ingress-nginx's annotations);
+     * a config's own lists use {@link #parse}, which refuses such text.
+     *
+     * @throws IllegalArgumentException as {@link #parse}, for text that is no address or block
+     */
+    public static IpBlock parseMasked(String text) {
+        int slash = text.indexOf('/');
+        if (slash < 0) {
+            return parse(text);
+        }
+        IpBlock whole = parse(text.substring(0, slash));
+        IpBlock probe = new IpBlock(text, whole.v6, 0, 0, whole.v6 ? 128 : 32);
+        String bits = text.substring(slash + 1);
+        if (bits.isEmpty() || bits.length() > 3 || !bits.chars().allMatch(c -> c >= '0' && c <= '9')
+                || Integer.parseInt(bits) > probe.bits) {
+            return parse(text); // the prefix is what is wrong: parse says so
+        }
+        IpBlock masked = new IpBlock(text, whole.v6, 0, 0, Integer.parseInt(bits));
+        long high = whole.high & masked.highMask();
+        long low = whole.low & masked.lowMask();
+        byte[] b = new byte[whole.v6 ? 16 : 4];
+        for (int i = 0; i < b.length; i++) {
+            int shift = 8 * (b.length == 4 ? 3 - i : 7 - i % 8);
+            b[i] = (byte) ((b.length == 16 && i < 8 ? high : low) >>> shift);
+        }
+        try {
+            return parse(InetAddress.getByAddress(b).getHostAddress() + "/" + bits);
+        } catch (UnknownHostException e) {
+            throw new IllegalStateException(e); // not reached: 4 or 16 bytes
+        }
+    }
+
     /** Whether {@code a} lies in this block; an IPv4-mapped IPv6 address ({@code ::ffff:10.1.2.3}) counts as IPv4. */
     public boolean contains(InetAddress a) {
         byte[] b = a.getAddress();

@@ -38,20 +38,61 @@ public record Route(String name, List<String> hosts, List<Rule> rules, List<Stri
      *                    ({@code null}: kept as the client sent it)
      */
     public record Rule(List<Match> matches, Action action, Cache cache, Timeouts timeouts, Retries retries,
-                       String hostRewrite, FastCgi fastcgi, PathModifier pathRewrite) {
+                       String hostRewrite, FastCgi fastcgi, PathModifier pathRewrite, ClientAddresses clientAddresses) {
         public Rule {
             matches = List.copyOf(matches);
+        }
+
+        /** A rule that serves every client. */
+        public Rule(List<Match> matches, Action action, Cache cache, Timeouts timeouts, Retries retries,
+                    String hostRewrite, FastCgi fastcgi, PathModifier pathRewrite) {
+            this(matches, action, cache, timeouts, retries, hostRewrite, fastcgi, pathRewrite, null);
         }
 
         /** A rule without path rewrite. */
         public Rule(List<Match> matches, Action action, Cache cache, Timeouts timeouts, Retries retries,
                     String hostRewrite, FastCgi fastcgi) {
-            this(matches, action, cache, timeouts, retries, hostRewrite, fastcgi, null);
+            this(matches, action, cache, timeouts, retries, hostRewrite, fastcgi, null, null);
         }
 
         /** A rule without host rewrite, path rewrite or FastCGI settings. */
         public Rule(List<Match> matches, Action action, Cache cache, Timeouts timeouts, Retries retries) {
             this(matches, action, cache, timeouts, retries, null, null, null);
+        }
+    }
+
+    /**
+     * Which clients a rule answers (ADR 0060; nginx's {@code allow} and {@code deny}, ingress-nginx's
+     * {@code allowlist-source-range} and {@code denylist-source-range}): a client in {@code deny} gets 403,
+     * and so does one not in {@code allow} when {@code allow} is not empty. The client is the connection's
+     * peer, or the one a trusted peer names in {@code X-Forwarded-For} (ADR 0059). It is no match: a
+     * refused client is answered, not passed on to the next rule.
+     */
+    public record ClientAddresses(List<IpBlock> allow, List<IpBlock> deny) {
+        public ClientAddresses {
+            allow = List.copyOf(allow);
+            deny = List.copyOf(deny);
+        }
+
+        /** Whether the rule answers a client at {@code client}; {@code null} (no IP address) only where no allow list is. */
+        public boolean allows(java.net.InetAddress client) {
+            if (client == null) {
+                return allow.isEmpty();
+            }
+            for (IpBlock b : deny) {
+                if (b.contains(client)) {
+                    return false;
+                }
+            }
+            if (allow.isEmpty()) {
+                return true;
+            }
+            for (IpBlock b : allow) {
+                if (b.contains(client)) {
+                    return true;
+                }
+            }
+            return false;
         }
     }
 

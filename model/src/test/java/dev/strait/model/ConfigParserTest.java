@@ -13,6 +13,7 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
 import static org.assertj.core.api.Assertions.tuple;
 import static org.junit.jupiter.params.provider.Arguments.arguments;
 
+import java.net.InetAddress;
 import java.time.Duration;
 import java.util.List;
 import java.util.Map;
@@ -354,6 +355,26 @@ class ConfigParserTest {
                     Duration.ofSeconds(30)));
             assertThat(rule.retries()).isEqualTo(new Route.Retries(3,
                     List.of("connect-failure", "reset", "timeout", "5xx", "gateway-error", "429"), Duration.ofMillis(50)));
+        }
+
+        @Test
+        void ruleClientAddresses() throws Exception {
+            Config c = parse(withRules(OK_RULE, """
+                    { respond: {}, clientAddresses: { allow: [ 10.0.0.0/8, "2001:db8::/32" ], deny: [ 10.9.0.0/16 ] } }
+                    """, "{ respond: {}, clientAddresses: { deny: [ 192.0.2.7 ] } }"));
+            assertThat(c.routes().get(0).rules().get(0).clientAddresses()).as("absent: everyone").isNull();
+            Route.ClientAddresses both = c.routes().get(0).rules().get(1).clientAddresses();
+            assertThat(both.allow()).extracting(IpBlock::text).containsExactly("10.0.0.0/8", "2001:db8::/32");
+            assertThat(both.allows(InetAddress.getByName("10.1.2.3"))).isTrue();
+            assertThat(both.allows(InetAddress.getByName("10.9.2.3"))).as("deny wins").isFalse();
+            assertThat(both.allows(InetAddress.getByName("2001:db8::1"))).isTrue();
+            assertThat(both.allows(InetAddress.getByName("192.0.2.1"))).as("not in allow").isFalse();
+            assertThat(both.allows(null)).as("no address, an allow list").isFalse();
+            Route.ClientAddresses denyOnly = c.routes().get(0).rules().get(2).clientAddresses();
+            assertThat(denyOnly.allows(InetAddress.getByName("192.0.2.7"))).isFalse();
+            assertThat(denyOnly.allows(InetAddress.getByName("192.0.2.8"))).isTrue();
+            assertThat(denyOnly.allows(null)).isTrue();
+            assertThat(ConfigParser.parse(ConfigWriter.toJson(c, false), "written")).isEqualTo(c);
         }
 
         @ParameterizedTest
@@ -791,7 +812,19 @@ class ConfigParserTest {
                 arguments("rule unknown field", withRules("{ respond: {}, rewrite: { to: / } }"),
                         "routes[0].rules[0].rewrite",
                         "unknown field (expected one of matches, respond, files, backends, redirect, cache, timeouts, "
-                                + "retries, hostRewrite, pathRewrite, fastcgi)"),
+                                + "retries, hostRewrite, pathRewrite, fastcgi, clientAddresses)"),
+                arguments("clientAddresses naming no one", withRules("{ respond: {}, clientAddresses: {} }"),
+                        "routes[0].rules[0].clientAddresses", "names no addresses: give allow, deny or both"),
+                arguments("clientAddresses empty lists", withRules("{ respond: {}, clientAddresses: { allow: [], deny: [] } }"),
+                        "routes[0].rules[0].clientAddresses", "names no addresses"),
+                arguments("clientAddresses a name", withRules("{ respond: {}, clientAddresses: { allow: [ 10.0.0.0/8, office ] } }"),
+                        "routes[0].rules[0].clientAddresses.allow[1]", "\"office\" is not an IP address or CIDR block"),
+                arguments("clientAddresses bits past the prefix", withRules("{ respond: {}, clientAddresses: { deny: [ 192.0.2.1/24 ] } }"),
+                        "routes[0].rules[0].clientAddresses.deny[0]", "has address bits past its /24 prefix"),
+                arguments("clientAddresses unknown field", withRules("{ respond: {}, clientAddresses: { only: [ 10.0.0.0/8 ] } }"),
+                        "routes[0].rules[0].clientAddresses.only", "unknown field"),
+                arguments("clientAddresses not a mapping", withRules("{ respond: {}, clientAddresses: [ 10.0.0.0/8 ] }"),
+                        "routes[0].rules[0].clientAddresses", "must be a mapping"),
                 arguments("hostRewrite on respond", withRules("{ respond: {}, hostRewrite: api.internal }"),
                         "routes[0].rules[0].hostRewrite", "only applies to a rule with backends"),
                 arguments("hostRewrite not a host",

@@ -47,4 +47,28 @@ class IpBlockTest {
         assertThatThrownBy(() -> IpBlock.parse(text)).isInstanceOf(IllegalArgumentException.class)
                 .hasMessageContaining("\"" + text + "\"");
     }
+
+    /** nginx masks the bits past an allow entry's prefix; ingress-nginx's source-range annotations are read so. */
+    @ParameterizedTest(name = "{0} is {1}")
+    @CsvSource({
+        "10.1.2.3/8,           10.0.0.0/8",
+        "10.0.0.0/8,           10.0.0.0/8",
+        "192.0.2.77/24,        192.0.2.0/24",
+        "192.0.2.7,            192.0.2.7",
+        "192.0.2.7/0,          0.0.0.0/0",
+        "2001:db8::1/32,       2001:db8:0:0:0:0:0:0/32",
+        "2001:db8:1:2:8001::/65, 2001:db8:1:2:8000:0:0:0/65",
+        "fd00::1,              fd00::1",
+    })
+    void parseMaskedTakesTheBlocksFirstAddress(String text, String network) {
+        IpBlock masked = IpBlock.parseMasked(text);
+        assertThat(masked.text()).isEqualTo(network);
+        assertThat(masked).isEqualTo(IpBlock.parse(network));
+    }
+
+    @ParameterizedTest
+    @ValueSource(strings = {"office", "10.0.0.0/33", "10.0.0.0/", "10.1/8", "fd00::/129", "10.0.0.0/x"})
+    void parseMaskedRefusesWhatIsNoBlock(String text) {
+        assertThatThrownBy(() -> IpBlock.parseMasked(text)).isInstanceOf(IllegalArgumentException.class);
+    }
 }

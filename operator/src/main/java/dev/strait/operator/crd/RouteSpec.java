@@ -93,6 +93,24 @@ public class RouteSpec {
 
         /** How requests become FastCGI calls, for backends whose Upstream speaks {@code fastcgi}. */
         public FastCgi fastcgi;
+
+        /**
+         * Which clients the rule answers: 403 for one in {@code deny}, or outside a non-empty {@code allow}
+         * (nginx's allow and deny). The client is the peer, or the one a trusted load balancer names.
+         */
+        public ClientAddresses clientAddresses;
+    }
+
+    /** Addresses and CIDR blocks ({@code 10.0.0.0/8}, {@code 2001:db8::/32}); at least one in either list. */
+    @JsonInclude(JsonInclude.Include.NON_NULL)
+    @ValidationRule(value = "(has(self.allow) && size(self.allow) > 0) || (has(self.deny) && size(self.deny) > 0)",
+            message = "clientAddresses names no addresses: give allow, deny or both")
+    public static class ClientAddresses {
+        @Size(max = 256)
+        public List<@Size(min = 1, max = 64) String> allow;
+
+        @Size(max = 256)
+        public List<@Size(min = 1, max = 64) String> deny;
     }
 
     /** All given conditions must hold; an absent path means {@code Prefix /}. */

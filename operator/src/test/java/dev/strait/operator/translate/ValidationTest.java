@@ -64,6 +64,16 @@ class ValidationTest {
                             pathRewrite: { replaceRegexMatch: { pattern: "^/api/(.*", substitution: "/$1" } }""",
                         "spec.rules[0].pathRewrite.replaceRegexMatch.pattern: not a valid regular expression: Unclosed "
                                 + "group near index 9 of \"^/api/(.*\""),
+                Arguments.of("client address that is a name", """
+                        hosts: [ example.com ]
+                        rules: [ { respond: { status: 200 }, clientAddresses: { allow: [ 10.0.0.0/8, office ] } } ]""",
+                        "spec.rules[0].clientAddresses.allow[1]: \"office\" is not an IP address or CIDR block "
+                                + "(10.0.0.0/8, 192.0.2.7, fd00::/8)"),
+                Arguments.of("client address block with bits past its prefix", """
+                        hosts: [ example.com ]
+                        rules: [ { respond: { status: 200 }, clientAddresses: { deny: [ 10.1.2.3/8 ] } } ]""",
+                        "spec.rules[0].clientAddresses.deny[0]: \"10.1.2.3/8\" has address bits past its /8 prefix; "
+                                + "write the block's first address"),
                 Arguments.of("redirect status", """
                         hosts: [ example.com ]
                         rules: [ { redirect: { statusCode: 200 } } ]""",

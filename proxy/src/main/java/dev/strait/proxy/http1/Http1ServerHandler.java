@@ -412,6 +412,10 @@ public final class Http1ServerHandler extends ChannelInboundHandlerAdapter {
             return;
         }
         ex.rule = rule;
+        if (rule.refuses(ex.clientAddress())) {
+            sendError(ex, HttpResponseStatus.FORBIDDEN);
+            return;
+        }
         try {
             rule.handler().handle(ex);
         } catch (RuntimeException e) {

@@ -284,6 +284,10 @@ public final class Http2Exchange implements Exchange, StreamDeadlines.Expiry {
             return;
         }
         rule = r;
+        if (r.refuses(clientAddress())) {
+            sendError(HttpResponseStatus.FORBIDDEN);
+            return;
+        }
         try {
             r.handler().handle(this);
         } catch (RuntimeException e) {

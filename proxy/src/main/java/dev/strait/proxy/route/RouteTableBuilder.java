@@ -259,13 +259,14 @@ public final class RouteTableBuilder {
     private static List<Object> pairs(Route route, Handler[] made) {
         List<Object> out = new ArrayList<>();
         for (int i = 0; i < made.length; i++) {
-            CompiledRule compiled = new CompiledRule(route.name(), i, made[i]);
+            Route.ClientAddresses clients = route.rules().get(i).clientAddresses();
+            CompiledRule compiled = new CompiledRule(route.name(), i, made[i], clients);
             for (Route.Match m : route.rules().get(i).matches()) {
                 CompiledRule c = compiled;
                 if (made[i] instanceof PrefixAware pa && (m.path() == null || m.path().type() == Route.PathType.Prefix)) {
                     Handler h = pa.forPrefix(m.path() == null ? "/" : prefixValue(m.path().value()));
                     if (h != made[i]) {
-                        c = new CompiledRule(route.name(), i, h);
+                        c = new CompiledRule(route.name(), i, h, clients);
                     }
                 }
                 out.add(c);
