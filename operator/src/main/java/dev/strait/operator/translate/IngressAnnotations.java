@@ -18,9 +18,10 @@ import java.util.regex.PatternSyntaxException;
  * docs/adr/0054-ingress-nginx-annotations.md): the redirects become a {@code redirect} on every rule,
  * {@code rewrite-target} a {@code pathRewrite} (a prefix or full path where that is exact, else nginx's regex
  * rewrite, ADR 0058), {@code use-regex} RegularExpression matches, {@code ssl-redirect} and
- * {@code force-ssl-redirect} the https binding and its {@code -to-https} Route. What cannot be expressed
- * exactly is an error naming the annotation, and the paths it applies to answer 503 rather than reach the
- * app with a path or at an address it was not meant to get.
+ * {@code force-ssl-redirect} the https binding and its {@code -to-https} Route, the source ranges every backend
+ * rule's {@code clientAddresses} (ADR 0060). What cannot be expressed exactly is an error naming the
+ * annotation, and the paths it applies to answer 503 rather than reach the app with a path or at an address
+ * it was not meant to get, or unguarded: so do authentication annotations, which Strait does not honour.
  */
 final class IngressAnnotations {
     static final String PREFIX = "nginx.ingress.kubernetes.io/";
@@ -35,9 +36,20 @@ final class IngressAnnotations {
     static final String TEMPORAL_REDIRECT_CODE = PREFIX + "temporal-redirect-code";
     static final String REWRITE_TARGET = PREFIX + "rewrite-target";
     static final String USE_REGEX = PREFIX + "use-regex";
+    /** Comma-separated CIDRs of the only clients served; {@code whitelist-source-range} is its older name. */
+    static final String ALLOWLIST_SOURCE_RANGE = PREFIX + "allowlist-source-range";
+    static final String WHITELIST_SOURCE_RANGE = PREFIX + "whitelist-source-range";
+    /** Comma-separated CIDRs of clients refused. */
+    static final String DENYLIST_SOURCE_RANGE = PREFIX + "denylist-source-range";
+    /** Authentication Strait does not do: serving the paths without it would open them (ADR 0060). */
+    static final String AUTH_TYPE = PREFIX + "auth-type";
+    static final String AUTH_URL = PREFIX + "auth-url";
+    static final String AUTH_TLS_SECRET = PREFIX + "auth-tls-secret";
+    static final String AUTH_TLS_VERIFY_CLIENT = PREFIX + "auth-tls-verify-client";
     /** The annotations whose values change a host's rules (not its listeners), in the order of {@link #key}. */
     private static final List<String> RULE_ANNOTATIONS = List.of(PERMANENT_REDIRECT, PERMANENT_REDIRECT_CODE,
-            TEMPORAL_REDIRECT, TEMPORAL_REDIRECT_CODE, REWRITE_TARGET, USE_REGEX);
+            TEMPORAL_REDIRECT, TEMPORAL_REDIRECT_CODE, REWRITE_TARGET, USE_REGEX, ALLOWLIST_SOURCE_RANGE,
+            WHITELIST_SOURCE_RANGE, DENYLIST_SOURCE_RANGE, AUTH_TYPE, AUTH_URL, AUTH_TLS_SECRET, AUTH_TLS_VERIFY_CLIENT);
     /** The end of ingress-nginx's documented path idiom {@code /prefix(/|$)(.*)} with {@code rewrite-target: /$2}. */
     static final String STRIP_IDIOM = "(/|$)(.*)";
     private static final Pattern REGEX_CHARS = Pattern.compile("[()\\[\\]{}*+?|^$\\\\]");
@@ -54,6 +66,14 @@ final class IngressAnnotations {
     final String rewriteTarget;
     /** {@code use-regex: "true"}: the Ingress's paths are regular expressions to ingress-nginx. */
     final boolean useRegex;
+    /** The source-range annotations as every backend rule's {@code clientAddresses}, or null for every client. */
+    final RouteSpec.ClientAddresses clientAddresses;
+    /**
+     * Why the Ingress's backend rules cannot be served as asked (an access annotation Strait cannot express, or
+     * authentication it does not do): they answer 503 rather than reach the app unguarded. Empty when none.
+     * Redirect rules are not guarded: ingress-nginx's {@code return} answers before access checks run.
+     */
+    final List<String> guardErrors;
     /** The values of the annotations that change rules, empty without any: part of a piece's memo key. */
     final String key;
 
@@ -108,6 +128,68 @@ final class IngressAnnotations {
         }
         redirect = r;
         redirectError = error;
+
+        List<String> guard = new ArrayList<>();
+        RouteSpec.ClientAddresses clients = new RouteSpec.ClientAddresses();
+        String allowName = a.get(ALLOWLIST_SOURCE_RANGE) != null ? ALLOWLIST_SOURCE_RANGE : WHITELIST_SOURCE_RANGE;
+        clients.allow = ranges(allowName, a.get(allowName), guard);
+        clients.deny = ranges(DENYLIST_SOURCE_RANGE, a.get(DENYLIST_SOURCE_RANGE), guard);
+        clientAddresses = clients.allow == null && clients.deny == null ? null : clients;
+        for (String auth : List.of(AUTH_TYPE, AUTH_URL)) {
+            String v = a.get(auth);
+            if (v != null && !v.isBlank()) {
+                guard.add(field(auth) + ": \"" + v + "\": Strait does not authenticate requests; the Ingress's paths answer"
+                        + " 503 rather than serve them unauthenticated");
+            }
+        }
+        String tlsSecret = a.get(AUTH_TLS_SECRET);
+        String verify = a.get(AUTH_TLS_VERIFY_CLIENT);
+        if (tlsSecret != null && !tlsSecret.isBlank() && !"off".equals(verify == null ? null : verify.trim())) {
+            guard.add(field(AUTH_TLS_SECRET) + ": \"" + tlsSecret + "\": Strait does not verify client certificates;"
+                    + " the Ingress's paths answer 503 rather than serve clients without one");
+        }
+        guardErrors = List.copyOf(guard);
+    }
+
+    /**
+     * A source-range annotation's comma-separated addresses and CIDR blocks, read as nginx reads {@code allow}
+     * (bits past a prefix are masked), or null when absent or empty. An entry that is no address or block is
+     * an error in {@code guard}: the list cannot be applied, so the paths are not served unguarded.
+     */
+    private static List<String> ranges(String name, String value, List<String> guard) {
+        if (value == null || value.isBlank()) {
+            return null;
+        }
+        List<String> out = new ArrayList<>();
+        for (String part : value.split(",")) {
+            String entry = part.trim();
+            if (entry.isEmpty()) {
+                continue;
+            }
+            try {
+                out.add(dev.strait.model.IpBlock.parseMasked(entry).text());
+            } catch (IllegalArgumentException e) {
+                guard.add(field(name) + ": " + e.getMessage() + "; the Ingress's paths answer 503 rather than serve"
+                        + " every client");
+                return null;
+            }
+        }
+        return out.isEmpty() ? null : out;
+    }
+
+    /**
+     * Why the Ingress's rules answer 503 instead of their backend (a redirect or guard annotation Strait cannot
+     * honour): what its status and Events report. Guards do not count where the annotation's redirect answers.
+     */
+    List<String> problems() {
+        List<String> out = new ArrayList<>();
+        if (redirectError != null) {
+            out.add(redirectError);
+        }
+        if (redirect == null) {
+            out.addAll(guardErrors);
+        }
+        return out;
     }
 
     static String field(String annotation) {

@@ -181,10 +181,7 @@ final class IngressRoutes {
                 continue;
             }
             Map<String, String> fields = new LinkedHashMap<>();
-            List<String> errors = new ArrayList<>();
-            if (annotations.redirectError != null) {
-                errors.add(annotations.redirectError);
-            }
+            List<String> errors = new ArrayList<>(annotations.problems());
             RouteSpec rs = new RouteSpec();
             rs.hosts = List.of(h.getKey());
             if (hostRule.containsKey(h.getKey())) {
@@ -193,7 +190,7 @@ final class IngressRoutes {
             rs.rules = new ArrayList<>();
             boolean rootPrefix = false;
             boolean regexHost = false;
-            boolean unsupported = annotations.redirectError != null;
+            boolean unsupported = !annotations.problems().isEmpty();
             List<RouteSpec.PathType> types = new ArrayList<>();
             List<String> values = new ArrayList<>();
             List<String> pathFields = new ArrayList<>();
@@ -305,10 +302,7 @@ final class IngressRoutes {
                     m.path.value = ".*";
                     r.matches = List.of(m);
                 }
-                List<String> fallbackErrors = new ArrayList<>();
-                if (annotations.redirectError != null) {
-                    fallbackErrors.add(annotations.redirectError);
-                }
+                List<String> fallbackErrors = new ArrayList<>(annotations.problems());
                 act(r, annotations, () -> backend(fallback, ns, "spec.defaultBackend", endpoints, fallbackErrors));
                 ds.rules = List.of(r);
                 Map<String, String> dsFields = new LinkedHashMap<>();
@@ -321,7 +315,7 @@ final class IngressRoutes {
                 dsFields.put("spec.rules[0].backends[0]", "spec.defaultBackend");
                 dsFields.put("spec.rules[0]", "spec.defaultBackend");
                 out.add(new Piece(piece(ing, ns, index, DEFAULT_BACKEND, annotations.key, ds), dsFields, fallbackErrors,
-                        annotations.redirectError != null ? UNSUPPORTED_ANNOTATION : null));
+                        annotations.problems().isEmpty() ? null : UNSUPPORTED_ANNOTATION));
             }
             index++;
         }
@@ -353,18 +347,21 @@ final class IngressRoutes {
     /**
      * The rule's action: the Ingress's redirect annotation when it has one (its backends are then never
      * looked up: a redirect-only Ingress often names a Service that does not exist), else the backend;
-     * a redirect that cannot be expressed answers 503 rather than serve what was meant to move.
+     * a redirect that cannot be expressed answers 503 rather than serve what was meant to move, and so does a
+     * backend whose guard (an access list, authentication) cannot be honoured. A backend rule takes the
+     * source-range annotations as its {@code clientAddresses}.
      */
     private static void act(RouteSpec.Rule r, IngressAnnotations annotations,
                             java.util.function.Supplier<RouteSpec.Backend> backend) {
         if (annotations.redirect != null) {
             r.redirect = annotations.redirect;
-        } else if (annotations.redirectError != null) {
+        } else if (!annotations.problems().isEmpty()) {
             RouteSpec.Backend b = new RouteSpec.Backend();
             b.upstream = UNRESOLVED;
             r.backends = List.of(b);
         } else {
             r.backends = List.of(backend.get());
+            r.clientAddresses = annotations.clientAddresses;
         }
     }
 

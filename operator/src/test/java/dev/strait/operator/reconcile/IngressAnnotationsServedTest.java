@@ -122,4 +122,31 @@ class IngressAnnotationsServedTest {
                     assertThat(e.getMessage()).startsWith("spec.rules[0].http.paths[1].path: \"/api v2\"");
                 }));
     }
+
+    /** ADR 0060: the proxy, whose client here is 127.0.0.1, enforces the ranges; an auth it lacks answers 503. */
+    @Test
+    void sourceRangesAreEnforcedAndAnAuthStraitLacksAnswers503() throws Exception {
+        create(client, ingress("office", "nginx.ingress.kubernetes.io/allowlist-source-range: \"10.0.0.0/8\"",
+                web("/", "Prefix")));
+        create(client, ingress("local", "nginx.ingress.kubernetes.io/whitelist-source-range: \"10.0.0.0/8, 127.1.2.3/8\"",
+                web("/", "Prefix")));
+        create(client, ingress("denied", "nginx.ingress.kubernetes.io/denylist-source-range: \"127.0.0.1\"",
+                web("/", "Prefix")));
+        create(client, ingress("login", "nginx.ingress.kubernetes.io/auth-type: basic, "
+                + "nginx.ingress.kubernetes.io/auth-secret: basic-auth", web("/", "Prefix")));
+        await().atMost(WAIT).untilAsserted(() ->
+                assertThat(proxy.get("local.example.com", "/x")).isEqualTo("200 OK app saw /x"));
+        await().atMost(WAIT).untilAsserted(() ->
+                assertThat(proxy.get("office.example.com", "/x").split(" ")[0]).isEqualTo("403"));
+        await().atMost(WAIT).untilAsserted(() ->
+                assertThat(proxy.get("denied.example.com", "/x").split(" ")[0]).isEqualTo("403"));
+        await().atMost(WAIT).untilAsserted(() ->
+                assertThat(proxy.get("login.example.com", "/x").split(" ")[0]).isEqualTo("503"));
+        await().atMost(WAIT).untilAsserted(() -> assertThat(client.v1().events().inNamespace("shop").list().getItems())
+                .anySatisfy(e -> {
+                    assertThat(e.getReason()).isEqualTo("UnsupportedAnnotation");
+                    assertThat(e.getMessage()).startsWith(
+                            "metadata.annotations[nginx.ingress.kubernetes.io/auth-type]: \"basic\": Strait does not authenticate");
+                }));
+    }
 }

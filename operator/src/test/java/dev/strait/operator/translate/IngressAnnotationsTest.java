@@ -147,6 +147,95 @@ class IngressAnnotationsTest {
         }
     }
 
+    // source ranges and authentication (ADR 0060)
+
+    private static List<Route.ClientAddresses> clientAddresses(Translation t) {
+        return t.snapshot(STRAIT).config().routes().stream().flatMap(r -> r.rules().stream())
+                .map(Route.Rule::clientAddresses).toList();
+    }
+
+    private static List<String> texts(List<dev.strait.model.IpBlock> blocks) {
+        return blocks.stream().map(dev.strait.model.IpBlock::text).toList();
+    }
+
+    @Test
+    void sourceRangesGuardEveryBackendRuleAsNginxReadsThem() {
+        Translation t = translate(annotated("site", SITE, "allowlist-source-range", " 10.1.2.3/8, 192.0.2.7 ,,2001:db8::/32",
+                "denylist-source-range", "10.9.0.0/16"));
+        assertThat(ingressReport(t, "shop", "site").errors()).containsExactly(
+                "spec.rules[0].http.paths[0].backend.service.name: Service \"gone\" not found");
+        List<Route.ClientAddresses> guards = clientAddresses(t);
+        assertThat(guards).as("both paths and the defaultBackend (of the host and of *)").hasSize(4)
+                .allMatch(guards.get(0)::equals);
+        // nginx masks bits past the prefix (with a warning); so does the translation.
+        assertThat(texts(guards.get(0).allow())).containsExactly("10.0.0.0/8", "192.0.2.7", "2001:db8:0:0:0:0:0:0/32");
+        assertThat(texts(guards.get(0).deny())).containsExactly("10.9.0.0/16");
+
+        // The older name, and the newer one winning where both are given.
+        t = translate(annotated("site", SITE, "whitelist-source-range", "192.0.2.0/24"));
+        assertThat(clientAddresses(t)).allSatisfy(g -> assertThat(texts(g.allow())).containsExactly("192.0.2.0/24"));
+        t = translate(annotated("site", SITE, "whitelist-source-range", "192.0.2.0/24", "allowlist-source-range", "198.51.100.0/24"));
+        assertThat(clientAddresses(t)).allSatisfy(g -> assertThat(texts(g.allow())).containsExactly("198.51.100.0/24"));
+        assertThat(clientAddresses(translate(annotated("site", SITE, "allowlist-source-range", " , ")))).containsOnlyNulls();
+        assertThat(clientAddresses(translate(annotated("site", SITE)))).containsOnlyNulls();
+    }
+
+    @Test
+    void aRedirectAnswersBeforeAnyGuardAsNginxReturnDoes() {
+        Translation t = translate(annotated("site", SITE, "permanent-redirect", "https://new.example.com/",
+                "allowlist-source-range", "10.0.0.0/8", "auth-type", "basic"));
+        assertThat(ingressReport(t, "shop", "site").errors()).isEmpty();
+        assertThat(actions(t)).containsOnly(new Route.Redirect("https", "new.example.com", 443, full("/"), 301));
+        assertThat(clientAddresses(t)).containsOnlyNulls();
+    }
+
+    /** Serving these paths without the guard would open them to everyone: 503 until the annotation is removed. */
+    @Test
+    void aGuardThatCannotBeHonouredIsReportedAndItsPathsAnswer503() {
+        String[][] cases = {
+            {"allowlist-source-range", "10.0.0.0/8, office",
+                "\"office\" is not an IP address or CIDR block (10.0.0.0/8, 192.0.2.7, fd00::/8); the Ingress's paths answer"
+                    + " 503 rather than serve every client"},
+            {"denylist-source-range", "10.0.0.0/40",
+                "\"10.0.0.0/40\": the prefix length must be 0..32; the Ingress's paths answer 503 rather than serve every client"},
+            {"auth-type", "basic",
+                "\"basic\": Strait does not authenticate requests; the Ingress's paths answer 503 rather than serve them"
+                    + " unauthenticated"},
+            {"auth-url", "http://auth.shop.svc/verify",
+                "\"http://auth.shop.svc/verify\": Strait does not authenticate requests; the Ingress's paths answer 503"
+                    + " rather than serve them unauthenticated"},
+            {"auth-tls-secret", "shop/ca",
+                "\"shop/ca\": Strait does not verify client certificates; the Ingress's paths answer 503 rather than"
+                    + " serve clients without one"},
+        };
+        for (String[] c : cases) {
+            Translation t = translate(annotated("site", SITE, c[0], c[1]));
+            ResourceReport r = ingressReport(t, "shop", "site");
+            assertThat(r.errors()).as(c[1]).containsExactly("metadata.annotations[" + N + c[0] + "]: " + c[2]);
+            assertThat(r.resolvedRefs().reason()).isEqualTo(IngressRoutes.UNSUPPORTED_ANNOTATION);
+            assertThat(actions(t)).as(c[1]).hasSize(4)
+                    .containsOnly(new Route.Backends(List.of(new Route.Backend(Translator.UNRESOLVED, 1))));
+        }
+        // Client certificates asked for but not verified ("off") need nothing Strait lacks.
+        Translation t = translate(annotated("site", SITE, "auth-tls-secret", "shop/ca", "auth-tls-verify-client", "off"));
+        assertThat(ingressReport(t, "shop", "site").errors()).containsExactly(
+                "spec.rules[0].http.paths[0].backend.service.name: Service \"gone\" not found");
+        assertThat(actions(t)).filteredOn(a -> !a.equals(new Route.Backends(List.of(new Route.Backend(Translator.UNRESOLVED, 1)))))
+                .as("/about and the defaultBackends serve").hasSize(3);
+    }
+
+    @Test
+    void aChangedSourceRangeIsTranslatedAfreshThoughTheGenerationStays() {
+        Translator translator = new Translator(ProxyDefaults.STANDARD);
+        for (String range : List.of("10.0.0.0/8", "192.0.2.0/24", "office")) {
+            Object[] all = {service("shop", "web", "http:80"), slice("shop", "web", "web-1", "http", 8080, "10.0.0.1"),
+                annotated("site", SITE, "allowlist-source-range", range)};
+            Translation got = translator.translate(Fixtures.inputs(all));
+            Translation want = new Translator(ProxyDefaults.STANDARD).translate(Fixtures.inputs(all));
+            assertThat(got.snapshot(STRAIT).json()).isEqualTo(want.snapshot(STRAIT).json());
+        }
+    }
+
     // force-ssl-redirect
 
     private static final String PLAIN = """
