@@ -546,7 +546,8 @@ public final class ConfigParser {
             return null;
         }
         known(n, path, "matches", "respond", "files", "backends", "redirect", "cache", "timeouts", "retries",
-                "hostRewrite", "pathRewrite", "fastcgi", "clientAddresses");
+                "hostRewrite", "pathRewrite", "fastcgi", "clientAddresses",
+                "basicAuth");
         List<Route.Match> matches = n.has("matches")
                 ? list(n.get("matches"), path + ".matches", true, this::match)
                 : List.of(new Route.Match(null, null, List.of()));
@@ -632,8 +633,36 @@ public final class ConfigParser {
         if (ca != null && !ca.isNull()) {
             clients = clientAddresses(ca, path + ".clientAddresses");
         }
+        Route.BasicAuth basicAuth = null;
+        JsonNode ba = n.get("basicAuth");
+        if (ba != null && !ba.isNull()) {
+            basicAuth = basicAuth(ba, path + ".basicAuth");
+        }
         return new Route.Rule(nonNull(matches), action, cache, timeouts, retries, hostRewrite, fastcgi, pathRewrite,
-                clients);
+                clients, basicAuth);
+    }
+
+    /** {@code { realm, htpasswd }}: at least one user, every line one the proxy can check. */
+    private Route.BasicAuth basicAuth(JsonNode n, String path) {
+        if (!object(n, path)) {
+            return null;
+        }
+        known(n, path, "realm", "htpasswd");
+        String realm = text(n.get("realm"), path + ".realm", Route.BasicAuth.DEFAULT_REALM);
+        if (realm != null && !realm.chars().allMatch(c -> c >= 0x20 && c < 0x7f && c != '"' && c != '\\')) {
+            error(path + ".realm", "must be printable ASCII without '\"' or '\\'");
+        }
+        String htpasswd = requiredText(n.get("htpasswd"), path + ".htpasswd");
+        if (htpasswd == null) {
+            return null;
+        }
+        int[] users = {0};
+        Htpasswd.parse(htpasswd, (line, why) -> error(path + ".htpasswd", "line " + line + ": " + why))
+                .forEach((u, h) -> users[0]++);
+        if (users[0] == 0 && Htpasswd.problems(htpasswd).isEmpty()) {
+            error(path + ".htpasswd", "lists no users (name:hash per line)");
+        }
+        return new Route.BasicAuth(realm, htpasswd);
     }
 
     /** {@code { allow: [ CIDR... ], deny: [ CIDR... ] }}, at least one of them with an address. */

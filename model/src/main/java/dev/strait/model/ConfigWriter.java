@@ -504,6 +504,9 @@ public final class ConfigWriter {
                 rule.clientAddresses().deny().forEach(b -> deny.add(b.text()));
             }
         }
+        if (rule.basicAuth() != null) {
+            o.putObject("basicAuth").put("realm", rule.basicAuth().realm()).put("htpasswd", rule.basicAuth().htpasswd());
+        }
         if (rule.fastcgi() != null) {
             Route.FastCgi f = rule.fastcgi();
             ObjectNode fo = o.putObject("fastcgi").put("root", f.root()).put("index", f.index())

@@ -38,7 +38,8 @@ public record Route(String name, List<String> hosts, List<Rule> rules, List<Stri
      *                    ({@code null}: kept as the client sent it)
      */
     public record Rule(List<Match> matches, Action action, Cache cache, Timeouts timeouts, Retries retries,
-                       String hostRewrite, FastCgi fastcgi, PathModifier pathRewrite, ClientAddresses clientAddresses) {
+                       String hostRewrite, FastCgi fastcgi, PathModifier pathRewrite, ClientAddresses clientAddresses,
+                       BasicAuth basicAuth) {
         public Rule {
             matches = List.copyOf(matches);
         }
@@ -46,13 +47,13 @@ public record Route(String name, List<String> hosts, List<Rule> rules, List<Stri
         /** A rule that serves every client. */
         public Rule(List<Match> matches, Action action, Cache cache, Timeouts timeouts, Retries retries,
                     String hostRewrite, FastCgi fastcgi, PathModifier pathRewrite) {
-            this(matches, action, cache, timeouts, retries, hostRewrite, fastcgi, pathRewrite, null);
+            this(matches, action, cache, timeouts, retries, hostRewrite, fastcgi, pathRewrite, null, null);
         }
 
         /** A rule without path rewrite. */
         public Rule(List<Match> matches, Action action, Cache cache, Timeouts timeouts, Retries retries,
                     String hostRewrite, FastCgi fastcgi) {
-            this(matches, action, cache, timeouts, retries, hostRewrite, fastcgi, null, null);
+            this(matches, action, cache, timeouts, retries, hostRewrite, fastcgi, null, null, null);
         }
 
         /** A rule without host rewrite, path rewrite or FastCGI settings. */
@@ -94,6 +95,17 @@ public record Route(String name, List<String> hosts, List<Rule> rules, List<Stri
             }
             return false;
         }
+    }
+
+    /**
+     * HTTP Basic authentication (RFC 7617; nginx's {@code auth_basic}, ingress-nginx's {@code auth-type: basic}):
+     * a request without the credentials of one of the users gets 401 with a challenge naming {@code realm}.
+     *
+     * @param realm    shown by browsers in their prompt
+     * @param htpasswd the users, {@code name:hash} per line ({@link Htpasswd}), as {@code htpasswd} writes them
+     */
+    public record BasicAuth(String realm, String htpasswd) {
+        public static final String DEFAULT_REALM = "Restricted";
     }
 
     /** All given conditions must hold. An absent path means {@code Prefix /}. */

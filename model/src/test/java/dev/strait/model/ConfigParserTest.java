@@ -358,6 +358,19 @@ class ConfigParserTest {
         }
 
         @Test
+        void ruleBasicAuth() throws Exception {
+            Config c = parse(withRules(OK_RULE, """
+                    { respond: {}, basicAuth: { realm: Staff, htpasswd: "# staff\\nalice:$apr1$x$12YdXEY0/hH4rDNkmZupO0\\n\\nbob:{SHA}kniYfDOveJALlwGbJH1veyGzBwU=\\n" } }
+                    """, "{ respond: {}, basicAuth: { htpasswd: \"carol:$6$saltsalt$gER3pXfriHQvEHjjIlDUl8LkovRnMQ/1MCiShHAap/WwdJ9r7jtswquRuG9eejykFx.SIW01TW5fRYgDTG/6s.\" } }"));
+            Route.BasicAuth staff = c.routes().get(0).rules().get(1).basicAuth();
+            assertThat(staff.realm()).isEqualTo("Staff");
+            assertThat(Htpasswd.parse(staff.htpasswd(), (l, w) -> { })).containsOnlyKeys("alice", "bob");
+            assertThat(c.routes().get(0).rules().get(2).basicAuth().realm()).isEqualTo(Route.BasicAuth.DEFAULT_REALM);
+            assertThat(c.routes().get(0).rules().get(0).basicAuth()).isNull();
+            assertThat(ConfigParser.parse(ConfigWriter.toJson(c, false), "written")).isEqualTo(c);
+        }
+
+        @Test
         void ruleClientAddresses() throws Exception {
             Config c = parse(withRules(OK_RULE, """
                     { respond: {}, clientAddresses: { allow: [ 10.0.0.0/8, "2001:db8::/32" ], deny: [ 10.9.0.0/16 ] } }
@@ -812,7 +825,23 @@ class ConfigParserTest {
                 arguments("rule unknown field", withRules("{ respond: {}, rewrite: { to: / } }"),
                         "routes[0].rules[0].rewrite",
                         "unknown field (expected one of matches, respond, files, backends, redirect, cache, timeouts, "
-                                + "retries, hostRewrite, pathRewrite, fastcgi, clientAddresses)"),
+                                + "retries, hostRewrite, pathRewrite, fastcgi, clientAddresses, basicAuth)"),
+                arguments("basicAuth without users", withRules("{ respond: {}, basicAuth: { htpasswd: \"# none yet\" } }"),
+                        "routes[0].rules[0].basicAuth.htpasswd", "lists no users (name:hash per line)"),
+                arguments("basicAuth without htpasswd", withRules("{ respond: {}, basicAuth: { realm: x } }"),
+                        "routes[0].rules[0].basicAuth.htpasswd", "is required"),
+                arguments("basicAuth bcrypt", withRules("{ respond: {}, basicAuth: { htpasswd: \"a:{SHA}kniYfDOveJALlwGbJH1veyGzBwU=\\nb:$2y$05$abcdefghijklmnopqrstuuOQiyCxlgf/oeuTqixKmWdcYUh4Hjl0a\" } }"),
+                        "routes[0].rules[0].basicAuth.htpasswd", "line 2: user \"b\": bcrypt hashes ($2y$, htpasswd -B) are not checked yet"),
+                arguments("basicAuth DES crypt", withRules("{ respond: {}, basicAuth: { htpasswd: \"a:abJnggxhB/yWI\" } }"),
+                        "routes[0].rules[0].basicAuth.htpasswd", "line 1: user \"a\": DES crypt hashes are not checked"),
+                arguments("basicAuth cut hash", withRules("{ respond: {}, basicAuth: { htpasswd: \"a:$apr1$x$12YdXEY0\" } }"),
+                        "routes[0].rules[0].basicAuth.htpasswd", "line 1: user \"a\": is not a whole MD5-crypt hash"),
+                arguments("basicAuth line without hash", withRules("{ respond: {}, basicAuth: { htpasswd: \"alice\" } }"),
+                        "routes[0].rules[0].basicAuth.htpasswd", "line 1: is not name:hash"),
+                arguments("basicAuth user twice", withRules("{ respond: {}, basicAuth: { htpasswd: \"a:{PLAIN}x\\na:{PLAIN}y\" } }"),
+                        "routes[0].rules[0].basicAuth.htpasswd", "line 2: user \"a\" is listed twice"),
+                arguments("basicAuth realm with a quote", withRules("{ respond: {}, basicAuth: { realm: 'a\"b', htpasswd: \"a:{PLAIN}x\" } }"),
+                        "routes[0].rules[0].basicAuth.realm", "must be printable ASCII"),
                 arguments("clientAddresses naming no one", withRules("{ respond: {}, clientAddresses: {} }"),
                         "routes[0].rules[0].clientAddresses", "names no addresses: give allow, deny or both"),
                 arguments("clientAddresses empty lists", withRules("{ respond: {}, clientAddresses: { allow: [], deny: [] } }"),

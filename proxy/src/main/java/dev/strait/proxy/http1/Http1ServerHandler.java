@@ -412,8 +412,7 @@ public final class Http1ServerHandler extends ChannelInboundHandlerAdapter {
             return;
         }
         ex.rule = rule;
-        if (rule.refuses(ex.clientAddress())) {
-            sendError(ex, HttpResponseStatus.FORBIDDEN);
+        if (rule.guard() != null && rule.guard().refuses(ex)) {
             return;
         }
         try {

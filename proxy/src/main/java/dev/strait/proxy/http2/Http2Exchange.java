@@ -284,8 +284,7 @@ public final class Http2Exchange implements Exchange, StreamDeadlines.Expiry {
             return;
         }
         rule = r;
-        if (r.refuses(clientAddress())) {
-            sendError(HttpResponseStatus.FORBIDDEN);
+        if (r.guard() != null && r.guard().refuses(this)) {
             return;
         }
         try {

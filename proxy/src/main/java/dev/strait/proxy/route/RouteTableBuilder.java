@@ -3,6 +3,7 @@ package dev.strait.proxy.route;
 import dev.strait.model.Config;
 import dev.strait.model.ConfigWriter;
 import dev.strait.model.Route;
+import dev.strait.proxy.auth.RuleGuard;
 import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.Collections;
@@ -259,14 +260,14 @@ public final class RouteTableBuilder {
     private static List<Object> pairs(Route route, Handler[] made) {
         List<Object> out = new ArrayList<>();
         for (int i = 0; i < made.length; i++) {
-            Route.ClientAddresses clients = route.rules().get(i).clientAddresses();
-            CompiledRule compiled = new CompiledRule(route.name(), i, made[i], clients);
+            RuleGuard guard = RuleGuard.of(route.rules().get(i));
+            CompiledRule compiled = new CompiledRule(route.name(), i, made[i], guard);
             for (Route.Match m : route.rules().get(i).matches()) {
                 CompiledRule c = compiled;
                 if (made[i] instanceof PrefixAware pa && (m.path() == null || m.path().type() == Route.PathType.Prefix)) {
                     Handler h = pa.forPrefix(m.path() == null ? "/" : prefixValue(m.path().value()));
                     if (h != made[i]) {
-                        c = new CompiledRule(route.name(), i, h, clients);
+                        c = new CompiledRule(route.name(), i, h, guard);
                     }
                 }
                 out.add(c);

@@ -1,0 +1,124 @@
+package dev.strait.model;
+
+import java.util.ArrayList;
+import java.util.Base64;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.function.BiConsumer;
+import java.util.regex.Pattern;
+
+/**
+ * The users of a {@code basicAuth} (ADR 0061): lines {@code name:hash} as Apache's {@code htpasswd} and
+ * {@code openssl passwd} write them, one user per line; blank lines and lines starting with {@code #} are
+ * skipped. Only hashes the proxy can check are taken, so that a config never holds a user who can never
+ * log in, or one whose line is not what it seems.
+ */
+public final class Htpasswd {
+    /** The hash schemes checked, by how the hash starts. */
+    public enum Scheme { APR1, MD5_CRYPT, SHA256_CRYPT, SHA512_CRYPT, SHA1, SALTED_SHA1, PLAIN }
+
+    private static final Pattern CRYPT_SALT = Pattern.compile("[./0-9A-Za-z]{1,8}");
+    private static final Pattern MD5_CRYPT = Pattern.compile("\\$(apr1|1)\\$([./0-9A-Za-z]{1,8})\\$[./0-9A-Za-z]{22}");
+    private static final Pattern SHA_CRYPT = Pattern.compile(
+            "\\$([56])\\$(rounds=[0-9]{1,9}\\$)?[^$:\\s]{0,16}\\$[./0-9A-Za-z]+");
+
+    private Htpasswd() {}
+
+    /**
+     * The users and their hashes, in order; each line that cannot be taken is told to {@code problem} with its
+     * number (from 1) and what is wrong, and left out.
+     */
+    public static Map<String, String> parse(String text, BiConsumer<Integer, String> problem) {
+        Map<String, String> users = new LinkedHashMap<>();
+        String[] lines = text.split("\r?\n", -1);
+        for (int i = 0; i < lines.length; i++) {
+            String line = lines[i].strip();
+            if (line.isEmpty() || line.startsWith("#")) {
+                continue;
+            }
+            int colon = line.indexOf(':');
+            if (colon <= 0) {
+                problem.accept(i + 1, "is not name:hash");
+                continue;
+            }
+            String user = line.substring(0, colon);
+            String hash = line.substring(colon + 1);
+            String why = user.chars().anyMatch(c -> c < 0x20 || c == 0x7f) ? "the name holds control characters"
+                    : users.containsKey(user) ? "user \"" + user + "\" is listed twice"
+                    : check(hash);
+            if (why != null) {
+                problem.accept(i + 1, why.startsWith("user") ? why : "user \"" + user + "\": " + why);
+                continue;
+            }
+            users.put(user, hash);
+        }
+        return users;
+    }
+
+    /** The hash's scheme, or null for one not checked (see {@link #check}). */
+    public static Scheme scheme(String hash) {
+        if (hash.startsWith("$apr1$")) {
+            return Scheme.APR1;
+        }
+        if (hash.startsWith("$1$")) {
+            return Scheme.MD5_CRYPT;
+        }
+        if (hash.startsWith("$5$")) {
+            return Scheme.SHA256_CRYPT;
+        }
+        if (hash.startsWith("$6$")) {
+            return Scheme.SHA512_CRYPT;
+        }
+        if (hash.startsWith("{SHA}")) {
+            return Scheme.SHA1;
+        }
+        if (hash.startsWith("{SSHA}")) {
+            return Scheme.SALTED_SHA1;
+        }
+        if (hash.startsWith("{PLAIN}")) {
+            return Scheme.PLAIN;
+        }
+        return null;
+    }
+
+    /** Why {@code hash} cannot be checked, or null. */
+    static String check(String hash) {
+        Scheme s = scheme(hash);
+        if (s == null) {
+            if (hash.startsWith("$2")) {
+                return "bcrypt hashes ($2y$, htpasswd -B) are not checked yet; use htpasswd -m ($apr1$) or "
+                        + "openssl passwd -6 ($6$)";
+            }
+            if (hash.length() == 13 && CRYPT_SALT.matcher(hash.substring(0, 2)).matches()) {
+                return "DES crypt hashes are not checked: they keep 8 characters of a password; use htpasswd -m"
+                        + " ($apr1$) or openssl passwd -6 ($6$)";
+            }
+            return "the hash is not one Strait checks ($apr1$, $1$, $5$, $6$, {SHA}, {SSHA} or {PLAIN})";
+        }
+        return switch (s) {
+            case APR1, MD5_CRYPT -> MD5_CRYPT.matcher(hash).matches() ? null : "is not a whole MD5-crypt hash";
+            case SHA256_CRYPT, SHA512_CRYPT -> SHA_CRYPT.matcher(hash).matches()
+                    && hash.length() - hash.lastIndexOf('$') - 1 == (s == Scheme.SHA256_CRYPT ? 43 : 86)
+                    ? null : "is not a whole SHA-crypt hash";
+            case SHA1 -> decodedLength(hash.substring(5)) == 20 ? null : "is not a whole {SHA} hash";
+            case SALTED_SHA1 -> decodedLength(hash.substring(6)) > 20 ? null : "is not a whole {SSHA} hash";
+            case PLAIN -> null;
+        };
+    }
+
+    private static int decodedLength(String base64) {
+        try {
+            return Base64.getDecoder().decode(base64).length;
+        } catch (IllegalArgumentException e) {
+            return -1;
+        }
+    }
+
+    /** The lines' problems as messages ({@code line 2: ...}), for a field's errors. */
+    public static List<String> problems(String text) {
+        List<String> out = new ArrayList<>();
+        parse(text, (line, why) -> out.add("line " + line + ": " + why));
+        return out;
+    }
+}

@@ -1,0 +1,93 @@
+package dev.strait.proxy.auth;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import dev.strait.proxy.testing.ProxyHarness;
+import dev.strait.proxy.testing.RawClient;
+import dev.strait.proxy.testing.TestUpstream;
+import java.net.URI;
+import java.net.http.HttpClient;
+import java.net.http.HttpRequest;
+import java.net.http.HttpResponse;
+import java.nio.charset.StandardCharsets;
+import java.time.Duration;
+import java.util.Base64;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.Test;
+
+/**
+ * A rule's {@code basicAuth} (ADR 0061) on a real proxy: 401 with the challenge until the credentials of a
+ * listed user come, over HTTP/1.1 and HTTP/2; no upstream is asked before; the next rule never answers
+ * instead; the users change on reload.
+ */
+class BasicAuthTest {
+    private final ProxyHarness h = new ProxyHarness();
+
+    @AfterEach
+    void stop() throws Exception {
+        h.close();
+    }
+
+    private static String config(String appEndpoint, String users) {
+        return """
+                upstreams: [ { name: app, endpoints: [ "%s" ] } ]
+                routes:
+                  - name: site
+                    hosts: [ "*" ]
+                    rules:
+                      - matches: [ { path: { type: Prefix, value: /admin } } ]
+                        backends: [ { upstream: app } ]
+                        basicAuth:
+                          realm: "Staff only"
+                          htpasswd: |
+                %s
+                      - respond: { body: "public" }
+                """.formatted(appEndpoint, users.indent(14).stripTrailing());
+    }
+
+    private static String basic(String userPass) {
+        return "Basic " + Base64.getEncoder().encodeToString(userPass.getBytes(StandardCharsets.UTF_8));
+    }
+
+    @Test
+    void aListedUserIsServedAndEveryoneElseChallenged() throws Exception {
+        TestUpstream app = h.upstream("app", TestUpstream.name());
+        h.start(config(app.endpoint(), "alice:$apr1$sAlT1234$zyQo.9jXkwfQG39OatMyL0"));
+        RawClient.Response none = h.get("/admin/x");
+        assertThat(none.status()).isEqualTo(401);
+        assertThat(none.header("www-authenticate")).isEqualTo("Basic realm=\"Staff only\", charset=\"UTF-8\"");
+        assertThat(none.text()).doesNotContain("public");
+        assertThat(h.get("/admin/x", "Authorization: " + basic("alice:wrong")).status()).isEqualTo(401);
+        assertThat(app.requests()).as("no upstream asked").isZero();
+
+        RawClient.Response ok = h.get("/admin/x", "Authorization: " + basic("alice:pa ss:wörd"));
+        assertThat(ok.status()).isEqualTo(200);
+        assertThat(ok.text()).isEqualTo("app");
+        assertThat(app.last().header("authorization")).as("passed on, as nginx does").isEqualTo(basic("alice:pa ss:wörd"));
+        assertThat(h.get("/other").text()).isEqualTo("public");
+
+        h.reload(config(app.endpoint(), "bob:{SHA}kniYfDOveJALlwGbJH1veyGzBwU="));
+        assertThat(h.get("/admin/x", "Authorization: " + basic("alice:pa ss:wörd")).status()).as("alice is gone")
+                .isEqualTo(401);
+        assertThat(h.get("/admin/x", "Authorization: " + basic("bob:pa ss:wörd")).status()).isEqualTo(200);
+    }
+
+    @Test
+    void overHttp2() throws Exception {
+        TestUpstream app = h.upstream("app", TestUpstream.name());
+        h.start(config(app.endpoint(), "alice:$apr1$sAlT1234$zyQo.9jXkwfQG39OatMyL0"));
+        HttpClient c = HttpClient.newBuilder().version(HttpClient.Version.HTTP_2).build();
+        String url = "http://127.0.0.1:" + h.address().getPort() + "/admin/y";
+        c.send(HttpRequest.newBuilder(URI.create(url)).timeout(Duration.ofSeconds(10)).build(),
+                HttpResponse.BodyHandlers.ofString()); // upgrades the connection to h2c
+        HttpResponse<String> challenged = c.send(HttpRequest.newBuilder(URI.create(url)).timeout(Duration.ofSeconds(10))
+                .build(), HttpResponse.BodyHandlers.ofString());
+        assertThat(challenged.version()).isEqualTo(HttpClient.Version.HTTP_2);
+        assertThat(challenged.statusCode()).isEqualTo(401);
+        assertThat(challenged.headers().firstValue("www-authenticate")).hasValue("Basic realm=\"Staff only\", charset=\"UTF-8\"");
+        HttpResponse<String> ok = c.send(HttpRequest.newBuilder(URI.create(url)).timeout(Duration.ofSeconds(10))
+                .header("Authorization", basic("alice:pa ss:wörd")).build(), HttpResponse.BodyHandlers.ofString());
+        assertThat(ok.version()).isEqualTo(HttpClient.Version.HTTP_2);
+        assertThat(ok.body()).isEqualTo("app");
+    }
+}

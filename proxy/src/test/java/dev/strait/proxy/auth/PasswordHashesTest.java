@@ -1,0 +1,47 @@
+package dev.strait.proxy.auth;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import java.nio.charset.StandardCharsets;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.ValueSource;
+
+/**
+ * Hashes made by other implementations: glibc's libxcrypt ({@code crypt(3)}: $1$, $5$, $6$), OpenSSL
+ * ({@code openssl passwd -apr1}, {@code openssl dgst -sha1} for {SHA} and {SSHA}). Each must accept the
+ * password it was made from, a password with a space, a colon and a non-ASCII letter, and nothing else.
+ */
+class PasswordHashesTest {
+    private static final byte[] PASSWORD = "pa ss:wörd".getBytes(StandardCharsets.UTF_8);
+
+    @ParameterizedTest
+    @ValueSource(strings = {
+        "$1$saltsalt$RNM9uT.8ilRHUGqh9bw9t1",
+        "$apr1$sAlT1234$zyQo.9jXkwfQG39OatMyL0",
+        "$5$rounds=5000$saltsalt$YmMTh/oF3vTXU3KW1W2EcIEj3TEaysCAd0OMaKKYFpC",
+        "$5$rounds=1000$abc$cwISJKj8HO7AweMeI78dYsaWVpEHzTm0SANV9vRjRZ1",
+        "$6$saltsalt$gER3pXfriHQvEHjjIlDUl8LkovRnMQ/1MCiShHAap/WwdJ9r7jtswquRuG9eejykFx.SIW01TW5fRYgDTG/6s.",
+        "$6$rounds=10000$saltstring$uKvxcuZGiGt9zAZYlCiIiN94pVW7ZoRM7mjKB07LPhFVVUcmZoGrGRpPbCXqj.30RP7KW939M.D8.Sxp/Nrwy1",
+        "{SHA}kniYfDOveJALlwGbJH1veyGzBwU=",
+        "{SSHA}0rY5henjrOqdsd94TZ4Hzq72TaxTQUxUYnl0ZXM=",
+        "{PLAIN}pa ss:wörd",
+    })
+    void acceptsThePasswordAndNothingElse(String hash) {
+        assertThat(PasswordHashes.matches(hash, PASSWORD)).isTrue();
+        for (String wrong : new String[] {"pa ss:word", "pa ss:wörd ", "", "PA SS:WÖRD"}) {
+            assertThat(PasswordHashes.matches(hash, wrong.getBytes(StandardCharsets.UTF_8))).as(wrong).isFalse();
+        }
+    }
+
+    @ParameterizedTest
+    @ValueSource(strings = {"$1$ab$dslkcXxVH.x8LwW1W/oAB/", "$apr1$x$12YdXEY0/hH4rDNkmZupO0"})
+    void shortSalts(String hash) {
+        assertThat(PasswordHashes.matches(hash, "secret".getBytes(StandardCharsets.US_ASCII))).isTrue();
+    }
+
+    @ParameterizedTest
+    @ValueSource(strings = {"$2y$05$abcdefghijklmnopqrstuuOQiyCxlgf/oeuTqixKmWdcYUh4Hjl0a", "abJnggxhB/yWI", "secret"})
+    void aHashNotCheckedMatchesNothing(String hash) {
+        assertThat(PasswordHashes.matches(hash, "secret".getBytes(StandardCharsets.US_ASCII))).isFalse();
+    }
+}
