@@ -99,6 +99,26 @@ public class RouteSpec {
          * (nginx's allow and deny). The client is the peer, or the one a trusted load balancer names.
          */
         public ClientAddresses clientAddresses;
+
+        /**
+         * HTTP Basic authentication: 401 until a user of the Secret's htpasswd lines logs in. Until the Secret
+         * resolves to at least one user, the rule answers 503, never unauthenticated.
+         */
+        public BasicAuth basicAuth;
+    }
+
+    /** The users are the Secret's {@code auth} key: {@code name:hash} lines, as {@code htpasswd} writes them. */
+    @JsonInclude(JsonInclude.Include.NON_NULL)
+    public static class BasicAuth {
+        /** Shown by browsers in their prompt; {@code Restricted} when absent. */
+        @Size(max = 256)
+        @Pattern("^[ -!#-\\[\\]-~]*$")
+        public String realm;
+
+        /** A Secret in the Route's namespace with the key {@code auth}. */
+        @Required
+        @Pattern(Patterns.NAME)
+        public String secretName;
     }
 
     /** Addresses and CIDR blocks ({@code 10.0.0.0/8}, {@code 2001:db8::/32}); at least one in either list. */

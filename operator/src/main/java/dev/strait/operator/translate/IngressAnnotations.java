@@ -46,10 +46,16 @@ final class IngressAnnotations {
     static final String AUTH_URL = PREFIX + "auth-url";
     static final String AUTH_TLS_SECRET = PREFIX + "auth-tls-secret";
     static final String AUTH_TLS_VERIFY_CLIENT = PREFIX + "auth-tls-verify-client";
+    /** With {@code auth-type: basic}: the Secret (name, or namespace/name) whose {@code auth} key holds htpasswd lines. */
+    static final String AUTH_SECRET = PREFIX + "auth-secret";
+    /** {@code auth-file} (the default: htpasswd lines in the key {@code auth}) or {@code auth-map}. */
+    static final String AUTH_SECRET_TYPE = PREFIX + "auth-secret-type";
+    static final String AUTH_REALM = PREFIX + "auth-realm";
     /** The annotations whose values change a host's rules (not its listeners), in the order of {@link #key}. */
     private static final List<String> RULE_ANNOTATIONS = List.of(PERMANENT_REDIRECT, PERMANENT_REDIRECT_CODE,
             TEMPORAL_REDIRECT, TEMPORAL_REDIRECT_CODE, REWRITE_TARGET, USE_REGEX, ALLOWLIST_SOURCE_RANGE,
-            WHITELIST_SOURCE_RANGE, DENYLIST_SOURCE_RANGE, AUTH_TYPE, AUTH_URL, AUTH_TLS_SECRET, AUTH_TLS_VERIFY_CLIENT);
+            WHITELIST_SOURCE_RANGE, DENYLIST_SOURCE_RANGE, AUTH_TYPE, AUTH_URL, AUTH_TLS_SECRET, AUTH_TLS_VERIFY_CLIENT,
+            AUTH_SECRET, AUTH_SECRET_TYPE, AUTH_REALM);
     /** The end of ingress-nginx's documented path idiom {@code /prefix(/|$)(.*)} with {@code rewrite-target: /$2}. */
     static final String STRIP_IDIOM = "(/|$)(.*)";
     private static final Pattern REGEX_CHARS = Pattern.compile("[()\\[\\]{}*+?|^$\\\\]");
@@ -68,6 +74,8 @@ final class IngressAnnotations {
     final boolean useRegex;
     /** The source-range annotations as every backend rule's {@code clientAddresses}, or null for every client. */
     final RouteSpec.ClientAddresses clientAddresses;
+    /** {@code auth-type: basic} as every backend rule's {@code basicAuth}, or null. */
+    final RouteSpec.BasicAuth basicAuth;
     /**
      * Why the Ingress's backend rules cannot be served as asked (an access annotation Strait cannot express, or
      * authentication it does not do): they answer 503 rather than reach the app unguarded. Empty when none.
@@ -78,6 +86,11 @@ final class IngressAnnotations {
     final String key;
 
     IngressAnnotations(Map<String, String> annotations) {
+        this(annotations, null);
+    }
+
+    /** @param namespace the Ingress's, for an {@code auth-secret} written as {@code namespace/name} */
+    IngressAnnotations(Map<String, String> annotations, String namespace) {
         Map<String, String> a = annotations == null ? Map.of() : annotations;
         sslRedirect = !"false".equals(a.get(SSL_REDIRECT));
         forceSslRedirect = "true".equals(a.get(FORCE_SSL_REDIRECT));
@@ -135,12 +148,11 @@ final class IngressAnnotations {
         clients.allow = ranges(allowName, a.get(allowName), guard);
         clients.deny = ranges(DENYLIST_SOURCE_RANGE, a.get(DENYLIST_SOURCE_RANGE), guard);
         clientAddresses = clients.allow == null && clients.deny == null ? null : clients;
-        for (String auth : List.of(AUTH_TYPE, AUTH_URL)) {
-            String v = a.get(auth);
-            if (v != null && !v.isBlank()) {
-                guard.add(field(auth) + ": \"" + v + "\": Strait does not authenticate requests; the Ingress's paths answer"
-                        + " 503 rather than serve them unauthenticated");
-            }
+        basicAuth = basicAuth(a, namespace, guard);
+        String url = a.get(AUTH_URL);
+        if (url != null && !url.isBlank()) {
+            guard.add(field(AUTH_URL) + ": \"" + url + "\": Strait does not ask an external service to authenticate"
+                    + " requests; the Ingress's paths answer 503 rather than serve them unauthenticated");
         }
         String tlsSecret = a.get(AUTH_TLS_SECRET);
         String verify = a.get(AUTH_TLS_VERIFY_CLIENT);
@@ -149,6 +161,54 @@ final class IngressAnnotations {
                     + " the Ingress's paths answer 503 rather than serve clients without one");
         }
         guardErrors = List.copyOf(guard);
+    }
+
+    /**
+     * {@code auth-type: basic} with its Secret and realm, or null (also for no {@code auth-type}). What cannot
+     * be honoured (another type, no Secret, another namespace's, an {@code auth-map}) is an error in
+     * {@code guard}: the paths answer 503.
+     */
+    private static RouteSpec.BasicAuth basicAuth(Map<String, String> a, String namespace, List<String> guard) {
+        String type = a.get(AUTH_TYPE);
+        if (type == null || type.isBlank()) {
+            return null;
+        }
+        String fail = "; the Ingress's paths answer 503 rather than serve them unauthenticated";
+        if (!type.trim().equals("basic")) {
+            guard.add(field(AUTH_TYPE) + ": \"" + type + "\": Strait authenticates with basic only" + fail);
+            return null;
+        }
+        String secret = a.get(AUTH_SECRET) == null ? "" : a.get(AUTH_SECRET).trim();
+        int slash = secret.indexOf('/');
+        if (slash >= 0) {
+            if (!secret.substring(0, slash).equals(namespace)) {
+                guard.add(field(AUTH_SECRET) + ": \"" + secret + "\": only a Secret in the Ingress's namespace is read"
+                        + fail);
+                return null;
+            }
+            secret = secret.substring(slash + 1);
+        }
+        if (secret.isEmpty()) {
+            guard.add(field(AUTH_TYPE) + ": \"basic\" needs " + field(AUTH_SECRET) + fail);
+            return null;
+        }
+        String secretType = a.get(AUTH_SECRET_TYPE);
+        if (secretType != null && !secretType.isBlank() && !secretType.trim().equals("auth-file")) {
+            guard.add(field(AUTH_SECRET_TYPE) + ": \"" + secretType + "\": only auth-file (htpasswd lines in the key"
+                    + " auth) is read" + fail);
+            return null;
+        }
+        RouteSpec.BasicAuth b = new RouteSpec.BasicAuth();
+        b.secretName = secret;
+        String realm = a.get(AUTH_REALM);
+        if (realm != null && !realm.isEmpty()) {
+            if (!realm.chars().allMatch(c -> c >= 0x20 && c < 0x7f && c != '"' && c != '\\')) {
+                guard.add(field(AUTH_REALM) + ": \"" + realm + "\" is not printable ASCII without '\"' or '\\'" + fail);
+                return null;
+            }
+            b.realm = realm;
+        }
+        return b;
     }
 
     /**

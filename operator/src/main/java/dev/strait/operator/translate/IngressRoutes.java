@@ -173,7 +173,7 @@ final class IngressRoutes {
         if (fallback != null) {
             hosts.putIfAbsent("*", new ArrayList<>());
         }
-        IngressAnnotations annotations = new IngressAnnotations(ing.getMetadata().getAnnotations());
+        IngressAnnotations annotations = new IngressAnnotations(ing.getMetadata().getAnnotations(), ns);
         List<Piece> out = new ArrayList<>();
         int index = 0;
         for (Map.Entry<String, List<Object[]>> h : hosts.entrySet()) {
@@ -234,6 +234,10 @@ final class IngressRoutes {
                     unsupported = true;
                 } else {
                     act(r, annotations, () -> backend(path.getBackend(), ns, field + ".backend", endpoints, errors));
+                    if (r.basicAuth != null) {
+                        fields.put("spec.rules[" + i + "].basicAuth.secretName",
+                                IngressAnnotations.field(IngressAnnotations.AUTH_SECRET));
+                    }
                     if (rw.rewrite() != null) {
                         r.pathRewrite = rw.rewrite();
                         fields.put("spec.rules[" + i + "].pathRewrite", IngressAnnotations.field(
@@ -306,6 +310,9 @@ final class IngressRoutes {
                 act(r, annotations, () -> backend(fallback, ns, "spec.defaultBackend", endpoints, fallbackErrors));
                 ds.rules = List.of(r);
                 Map<String, String> dsFields = new LinkedHashMap<>();
+                if (r.basicAuth != null) {
+                    dsFields.put("spec.rules[0].basicAuth.secretName", IngressAnnotations.field(IngressAnnotations.AUTH_SECRET));
+                }
                 for (String f : new String[] {"spec.hosts[0]", "spec.tls"}) {
                     if (fields.containsKey(f)) {
                         dsFields.put(f, fields.get(f));
@@ -362,6 +369,7 @@ final class IngressRoutes {
         } else {
             r.backends = List.of(backend.get());
             r.clientAddresses = annotations.clientAddresses;
+            r.basicAuth = annotations.basicAuth;
         }
     }
 

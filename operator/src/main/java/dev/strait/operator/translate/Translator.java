@@ -5,6 +5,7 @@ import com.fasterxml.jackson.databind.ObjectMapper;
 import com.fasterxml.jackson.databind.node.ArrayNode;
 import com.fasterxml.jackson.databind.node.ObjectNode;
 import dev.strait.model.Config;
+import dev.strait.model.Htpasswd;
 import dev.strait.model.Upstream;
 import dev.strait.operator.crd.Route;
 import dev.strait.operator.crd.RouteSpec;
@@ -819,6 +820,14 @@ public final class Translator {
                 }
             }
         }
+        if (r.getSpec().rules != null) {
+            for (RouteSpec.Rule rule : r.getSpec().rules) {
+                if (rule != null && rule.basicAuth != null) {
+                    Secret s = secrets.get(ns + "/" + rule.basicAuth.secretName);
+                    sb.append("|auth:").append(s == null ? "?" : String.valueOf(s.getData() == null ? 0 : s.getData().hashCode()));
+                }
+            }
+        }
         if (r.getSpec().tls != null) {
             Secret s = secrets.get(ns + "/" + r.getSpec().tls.secretName);
             sb.append("|tls:").append(s == null ? "?" : String.valueOf(s.getData() == null ? 0 : s.getData().hashCode()));
@@ -846,6 +855,9 @@ public final class Translator {
             for (int i = 0; i < rules.size(); i++) {
                 JsonNode rule = rules.get(i);
                 st.implicitMatches.add(rule.isObject() && !rule.has("matches"));
+                if (rule instanceof ObjectNode ruleNode && ruleNode.get("basicAuth") instanceof ObjectNode auth) {
+                    basicAuth(ruleNode, auth, "spec.rules[" + i + "].basicAuth.secretName", ns, secrets, st);
+                }
                 JsonNode backends = rule.get("backends");
                 if (backends == null || !backends.isArray()) {
                     continue;
@@ -925,6 +937,63 @@ public final class Translator {
             st.use(b, model, Upstream.Protocol.HTTP1);
         } else {
             st.specErrors.add(path + ": names either an upstream or a service {name, port}");
+        }
+    }
+
+    /**
+     * A rule's {@code basicAuth.secretName} as the proxy's inline {@code htpasswd}: the Secret's {@code auth}
+     * lines that can be checked (others are reported). Without one such user the rule is locked: it answers
+     * 503, as ingress-nginx answers a location whose auth it cannot read, and never serves unauthenticated.
+     */
+    private static void basicAuth(ObjectNode rule, ObjectNode auth, String path, String ns, Map<String, Secret> secrets,
+                                  RouteState st) {
+        String name = auth.path("secretName").asText(null);
+        Secret s = name == null ? null : secrets.get(ns + "/" + name);
+        String text = s == null || s.getData() == null ? null : decoded(s.getData().get(AUTH_KEY));
+        if (s == null) {
+            st.refError(null, "SecretNotFound", path + ": Secret \"" + name + "\" not found; the rule answers 503");
+        } else if (text == null) {
+            st.refError(null, "InvalidSecret", path + ": Secret \"" + name + "\" has no \"" + AUTH_KEY
+                    + "\" key (htpasswd lines); the rule answers 503");
+        }
+        StringBuilder users = new StringBuilder();
+        if (text != null) {
+            List<String> problems = new ArrayList<>();
+            Htpasswd.parse(text, (line, why) -> problems.add("line " + line + ": " + why))
+                    .forEach((user, hash) -> users.append(user).append(':').append(hash).append('\n'));
+            for (String p : problems) {
+                st.refError(null, "InvalidSecret", path + ": Secret \"" + name + "\" " + AUTH_KEY + " " + p
+                        + "; that user is left out");
+            }
+            if (users.isEmpty()) {
+                st.refError(null, "InvalidSecret", path + ": Secret \"" + name + "\" lists no user Strait can check;"
+                        + " the rule answers 503");
+            }
+        }
+        if (users.isEmpty()) {
+            for (String action : new String[] {"respond", "files", "redirect", "backends", "fastcgi", "pathRewrite",
+                    "hostRewrite", "cache", "retries", "timeouts", "basicAuth"}) {
+                rule.remove(action);
+            }
+            // The stand-in an unresolved Ingress backend gets: the backends pass below makes it the 503 upstream.
+            rule.putArray("backends").addObject().put("upstream", IngressRoutes.UNRESOLVED);
+            return;
+        }
+        auth.remove("secretName");
+        auth.put("htpasswd", users.toString());
+    }
+
+    /** The Secret key that holds htpasswd lines, ingress-nginx's {@code auth-file} format. */
+    static final String AUTH_KEY = "auth";
+
+    private static String decoded(String base64) {
+        if (base64 == null) {
+            return null;
+        }
+        try {
+            return new String(Base64.getMimeDecoder().decode(base64), StandardCharsets.UTF_8);
+        } catch (IllegalArgumentException e) {
+            return null;
         }
     }
 

@@ -72,13 +72,17 @@ public final class TestProxy implements AutoCloseable {
         return status.substring(9) + " " + resp.substring(resp.indexOf("\r\n\r\n") + 4);
     }
 
-    /** {@code GET path} with this Host; the whole response, head and body. */
-    public String exchange(String host, String path) throws IOException {
+    /** {@code GET path} with this Host and {@code headerLines}; the whole response, head and body. */
+    public String exchange(String host, String path, String... headerLines) throws IOException {
         try (Socket s = new Socket()) {
             s.connect(server.address("http"), 2000);
             s.setSoTimeout(5000);
             OutputStream out = s.getOutputStream();
-            out.write(("GET " + path + " HTTP/1.1\r\nHost: " + host + "\r\nConnection: close\r\n\r\n")
+            StringBuilder extra = new StringBuilder();
+            for (String line : headerLines) {
+                extra.append(line).append("\r\n");
+            }
+            out.write(("GET " + path + " HTTP/1.1\r\nHost: " + host + "\r\n" + extra + "Connection: close\r\n\r\n")
                     .getBytes(StandardCharsets.ISO_8859_1));
             out.flush();
             InputStream in = s.getInputStream();

@@ -132,8 +132,8 @@ class IngressAnnotationsServedTest {
                 web("/", "Prefix")));
         create(client, ingress("denied", "nginx.ingress.kubernetes.io/denylist-source-range: \"127.0.0.1\"",
                 web("/", "Prefix")));
-        create(client, ingress("login", "nginx.ingress.kubernetes.io/auth-type: basic, "
-                + "nginx.ingress.kubernetes.io/auth-secret: basic-auth", web("/", "Prefix")));
+        create(client, ingress("login", "nginx.ingress.kubernetes.io/auth-url: \"http://auth.shop.svc/verify\"",
+                web("/", "Prefix")));
         await().atMost(WAIT).untilAsserted(() ->
                 assertThat(proxy.get("local.example.com", "/x")).isEqualTo("200 OK app saw /x"));
         await().atMost(WAIT).untilAsserted(() ->
@@ -146,7 +146,27 @@ class IngressAnnotationsServedTest {
                 .anySatisfy(e -> {
                     assertThat(e.getReason()).isEqualTo("UnsupportedAnnotation");
                     assertThat(e.getMessage()).startsWith(
-                            "metadata.annotations[nginx.ingress.kubernetes.io/auth-type]: \"basic\": Strait does not authenticate");
+                            "metadata.annotations[nginx.ingress.kubernetes.io/auth-url]: \"http://auth.shop.svc/verify\": Strait");
                 }));
+    }
+
+    /** ADR 0061: 503 until the Secret is there, then 401 until alice logs in; a changed Secret applies. */
+    @Test
+    void basicAuthFromItsSecret() throws Exception {
+        create(client, ingress("login", "nginx.ingress.kubernetes.io/auth-type: basic, "
+                + "nginx.ingress.kubernetes.io/auth-secret: basic-auth, nginx.ingress.kubernetes.io/auth-realm: Staff",
+                web("/", "Prefix")));
+        await().atMost(WAIT).untilAsserted(() ->
+                assertThat(proxy.get("login.example.com", "/x").split(" ")[0]).isEqualTo("503"));
+        client.secrets().resource(dev.strait.operator.translate.Fixtures.authSecret("shop", "basic-auth",
+                "alice:$apr1$x$12YdXEY0/hH4rDNkmZupO0\n")).create();
+        await().atMost(WAIT).untilAsserted(() -> assertThat(proxy.exchange("login.example.com", "/x"))
+                .startsWith("HTTP/1.1 401 ").contains("\r\nwww-authenticate: Basic realm=\"Staff\", charset=\"UTF-8\"\r\n"));
+        String alice = "Basic " + java.util.Base64.getEncoder().encodeToString("alice:secret".getBytes());
+        assertThat(proxy.exchange("login.example.com", "/x", "Authorization: " + alice)).startsWith("HTTP/1.1 200 ");
+        client.secrets().resource(dev.strait.operator.translate.Fixtures.authSecret("shop", "basic-auth",
+                "bob:{PLAIN}other\n")).update();
+        await().atMost(WAIT).untilAsserted(() ->
+                assertThat(proxy.exchange("login.example.com", "/x", "Authorization: " + alice)).startsWith("HTTP/1.1 401 "));
     }
 }

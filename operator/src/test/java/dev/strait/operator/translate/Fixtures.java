@@ -139,6 +139,12 @@ public final class Fixtures {
                 .withType("Opaque").withData(Map.of("ca.crt", b64(caPem))).build();
     }
 
+    /** ingress-nginx's basic auth Secret: htpasswd lines in {@code auth}. */
+    public static Secret authSecret(String ns, String name, String htpasswd) {
+        return new SecretBuilder().withNewMetadata().withNamespace(ns).withName(name).endMetadata()
+                .withType("Opaque").withData(Map.of("auth", b64(htpasswd))).build();
+    }
+
     public static String b64(String s) {
         return Base64.getEncoder().encodeToString(s.getBytes(StandardCharsets.UTF_8));
     }

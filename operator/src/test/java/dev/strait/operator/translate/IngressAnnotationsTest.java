@@ -198,12 +198,15 @@ class IngressAnnotationsTest {
                     + " 503 rather than serve every client"},
             {"denylist-source-range", "10.0.0.0/40",
                 "\"10.0.0.0/40\": the prefix length must be 0..32; the Ingress's paths answer 503 rather than serve every client"},
-            {"auth-type", "basic",
-                "\"basic\": Strait does not authenticate requests; the Ingress's paths answer 503 rather than serve them"
+            {"auth-type", "digest",
+                "\"digest\": Strait authenticates with basic only; the Ingress's paths answer 503 rather than serve them"
                     + " unauthenticated"},
+            {"auth-type", "basic",
+                "\"basic\" needs metadata.annotations[" + N + "auth-secret]; the Ingress's paths answer 503 rather than"
+                    + " serve them unauthenticated"},
             {"auth-url", "http://auth.shop.svc/verify",
-                "\"http://auth.shop.svc/verify\": Strait does not authenticate requests; the Ingress's paths answer 503"
-                    + " rather than serve them unauthenticated"},
+                "\"http://auth.shop.svc/verify\": Strait does not ask an external service to authenticate requests; the"
+                    + " Ingress's paths answer 503 rather than serve them unauthenticated"},
             {"auth-tls-secret", "shop/ca",
                 "\"shop/ca\": Strait does not verify client certificates; the Ingress's paths answer 503 rather than"
                     + " serve clients without one"},
@@ -222,6 +225,42 @@ class IngressAnnotationsTest {
                 "spec.rules[0].http.paths[0].backend.service.name: Service \"gone\" not found");
         assertThat(actions(t)).filteredOn(a -> !a.equals(new Route.Backends(List.of(new Route.Backend(Translator.UNRESOLVED, 1)))))
                 .as("/about and the defaultBackends serve").hasSize(3);
+    }
+
+    private static List<Route.BasicAuth> basicAuths(Translation t) {
+        return t.snapshot(STRAIT).config().routes().stream().flatMap(r -> r.rules().stream())
+                .map(Route.Rule::basicAuth).toList();
+    }
+
+    @Test
+    void basicAuthTakesTheSecretsUsersThatCanBeChecked() {
+        String users = "alice:$apr1$x$12YdXEY0/hH4rDNkmZupO0\nbob:$2y$05$abcdefghijklmnopqrstuuOQiyCxlgf/oeuTqixKmWdcYUh4Hjl0a\n";
+        Translation t = translate(Fixtures.authSecret("shop", "basic-auth", users), annotated("site", SITE,
+                "auth-type", "basic", "auth-secret", "shop/basic-auth", "auth-realm", "Staff only"));
+        assertThat(basicAuths(t)).as("both paths and the defaultBackends").hasSize(4)
+                .containsOnly(new Route.BasicAuth("Staff only", "alice:$apr1$x$12YdXEY0/hH4rDNkmZupO0\n"));
+        // bob's bcrypt line cannot be checked: reported, and bob left out; the rest serves.
+        assertThat(ingressReport(t, "shop", "site").errors()).contains("metadata.annotations[" + N
+                + "auth-secret]: Secret \"basic-auth\" auth line 2: user \"bob\": bcrypt hashes ($2y$, htpasswd -B) are"
+                + " not checked yet; use htpasswd -m ($apr1$) or openssl passwd -6 ($6$); that user is left out");
+    }
+
+    @Test
+    void basicAuthWithoutItsSecretAnswers503AndNamesTheAnnotation() {
+        Translation t = translate(annotated("site", SITE, "auth-type", "basic", "auth-secret", "basic-auth"));
+        assertThat(basicAuths(t)).containsOnlyNulls();
+        assertThat(actions(t)).hasSize(4)
+                .containsOnly(new Route.Backends(List.of(new Route.Backend(Translator.UNRESOLVED, 1))));
+        ResourceReport r = ingressReport(t, "shop", "site");
+        assertThat(r.errors()).contains("metadata.annotations[" + N + "auth-secret]: Secret \"basic-auth\" not found;"
+                + " the rule answers 503");
+        for (String[] c : new String[][] {{"auth-secret", "other/basic-auth", "only a Secret in the Ingress's namespace is read"},
+                {"auth-secret-type", "auth-map", "only auth-file (htpasswd lines in the key auth) is read"}}) {
+            t = translate(Fixtures.authSecret("shop", "basic-auth", "alice:{PLAIN}x"), annotated("site", SITE,
+                    "auth-type", "basic", "auth-secret", "basic-auth", c[0], c[1]));
+            assertThat(ingressReport(t, "shop", "site").errors()).as(c[1]).anySatisfy(e -> assertThat(e).contains(c[2]));
+            assertThat(actions(t)).as(c[1]).containsOnly(new Route.Backends(List.of(new Route.Backend(Translator.UNRESOLVED, 1))));
+        }
     }
 
     @Test
