@@ -16,10 +16,17 @@ import java.util.regex.Pattern;
  */
 public final class Htpasswd {
     /** The hash schemes checked, by how the hash starts. */
-    public enum Scheme { APR1, MD5_CRYPT, SHA256_CRYPT, SHA512_CRYPT, SHA1, SALTED_SHA1, PLAIN }
+    public enum Scheme { BCRYPT, APR1, MD5_CRYPT, SHA256_CRYPT, SHA512_CRYPT, SHA1, SALTED_SHA1, PLAIN }
 
     private static final Pattern CRYPT_SALT = Pattern.compile("[./0-9A-Za-z]{1,8}");
     private static final Pattern MD5_CRYPT = Pattern.compile("\\$(apr1|1)\\$([./0-9A-Za-z]{1,8})\\$[./0-9A-Za-z]{22}");
+    private static final Pattern BCRYPT = Pattern.compile("\\$2[aby]\\$[0-9]{2}\\$[./A-Za-z0-9]{53}");
+    /**
+     * bcrypt costs taken: from htpasswd's lowest to Go's and PHP's default, whose check takes the event loop
+     * about 90 ms (cost 12 about 370 ms: docs/config.md); each step up doubles it.
+     */
+    public static final int BCRYPT_MIN_COST = 4;
+    public static final int BCRYPT_MAX_COST = 10;
     private static final Pattern SHA_CRYPT = Pattern.compile(
             "\\$([56])\\$(rounds=[0-9]{1,9}\\$)?[^$:\\s]{0,16}\\$[./0-9A-Za-z]+");
 
@@ -58,6 +65,9 @@ public final class Htpasswd {
 
     /** The hash's scheme, or null for one not checked (see {@link #check}). */
     public static Scheme scheme(String hash) {
+        if (hash.startsWith("$2a$") || hash.startsWith("$2b$") || hash.startsWith("$2y$")) {
+            return Scheme.BCRYPT;
+        }
         if (hash.startsWith("$apr1$")) {
             return Scheme.APR1;
         }
@@ -87,16 +97,21 @@ public final class Htpasswd {
         Scheme s = scheme(hash);
         if (s == null) {
             if (hash.startsWith("$2")) {
-                return "bcrypt hashes ($2y$, htpasswd -B) are not checked yet; use htpasswd -m ($apr1$) or "
-                        + "openssl passwd -6 ($6$)";
+                return "bcrypt hashes are checked as $2a$, $2b$ or $2y$ only ($2x$ is a known-broken variant)";
             }
             if (hash.length() == 13 && CRYPT_SALT.matcher(hash.substring(0, 2)).matches()) {
                 return "DES crypt hashes are not checked: they keep 8 characters of a password; use htpasswd -m"
                         + " ($apr1$) or openssl passwd -6 ($6$)";
             }
-            return "the hash is not one Strait checks ($apr1$, $1$, $5$, $6$, {SHA}, {SSHA} or {PLAIN})";
+            return "the hash is not one Strait checks ($2y$, $apr1$, $1$, $5$, $6$, {SHA}, {SSHA} or {PLAIN})";
         }
         return switch (s) {
+            case BCRYPT -> !BCRYPT.matcher(hash).matches() ? "is not a whole bcrypt hash"
+                    : Integer.parseInt(hash.substring(4, 6)) < BCRYPT_MIN_COST
+                    || Integer.parseInt(hash.substring(4, 6)) > BCRYPT_MAX_COST
+                    ? "has bcrypt cost " + hash.substring(4, 6) + "; Strait checks costs " + BCRYPT_MIN_COST + " to "
+                    + BCRYPT_MAX_COST + " (a check costs the event loop 2^cost key schedules; htpasswd -B uses 5)"
+                    : null;
             case APR1, MD5_CRYPT -> MD5_CRYPT.matcher(hash).matches() ? null : "is not a whole MD5-crypt hash";
             case SHA256_CRYPT, SHA512_CRYPT -> SHA_CRYPT.matcher(hash).matches()
                     && hash.length() - hash.lastIndexOf('$') - 1 == (s == Scheme.SHA256_CRYPT ? 43 : 86)

@@ -12,14 +12,14 @@ import java.util.concurrent.atomic.AtomicLong;
 
 /**
  * A rule's {@code basicAuth} (ADR 0061), compiled with the table: checks a request's {@code Authorization}
- * against the users. A crypt hash costs up to milliseconds of the event loop, so credentials once proven
- * are remembered (by their SHA-256, never as sent), and hashes worked out for credentials not yet proven
- * are rationed per second: past that, clients are asked to come back ({@link Verdict#BUSY}) rather than let
- * a password guesser take the loop from everyone else.
+ * against the users. A hash costs the event loop from microseconds ({@code {SHA}}) to tens of milliseconds
+ * (bcrypt), so credentials once proven are remembered (by their SHA-256, never as sent), and the loop time
+ * spent on credentials not yet proven is rationed per second: past it, clients are asked to come back
+ * ({@link Verdict#BUSY}) rather than let a password guesser take the loop from everyone else.
  */
 public final class BasicAuthGuard {
-    /** Hash computations for unproven credentials per second, per rule. */
-    static final int CHECKS_PER_SECOND = 50;
+    /** Loop time for hashes of unproven credentials, per second and rule: 5% of one loop. */
+    static final long BUDGET_MICROS = 50_000;
     /** Proven credentials remembered; past it the memory starts again. */
     private static final int REMEMBERED = 1024;
 
@@ -28,7 +28,7 @@ public final class BasicAuthGuard {
     private final Map<String, String> users;
     private final String challenge;
     private final Map<String, Boolean> proven = new ConcurrentHashMap<>();
-    /** The current second in the high bits, the checks made in it in the low 20. */
+    /** The current second in the high 32 bits, the microseconds of hashing spent in it in the low 32. */
     private final AtomicLong window = new AtomicLong();
 
     private BasicAuthGuard(Map<String, String> users, String realm) {
@@ -41,6 +41,9 @@ public final class BasicAuthGuard {
         Map<String, String> users = Htpasswd.parse(config.htpasswd(), (line, why) -> { });
         if (users.isEmpty()) {
             throw new IllegalArgumentException("basicAuth.htpasswd: lists no users");
+        }
+        if (users.values().stream().anyMatch(h -> Htpasswd.scheme(h) == Htpasswd.Scheme.BCRYPT)) {
+            BCrypt.piWords(); // Blowfish's start (pi's digits, ~0.2 s cold) is worked out here, off the event loop
         }
         return new BasicAuthGuard(users, config.realm());
     }
@@ -79,11 +82,14 @@ public final class BasicAuthGuard {
         if (hash == null) {
             return Verdict.CHALLENGE;
         }
-        if (!ration(second)) {
+        if (spentMicros(second) >= BUDGET_MICROS) {
             return Verdict.BUSY;
         }
         byte[] password = java.util.Arrays.copyOfRange(decoded, colon + 1, decoded.length);
-        if (!PasswordHashes.matches(hash, password)) {
+        long start = System.nanoTime();
+        boolean matches = PasswordHashes.matches(hash, password);
+        spend(second, (System.nanoTime() - start) / 1000);
+        if (!matches) {
             return Verdict.CHALLENGE;
         }
         if (proven.size() >= REMEMBERED) {
@@ -93,16 +99,19 @@ public final class BasicAuthGuard {
         return Verdict.ADMIT;
     }
 
-    /** Takes one of this second's checks; false when they are used up. Lock-free: one CAS per check. */
-    private boolean ration(long second) {
+    /** The hashing time spent in {@code second}. Loops share it without a lock: a few may overshoot by a check. */
+    long spentMicros(long second) {
+        long w = window.get();
+        return w >>> 32 == (second & 0xffffffffL) ? w & 0xffffffffL : 0;
+    }
+
+    void spend(long second, long micros) {
+        long s = second & 0xffffffffL;
         while (true) {
             long w = window.get();
-            long used = w >>> 44 == second ? w & 0xfffff : 0;
-            if (used >= CHECKS_PER_SECOND) {
-                return false;
-            }
-            if (window.compareAndSet(w, second << 44 | (used + 1))) {
-                return true;
+            long spent = w >>> 32 == s ? w & 0xffffffffL : 0;
+            if (window.compareAndSet(w, s << 32 | Math.min(0xffffffffL, spent + Math.max(1, micros)))) {
+                return;
             }
         }
     }

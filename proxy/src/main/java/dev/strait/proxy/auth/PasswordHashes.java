@@ -30,6 +30,9 @@ public final class PasswordHashes {
         byte[] computed;
         byte[] expected;
         switch (scheme) {
+            case BCRYPT -> {
+                return BCrypt.matches(hash, password);
+            }
             case APR1, MD5_CRYPT -> {
                 expected = hash.getBytes(StandardCharsets.US_ASCII);
                 computed = md5Crypt(password, hash).getBytes(StandardCharsets.US_ASCII);

@@ -25,6 +25,9 @@ class PasswordHashesTest {
         "{SHA}kniYfDOveJALlwGbJH1veyGzBwU=",
         "{SSHA}0rY5henjrOqdsd94TZ4Hzq72TaxTQUxUYnl0ZXM=",
         "{PLAIN}pa ss:wörd",
+        "$2b$05$abcdefghijklmnopqrstuuqFLmQ.3HrAqiqrcEg7zOXCzfs1cxF92",
+        "$2y$04$ABCDEFGHIJKLMNOPQRSTUuL7/CZ2yXo.tjqS0PcJCrRcZwO0KHuKy",
+        "$2a$06$0123456789./abcdefghieOX11qniPE53LbsMlF3lLtNbKX0MKUgK",
     })
     void acceptsThePasswordAndNothingElse(String hash) {
         assertThat(PasswordHashes.matches(hash, PASSWORD)).isTrue();
@@ -39,8 +42,22 @@ class PasswordHashesTest {
         assertThat(PasswordHashes.matches(hash, "secret".getBytes(StandardCharsets.US_ASCII))).isTrue();
     }
 
+    /** bcrypt's edges: an empty password, and one past 72 bytes, of which only the first 72 count. */
+    @org.junit.jupiter.api.Test
+    void bcryptEdges() {
+        assertThat(PasswordHashes.matches("$2b$04$abcdefghijklmnopqrstuubyCG3zY1GIXMyxfivm.ClDiInHzxjiq", new byte[0])).isTrue();
+        String x72 = "$2b$04$abcdefghijklmnopqrstuubzadhGtS2zEF.gu0yd0opP6cVzb.e0i";
+        assertThat(PasswordHashes.matches(x72, "x".repeat(72).getBytes(StandardCharsets.US_ASCII))).isTrue();
+        assertThat(PasswordHashes.matches(x72, "x".repeat(80).getBytes(StandardCharsets.US_ASCII))).isTrue();
+        assertThat(PasswordHashes.matches(x72, "x".repeat(71).getBytes(StandardCharsets.US_ASCII))).isFalse();
+        assertThat(PasswordHashes.matches("$2a$05$CCCCCCCCCCCCCCCCCCCCC.E5YPO9kmyuRGyh0XouQYb4YMJKvyOeW",
+                "U*U".getBytes(StandardCharsets.US_ASCII))).isTrue();
+        // Blowfish's first words are pi's: 3.243F6A88 85A308D3 13198A2E 03707344 ...
+        assertThat(BCrypt.piWords()).startsWith(0x243F6A88, 0x85A308D3, 0x13198A2E, 0x03707344);
+    }
+
     @ParameterizedTest
-    @ValueSource(strings = {"$2y$05$abcdefghijklmnopqrstuuOQiyCxlgf/oeuTqixKmWdcYUh4Hjl0a", "abJnggxhB/yWI", "secret"})
+    @ValueSource(strings = {"$2x$05$abcdefghijklmnopqrstuuOQiyCxlgf/oeuTqixKmWdcYUh4Hjl0a", "abJnggxhB/yWI", "secret"})
     void aHashNotCheckedMatchesNothing(String hash) {
         assertThat(PasswordHashes.matches(hash, "secret".getBytes(StandardCharsets.US_ASCII))).isFalse();
     }
