@@ -476,7 +476,11 @@ public final class ConfigParser {
         JsonNode t = n.get("tls");
         if (t != null && !t.isNull() && object(t, path + ".tls")) {
             String tp = path + ".tls";
-            known(t, tp, "ca", "serverName", "cert", "key");
+            known(t, tp, "ca", "serverName", "cert", "key", "verify");
+            boolean verify = bool(t.get("verify"), tp + ".verify", true);
+            if (!verify && t.hasNonNull("ca")) {
+                error(tp + ".ca", "is not used with verify: false (nothing is checked); give one or the other");
+            }
             String serverName = text(t.get("serverName"), tp + ".serverName", null);
             if (serverName != null && !HOST_LABELS.matcher(serverName.toLowerCase(Locale.ROOT)).matches()) {
                 error(tp + ".serverName", "\"" + serverName + "\" is not a host name");
@@ -491,7 +495,7 @@ public final class ConfigParser {
             if (protocol != Upstream.Protocol.HTTP1 && protocol != Upstream.Protocol.H2) {
                 error(tp, "is only available for http1 and h2 upstreams (h2c and fastcgi are cleartext)");
             }
-            tls = new Upstream.Tls(text(t.get("ca"), tp + ".ca", null), serverName, cert, key);
+            tls = new Upstream.Tls(text(t.get("ca"), tp + ".ca", null), serverName, cert, key, verify);
         }
         if (tls == null && protocol == Upstream.Protocol.H2) {
             tls = new Upstream.Tls(null, null, null, null); // h2 is HTTP/2 over TLS: the JDK's trust store, the endpoint's name

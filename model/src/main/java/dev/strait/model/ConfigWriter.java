@@ -401,6 +401,9 @@ public final class ConfigWriter {
             putIf(to, "serverName", t.serverName());
             putIf(to, "cert", t.cert());
             putIf(to, "key", t.key());
+            if (!t.verify()) {
+                to.put("verify", false);
+            }
         }
     }
 

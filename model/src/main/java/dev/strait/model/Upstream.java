@@ -70,8 +70,20 @@ public record Upstream(
      *                   each endpoint's host
      * @param cert       the client certificate chain for mutual TLS, or {@code null}
      * @param key        its private key (given exactly when {@code cert} is)
+     * @param verify     whether the endpoint's certificate is checked (chain and name); false only on request,
+     *                   for endpoints with certificates nobody issued for them (ingress-nginx's
+     *                   {@code backend-protocol: HTTPS}, Envoy without a validation context)
      */
-    public record Tls(String ca, String serverName, String cert, String key) {}
+    public record Tls(String ca, String serverName, String cert, String key, boolean verify) {
+
+        /** Checked TLS. */
+        public Tls(String ca, String serverName, String cert, String key) {
+            this(ca, serverName, cert, key, true);
+        }
+
+        /** TLS whose endpoint certificates are taken unchecked: the connection is encrypted, nothing more. */
+        public static final Tls UNVERIFIED = new Tls(null, null, null, null, false);
+    }
 
     /** An upstream with the defaults for everything but its name, endpoints, protocol, balancer and health check. */
     public Upstream(String name, List<HostPort> endpoints, Protocol protocol, LoadBalancer loadBalancer,

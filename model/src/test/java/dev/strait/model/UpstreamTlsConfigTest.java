@@ -21,6 +21,10 @@ class UpstreamTlsConfigTest {
         assertThat(parse(ConfigWriter.toJson(c, false))).isEqualTo(c);
         assertThat(parse(upstream(", tls: {}")).upstreams().get(0).tls()).isEqualTo(new Upstream.Tls(null, null, null, null));
         assertThat(parse(upstream("")).upstreams().get(0).tls()).isNull();
+        Config unverified = parse(upstream(", tls: { verify: false }"));
+        assertThat(unverified.upstreams().get(0).tls()).isEqualTo(Upstream.Tls.UNVERIFIED);
+        assertThat(parse(ConfigWriter.toJson(unverified, false))).isEqualTo(unverified);
+        assertThat(ConfigWriter.toJson(c, false)).as("verify written only when false").doesNotContain("verify");
     }
 
     private static java.util.List<String> texts(String yaml) {
@@ -36,6 +40,8 @@ class UpstreamTlsConfigTest {
         assertThat(texts(upstream(", tls: { serverName: \"not a name\" }")))
                 .containsExactly("upstreams[0].tls.serverName: \"not a name\" is not a host name");
         assertThat(texts(upstream(", tls: { sni: x }"))).hasSize(1).allMatch(e -> e.startsWith("upstreams[0].tls.sni"));
+        assertThat(texts(upstream(", tls: { verify: false, ca: /etc/ca.pem }")))
+                .containsExactly("upstreams[0].tls.ca: is not used with verify: false (nothing is checked); give one or the other");
         assertThat(texts(upstream(", protocol: fastcgi, tls: {}")))
                 .contains("upstreams[0].tls: is only available for http1 and h2 upstreams (h2c and fastcgi are cleartext)");
     }

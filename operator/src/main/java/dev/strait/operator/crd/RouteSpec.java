@@ -276,6 +276,13 @@ public class RouteSpec {
         public Dotfiles dotfiles;
     }
 
+    public enum ServiceProtocol {
+        @JsonProperty("http1") HTTP1,
+        @JsonProperty("h2c") H2C,
+        @JsonProperty("https") HTTPS,
+        @JsonProperty("h2") H2
+    }
+
     public enum Dotfiles {
         @JsonProperty("ignore") IGNORE,
         @JsonProperty("allow") ALLOW
@@ -285,11 +292,20 @@ public class RouteSpec {
     @JsonInclude(JsonInclude.Include.NON_NULL)
     @ValidationRule(value = "has(self.upstream) != has(self.service)",
             message = "a backend names either an upstream or a service")
+    @ValidationRule(value = "!has(self.protocol) || has(self.service)",
+            message = "protocol applies to a service backend (an Upstream has its own)")
     public static class Backend {
         @Pattern(Patterns.NAME)
         public String upstream;
 
         public ServiceRef service;
+
+        /**
+         * How the Service's endpoints are spoken to: {@code http1} (the default), {@code h2c} (HTTP/2 in the
+         * clear, gRPC), {@code https} and {@code h2} (HTTP/1.1 and HTTP/2 over TLS whose certificate is not
+         * checked, as ingress-nginx's backend-protocol HTTPS and GRPCS; an Upstream with {@code tls} checks it).
+         */
+        public ServiceProtocol protocol;
 
         @Min(0)
         @Max(1000000)

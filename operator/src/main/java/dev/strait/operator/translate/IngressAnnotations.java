@@ -51,11 +51,13 @@ final class IngressAnnotations {
     /** {@code auth-file} (the default: htpasswd lines in the key {@code auth}) or {@code auth-map}. */
     static final String AUTH_SECRET_TYPE = PREFIX + "auth-secret-type";
     static final String AUTH_REALM = PREFIX + "auth-realm";
+    /** How the backend is spoken to: HTTP (default), HTTPS, GRPC, GRPCS, AUTO_HTTP or FCGI. */
+    static final String BACKEND_PROTOCOL = PREFIX + "backend-protocol";
     /** The annotations whose values change a host's rules (not its listeners), in the order of {@link #key}. */
     private static final List<String> RULE_ANNOTATIONS = List.of(PERMANENT_REDIRECT, PERMANENT_REDIRECT_CODE,
             TEMPORAL_REDIRECT, TEMPORAL_REDIRECT_CODE, REWRITE_TARGET, USE_REGEX, ALLOWLIST_SOURCE_RANGE,
             WHITELIST_SOURCE_RANGE, DENYLIST_SOURCE_RANGE, AUTH_TYPE, AUTH_URL, AUTH_TLS_SECRET, AUTH_TLS_VERIFY_CLIENT,
-            AUTH_SECRET, AUTH_SECRET_TYPE, AUTH_REALM);
+            AUTH_SECRET, AUTH_SECRET_TYPE, AUTH_REALM, BACKEND_PROTOCOL);
     /** The end of ingress-nginx's documented path idiom {@code /prefix(/|$)(.*)} with {@code rewrite-target: /$2}. */
     static final String STRIP_IDIOM = "(/|$)(.*)";
     private static final Pattern REGEX_CHARS = Pattern.compile("[()\\[\\]{}*+?|^$\\\\]");
@@ -76,6 +78,8 @@ final class IngressAnnotations {
     final RouteSpec.ClientAddresses clientAddresses;
     /** {@code auth-type: basic} as every backend rule's {@code basicAuth}, or null. */
     final RouteSpec.BasicAuth basicAuth;
+    /** {@code backend-protocol} as every Service backend's {@code protocol}, or null for HTTP/1.1 in the clear. */
+    final RouteSpec.ServiceProtocol backendProtocol;
     /**
      * Why the Ingress's backend rules cannot be served as asked (an access annotation Strait cannot express, or
      * authentication it does not do): they answer 503 rather than reach the app unguarded. Empty when none.
@@ -149,6 +153,7 @@ final class IngressAnnotations {
         clients.deny = ranges(DENYLIST_SOURCE_RANGE, a.get(DENYLIST_SOURCE_RANGE), guard);
         clientAddresses = clients.allow == null && clients.deny == null ? null : clients;
         basicAuth = basicAuth(a, namespace, guard);
+        backendProtocol = backendProtocol(a.get(BACKEND_PROTOCOL), guard);
         String url = a.get(AUTH_URL);
         if (url != null && !url.isBlank()) {
             guard.add(field(AUTH_URL) + ": \"" + url + "\": Strait does not ask an external service to authenticate"
@@ -161,6 +166,37 @@ final class IngressAnnotations {
                     + " the Ingress's paths answer 503 rather than serve clients without one");
         }
         guardErrors = List.copyOf(guard);
+    }
+
+    /**
+     * ingress-nginx's {@code backend-protocol} as a Service backend's protocol: HTTPS and GRPCS are TLS whose
+     * certificate is not checked, as ingress-nginx's (its {@code proxy-ssl-verify} is off by default). What
+     * Strait cannot speak this way is an error in {@code guard}: the paths answer 503, since the app would
+     * only get bytes it cannot read.
+     */
+    private static RouteSpec.ServiceProtocol backendProtocol(String value, List<String> guard) {
+        if (value == null || value.isBlank()) {
+            return null;
+        }
+        switch (value.trim().toUpperCase(Locale.ROOT)) {
+            case "HTTP", "AUTO_HTTP" -> {
+                return null;
+            }
+            case "HTTPS" -> {
+                return RouteSpec.ServiceProtocol.HTTPS;
+            }
+            case "GRPC" -> {
+                return RouteSpec.ServiceProtocol.H2C;
+            }
+            case "GRPCS" -> {
+                return RouteSpec.ServiceProtocol.H2;
+            }
+            case "FCGI" -> guard.add(field(BACKEND_PROTOCOL) + ": \"" + value + "\": FastCGI backends are Upstreams with"
+                    + " protocol fastcgi and a Route's fastcgi settings; the Ingress's paths answer 503");
+            default -> guard.add(field(BACKEND_PROTOCOL) + ": \"" + value + "\" is not HTTP, HTTPS, GRPC, GRPCS or"
+                    + " AUTO_HTTP; the Ingress's paths answer 503");
+        }
+        return null;
     }
 
     /**

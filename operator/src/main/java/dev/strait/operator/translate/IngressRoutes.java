@@ -367,7 +367,11 @@ final class IngressRoutes {
             b.upstream = UNRESOLVED;
             r.backends = List.of(b);
         } else {
-            r.backends = List.of(backend.get());
+            RouteSpec.Backend b = backend.get();
+            if (b.service != null) {
+                b.protocol = annotations.backendProtocol;
+            }
+            r.backends = List.of(b);
             r.clientAddresses = annotations.clientAddresses;
             r.basicAuth = annotations.basicAuth;
         }

@@ -104,6 +104,24 @@ public final class Translator {
         return "service." + namespace + "." + service + "." + port;
     }
 
+    /** The same, spoken to with {@code protocol} ({@code null}: http1, the name above). */
+    static String serviceUpstreamName(String namespace, String service, int port, String protocol) {
+        String name = serviceUpstreamName(namespace, service, port);
+        return protocol == null || protocol.equals("http1") ? name : name + "." + protocol;
+    }
+
+    /** The upstream made for a Service backend: its endpoints, spoken to with the backend's {@code protocol}. */
+    static Upstream serviceUpstream(String model, List<dev.strait.model.HostPort> endpoints, String protocol) {
+        Upstream.Protocol p = protocol == null ? Upstream.Protocol.HTTP1 : switch (protocol) {
+            case "h2c" -> Upstream.Protocol.H2C;
+            case "h2" -> Upstream.Protocol.H2;
+            default -> Upstream.Protocol.HTTP1;
+        };
+        boolean tls = "https".equals(protocol) || "h2".equals(protocol);
+        return new Upstream(model, endpoints, p, Upstream.LoadBalancer.ROUND_ROBIN, null, Map.of(), null, null, null,
+                Upstream.DEFAULT_PANIC_THRESHOLD, 0, tls ? Upstream.Tls.UNVERIFIED : null);
+    }
+
     /** Between an Ingress's name and its host's index in the model name of a Route made for it (ADR 0012). */
     public static final String INGRESS_PIECE = "..ingress-";
 
@@ -808,9 +826,9 @@ public final class Translator {
                     } else if (b.service != null && b.service.name != null && b.service.port != null) {
                         ServiceEndpoints.Resolution res = endpoints.resolve(ns, b.service.name, b.service.port);
                         if (res.ok()) {
-                            String model = serviceUpstreamName(ns, b.service.name, b.service.port);
-                            serviceUpstreams.put(model, new Upstream(model, res.endpoints(), Upstream.Protocol.HTTP1,
-                                    Upstream.LoadBalancer.ROUND_ROBIN, null));
+                            String protocol = b.protocol == null ? null : JSON.convertValue(b.protocol, String.class);
+                            String model = serviceUpstreamName(ns, b.service.name, b.service.port, protocol);
+                            serviceUpstreams.put(model, serviceUpstream(model, res.endpoints(), protocol));
                             sb.append(model);
                         } else {
                             sb.append('!').append(res.field()).append(res.error());
@@ -926,15 +944,17 @@ public final class Translator {
         } else if (svc != null && svc.isObject() && svc.path("name").isTextual() && svc.path("port").isInt()) {
             String name = svc.get("name").asText();
             int port = svc.get("port").asInt();
+            // Not a field of the model's backend: it chooses the upstream made for the Service.
+            String protocol = b.path("protocol").isTextual() ? b.get("protocol").asText() : null;
+            b.remove("protocol");
             ServiceEndpoints.Resolution res = endpoints.resolve(ns, name, port);
             if (!res.ok()) {
                 st.refError(b, "BackendNotFound", path + ".service." + res.field() + ": " + res.error());
                 return;
             }
-            String model = serviceUpstreamName(ns, name, port);
-            serviceUpstreams.put(model, new Upstream(model, res.endpoints(), Upstream.Protocol.HTTP1,
-                    Upstream.LoadBalancer.ROUND_ROBIN, null));
-            st.use(b, model, Upstream.Protocol.HTTP1);
+            Upstream made = serviceUpstream(serviceUpstreamName(ns, name, port, protocol), res.endpoints(), protocol);
+            serviceUpstreams.put(made.name(), made);
+            st.use(b, made.name(), made.protocol());
         } else {
             st.specErrors.add(path + ": names either an upstream or a service {name, port}");
         }

@@ -169,4 +169,21 @@ class IngressAnnotationsServedTest {
         await().atMost(WAIT).untilAsserted(() ->
                 assertThat(proxy.exchange("login.example.com", "/x", "Authorization: " + alice)).startsWith("HTTP/1.1 401 "));
     }
+
+    /** ADR 0062: backend-protocol HTTPS speaks TLS to the Service, whose certificate nobody here can check. */
+    @Test
+    void backendProtocolHttpsSpeaksTlsToTheService() throws Exception {
+        HttpServer secure = OperatorHarness.echoUpstreamTls("secure");
+        try {
+            create(client, dev.strait.operator.translate.Fixtures.service("shop", "secure", "https:443"));
+            create(client, dev.strait.operator.translate.Fixtures.slice("shop", "secure", "secure-1", "https",
+                    secure.getAddress().getPort(), "127.0.0.1"));
+            create(client, ingress("dashboard", "nginx.ingress.kubernetes.io/backend-protocol: HTTPS",
+                    "- { path: /, pathType: Prefix, backend: { service: { name: secure, port: { number: 443 } } } }"));
+            await().atMost(WAIT).untilAsserted(() ->
+                    assertThat(proxy.get("dashboard.example.com", "/ui")).isEqualTo("200 OK secure saw /ui over TLS"));
+        } finally {
+            secure.stop(0);
+        }
+    }
 }

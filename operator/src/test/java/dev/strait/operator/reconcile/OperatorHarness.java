@@ -125,6 +125,36 @@ final class OperatorHarness {
                 upstream.getAddress().getPort(), "127.0.0.1"));
     }
 
+    /**
+     * The same over TLS, with a certificate from a CA of its own that nobody trusts (a backend's self-signed
+     * one, as HTTPS backends behind ingress-nginx often have).
+     */
+    static HttpServer echoUpstreamTls(String name) throws Exception {
+        java.time.Instant now = java.time.Instant.now();
+        var ca = dev.strait.operator.publish.tls.ChannelPki.newCa("backend", now, java.time.Duration.ofDays(1));
+        var issued = dev.strait.operator.publish.tls.ChannelPki.serverCertificate(ca, java.util.List.of("web.shop.svc"),
+                now, java.time.Duration.ofDays(1));
+        java.security.KeyStore ks = java.security.KeyStore.getInstance("PKCS12");
+        ks.load(null, null);
+        ks.setKeyEntry("k", issued.key(), new char[0], new java.security.cert.Certificate[] {issued.certificate()});
+        javax.net.ssl.KeyManagerFactory kmf = javax.net.ssl.KeyManagerFactory.getInstance(
+                javax.net.ssl.KeyManagerFactory.getDefaultAlgorithm());
+        kmf.init(ks, new char[0]);
+        javax.net.ssl.SSLContext tls = javax.net.ssl.SSLContext.getInstance("TLS");
+        tls.init(kmf.getKeyManagers(), null, null);
+        com.sun.net.httpserver.HttpsServer s = com.sun.net.httpserver.HttpsServer.create(
+                new InetSocketAddress("127.0.0.1", 0), 0);
+        s.setHttpsConfigurator(new com.sun.net.httpserver.HttpsConfigurator(tls));
+        s.createContext("/", x -> {
+            byte[] body = (name + " saw " + x.getRequestURI().getRawPath() + " over TLS").getBytes(StandardCharsets.UTF_8);
+            x.sendResponseHeaders(200, body.length);
+            x.getResponseBody().write(body);
+            x.close();
+        });
+        s.start();
+        return s;
+    }
+
     static HttpServer echoUpstream() throws IOException {
         return echoUpstream("app");
     }

@@ -264,6 +264,32 @@ class IngressAnnotationsTest {
     }
 
     @Test
+    void backendProtocolChoosesHowTheServiceIsSpokenTo() {
+        Object[][] cases = {
+            {"GRPC", "service.shop.web.80.h2c", dev.strait.model.Upstream.Protocol.H2C, null},
+            {"grpcs", "service.shop.web.80.h2", dev.strait.model.Upstream.Protocol.H2, dev.strait.model.Upstream.Tls.UNVERIFIED},
+            {"HTTPS", "service.shop.web.80.https", dev.strait.model.Upstream.Protocol.HTTP1, dev.strait.model.Upstream.Tls.UNVERIFIED},
+            {"AUTO_HTTP", "service.shop.web.80", dev.strait.model.Upstream.Protocol.HTTP1, null},
+        };
+        for (Object[] c : cases) {
+            Translation t = translate(annotated("site", SITE, "backend-protocol", (String) c[0]));
+            var upstreams = t.snapshot(STRAIT).config().upstreams().stream()
+                    .filter(u -> u.name().startsWith("service.shop.web.")).toList();
+            assertThat(upstreams).as((String) c[0]).singleElement().satisfies(u -> {
+                assertThat(u.name()).isEqualTo(c[1]);
+                assertThat(u.protocol()).isEqualTo(c[2]);
+                assertThat(u.tls()).isEqualTo(c[3]);
+            });
+        }
+        for (String bad : new String[] {"FCGI", "SOAP"}) {
+            Translation t = translate(annotated("site", SITE, "backend-protocol", bad));
+            assertThat(ingressReport(t, "shop", "site").errors()).as(bad)
+                    .anySatisfy(e -> assertThat(e).startsWith("metadata.annotations[" + N + "backend-protocol]: \"" + bad + "\""));
+            assertThat(actions(t)).containsOnly(new Route.Backends(List.of(new Route.Backend(Translator.UNRESOLVED, 1))));
+        }
+    }
+
+    @Test
     void aChangedSourceRangeIsTranslatedAfreshThoughTheGenerationStays() {
         Translator translator = new Translator(ProxyDefaults.STANDARD);
         for (String range : List.of("10.0.0.0/8", "192.0.2.0/24", "office")) {

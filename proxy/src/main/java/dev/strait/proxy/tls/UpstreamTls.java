@@ -78,7 +78,7 @@ public final class UpstreamTls {
         String ca = t.ca() == null ? null : PemMaterial.text(t.ca(), path + ".ca");
         String cert = t.cert() == null ? null : PemMaterial.text(t.cert(), path + ".cert");
         String key = t.key() == null ? null : PemMaterial.text(t.key(), path + ".key");
-        String id = digest(ca + "\u0000" + cert + "\u0000" + key + (h2 ? "\u0000h2" : ""));
+        String id = digest(ca + "\u0000" + cert + "\u0000" + key + (h2 ? "\u0000h2" : "") + (t.verify() ? "" : "\u0000unverified"));
         synchronized (CACHE) {
             SslContext c = CACHE.get(id);
             if (c != null) {
@@ -88,8 +88,12 @@ public final class UpstreamTls {
         SslContextBuilder b = SslContextBuilder.forClient()
                 .sslProvider(TlsEngine.current().provider())
                 .protocols("TLSv1.3", "TLSv1.2")
-                // Check the endpoint's name, not only its chain (Netty 4.2's default, stated).
-                .endpointIdentificationAlgorithm("HTTPS");
+                // Check the endpoint's name, not only its chain (Netty 4.2's default, stated), unless asked not to
+                // check the certificate at all (tls.verify: false).
+                .endpointIdentificationAlgorithm(t.verify() ? "HTTPS" : null);
+        if (!t.verify()) {
+            b.trustManager(io.netty.handler.ssl.util.InsecureTrustManagerFactory.INSTANCE);
+        }
         if (h2) {
             b.applicationProtocolConfig(new io.netty.handler.ssl.ApplicationProtocolConfig(
                     io.netty.handler.ssl.ApplicationProtocolConfig.Protocol.ALPN,

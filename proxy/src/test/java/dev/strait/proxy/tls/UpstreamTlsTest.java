@@ -92,6 +92,18 @@ class UpstreamTlsTest {
         assertThat(up.requests()).isZero();
     }
 
+    /** ingress-nginx's backend-protocol HTTPS: encrypted, with a certificate nobody here can check (ADR 0062). */
+    @Test
+    void verifyFalseTakesAnyCertificateAndOnlyWhenAskedFor() throws Exception {
+        TestUpstream up = proxy.add(TestUpstream.startTls(serverContext(false), TestUpstream.reply(200, "unchecked")));
+        proxy.start(config(up, "{ verify: false }"));
+        assertThat(proxy.get("/x").text()).isEqualTo("unchecked");
+        assertThat(up.last().uri()).isEqualTo("/x");
+        proxy.reload(config(up, "{ }"));
+        assertThat(status("/y")).as("checked again: the JDK's trust store does not know our CA").isEqualTo(502);
+        assertThat(up.requests()).isEqualTo(1);
+    }
+
     @Test
     void healthChecksSpeakTlsToo() throws Exception {
         TestUpstream up = proxy.add(TestUpstream.startTls(serverContext(false), TestUpstream.reply(200, "ok")));
