@@ -53,11 +53,23 @@ final class IngressAnnotations {
     static final String AUTH_REALM = PREFIX + "auth-realm";
     /** How the backend is spoken to: HTTP (default), HTTPS, GRPC, GRPCS, AUTO_HTTP or FCGI. */
     static final String BACKEND_PROTOCOL = PREFIX + "backend-protocol";
+    /** The Host sent upstream. */
+    static final String UPSTREAM_VHOST = PREFIX + "upstream-vhost";
+    /** Seconds between two reads from, and two writes to, the backend. */
+    static final String PROXY_READ_TIMEOUT = PREFIX + "proxy-read-timeout";
+    static final String PROXY_SEND_TIMEOUT = PREFIX + "proxy-send-timeout";
+    /** Where a request for {@code /} is sent (302). */
+    static final String APP_ROOT = PREFIX + "app-root";
+    /** {@code "true"}: the Ingress splits traffic of another one with its host and paths. */
+    static final String CANARY = PREFIX + "canary";
+    private static final Pattern HOST_VALUE = Pattern.compile(
+            "(\\[[0-9A-Fa-f:.]+]|[A-Za-z0-9]([A-Za-z0-9.-]{0,251}[A-Za-z0-9])?)(:[0-9]{1,5})?");
     /** The annotations whose values change a host's rules (not its listeners), in the order of {@link #key}. */
     private static final List<String> RULE_ANNOTATIONS = List.of(PERMANENT_REDIRECT, PERMANENT_REDIRECT_CODE,
             TEMPORAL_REDIRECT, TEMPORAL_REDIRECT_CODE, REWRITE_TARGET, USE_REGEX, ALLOWLIST_SOURCE_RANGE,
             WHITELIST_SOURCE_RANGE, DENYLIST_SOURCE_RANGE, AUTH_TYPE, AUTH_URL, AUTH_TLS_SECRET, AUTH_TLS_VERIFY_CLIENT,
-            AUTH_SECRET, AUTH_SECRET_TYPE, AUTH_REALM, BACKEND_PROTOCOL);
+            AUTH_SECRET, AUTH_SECRET_TYPE, AUTH_REALM, BACKEND_PROTOCOL, UPSTREAM_VHOST, PROXY_READ_TIMEOUT,
+            PROXY_SEND_TIMEOUT, APP_ROOT);
     /** The end of ingress-nginx's documented path idiom {@code /prefix(/|$)(.*)} with {@code rewrite-target: /$2}. */
     static final String STRIP_IDIOM = "(/|$)(.*)";
     private static final Pattern REGEX_CHARS = Pattern.compile("[()\\[\\]{}*+?|^$\\\\]");
@@ -80,6 +92,19 @@ final class IngressAnnotations {
     final RouteSpec.BasicAuth basicAuth;
     /** {@code backend-protocol} as every Service backend's {@code protocol}, or null for HTTP/1.1 in the clear. */
     final RouteSpec.ServiceProtocol backendProtocol;
+    /** {@code upstream-vhost} as every backend rule's {@code hostRewrite}, or null. */
+    final String hostRewrite;
+    /** The longer of {@code proxy-read-timeout} and {@code proxy-send-timeout} as {@code timeouts.idle}, or null. */
+    final String idleTimeout;
+    /** {@code app-root}: the path {@code /} is redirected to (302), or null. */
+    final String appRoot;
+    /** {@code canary: "true"}. */
+    final boolean canary;
+    /**
+     * What was read but not taken (a timeout that is no number, say): reported on the Ingress, while its paths
+     * serve as if the annotation were absent, since nothing it guards is opened by leaving it out.
+     */
+    final List<String> warnings;
     /**
      * Why the Ingress's backend rules cannot be served as asked (an access annotation Strait cannot express, or
      * authentication it does not do): they answer 503 rather than reach the app unguarded. Empty when none.
@@ -154,6 +179,25 @@ final class IngressAnnotations {
         clientAddresses = clients.allow == null && clients.deny == null ? null : clients;
         basicAuth = basicAuth(a, namespace, guard);
         backendProtocol = backendProtocol(a.get(BACKEND_PROTOCOL), guard);
+        List<String> warn = new ArrayList<>();
+        String vhost = a.get(UPSTREAM_VHOST);
+        if (vhost != null && !vhost.isBlank() && !HOST_VALUE.matcher(vhost.trim()).matches()) {
+            guard.add(field(UPSTREAM_VHOST) + ": \"" + vhost + "\" is not a host (nginx variables are not read); the"
+                    + " Ingress's paths answer 503 rather than reach the app under another name");
+            vhost = null;
+        }
+        hostRewrite = vhost == null || vhost.isBlank() ? null : vhost.trim();
+        long idle = Math.max(seconds(a, PROXY_READ_TIMEOUT, warn), seconds(a, PROXY_SEND_TIMEOUT, warn));
+        idleTimeout = idle > 0 ? idle + "s" : null;
+        String root = a.get(APP_ROOT);
+        if (root != null && !root.isBlank() && (!root.startsWith("/") || PathNormalizer.normalize(root) == null
+                || root.contains("?") || root.contains("$"))) {
+            warn.add(field(APP_ROOT) + ": \"" + root + "\" is not a path starting with /; it is not applied");
+            root = null;
+        }
+        appRoot = root == null || root.isBlank() || root.equals("/") ? null : root;
+        canary = "true".equals(a.get(CANARY));
+        warnings = List.copyOf(warn);
         String url = a.get(AUTH_URL);
         if (url != null && !url.isBlank()) {
             guard.add(field(AUTH_URL) + ": \"" + url + "\": Strait does not ask an external service to authenticate"
@@ -166,6 +210,20 @@ final class IngressAnnotations {
                     + " the Ingress's paths answer 503 rather than serve clients without one");
         }
         guardErrors = List.copyOf(guard);
+    }
+
+    /** An annotation's whole seconds (ingress-nginx's timeouts), or 0 when absent; what is no number is a warning. */
+    private static long seconds(Map<String, String> a, String name, List<String> warn) {
+        String v = a.get(name);
+        if (v == null || v.isBlank()) {
+            return 0;
+        }
+        String t = v.trim();
+        if (t.length() > 9 || !t.chars().allMatch(Character::isDigit) || Long.parseLong(t) == 0) {
+            warn.add(field(name) + ": \"" + v + "\" is not a number of seconds above 0; the default 60s applies");
+            return 0;
+        }
+        return Long.parseLong(t);
     }
 
     /**

@@ -174,6 +174,14 @@ final class IngressRoutes {
             hosts.putIfAbsent("*", new ArrayList<>());
         }
         IngressAnnotations annotations = new IngressAnnotations(ing.getMetadata().getAnnotations(), ns);
+        if (annotations.canary) {
+            // Served as an Ingress of its own, a canary would take its primary's paths, or be lost to them as a
+            // conflict, and split nothing. Until canaries are merged into their primary, it serves nothing.
+            leftOut.add(IngressAnnotations.field(IngressAnnotations.CANARY) + ": \"true\": Strait does not split an"
+                    + " Ingress's traffic with a canary Ingress yet; this Ingress serves nothing, its host and paths stay"
+                    + " with the Ingress it is a canary of");
+            return List.of();
+        }
         List<Piece> out = new ArrayList<>();
         int index = 0;
         for (Map.Entry<String, List<Object[]>> h : hosts.entrySet()) {
@@ -182,6 +190,7 @@ final class IngressRoutes {
             }
             Map<String, String> fields = new LinkedHashMap<>();
             List<String> errors = new ArrayList<>(annotations.problems());
+            errors.addAll(annotations.warnings);
             RouteSpec rs = new RouteSpec();
             rs.hosts = List.of(h.getKey());
             if (hostRule.containsKey(h.getKey())) {
@@ -190,7 +199,7 @@ final class IngressRoutes {
             rs.rules = new ArrayList<>();
             boolean rootPrefix = false;
             boolean regexHost = false;
-            boolean unsupported = !annotations.problems().isEmpty();
+            boolean unsupported = !annotations.problems().isEmpty() || !annotations.warnings.isEmpty();
             List<RouteSpec.PathType> types = new ArrayList<>();
             List<String> values = new ArrayList<>();
             List<String> pathFields = new ArrayList<>();
@@ -204,6 +213,21 @@ final class IngressRoutes {
             // in ingress-nginx's order where the paths are its regexes (longest first).
             List<IngressAnnotations.Rewritten> planned = annotations.rewrite(types, values, pathFields,
                     annotations.redirect != null || annotations.redirectError != null);
+            if (annotations.appRoot != null && !planned.isEmpty() && annotations.redirect == null) {
+                // ingress-nginx's app-root: "/" itself answers 302 to the app's root, before any path of the host.
+                RouteSpec.Rule root = new RouteSpec.Rule();
+                RouteSpec.Match m = new RouteSpec.Match();
+                m.path = new RouteSpec.PathMatch();
+                m.path.type = RouteSpec.PathType.Exact;
+                m.path.value = "/";
+                root.matches = List.of(m);
+                root.redirect = new RouteSpec.Redirect();
+                root.redirect.path = new RouteSpec.PathModifier();
+                root.redirect.path.replaceFullPath = annotations.appRoot;
+                root.redirect.statusCode = 302;
+                fields.put("spec.rules[0]", IngressAnnotations.field(IngressAnnotations.APP_ROOT));
+                rs.rules.add(root);
+            }
             for (IngressAnnotations.Rewritten rw : planned) {
                 HTTPIngressPath path = (HTTPIngressPath) h.getValue().get(rw.source())[0];
                 String field = (String) h.getValue().get(rw.source())[1];
@@ -372,6 +396,11 @@ final class IngressRoutes {
                 b.protocol = annotations.backendProtocol;
             }
             r.backends = List.of(b);
+            r.hostRewrite = annotations.hostRewrite;
+            if (annotations.idleTimeout != null) {
+                r.timeouts = new RouteSpec.Timeouts();
+                r.timeouts.idle = annotations.idleTimeout;
+            }
             r.clientAddresses = annotations.clientAddresses;
             r.basicAuth = annotations.basicAuth;
         }

@@ -462,7 +462,9 @@ public final class Translator {
         if (!src.leftOut().isEmpty()) {
             // Reported like a reference that does not resolve: the Ingress is accepted and serves the rest.
             refErrors.addAll(0, src.leftOut());
-            refReason = IngressRoutes.INVALID_PATH;
+            // An Ingress left out whole for an annotation (a canary), else paths the model refuses.
+            refReason = src.leftOut().get(0).startsWith("metadata.annotations[") ? IngressRoutes.UNSUPPORTED_ANNOTATION
+                    : IngressRoutes.INVALID_PATH;
         }
         Set<Scope> scopes = new HashSet<>();
         // An Ingress's defaultBackend is in every host's Route: its error once, not once per host.

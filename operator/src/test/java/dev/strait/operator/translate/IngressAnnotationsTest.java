@@ -290,6 +290,57 @@ class IngressAnnotationsTest {
     }
 
     @Test
+    void upstreamVhostAndTimeoutsGoOnEveryBackendRule() {
+        Translation t = translate(annotated("site", SITE, "upstream-vhost", "internal.example.com:8080",
+                "proxy-read-timeout", "3600", "proxy-send-timeout", "120"));
+        assertThat(rules(t)).hasSize(4).allSatisfy(r -> {
+            assertThat(r.hostRewrite()).isEqualTo("internal.example.com:8080");
+            assertThat(r.timeouts().idle()).isEqualTo(java.time.Duration.ofHours(1));
+        });
+        assertThat(ingressReport(t, "shop", "site").errors()).noneMatch(e -> e.contains("annotations"));
+
+        // A timeout that is no number is reported and the default kept; the paths serve.
+        t = translate(annotated("site", SITE, "proxy-read-timeout", "1h"));
+        assertThat(ingressReport(t, "shop", "site").errors()).contains("metadata.annotations[" + N
+                + "proxy-read-timeout]: \"1h\" is not a number of seconds above 0; the default 60s applies");
+        assertThat(ingressReport(t, "shop", "site").resolvedRefs().reason()).isEqualTo(IngressRoutes.UNSUPPORTED_ANNOTATION);
+        assertThat(rules(t)).allSatisfy(r -> assertThat(r.timeouts()).isNull());
+        assertThat(actions(t)).contains(new Route.Backends(List.of(new Route.Backend("service.shop.web.80", 1))));
+
+        // A vhost with nginx variables cannot be expressed: 503.
+        t = translate(annotated("site", SITE, "upstream-vhost", "$host"));
+        assertThat(actions(t)).containsOnly(new Route.Backends(List.of(new Route.Backend(Translator.UNRESOLVED, 1))));
+    }
+
+    @Test
+    void appRootRedirectsTheRootOnly() {
+        Translation t = translate(annotated("site", SITE, "app-root", "/app1"));
+        Route.Rule first = t.snapshot(STRAIT).config().routes().get(0).rules().get(0);
+        assertThat(first.matches()).containsExactly(new Route.Match(new Route.PathMatch(Route.PathType.Exact, "/"), null, List.of()));
+        assertThat(first.action()).isEqualTo(new Route.Redirect(null, null, null, full("/app1"), 302));
+        assertThat(ingressReport(t, "shop", "site").errors()).noneMatch(e -> e.contains("annotations"));
+        t = translate(annotated("site", SITE, "app-root", "app1"));
+        assertThat(ingressReport(t, "shop", "site").errors()).contains("metadata.annotations[" + N
+                + "app-root]: \"app1\" is not a path starting with /; it is not applied");
+        assertThat(actions(t)).noneMatch(a -> a instanceof Route.Redirect);
+    }
+
+    /** Until canaries are merged into their primary, a canary Ingress serves nothing and says so. */
+    @Test
+    void aCanaryIngressServesNothingAndLeavesItsPrimaryAlone() {
+        Ingress primary = annotated("site", SITE);
+        Ingress canary = Fixtures.ingress("shop", "site-canary", 0, SITE.replace("name: web", "name: web-canary"));
+        canary.getMetadata().setAnnotations(Map.of(N + "canary", "true", N + "canary-weight", "20"));
+        Translation t = translate(primary, canary, service("shop", "web-canary", "http:80"));
+        ResourceReport r = ingressReport(t, "shop", "site-canary");
+        assertThat(r.resolvedRefs().reason()).isEqualTo(IngressRoutes.UNSUPPORTED_ANNOTATION);
+        assertThat(r.errors()).singleElement().satisfies(e -> assertThat(e).startsWith("metadata.annotations[" + N
+                + "canary]: \"true\": Strait does not split an Ingress's traffic with a canary Ingress yet"));
+        assertThat(actions(t)).noneMatch(a -> a.toString().contains("web-canary"));
+        assertThat(ingressReport(t, "shop", "site").errors()).noneMatch(e -> e.contains("conflict"));
+    }
+
+    @Test
     void aChangedSourceRangeIsTranslatedAfreshThoughTheGenerationStays() {
         Translator translator = new Translator(ProxyDefaults.STANDARD);
         for (String range : List.of("10.0.0.0/8", "192.0.2.0/24", "office")) {
