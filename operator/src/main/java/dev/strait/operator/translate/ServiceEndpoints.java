@@ -41,10 +41,30 @@ final class ServiceEndpoints {
         }
     }
 
-    /** Either the endpoints (sorted, maybe none) or an error about {@code name} or {@code port}. */
-    record Resolution(List<HostPort> endpoints, String field, String error) {
+    /**
+     * Either the endpoints (sorted, maybe none) or an error about {@code name} or {@code port}.
+     *
+     * @param appProtocol the Service port's {@code appProtocol}, or null
+     */
+    record Resolution(List<HostPort> endpoints, String field, String error, String appProtocol) {
+        Resolution(List<HostPort> endpoints, String field, String error) {
+            this(endpoints, field, error, null);
+        }
+
         boolean ok() {
             return error == null;
+        }
+
+        /**
+         * The backend protocol the port's {@code appProtocol} asks for (Gateway API, GEP-1911):
+         * {@code kubernetes.io/h2c} is h2c, {@code kubernetes.io/wss} TLS; null for anything else (HTTP/1.1).
+         */
+        String protocol() {
+            return appProtocol == null ? null : switch (appProtocol) {
+                case "kubernetes.io/h2c" -> "h2c";
+                case "kubernetes.io/wss" -> "https";
+                default -> null;
+            };
         }
     }
 
@@ -127,6 +147,6 @@ final class ServiceEndpoints {
         }
         List<HostPort> use = out.isEmpty() ? draining : out;
         use.sort((a, b) -> a.toString().compareTo(b.toString()));
-        return new Resolution(List.copyOf(use), null, null);
+        return new Resolution(List.copyOf(use), null, null, sp.getAppProtocol());
     }
 }

@@ -828,7 +828,7 @@ public final class Translator {
                     } else if (b.service != null && b.service.name != null && b.service.port != null) {
                         ServiceEndpoints.Resolution res = endpoints.resolve(ns, b.service.name, b.service.port);
                         if (res.ok()) {
-                            String protocol = b.protocol == null ? null : JSON.convertValue(b.protocol, String.class);
+                            String protocol = b.protocol == null ? res.protocol() : JSON.convertValue(b.protocol, String.class);
                             String model = serviceUpstreamName(ns, b.service.name, b.service.port, protocol);
                             serviceUpstreams.put(model, serviceUpstream(model, res.endpoints(), protocol));
                             sb.append(model);
@@ -953,6 +953,9 @@ public final class Translator {
             if (!res.ok()) {
                 st.refError(b, "BackendNotFound", path + ".service." + res.field() + ": " + res.error());
                 return;
+            }
+            if (protocol == null) {
+                protocol = res.protocol(); // the backend's protocol wins over the Service port's appProtocol
             }
             Upstream made = serviceUpstream(serviceUpstreamName(ns, name, port, protocol), res.endpoints(), protocol);
             serviceUpstreams.put(made.name(), made);
