@@ -62,6 +62,13 @@ final class IngressAnnotations {
     static final String APP_ROOT = PREFIX + "app-root";
     /** {@code "true"}: the Ingress splits traffic of another one with its host and paths. */
     static final String CANARY = PREFIX + "canary";
+    static final String CANARY_WEIGHT = PREFIX + "canary-weight";
+    static final String CANARY_WEIGHT_TOTAL = PREFIX + "canary-weight-total";
+    static final String CANARY_BY_HEADER = PREFIX + "canary-by-header";
+    static final String CANARY_BY_HEADER_VALUE = PREFIX + "canary-by-header-value";
+    static final String CANARY_BY_HEADER_PATTERN = PREFIX + "canary-by-header-pattern";
+    static final String CANARY_BY_COOKIE = PREFIX + "canary-by-cookie";
+    private static final Pattern TOKEN = Pattern.compile("[!#$%&'*+.^_`|~0-9A-Za-z-]+");
     private static final Pattern HOST_VALUE = Pattern.compile(
             "(\\[[0-9A-Fa-f:.]+]|[A-Za-z0-9]([A-Za-z0-9.-]{0,251}[A-Za-z0-9])?)(:[0-9]{1,5})?");
     /** The annotations whose values change a host's rules (not its listeners), in the order of {@link #key}. */
@@ -69,7 +76,8 @@ final class IngressAnnotations {
             TEMPORAL_REDIRECT, TEMPORAL_REDIRECT_CODE, REWRITE_TARGET, USE_REGEX, ALLOWLIST_SOURCE_RANGE,
             WHITELIST_SOURCE_RANGE, DENYLIST_SOURCE_RANGE, AUTH_TYPE, AUTH_URL, AUTH_TLS_SECRET, AUTH_TLS_VERIFY_CLIENT,
             AUTH_SECRET, AUTH_SECRET_TYPE, AUTH_REALM, BACKEND_PROTOCOL, UPSTREAM_VHOST, PROXY_READ_TIMEOUT,
-            PROXY_SEND_TIMEOUT, APP_ROOT);
+            PROXY_SEND_TIMEOUT, APP_ROOT, CANARY, CANARY_WEIGHT, CANARY_WEIGHT_TOTAL, CANARY_BY_HEADER,
+            CANARY_BY_HEADER_VALUE);
     /** The end of ingress-nginx's documented path idiom {@code /prefix(/|$)(.*)} with {@code rewrite-target: /$2}. */
     static final String STRIP_IDIOM = "(/|$)(.*)";
     private static final Pattern REGEX_CHARS = Pattern.compile("[()\\[\\]{}*+?|^$\\\\]");
@@ -98,8 +106,14 @@ final class IngressAnnotations {
     final String idleTimeout;
     /** {@code app-root}: the path {@code /} is redirected to (302), or null. */
     final String appRoot;
-    /** {@code canary: "true"}. */
+    /** {@code canary: "true"}: the Ingress's paths split the traffic of the same paths of another Ingress. */
     final boolean canary;
+    /** The canary's share: {@code canaryWeight} of {@code canaryWeightTotal} requests (0 of 100 when not given). */
+    final int canaryWeight;
+    final int canaryWeightTotal;
+    /** {@code canary-by-header}: a request with this field set to {@code always} (or the value) goes to the canary. */
+    final String canaryHeader;
+    final String canaryHeaderValue;
     /**
      * What was read but not taken (a timeout that is no number, say): reported on the Ingress, while its paths
      * serve as if the annotation were absent, since nothing it guards is opened by leaving it out.
@@ -197,6 +211,31 @@ final class IngressAnnotations {
         }
         appRoot = root == null || root.isBlank() || root.equals("/") ? null : root;
         canary = "true".equals(a.get(CANARY));
+        int total = 100;
+        int weight = 0;
+        String header = null;
+        String headerValue = null;
+        if (canary) {
+            total = (int) wholeNumber(a, CANARY_WEIGHT_TOTAL, 100, 1, 1_000_000, warn);
+            weight = (int) wholeNumber(a, CANARY_WEIGHT, 0, 0, total, warn);
+            header = a.get(CANARY_BY_HEADER) == null || a.get(CANARY_BY_HEADER).isBlank() ? null : a.get(CANARY_BY_HEADER).trim();
+            if (header != null && !TOKEN.matcher(header).matches()) {
+                warn.add(field(CANARY_BY_HEADER) + ": \"" + header + "\" is not a header name; it is not applied");
+                header = null;
+            }
+            String v = a.get(CANARY_BY_HEADER_VALUE);
+            headerValue = header == null || v == null || v.isEmpty() ? null : v;
+            for (String unread : List.of(CANARY_BY_HEADER_PATTERN, CANARY_BY_COOKIE)) {
+                if (a.get(unread) != null && !a.get(unread).isBlank()) {
+                    warn.add(field(unread) + ": \"" + a.get(unread) + "\" is not read (Strait matches header values"
+                            + " exactly); it is not applied");
+                }
+            }
+        }
+        canaryWeightTotal = total;
+        canaryWeight = weight;
+        canaryHeader = header;
+        canaryHeaderValue = headerValue;
         warnings = List.copyOf(warn);
         String url = a.get(AUTH_URL);
         if (url != null && !url.isBlank()) {
@@ -210,6 +249,21 @@ final class IngressAnnotations {
                     + " the Ingress's paths answer 503 rather than serve clients without one");
         }
         guardErrors = List.copyOf(guard);
+    }
+
+    /** A whole number from {@code min} to {@code max}, or {@code dflt} when absent; anything else is a warning. */
+    private static long wholeNumber(Map<String, String> a, String name, long dflt, long min, long max, List<String> warn) {
+        String v = a.get(name);
+        if (v == null || v.isBlank()) {
+            return dflt;
+        }
+        String t = v.trim();
+        if (t.length() > 9 || !t.chars().allMatch(Character::isDigit) || Long.parseLong(t) < min || Long.parseLong(t) > max) {
+            warn.add(field(name) + ": \"" + v + "\" is not a whole number from " + min + " to " + max + "; " + dflt
+                    + " applies");
+            return dflt;
+        }
+        return Long.parseLong(t);
     }
 
     /** An annotation's whole seconds (ingress-nginx's timeouts), or 0 when absent; what is no number is a warning. */

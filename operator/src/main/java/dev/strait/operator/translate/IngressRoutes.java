@@ -131,6 +131,12 @@ final class IngressRoutes {
      * what no other Route of the host matches (ADR 0056). Only Ingress pieces have {@code ..} in their names, and
      * their other suffixes end in a digit or {@link #TO_HTTPS}.
      */
+    /** Whether an Ingress is an ingress-nginx canary of another ({@code canary: "true"}, ADR 0063). */
+    static boolean isCanary(Ingress ing) {
+        return ing.getMetadata().getAnnotations() != null
+                && "true".equals(ing.getMetadata().getAnnotations().get(IngressAnnotations.CANARY));
+    }
+
     static boolean isDefaultBackend(String modelName) {
         return modelName.endsWith(DEFAULT_BACKEND) && modelName.contains(Translator.INGRESS_PIECE);
     }
@@ -174,14 +180,6 @@ final class IngressRoutes {
             hosts.putIfAbsent("*", new ArrayList<>());
         }
         IngressAnnotations annotations = new IngressAnnotations(ing.getMetadata().getAnnotations(), ns);
-        if (annotations.canary) {
-            // Served as an Ingress of its own, a canary would take its primary's paths, or be lost to them as a
-            // conflict, and split nothing. Until canaries are merged into their primary, it serves nothing.
-            leftOut.add(IngressAnnotations.field(IngressAnnotations.CANARY) + ": \"true\": Strait does not split an"
-                    + " Ingress's traffic with a canary Ingress yet; this Ingress serves nothing, its host and paths stay"
-                    + " with the Ingress it is a canary of");
-            return List.of();
-        }
         List<Piece> out = new ArrayList<>();
         int index = 0;
         for (Map.Entry<String, List<Object[]>> h : hosts.entrySet()) {

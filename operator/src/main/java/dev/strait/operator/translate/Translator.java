@@ -170,7 +170,8 @@ public final class Translator {
                 && sameItems(in.endpointSlices(), lastInputs.endpointSlices())
                 && sameItems(in.secrets(), lastInputs.secrets());
         lastInputs = in;
-        List<Source> sources = sources(in, endpoints);
+        List<Source> canarySources = new ArrayList<>();
+        List<Source> sources = sources(in, endpoints, canarySources);
         // First every source's Route states, then (oldest first) its claims and result: the conflicts to
         // decide again are known only once every changed source is (ADR 0028).
         List<List<RouteState>> allStates = new ArrayList<>(sources.size());
@@ -281,6 +282,10 @@ public final class Translator {
                 }
             }
             reports.put(key, result.report);
+        }
+
+        for (Source src : canarySources) {
+            canary(src, programmed, endpoints, upstreamStates, secrets, models, reports, contents, upstreamScopes);
         }
 
         for (dev.strait.operator.crd.Upstream u : in.upstreams()) {
@@ -462,9 +467,7 @@ public final class Translator {
         if (!src.leftOut().isEmpty()) {
             // Reported like a reference that does not resolve: the Ingress is accepted and serves the rest.
             refErrors.addAll(0, src.leftOut());
-            // An Ingress left out whole for an annotation (a canary), else paths the model refuses.
-            refReason = src.leftOut().get(0).startsWith("metadata.annotations[") ? IngressRoutes.UNSUPPORTED_ANNOTATION
-                    : IngressRoutes.INVALID_PATH;
+            refReason = IngressRoutes.INVALID_PATH;
         }
         Set<Scope> scopes = new HashSet<>();
         // An Ingress's defaultBackend is in every host's Route: its error once, not once per host.
@@ -521,8 +524,156 @@ public final class Translator {
     private record Source(ResourceKey key, HasMetadata meta, String ingressClass, List<IngressRoutes.Piece> pieces,
                           List<String> leftOut) {}
 
+    /**
+     * An ingress-nginx canary Ingress (ADR 0063): its paths' backends join the same host and path of the
+     * Ingresses that serve them, in the scope's routes as programmed, by weight ({@code canary-weight} of
+     * {@code canary-weight-total}) and by header ({@code canary-by-header}: {@code always} or the given
+     * value to the canary, {@code never} to the primary). It claims no path of its own, so it never takes
+     * over or conflicts with what it splits. Reported like any Ingress; a path that no Ingress serves is an
+     * unresolved reference. Not memoised: canaries are few, and their result depends on others'.
+     */
+    private void canary(Source src, Map<Scope, List<Translation.Programmed>> programmed, ServiceEndpoints endpoints,
+                        Map<String, UpstreamState> upstreamStates, Map<String, Secret> secrets,
+                        Map<String, Upstream> models, Map<ResourceKey, ResourceReport> reports,
+                        Map<ResourceKey, Integer> contents, Map<String, Set<Scope>> upstreamScopes) {
+        ResourceKey key = src.key();
+        Ingress ing = (Ingress) src.meta();
+        IngressAnnotations a = new IngressAnnotations(ing.getMetadata().getAnnotations(), key.namespace());
+        Scope scope = defaults.scopeOf(src.ingressClass(), key.namespace());
+        List<String> specErrors = new ArrayList<>();
+        List<String> refErrors = new ArrayList<>(src.leftOut());
+        String refReason = src.leftOut().isEmpty() ? null : IngressRoutes.INVALID_PATH;
+        List<Translation.Programmed> routes = programmed.computeIfAbsent(scope, s -> new ArrayList<>());
+        List<Object> applied = new ArrayList<>();
+        for (IngressRoutes.Piece piece : src.pieces()) {
+            RouteState st = route(piece.route(), endpoints, upstreamStates, secrets, models, new RouteCall());
+            specErrors.addAll(piece.rewrite(st.specErrors));
+            refErrors.addAll(piece.refErrors());
+            refErrors.addAll(piece.rewrite(st.refErrors));
+            if (refReason == null && !piece.refErrors().isEmpty()) {
+                refReason = piece.refReason() != null ? piece.refReason() : "BackendNotFound";
+            }
+            if (refReason == null) {
+                refReason = st.refReason;
+            }
+            String name = piece.route().getMetadata().getName();
+            if (st.model == null || name.endsWith(IngressRoutes.TO_HTTPS) || name.endsWith(IngressRoutes.DEFAULT_BACKEND)) {
+                continue; // a canary splits its paths' traffic; its redirects and defaultBackend serve nothing
+            }
+            for (dev.strait.model.Route.Rule rule : st.model.rules()) {
+                if (!(rule.action() instanceof dev.strait.model.Route.Backends canaryBackends)) {
+                    continue;
+                }
+                for (String host : st.model.hosts()) {
+                    for (dev.strait.model.Route.Match m : rule.matches()) {
+                        if (splitInto(routes, host, m, canaryBackends, st.upstreams, a)) {
+                            applied.add(host + " " + m.path());
+                            for (String u : st.upstreams) {
+                                upstreamScopes.computeIfAbsent(u, x -> new HashSet<>()).add(scope);
+                            }
+                        } else {
+                            refErrors.add("no Ingress of its class serves " + host + " " + (m.path() == null ? "/"
+                                    : m.path().value()) + " (" + (m.path() == null ? "Prefix" : m.path().type())
+                                    + "): nothing to split");
+                            if (refReason == null) {
+                                refReason = "NoPrimary";
+                            }
+                        }
+                    }
+                }
+            }
+        }
+        refErrors = new ArrayList<>(new java.util.LinkedHashSet<>(refErrors));
+        StatusCondition accepted = specErrors.isEmpty()
+                ? StatusCondition.yes(StatusCondition.ACCEPTED, "Accepted", "valid")
+                : StatusCondition.no(StatusCondition.ACCEPTED, "Invalid", String.join("; ", specErrors));
+        StatusCondition resolved = refErrors.isEmpty()
+                ? StatusCondition.yes(StatusCondition.RESOLVED_REFS, "ResolvedRefs", "all references resolved")
+                : StatusCondition.no(StatusCondition.RESOLVED_REFS, refReason == null ? "BackendNotFound" : refReason,
+                        String.join("; ", refErrors));
+        List<String> errors = new ArrayList<>(specErrors);
+        errors.addAll(refErrors);
+        Set<Scope> scopes = applied.isEmpty() ? Set.of() : Set.of(scope);
+        if (!applied.isEmpty()) {
+            contents.put(key, java.util.Objects.hash(applied, a.canaryWeight, a.canaryWeightTotal, a.canaryHeader,
+                    a.canaryHeaderValue));
+        }
+        reports.put(key, new ResourceReport(key, generation(ing), accepted, resolved, scopes, errors));
+    }
+
+    /**
+     * Splits the rule of an Ingress-made Route in {@code routes} whose match is {@code match} on {@code host}:
+     * its Programmed entry is replaced with one whose rule sends the canary's share to {@code canary}.
+     * Only a rule that forwards and matches on the path alone (what an Ingress path becomes) is split.
+     */
+    private static boolean splitInto(List<Translation.Programmed> routes, String host, dev.strait.model.Route.Match match,
+                                     dev.strait.model.Route.Backends canary, Set<String> canaryUpstreams,
+                                     IngressAnnotations a) {
+        for (int i = 0; i < routes.size(); i++) {
+            Translation.Programmed p = routes.get(i);
+            dev.strait.model.Route r = p.route();
+            if (!r.name().contains(INGRESS_PIECE) || r.name().endsWith(IngressRoutes.TO_HTTPS)
+                    || !r.hosts().contains(host)) {
+                continue;
+            }
+            for (int j = 0; j < r.rules().size(); j++) {
+                dev.strait.model.Route.Rule rule = r.rules().get(j);
+                if (!(rule.action() instanceof dev.strait.model.Route.Backends primary)
+                        || !rule.matches().contains(match) || rule.matches().size() != 1) {
+                    continue;
+                }
+                List<dev.strait.model.Route.Rule> rules = new ArrayList<>(r.rules());
+                rules.set(j, with(rule, rule.matches(), split(primary, canary, a)));
+                if (a.canaryHeader != null) {
+                    if (a.canaryHeaderValue != null) {
+                        rules.add(j + 1, with(rule, List.of(headerMatch(match, a.canaryHeader, a.canaryHeaderValue)), canary));
+                    } else {
+                        rules.add(j + 1, with(rule, List.of(headerMatch(match, a.canaryHeader, "always")), canary));
+                        rules.add(j + 2, with(rule, List.of(headerMatch(match, a.canaryHeader, "never")), primary));
+                    }
+                }
+                Set<String> upstreams = new HashSet<>(p.upstreams());
+                upstreams.addAll(canaryUpstreams);
+                routes.set(i, new Translation.Programmed(new dev.strait.model.Route(r.name(), r.hosts(), rules,
+                        r.listeners()), upstreams, p.certificate()));
+                return true;
+            }
+        }
+        return false;
+    }
+
+    /** The primary's backends and the canary's, weighted so the canary gets its share of every request. */
+    private static dev.strait.model.Route.Backends split(dev.strait.model.Route.Backends primary,
+                                                         dev.strait.model.Route.Backends canary, IngressAnnotations a) {
+        if (a.canaryWeight == 0) {
+            return primary;
+        }
+        List<dev.strait.model.Route.Backend> out = new ArrayList<>();
+        if (a.canaryWeight < a.canaryWeightTotal) {
+            for (dev.strait.model.Route.Backend b : primary.backends()) {
+                out.add(new dev.strait.model.Route.Backend(b.upstream(), b.weight() * (a.canaryWeightTotal - a.canaryWeight)));
+            }
+        }
+        for (dev.strait.model.Route.Backend b : canary.backends()) {
+            out.add(new dev.strait.model.Route.Backend(b.upstream(), b.weight() * a.canaryWeight));
+        }
+        return new dev.strait.model.Route.Backends(out);
+    }
+
+    private static dev.strait.model.Route.Match headerMatch(dev.strait.model.Route.Match m, String name, String value) {
+        List<dev.strait.model.Route.HeaderMatch> headers = new ArrayList<>(m.headers());
+        headers.add(new dev.strait.model.Route.HeaderMatch(name, value));
+        return new dev.strait.model.Route.Match(m.path(), m.method(), headers);
+    }
+
+    private static dev.strait.model.Route.Rule with(dev.strait.model.Route.Rule r, List<dev.strait.model.Route.Match> matches,
+                                                    dev.strait.model.Route.Action action) {
+        return new dev.strait.model.Route.Rule(matches, action, r.cache(), r.timeouts(), r.retries(), r.hostRewrite(),
+                r.fastcgi(), r.pathRewrite(), r.clientAddresses(), r.basicAuth());
+    }
+
     /** Routes and our Ingresses, oldest first (the order of conflicts and of the proxy's host merging). */
-    private List<Source> sources(Inputs in, ServiceEndpoints endpoints) {
+    private List<Source> sources(Inputs in, ServiceEndpoints endpoints, List<Source> canaries) {
         List<Source> out = new ArrayList<>();
         IdentityHashMap<HasMetadata, ResourceKey> keys = new IdentityHashMap<>(in.routes().size() * 2);
         // When every source keeps its place and none changed its age (a creation time is fixed, but a
@@ -552,7 +703,9 @@ public final class Translator {
                 sameAges &= prev != null ? sameAge(prev.source, ing) : !previousOrder.containsKey(key);
                 List<String> leftOut = new ArrayList<>();
                 List<IngressRoutes.Piece> pieces = IngressRoutes.pieces(ing, endpoints, leftOut);
-                out.add(new Source(key, ing, cls, pieces, List.copyOf(leftOut)));
+                Source src = new Source(key, ing, cls, pieces, List.copyOf(leftOut));
+                // A canary claims nothing: its paths split the traffic of another Ingress's (see canaries).
+                (IngressRoutes.isCanary(ing) ? canaries : out).add(src);
             }
         }
         // Sorting 10k sources from the informers' (hash) order costs n log n comparisons of timestamps and

@@ -186,4 +186,33 @@ class IngressAnnotationsServedTest {
             secure.stop(0);
         }
     }
+
+    /** ADR 0063: a canary Ingress takes its share of its primary's path; X-Canary: always pins it. */
+    @Test
+    void aCanaryTakesItsShareOfThePrimarysPath() throws Exception {
+        HttpServer canaryApp = OperatorHarness.echoUpstream("canary");
+        try {
+            create(client, dev.strait.operator.translate.Fixtures.service("shop", "web-canary", "http:80"));
+            create(client, dev.strait.operator.translate.Fixtures.slice("shop", "web-canary", "web-canary-1", "http",
+                    canaryApp.getAddress().getPort(), "127.0.0.1"));
+            create(client, ingress("shop", "", web("/", "Prefix")));
+            Ingress canary = ingress("shop", "nginx.ingress.kubernetes.io/canary: \"true\", "
+                    + "nginx.ingress.kubernetes.io/canary-by-header: X-Canary",
+                    "- { path: /, pathType: Prefix, backend: { service: { name: web-canary, port: { name: http } } } }");
+            canary.getMetadata().setName("shop-canary");
+            create(client, canary);
+            await().atMost(WAIT).untilAsserted(() -> assertThat(
+                    proxy.exchange("shop.example.com", "/cart", "X-Canary: always")).endsWith("canary saw /cart"));
+            assertThat(proxy.get("shop.example.com", "/cart")).as("weight 0: the primary").isEqualTo("200 OK app saw /cart");
+            assertThat(proxy.exchange("shop.example.com", "/cart", "X-Canary: never")).endsWith("app saw /cart");
+
+            canary.getMetadata().setAnnotations(java.util.Map.of("nginx.ingress.kubernetes.io/canary", "true",
+                    "nginx.ingress.kubernetes.io/canary-weight", "100"));
+            client.resource(canary).update();
+            await().atMost(WAIT).untilAsserted(() ->
+                    assertThat(proxy.get("shop.example.com", "/cart")).isEqualTo("200 OK canary saw /cart"));
+        } finally {
+            canaryApp.stop(0);
+        }
+    }
 }

@@ -142,6 +142,7 @@ class IngressAnnotationsTest {
         "allowlist-source-range | 10.0.0.0/8 | 192.0.2.0/24 | office",
         "backend-protocol | HTTPS | GRPC | HTTP",
         "proxy-read-timeout | 30 | 3600 | soon",
+        "canary | true | false | true",
     })
     void aChangedAnnotationIsTranslatedAfreshThoughTheGenerationStays(String annotation, String a, String b, String c) {
         Translator translator = new Translator(ProxyDefaults.STANDARD);
@@ -332,19 +333,49 @@ class IngressAnnotationsTest {
         assertThat(actions(t)).noneMatch(a -> a instanceof Route.Redirect);
     }
 
-    /** Until canaries are merged into their primary, a canary Ingress serves nothing and says so. */
+    /** ADR 0063: a canary's paths split the same host and path of the Ingress that serves them. */
     @Test
-    void aCanaryIngressServesNothingAndLeavesItsPrimaryAlone() {
-        Ingress primary = annotated("site", SITE);
-        Ingress canary = Fixtures.ingress("shop", "site-canary", 0, SITE.replace("name: web", "name: web-canary"));
-        canary.getMetadata().setAnnotations(Map.of(N + "canary", "true", N + "canary-weight", "20"));
-        Translation t = translate(primary, canary, service("shop", "web-canary", "http:80"));
+    void aCanaryIngressSplitsItsPrimarysPathsByWeightAndHeader() {
+        Ingress canary = Fixtures.ingress("shop", "site-canary", 0, """
+                ingressClassName: strait
+                rules:
+                  - host: old.example.com
+                    http:
+                      paths:
+                        - { path: /about, pathType: Exact, backend: { service: { name: web-canary, port: { number: 80 } } } }
+                        - { path: /nowhere, pathType: Prefix, backend: { service: { name: web-canary, port: { number: 80 } } } }
+                """);
+        canary.getMetadata().setAnnotations(Map.of(N + "canary", "true", N + "canary-weight", "20",
+                N + "canary-by-header", "X-Canary"));
+        Translation t = translate(annotated("site", SITE), canary, service("shop", "web-canary", "http:80"),
+                slice("shop", "web-canary", "web-canary-1", "http", 8080, "10.0.0.2"));
+        Route primary = t.snapshot(STRAIT).config().routes().stream()
+                .filter(r -> r.name().equals("shop.site..ingress-0")).findFirst().orElseThrow();
+        Route.Match about = new Route.Match(new Route.PathMatch(Route.PathType.Exact, "/about"), null, List.of());
+        Route.Backends web = new Route.Backends(List.of(new Route.Backend("service.shop.web.80", 1)));
+        Route.Backends webCanary = new Route.Backends(List.of(new Route.Backend("service.shop.web-canary.80", 1)));
+        assertThat(primary.rules()).extracting(Route.Rule::matches, Route.Rule::action).contains(
+                tuple(List.of(about), new Route.Backends(List.of(new Route.Backend("service.shop.web.80", 80),
+                        new Route.Backend("service.shop.web-canary.80", 20)))),
+                tuple(List.of(new Route.Match(about.path(), null, List.of(new Route.HeaderMatch("X-Canary", "always")))), webCanary),
+                tuple(List.of(new Route.Match(about.path(), null, List.of(new Route.HeaderMatch("X-Canary", "never")))), web));
+        assertThat(t.snapshot(STRAIT).config().upstreams()).extracting(dev.strait.model.Upstream::name)
+                .contains("service.shop.web-canary.80");
+        assertThat(t.snapshot(STRAIT).config().routes()).extracting(Route::name).noneMatch(n -> n.contains("site-canary"));
+
         ResourceReport r = ingressReport(t, "shop", "site-canary");
-        assertThat(r.resolvedRefs().reason()).isEqualTo(IngressRoutes.UNSUPPORTED_ANNOTATION);
-        assertThat(r.errors()).singleElement().satisfies(e -> assertThat(e).startsWith("metadata.annotations[" + N
-                + "canary]: \"true\": Strait does not split an Ingress's traffic with a canary Ingress yet"));
-        assertThat(actions(t)).noneMatch(a -> a.toString().contains("web-canary"));
+        assertThat(r.errors()).containsExactly("no Ingress of its class serves old.example.com /nowhere (Prefix): nothing to split");
+        assertThat(r.resolvedRefs().reason()).isEqualTo("NoPrimary");
+        assertThat(r.inSnapshot()).as("it split /about").isTrue();
         assertThat(ingressReport(t, "shop", "site").errors()).noneMatch(e -> e.contains("conflict"));
+
+        // All of it: the primary's backend gets none.
+        canary.getMetadata().setAnnotations(Map.of(N + "canary", "true", N + "canary-weight", "100"));
+        t = translate(annotated("site", SITE), canary, service("shop", "web-canary", "http:80"),
+                slice("shop", "web-canary", "web-canary-1", "http", 8080, "10.0.0.2"));
+        assertThat(t.snapshot(STRAIT).config().routes().stream().flatMap(x -> x.rules().stream())
+                .filter(x -> x.matches().equals(List.of(about))).map(Route.Rule::action)).containsExactly(
+                        new Route.Backends(List.of(new Route.Backend("service.shop.web-canary.80", 100))));
     }
 
 
