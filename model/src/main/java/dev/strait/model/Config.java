@@ -93,9 +93,38 @@ public record Config(
      *
      * @param trustIncoming keep a client's id when it is a sane token (up to 128 letters, digits and
      *                      {@code -_.:+/=@~}); otherwise, and when false, the proxy makes a new one
+     * @param trustedPeers  when not empty, only ids from these peers (the connection's) are kept: the proxies
+     *                      and load balancers in front, whose ids name requests end to end, and not a
+     *                      client's, which could make its requests look like someone else's in the logs
      */
-    public record RequestId(boolean trustIncoming) {
+    public record RequestId(boolean trustIncoming, List<IpBlock> trustedPeers) {
         public static final RequestId DEFAULTS = new RequestId(true);
+
+        public RequestId {
+            trustedPeers = List.copyOf(trustedPeers);
+        }
+
+        public RequestId(boolean trustIncoming) {
+            this(trustIncoming, List.of());
+        }
+
+        /** Whether an id that came from {@code peer} (null: unknown) is kept. */
+        public boolean trusts(java.net.InetAddress peer) {
+            if (!trustIncoming) {
+                return false;
+            }
+            if (trustedPeers.isEmpty()) {
+                return true;
+            }
+            if (peer != null) {
+                for (IpBlock b : trustedPeers) {
+                    if (b.contains(peer)) {
+                        return true;
+                    }
+                }
+            }
+            return false;
+        }
     }
 
     /**

@@ -240,7 +240,16 @@ public final class ConfigParser {
         JsonNode rid = n.get("requestId");
         if (rid != null && !rid.isNull() && object(rid, "requestId")) {
             known(rid, "requestId", "trustIncoming");
-            requestId = new Config.RequestId(bool(rid.get("trustIncoming"), "requestId.trustIncoming", true));
+            JsonNode ti = rid.get("trustIncoming");
+            if (ti != null && ti.isArray()) {
+                List<IpBlock> peers = nonNull(list(ti, "requestId.trustIncoming", true, this::ipBlock));
+                requestId = new Config.RequestId(true, peers);
+            } else if (ti != null && !ti.isNull() && !ti.isBoolean()) {
+                error("requestId.trustIncoming", "must be true, false or a list of addresses and CIDR blocks, got "
+                        + describe(ti));
+            } else {
+                requestId = new Config.RequestId(bool(ti, "requestId.trustIncoming", true));
+            }
         }
         Config.CacheStore cacheStore = Config.CacheStore.DEFAULTS;
         JsonNode cs = n.get("cache");

@@ -320,7 +320,12 @@ public final class ConfigWriter {
         if (c.admin() != null) {
             n.putObject("admin").put("address", c.admin().address().toString());
         }
-        n.putObject("requestId").put("trustIncoming", c.requestId().trustIncoming());
+        if (c.requestId().trustedPeers().isEmpty()) {
+            n.putObject("requestId").put("trustIncoming", c.requestId().trustIncoming());
+        } else {
+            ArrayNode peers = n.putObject("requestId").putArray("trustIncoming");
+            c.requestId().trustedPeers().forEach(b -> peers.add(b.text()));
+        }
         if (!c.cache().equals(Config.CacheStore.DEFAULTS)) {
             // Only when set, so that configs without a cache keep the version they had before it existed.
             n.putObject("cache").put("maxBytes", c.cache().maxBytes());

@@ -403,6 +403,12 @@ class ConfigParserTest {
             assertThat(parse(MINIMAL).requestId()).isEqualTo(new Config.RequestId(true));
             assertThat(parse(LISTENER + "requestId: { trustIncoming: false }\n").requestId())
                     .isEqualTo(new Config.RequestId(false));
+            Config peers = parse(LISTENER + "requestId: { trustIncoming: [ 10.0.0.0/8, \"fd00::/8\" ] }\n");
+            assertThat(peers.requestId().trustedPeers()).extracting(IpBlock::text).containsExactly("10.0.0.0/8", "fd00::/8");
+            assertThat(peers.requestId().trusts(java.net.InetAddress.getByName("10.1.2.3"))).isTrue();
+            assertThat(peers.requestId().trusts(java.net.InetAddress.getByName("192.0.2.1"))).isFalse();
+            assertThat(peers.requestId().trusts(null)).isFalse();
+            assertThat(ConfigParser.parse(ConfigWriter.toJson(peers, false), "written")).isEqualTo(peers);
         }
 
         @Test
@@ -777,7 +783,11 @@ class ConfigParserTest {
                         "upstreams[0].outlierDetection.interval", "unknown field"),
                 arguments("requestId not a mapping", l + "requestId: keep\n", "requestId", "must be a mapping"),
                 arguments("requestId trustIncoming not a boolean", l + "requestId: { trustIncoming: maybe }\n",
-                        "requestId.trustIncoming", "must be true or false"),
+                        "requestId.trustIncoming", "must be true, false or a list of addresses and CIDR blocks"),
+                arguments("requestId trustIncoming an empty list", l + "requestId: { trustIncoming: [] }\n",
+                        "requestId.trustIncoming", "must list at least one item"),
+                arguments("requestId trustIncoming a name", l + "requestId: { trustIncoming: [ lb.internal ] }\n",
+                        "requestId.trustIncoming[0]", "\"lb.internal\" is not an IP address or CIDR block"),
                 arguments("forwardedHeaders unknown field", l + "forwardedHeaders: { trustedProxies: [ 10.0.0.0/8 ] }\n",
                         "forwardedHeaders.trustedProxies", "unknown field"),
                 arguments("trustedPeers not a list", l + "forwardedHeaders: { trustedPeers: 10.0.0.0/8 }\n",

@@ -105,7 +105,7 @@ final class H2ProxyCall extends ChannelInboundHandlerAdapter implements BodyRece
         if (spec.config().hashOn() != null) {
             hash = upstream.hash(ex.request().headers(), ex.clientAddress());
         }
-        head = RequestHead.encodeHttp2(ex, lc, rule.hostRewrite, target, rule.trustRequestId,
+        head = RequestHead.encodeHttp2(ex, lc, rule.hostRewrite, target, rule.keepsRequestId(ex),
                 spec.fallbackHost(), spec.config().protocol() == dev.strait.model.Upstream.Protocol.H2 ? "https" : "http");
         upstream.firstTry();
         attempt();

@@ -160,7 +160,7 @@ final class ProxyCall implements UpstreamListener, BodyReceiver, Runnable {
         if (spec.config().hashOn() != null) {
             hash = upstream.hash(ex.request().headers(), ex.clientAddress());
         }
-        head = RequestHead.encode(ex, lc, rule.hostRewrite, target, rule.trustRequestId, chunkedBody,
+        head = RequestHead.encode(ex, lc, rule.hostRewrite, target, rule.keepsRequestId(ex), chunkedBody,
                 spec.fallbackHost(), upgrade);
         upstream.firstTry();
         attempt(false);

@@ -45,7 +45,8 @@ public final class ProxyHandler implements PrefixAware {
     private final int[] cumulativeWeights;
     private final int totalWeight;
     final String hostRewrite;
-    final boolean trustRequestId;
+    /** Whose X-Request-Id is kept: {@code requestId.trustIncoming}. */
+    private final dev.strait.model.Config.RequestId requestId;
     final long requestTimeoutNanos;
     final long perTryTimeoutNanos;
     final long idleTimeoutNanos;
@@ -62,7 +63,7 @@ public final class ProxyHandler implements PrefixAware {
     private final ProxyHandler unbound;
 
     private ProxyHandler(String route, int ruleIndex, Route.Rule rule, UpstreamSpec[] upstreams, int[] weights,
-                         boolean trustRequestId) {
+                         dev.strait.model.Config.RequestId requestId) {
         this.route = route;
         this.ruleIndex = ruleIndex;
         this.upstreams = upstreams;
@@ -75,7 +76,7 @@ public final class ProxyHandler implements PrefixAware {
         this.totalWeight = total;
         this.retryStatus = new boolean[600];
         this.hostRewrite = rule.hostRewrite();
-        this.trustRequestId = trustRequestId;
+        this.requestId = requestId;
         Route.Timeouts t = rule.timeouts();
         this.requestTimeoutNanos = t == null || t.request() == null ? 0 : t.request().toNanos();
         this.perTryTimeoutNanos = t == null || t.perTry() == null ? 0 : t.perTry().toNanos();
@@ -117,7 +118,7 @@ public final class ProxyHandler implements PrefixAware {
         this.cumulativeWeights = base.cumulativeWeights;
         this.totalWeight = base.totalWeight;
         this.hostRewrite = base.hostRewrite;
-        this.trustRequestId = base.trustRequestId;
+        this.requestId = base.requestId;
         this.requestTimeoutNanos = base.requestTimeoutNanos;
         this.perTryTimeoutNanos = base.perTryTimeoutNanos;
         this.idleTimeoutNanos = base.idleTimeoutNanos;
@@ -179,7 +180,7 @@ public final class ProxyHandler implements PrefixAware {
             ups[i] = s;
             weights[i] = b.weight();
         }
-        return new ProxyHandler(route, ruleIndex, rule, ups, weights, requestId.trustIncoming());
+        return new ProxyHandler(route, ruleIndex, rule, ups, weights, requestId);
     }
 
     @Override
@@ -250,5 +251,13 @@ public final class ProxyHandler implements PrefixAware {
 
     boolean retriesStatus(int status) {
         return retryStatus[status];
+    }
+
+    /** Whether the X-Request-Id the request came with is kept: from a peer {@code requestId.trustIncoming} trusts. */
+    boolean keepsRequestId(Exchange ex) {
+        if (requestId.trustedPeers().isEmpty()) {
+            return requestId.trustIncoming();
+        }
+        return requestId.trusts(ex.remoteAddress() instanceof java.net.InetSocketAddress a ? a.getAddress() : null);
     }
 }

@@ -216,6 +216,18 @@ class ProxyForwardingTest {
         assertThat(up.last().header("x-request-id")).matches("[0-9a-f]{32}");
     }
 
+    /** The contract's "kept where the client is trusted": a list of peers, here the test's 127.0.0.1 or not. */
+    @Test
+    void requestIdIsKeptFromTheListedPeersOnly() throws Exception {
+        TestUpstream up = h.upstream(TestUpstream.reply(200, "ok"));
+        h.start("requestId: { trustIncoming: [ 10.0.0.0/8, 127.0.0.1 ] }\n" + config(up.endpoint(), ""));
+        h.get("/1", "X-Request-Id: abc-123");
+        assertThat(up.last().header("x-request-id")).isEqualTo("abc-123");
+        h.reload("requestId: { trustIncoming: [ 10.0.0.0/8 ] }\n" + config(up.endpoint(), ""));
+        h.get("/2", "X-Request-Id: abc-123");
+        assertThat(up.last().header("x-request-id")).matches("[0-9a-f]{32}");
+    }
+
     @Test
     void hostRewriteReplacesHostButXForwardedHostKeepsTheClients() throws Exception {
         TestUpstream up = h.upstream(TestUpstream.reply(200, "ok"));
