@@ -560,7 +560,7 @@ public final class ConfigParser {
         }
         known(n, path, "matches", "respond", "files", "backends", "redirect", "cache", "timeouts", "retries",
                 "hostRewrite", "pathRewrite", "fastcgi", "clientAddresses",
-                "basicAuth");
+                "basicAuth", "rateLimit");
         List<Route.Match> matches = n.has("matches")
                 ? list(n.get("matches"), path + ".matches", true, this::match)
                 : List.of(new Route.Match(null, null, List.of()));
@@ -651,8 +651,32 @@ public final class ConfigParser {
         if (ba != null && !ba.isNull()) {
             basicAuth = basicAuth(ba, path + ".basicAuth");
         }
+        Route.RateLimit rateLimit = null;
+        JsonNode rl = n.get("rateLimit");
+        if (rl != null && !rl.isNull()) {
+            rateLimit = rateLimit(rl, path + ".rateLimit");
+        }
         return new Route.Rule(nonNull(matches), action, cache, timeouts, retries, hostRewrite, fastcgi, pathRewrite,
-                clients, basicAuth);
+                clients, basicAuth, rateLimit);
+    }
+
+    /** {@code { requests, per (1s), burst (0), exempt [] }}: a steady rate from 1 a day to 1,000,000 a second. */
+    private Route.RateLimit rateLimit(JsonNode n, String path) {
+        if (!object(n, path)) {
+            return null;
+        }
+        known(n, path, "requests", "per", "burst", "exempt");
+        if (!n.has("requests")) {
+            error(path + ".requests", "is required");
+        }
+        int requests = integer(n.get("requests"), path + ".requests", 1, 1, 1_000_000);
+        Duration per = positiveDuration(n.get("per"), path + ".per", Duration.ofSeconds(1));
+        if (per.compareTo(Duration.ofDays(1)) > 0) {
+            error(path + ".per", "must be at most 24h");
+        }
+        int burst = integer(n.get("burst"), path + ".burst", 0, 0, 1_000);
+        List<IpBlock> exempt = nonNull(list(n.get("exempt"), path + ".exempt", false, this::ipBlock));
+        return new Route.RateLimit(requests, per, burst, exempt);
     }
 
     /** {@code { realm, htpasswd }}: at least one user, every line one the proxy can check. */

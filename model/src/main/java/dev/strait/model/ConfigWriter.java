@@ -512,6 +512,15 @@ public final class ConfigWriter {
                 rule.clientAddresses().deny().forEach(b -> deny.add(b.text()));
             }
         }
+        if (rule.rateLimit() != null) {
+            Route.RateLimit r = rule.rateLimit();
+            ObjectNode ro = o.putObject("rateLimit").put("requests", r.requests()).put("per", Durations.format(r.per()))
+                    .put("burst", r.burst());
+            if (!r.exempt().isEmpty()) {
+                ArrayNode ex = ro.putArray("exempt");
+                r.exempt().forEach(b -> ex.add(b.text()));
+            }
+        }
         if (rule.basicAuth() != null) {
             o.putObject("basicAuth").put("realm", rule.basicAuth().realm()).put("htpasswd", rule.basicAuth().htpasswd());
         }

@@ -39,21 +39,29 @@ public record Route(String name, List<String> hosts, List<Rule> rules, List<Stri
      */
     public record Rule(List<Match> matches, Action action, Cache cache, Timeouts timeouts, Retries retries,
                        String hostRewrite, FastCgi fastcgi, PathModifier pathRewrite, ClientAddresses clientAddresses,
-                       BasicAuth basicAuth) {
+                       BasicAuth basicAuth, RateLimit rateLimit) {
         public Rule {
             matches = List.copyOf(matches);
+        }
+
+        /** A rule without a rate limit. */
+        public Rule(List<Match> matches, Action action, Cache cache, Timeouts timeouts, Retries retries,
+                    String hostRewrite, FastCgi fastcgi, PathModifier pathRewrite, ClientAddresses clientAddresses,
+                    BasicAuth basicAuth) {
+            this(matches, action, cache, timeouts, retries, hostRewrite, fastcgi, pathRewrite, clientAddresses, basicAuth,
+                    null);
         }
 
         /** A rule that serves every client. */
         public Rule(List<Match> matches, Action action, Cache cache, Timeouts timeouts, Retries retries,
                     String hostRewrite, FastCgi fastcgi, PathModifier pathRewrite) {
-            this(matches, action, cache, timeouts, retries, hostRewrite, fastcgi, pathRewrite, null, null);
+            this(matches, action, cache, timeouts, retries, hostRewrite, fastcgi, pathRewrite, null, null, null);
         }
 
         /** A rule without path rewrite. */
         public Rule(List<Match> matches, Action action, Cache cache, Timeouts timeouts, Retries retries,
                     String hostRewrite, FastCgi fastcgi) {
-            this(matches, action, cache, timeouts, retries, hostRewrite, fastcgi, null, null, null);
+            this(matches, action, cache, timeouts, retries, hostRewrite, fastcgi, null, null, null, null);
         }
 
         /** A rule without host rewrite, path rewrite or FastCGI settings. */
@@ -106,6 +114,20 @@ public record Route(String name, List<String> hosts, List<Rule> rules, List<Stri
      */
     public record BasicAuth(String realm, String htpasswd) {
         public static final String DEFAULT_REALM = "Restricted";
+    }
+
+    /**
+     * Requests per client (ADR 0064; nginx's {@code limit_req ... burst=B nodelay}, ingress-nginx's
+     * {@code limit-rps}): each client address may make {@code requests} every {@code per} on average, with
+     * {@code burst} more at once; beyond that it gets 429 with {@code Retry-After}. Per proxy process, shared by
+     * its event loops.
+     *
+     * @param exempt clients never limited (ingress-nginx's {@code limit-whitelist})
+     */
+    public record RateLimit(int requests, java.time.Duration per, int burst, List<IpBlock> exempt) {
+        public RateLimit {
+            exempt = List.copyOf(exempt);
+        }
     }
 
     /** All given conditions must hold. An absent path means {@code Prefix /}. */

@@ -358,6 +358,20 @@ class ConfigParserTest {
         }
 
         @Test
+        void ruleRateLimit() throws Exception {
+            Config c = parse(withRules("{ respond: {}, rateLimit: { requests: 100, per: 1m, burst: 20, exempt: [ 10.0.0.0/8 ] } }",
+                    "{ respond: {}, rateLimit: { requests: 5 } }"));
+            Route.RateLimit full = c.routes().get(0).rules().get(0).rateLimit();
+            assertThat(full.requests()).isEqualTo(100);
+            assertThat(full.per()).isEqualTo(Duration.ofMinutes(1));
+            assertThat(full.burst()).isEqualTo(20);
+            assertThat(full.exempt()).extracting(IpBlock::text).containsExactly("10.0.0.0/8");
+            assertThat(c.routes().get(0).rules().get(1).rateLimit())
+                    .isEqualTo(new Route.RateLimit(5, Duration.ofSeconds(1), 0, List.of()));
+            assertThat(ConfigParser.parse(ConfigWriter.toJson(c, false), "written")).isEqualTo(c);
+        }
+
+        @Test
         void ruleBasicAuth() throws Exception {
             Config c = parse(withRules(OK_RULE, """
                     { respond: {}, basicAuth: { realm: Staff, htpasswd: "# staff\\nalice:$apr1$x$12YdXEY0/hH4rDNkmZupO0\\n\\nbob:{SHA}kniYfDOveJALlwGbJH1veyGzBwU=\\n" } }
@@ -835,7 +849,15 @@ class ConfigParserTest {
                 arguments("rule unknown field", withRules("{ respond: {}, rewrite: { to: / } }"),
                         "routes[0].rules[0].rewrite",
                         "unknown field (expected one of matches, respond, files, backends, redirect, cache, timeouts, "
-                                + "retries, hostRewrite, pathRewrite, fastcgi, clientAddresses, basicAuth)"),
+                                + "retries, hostRewrite, pathRewrite, fastcgi, clientAddresses, basicAuth, rateLimit)"),
+                arguments("rateLimit without requests", withRules("{ respond: {}, rateLimit: { per: 1s } }"),
+                        "routes[0].rules[0].rateLimit.requests", "is required"),
+                arguments("rateLimit per too long", withRules("{ respond: {}, rateLimit: { requests: 1, per: 48h } }"),
+                        "routes[0].rules[0].rateLimit.per", "must be at most 24h"),
+                arguments("rateLimit burst too big", withRules("{ respond: {}, rateLimit: { requests: 1, burst: 5000 } }"),
+                        "routes[0].rules[0].rateLimit.burst", "must be"),
+                arguments("rateLimit exempt a name", withRules("{ respond: {}, rateLimit: { requests: 1, exempt: [ office ] } }"),
+                        "routes[0].rules[0].rateLimit.exempt[0]", "is not an IP address or CIDR block"),
                 arguments("basicAuth without users", withRules("{ respond: {}, basicAuth: { htpasswd: \"# none yet\" } }"),
                         "routes[0].rules[0].basicAuth.htpasswd", "lists no users (name:hash per line)"),
                 arguments("basicAuth without htpasswd", withRules("{ respond: {}, basicAuth: { realm: x } }"),

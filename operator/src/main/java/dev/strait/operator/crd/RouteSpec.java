@@ -105,6 +105,30 @@ public class RouteSpec {
          * resolves to at least one user, the rule answers 503, never unauthenticated.
          */
         public BasicAuth basicAuth;
+
+        /** Requests per client address: 429 beyond {@code requests} every {@code per} plus {@code burst}. */
+        public RateLimit rateLimit;
+    }
+
+    /** As docs/config.md's {@code rateLimit}: per client, per proxy. */
+    @JsonInclude(JsonInclude.Include.NON_NULL)
+    public static class RateLimit {
+        @Required
+        @Min(1)
+        @Max(1000000)
+        public Integer requests;
+
+        /** {@code 1s} when absent; at most {@code 24h}. */
+        @Pattern(Patterns.DURATION)
+        public String per;
+
+        @Min(0)
+        @Max(1000)
+        public Integer burst;
+
+        /** Addresses and CIDR blocks never limited. */
+        @Size(max = 256)
+        public List<@Size(min = 1, max = 64) String> exempt;
     }
 
     /** The users are the Secret's {@code auth} key: {@code name:hash} lines, as {@code htpasswd} writes them. */

@@ -68,6 +68,13 @@ final class IngressAnnotations {
     static final String CANARY_BY_HEADER_VALUE = PREFIX + "canary-by-header-value";
     static final String CANARY_BY_HEADER_PATTERN = PREFIX + "canary-by-header-pattern";
     static final String CANARY_BY_COOKIE = PREFIX + "canary-by-cookie";
+    /** Requests per second, or per minute, per client address; the burst is the rate times the multiplier (5). */
+    static final String LIMIT_RPS = PREFIX + "limit-rps";
+    static final String LIMIT_RPM = PREFIX + "limit-rpm";
+    static final String LIMIT_BURST_MULTIPLIER = PREFIX + "limit-burst-multiplier";
+    static final String LIMIT_WHITELIST = PREFIX + "limit-whitelist";
+    static final String LIMIT_ALLOWLIST = PREFIX + "limit-allowlist";
+    static final String LIMIT_CONNECTIONS = PREFIX + "limit-connections";
     private static final Pattern TOKEN = Pattern.compile("[!#$%&'*+.^_`|~0-9A-Za-z-]+");
     private static final Pattern HOST_VALUE = Pattern.compile(
             "(\\[[0-9A-Fa-f:.]+]|[A-Za-z0-9]([A-Za-z0-9.-]{0,251}[A-Za-z0-9])?)(:[0-9]{1,5})?");
@@ -77,7 +84,7 @@ final class IngressAnnotations {
             WHITELIST_SOURCE_RANGE, DENYLIST_SOURCE_RANGE, AUTH_TYPE, AUTH_URL, AUTH_TLS_SECRET, AUTH_TLS_VERIFY_CLIENT,
             AUTH_SECRET, AUTH_SECRET_TYPE, AUTH_REALM, BACKEND_PROTOCOL, UPSTREAM_VHOST, PROXY_READ_TIMEOUT,
             PROXY_SEND_TIMEOUT, APP_ROOT, CANARY, CANARY_WEIGHT, CANARY_WEIGHT_TOTAL, CANARY_BY_HEADER,
-            CANARY_BY_HEADER_VALUE);
+            CANARY_BY_HEADER_VALUE, LIMIT_RPS, LIMIT_RPM, LIMIT_BURST_MULTIPLIER, LIMIT_WHITELIST, LIMIT_ALLOWLIST);
     /** The end of ingress-nginx's documented path idiom {@code /prefix(/|$)(.*)} with {@code rewrite-target: /$2}. */
     static final String STRIP_IDIOM = "(/|$)(.*)";
     private static final Pattern REGEX_CHARS = Pattern.compile("[()\\[\\]{}*+?|^$\\\\]");
@@ -106,6 +113,8 @@ final class IngressAnnotations {
     final String idleTimeout;
     /** {@code app-root}: the path {@code /} is redirected to (302), or null. */
     final String appRoot;
+    /** {@code limit-rps} or {@code limit-rpm} as every backend rule's {@code rateLimit}, or null. */
+    final RouteSpec.RateLimit rateLimit;
     /** {@code canary: "true"}: the Ingress's paths split the traffic of the same paths of another Ingress. */
     final boolean canary;
     /** The canary's share: {@code canaryWeight} of {@code canaryWeightTotal} requests (0 of 100 when not given). */
@@ -210,6 +219,7 @@ final class IngressAnnotations {
             root = null;
         }
         appRoot = root == null || root.isBlank() || root.equals("/") ? null : root;
+        rateLimit = rateLimit(a, guard, warn);
         canary = "true".equals(a.get(CANARY));
         int total = 100;
         int weight = 0;
@@ -249,6 +259,41 @@ final class IngressAnnotations {
                     + " the Ingress's paths answer 503 rather than serve clients without one");
         }
         guardErrors = List.copyOf(guard);
+    }
+
+    /**
+     * ingress-nginx's request limits (nginx's {@code limit_req ... burst=rate*multiplier nodelay}) as a
+     * {@code rateLimit}: {@code limit-rps}, else {@code limit-rpm}, with the burst capped at 1,000. A limit that
+     * is no number cannot be applied and is an error in {@code guard} (the paths answer 503: a limit asked for
+     * is protection, not to be dropped unseen); {@code limit-connections} is a warning, not applied.
+     */
+    private static RouteSpec.RateLimit rateLimit(Map<String, String> a, List<String> guard, List<String> warn) {
+        if (a.get(LIMIT_CONNECTIONS) != null && !a.get(LIMIT_CONNECTIONS).isBlank()) {
+            warn.add(field(LIMIT_CONNECTIONS) + ": \"" + a.get(LIMIT_CONNECTIONS) + "\" is not read (Strait limits"
+                    + " requests, not connections); it is not applied");
+        }
+        String name = a.get(LIMIT_RPS) != null && !a.get(LIMIT_RPS).isBlank() ? LIMIT_RPS
+                : a.get(LIMIT_RPM) != null && !a.get(LIMIT_RPM).isBlank() ? LIMIT_RPM : null;
+        if (name == null) {
+            return null;
+        }
+        String v = a.get(name).trim();
+        if (v.length() > 7 || !v.chars().allMatch(Character::isDigit) || Integer.parseInt(v) == 0) {
+            guard.add(field(name) + ": \"" + a.get(name) + "\" is not a whole number of requests from 1 to 1000000;"
+                    + " the Ingress's paths answer 503 rather than serve without the limit");
+            return null;
+        }
+        List<String> warnOfMultiplier = new ArrayList<>();
+        long multiplier = wholeNumber(a, LIMIT_BURST_MULTIPLIER, 5, 1, 1000, warnOfMultiplier);
+        warn.addAll(warnOfMultiplier);
+        RouteSpec.RateLimit r = new RouteSpec.RateLimit();
+        r.requests = Integer.parseInt(v);
+        r.per = name.equals(LIMIT_RPS) ? "1s" : "1m";
+        r.burst = (int) Math.min(1000, r.requests * multiplier);
+        String exemptName = a.get(LIMIT_ALLOWLIST) != null ? LIMIT_ALLOWLIST : LIMIT_WHITELIST;
+        List<String> exempt = ranges(exemptName, a.get(exemptName), guard);
+        r.exempt = exempt;
+        return r;
     }
 
     /** A whole number from {@code min} to {@code max}, or {@code dflt} when absent; anything else is a warning. */

@@ -401,6 +401,7 @@ final class IngressRoutes {
             }
             r.clientAddresses = annotations.clientAddresses;
             r.basicAuth = annotations.basicAuth;
+            r.rateLimit = annotations.rateLimit;
         }
     }
 

@@ -215,4 +215,15 @@ class IngressAnnotationsServedTest {
             canaryApp.stop(0);
         }
     }
+
+    /** ADR 0064: a request limit from the annotations; the proxy answers 429 past the burst. */
+    @Test
+    void requestLimitsAnswer429PastTheBurst() throws Exception {
+        create(client, ingress("limited", "nginx.ingress.kubernetes.io/limit-rpm: \"1\", "
+                + "nginx.ingress.kubernetes.io/limit-burst-multiplier: \"1\"", web("/", "Prefix")));
+        await().atMost(WAIT).untilAsserted(() ->
+                assertThat(proxy.get("limited.example.com", "/a")).isEqualTo("200 OK app saw /a"));
+        assertThat(proxy.get("limited.example.com", "/b")).as("the burst").isEqualTo("200 OK app saw /b");
+        assertThat(proxy.exchange("limited.example.com", "/c")).startsWith("HTTP/1.1 429 ").contains("\r\nretry-after: ");
+    }
 }

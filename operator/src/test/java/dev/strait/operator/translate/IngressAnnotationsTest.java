@@ -143,6 +143,7 @@ class IngressAnnotationsTest {
         "backend-protocol | HTTPS | GRPC | HTTP",
         "proxy-read-timeout | 30 | 3600 | soon",
         "canary | true | false | true",
+        "limit-rps | 10 | 20 | x",
     })
     void aChangedAnnotationIsTranslatedAfreshThoughTheGenerationStays(String annotation, String a, String b, String c) {
         Translator translator = new Translator(ProxyDefaults.STANDARD);
@@ -331,6 +332,22 @@ class IngressAnnotationsTest {
         assertThat(ingressReport(t, "shop", "site").errors()).contains("metadata.annotations[" + N
                 + "app-root]: \"app1\" is not a path starting with /; it is not applied");
         assertThat(actions(t)).noneMatch(a -> a instanceof Route.Redirect);
+    }
+
+    /** ADR 0064: ingress-nginx's request limits as every backend rule's rateLimit. */
+    @Test
+    void requestLimitsBecomeRateLimits() {
+        Translation t = translate(annotated("site", SITE, "limit-rps", "10", "limit-whitelist", "10.0.0.0/8"));
+        assertThat(rules(t)).hasSize(4).allSatisfy(r -> assertThat(r.rateLimit()).isEqualTo(new Route.RateLimit(10,
+                java.time.Duration.ofSeconds(1), 50, List.of(dev.strait.model.IpBlock.parse("10.0.0.0/8")))));
+        t = translate(annotated("site", SITE, "limit-rpm", "120", "limit-burst-multiplier", "2", "limit-connections", "5"));
+        assertThat(rules(t)).allSatisfy(r -> assertThat(r.rateLimit())
+                .isEqualTo(new Route.RateLimit(120, java.time.Duration.ofMinutes(1), 240, List.of())));
+        assertThat(ingressReport(t, "shop", "site").errors()).contains("metadata.annotations[" + N
+                + "limit-connections]: \"5\" is not read (Strait limits requests, not connections); it is not applied");
+        // A limit that cannot be read is not dropped unseen: 503.
+        t = translate(annotated("site", SITE, "limit-rps", "ten"));
+        assertThat(actions(t)).containsOnly(new Route.Backends(List.of(new Route.Backend(Translator.UNRESOLVED, 1))));
     }
 
     /** ADR 0063: a canary's paths split the same host and path of the Ingress that serves them. */

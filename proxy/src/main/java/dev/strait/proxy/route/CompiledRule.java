@@ -1,6 +1,6 @@
 package dev.strait.proxy.route;
 
-import dev.strait.proxy.auth.RuleGuard;
+import dev.strait.proxy.guard.RuleGuard;
 
 /**
  * A rule ready to serve: its handler and the names metrics and the access log report.

@@ -3,7 +3,7 @@ package dev.strait.proxy.route;
 import dev.strait.model.Config;
 import dev.strait.model.ConfigWriter;
 import dev.strait.model.Route;
-import dev.strait.proxy.auth.RuleGuard;
+import dev.strait.proxy.guard.RuleGuard;
 import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.Collections;

@@ -1,4 +1,4 @@
-package dev.strait.proxy.auth;
+package dev.strait.proxy.guard;
 
 import static org.assertj.core.api.Assertions.assertThat;
 

@@ -1,4 +1,4 @@
-package dev.strait.proxy.auth;
+package dev.strait.proxy.guard;
 
 import java.math.BigInteger;
 import java.nio.charset.StandardCharsets;

@@ -1,4 +1,4 @@
-package dev.strait.proxy.auth;
+package dev.strait.proxy.guard;
 
 import dev.strait.model.Htpasswd;
 import java.nio.charset.StandardCharsets;

@@ -1,4 +1,4 @@
-package dev.strait.proxy.auth;
+package dev.strait.proxy.guard;
 
 import dev.strait.model.Route;
 import dev.strait.proxy.http.Exchange;
@@ -11,10 +11,10 @@ import java.net.InetSocketAddress;
 import java.nio.charset.StandardCharsets;
 
 /**
- * What a rule asks of a request before its action answers (ADR 0060, 0061): the client's address
- * ({@code clientAddresses}, 403) and credentials ({@code basicAuth}, 401). The servers ask it before the
- * handler, so every action, cache hits and both HTTP versions are covered; a rule without either has none,
- * and pays one null check.
+ * What a rule asks of a request before its action answers (ADR 0060, 0061, 0064), in nginx's phase order:
+ * the client's rate ({@code rateLimit}, 429), its address ({@code clientAddresses}, 403) and credentials
+ * ({@code basicAuth}, 401). The servers ask it before the handler, so every action, cache hits and both
+ * HTTP versions are covered; a rule without any has none, and pays one null check.
  */
 public final class RuleGuard {
     private static final byte[] UNAUTHORIZED = "401 Unauthorized\n".getBytes(StandardCharsets.US_ASCII);
@@ -22,23 +22,38 @@ public final class RuleGuard {
 
     private final Route.ClientAddresses clients;
     private final BasicAuthGuard basic;
+    private final RateLimiter rate;
 
-    private RuleGuard(Route.ClientAddresses clients, BasicAuthGuard basic) {
+    private RuleGuard(Route.ClientAddresses clients, BasicAuthGuard basic, RateLimiter rate) {
         this.clients = clients;
         this.basic = basic;
+        this.rate = rate;
     }
 
     /** The rule's guard, or null when it answers everyone. */
     public static RuleGuard of(Route.Rule rule) {
-        if (rule.clientAddresses() == null && rule.basicAuth() == null) {
+        if (rule.clientAddresses() == null && rule.basicAuth() == null && rule.rateLimit() == null) {
             return null;
         }
-        return new RuleGuard(rule.clientAddresses(), rule.basicAuth() == null ? null : BasicAuthGuard.of(rule.basicAuth()));
+        return new RuleGuard(rule.clientAddresses(), rule.basicAuth() == null ? null : BasicAuthGuard.of(rule.basicAuth()),
+                rule.rateLimit() == null ? null : new RateLimiter(rule.rateLimit()));
     }
 
     /** Whether the request is refused; if so it has been answered. */
     public boolean refuses(Exchange ex) {
-        if (clients != null && !clients.allows(ex.clientAddress() instanceof InetSocketAddress a ? a.getAddress() : null)) {
+        java.net.InetAddress client = ex.clientAddress() instanceof InetSocketAddress a ? a.getAddress() : null;
+        if (rate != null) {
+            long wait = rate.check(client, System.nanoTime());
+            if (wait > 0) {
+                HttpHeaders h = new DefaultHttpHeaders();
+                // Whole seconds, rounded up: a client that waits that long is admitted.
+                h.set(HttpHeaderNames.RETRY_AFTER, Long.toString(Math.max(1, (wait + 999_999_999L) / 1_000_000_000L)));
+                h.set(HttpHeaderNames.CONTENT_TYPE, "text/plain; charset=utf-8");
+                ex.send(HttpResponseStatus.TOO_MANY_REQUESTS, h, Unpooled.wrappedBuffer(BUSY));
+                return true;
+            }
+        }
+        if (clients != null && !clients.allows(client)) {
             ex.sendError(HttpResponseStatus.FORBIDDEN);
             return true;
         }
