@@ -560,7 +560,7 @@ public final class ConfigParser {
         }
         known(n, path, "matches", "respond", "files", "backends", "redirect", "cache", "timeouts", "retries",
                 "hostRewrite", "pathRewrite", "fastcgi", "clientAddresses",
-                "basicAuth", "rateLimit");
+                "basicAuth", "rateLimit", "cors");
         List<Route.Match> matches = n.has("matches")
                 ? list(n.get("matches"), path + ".matches", true, this::match)
                 : List.of(new Route.Match(null, null, List.of()));
@@ -656,8 +656,56 @@ public final class ConfigParser {
         if (rl != null && !rl.isNull()) {
             rateLimit = rateLimit(rl, path + ".rateLimit");
         }
+        Route.Cors cors = null;
+        JsonNode co = n.get("cors");
+        if (co != null && !co.isNull()) {
+            cors = cors(co, path + ".cors");
+        }
         return new Route.Rule(nonNull(matches), action, cache, timeouts, retries, hostRewrite, fastcgi, pathRewrite,
-                clients, basicAuth, rateLimit);
+                clients, basicAuth, rateLimit, cors);
+    }
+
+    private static final Pattern CORS_ORIGIN = Pattern.compile(
+            "https?://(\\*\\.)?[a-z0-9]([a-z0-9.-]{0,251}[a-z0-9])?(:[0-9]{1,5})?");
+
+    /** {@code { allowOrigins, allowMethods, allowHeaders, exposeHeaders, allowCredentials, maxAge }}, ingress-nginx's defaults. */
+    private Route.Cors cors(JsonNode n, String path) {
+        if (!object(n, path)) {
+            return null;
+        }
+        known(n, path, "allowOrigins", "allowMethods", "allowHeaders", "exposeHeaders", "allowCredentials", "maxAge");
+        List<String> origins = n.has("allowOrigins")
+                ? nonNull(list(n.get("allowOrigins"), path + ".allowOrigins", true, this::requiredText)) : List.of("*");
+        for (int i = 0; i < origins.size(); i++) {
+            String o = origins.get(i);
+            if (!o.equals("*") && !CORS_ORIGIN.matcher(o).matches()) {
+                error(path + ".allowOrigins[" + i + "]", "\"" + o + "\" is not * or an origin (https://app.example.com,"
+                        + " https://*.example.com; lower case, no path)");
+            }
+        }
+        if (origins.contains("*") && origins.size() > 1) {
+            error(path + ".allowOrigins", "* allows every origin: list it alone");
+        }
+        List<String> methods = tokens(n.get("allowMethods"), path + ".allowMethods", Route.Cors.DEFAULT_METHODS);
+        List<String> headers = tokens(n.get("allowHeaders"), path + ".allowHeaders", Route.Cors.DEFAULT_HEADERS);
+        List<String> expose = tokens(n.get("exposeHeaders"), path + ".exposeHeaders", List.of());
+        boolean credentials = bool(n.get("allowCredentials"), path + ".allowCredentials", true);
+        Duration maxAge = duration(n.get("maxAge"), path + ".maxAge", Route.Cors.DEFAULT_MAX_AGE);
+        return new Route.Cors(origins, methods, headers, expose, credentials, maxAge);
+    }
+
+    /** A list of HTTP tokens (methods, field names), or {@code dflt} when absent. */
+    private List<String> tokens(JsonNode n, String path, List<String> dflt) {
+        if (n == null || n.isNull()) {
+            return dflt;
+        }
+        List<String> out = nonNull(list(n, path, false, this::requiredText));
+        for (int i = 0; i < out.size(); i++) {
+            if (!TOKEN.matcher(out.get(i)).matches()) {
+                error(path + "[" + i + "]", "\"" + out.get(i) + "\" is not a method or field name");
+            }
+        }
+        return out;
     }
 
     /** {@code { requests, per (1s), burst (0), exempt [] }}: a steady rate from 1 a day to 1,000,000 a second. */

@@ -512,6 +512,15 @@ public final class ConfigWriter {
                 rule.clientAddresses().deny().forEach(b -> deny.add(b.text()));
             }
         }
+        if (rule.cors() != null) {
+            Route.Cors c = rule.cors();
+            ObjectNode co = o.putObject("cors");
+            c.allowOrigins().forEach(co.putArray("allowOrigins")::add);
+            c.allowMethods().forEach(co.putArray("allowMethods")::add);
+            c.allowHeaders().forEach(co.putArray("allowHeaders")::add);
+            c.exposeHeaders().forEach(co.putArray("exposeHeaders")::add);
+            co.put("allowCredentials", c.allowCredentials()).put("maxAge", Durations.format(c.maxAge()));
+        }
         if (rule.rateLimit() != null) {
             Route.RateLimit r = rule.rateLimit();
             ObjectNode ro = o.putObject("rateLimit").put("requests", r.requests()).put("per", Durations.format(r.per()))

@@ -39,9 +39,17 @@ public record Route(String name, List<String> hosts, List<Rule> rules, List<Stri
      */
     public record Rule(List<Match> matches, Action action, Cache cache, Timeouts timeouts, Retries retries,
                        String hostRewrite, FastCgi fastcgi, PathModifier pathRewrite, ClientAddresses clientAddresses,
-                       BasicAuth basicAuth, RateLimit rateLimit) {
+                       BasicAuth basicAuth, RateLimit rateLimit, Cors cors) {
         public Rule {
             matches = List.copyOf(matches);
+        }
+
+        /** A rule without CORS. */
+        public Rule(List<Match> matches, Action action, Cache cache, Timeouts timeouts, Retries retries,
+                    String hostRewrite, FastCgi fastcgi, PathModifier pathRewrite, ClientAddresses clientAddresses,
+                    BasicAuth basicAuth, RateLimit rateLimit) {
+            this(matches, action, cache, timeouts, retries, hostRewrite, fastcgi, pathRewrite, clientAddresses, basicAuth,
+                    rateLimit, null);
         }
 
         /** A rule without a rate limit. */
@@ -49,19 +57,19 @@ public record Route(String name, List<String> hosts, List<Rule> rules, List<Stri
                     String hostRewrite, FastCgi fastcgi, PathModifier pathRewrite, ClientAddresses clientAddresses,
                     BasicAuth basicAuth) {
             this(matches, action, cache, timeouts, retries, hostRewrite, fastcgi, pathRewrite, clientAddresses, basicAuth,
-                    null);
+                    null, null);
         }
 
         /** A rule that serves every client. */
         public Rule(List<Match> matches, Action action, Cache cache, Timeouts timeouts, Retries retries,
                     String hostRewrite, FastCgi fastcgi, PathModifier pathRewrite) {
-            this(matches, action, cache, timeouts, retries, hostRewrite, fastcgi, pathRewrite, null, null, null);
+            this(matches, action, cache, timeouts, retries, hostRewrite, fastcgi, pathRewrite, null, null, null, null);
         }
 
         /** A rule without path rewrite. */
         public Rule(List<Match> matches, Action action, Cache cache, Timeouts timeouts, Retries retries,
                     String hostRewrite, FastCgi fastcgi) {
-            this(matches, action, cache, timeouts, retries, hostRewrite, fastcgi, null, null, null, null);
+            this(matches, action, cache, timeouts, retries, hostRewrite, fastcgi, null, null, null, null, null);
         }
 
         /** A rule without host rewrite, path rewrite or FastCGI settings. */
@@ -127,6 +135,29 @@ public record Route(String name, List<String> hosts, List<Rule> rules, List<Stri
     public record RateLimit(int requests, java.time.Duration per, int burst, List<IpBlock> exempt) {
         public RateLimit {
             exempt = List.copyOf(exempt);
+        }
+    }
+
+    /**
+     * Cross-origin resource sharing (ADR 0065; ingress-nginx's {@code enable-cors}): a request from an allowed
+     * origin gets {@code Access-Control-Allow-*} fields on its answer, and its preflight ({@code OPTIONS} with
+     * {@code Access-Control-Request-Method}) is answered 204 by the proxy.
+     *
+     * @param allowOrigins {@code *}, or origins ({@code https://app.example.com}, {@code https://*.example.com})
+     * @param maxAge       how long browsers may keep a preflight's answer
+     */
+    public record Cors(List<String> allowOrigins, List<String> allowMethods, List<String> allowHeaders,
+                       List<String> exposeHeaders, boolean allowCredentials, java.time.Duration maxAge) {
+        public static final List<String> DEFAULT_METHODS = List.of("GET", "PUT", "POST", "DELETE", "PATCH", "OPTIONS");
+        public static final List<String> DEFAULT_HEADERS = List.of("DNT", "Keep-Alive", "User-Agent", "X-Requested-With",
+                "If-Modified-Since", "Cache-Control", "Content-Type", "Range", "Authorization");
+        public static final java.time.Duration DEFAULT_MAX_AGE = java.time.Duration.ofSeconds(1_728_000);
+
+        public Cors {
+            allowOrigins = List.copyOf(allowOrigins);
+            allowMethods = List.copyOf(allowMethods);
+            allowHeaders = List.copyOf(allowHeaders);
+            exposeHeaders = List.copyOf(exposeHeaders);
         }
     }
 

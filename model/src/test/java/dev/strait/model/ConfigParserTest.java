@@ -358,6 +358,19 @@ class ConfigParserTest {
         }
 
         @Test
+        void ruleCors() throws Exception {
+            Config c = parse(withRules("{ respond: {}, cors: {} }", "{ respond: {}, cors: { allowOrigins: [ \"https://*.example.com\","
+                    + " \"http://localhost:3000\" ], allowMethods: [ GET ], allowHeaders: [], exposeHeaders: [ X-Total ],"
+                    + " allowCredentials: false, maxAge: 1h } }"));
+            assertThat(c.routes().get(0).rules().get(0).cors()).isEqualTo(new Route.Cors(List.of("*"),
+                    Route.Cors.DEFAULT_METHODS, Route.Cors.DEFAULT_HEADERS, List.of(), true, Route.Cors.DEFAULT_MAX_AGE));
+            assertThat(c.routes().get(0).rules().get(1).cors()).isEqualTo(new Route.Cors(
+                    List.of("https://*.example.com", "http://localhost:3000"), List.of("GET"), List.of(), List.of("X-Total"),
+                    false, Duration.ofHours(1)));
+            assertThat(ConfigParser.parse(ConfigWriter.toJson(c, false), "written")).isEqualTo(c);
+        }
+
+        @Test
         void ruleRateLimit() throws Exception {
             Config c = parse(withRules("{ respond: {}, rateLimit: { requests: 100, per: 1m, burst: 20, exempt: [ 10.0.0.0/8 ] } }",
                     "{ respond: {}, rateLimit: { requests: 5 } }"));
@@ -849,7 +862,13 @@ class ConfigParserTest {
                 arguments("rule unknown field", withRules("{ respond: {}, rewrite: { to: / } }"),
                         "routes[0].rules[0].rewrite",
                         "unknown field (expected one of matches, respond, files, backends, redirect, cache, timeouts, "
-                                + "retries, hostRewrite, pathRewrite, fastcgi, clientAddresses, basicAuth, rateLimit)"),
+                                + "retries, hostRewrite, pathRewrite, fastcgi, clientAddresses, basicAuth, rateLimit, cors)"),
+                arguments("cors origin with a path", withRules("{ respond: {}, cors: { allowOrigins: [ \"https://a.example.com/x\" ] } }"),
+                        "routes[0].rules[0].cors.allowOrigins[0]", "is not * or an origin"),
+                arguments("cors * among others", withRules("{ respond: {}, cors: { allowOrigins: [ \"*\", \"https://a.example.com\" ] } }"),
+                        "routes[0].rules[0].cors.allowOrigins", "* allows every origin: list it alone"),
+                arguments("cors method not a token", withRules("{ respond: {}, cors: { allowMethods: [ \"GET POST\" ] } }"),
+                        "routes[0].rules[0].cors.allowMethods[0]", "is not a method or field name"),
                 arguments("rateLimit without requests", withRules("{ respond: {}, rateLimit: { per: 1s } }"),
                         "routes[0].rules[0].rateLimit.requests", "is required"),
                 arguments("rateLimit per too long", withRules("{ respond: {}, rateLimit: { requests: 1, per: 48h } }"),

@@ -108,6 +108,30 @@ public class RouteSpec {
 
         /** Requests per client address: 429 beyond {@code requests} every {@code per} plus {@code burst}. */
         public RateLimit rateLimit;
+
+        /** Cross-origin resource sharing, as docs/config.md's {@code cors}. */
+        public Cors cors;
+    }
+
+    /** As docs/config.md's {@code cors}; ingress-nginx's defaults where a field is absent. */
+    @JsonInclude(JsonInclude.Include.NON_NULL)
+    public static class Cors {
+        @Size(max = 64)
+        public List<@Size(min = 1, max = 256) String> allowOrigins;
+
+        @Size(max = 32)
+        public List<@Pattern(Patterns.TOKEN) String> allowMethods;
+
+        @Size(max = 64)
+        public List<@Pattern(Patterns.TOKEN) String> allowHeaders;
+
+        @Size(max = 64)
+        public List<@Pattern(Patterns.TOKEN) String> exposeHeaders;
+
+        public Boolean allowCredentials;
+
+        @Pattern(Patterns.DURATION)
+        public String maxAge;
     }
 
     /** As docs/config.md's {@code rateLimit}: per client, per proxy. */

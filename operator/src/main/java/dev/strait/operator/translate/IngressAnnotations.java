@@ -75,6 +75,16 @@ final class IngressAnnotations {
     static final String LIMIT_WHITELIST = PREFIX + "limit-whitelist";
     static final String LIMIT_ALLOWLIST = PREFIX + "limit-allowlist";
     static final String LIMIT_CONNECTIONS = PREFIX + "limit-connections";
+    /** {@code "true"}: CORS on every backend rule, with the {@code cors-*} settings or ingress-nginx's defaults. */
+    static final String ENABLE_CORS = PREFIX + "enable-cors";
+    static final String CORS_ALLOW_ORIGIN = PREFIX + "cors-allow-origin";
+    static final String CORS_ALLOW_METHODS = PREFIX + "cors-allow-methods";
+    static final String CORS_ALLOW_HEADERS = PREFIX + "cors-allow-headers";
+    static final String CORS_EXPOSE_HEADERS = PREFIX + "cors-expose-headers";
+    static final String CORS_ALLOW_CREDENTIALS = PREFIX + "cors-allow-credentials";
+    static final String CORS_MAX_AGE = PREFIX + "cors-max-age";
+    private static final Pattern CORS_ORIGIN = Pattern.compile(
+            "https?://(\\*\\.)?[a-z0-9]([a-z0-9.-]{0,251}[a-z0-9])?(:[0-9]{1,5})?");
     private static final Pattern TOKEN = Pattern.compile("[!#$%&'*+.^_`|~0-9A-Za-z-]+");
     private static final Pattern HOST_VALUE = Pattern.compile(
             "(\\[[0-9A-Fa-f:.]+]|[A-Za-z0-9]([A-Za-z0-9.-]{0,251}[A-Za-z0-9])?)(:[0-9]{1,5})?");
@@ -84,7 +94,9 @@ final class IngressAnnotations {
             WHITELIST_SOURCE_RANGE, DENYLIST_SOURCE_RANGE, AUTH_TYPE, AUTH_URL, AUTH_TLS_SECRET, AUTH_TLS_VERIFY_CLIENT,
             AUTH_SECRET, AUTH_SECRET_TYPE, AUTH_REALM, BACKEND_PROTOCOL, UPSTREAM_VHOST, PROXY_READ_TIMEOUT,
             PROXY_SEND_TIMEOUT, APP_ROOT, CANARY, CANARY_WEIGHT, CANARY_WEIGHT_TOTAL, CANARY_BY_HEADER,
-            CANARY_BY_HEADER_VALUE, LIMIT_RPS, LIMIT_RPM, LIMIT_BURST_MULTIPLIER, LIMIT_WHITELIST, LIMIT_ALLOWLIST);
+            CANARY_BY_HEADER_VALUE, LIMIT_RPS, LIMIT_RPM, LIMIT_BURST_MULTIPLIER, LIMIT_WHITELIST, LIMIT_ALLOWLIST,
+            ENABLE_CORS, CORS_ALLOW_ORIGIN, CORS_ALLOW_METHODS, CORS_ALLOW_HEADERS, CORS_EXPOSE_HEADERS,
+            CORS_ALLOW_CREDENTIALS, CORS_MAX_AGE);
     /** The end of ingress-nginx's documented path idiom {@code /prefix(/|$)(.*)} with {@code rewrite-target: /$2}. */
     static final String STRIP_IDIOM = "(/|$)(.*)";
     private static final Pattern REGEX_CHARS = Pattern.compile("[()\\[\\]{}*+?|^$\\\\]");
@@ -115,6 +127,8 @@ final class IngressAnnotations {
     final String appRoot;
     /** {@code limit-rps} or {@code limit-rpm} as every backend rule's {@code rateLimit}, or null. */
     final RouteSpec.RateLimit rateLimit;
+    /** {@code enable-cors} as every backend rule's {@code cors}, or null. */
+    final RouteSpec.Cors cors;
     /** {@code canary: "true"}: the Ingress's paths split the traffic of the same paths of another Ingress. */
     final boolean canary;
     /** The canary's share: {@code canaryWeight} of {@code canaryWeightTotal} requests (0 of 100 when not given). */
@@ -220,6 +234,7 @@ final class IngressAnnotations {
         }
         appRoot = root == null || root.isBlank() || root.equals("/") ? null : root;
         rateLimit = rateLimit(a, guard, warn);
+        cors = "true".equals(a.get(ENABLE_CORS)) ? cors(a, warn) : null;
         canary = "true".equals(a.get(CANARY));
         int total = 100;
         int weight = 0;
@@ -294,6 +309,66 @@ final class IngressAnnotations {
         List<String> exempt = ranges(exemptName, a.get(exemptName), guard);
         r.exempt = exempt;
         return r;
+    }
+
+    /**
+     * ingress-nginx's CORS settings as a {@code cors}: comma-separated lists, {@code cors-max-age} in seconds.
+     * What cannot be read is a warning and left to the default; CORS that allows less than asked only makes
+     * browsers refuse, so nothing is opened by it.
+     */
+    private static RouteSpec.Cors cors(Map<String, String> a, List<String> warn) {
+        RouteSpec.Cors c = new RouteSpec.Cors();
+        String origins = a.get(CORS_ALLOW_ORIGIN);
+        if (origins != null && !origins.isBlank() && !origins.trim().equals("*")) {
+            List<String> ok = new ArrayList<>();
+            for (String o : origins.split(",")) {
+                String t = o.trim().toLowerCase(Locale.ROOT);
+                if (t.isEmpty()) {
+                    continue;
+                }
+                if (CORS_ORIGIN.matcher(t).matches()) {
+                    ok.add(t);
+                } else {
+                    warn.add(field(CORS_ALLOW_ORIGIN) + ": \"" + o.trim() + "\" is not an origin; it is left out");
+                }
+            }
+            if (ok.isEmpty()) {
+                // "*" would allow more than was asked: no CORS at all, which browsers answer by refusing.
+                warn.add(field(CORS_ALLOW_ORIGIN) + ": no origin left; CORS is not applied");
+                return null;
+            }
+            c.allowOrigins = ok;
+        }
+        c.allowMethods = list(a.get(CORS_ALLOW_METHODS), CORS_ALLOW_METHODS, warn);
+        c.allowHeaders = list(a.get(CORS_ALLOW_HEADERS), CORS_ALLOW_HEADERS, warn);
+        c.exposeHeaders = list(a.get(CORS_EXPOSE_HEADERS), CORS_EXPOSE_HEADERS, warn);
+        if (a.get(CORS_ALLOW_CREDENTIALS) != null) {
+            c.allowCredentials = !"false".equals(a.get(CORS_ALLOW_CREDENTIALS).trim());
+        }
+        if (a.get(CORS_MAX_AGE) != null && !a.get(CORS_MAX_AGE).isBlank()) {
+            c.maxAge = wholeNumber(a, CORS_MAX_AGE, 1_728_000, 0, 999_999_999, warn) + "s";
+        }
+        return c;
+    }
+
+    /** A comma-separated list of HTTP tokens, or null (the default) when absent; entries that are none are warned of. */
+    private static List<String> list(String value, String name, List<String> warn) {
+        if (value == null || value.isBlank()) {
+            return null;
+        }
+        List<String> out = new ArrayList<>();
+        for (String part : value.split(",")) {
+            String t = part.trim();
+            if (t.isEmpty()) {
+                continue;
+            }
+            if (TOKEN.matcher(t).matches()) {
+                out.add(t);
+            } else {
+                warn.add(field(name) + ": \"" + t + "\" is not a method or field name; it is left out");
+            }
+        }
+        return out;
     }
 
     /** A whole number from {@code min} to {@code max}, or {@code dflt} when absent; anything else is a warning. */

@@ -402,6 +402,7 @@ final class IngressRoutes {
             r.clientAddresses = annotations.clientAddresses;
             r.basicAuth = annotations.basicAuth;
             r.rateLimit = annotations.rateLimit;
+            r.cors = annotations.cors;
         }
     }
 

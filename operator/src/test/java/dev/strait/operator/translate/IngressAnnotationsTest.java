@@ -350,6 +350,28 @@ class IngressAnnotationsTest {
         assertThat(actions(t)).containsOnly(new Route.Backends(List.of(new Route.Backend(Translator.UNRESOLVED, 1))));
     }
 
+    /** ADR 0065: enable-cors and its settings as every backend rule's cors. */
+    @Test
+    void enableCorsBecomesCors() {
+        Translation t = translate(annotated("site", SITE, "enable-cors", "true"));
+        assertThat(rules(t)).hasSize(4).allSatisfy(r -> assertThat(r.cors()).isEqualTo(new Route.Cors(List.of("*"),
+                Route.Cors.DEFAULT_METHODS, Route.Cors.DEFAULT_HEADERS, List.of(), true, Route.Cors.DEFAULT_MAX_AGE)));
+        t = translate(annotated("site", SITE, "enable-cors", "true", "cors-allow-origin",
+                "https://App.example.com, https://*.example.org, not an origin", "cors-allow-methods", "GET, POST",
+                "cors-allow-headers", "X-Token", "cors-expose-headers", "X-Total", "cors-allow-credentials", "false",
+                "cors-max-age", "600"));
+        assertThat(rules(t)).allSatisfy(r -> assertThat(r.cors()).isEqualTo(new Route.Cors(
+                List.of("https://app.example.com", "https://*.example.org"), List.of("GET", "POST"), List.of("X-Token"),
+                List.of("X-Total"), false, java.time.Duration.ofMinutes(10))));
+        assertThat(ingressReport(t, "shop", "site").errors()).contains("metadata.annotations[" + N
+                + "cors-allow-origin]: \"not an origin\" is not an origin; it is left out");
+        // Nothing left of the origins asked for: no CORS rather than every origin.
+        t = translate(annotated("site", SITE, "enable-cors", "true", "cors-allow-origin", "nope"));
+        assertThat(rules(t)).allSatisfy(r -> assertThat(r.cors()).isNull());
+        assertThat(rules(translate(annotated("site", SITE, "cors-allow-origin", "https://a.example.com"))))
+                .as("without enable-cors").allSatisfy(r -> assertThat(r.cors()).isNull());
+    }
+
     /** ADR 0063: a canary's paths split the same host and path of the Ingress that serves them. */
     @Test
     void aCanaryIngressSplitsItsPrimarysPathsByWeightAndHeader() {

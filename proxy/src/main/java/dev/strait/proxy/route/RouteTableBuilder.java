@@ -3,6 +3,7 @@ package dev.strait.proxy.route;
 import dev.strait.model.Config;
 import dev.strait.model.ConfigWriter;
 import dev.strait.model.Route;
+import dev.strait.proxy.cors.CorsHandler;
 import dev.strait.proxy.guard.RuleGuard;
 import java.util.ArrayList;
 import java.util.Arrays;
@@ -260,14 +261,15 @@ public final class RouteTableBuilder {
     private static List<Object> pairs(Route route, Handler[] made) {
         List<Object> out = new ArrayList<>();
         for (int i = 0; i < made.length; i++) {
-            RuleGuard guard = RuleGuard.of(route.rules().get(i));
-            CompiledRule compiled = new CompiledRule(route.name(), i, made[i], guard);
+            Route.Rule rule = route.rules().get(i);
+            RuleGuard guard = RuleGuard.of(rule);
+            CompiledRule compiled = new CompiledRule(route.name(), i, CorsHandler.wrap(made[i], rule.cors()), guard);
             for (Route.Match m : route.rules().get(i).matches()) {
                 CompiledRule c = compiled;
                 if (made[i] instanceof PrefixAware pa && (m.path() == null || m.path().type() == Route.PathType.Prefix)) {
                     Handler h = pa.forPrefix(m.path() == null ? "/" : prefixValue(m.path().value()));
                     if (h != made[i]) {
-                        c = new CompiledRule(route.name(), i, h, guard);
+                        c = new CompiledRule(route.name(), i, CorsHandler.wrap(h, rule.cors()), guard);
                     }
                 }
                 out.add(c);

@@ -1,0 +1,72 @@
+package dev.strait.proxy.cors;
+
+import dev.strait.model.Route;
+import dev.strait.proxy.http.Exchange;
+import dev.strait.proxy.route.Handler;
+import dev.strait.proxy.route.PrefixAware;
+import io.netty.buffer.Unpooled;
+import io.netty.handler.codec.http.HttpHeaderNames;
+import io.netty.handler.codec.http.HttpMethod;
+import java.nio.charset.StandardCharsets;
+
+/**
+ * A rule's action with its {@code cors} (ADR 0065): a preflight from an allowed origin ({@code OPTIONS}
+ * with {@code Access-Control-Request-Method}) is answered 204 here, as ingress-nginx does, and any other
+ * request from one reaches the action through a {@link CorsExchange}. Requests without an allowed
+ * {@code Origin} reach the action as they are. Made with the table around the rule's handler; it keeps
+ * the handler's per-prefix forms ({@link PrefixAware}) and its identity for table reuse ({@link #unbound()}).
+ */
+public final class CorsHandler implements PrefixAware {
+    private final Handler inner;
+    private final CorsPolicy policy;
+
+    private CorsHandler(Handler inner, CorsPolicy policy) {
+        this.inner = inner;
+        this.policy = policy;
+    }
+
+    /** {@code handler} with the rule's CORS, or {@code handler} itself for a rule without. */
+    public static Handler wrap(Handler handler, Route.Cors cors) {
+        return cors == null ? handler : new CorsHandler(handler, new CorsPolicy(cors));
+    }
+
+    @Override
+    public void handle(Exchange ex) {
+        String allow = policy.allowOrigin(ex.request().headers().get(HttpHeaderNames.ORIGIN));
+        if (allow == null) {
+            inner.handle(ex);
+            return;
+        }
+        if (ex.request().method().equals(HttpMethod.OPTIONS)
+                && ex.request().headers().contains(HttpHeaderNames.ACCESS_CONTROL_REQUEST_METHOD)) {
+            StringBuilder head = new StringBuilder("HTTP/1.1 204 No Content\r\nAccess-Control-Allow-Origin: ")
+                    .append(allow).append("\r\n");
+            if (!allow.equals("*")) {
+                head.append("Vary: Origin\r\n");
+            }
+            byte[] h = CorsExchange.concat(head.toString().getBytes(StandardCharsets.ISO_8859_1), policy.preflightLines);
+            ex.sendPreEncoded(h, Unpooled.EMPTY_BUFFER);
+            return;
+        }
+        inner.handle(new CorsExchange(ex, policy, allow));
+    }
+
+    @Override
+    public boolean upgradesToHttps() {
+        return inner.upgradesToHttps();
+    }
+
+    @Override
+    public Handler forPrefix(String prefix) {
+        if (inner instanceof PrefixAware pa) {
+            Handler bound = pa.forPrefix(prefix);
+            return bound == inner ? this : new CorsHandler(bound, policy);
+        }
+        return this;
+    }
+
+    @Override
+    public Handler unbound() {
+        return inner instanceof PrefixAware pa ? pa.unbound() : inner;
+    }
+}
