@@ -25,6 +25,23 @@ public final class CorsHandler implements PrefixAware {
         this.policy = policy;
     }
 
+    /**
+     * Whether {@code request} is a preflight this rule's {@code cors} answers: the rule's guards let it through,
+     * as nginx answers it in its rewrite phase, before limits and access checks, since browsers send no
+     * credentials with a preflight and its answer tells nothing but the CORS policy. Null without {@code cors}.
+     */
+    public static java.util.function.Predicate<io.netty.handler.codec.http.HttpRequest> preflights(Route.Cors cors) {
+        if (cors == null) {
+            return null;
+        }
+        CorsPolicy policy = new CorsPolicy(cors);
+        return r -> isPreflight(r) && policy.allowOrigin(r.headers().get(HttpHeaderNames.ORIGIN)) != null;
+    }
+
+    private static boolean isPreflight(io.netty.handler.codec.http.HttpRequest r) {
+        return r.method().equals(HttpMethod.OPTIONS) && r.headers().contains(HttpHeaderNames.ACCESS_CONTROL_REQUEST_METHOD);
+    }
+
     /** {@code handler} with the rule's CORS, or {@code handler} itself for a rule without. */
     public static Handler wrap(Handler handler, Route.Cors cors) {
         return cors == null ? handler : new CorsHandler(handler, new CorsPolicy(cors));
@@ -37,8 +54,7 @@ public final class CorsHandler implements PrefixAware {
             inner.handle(ex);
             return;
         }
-        if (ex.request().method().equals(HttpMethod.OPTIONS)
-                && ex.request().headers().contains(HttpHeaderNames.ACCESS_CONTROL_REQUEST_METHOD)) {
+        if (isPreflight(ex.request())) {
             StringBuilder head = new StringBuilder("HTTP/1.1 204 No Content\r\nAccess-Control-Allow-Origin: ")
                     .append(allow).append("\r\n");
             if (!allow.equals("*")) {

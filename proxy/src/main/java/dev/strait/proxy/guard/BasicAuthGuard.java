@@ -14,12 +14,15 @@ import java.util.concurrent.atomic.AtomicLong;
  * A rule's {@code basicAuth} (ADR 0061), compiled with the table: checks a request's {@code Authorization}
  * against the users. A hash costs the event loop from microseconds ({@code {SHA}}) to tens of milliseconds
  * (bcrypt), so credentials once proven are remembered (by their SHA-256, never as sent), and the loop time
- * spent on credentials not yet proven is rationed per second: past it, clients are asked to come back
+ * spent on credentials not yet proven is rationed: 5% of a loop on average, with up to half a second at
+ * once (a cold start's first checks run slower, before the JIT); past it, clients are asked to come back
  * ({@link Verdict#BUSY}) rather than let a password guesser take the loop from everyone else.
  */
 public final class BasicAuthGuard {
-    /** Loop time for hashes of unproven credentials, per second and rule: 5% of one loop. */
-    static final long BUDGET_MICROS = 50_000;
+    /** Loop time for hashes of unproven credentials, per rule: 1/20 of the time (50 ms a second)... */
+    static final long DUTY = 20;
+    /** ...with this much at once: half a second of hashing, as time owed. */
+    static final long BURST_NANOS = 500_000_000L * DUTY;
     /** Proven credentials remembered; past it the memory starts again. */
     private static final int REMEMBERED = 1024;
 
@@ -28,8 +31,11 @@ public final class BasicAuthGuard {
     private final Map<String, String> users;
     private final String challenge;
     private final Map<String, Boolean> proven = new ConcurrentHashMap<>();
-    /** The current second in the high 32 bits, the microseconds of hashing spent in it in the low 32. */
-    private final AtomicLong window = new AtomicLong();
+    /**
+     * When the hashing done so far is paid off, at {@link #DUTY} times its length (a GCRA over loop time, as
+     * RateLimiter over requests); far ahead of now means over budget.
+     */
+    private final AtomicLong paidOff = new AtomicLong(System.nanoTime());
 
     private BasicAuthGuard(Map<String, String> users, String realm) {
         this.users = Map.copyOf(users);
@@ -55,10 +61,10 @@ public final class BasicAuthGuard {
 
     /** @param authorization the request's {@code Authorization} value, or null */
     public Verdict check(String authorization) {
-        return check(authorization, System.currentTimeMillis() / 1000);
+        return check(authorization, System.nanoTime());
     }
 
-    Verdict check(String authorization, long second) {
+    Verdict check(String authorization, long now) {
         if (authorization == null || authorization.length() < 7
                 || !authorization.regionMatches(true, 0, "Basic ", 0, 6)) {
             return Verdict.CHALLENGE;
@@ -82,13 +88,13 @@ public final class BasicAuthGuard {
         if (hash == null) {
             return Verdict.CHALLENGE;
         }
-        if (spentMicros(second) >= BUDGET_MICROS) {
+        if (busy(now)) {
             return Verdict.BUSY;
         }
         byte[] password = java.util.Arrays.copyOfRange(decoded, colon + 1, decoded.length);
         long start = System.nanoTime();
         boolean matches = PasswordHashes.matches(hash, password);
-        spend(second, (System.nanoTime() - start) / 1000);
+        spend(now, System.nanoTime() - start);
         if (!matches) {
             return Verdict.CHALLENGE;
         }
@@ -99,18 +105,17 @@ public final class BasicAuthGuard {
         return Verdict.ADMIT;
     }
 
-    /** The hashing time spent in {@code second}. Loops share it without a lock: a few may overshoot by a check. */
-    long spentMicros(long second) {
-        long w = window.get();
-        return w >>> 32 == (second & 0xffffffffL) ? w & 0xffffffffL : 0;
+    /** Whether the hashing owed at {@code now} is over the burst. Loops share it without a lock. */
+    boolean busy(long now) {
+        return paidOff.get() - now > BURST_NANOS;
     }
 
-    void spend(long second, long micros) {
-        long s = second & 0xffffffffL;
+    /** Owes {@code nanos} of hashing done at {@code now}. */
+    void spend(long now, long nanos) {
         while (true) {
-            long w = window.get();
-            long spent = w >>> 32 == s ? w & 0xffffffffL : 0;
-            if (window.compareAndSet(w, s << 32 | Math.min(0xffffffffL, spent + Math.max(1, micros)))) {
+            long p = paidOff.get();
+            long from = p - now > 0 ? p : now;
+            if (paidOff.compareAndSet(p, from + Math.max(1, nanos) * DUTY)) {
                 return;
             }
         }

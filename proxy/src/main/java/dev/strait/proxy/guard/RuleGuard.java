@@ -23,11 +23,15 @@ public final class RuleGuard {
     private final Route.ClientAddresses clients;
     private final BasicAuthGuard basic;
     private final RateLimiter rate;
+    /** The rule's CORS preflights, which pass every guard (see CorsHandler.preflights), or null. */
+    private final java.util.function.Predicate<io.netty.handler.codec.http.HttpRequest> preflight;
 
-    private RuleGuard(Route.ClientAddresses clients, BasicAuthGuard basic, RateLimiter rate) {
+    private RuleGuard(Route.ClientAddresses clients, BasicAuthGuard basic, RateLimiter rate,
+                      java.util.function.Predicate<io.netty.handler.codec.http.HttpRequest> preflight) {
         this.clients = clients;
         this.basic = basic;
         this.rate = rate;
+        this.preflight = preflight;
     }
 
     /** The rule's guard, or null when it answers everyone. */
@@ -36,11 +40,15 @@ public final class RuleGuard {
             return null;
         }
         return new RuleGuard(rule.clientAddresses(), rule.basicAuth() == null ? null : BasicAuthGuard.of(rule.basicAuth()),
-                rule.rateLimit() == null ? null : new RateLimiter(rule.rateLimit()));
+                rule.rateLimit() == null ? null : new RateLimiter(rule.rateLimit()),
+                dev.strait.proxy.cors.CorsHandler.preflights(rule.cors()));
     }
 
     /** Whether the request is refused; if so it has been answered. */
     public boolean refuses(Exchange ex) {
+        if (preflight != null && preflight.test(ex.request())) {
+            return false;
+        }
         java.net.InetAddress client = ex.clientAddress() instanceof InetSocketAddress a ? a.getAddress() : null;
         if (rate != null) {
             long wait = rate.check(client, System.nanoTime());

@@ -104,6 +104,31 @@ class CorsTest {
         }
     }
 
+    /** As nginx answers preflights before its access phase: browsers send no credentials with them. */
+    @Test
+    void aPreflightPassesTheRulesGuards() throws Exception {
+        h.start("""
+                routes:
+                  - name: site
+                    hosts: [ "*" ]
+                    rules:
+                      - respond: { body: "secret" }
+                        cors: { allowOrigins: [ "https://app.example.com" ] }
+                        basicAuth: { htpasswd: "alice:{PLAIN}x" }
+                        clientAddresses: { allow: [ 10.0.0.0/8 ] }
+                """);
+        try (RawClient c = h.client()) {
+            RawClient.Response pre = c.send("OPTIONS /x HTTP/1.1\r\nHost: a\r\nOrigin: https://app.example.com\r\n"
+                    + "Access-Control-Request-Method: GET\r\n\r\n").read();
+            assertThat(pre.status()).isEqualTo(204);
+            assertThat(pre.header("access-control-allow-origin")).isEqualTo("https://app.example.com");
+            assertThat(c.send("GET /x HTTP/1.1\r\nHost: a\r\nOrigin: https://app.example.com\r\n\r\n").read().status())
+                    .as("the request itself is guarded").isEqualTo(403);
+            assertThat(c.send("OPTIONS /x HTTP/1.1\r\nHost: a\r\nOrigin: https://evil.example.net\r\n"
+                    + "Access-Control-Request-Method: GET\r\n\r\n").read().status()).as("not an allowed origin").isEqualTo(403);
+        }
+    }
+
     @Test
     void overHttp2() throws Exception {
         TestUpstream app = h.upstream("app", TestUpstream.name());
