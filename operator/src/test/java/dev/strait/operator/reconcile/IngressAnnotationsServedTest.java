@@ -175,9 +175,7 @@ class IngressAnnotationsServedTest {
     void backendProtocolHttpsSpeaksTlsToTheService() throws Exception {
         HttpServer secure = OperatorHarness.echoUpstreamTls("secure");
         try {
-            create(client, dev.strait.operator.translate.Fixtures.service("shop", "secure", "https:443"));
-            create(client, dev.strait.operator.translate.Fixtures.slice("shop", "secure", "secure-1", "https",
-                    secure.getAddress().getPort(), "127.0.0.1"));
+            OperatorHarness.serviceBackend(client, "secure", "https", 443, secure);
             create(client, ingress("dashboard", "nginx.ingress.kubernetes.io/backend-protocol: HTTPS",
                     "- { path: /, pathType: Prefix, backend: { service: { name: secure, port: { number: 443 } } } }"));
             await().atMost(WAIT).untilAsserted(() ->
@@ -192,9 +190,7 @@ class IngressAnnotationsServedTest {
     void aCanaryTakesItsShareOfThePrimarysPath() throws Exception {
         HttpServer canaryApp = OperatorHarness.echoUpstream("canary");
         try {
-            create(client, dev.strait.operator.translate.Fixtures.service("shop", "web-canary", "http:80"));
-            create(client, dev.strait.operator.translate.Fixtures.slice("shop", "web-canary", "web-canary-1", "http",
-                    canaryApp.getAddress().getPort(), "127.0.0.1"));
+            OperatorHarness.serviceBackend(client, "web-canary", "http", 80, canaryApp);
             create(client, ingress("shop", "", web("/", "Prefix")));
             Ingress canary = ingress("shop", "nginx.ingress.kubernetes.io/canary: \"true\", "
                     + "nginx.ingress.kubernetes.io/canary-by-header: X-Canary",

@@ -120,8 +120,13 @@ final class OperatorHarness {
     /** A started upstream on loopback that answers every request 200 with "app saw PATH[?QUERY]" (raw forms). */
     /** The Service {@code shop/web} (port http 80) with one ready endpoint: {@code upstream} on 127.0.0.1. */
     static void webBackend(KubernetesClient client, HttpServer upstream) {
-        create(client, dev.strait.operator.translate.Fixtures.service("shop", "web", "http:80"));
-        create(client, dev.strait.operator.translate.Fixtures.slice("shop", "web", "web-1", "http",
+        serviceBackend(client, "web", "http", 80, upstream);
+    }
+
+    /** The Service {@code shop/NAME} with port {@code portName:port}, whose one endpoint is {@code upstream}. */
+    static void serviceBackend(KubernetesClient client, String name, String portName, int port, HttpServer upstream) {
+        create(client, dev.strait.operator.translate.Fixtures.service("shop", name, portName + ":" + port));
+        create(client, dev.strait.operator.translate.Fixtures.slice("shop", name, name + "-1", portName,
                 upstream.getAddress().getPort(), "127.0.0.1"));
     }
 
