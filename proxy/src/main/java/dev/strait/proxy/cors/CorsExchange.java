@@ -21,9 +21,9 @@ import java.nio.charset.StandardCharsets;
 /**
  * The exchange of a request from an allowed origin, as the rule's action sees it: every answer it gives
  * carries the CORS fields (ADR 0065). Pre-encoded heads get them as extra lines, streamed and general
- * answers in their headers, replacing any the upstream sent (as ingress-nginx's {@code more_set_headers}).
- * Error answers the server makes itself (a 502, a 504) go without, as nginx's {@code add_header} without
- * {@code always}. Everything else is the server's exchange, unchanged.
+ * answers in their headers, replacing any the upstream sent (as ingress-nginx's {@code more_set_headers}),
+ * error answers too (a 502, a 404), so a browser app sees them as such. Everything else is the server's
+ * exchange, unchanged.
  */
 final class CorsExchange implements Exchange {
     private final Exchange ex;
@@ -50,6 +50,11 @@ final class CorsExchange implements Exchange {
     }
 
     private void fields(HttpHeaders h) {
+        fields(h, policy, allowOrigin);
+    }
+
+    /** Sets the fields of an answer to a request from an allowed origin in {@code h}, replacing any there. */
+    static void fields(HttpHeaders h, CorsPolicy policy, String allowOrigin) {
         h.set(HttpHeaderNames.ACCESS_CONTROL_ALLOW_ORIGIN, allowOrigin);
         if (!allowOrigin.equals("*")) {
             h.add(HttpHeaderNames.VARY, "Origin");
@@ -138,9 +143,14 @@ final class CorsExchange implements Exchange {
         return ex.alloc();
     }
 
+    /** The server's short error answer, with the CORS fields: a browser app must see a 502 or 404 as such. */
     @Override
     public void sendError(HttpResponseStatus status) {
-        ex.sendError(status);
+        HttpHeaders h = new io.netty.handler.codec.http.DefaultHttpHeaders();
+        h.set(HttpHeaderNames.CONTENT_TYPE, "text/plain; charset=utf-8");
+        fields(h);
+        byte[] body = (status.code() + " " + status.reasonPhrase() + "\n").getBytes(StandardCharsets.US_ASCII);
+        ex.send(status, h, Unpooled.wrappedBuffer(body));
     }
 
     @Override

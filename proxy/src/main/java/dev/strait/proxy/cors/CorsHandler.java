@@ -6,6 +6,8 @@ import dev.strait.proxy.route.Handler;
 import dev.strait.proxy.route.PrefixAware;
 import io.netty.buffer.Unpooled;
 import io.netty.handler.codec.http.HttpHeaderNames;
+import io.netty.handler.codec.http.HttpHeaders;
+import io.netty.handler.codec.http.HttpRequest;
 import io.netty.handler.codec.http.HttpMethod;
 import java.nio.charset.StandardCharsets;
 
@@ -25,20 +27,38 @@ public final class CorsHandler implements PrefixAware {
         this.policy = policy;
     }
 
-    /**
-     * Whether {@code request} is a preflight this rule's {@code cors} answers: the rule's guards let it through,
-     * as nginx answers it in its rewrite phase, before limits and access checks, since browsers send no
-     * credentials with a preflight and its answer tells nothing but the CORS policy. Null without {@code cors}.
-     */
-    public static java.util.function.Predicate<io.netty.handler.codec.http.HttpRequest> preflights(Route.Cors cors) {
-        if (cors == null) {
-            return null;
+    /** What a rule's guard needs of its {@code cors}: which preflights pass, and the fields a refusal gets. */
+    public static final class Fields {
+        private final CorsPolicy policy;
+
+        private Fields(CorsPolicy policy) {
+            this.policy = policy;
         }
-        CorsPolicy policy = new CorsPolicy(cors);
-        return r -> isPreflight(r) && policy.allowOrigin(r.headers().get(HttpHeaderNames.ORIGIN)) != null;
+
+        /**
+         * Whether {@code request} is a preflight this rule answers: the rule's guards let it through, as nginx
+         * answers it in its rewrite phase, before limits and access checks; browsers send no credentials with
+         * a preflight, and its answer tells nothing but the CORS policy.
+         */
+        public boolean preflights(HttpRequest request) {
+            return isPreflight(request) && policy.allowOrigin(request.headers().get(HttpHeaderNames.ORIGIN)) != null;
+        }
+
+        /** Adds the CORS fields to {@code headers} when {@code request} comes from an allowed origin. */
+        public void addFields(HttpRequest request, HttpHeaders headers) {
+            String allow = policy.allowOrigin(request.headers().get(HttpHeaderNames.ORIGIN));
+            if (allow != null) {
+                CorsExchange.fields(headers, policy, allow);
+            }
+        }
     }
 
-    private static boolean isPreflight(io.netty.handler.codec.http.HttpRequest r) {
+    /** The guard's view of {@code cors}, or null without it. */
+    public static Fields fields(Route.Cors cors) {
+        return cors == null ? null : new Fields(new CorsPolicy(cors));
+    }
+
+    private static boolean isPreflight(HttpRequest r) {
         return r.method().equals(HttpMethod.OPTIONS) && r.headers().contains(HttpHeaderNames.ACCESS_CONTROL_REQUEST_METHOD);
     }
 

@@ -1,6 +1,7 @@
 package dev.strait.proxy.guard;
 
 import dev.strait.model.Route;
+import dev.strait.proxy.cors.CorsHandler;
 import dev.strait.proxy.http.Exchange;
 import io.netty.buffer.Unpooled;
 import io.netty.handler.codec.http.DefaultHttpHeaders;
@@ -17,21 +18,18 @@ import java.nio.charset.StandardCharsets;
  * HTTP versions are covered; a rule without any has none, and pays one null check.
  */
 public final class RuleGuard {
-    private static final byte[] UNAUTHORIZED = "401 Unauthorized\n".getBytes(StandardCharsets.US_ASCII);
-    private static final byte[] BUSY = "429 Too Many Requests\n".getBytes(StandardCharsets.US_ASCII);
 
     private final Route.ClientAddresses clients;
     private final BasicAuthGuard basic;
     private final RateLimiter rate;
-    /** The rule's CORS preflights, which pass every guard (see CorsHandler.preflights), or null. */
-    private final java.util.function.Predicate<io.netty.handler.codec.http.HttpRequest> preflight;
+    /** The rule's CORS: its preflights pass every guard, and refusals carry its fields; or null. */
+    private final CorsHandler.Fields cors;
 
-    private RuleGuard(Route.ClientAddresses clients, BasicAuthGuard basic, RateLimiter rate,
-                      java.util.function.Predicate<io.netty.handler.codec.http.HttpRequest> preflight) {
+    private RuleGuard(Route.ClientAddresses clients, BasicAuthGuard basic, RateLimiter rate, CorsHandler.Fields cors) {
         this.clients = clients;
         this.basic = basic;
         this.rate = rate;
-        this.preflight = preflight;
+        this.cors = cors;
     }
 
     /** The rule's guard, or null when it answers everyone. */
@@ -41,28 +39,26 @@ public final class RuleGuard {
         }
         return new RuleGuard(rule.clientAddresses(), rule.basicAuth() == null ? null : BasicAuthGuard.of(rule.basicAuth()),
                 rule.rateLimit() == null ? null : new RateLimiter(rule.rateLimit()),
-                dev.strait.proxy.cors.CorsHandler.preflights(rule.cors()));
+                CorsHandler.fields(rule.cors()));
     }
 
     /** Whether the request is refused; if so it has been answered. */
     public boolean refuses(Exchange ex) {
-        if (preflight != null && preflight.test(ex.request())) {
+        if (cors != null && cors.preflights(ex.request())) {
             return false;
         }
         java.net.InetAddress client = ex.clientAddress() instanceof InetSocketAddress a ? a.getAddress() : null;
         if (rate != null) {
             long wait = rate.check(client, System.nanoTime());
             if (wait > 0) {
-                HttpHeaders h = new DefaultHttpHeaders();
                 // Whole seconds, rounded up: a client that waits that long is admitted.
-                h.set(HttpHeaderNames.RETRY_AFTER, Long.toString(Math.max(1, (wait + 999_999_999L) / 1_000_000_000L)));
-                h.set(HttpHeaderNames.CONTENT_TYPE, "text/plain; charset=utf-8");
-                ex.send(HttpResponseStatus.TOO_MANY_REQUESTS, h, Unpooled.wrappedBuffer(BUSY));
+                answer(ex, HttpResponseStatus.TOO_MANY_REQUESTS, HttpHeaderNames.RETRY_AFTER,
+                        Long.toString(Math.max(1, (wait + 999_999_999L) / 1_000_000_000L)));
                 return true;
             }
         }
         if (clients != null && !clients.allows(client)) {
-            ex.sendError(HttpResponseStatus.FORBIDDEN);
+            answer(ex, HttpResponseStatus.FORBIDDEN, null, null);
             return true;
         }
         if (basic != null) {
@@ -71,21 +67,33 @@ public final class RuleGuard {
                     return false;
                 }
                 case CHALLENGE -> {
-                    HttpHeaders h = new DefaultHttpHeaders();
-                    h.set(HttpHeaderNames.WWW_AUTHENTICATE, basic.challenge());
-                    h.set(HttpHeaderNames.CONTENT_TYPE, "text/plain; charset=utf-8");
-                    ex.send(HttpResponseStatus.UNAUTHORIZED, h, Unpooled.wrappedBuffer(UNAUTHORIZED));
+                    answer(ex, HttpResponseStatus.UNAUTHORIZED, HttpHeaderNames.WWW_AUTHENTICATE, basic.challenge());
                     return true;
                 }
                 case BUSY -> {
-                    HttpHeaders h = new DefaultHttpHeaders();
-                    h.set(HttpHeaderNames.RETRY_AFTER, "1");
-                    h.set(HttpHeaderNames.CONTENT_TYPE, "text/plain; charset=utf-8");
-                    ex.send(HttpResponseStatus.TOO_MANY_REQUESTS, h, Unpooled.wrappedBuffer(BUSY));
+                    answer(ex, HttpResponseStatus.TOO_MANY_REQUESTS, HttpHeaderNames.RETRY_AFTER, "1");
                     return true;
                 }
             }
         }
         return false;
+    }
+
+    /**
+     * A short plain-text refusal with one field of its own, and the rule's CORS fields for an allowed origin:
+     * a browser app must see the 401 or 429 to act on it, not a CORS failure (ingress-nginx sets them on
+     * every answer).
+     */
+    private void answer(Exchange ex, HttpResponseStatus status, CharSequence name, String value) {
+        HttpHeaders h = new DefaultHttpHeaders();
+        if (name != null) {
+            h.set(name, value);
+        }
+        h.set(HttpHeaderNames.CONTENT_TYPE, "text/plain; charset=utf-8");
+        if (cors != null) {
+            cors.addFields(ex.request(), h);
+        }
+        byte[] body = (status.code() + " " + status.reasonPhrase() + "\n").getBytes(StandardCharsets.US_ASCII);
+        ex.send(status, h, Unpooled.wrappedBuffer(body));
     }
 }

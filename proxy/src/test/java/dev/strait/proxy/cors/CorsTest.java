@@ -75,6 +75,9 @@ class CorsTest {
             assertThat(r.header("access-control-allow-origin")).as(other).isNull();
         }
         assertThat(h.get("/x").header("access-control-allow-origin")).as("no Origin: not cross-origin").isNull();
+        RawClient.Response missing = h.get("/files/missing.txt", "Origin: https://app.example.com");
+        assertThat(missing.status()).isEqualTo(404);
+        assertThat(missing.header("access-control-allow-origin")).as("errors too").isEqualTo("https://app.example.com");
         assertThat(h.get("/api/y").header("access-control-allow-origin")).as("the upstream's own, untouched")
                 .isEqualTo("*");
     }
@@ -122,8 +125,10 @@ class CorsTest {
                     + "Access-Control-Request-Method: GET\r\n\r\n").read();
             assertThat(pre.status()).isEqualTo(204);
             assertThat(pre.header("access-control-allow-origin")).isEqualTo("https://app.example.com");
-            assertThat(c.send("GET /x HTTP/1.1\r\nHost: a\r\nOrigin: https://app.example.com\r\n\r\n").read().status())
-                    .as("the request itself is guarded").isEqualTo(403);
+            RawClient.Response refused = c.send("GET /x HTTP/1.1\r\nHost: a\r\nOrigin: https://app.example.com\r\n\r\n").read();
+            assertThat(refused.status()).as("the request itself is guarded").isEqualTo(403);
+            assertThat(refused.header("access-control-allow-origin")).as("a browser app sees the 403 as such")
+                    .isEqualTo("https://app.example.com");
             assertThat(c.send("OPTIONS /x HTTP/1.1\r\nHost: a\r\nOrigin: https://evil.example.net\r\n"
                     + "Access-Control-Request-Method: GET\r\n\r\n").read().status()).as("not an allowed origin").isEqualTo(403);
         }
