@@ -1004,7 +1004,7 @@ public final class ConfigParser {
         if (!object(n, path)) {
             return null;
         }
-        known(n, path, "path", "method", "headers");
+        known(n, path, "path", "method", "headers", "cookies");
         Route.PathMatch pm = null;
         JsonNode p = n.get("path");
         if (p != null && !p.isNull() && object(p, path + ".path")) {
@@ -1044,7 +1044,25 @@ public final class ConfigParser {
             }
             return new Route.HeaderMatch(name, requiredText(h.get("value"), hp + ".value"));
         });
-        return new Route.Match(pm, method, nonNull(headers));
+        List<Route.CookieMatch> cookies = list(n.get("cookies"), path + ".cookies", false, (c, cp) -> {
+            if (!object(c, cp)) {
+                return null;
+            }
+            known(c, cp, "name", "value");
+            String name = requiredText(c.get("name"), cp + ".name");
+            if (name != null && !TOKEN.matcher(name).matches()) {
+                error(cp + ".name", "\"" + name + "\" is not a cookie name");
+            }
+            String value = text(c.get("value"), cp + ".value", null);
+            if (value == null) {
+                error(cp + ".value", "is required");
+            } else if (!value.chars().allMatch(ch -> ch > 0x20 && ch < 0x7f && ch != ';' && ch != ',' && ch != '"'
+                    && ch != '\\')) {
+                error(cp + ".value", "\"" + value + "\" is not a cookie value (printable ASCII, no ; , \" \\ or space)");
+            }
+            return new Route.CookieMatch(name, value);
+        });
+        return new Route.Match(pm, method, nonNull(headers), nonNull(cookies));
     }
 
     /**

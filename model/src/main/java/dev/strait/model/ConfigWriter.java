@@ -432,6 +432,10 @@ public final class ConfigWriter {
                 ArrayNode hs = mo.putArray("headers");
                 m.headers().forEach(h -> hs.addObject().put("name", h.name()).put("value", h.value()));
             }
+            if (!m.cookies().isEmpty()) {
+                ArrayNode cs = mo.putArray("cookies");
+                m.cookies().forEach(c -> cs.addObject().put("name", c.name()).put("value", c.value()));
+            }
         }
         if (rule.action() instanceof Route.Respond r) {
             ObjectNode ro = o.putObject("respond").put("status", r.status()).put("body", r.body());

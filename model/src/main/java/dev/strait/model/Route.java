@@ -162,11 +162,23 @@ public record Route(String name, List<String> hosts, List<Rule> rules, List<Stri
     }
 
     /** All given conditions must hold. An absent path means {@code Prefix /}. */
-    public record Match(PathMatch path, String method, List<HeaderMatch> headers) {
+    public record Match(PathMatch path, String method, List<HeaderMatch> headers, List<CookieMatch> cookies) {
         public Match {
             headers = List.copyOf(headers);
+            cookies = List.copyOf(cookies);
+        }
+
+        /** A match without cookie conditions. */
+        public Match(PathMatch path, String method, List<HeaderMatch> headers) {
+            this(path, method, headers, List.of());
         }
     }
+
+    /**
+     * A cookie's exact value (ADR 0063: ingress-nginx's {@code canary-by-cookie}); the name compares exactly, as
+     * browsers send it. A request without the cookie, or with it twice, does not match.
+     */
+    public record CookieMatch(String name, String value) {}
 
     public record PathMatch(PathType type, String value) {}
 

@@ -358,6 +358,20 @@ class ConfigParserTest {
         }
 
         @Test
+        void matchCookies() throws Exception {
+            Config c = parse(withRules("{ matches: [ { path: { value: /a }, cookies: [ { name: canary, value: always } ] } ], respond: {} }"));
+            assertThat(c.routes().get(0).rules().get(0).matches().get(0).cookies())
+                    .containsExactly(new Route.CookieMatch("canary", "always"));
+            assertThat(ConfigParser.parse(ConfigWriter.toJson(c, false), "written")).isEqualTo(c);
+            assertThat(errors(withRules("{ matches: [ { cookies: [ { name: \"a b\", value: x } ] } ], respond: {} }")))
+                    .extracting(ConfigError::path).containsExactly("routes[0].rules[0].matches[0].cookies[0].name");
+            assertThat(errors(withRules("{ matches: [ { cookies: [ { name: a, value: \"x;y\" } ] } ], respond: {} }")))
+                    .extracting(ConfigError::path).containsExactly("routes[0].rules[0].matches[0].cookies[0].value");
+            assertThat(errors(withRules("{ matches: [ { cookies: [ { name: a } ] } ], respond: {} }")))
+                    .extracting(ConfigError::path).containsExactly("routes[0].rules[0].matches[0].cookies[0].value");
+        }
+
+        @Test
         void ruleCors() throws Exception {
             Config c = parse(withRules("{ respond: {}, cors: {} }", "{ respond: {}, cors: { allowOrigins: [ \"https://*.example.com\","
                     + " \"http://localhost:3000\" ], allowMethods: [ GET ], allowHeaders: [], exposeHeaders: [ X-Total ],"
@@ -1051,7 +1065,7 @@ class ConfigParserTest {
                 arguments("match not a mapping", withRules("{ matches: [ /api ], respond: {} }"),
                         "routes[0].rules[0].matches[0]", "must be a mapping"),
                 arguments("match unknown field", withRules("{ matches: [ { host: a } ], respond: {} }"),
-                        "routes[0].rules[0].matches[0].host", "unknown field (expected one of path, method, headers)"),
+                        "routes[0].rules[0].matches[0].host", "unknown field (expected one of path, method, headers, cookies)"),
                 arguments("path a string", withRules("{ matches: [ { path: /api } ], respond: {} }"),
                         "routes[0].rules[0].matches[0].path", "must be a mapping (key: value), got \"/api\""),
                 arguments("path unknown field", withRules("{ matches: [ { path: { kind: Exact, value: / } } ], respond: {} }"),

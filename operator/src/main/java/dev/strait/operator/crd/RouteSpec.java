@@ -191,6 +191,21 @@ public class RouteSpec {
 
         @Size(max = 16)
         public List<HeaderMatch> headers;
+
+        @Size(max = 8)
+        public List<CookieMatch> cookies;
+    }
+
+    /** A cookie's exact value; a request with the cookie twice does not match. */
+    @JsonInclude(JsonInclude.Include.NON_NULL)
+    public static class CookieMatch {
+        @Required
+        @Pattern(Patterns.TOKEN)
+        public String name;
+
+        @Required
+        @Pattern("^[!#-+\\--:<-\\[\\]-~]*$")
+        public String value;
     }
 
     @JsonInclude(JsonInclude.Include.NON_NULL)

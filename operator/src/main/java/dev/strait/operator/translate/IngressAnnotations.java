@@ -94,7 +94,7 @@ final class IngressAnnotations {
             WHITELIST_SOURCE_RANGE, DENYLIST_SOURCE_RANGE, AUTH_TYPE, AUTH_URL, AUTH_TLS_SECRET, AUTH_TLS_VERIFY_CLIENT,
             AUTH_SECRET, AUTH_SECRET_TYPE, AUTH_REALM, BACKEND_PROTOCOL, UPSTREAM_VHOST, PROXY_READ_TIMEOUT,
             PROXY_SEND_TIMEOUT, APP_ROOT, CANARY, CANARY_WEIGHT, CANARY_WEIGHT_TOTAL, CANARY_BY_HEADER,
-            CANARY_BY_HEADER_VALUE, LIMIT_RPS, LIMIT_RPM, LIMIT_BURST_MULTIPLIER, LIMIT_WHITELIST, LIMIT_ALLOWLIST,
+            CANARY_BY_HEADER_VALUE, CANARY_BY_COOKIE, LIMIT_RPS, LIMIT_RPM, LIMIT_BURST_MULTIPLIER, LIMIT_WHITELIST, LIMIT_ALLOWLIST,
             ENABLE_CORS, CORS_ALLOW_ORIGIN, CORS_ALLOW_METHODS, CORS_ALLOW_HEADERS, CORS_EXPOSE_HEADERS,
             CORS_ALLOW_CREDENTIALS, CORS_MAX_AGE);
     /** The end of ingress-nginx's documented path idiom {@code /prefix(/|$)(.*)} with {@code rewrite-target: /$2}. */
@@ -137,6 +137,8 @@ final class IngressAnnotations {
     /** {@code canary-by-header}: a request with this field set to {@code always} (or the value) goes to the canary. */
     final String canaryHeader;
     final String canaryHeaderValue;
+    /** {@code canary-by-cookie}: a request with this cookie {@code always} goes to the canary, {@code never} not. */
+    final String canaryCookie;
     /**
      * What was read but not taken (a timeout that is no number, say): reported on the Ingress, while its paths
      * serve as if the annotation were absent, since nothing it guards is opened by leaving it out.
@@ -240,6 +242,7 @@ final class IngressAnnotations {
         int weight = 0;
         String header = null;
         String headerValue = null;
+        String cookie = null;
         if (canary) {
             total = (int) wholeNumber(a, CANARY_WEIGHT_TOTAL, 100, 1, 1_000_000, warn);
             weight = (int) wholeNumber(a, CANARY_WEIGHT, 0, 0, total, warn);
@@ -250,17 +253,22 @@ final class IngressAnnotations {
             }
             String v = a.get(CANARY_BY_HEADER_VALUE);
             headerValue = header == null || v == null || v.isEmpty() ? null : v;
-            for (String unread : List.of(CANARY_BY_HEADER_PATTERN, CANARY_BY_COOKIE)) {
-                if (a.get(unread) != null && !a.get(unread).isBlank()) {
-                    warn.add(field(unread) + ": \"" + a.get(unread) + "\" is not read (Strait matches header values"
-                            + " exactly); it is not applied");
-                }
+            String pattern = a.get(CANARY_BY_HEADER_PATTERN);
+            if (pattern != null && !pattern.isBlank()) {
+                warn.add(field(CANARY_BY_HEADER_PATTERN) + ": \"" + pattern + "\" is not read (Strait matches header"
+                        + " values exactly); it is not applied");
+            }
+            cookie = a.get(CANARY_BY_COOKIE) == null || a.get(CANARY_BY_COOKIE).isBlank() ? null : a.get(CANARY_BY_COOKIE).trim();
+            if (cookie != null && !TOKEN.matcher(cookie).matches()) {
+                warn.add(field(CANARY_BY_COOKIE) + ": \"" + cookie + "\" is not a cookie name; it is not applied");
+                cookie = null;
             }
         }
         canaryWeightTotal = total;
         canaryWeight = weight;
         canaryHeader = header;
         canaryHeaderValue = headerValue;
+        canaryCookie = cookie;
         warnings = List.copyOf(warn);
         String url = a.get(AUTH_URL);
         if (url != null && !url.isBlank()) {

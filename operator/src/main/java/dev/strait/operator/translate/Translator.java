@@ -624,13 +624,20 @@ public final class Translator {
                 }
                 List<dev.strait.model.Route.Rule> rules = new ArrayList<>(r.rules());
                 rules.set(j, with(rule, rule.matches(), split(primary, canary, a)));
+                // Header rules first: with a header and a cookie condition alike, the proxy keeps the earlier,
+                // and ingress-nginx's header wins over its cookie.
+                int at = j + 1;
                 if (a.canaryHeader != null) {
                     if (a.canaryHeaderValue != null) {
-                        rules.add(j + 1, with(rule, List.of(headerMatch(match, a.canaryHeader, a.canaryHeaderValue)), canary));
+                        rules.add(at++, with(rule, List.of(headerMatch(match, a.canaryHeader, a.canaryHeaderValue)), canary));
                     } else {
-                        rules.add(j + 1, with(rule, List.of(headerMatch(match, a.canaryHeader, "always")), canary));
-                        rules.add(j + 2, with(rule, List.of(headerMatch(match, a.canaryHeader, "never")), primary));
+                        rules.add(at++, with(rule, List.of(headerMatch(match, a.canaryHeader, "always")), canary));
+                        rules.add(at++, with(rule, List.of(headerMatch(match, a.canaryHeader, "never")), primary));
                     }
+                }
+                if (a.canaryCookie != null) {
+                    rules.add(at++, with(rule, List.of(cookieMatch(match, a.canaryCookie, "always")), canary));
+                    rules.add(at, with(rule, List.of(cookieMatch(match, a.canaryCookie, "never")), primary));
                 }
                 Set<String> upstreams = new HashSet<>(p.upstreams());
                 upstreams.addAll(canaryUpstreams);
@@ -663,7 +670,13 @@ public final class Translator {
     private static dev.strait.model.Route.Match headerMatch(dev.strait.model.Route.Match m, String name, String value) {
         List<dev.strait.model.Route.HeaderMatch> headers = new ArrayList<>(m.headers());
         headers.add(new dev.strait.model.Route.HeaderMatch(name, value));
-        return new dev.strait.model.Route.Match(m.path(), m.method(), headers);
+        return new dev.strait.model.Route.Match(m.path(), m.method(), headers, m.cookies());
+    }
+
+    private static dev.strait.model.Route.Match cookieMatch(dev.strait.model.Route.Match m, String name, String value) {
+        List<dev.strait.model.Route.CookieMatch> cookies = new ArrayList<>(m.cookies());
+        cookies.add(new dev.strait.model.Route.CookieMatch(name, value));
+        return new dev.strait.model.Route.Match(m.path(), m.method(), m.headers(), cookies);
     }
 
     private static dev.strait.model.Route.Rule with(dev.strait.model.Route.Rule r, List<dev.strait.model.Route.Match> matches,

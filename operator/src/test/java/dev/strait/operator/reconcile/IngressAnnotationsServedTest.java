@@ -193,7 +193,8 @@ class IngressAnnotationsServedTest {
             OperatorHarness.serviceBackend(client, "web-canary", "http", 80, canaryApp);
             create(client, ingress("shop", "", web("/", "Prefix")));
             Ingress canary = ingress("shop", "nginx.ingress.kubernetes.io/canary: \"true\", "
-                    + "nginx.ingress.kubernetes.io/canary-by-header: X-Canary",
+                    + "nginx.ingress.kubernetes.io/canary-by-header: X-Canary, "
+                    + "nginx.ingress.kubernetes.io/canary-by-cookie: canary",
                     "- { path: /, pathType: Prefix, backend: { service: { name: web-canary, port: { name: http } } } }");
             canary.getMetadata().setName("shop-canary");
             create(client, canary);
@@ -201,6 +202,9 @@ class IngressAnnotationsServedTest {
                     proxy.exchange("shop.example.com", "/cart", "X-Canary: always")).endsWith("canary saw /cart"));
             assertThat(proxy.get("shop.example.com", "/cart")).as("weight 0: the primary").isEqualTo("200 OK app saw /cart");
             assertThat(proxy.exchange("shop.example.com", "/cart", "X-Canary: never")).endsWith("app saw /cart");
+            assertThat(proxy.exchange("shop.example.com", "/cart", "Cookie: sid=1; canary=always")).endsWith("canary saw /cart");
+            assertThat(proxy.exchange("shop.example.com", "/cart", "Cookie: canary=always", "X-Canary: never"))
+                    .as("the header wins over the cookie, as in ingress-nginx").endsWith("app saw /cart");
 
             canary.getMetadata().setAnnotations(java.util.Map.of("nginx.ingress.kubernetes.io/canary", "true",
                     "nginx.ingress.kubernetes.io/canary-weight", "100"));

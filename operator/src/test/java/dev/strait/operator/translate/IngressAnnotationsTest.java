@@ -385,7 +385,7 @@ class IngressAnnotationsTest {
                         - { path: /nowhere, pathType: Prefix, backend: { service: { name: web-canary, port: { number: 80 } } } }
                 """);
         canary.getMetadata().setAnnotations(Map.of(N + "canary", "true", N + "canary-weight", "20",
-                N + "canary-by-header", "X-Canary"));
+                N + "canary-by-header", "X-Canary", N + "canary-by-cookie", "use_canary"));
         Translation t = translate(annotated("site", SITE), canary, service("shop", "web-canary", "http:80"),
                 slice("shop", "web-canary", "web-canary-1", "http", 8080, "10.0.0.2"));
         Route primary = t.snapshot(STRAIT).config().routes().stream()
@@ -397,7 +397,11 @@ class IngressAnnotationsTest {
                 tuple(List.of(about), new Route.Backends(List.of(new Route.Backend("service.shop.web.80", 80),
                         new Route.Backend("service.shop.web-canary.80", 20)))),
                 tuple(List.of(new Route.Match(about.path(), null, List.of(new Route.HeaderMatch("X-Canary", "always")))), webCanary),
-                tuple(List.of(new Route.Match(about.path(), null, List.of(new Route.HeaderMatch("X-Canary", "never")))), web));
+                tuple(List.of(new Route.Match(about.path(), null, List.of(new Route.HeaderMatch("X-Canary", "never")))), web),
+                tuple(List.of(new Route.Match(about.path(), null, List.of(), List.of(new Route.CookieMatch("use_canary", "always")))),
+                        webCanary),
+                tuple(List.of(new Route.Match(about.path(), null, List.of(), List.of(new Route.CookieMatch("use_canary", "never")))),
+                        web));
         assertThat(t.snapshot(STRAIT).config().upstreams()).extracting(dev.strait.model.Upstream::name)
                 .contains("service.shop.web-canary.80");
         assertThat(t.snapshot(STRAIT).config().routes()).extracting(Route::name).noneMatch(n -> n.contains("site-canary"));

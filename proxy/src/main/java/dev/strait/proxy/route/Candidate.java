@@ -29,17 +29,53 @@ final class Candidate {
         this.order = order;
     }
 
+    /** Marks a condition in {@link #headerNames} as a cookie's, by the cookie's name after it. */
+    static final char COOKIE = '\0';
+
     boolean accepts(HttpMethod m, HttpHeaders headers) {
         if (method != null && !method.equals(m.name())
                 && !(method.equals("GET") && m == HttpMethod.HEAD)) {
             return false;
         }
         for (int i = 0; i < headerNames.length; i++) {
-            if (!headerValues[i].equals(combined(headers, headerNames[i]))) {
+            String name = headerNames[i];
+            String value = name.charAt(0) == COOKIE ? cookie(headers, name) : combined(headers, name);
+            if (!headerValues[i].equals(value)) {
                 return false;
             }
         }
         return true;
+    }
+
+    /**
+     * The value of the cookie named after the marker in {@code marked}, or null when it is absent or sent
+     * twice (which one a client meant is not ours to guess, so neither matches).
+     */
+    static String cookie(HttpHeaders headers, String marked) {
+        String all = combined(headers, "cookie");
+        if (all == null) {
+            return null;
+        }
+        String found = null;
+        int n = marked.length() - 1;
+        for (int at = 0; at < all.length(); ) {
+            int end = all.indexOf(';', at);
+            if (end < 0) {
+                end = all.length();
+            }
+            int s = at;
+            while (s < end && all.charAt(s) == ' ') {
+                s++;
+            }
+            if (end - s > n && all.charAt(s + n) == '=' && all.regionMatches(s, marked, 1, n)) {
+                if (found != null) {
+                    return null;
+                }
+                found = all.substring(s + n + 1, end).trim();
+            }
+            at = end + 1;
+        }
+        return found;
     }
 
     /**

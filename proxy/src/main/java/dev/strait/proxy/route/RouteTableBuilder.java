@@ -313,11 +313,17 @@ public final class RouteTableBuilder {
     }
 
     private static Candidate candidate(Route.Match m, CompiledRule rule, int order) {
-        String[] names = new String[m.headers().size()];
+        int h = m.headers().size();
+        String[] names = new String[h + m.cookies().size()];
         String[] values = new String[names.length];
-        for (int i = 0; i < names.length; i++) {
+        for (int i = 0; i < h; i++) {
             names[i] = m.headers().get(i).name();
             values[i] = m.headers().get(i).value();
+        }
+        for (int i = h; i < names.length; i++) {
+            // A cookie condition rides with the header ones, its name marked (no header name holds a NUL).
+            names[i] = Candidate.COOKIE + m.cookies().get(i - h).name();
+            values[i] = m.cookies().get(i - h).value();
         }
         Route.PathMatch pm = m.path() == null ? new Route.PathMatch(Route.PathType.Prefix, "/") : m.path();
         String value = pm.value();
