@@ -2,7 +2,6 @@ package dev.strait.proxy.tls;
 
 import io.netty.buffer.ByteBuf;
 import io.netty.buffer.Unpooled;
-import io.netty.channel.ChannelFutureListener;
 import io.netty.channel.ChannelHandlerContext;
 import io.netty.handler.ssl.SniHandler;
 import io.netty.handler.ssl.SslContext;
@@ -58,13 +57,31 @@ public final class SniSelector extends SniHandler {
                 in.skipBytes(in.readableBytes());
                 if (ctx.channel().isActive()) {
                     log.debug("{}: plain HTTP on a TLS listener: answered 400", ctx.channel().remoteAddress());
-                    ctx.writeAndFlush(Unpooled.wrappedBuffer(PLAIN_HTTP)).addListener(ChannelFutureListener.CLOSE);
+                    ctx.writeAndFlush(Unpooled.wrappedBuffer(PLAIN_HTTP)).addListener(f -> linger(ctx));
                 }
                 return;
             }
         }
         super.decode(ctx, in, out);
     }
+
+    /**
+     * Closes after the 400 without resetting it away: a request body still arriving would make a plain close
+     * send RST, and the client's stack may drop the 400 it has not read yet. So the sending side is shut
+     * and what comes is read and dropped (see decode) until the client closes, or {@link #LINGER_MILLIS}.
+     */
+    private static void linger(ChannelHandlerContext ctx) {
+        if (ctx.channel() instanceof io.netty.channel.socket.DuplexChannel d && d.isActive()) {
+            d.shutdownOutput().addListener(f -> ctx.executor().schedule(() -> {
+                ctx.close();
+            }, LINGER_MILLIS, java.util.concurrent.TimeUnit.MILLISECONDS));
+        } else {
+            ctx.close();
+        }
+    }
+
+    /** The longest a refused plain-HTTP connection is read after its 400 (nginx's lingering_timeout is 5 s). */
+    static final long LINGER_MILLIS = 2000;
 
     @Override
     protected Future<SslContext> lookup(ChannelHandlerContext ctx, String hostname) {

@@ -335,6 +335,42 @@ class TlsListenerTest {
         }
     }
 
+    /**
+     * The 400 must reach a client still sending a body: closed at once with bytes unread, the connection would
+     * be reset and the client's stack could drop the 400 before it is read. The proxy shuts its side and reads
+     * on until the client closes.
+     */
+    @Test
+    void aPlainHttpUploadOnTheTlsPortStillGetsItsFourHundred() throws Exception {
+        proxy.startConfig(config(cert(fallback), ""));
+        for (int attempt = 0; attempt < 5; attempt++) {
+            try (java.net.Socket s = new java.net.Socket()) {
+                s.connect(https(), 2000);
+                s.setSoTimeout(10_000);
+                int size = 4 << 20;
+                java.io.OutputStream out = s.getOutputStream();
+                out.write(("POST /upload HTTP/1.1\r\nHost: default.test\r\nContent-Length: " + size + "\r\n\r\n")
+                        .getBytes(java.nio.charset.StandardCharsets.US_ASCII));
+                Thread writer = new Thread(() -> {
+                    byte[] chunk = new byte[64 * 1024];
+                    try {
+                        for (int sent = 0; sent < size; sent += chunk.length) {
+                            out.write(chunk);
+                        }
+                        s.shutdownOutput();
+                    } catch (java.io.IOException e) {
+                        // the proxy may be done reading: the point is what the reader gets
+                    }
+                });
+                writer.start();
+                byte[] got = s.getInputStream().readAllBytes();
+                writer.join(10_000);
+                assertThat(new String(got, java.nio.charset.StandardCharsets.US_ASCII)).as("attempt %d", attempt)
+                        .startsWith("HTTP/1.1 400 Bad Request\r\n").contains("plain HTTP request was sent to an HTTPS port");
+            }
+        }
+    }
+
     @Test
     void proxiedRequestsSayHttpsAndTheEngineIsExported() throws Exception {
         TestUpstream app = proxy.upstream(TestUpstream.echo());
