@@ -113,17 +113,7 @@ public record Config(
             if (!trustIncoming) {
                 return false;
             }
-            if (trustedPeers.isEmpty()) {
-                return true;
-            }
-            if (peer != null) {
-                for (IpBlock b : trustedPeers) {
-                    if (b.contains(peer)) {
-                        return true;
-                    }
-                }
-            }
-            return false;
+            return trustedPeers.isEmpty() || peer != null && IpBlock.anyContains(trustedPeers, peer);
         }
     }
 
@@ -145,12 +135,7 @@ public record Config(
 
         /** Whether a connection from {@code peer} is one whose forwarded fields are believed. */
         public boolean trusts(java.net.InetAddress peer) {
-            for (IpBlock b : trustedPeers) {
-                if (b.contains(peer)) {
-                    return true;
-                }
-            }
-            return false;
+            return IpBlock.anyContains(trustedPeers, peer);
         }
     }
 

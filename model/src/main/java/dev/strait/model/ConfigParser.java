@@ -665,9 +665,6 @@ public final class ConfigParser {
                 clients, basicAuth, rateLimit, cors);
     }
 
-    private static final Pattern CORS_ORIGIN = Pattern.compile(
-            "https?://(\\*\\.)?[a-z0-9]([a-z0-9.-]{0,251}[a-z0-9])?(:[0-9]{1,5})?");
-
     /** {@code { allowOrigins, allowMethods, allowHeaders, exposeHeaders, allowCredentials, maxAge }}, ingress-nginx's defaults. */
     private Route.Cors cors(JsonNode n, String path) {
         if (!object(n, path)) {
@@ -678,7 +675,7 @@ public final class ConfigParser {
                 ? nonNull(list(n.get("allowOrigins"), path + ".allowOrigins", true, this::requiredText)) : List.of("*");
         for (int i = 0; i < origins.size(); i++) {
             String o = origins.get(i);
-            if (!o.equals("*") && !CORS_ORIGIN.matcher(o).matches()) {
+            if (!o.equals("*") && !Route.Cors.isOrigin(o)) {
                 error(path + ".allowOrigins[" + i + "]", "\"" + o + "\" is not * or an origin (https://app.example.com,"
                         + " https://*.example.com; lower case, no path)");
             }

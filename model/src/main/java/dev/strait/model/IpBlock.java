@@ -98,6 +98,16 @@ public record IpBlock(String text, boolean v6, long high, long low, int bits) {
         }
     }
 
+    /** Whether {@code a} lies in any of {@code blocks}. */
+    public static boolean anyContains(java.util.List<IpBlock> blocks, InetAddress a) {
+        for (IpBlock b : blocks) {
+            if (b.contains(a)) {
+                return true;
+            }
+        }
+        return false;
+    }
+
     /** Whether {@code a} lies in this block; an IPv4-mapped IPv6 address ({@code ::ffff:10.1.2.3}) counts as IPv4. */
     public boolean contains(InetAddress a) {
         byte[] b = a.getAddress();

@@ -96,20 +96,7 @@ public record Route(String name, List<String> hosts, List<Rule> rules, List<Stri
             if (client == null) {
                 return allow.isEmpty();
             }
-            for (IpBlock b : deny) {
-                if (b.contains(client)) {
-                    return false;
-                }
-            }
-            if (allow.isEmpty()) {
-                return true;
-            }
-            for (IpBlock b : allow) {
-                if (b.contains(client)) {
-                    return true;
-                }
-            }
-            return false;
+            return !IpBlock.anyContains(deny, client) && (allow.isEmpty() || IpBlock.anyContains(allow, client));
         }
     }
 
@@ -152,6 +139,13 @@ public record Route(String name, List<String> hosts, List<Rule> rules, List<Stri
         public static final List<String> DEFAULT_HEADERS = List.of("DNT", "Keep-Alive", "User-Agent", "X-Requested-With",
                 "If-Modified-Since", "Cache-Control", "Content-Type", "Range", "Authorization");
         public static final java.time.Duration DEFAULT_MAX_AGE = java.time.Duration.ofSeconds(1_728_000);
+        private static final java.util.regex.Pattern ORIGIN = java.util.regex.Pattern.compile(
+                "https?://(\\*\\.)?[a-z0-9]([a-z0-9.-]{0,251}[a-z0-9])?(:[0-9]{1,5})?");
+
+        /** Whether {@code origin} is one an allow list may name: lower case scheme://host[:port], the host maybe {@code *.domain}. */
+        public static boolean isOrigin(String origin) {
+            return ORIGIN.matcher(origin).matches();
+        }
 
         public Cors {
             allowOrigins = List.copyOf(allowOrigins);

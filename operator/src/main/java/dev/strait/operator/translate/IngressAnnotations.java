@@ -83,8 +83,7 @@ final class IngressAnnotations {
     static final String CORS_EXPOSE_HEADERS = PREFIX + "cors-expose-headers";
     static final String CORS_ALLOW_CREDENTIALS = PREFIX + "cors-allow-credentials";
     static final String CORS_MAX_AGE = PREFIX + "cors-max-age";
-    private static final Pattern CORS_ORIGIN = Pattern.compile(
-            "https?://(\\*\\.)?[a-z0-9]([a-z0-9.-]{0,251}[a-z0-9])?(:[0-9]{1,5})?");
+
     private static final Pattern TOKEN = Pattern.compile("[!#$%&'*+.^_`|~0-9A-Za-z-]+");
     private static final Pattern HOST_VALUE = Pattern.compile(
             "(\\[[0-9A-Fa-f:.]+]|[A-Za-z0-9]([A-Za-z0-9.-]{0,251}[A-Za-z0-9])?)(:[0-9]{1,5})?");
@@ -334,7 +333,7 @@ final class IngressAnnotations {
                 if (t.isEmpty()) {
                     continue;
                 }
-                if (CORS_ORIGIN.matcher(t).matches()) {
+                if (dev.strait.model.Route.Cors.isOrigin(t)) {
                     ok.add(t);
                 } else {
                     warn.add(field(CORS_ALLOW_ORIGIN) + ": \"" + o.trim() + "\" is not an origin; it is left out");

@@ -473,13 +473,8 @@ public final class Translator {
         // An Ingress's defaultBackend is in every host's Route: its error once, not once per host.
         refErrors = new ArrayList<>(new java.util.LinkedHashSet<>(refErrors));
         boolean rejected = !states.isEmpty() && states.get(0).rejected;
-        StatusCondition accepted = specErrors.isEmpty()
-                ? StatusCondition.yes(StatusCondition.ACCEPTED, "Accepted", "valid")
-                : StatusCondition.no(StatusCondition.ACCEPTED, rejected ? "RejectedByProxy" : "Invalid",
-                        String.join("; ", specErrors));
-        StatusCondition resolved = refErrors.isEmpty()
-                ? StatusCondition.yes(StatusCondition.RESOLVED_REFS, "ResolvedRefs", "all references resolved")
-                : StatusCondition.no(StatusCondition.RESOLVED_REFS, refReason, String.join("; ", refErrors));
+        StatusCondition accepted = accepted(specErrors, rejected);
+        StatusCondition resolved = resolved(refErrors, refReason);
         List<String> errors = new ArrayList<>(specErrors);
         errors.addAll(refErrors);
         List<ClaimOutcome> claims = null;
@@ -584,13 +579,8 @@ public final class Translator {
             }
         }
         refErrors = new ArrayList<>(new java.util.LinkedHashSet<>(refErrors));
-        StatusCondition accepted = specErrors.isEmpty()
-                ? StatusCondition.yes(StatusCondition.ACCEPTED, "Accepted", "valid")
-                : StatusCondition.no(StatusCondition.ACCEPTED, "Invalid", String.join("; ", specErrors));
-        StatusCondition resolved = refErrors.isEmpty()
-                ? StatusCondition.yes(StatusCondition.RESOLVED_REFS, "ResolvedRefs", "all references resolved")
-                : StatusCondition.no(StatusCondition.RESOLVED_REFS, refReason == null ? "BackendNotFound" : refReason,
-                        String.join("; ", refErrors));
+        StatusCondition accepted = accepted(specErrors, false);
+        StatusCondition resolved = resolved(refErrors, refReason == null ? "BackendNotFound" : refReason);
         List<String> errors = new ArrayList<>(specErrors);
         errors.addAll(refErrors);
         Set<Scope> scopes = applied.isEmpty() ? Set.of() : Set.of(scope);
@@ -599,6 +589,21 @@ public final class Translator {
                     a.canaryHeaderValue));
         }
         reports.put(key, new ResourceReport(key, generation(ing), accepted, resolved, scopes, errors));
+    }
+
+    /** A Route's or Ingress's Accepted condition: its spec errors, or valid. */
+    private static StatusCondition accepted(List<String> specErrors, boolean rejected) {
+        return specErrors.isEmpty()
+                ? StatusCondition.yes(StatusCondition.ACCEPTED, "Accepted", "valid")
+                : StatusCondition.no(StatusCondition.ACCEPTED, rejected ? "RejectedByProxy" : "Invalid",
+                        String.join("; ", specErrors));
+    }
+
+    /** Its ResolvedRefs condition: the references that did not resolve, with the first one's reason. */
+    private static StatusCondition resolved(List<String> refErrors, String refReason) {
+        return refErrors.isEmpty()
+                ? StatusCondition.yes(StatusCondition.RESOLVED_REFS, "ResolvedRefs", "all references resolved")
+                : StatusCondition.no(StatusCondition.RESOLVED_REFS, refReason, String.join("; ", refErrors));
     }
 
     /**

@@ -146,11 +146,13 @@ final class CorsExchange implements Exchange {
     /** The server's short error answer, with the CORS fields: a browser app must see a 502 or 404 as such. */
     @Override
     public void sendError(HttpResponseStatus status) {
-        HttpHeaders h = new io.netty.handler.codec.http.DefaultHttpHeaders();
-        h.set(HttpHeaderNames.CONTENT_TYPE, "text/plain; charset=utf-8");
-        fields(h);
-        byte[] body = (status.code() + " " + status.reasonPhrase() + "\n").getBytes(StandardCharsets.US_ASCII);
-        ex.send(status, h, Unpooled.wrappedBuffer(body));
+        sendError(status, new io.netty.handler.codec.http.DefaultHttpHeaders());
+    }
+
+    @Override
+    public void sendError(HttpResponseStatus status, HttpHeaders headers) {
+        fields(headers);
+        ex.sendError(status, headers);
     }
 
     @Override

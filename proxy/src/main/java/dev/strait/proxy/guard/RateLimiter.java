@@ -39,7 +39,7 @@ final class RateLimiter {
 
     /** 0 when a request from {@code client} at {@code now} (nanos) is admitted, else the nanos until one would be. */
     long check(InetAddress client, long now) {
-        if (client == null || exempt(client)) {
+        if (client == null || IpBlock.anyContains(exempt, client)) {
             return 0;
         }
         AtomicLong at = clients.get(client);
@@ -62,15 +62,6 @@ final class RateLimiter {
                 return 0;
             }
         }
-    }
-
-    private boolean exempt(InetAddress client) {
-        for (IpBlock b : exempt) {
-            if (b.contains(client)) {
-                return true;
-            }
-        }
-        return false;
     }
 
     int tracked() {

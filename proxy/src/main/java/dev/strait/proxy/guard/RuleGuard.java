@@ -3,13 +3,11 @@ package dev.strait.proxy.guard;
 import dev.strait.model.Route;
 import dev.strait.proxy.cors.CorsHandler;
 import dev.strait.proxy.http.Exchange;
-import io.netty.buffer.Unpooled;
 import io.netty.handler.codec.http.DefaultHttpHeaders;
 import io.netty.handler.codec.http.HttpHeaderNames;
 import io.netty.handler.codec.http.HttpHeaders;
 import io.netty.handler.codec.http.HttpResponseStatus;
 import java.net.InetSocketAddress;
-import java.nio.charset.StandardCharsets;
 
 /**
  * What a rule asks of a request before its action answers (ADR 0060, 0061, 0064), in nginx's phase order:
@@ -89,11 +87,9 @@ public final class RuleGuard {
         if (name != null) {
             h.set(name, value);
         }
-        h.set(HttpHeaderNames.CONTENT_TYPE, "text/plain; charset=utf-8");
         if (cors != null) {
             cors.addFields(ex.request(), h);
         }
-        byte[] body = (status.code() + " " + status.reasonPhrase() + "\n").getBytes(StandardCharsets.US_ASCII);
-        ex.send(status, h, Unpooled.wrappedBuffer(body));
+        ex.sendError(status, h);
     }
 }

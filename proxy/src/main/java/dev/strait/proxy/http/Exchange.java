@@ -101,6 +101,16 @@ public interface Exchange {
     /** A short plain-text error response. */
     void sendError(HttpResponseStatus status);
 
+    /**
+     * The same short plain-text answer ({@code 401 Unauthorized}, say) with fields of its own, such as a
+     * challenge, {@code Retry-After} or CORS fields; {@code headers} is taken and completed with the type.
+     */
+    default void sendError(HttpResponseStatus status, HttpHeaders headers) {
+        headers.set(io.netty.handler.codec.http.HttpHeaderNames.CONTENT_TYPE, "text/plain; charset=utf-8");
+        byte[] body = (status.code() + " " + status.reasonPhrase() + "\n").getBytes(java.nio.charset.StandardCharsets.US_ASCII);
+        send(status, headers, io.netty.buffer.Unpooled.wrappedBuffer(body));
+    }
+
     // ---- streaming, for handlers that answer later (proxying) ----
 
     /** The loop this exchange runs on: upstream connections for it belong to the same loop. */

@@ -255,9 +255,6 @@ public final class ProxyHandler implements PrefixAware {
 
     /** Whether the X-Request-Id the request came with is kept: from a peer {@code requestId.trustIncoming} trusts. */
     boolean keepsRequestId(Exchange ex) {
-        if (requestId.trustedPeers().isEmpty()) {
-            return requestId.trustIncoming();
-        }
         return requestId.trusts(ex.remoteAddress() instanceof java.net.InetSocketAddress a ? a.getAddress() : null);
     }
 }
