@@ -560,7 +560,7 @@ public final class ConfigParser {
         }
         known(n, path, "matches", "respond", "files", "backends", "redirect", "cache", "timeouts", "retries",
                 "hostRewrite", "pathRewrite", "fastcgi", "clientAddresses",
-                "basicAuth", "rateLimit", "cors");
+                "basicAuth", "rateLimit", "cors", "maxBodyBytes");
         List<Route.Match> matches = n.has("matches")
                 ? list(n.get("matches"), path + ".matches", true, this::match)
                 : List.of(new Route.Match(null, null, List.of()));
@@ -661,8 +661,10 @@ public final class ConfigParser {
         if (co != null && !co.isNull()) {
             cors = cors(co, path + ".cors");
         }
+        JsonNode mb = n.get("maxBodyBytes");
+        Long maxBodyBytes = mb == null || mb.isNull() ? null : longValue(mb, path + ".maxBodyBytes", 0);
         return new Route.Rule(nonNull(matches), action, cache, timeouts, retries, hostRewrite, fastcgi, pathRewrite,
-                clients, basicAuth, rateLimit, cors);
+                clients, basicAuth, rateLimit, cors, maxBodyBytes);
     }
 
     /** {@code { allowOrigins, allowMethods, allowHeaders, exposeHeaders, allowCredentials, maxAge }}, ingress-nginx's defaults. */

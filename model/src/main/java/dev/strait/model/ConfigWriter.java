@@ -534,6 +534,9 @@ public final class ConfigWriter {
                 r.exempt().forEach(b -> ex.add(b.text()));
             }
         }
+        if (rule.maxBodyBytes() != null) {
+            o.put("maxBodyBytes", rule.maxBodyBytes());
+        }
         if (rule.basicAuth() != null) {
             o.putObject("basicAuth").put("realm", rule.basicAuth().realm()).put("htpasswd", rule.basicAuth().htpasswd());
         }

@@ -36,12 +36,22 @@ public record Route(String name, List<String> hosts, List<Rule> rules, List<Stri
      * @param fastcgi     how requests become FastCGI requests; set exactly when the backends speak fastcgi
      * @param pathRewrite with {@code backends} (not FastCGI): the path sent upstream instead of the client's
      *                    ({@code null}: kept as the client sent it)
+     * @param maxBodyBytes the request body bytes the rule takes before 413, instead of {@code limits.maxBodyBytes}
+     *                    (nginx's {@code client_max_body_size} in a location); {@code null}: the limits' value
      */
     public record Rule(List<Match> matches, Action action, Cache cache, Timeouts timeouts, Retries retries,
                        String hostRewrite, FastCgi fastcgi, PathModifier pathRewrite, ClientAddresses clientAddresses,
-                       BasicAuth basicAuth, RateLimit rateLimit, Cors cors) {
+                       BasicAuth basicAuth, RateLimit rateLimit, Cors cors, Long maxBodyBytes) {
         public Rule {
             matches = List.copyOf(matches);
+        }
+
+        /** A rule with the limits' body size. */
+        public Rule(List<Match> matches, Action action, Cache cache, Timeouts timeouts, Retries retries,
+                    String hostRewrite, FastCgi fastcgi, PathModifier pathRewrite, ClientAddresses clientAddresses,
+                    BasicAuth basicAuth, RateLimit rateLimit, Cors cors) {
+            this(matches, action, cache, timeouts, retries, hostRewrite, fastcgi, pathRewrite, clientAddresses, basicAuth,
+                    rateLimit, cors, null);
         }
 
         /** A rule without CORS. */

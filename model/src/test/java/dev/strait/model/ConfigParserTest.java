@@ -385,6 +385,14 @@ class ConfigParserTest {
         }
 
         @Test
+        void ruleMaxBodyBytes() throws Exception {
+            Config c = parse(withRules("{ respond: {}, maxBodyBytes: 52428800 }", "{ respond: {}, maxBodyBytes: 0 }",
+                    "{ respond: {} }"));
+            assertThat(c.routes().get(0).rules()).extracting(Route.Rule::maxBodyBytes).containsExactly(52428800L, 0L, null);
+            assertThat(ConfigParser.parse(ConfigWriter.toJson(c, false), "written")).isEqualTo(c);
+        }
+
+        @Test
         void ruleRateLimit() throws Exception {
             Config c = parse(withRules("{ respond: {}, rateLimit: { requests: 100, per: 1m, burst: 20, exempt: [ 10.0.0.0/8 ] } }",
                     "{ respond: {}, rateLimit: { requests: 5 } }"));
@@ -876,13 +884,17 @@ class ConfigParserTest {
                 arguments("rule unknown field", withRules("{ respond: {}, rewrite: { to: / } }"),
                         "routes[0].rules[0].rewrite",
                         "unknown field (expected one of matches, respond, files, backends, redirect, cache, timeouts, "
-                                + "retries, hostRewrite, pathRewrite, fastcgi, clientAddresses, basicAuth, rateLimit, cors)"),
+                                + "retries, hostRewrite, pathRewrite, fastcgi, clientAddresses, basicAuth, rateLimit, cors, maxBodyBytes)"),
                 arguments("cors origin with a path", withRules("{ respond: {}, cors: { allowOrigins: [ \"https://a.example.com/x\" ] } }"),
                         "routes[0].rules[0].cors.allowOrigins[0]", "is not * or an origin"),
                 arguments("cors * among others", withRules("{ respond: {}, cors: { allowOrigins: [ \"*\", \"https://a.example.com\" ] } }"),
                         "routes[0].rules[0].cors.allowOrigins", "* allows every origin: list it alone"),
                 arguments("cors method not a token", withRules("{ respond: {}, cors: { allowMethods: [ \"GET POST\" ] } }"),
                         "routes[0].rules[0].cors.allowMethods[0]", "is not a method or field name"),
+                arguments("maxBodyBytes negative", withRules("{ respond: {}, maxBodyBytes: -1 }"),
+                        "routes[0].rules[0].maxBodyBytes", "must be a whole number of bytes, got -1"),
+                arguments("maxBodyBytes with a unit", withRules("{ respond: {}, maxBodyBytes: 8m }"),
+                        "routes[0].rules[0].maxBodyBytes", "must be a whole number of bytes"),
                 arguments("rateLimit without requests", withRules("{ respond: {}, rateLimit: { per: 1s } }"),
                         "routes[0].rules[0].rateLimit.requests", "is required"),
                 arguments("rateLimit per too long", withRules("{ respond: {}, rateLimit: { requests: 1, per: 48h } }"),

@@ -371,7 +371,20 @@ public final class Http1ServerHandler extends ChannelInboundHandlerAdapter {
         if (ex.hasBody) {
             timer.fireBy(ctx.executor(), now + limits.bodyTimeout().toNanos());
         }
+        // The rule is found first: its own body limit, when it has one, decides the 413 (nginx's
+        // client_max_body_size in a location), before 100 Continue asks for the body.
+        Config.ForwardedHeaders trust = snapshot.config().forwardedHeaders();
+        ex.scheme = ForwardedProto.scheme(scheme, headers, ctx.channel().remoteAddress(), trust);
+        if (!trust.trustedPeers().isEmpty()) {
+            ex.client = ForwardedFor.client(headers, ctx.channel().remoteAddress(), trust);
+        }
+        CompiledRule rule = snapshot.route(listener, tls != null, "https".equals(ex.scheme), host, matchPath, req.method(),
+                headers);
+        if (rule != null && rule.maxBodyBytes() >= 0) {
+            maxBodyBytes = rule.maxBodyBytes();
+        }
         if (contentLength > maxBodyBytes) {
+            ex.rule = rule;
             refuse(ex, HttpResponseStatus.REQUEST_ENTITY_TOO_LARGE);
             return;
         }
@@ -381,7 +394,7 @@ public final class Http1ServerHandler extends ChannelInboundHandlerAdapter {
                 refuse(ex, HttpResponseStatus.EXPECTATION_FAILED);
                 return;
             }
-            if (version.minorVersion() == 1 && (contentLength > 0 || HttpUtil.isTransferEncodingChunked(req))) {
+            if (version.minorVersion() == 1 && ex.hasBody) {
                 // The body is read (and discarded where the action does not use it): ask for it.
                 ctx.write(Unpooled.wrappedBuffer(CONTINUE));
                 flushPending = true;
@@ -399,13 +412,6 @@ public final class Http1ServerHandler extends ChannelInboundHandlerAdapter {
             upgradeToH2c(req);
             return;
         }
-        Config.ForwardedHeaders trust = snapshot.config().forwardedHeaders();
-        ex.scheme = ForwardedProto.scheme(scheme, headers, ctx.channel().remoteAddress(), trust);
-        if (!trust.trustedPeers().isEmpty()) {
-            ex.client = ForwardedFor.client(headers, ctx.channel().remoteAddress(), trust);
-        }
-        CompiledRule rule = snapshot.route(listener, tls != null, "https".equals(ex.scheme), host, matchPath, req.method(),
-                headers);
         requests++;
         if (rule == null) {
             sendError(ex, HttpResponseStatus.NOT_FOUND);

@@ -263,10 +263,6 @@ public final class Http2Exchange implements Exchange, StreamDeadlines.Expiry {
             return;
         }
         query = q < 0 ? null : target.substring(q + 1);
-        if (declared > maxBodyBytes) {
-            sendError(HttpResponseStatus.REQUEST_ENTITY_TOO_LARGE);
-            return;
-        }
         TlsConnection tls = TlsConnection.of(ctx.channel());
         if (tls != null && tls.misdirected(host)) {
             // HTTP/2 clients reuse a connection for every name its certificate covers; not this one.
@@ -279,6 +275,14 @@ public final class Http2Exchange implements Exchange, StreamDeadlines.Expiry {
             client = ForwardedFor.client(headers, ctx.channel().remoteAddress(), trust);
         }
         CompiledRule r = snapshot.route(connection.listener(), tls != null, "https".equals(scheme), host, matchPath, m, headers);
+        if (r != null && r.maxBodyBytes() >= 0) {
+            maxBodyBytes = r.maxBodyBytes(); // the rule's own limit (nginx's client_max_body_size in a location)
+        }
+        if (declared > maxBodyBytes) {
+            rule = r;
+            sendError(HttpResponseStatus.REQUEST_ENTITY_TOO_LARGE);
+            return;
+        }
         if (r == null) {
             sendError(HttpResponseStatus.NOT_FOUND);
             return;

@@ -10,11 +10,13 @@ import dev.strait.proxy.guard.RuleGuard;
  * @param handler what answers
  * @param guard   what the rule asks of a request first (client addresses, credentials), or {@code null}: the
  *                servers ask it before the handler runs (ADR 0060, 0061)
+ * @param maxBodyBytes the request body bytes the rule takes before 413, or -1 for the limits' value; the
+ *                servers apply it once the rule is found, before a {@code 100 Continue} asks for the body
  */
-public record CompiledRule(String route, int index, Handler handler, RuleGuard guard) {
+public record CompiledRule(String route, int index, Handler handler, RuleGuard guard, long maxBodyBytes) {
 
-    /** A rule that answers every request. */
+    /** A rule that answers every request, with the limits' body size. */
     public CompiledRule(String route, int index, Handler handler) {
-        this(route, index, handler, null);
+        this(route, index, handler, null, -1);
     }
 }

@@ -263,13 +263,14 @@ public final class RouteTableBuilder {
         for (int i = 0; i < made.length; i++) {
             Route.Rule rule = route.rules().get(i);
             RuleGuard guard = RuleGuard.of(rule);
-            CompiledRule compiled = new CompiledRule(route.name(), i, CorsHandler.wrap(made[i], rule.cors()), guard);
+            long maxBody = rule.maxBodyBytes() == null ? -1 : rule.maxBodyBytes();
+            CompiledRule compiled = new CompiledRule(route.name(), i, CorsHandler.wrap(made[i], rule.cors()), guard, maxBody);
             for (Route.Match m : route.rules().get(i).matches()) {
                 CompiledRule c = compiled;
                 if (made[i] instanceof PrefixAware pa && (m.path() == null || m.path().type() == Route.PathType.Prefix)) {
                     Handler h = pa.forPrefix(m.path() == null ? "/" : prefixValue(m.path().value()));
                     if (h != made[i]) {
-                        c = new CompiledRule(route.name(), i, CorsHandler.wrap(h, rule.cors()), guard);
+                        c = new CompiledRule(route.name(), i, CorsHandler.wrap(h, rule.cors()), guard, maxBody);
                     }
                 }
                 out.add(c);
