@@ -111,6 +111,13 @@ public class RouteSpec {
 
         /** Cross-origin resource sharing, as docs/config.md's {@code cors}. */
         public Cors cors;
+
+        /**
+         * Request body bytes the rule takes before 413, instead of the proxy's {@code limits.maxBodyBytes}
+         * (nginx's {@code client_max_body_size} in a location).
+         */
+        @Min(0)
+        public Long maxBodyBytes;
     }
 
     /** As docs/config.md's {@code cors}; ingress-nginx's defaults where a field is absent. */

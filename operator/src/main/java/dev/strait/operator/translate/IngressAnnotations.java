@@ -83,6 +83,8 @@ final class IngressAnnotations {
     static final String CORS_EXPOSE_HEADERS = PREFIX + "cors-expose-headers";
     static final String CORS_ALLOW_CREDENTIALS = PREFIX + "cors-allow-credentials";
     static final String CORS_MAX_AGE = PREFIX + "cors-max-age";
+    /** nginx's {@code client_max_body_size}: bytes, or a number with {@code k}, {@code m} or {@code g}; 0 is no limit. */
+    static final String PROXY_BODY_SIZE = PREFIX + "proxy-body-size";
 
     private static final Pattern TOKEN = Pattern.compile("[!#$%&'*+.^_`|~0-9A-Za-z-]+");
     private static final Pattern HOST_VALUE = Pattern.compile(
@@ -95,13 +97,15 @@ final class IngressAnnotations {
             PROXY_SEND_TIMEOUT, APP_ROOT, CANARY, CANARY_WEIGHT, CANARY_WEIGHT_TOTAL, CANARY_BY_HEADER,
             CANARY_BY_HEADER_VALUE, CANARY_BY_COOKIE, LIMIT_RPS, LIMIT_RPM, LIMIT_BURST_MULTIPLIER, LIMIT_WHITELIST, LIMIT_ALLOWLIST,
             ENABLE_CORS, CORS_ALLOW_ORIGIN, CORS_ALLOW_METHODS, CORS_ALLOW_HEADERS, CORS_EXPOSE_HEADERS,
-            CORS_ALLOW_CREDENTIALS, CORS_MAX_AGE);
+            CORS_ALLOW_CREDENTIALS, CORS_MAX_AGE, PROXY_BODY_SIZE);
     /** The end of ingress-nginx's documented path idiom {@code /prefix(/|$)(.*)} with {@code rewrite-target: /$2}. */
     static final String STRIP_IDIOM = "(/|$)(.*)";
     private static final Pattern REGEX_CHARS = Pattern.compile("[()\\[\\]{}*+?|^$\\\\]");
     private static final Pattern HOST = Pattern.compile(
             "[a-z0-9]([a-z0-9-]{0,61}[a-z0-9])?(\\.[a-z0-9]([a-z0-9-]{0,61}[a-z0-9])?)*");
     private static final List<Integer> CODES = List.of(301, 302, 303, 307, 308);
+    /** nginx's size syntax (ngx_parse_offset): digits and an optional unit. */
+    private static final Pattern SIZE = Pattern.compile("([0-9]{1,19})([kKmMgG]?)");
 
     final boolean sslRedirect;
     final boolean forceSslRedirect;
@@ -128,6 +132,8 @@ final class IngressAnnotations {
     final RouteSpec.RateLimit rateLimit;
     /** {@code enable-cors} as every backend rule's {@code cors}, or null. */
     final RouteSpec.Cors cors;
+    /** {@code proxy-body-size} as every backend rule's {@code maxBodyBytes}, or null for the proxy's limit. */
+    final Long maxBodyBytes;
     /** {@code canary: "true"}: the Ingress's paths split the traffic of the same paths of another Ingress. */
     final boolean canary;
     /** The canary's share: {@code canaryWeight} of {@code canaryWeightTotal} requests (0 of 100 when not given). */
@@ -236,6 +242,7 @@ final class IngressAnnotations {
         appRoot = root == null || root.isBlank() || root.equals("/") ? null : root;
         rateLimit = rateLimit(a, guard, warn);
         cors = "true".equals(a.get(ENABLE_CORS)) ? cors(a, warn) : null;
+        maxBodyBytes = bodySize(a.get(PROXY_BODY_SIZE), warn);
         canary = "true".equals(a.get(CANARY));
         int total = 100;
         int weight = 0;
@@ -316,6 +323,31 @@ final class IngressAnnotations {
         List<String> exempt = ranges(exemptName, a.get(exemptName), guard);
         r.exempt = exempt;
         return r;
+    }
+
+    /**
+     * {@code proxy-body-size} in bytes: {@code 8m} is 8 MiB, as nginx reads it; {@code 0} turns the check off, as
+     * in nginx, so it is the largest limit there is. A value that is no size is a warning and the proxy's own
+     * {@code limits.maxBodyBytes} applies: ingress-nginx would not load it either.
+     */
+    static Long bodySize(String v, List<String> warn) {
+        if (v == null || v.isBlank()) {
+            return null;
+        }
+        java.util.regex.Matcher m = SIZE.matcher(v.trim());
+        if (!m.matches()) {
+            warn.add(field(PROXY_BODY_SIZE) + ": \"" + v + "\" is not a size (bytes, or a number with k, m or g);"
+                    + " the proxy's limits.maxBodyBytes applies");
+            return null;
+        }
+        int shift = switch (Character.toLowerCase(m.group(2).isEmpty() ? ' ' : m.group(2).charAt(0))) {
+            case 'k' -> 10;
+            case 'm' -> 20;
+            case 'g' -> 30;
+            default -> 0;
+        };
+        java.math.BigInteger bytes = new java.math.BigInteger(m.group(1)).shiftLeft(shift);
+        return bytes.signum() == 0 || bytes.bitLength() > 63 ? Long.MAX_VALUE : bytes.longValue();
     }
 
     /**

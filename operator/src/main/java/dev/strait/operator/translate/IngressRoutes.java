@@ -403,6 +403,7 @@ final class IngressRoutes {
             r.basicAuth = annotations.basicAuth;
             r.rateLimit = annotations.rateLimit;
             r.cors = annotations.cors;
+            r.maxBodyBytes = annotations.maxBodyBytes;
         }
     }
 

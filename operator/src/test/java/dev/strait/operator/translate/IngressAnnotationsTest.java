@@ -144,6 +144,7 @@ class IngressAnnotationsTest {
         "proxy-read-timeout | 30 | 3600 | soon",
         "canary | true | false | true",
         "limit-rps | 10 | 20 | x",
+        "proxy-body-size | 1m | 0 | big",
     })
     void aChangedAnnotationIsTranslatedAfreshThoughTheGenerationStays(String annotation, String a, String b, String c) {
         Translator translator = new Translator(ProxyDefaults.STANDARD);
@@ -348,6 +349,27 @@ class IngressAnnotationsTest {
         // A limit that cannot be read is not dropped unseen: 503.
         t = translate(annotated("site", SITE, "limit-rps", "ten"));
         assertThat(actions(t)).containsOnly(new Route.Backends(List.of(new Route.Backend(Translator.UNRESOLVED, 1))));
+    }
+
+    /** proxy-body-size as every backend rule's maxBodyBytes, in nginx's units; 0 is no limit, as in nginx. */
+    @Test
+    void proxyBodySizeBecomesEachRulesBodyLimit() {
+        assertThat(rules(translate(annotated("site", SITE, "proxy-body-size", "8m"))))
+                .hasSize(4).allSatisfy(r -> assertThat(r.maxBodyBytes()).isEqualTo(8L << 20));
+        assertThat(rules(translate(annotated("site", SITE, "proxy-body-size", "2G"))))
+                .allSatisfy(r -> assertThat(r.maxBodyBytes()).isEqualTo(2L << 30));
+        assertThat(rules(translate(annotated("site", SITE, "proxy-body-size", "1500"))))
+                .allSatisfy(r -> assertThat(r.maxBodyBytes()).isEqualTo(1500L));
+        assertThat(rules(translate(annotated("site", SITE, "proxy-body-size", "0"))))
+                .allSatisfy(r -> assertThat(r.maxBodyBytes()).isEqualTo(Long.MAX_VALUE));
+        assertThat(rules(translate(annotated("site", SITE, "proxy-body-size", "99999999999999999g"))))
+                .as("past the largest long").allSatisfy(r -> assertThat(r.maxBodyBytes()).isEqualTo(Long.MAX_VALUE));
+        assertThat(rules(translate(annotated("site", SITE)))).allSatisfy(r -> assertThat(r.maxBodyBytes()).isNull());
+        Translation t = translate(annotated("site", SITE, "proxy-body-size", "10mb"));
+        assertThat(rules(t)).allSatisfy(r -> assertThat(r.maxBodyBytes()).isNull());
+        assertThat(ingressReport(t, "shop", "site").errors()).contains("metadata.annotations[" + N
+                + "proxy-body-size]: \"10mb\" is not a size (bytes, or a number with k, m or g); the proxy's"
+                + " limits.maxBodyBytes applies");
     }
 
     /** ADR 0065: enable-cors and its settings as every backend rule's cors. */
