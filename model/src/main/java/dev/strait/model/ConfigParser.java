@@ -25,6 +25,8 @@ public final class ConfigParser {
     /** A key written twice is refused rather than the last one silently winning. */
     private static final Pattern HOST_LABELS = Pattern.compile("[a-z0-9]([a-z0-9-]{0,61}[a-z0-9])?(\\.[a-z0-9]([a-z0-9-]{0,61}[a-z0-9])?)*");
     private static final Pattern TOKEN = Pattern.compile("[!#$%&'*+\\-.^_`|~0-9A-Za-z]+");
+    /** A cookie's Path attribute value (RFC 6265 4.1.1: any CHAR but CTLs and ";"), starting with "/"; no spaces. */
+    private static final Pattern COOKIE_PATH = Pattern.compile("/[\\x21-\\x3a\\x3c-\\x7e]{0,1023}");
     private static final Pattern NAME = Pattern.compile("[a-z0-9]([a-z0-9.-]{0,251}[a-z0-9])?");
     /** A CGI meta-variable name (RFC 3875 4.1): letters, digits and '_'. */
     private static final Pattern CGI_NAME = Pattern.compile("[A-Za-z_][A-Za-z0-9_]{0,127}");
@@ -417,7 +419,7 @@ public final class ConfigParser {
         Upstream.HashOn hashOn = null;
         JsonNode ho = n.get("hashOn");
         if (ho != null && !ho.isNull() && object(ho, path + ".hashOn")) {
-            known(ho, path + ".hashOn", "source", "name");
+            known(ho, path + ".hashOn", "source", "name", "setCookie");
             Upstream.HashSource source = enumValue(ho.get("source"), path + ".hashOn.source",
                     Upstream.HashSource.CLIENT_ADDRESS, Upstream.HashSource.class);
             String hn = null;
@@ -431,7 +433,22 @@ public final class ConfigParser {
                     error(path + ".hashOn.name", "\"" + hn + "\" is not a " + configName(source) + " name");
                 }
             }
-            hashOn = new Upstream.HashOn(source, hn);
+            Upstream.SetCookie setCookie = null;
+            JsonNode sc = ho.get("setCookie");
+            if (sc != null && !sc.isNull() && object(sc, path + ".hashOn.setCookie")) {
+                known(sc, path + ".hashOn.setCookie", "path", "maxAge");
+                if (source != Upstream.HashSource.COOKIE) {
+                    error(path + ".hashOn.setCookie", "is only used with source cookie");
+                }
+                String cookiePath = sc.has("path") ? requiredText(sc.get("path"), path + ".hashOn.setCookie.path") : "/";
+                if (cookiePath != null && !COOKIE_PATH.matcher(cookiePath).matches()) {
+                    error(path + ".hashOn.setCookie.path", "\"" + cookiePath + "\" is not a cookie path (starts with /;"
+                            + " no spaces, ; or control characters)");
+                }
+                setCookie = new Upstream.SetCookie(cookiePath,
+                        positiveDuration(sc.get("maxAge"), path + ".hashOn.setCookie.maxAge", null));
+            }
+            hashOn = new Upstream.HashOn(source, hn, setCookie);
             if (lb != Upstream.LoadBalancer.CONSISTENT_HASH) {
                 error(path + ".hashOn", "is only used with loadBalancer: consistent-hash");
             }

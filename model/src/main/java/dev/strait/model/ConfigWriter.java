@@ -377,6 +377,13 @@ public final class ConfigWriter {
             if (u.hashOn().name() != null) {
                 h.put("name", u.hashOn().name());
             }
+            Upstream.SetCookie sc = u.hashOn().setCookie();
+            if (sc != null) {
+                ObjectNode c = h.putObject("setCookie").put("path", sc.path());
+                if (sc.maxAge() != null) {
+                    c.put("maxAge", Durations.format(sc.maxAge()));
+                }
+            }
         }
         Upstream.HealthCheck hc = u.healthCheck();
         if (hc != null) {

@@ -116,9 +116,30 @@ public record Upstream(
         }
     }
 
-    /** What consistent hashing hashes: a request header, a cookie, or the client's address. */
-    public record HashOn(HashSource source, String name) {
+    /**
+     * What consistent hashing hashes: a request header, a cookie, or the client's address.
+     *
+     * @param setCookie with a cookie source: the cookie the proxy sets on the answer to a request without it, so
+     *                  that a browser stays on the endpoint its first request went to (sticky sessions); null: none
+     *                  is set, and a request without the cookie is hashed on its client address
+     */
+    public record HashOn(HashSource source, String name, SetCookie setCookie) {
         public static final HashOn CLIENT_ADDRESS = new HashOn(HashSource.CLIENT_ADDRESS, null);
+
+        public HashOn(HashSource source, String name) {
+            this(source, name, null);
+        }
+    }
+
+    /**
+     * The affinity cookie a consistent-hash upstream sets (ingress-nginx's {@code affinity: cookie}, Envoy's cookie
+     * hash policy with a TTL): a random key, hashed as the cookie will be on the requests that bring it back.
+     *
+     * @param path   the cookie's {@code Path}
+     * @param maxAge its {@code Max-Age}; null: a session cookie, gone when the browser closes
+     */
+    public record SetCookie(String path, Duration maxAge) {
+        public static final SetCookie SESSION = new SetCookie("/", null);
     }
 
     public enum HashSource { HEADER, COOKIE, CLIENT_ADDRESS }

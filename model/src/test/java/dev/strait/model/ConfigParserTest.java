@@ -337,6 +337,17 @@ class ConfigParserTest {
         }
 
         @Test
+        void aCookieHashMaySetItsCookie() throws Exception {
+            Config c = parse(LISTENER + "upstreams: [ { name: a, loadBalancer: consistent-hash, hashOn: { source: cookie,"
+                    + " name: route, setCookie: { path: /shop, maxAge: 48h } } },"
+                    + " { name: b, loadBalancer: consistent-hash, hashOn: { source: cookie, name: route, setCookie: {} } } ]\n");
+            assertThat(c.upstreams().get(0).hashOn()).isEqualTo(new Upstream.HashOn(Upstream.HashSource.COOKIE, "route",
+                    new Upstream.SetCookie("/shop", Duration.ofHours(48))));
+            assertThat(c.upstreams().get(1).hashOn().setCookie()).isEqualTo(Upstream.SetCookie.SESSION);
+            assertThat(ConfigParser.parse(ConfigWriter.toJson(c, false), "written")).isEqualTo(c);
+        }
+
+        @Test
         void weightOneIsTheDefaultAndZeroDrains() throws Exception {
             Upstream u = parse(LISTENER + "upstreams: [ { name: app, endpoints: [ { address: \"127.0.0.1:1\", weight: 1 },"
                     + " { address: \"127.0.0.1:2\", weight: 0 } ] } ]\n").upstreams().get(0);
@@ -805,6 +816,14 @@ class ConfigParserTest {
                 arguments("hashOn cookie bad name",
                         l + "upstreams: [ { name: app, loadBalancer: consistent-hash, hashOn: { source: cookie, name: \"a b\" } } ]\n",
                         "upstreams[0].hashOn.name", "is not a cookie name"),
+                arguments("setCookie on a header hash",
+                        l + "upstreams: [ { name: app, loadBalancer: consistent-hash, hashOn: { source: header, name: x,"
+                                + " setCookie: {} } } ]\n",
+                        "upstreams[0].hashOn.setCookie", "is only used with source cookie"),
+                arguments("setCookie with a bad path",
+                        l + "upstreams: [ { name: app, loadBalancer: consistent-hash, hashOn: { source: cookie, name: r,"
+                                + " setCookie: { path: \"/a; Domain=evil\" } } } ]\n",
+                        "upstreams[0].hashOn.setCookie.path", "is not a cookie path"),
                 arguments("hashOn client address with a name",
                         l + "upstreams: [ { name: app, loadBalancer: consistent-hash, hashOn: { source: client-address, name: x } } ]\n",
                         "upstreams[0].hashOn.name", "is only used with source header or cookie"),

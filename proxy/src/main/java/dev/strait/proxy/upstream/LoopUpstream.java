@@ -244,6 +244,46 @@ public final class LoopUpstream {
         return 0;
     }
 
+    /**
+     * A new affinity key when the upstream sets its hash cookie ({@code hashOn.setCookie}) and the request brings
+     * none; else null. Hashed with {@link #keyHash}, it sends this request where the requests that bring the
+     * cookie back will go, as long as the endpoints stay the same (ingress-nginx's "balanced" affinity).
+     */
+    public String newAffinityKey(HttpHeaders headers) {
+        Upstream.HashOn on = spec.config.hashOn();
+        if (on == null || on.setCookie() == null) {
+            return null;
+        }
+        for (Iterator<String> it = headers.valueStringIterator(HttpHeaderNames.COOKIE); it.hasNext(); ) {
+            if (cookieHash(it.next(), on.name()) != 0) {
+                return null;
+            }
+        }
+        // 64 random bits as 16 hex digits: not guessable, so one client cannot pick another's endpoint set.
+        long r = ThreadLocalRandom.current().nextLong();
+        return String.format("%016x", r);
+    }
+
+    /** The hash of an affinity key, as {@link #hash} reads it back from the cookie. */
+    public static long keyHash(String key) {
+        return Hashing.hash(key);
+    }
+
+    /** The {@code Set-Cookie} value that hands {@code key} to the client; {@code Secure} on https. */
+    public String affinityCookie(String key, boolean secure) {
+        Upstream.HashOn on = spec.config.hashOn();
+        StringBuilder b = new StringBuilder(64).append(on.name()).append('=').append(key)
+                .append("; Path=").append(on.setCookie().path());
+        if (on.setCookie().maxAge() != null) {
+            b.append("; Max-Age=").append(on.setCookie().maxAge().toSeconds());
+        }
+        b.append("; HttpOnly");
+        if (secure) {
+            b.append("; Secure");
+        }
+        return b.toString();
+    }
+
     /** The hash of cookie {@code name}'s value in a Cookie header ({@code a=1; b=2}); 0 when absent. */
     static long cookieHash(String header, String name) {
         int n = header.length();

@@ -140,6 +140,39 @@ class BalancingTest {
         assertThat(count(9)).as("every request from 127.0.0.1 goes to one endpoint").hasSize(1);
     }
 
+    /** hashOn.setCookie: sticky sessions as ingress-nginx's affinity: cookie, each new client its own key. */
+    @Test
+    void anAffinityCookieIsSetOnceAndKeepsTheBrowserOnItsEndpoint() throws Exception {
+        List<TestUpstream> ups = upstreams(3);
+        String eps = "\"%s\", \"%s\", \"%s\"".formatted(ups.get(0).endpoint(), ups.get(1).endpoint(),
+                ups.get(2).endpoint());
+        h.start(config("  - { name: app, loadBalancer: consistent-hash, hashOn: { source: cookie, name: route,"
+                + " setCookie: { path: /shop, maxAge: 1h } }, endpoints: [ " + eps + " ] }", "[ { upstream: app } ]"));
+        java.util.Set<String> firstEndpoints = new java.util.HashSet<>();
+        java.util.Set<String> keys = new java.util.HashSet<>();
+        try (RawClient c = h.client()) {
+            for (int browser = 0; browser < 30; browser++) {
+                RawClient.Response first = c.send("GET /shop HTTP/1.1\r\nHost: a\r\nCookie: theme=dark\r\n\r\n").read();
+                assertThat(first.status()).isEqualTo(200);
+                String set = first.header("set-cookie");
+                assertThat(set).matches("route=[0-9a-f]{16}; Path=/shop; Max-Age=3600; HttpOnly");
+                String key = set.substring("route=".length(), set.indexOf(';'));
+                keys.add(key);
+                firstEndpoints.add(first.text());
+                for (int i = 0; i < 3; i++) {
+                    RawClient.Response again = c.send("GET /shop/cart HTTP/1.1\r\nHost: a\r\nCookie: theme=dark; route="
+                            + key + "\r\n\r\n").read();
+                    assertThat(again.text()).as("browser %d stays where its first request went", browser)
+                            .isEqualTo(first.text());
+                    assertThat(again.header("set-cookie")).as("set once").isNull();
+                }
+            }
+        }
+        assertThat(keys).as("each new browser its own key").hasSize(30);
+        assertThat(firstEndpoints).as("new browsers spread over the endpoints, not all on one client address")
+                .hasSize(3);
+    }
+
     @Test
     void consistentHashMovesOnlyTheKeysOfARemovedEndpoint() {
         String[] four = {"10.0.0.1:80", "10.0.0.2:80", "10.0.0.3:80", "10.0.0.4:80"};

@@ -62,6 +62,8 @@ final class H2ProxyCall extends ChannelInboundHandlerAdapter implements BodyRece
     private EndpointPool lastEndpoint;
     private Http2Headers head;
     private long hash;
+    /** The affinity cookie's key this call hands the client (hashOn.setCookie, the request had none), or null. */
+    private String affinityKey;
     private Http2StreamChannel stream;
 
     private int retries;
@@ -103,7 +105,9 @@ final class H2ProxyCall extends ChannelInboundHandlerAdapter implements BodyRece
         }
         upstream = lc.upstream(spec);
         if (spec.config().hashOn() != null) {
-            hash = upstream.hash(ex.request().headers(), ex.clientAddress());
+            affinityKey = upstream.newAffinityKey(ex.request().headers());
+            hash = affinityKey != null ? LoopUpstream.keyHash(affinityKey)
+                    : upstream.hash(ex.request().headers(), ex.clientAddress());
         }
         head = RequestHead.encodeHttp2(ex, lc, rule.hostRewrite, target, rule.keepsRequestId(ex),
                 spec.fallbackHost(), spec.config().protocol() == dev.strait.model.Upstream.Protocol.H2 ? "https" : "http");
@@ -348,6 +352,9 @@ final class H2ProxyCall extends ChannelInboundHandlerAdapter implements BodyRece
                 out.add(name, e.getValue());
             }
             HopByHop.stripResponse(out);
+            if (affinityKey != null) {
+                out.add(HttpHeaderNames.SET_COOKIE, upstream.affinityCookie(affinityKey, "https".equals(ex.scheme())));
+            }
             clientStarted = true;
             if (f.isEndStream()) {
                 ex.startResponse(s, out, ex.isHead() ? length : Math.max(length, 0));

@@ -78,6 +78,8 @@ final class ProxyCall implements UpstreamListener, BodyReceiver, Runnable {
     private boolean reused;
     private ByteBuf head;
     private long hash;
+    /** The affinity cookie's key this call hands the client (hashOn.setCookie, the request had none), or null. */
+    private String affinityKey;
 
     // tries
     private int retries;
@@ -158,7 +160,9 @@ final class ProxyCall implements UpstreamListener, BodyReceiver, Runnable {
         }
         upstream = lc.upstream(spec);
         if (spec.config().hashOn() != null) {
-            hash = upstream.hash(ex.request().headers(), ex.clientAddress());
+            affinityKey = upstream.newAffinityKey(ex.request().headers());
+            hash = affinityKey != null ? LoopUpstream.keyHash(affinityKey)
+                    : upstream.hash(ex.request().headers(), ex.clientAddress());
         }
         head = RequestHead.encode(ex, lc, rule.hostRewrite, target, rule.keepsRequestId(ex), chunkedBody,
                 spec.fallbackHost(), upgrade);
@@ -517,6 +521,9 @@ final class ProxyCall implements UpstreamListener, BodyReceiver, Runnable {
         String upgradeTo = h.get(HttpHeaderNames.UPGRADE);
         HopByHop.stripResponse(h, r.connectionFields());
         h.set(HttpHeaderNames.UPGRADE, upgradeTo);
+        if (affinityKey != null) {
+            h.add(HttpHeaderNames.SET_COOKIE, upstream.affinityCookie(affinityKey, "https".equals(ex.scheme())));
+        }
         TunnelRelay[] relays = TunnelRelay.pair(c.channel(), rule.idleTimeoutNanos);
         ex.switchProtocols(h, relays[0]);
         c.tunnel(relays[1]);
@@ -585,6 +592,9 @@ final class ProxyCall implements UpstreamListener, BodyReceiver, Runnable {
             }
         }
         HopByHop.stripResponse(h, r.connectionFields());
+        if (affinityKey != null) {
+            h.add(HttpHeaderNames.SET_COOKIE, upstream.affinityCookie(affinityKey, "https".equals(ex.scheme())));
+        }
         ex.startResponse(r.status(), h, length);
         if (pendingParts != null) {
             ByteBuf part;

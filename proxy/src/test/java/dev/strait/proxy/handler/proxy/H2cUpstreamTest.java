@@ -221,6 +221,30 @@ class H2cUpstreamTest {
     }
 
     @Test
+    void anAffinityCookieComesBackFromAnH2cUpstream() throws Exception {
+        String endpoint = startUpstream();
+        proxy.start("""
+                workers: 1
+                upstreams:
+                  - { name: grpc, endpoints: [ "%s" ], protocol: h2c, loadBalancer: consistent-hash,
+                      hashOn: { source: cookie, name: pin, setCookie: {} } }
+                routes:
+                  - name: r
+                    hosts: [ "*" ]
+                    rules:
+                      - backends: [ { upstream: grpc } ]
+                """.formatted(endpoint));
+        RawClient c = proxy.client();
+        RawClient.Response first = c.send("GET /echo HTTP/1.1\r\nHost: a\r\n\r\n").read();
+        assertThat(first.status()).isEqualTo(200);
+        assertThat(first.header("set-cookie")).matches("pin=[0-9a-f]{16}; Path=/; HttpOnly");
+        RawClient.Response again = c.send("GET /echo HTTP/1.1\r\nHost: a\r\nCookie: "
+                + first.header("set-cookie").split(";")[0] + "\r\n\r\n").read();
+        assertThat(again.status()).isEqualTo(200);
+        assertThat(again.header("set-cookie")).isNull();
+    }
+
+    @Test
     void trailersComeBackToAnHttp1Client() throws Exception {
         startProxy(startUpstream(), "");
         RawClient.Response r = proxy.client().send("POST /grpc HTTP/1.1\r\nHost: a\r\nTE: trailers\r\n"
