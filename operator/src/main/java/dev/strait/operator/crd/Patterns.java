@@ -8,6 +8,8 @@ final class Patterns {
     static final String TOKEN = "^[!#$%&'*+\\-.^_`|~0-9A-Za-z]+$";
     /** A config duration: 250ms, 5s, 1m, 2h. */
     static final String DURATION = "^[0-9]{1,9}(ms|s|m|h)$";
+    /** A cookie's Path: "/" and printable ASCII but ";" (RFC 6265 4.1.1), no spaces. */
+    static final String COOKIE_PATH = "^/[!-:<-~]{0,1023}$";
 
     /** A DNS host name (no port, no wildcard), as an upstream's TLS server name. */
     static final String HOST_NAME = "^[A-Za-z0-9]([A-Za-z0-9.-]{0,251}[A-Za-z0-9])?$";

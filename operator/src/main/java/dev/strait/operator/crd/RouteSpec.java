@@ -364,6 +364,8 @@ public class RouteSpec {
             message = "a backend names either an upstream or a service")
     @ValidationRule(value = "!has(self.protocol) || has(self.service)",
             message = "protocol applies to a service backend (an Upstream has its own)")
+    @ValidationRule(value = "!has(self.sessionAffinity) || has(self.service)",
+            message = "sessionAffinity applies to a service backend (an Upstream has its own hashOn)")
     public static class Backend {
         @Pattern(Patterns.NAME)
         public String upstream;
@@ -377,9 +379,32 @@ public class RouteSpec {
          */
         public ServiceProtocol protocol;
 
+        /**
+         * Sticky sessions to a Service's endpoints: the proxy hands a browser without the cookie a random key in
+         * it, and sends the requests that bring it back to the same endpoint (an upstream's consistent hash on
+         * the cookie with {@code setCookie}; ingress-nginx's {@code affinity: cookie}).
+         */
+        public SessionAffinity sessionAffinity;
+
         @Min(0)
         @Max(1000000)
         public Integer weight;
+    }
+
+    /** A Service backend's affinity cookie: its name, {@code Path} (default {@code /}) and {@code Max-Age}. */
+    @JsonInclude(JsonInclude.Include.NON_NULL)
+    public static class SessionAffinity {
+        @Required
+        @Size(max = 128)
+        @Pattern(Patterns.TOKEN)
+        public String cookieName;
+
+        @Pattern(Patterns.COOKIE_PATH)
+        public String path;
+
+        /** Absent: a session cookie, gone when the browser closes. */
+        @Pattern(Patterns.DURATION)
+        public String maxAge;
     }
 
     /** The rule's response cache; keys and defaults as in docs/config.md ("Cache"). */

@@ -83,6 +83,17 @@ final class IngressAnnotations {
     static final String CORS_EXPOSE_HEADERS = PREFIX + "cors-expose-headers";
     static final String CORS_ALLOW_CREDENTIALS = PREFIX + "cors-allow-credentials";
     static final String CORS_MAX_AGE = PREFIX + "cors-max-age";
+    /** {@code cookie}: sticky sessions, a cookie the proxy sets naming where a browser's requests go. */
+    static final String AFFINITY = PREFIX + "affinity";
+    /** {@code balanced} (the default) or {@code persistent}. */
+    static final String AFFINITY_MODE = PREFIX + "affinity-mode";
+    static final String SESSION_COOKIE_NAME = PREFIX + "session-cookie-name";
+    static final String SESSION_COOKIE_PATH = PREFIX + "session-cookie-path";
+    /** Seconds; {@code session-cookie-expires} is read where it is absent. */
+    static final String SESSION_COOKIE_MAX_AGE = PREFIX + "session-cookie-max-age";
+    static final String SESSION_COOKIE_EXPIRES = PREFIX + "session-cookie-expires";
+    static final String SESSION_COOKIE_SAMESITE = PREFIX + "session-cookie-samesite";
+    static final String SESSION_COOKIE_CHANGE_ON_FAILURE = PREFIX + "session-cookie-change-on-failure";
     /** nginx's {@code client_max_body_size}: bytes, or a number with {@code k}, {@code m} or {@code g}; 0 is no limit. */
     static final String PROXY_BODY_SIZE = PREFIX + "proxy-body-size";
 
@@ -97,7 +108,9 @@ final class IngressAnnotations {
             PROXY_SEND_TIMEOUT, APP_ROOT, CANARY, CANARY_WEIGHT, CANARY_WEIGHT_TOTAL, CANARY_BY_HEADER,
             CANARY_BY_HEADER_VALUE, CANARY_BY_COOKIE, LIMIT_RPS, LIMIT_RPM, LIMIT_BURST_MULTIPLIER, LIMIT_WHITELIST, LIMIT_ALLOWLIST,
             ENABLE_CORS, CORS_ALLOW_ORIGIN, CORS_ALLOW_METHODS, CORS_ALLOW_HEADERS, CORS_EXPOSE_HEADERS,
-            CORS_ALLOW_CREDENTIALS, CORS_MAX_AGE, PROXY_BODY_SIZE);
+            CORS_ALLOW_CREDENTIALS, CORS_MAX_AGE, PROXY_BODY_SIZE, AFFINITY, AFFINITY_MODE, SESSION_COOKIE_NAME,
+            SESSION_COOKIE_PATH, SESSION_COOKIE_MAX_AGE, SESSION_COOKIE_EXPIRES, SESSION_COOKIE_SAMESITE,
+            SESSION_COOKIE_CHANGE_ON_FAILURE);
     /** The end of ingress-nginx's documented path idiom {@code /prefix(/|$)(.*)} with {@code rewrite-target: /$2}. */
     static final String STRIP_IDIOM = "(/|$)(.*)";
     private static final Pattern REGEX_CHARS = Pattern.compile("[()\\[\\]{}*+?|^$\\\\]");
@@ -134,6 +147,11 @@ final class IngressAnnotations {
     final RouteSpec.Cors cors;
     /** {@code proxy-body-size} as every backend rule's {@code maxBodyBytes}, or null for the proxy's limit. */
     final Long maxBodyBytes;
+    /**
+     * {@code affinity: cookie} as every Service backend's {@code sessionAffinity}, its {@code path} null where
+     * {@code session-cookie-path} is absent (the path of each Ingress path is used then); null without affinity.
+     */
+    final RouteSpec.SessionAffinity affinity;
     /** {@code canary: "true"}: the Ingress's paths split the traffic of the same paths of another Ingress. */
     final boolean canary;
     /** The canary's share: {@code canaryWeight} of {@code canaryWeightTotal} requests (0 of 100 when not given). */
@@ -243,6 +261,7 @@ final class IngressAnnotations {
         rateLimit = rateLimit(a, guard, warn);
         cors = "true".equals(a.get(ENABLE_CORS)) ? cors(a, warn) : null;
         maxBodyBytes = bodySize(a.get(PROXY_BODY_SIZE), warn);
+        affinity = affinity(a, warn);
         canary = "true".equals(a.get(CANARY));
         int total = 100;
         int weight = 0;
@@ -324,6 +343,64 @@ final class IngressAnnotations {
         r.exempt = exempt;
         return r;
     }
+
+    /**
+     * ingress-nginx's cookie affinity as a {@code sessionAffinity}: the cookie {@code INGRESSCOOKIE} unless named,
+     * its max age from {@code session-cookie-max-age} (else {@code -expires}), in seconds. Strait's affinity is
+     * ingress-nginx's "balanced" mode; what it does not do ({@code persistent}, {@code SameSite}, a new cookie
+     * after a failure) is a warning, and a setting that cannot be read is left to its default: a browser that
+     * does not stick still gets its answers.
+     */
+    private static RouteSpec.SessionAffinity affinity(Map<String, String> a, List<String> warn) {
+        String kind = a.get(AFFINITY);
+        if (kind == null || kind.isBlank()) {
+            return null;
+        }
+        if (!kind.trim().equals("cookie")) {
+            warn.add(field(AFFINITY) + ": \"" + kind + "\" is not an affinity Strait has (cookie); it is not applied");
+            return null;
+        }
+        RouteSpec.SessionAffinity s = new RouteSpec.SessionAffinity();
+        String name = a.get(SESSION_COOKIE_NAME);
+        s.cookieName = "INGRESSCOOKIE";
+        if (name != null && !name.isBlank()) {
+            if (TOKEN.matcher(name.trim()).matches() && name.trim().length() <= 128) {
+                s.cookieName = name.trim();
+            } else {
+                warn.add(field(SESSION_COOKIE_NAME) + ": \"" + name + "\" is not a cookie name; INGRESSCOOKIE is used");
+            }
+        }
+        String path = a.get(SESSION_COOKIE_PATH);
+        if (path != null && !path.isBlank()) {
+            if (COOKIE_PATH.matcher(path.trim()).matches()) {
+                s.path = path.trim();
+            } else {
+                warn.add(field(SESSION_COOKIE_PATH) + ": \"" + path + "\" is not a cookie path; each path's own is used");
+            }
+        }
+        String ageName = a.get(SESSION_COOKIE_MAX_AGE) != null && !a.get(SESSION_COOKIE_MAX_AGE).isBlank()
+                ? SESSION_COOKIE_MAX_AGE : SESSION_COOKIE_EXPIRES;
+        long age = wholeNumber(a, ageName, 0, 0, 999_999_999, warn);
+        s.maxAge = age > 0 ? age + "s" : null;
+        String mode = a.get(AFFINITY_MODE);
+        if (mode != null && !mode.isBlank() && !mode.trim().equals("balanced")) {
+            warn.add(field(AFFINITY_MODE) + ": \"" + mode + "\" is not applied: Strait's affinity is balanced (a"
+                    + " browser moves when endpoints are added)");
+        }
+        String sameSite = a.get(SESSION_COOKIE_SAMESITE);
+        if (sameSite != null && !sameSite.isBlank()) {
+            warn.add(field(SESSION_COOKIE_SAMESITE) + ": \"" + sameSite + "\" is not applied (the cookie has no"
+                    + " SameSite; browsers treat it as Lax)");
+        }
+        if ("true".equals(a.get(SESSION_COOKIE_CHANGE_ON_FAILURE))) {
+            warn.add(field(SESSION_COOKIE_CHANGE_ON_FAILURE) + ": not applied (a browser whose endpoint fails is served"
+                    + " by the next one and goes back once it recovers)");
+        }
+        return s;
+    }
+
+    /** A cookie's Path: "/" and printable ASCII but ";" (RFC 6265 4.1.1), no spaces. */
+    private static final Pattern COOKIE_PATH = Pattern.compile("/[!-:<-~]{0,1023}");
 
     /**
      * {@code proxy-body-size} in bytes: {@code 8m} is 8 MiB, as nginx reads it; {@code 0} turns the check off, as

@@ -392,6 +392,7 @@ final class IngressRoutes {
             RouteSpec.Backend b = backend.get();
             if (b.service != null) {
                 b.protocol = annotations.backendProtocol;
+                b.sessionAffinity = sessionAffinity(annotations.affinity, r);
             }
             r.backends = List.of(b);
             r.hostRewrite = annotations.hostRewrite;
@@ -405,6 +406,26 @@ final class IngressRoutes {
             r.cors = annotations.cors;
             r.maxBodyBytes = annotations.maxBodyBytes;
         }
+    }
+
+    /**
+     * The Ingress's affinity for the backend of rule {@code r}: without {@code session-cookie-path}, the cookie's
+     * Path is the rule's own path where it is a literal one (ingress-nginx's location path), else {@code /}.
+     */
+    private static RouteSpec.SessionAffinity sessionAffinity(RouteSpec.SessionAffinity a, RouteSpec.Rule r) {
+        if (a == null || a.path != null) {
+            return a;
+        }
+        RouteSpec.SessionAffinity out = new RouteSpec.SessionAffinity();
+        out.cookieName = a.cookieName;
+        out.maxAge = a.maxAge;
+        out.path = "/";
+        RouteSpec.PathMatch p = r.matches == null || r.matches.isEmpty() ? null : r.matches.get(0).path;
+        if (p != null && p.type != RouteSpec.PathType.RegularExpression && p.value != null
+                && p.value.matches("/[!-:<-~]{0,1023}")) {
+            out.path = p.value;
+        }
+        return out;
     }
 
     private static RouteSpec.Backend backend(IngressBackend b, String ns, String field, ServiceEndpoints endpoints,

@@ -110,16 +110,55 @@ public final class Translator {
         return protocol == null || protocol.equals("http1") ? name : name + "." + protocol;
     }
 
+    /**
+     * The same with sticky sessions ({@code affinity} not null): one upstream per cookie, named by a digest of
+     * its settings, since the name must be a lower-case Kubernetes name and a cookie's need not be.
+     */
+    static String serviceUpstreamName(String namespace, String service, int port, String protocol,
+                                      Upstream.HashOn affinity) {
+        String name = serviceUpstreamName(namespace, service, port, protocol);
+        if (affinity == null) {
+            return name;
+        }
+        Upstream.SetCookie c = affinity.setCookie();
+        String settings = affinity.name() + "|" + c.path() + "|" + (c.maxAge() == null ? "" : c.maxAge().toSeconds());
+        return name + ".sticky-" + String.format("%08x", settings.hashCode());
+    }
+
     /** The upstream made for a Service backend: its endpoints, spoken to with the backend's {@code protocol}. */
     static Upstream serviceUpstream(String model, List<dev.strait.model.HostPort> endpoints, String protocol) {
+        return serviceUpstream(model, endpoints, protocol, null);
+    }
+
+    /** The same, balanced by a consistent hash on the affinity cookie when {@code affinity} is not null. */
+    static Upstream serviceUpstream(String model, List<dev.strait.model.HostPort> endpoints, String protocol,
+                                    Upstream.HashOn affinity) {
         Upstream.Protocol p = protocol == null ? Upstream.Protocol.HTTP1 : switch (protocol) {
             case "h2c" -> Upstream.Protocol.H2C;
             case "h2" -> Upstream.Protocol.H2;
             default -> Upstream.Protocol.HTTP1;
         };
         boolean tls = "https".equals(protocol) || "h2".equals(protocol);
-        return new Upstream(model, endpoints, p, Upstream.LoadBalancer.ROUND_ROBIN, null, Map.of(), null, null, null,
-                Upstream.DEFAULT_PANIC_THRESHOLD, 0, tls ? Upstream.Tls.UNVERIFIED : null);
+        return new Upstream(model, endpoints, p,
+                affinity == null ? Upstream.LoadBalancer.ROUND_ROBIN : Upstream.LoadBalancer.CONSISTENT_HASH, null,
+                Map.of(), affinity, null, null, Upstream.DEFAULT_PANIC_THRESHOLD, 0, tls ? Upstream.Tls.UNVERIFIED : null);
+    }
+
+    /** A Service backend's {@code sessionAffinity} as the hash of its upstream, or null (also when malformed: the parser reports it). */
+    static Upstream.HashOn affinity(RouteSpec.SessionAffinity a) {
+        if (a == null || a.cookieName == null) {
+            return null;
+        }
+        java.time.Duration maxAge = null;
+        if (a.maxAge != null) {
+            try {
+                maxAge = dev.strait.model.Durations.parse(a.maxAge);
+            } catch (IllegalArgumentException e) {
+                return null;
+            }
+        }
+        return new Upstream.HashOn(Upstream.HashSource.COOKIE, a.cookieName,
+                new Upstream.SetCookie(a.path == null ? "/" : a.path, maxAge));
     }
 
     /** Between an Ingress's name and its host's index in the model name of a Route made for it (ADR 0012). */
@@ -1000,8 +1039,9 @@ public final class Translator {
                         ServiceEndpoints.Resolution res = endpoints.resolve(ns, b.service.name, b.service.port);
                         if (res.ok()) {
                             String protocol = b.protocol == null ? res.protocol() : JSON.convertValue(b.protocol, String.class);
-                            String model = serviceUpstreamName(ns, b.service.name, b.service.port, protocol);
-                            serviceUpstreams.put(model, serviceUpstream(model, res.endpoints(), protocol));
+                            Upstream.HashOn affinity = affinity(b.sessionAffinity);
+                            String model = serviceUpstreamName(ns, b.service.name, b.service.port, protocol, affinity);
+                            serviceUpstreams.put(model, serviceUpstream(model, res.endpoints(), protocol, affinity));
                             sb.append(model);
                         } else {
                             sb.append('!').append(res.field()).append(res.error());
@@ -1120,6 +1160,9 @@ public final class Translator {
             // Not a field of the model's backend: it chooses the upstream made for the Service.
             String protocol = b.path("protocol").isTextual() ? b.get("protocol").asText() : null;
             b.remove("protocol");
+            Upstream.HashOn affinity = b.has("sessionAffinity")
+                    ? affinity(JSON.convertValue(b.get("sessionAffinity"), RouteSpec.SessionAffinity.class)) : null;
+            b.remove("sessionAffinity");
             ServiceEndpoints.Resolution res = endpoints.resolve(ns, name, port);
             if (!res.ok()) {
                 st.refError(b, "BackendNotFound", path + ".service." + res.field() + ": " + res.error());
@@ -1128,7 +1171,8 @@ public final class Translator {
             if (protocol == null) {
                 protocol = res.protocol(); // the backend's protocol wins over the Service port's appProtocol
             }
-            Upstream made = serviceUpstream(serviceUpstreamName(ns, name, port, protocol), res.endpoints(), protocol);
+            Upstream made = serviceUpstream(serviceUpstreamName(ns, name, port, protocol, affinity), res.endpoints(),
+                    protocol, affinity);
             serviceUpstreams.put(made.name(), made);
             st.use(b, made.name(), made.protocol());
         } else {

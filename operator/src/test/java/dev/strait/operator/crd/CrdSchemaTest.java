@@ -50,7 +50,8 @@ class CrdSchemaTest {
         assertThat(status.getMaximum()).isEqualTo(599.0);
         JSONSchemaProps backend = rule.getProperties().get("backends").getItems().getSchema();
         assertThat(backend.getXKubernetesValidations()).extracting(r -> r.getRule())
-                .containsExactly("has(self.upstream) != has(self.service)", "!has(self.protocol) || has(self.service)");
+                .containsExactly("has(self.upstream) != has(self.service)", "!has(self.protocol) || has(self.service)",
+                        "!has(self.sessionAffinity) || has(self.service)");
         assertThat(backend.getProperties().get("protocol").getEnum()).extracting(Object::toString)
                 .containsExactlyInAnyOrder("\"http1\"", "\"h2c\"", "\"https\"", "\"h2\"");
         assertThat(rule.getProperties().get("clientAddresses").getXKubernetesValidations()).extracting(r -> r.getMessage())

@@ -145,6 +145,7 @@ class IngressAnnotationsTest {
         "canary | true | false | true",
         "limit-rps | 10 | 20 | x",
         "proxy-body-size | 1m | 0 | big",
+        "affinity | cookie | none | cookie",
     })
     void aChangedAnnotationIsTranslatedAfreshThoughTheGenerationStays(String annotation, String a, String b, String c) {
         Translator translator = new Translator(ProxyDefaults.STANDARD);
@@ -370,6 +371,55 @@ class IngressAnnotationsTest {
         assertThat(ingressReport(t, "shop", "site").errors()).contains("metadata.annotations[" + N
                 + "proxy-body-size]: \"10mb\" is not a size (bytes, or a number with k, m or g); the proxy's"
                 + " limits.maxBodyBytes applies");
+    }
+
+    /** affinity: cookie as sticky Service upstreams: a consistent hash on the cookie, which the proxy sets. */
+    @Test
+    void cookieAffinityBecomesStickyServiceUpstreams() {
+        String spec = """
+                ingressClassName: strait
+                defaultBackend: { service: { name: web, port: { number: 80 } } }
+                rules:
+                  - host: shop.example.com
+                    http:
+                      paths:
+                        - { path: /shop, pathType: Prefix, backend: { service: { name: web, port: { number: 80 } } } }
+                        - { path: /about, pathType: Exact, backend: { service: { name: web, port: { number: 80 } } } }
+                """;
+        Translation t = translate(annotated("site", spec, "affinity", "cookie", "session-cookie-max-age", "172800"));
+        List<dev.strait.model.Upstream> sticky = t.snapshot(STRAIT).config().upstreams().stream()
+                .filter(u -> u.name().startsWith("service.shop.web.80.sticky-")).toList();
+        java.time.Duration twoDays = java.time.Duration.ofHours(48);
+        assertThat(sticky).extracting(dev.strait.model.Upstream::hashOn).as("the cookie's path is each path's own")
+                .containsExactlyInAnyOrder(
+                        new dev.strait.model.Upstream.HashOn(dev.strait.model.Upstream.HashSource.COOKIE, "INGRESSCOOKIE",
+                                new dev.strait.model.Upstream.SetCookie("/shop", twoDays)),
+                        new dev.strait.model.Upstream.HashOn(dev.strait.model.Upstream.HashSource.COOKIE, "INGRESSCOOKIE",
+                                new dev.strait.model.Upstream.SetCookie("/about", twoDays)),
+                        new dev.strait.model.Upstream.HashOn(dev.strait.model.Upstream.HashSource.COOKIE, "INGRESSCOOKIE",
+                                new dev.strait.model.Upstream.SetCookie("/", twoDays)));
+        assertThat(sticky).allSatisfy(u -> {
+            assertThat(u.loadBalancer()).isEqualTo(dev.strait.model.Upstream.LoadBalancer.CONSISTENT_HASH);
+            assertThat(u.endpoints()).containsExactly(new dev.strait.model.HostPort("10.0.0.1", 8080));
+        });
+        assertThat(actions(t)).allSatisfy(a -> assertThat(((Route.Backends) a).backends())
+                .allSatisfy(b -> assertThat(b.upstream()).startsWith("service.shop.web.80.sticky-")));
+
+        t = translate(annotated("site", spec, "affinity", "cookie", "session-cookie-name", "route",
+                "session-cookie-path", "/", "affinity-mode", "persistent", "session-cookie-samesite", "Strict"));
+        assertThat(t.snapshot(STRAIT).config().upstreams()).extracting(dev.strait.model.Upstream::hashOn)
+                .as("one cookie for every path").containsOnlyOnce(new dev.strait.model.Upstream.HashOn(
+                        dev.strait.model.Upstream.HashSource.COOKIE, "route", dev.strait.model.Upstream.SetCookie.SESSION));
+        assertThat(ingressReport(t, "shop", "site").errors()).contains(
+                "metadata.annotations[" + N + "affinity-mode]: \"persistent\" is not applied: Strait's affinity is"
+                        + " balanced (a browser moves when endpoints are added)",
+                "metadata.annotations[" + N + "session-cookie-samesite]: \"Strict\" is not applied (the cookie has no"
+                        + " SameSite; browsers treat it as Lax)");
+
+        t = translate(annotated("site", spec, "affinity", "ip"));
+        assertThat(t.snapshot(STRAIT).config().upstreams()).extracting(dev.strait.model.Upstream::hashOn).containsOnlyNulls();
+        assertThat(ingressReport(t, "shop", "site").errors()).contains("metadata.annotations[" + N
+                + "affinity]: \"ip\" is not an affinity Strait has (cookie); it is not applied");
     }
 
     /** ADR 0065: enable-cors and its settings as every backend rule's cors. */
