@@ -1053,12 +1053,34 @@ public final class ConfigParser {
             if (!object(h, hp)) {
                 return null;
             }
-            known(h, hp, "name", "value");
+            known(h, hp, "name", "value", "type");
             String name = requiredText(h.get("name"), hp + ".name");
             if (name != null && !TOKEN.matcher(name).matches()) {
                 error(hp + ".name", "\"" + name + "\" is not a header name");
             }
-            return new Route.HeaderMatch(name, requiredText(h.get("value"), hp + ".value"));
+            Route.HeaderMatchType type = Route.HeaderMatchType.Exact;
+            JsonNode tn = h.get("type");
+            if (tn != null && !tn.isNull()) {
+                String t = requiredText(tn, hp + ".type");
+                if ("RegularExpression".equals(t)) {
+                    type = Route.HeaderMatchType.RegularExpression;
+                } else if (t != null && !"Exact".equals(t)) {
+                    error(hp + ".type", "must be Exact or RegularExpression, got \"" + t + "\"");
+                }
+            }
+            String value = requiredText(h.get("value"), hp + ".value");
+            if (value != null && type == Route.HeaderMatchType.RegularExpression) {
+                if (value.length() > 1024) {
+                    error(hp + ".value", "is longer than 1024 characters");
+                } else {
+                    try {
+                        Pattern.compile(value);
+                    } catch (PatternSyntaxException e) {
+                        error(hp + ".value", "not a valid regular expression: " + e.getDescription());
+                    }
+                }
+            }
+            return new Route.HeaderMatch(name, value, type);
         });
         List<Route.CookieMatch> cookies = list(n.get("cookies"), path + ".cookies", false, (c, cp) -> {
             if (!object(c, cp)) {

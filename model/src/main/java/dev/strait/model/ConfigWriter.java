@@ -437,7 +437,12 @@ public final class ConfigWriter {
             }
             if (!m.headers().isEmpty()) {
                 ArrayNode hs = mo.putArray("headers");
-                m.headers().forEach(h -> hs.addObject().put("name", h.name()).put("value", h.value()));
+                m.headers().forEach(h -> {
+                    ObjectNode ho = hs.addObject().put("name", h.name()).put("value", h.value());
+                    if (h.type() == Route.HeaderMatchType.RegularExpression) {
+                        ho.put("type", "RegularExpression");
+                    }
+                });
             }
             if (!m.cookies().isEmpty()) {
                 ArrayNode cs = mo.putArray("cookies");

@@ -188,8 +188,24 @@ public record Route(String name, List<String> hosts, List<Rule> rules, List<Stri
 
     public enum PathType { Exact, Prefix, RegularExpression }
 
-    /** Exact header value match; names compare case-insensitively. */
-    public record HeaderMatch(String name, String value) {}
+    /**
+     * A header condition; names compare case-insensitively. {@code Exact}: the value equals {@code value};
+     * {@code RegularExpression}: {@code value} is a Java regular expression the whole value must match (Envoy's
+     * {@code safe_regex}, Gateway API's RegularExpression header match). A field sent on several lines is one
+     * value, its lines joined by a comma.
+     */
+    public record HeaderMatch(String name, String value, HeaderMatchType type) {
+        public HeaderMatch {
+            type = type == null ? HeaderMatchType.Exact : type;
+        }
+
+        /** An exact match. */
+        public HeaderMatch(String name, String value) {
+            this(name, value, HeaderMatchType.Exact);
+        }
+    }
+
+    public enum HeaderMatchType { Exact, RegularExpression }
 
     /** What a rule does: exactly one of these. */
     public sealed interface Action permits Respond, Files, Backends, Redirect {}

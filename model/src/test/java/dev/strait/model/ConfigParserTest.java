@@ -396,6 +396,18 @@ class ConfigParserTest {
         }
 
         @Test
+        void headerMatchesExactOrByRegularExpression() throws Exception {
+            Config c = parse(withRules("{ matches: [ { headers: [ { name: X-Region, value: \"(eu|us)-.*\", type: RegularExpression },"
+                    + " { name: X-Env, value: prod, type: Exact }, { name: X-A, value: b } ] } ], respond: {} }"));
+            assertThat(c.routes().get(0).rules().get(0).matches().get(0).headers()).containsExactly(
+                    new Route.HeaderMatch("X-Region", "(eu|us)-.*", Route.HeaderMatchType.RegularExpression),
+                    new Route.HeaderMatch("X-Env", "prod"), new Route.HeaderMatch("X-A", "b"));
+            assertThat(ConfigParser.parse(ConfigWriter.toJson(c, false), "written")).isEqualTo(c);
+            assertThat(ConfigWriter.toJson(parse(withRules("{ matches: [ { headers: [ { name: X-A, value: b } ] } ], respond: {} }")), false))
+                    .as("an exact match is written as before").contains("{\"name\":\"X-A\",\"value\":\"b\"}");
+        }
+
+        @Test
         void ruleMaxBodyBytes() throws Exception {
             Config c = parse(withRules("{ respond: {}, maxBodyBytes: 52428800 }", "{ respond: {}, maxBodyBytes: 0 }",
                     "{ respond: {} }"));
@@ -652,6 +664,12 @@ class ConfigParserTest {
                         "limits.maxHeaderBytes", "1024..16777216"),
                 arguments("maxHeaderCount zero", l + "limits: { maxHeaderCount: 0 }\n", "limits.maxHeaderCount",
                         "1..10000"),
+                arguments("header regex that does not compile",
+                        withRules("{ matches: [ { headers: [ { name: x, value: \"(a\", type: RegularExpression } ] } ], respond: {} }"),
+                        "routes[0].rules[0].matches[0].headers[0].value", "not a valid regular expression"),
+                arguments("header match type unknown",
+                        withRules("{ matches: [ { headers: [ { name: x, value: a, type: Prefix } ] } ], respond: {} }"),
+                        "routes[0].rules[0].matches[0].headers[0].type", "must be Exact or RegularExpression, got \"Prefix\""),
                 arguments("maxBodyBytes negative", l + "limits: { maxBodyBytes: -1 }\n", "limits.maxBodyBytes",
                         "must be a whole number of bytes, got -1"),
                 arguments("maxBodyBytes a string", l + "limits: { maxBodyBytes: 1MB }\n", "limits.maxBodyBytes",
@@ -1167,8 +1185,8 @@ class ConfigParserTest {
                         withRules("{ matches: [ { headers: [ { name: x-a } ] } ], respond: {} }"),
                         "routes[0].rules[0].matches[0].headers[0].value", "is required"),
                 arguments("header match unknown field",
-                        withRules("{ matches: [ { headers: [ { name: x-a, value: b, type: Exact } ] } ], respond: {} }"),
-                        "routes[0].rules[0].matches[0].headers[0].type", "unknown field (expected one of name, value)"));
+                        withRules("{ matches: [ { headers: [ { name: x-a, value: b, kind: Exact } ] } ], respond: {} }"),
+                        "routes[0].rules[0].matches[0].headers[0].kind", "unknown field (expected one of name, value, type)"));
     }
 
     @ParameterizedTest(name = "{0}")

@@ -228,7 +228,10 @@ public class RouteSpec {
 
     public enum PathType { Exact, Prefix, RegularExpression }
 
-    /** Exact value match; names compare case-insensitively. */
+    /**
+     * A header condition; names compare case-insensitively. {@code Exact} (the default) or
+     * {@code RegularExpression}: a Java regular expression the whole value must match.
+     */
     @JsonInclude(JsonInclude.Include.NON_NULL)
     public static class HeaderMatch {
         @Required
@@ -237,7 +240,11 @@ public class RouteSpec {
 
         @Required
         public String value;
+
+        public HeaderMatchType type;
     }
+
+    public enum HeaderMatchType { Exact, RegularExpression }
 
     /** A fixed response. */
     @JsonInclude(JsonInclude.Include.NON_NULL)

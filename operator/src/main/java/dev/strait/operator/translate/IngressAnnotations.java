@@ -1,5 +1,6 @@
 package dev.strait.operator.translate;
 
+import dev.strait.model.ConfigParser;
 import dev.strait.model.PathNormalizer;
 import dev.strait.model.PathSubstitution;
 import dev.strait.operator.crd.RouteSpec;
@@ -106,7 +107,7 @@ final class IngressAnnotations {
             WHITELIST_SOURCE_RANGE, DENYLIST_SOURCE_RANGE, AUTH_TYPE, AUTH_URL, AUTH_TLS_SECRET, AUTH_TLS_VERIFY_CLIENT,
             AUTH_SECRET, AUTH_SECRET_TYPE, AUTH_REALM, BACKEND_PROTOCOL, UPSTREAM_VHOST, PROXY_READ_TIMEOUT,
             PROXY_SEND_TIMEOUT, APP_ROOT, CANARY, CANARY_WEIGHT, CANARY_WEIGHT_TOTAL, CANARY_BY_HEADER,
-            CANARY_BY_HEADER_VALUE, CANARY_BY_COOKIE, LIMIT_RPS, LIMIT_RPM, LIMIT_BURST_MULTIPLIER, LIMIT_WHITELIST, LIMIT_ALLOWLIST,
+            CANARY_BY_HEADER_VALUE, CANARY_BY_HEADER_PATTERN, CANARY_BY_COOKIE, LIMIT_RPS, LIMIT_RPM, LIMIT_BURST_MULTIPLIER, LIMIT_WHITELIST, LIMIT_ALLOWLIST,
             ENABLE_CORS, CORS_ALLOW_ORIGIN, CORS_ALLOW_METHODS, CORS_ALLOW_HEADERS, CORS_EXPOSE_HEADERS,
             CORS_ALLOW_CREDENTIALS, CORS_MAX_AGE, PROXY_BODY_SIZE, AFFINITY, AFFINITY_MODE, SESSION_COOKIE_NAME,
             SESSION_COOKIE_PATH, SESSION_COOKIE_MAX_AGE, SESSION_COOKIE_EXPIRES, SESSION_COOKIE_SAMESITE,
@@ -160,6 +161,8 @@ final class IngressAnnotations {
     /** {@code canary-by-header}: a request with this field set to {@code always} (or the value) goes to the canary. */
     final String canaryHeader;
     final String canaryHeaderValue;
+    /** {@code canary-by-header-pattern} (without a value): a regular expression the whole field must match, or null. */
+    final String canaryHeaderPattern;
     /** {@code canary-by-cookie}: a request with this cookie {@code always} goes to the canary, {@code never} not. */
     final String canaryCookie;
     /**
@@ -267,6 +270,7 @@ final class IngressAnnotations {
         int weight = 0;
         String header = null;
         String headerValue = null;
+        String headerPattern = null;
         String cookie = null;
         if (canary) {
             total = (int) wholeNumber(a, CANARY_WEIGHT_TOTAL, 100, 1, 1_000_000, warn);
@@ -279,9 +283,15 @@ final class IngressAnnotations {
             String v = a.get(CANARY_BY_HEADER_VALUE);
             headerValue = header == null || v == null || v.isEmpty() ? null : v;
             String pattern = a.get(CANARY_BY_HEADER_PATTERN);
-            if (pattern != null && !pattern.isBlank()) {
-                warn.add(field(CANARY_BY_HEADER_PATTERN) + ": \"" + pattern + "\" is not read (Strait matches header"
-                        + " values exactly); it is not applied");
+            if (header != null && headerValue == null && pattern != null && !pattern.isBlank()) {
+                // ingress-nginx searches the value (ngx.re.match); Strait's header regex matches the whole value.
+                headerPattern = ".*(?:" + pattern + ").*";
+                String problem = pattern.length() > 1000 ? "is longer than 1000 characters"
+                        : ConfigParser.pathProblem(dev.strait.model.Route.PathType.RegularExpression, headerPattern);
+                if (problem != null) {
+                    warn.add(field(CANARY_BY_HEADER_PATTERN) + ": \"" + pattern + "\" " + problem + "; it is not applied");
+                    headerPattern = null;
+                }
             }
             cookie = a.get(CANARY_BY_COOKIE) == null || a.get(CANARY_BY_COOKIE).isBlank() ? null : a.get(CANARY_BY_COOKIE).trim();
             if (cookie != null && !TOKEN.matcher(cookie).matches()) {
@@ -293,6 +303,7 @@ final class IngressAnnotations {
         canaryWeight = weight;
         canaryHeader = header;
         canaryHeaderValue = headerValue;
+        canaryHeaderPattern = headerPattern;
         canaryCookie = cookie;
         warnings = List.copyOf(warn);
         String url = a.get(AUTH_URL);

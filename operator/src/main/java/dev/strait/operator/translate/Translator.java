@@ -625,7 +625,7 @@ public final class Translator {
         Set<Scope> scopes = applied.isEmpty() ? Set.of() : Set.of(scope);
         if (!applied.isEmpty()) {
             contents.put(key, java.util.Objects.hash(applied, a.canaryWeight, a.canaryWeightTotal, a.canaryHeader,
-                    a.canaryHeaderValue));
+                    a.canaryHeaderValue, a.canaryHeaderPattern));
         }
         reports.put(key, new ResourceReport(key, generation(ing), accepted, resolved, scopes, errors));
     }
@@ -674,6 +674,10 @@ public final class Translator {
                 if (a.canaryHeader != null) {
                     if (a.canaryHeaderValue != null) {
                         rules.add(at++, with(rule, List.of(headerMatch(match, a.canaryHeader, a.canaryHeaderValue)), canary));
+                    } else if (a.canaryHeaderPattern != null) {
+                        rules.add(at++, with(rule, List.of(headerMatch(match, new dev.strait.model.Route.HeaderMatch(
+                                a.canaryHeader, a.canaryHeaderPattern, dev.strait.model.Route.HeaderMatchType.RegularExpression))),
+                                canary));
                     } else {
                         rules.add(at++, with(rule, List.of(headerMatch(match, a.canaryHeader, "always")), canary));
                         rules.add(at++, with(rule, List.of(headerMatch(match, a.canaryHeader, "never")), primary));
@@ -712,8 +716,13 @@ public final class Translator {
     }
 
     private static dev.strait.model.Route.Match headerMatch(dev.strait.model.Route.Match m, String name, String value) {
+        return headerMatch(m, new dev.strait.model.Route.HeaderMatch(name, value));
+    }
+
+    private static dev.strait.model.Route.Match headerMatch(dev.strait.model.Route.Match m,
+                                                            dev.strait.model.Route.HeaderMatch condition) {
         List<dev.strait.model.Route.HeaderMatch> headers = new ArrayList<>(m.headers());
-        headers.add(new dev.strait.model.Route.HeaderMatch(name, value));
+        headers.add(condition);
         return new dev.strait.model.Route.Match(m.path(), m.method(), headers, m.cookies());
     }
 
@@ -726,7 +735,7 @@ public final class Translator {
     private static dev.strait.model.Route.Rule with(dev.strait.model.Route.Rule r, List<dev.strait.model.Route.Match> matches,
                                                     dev.strait.model.Route.Action action) {
         return new dev.strait.model.Route.Rule(matches, action, r.cache(), r.timeouts(), r.retries(), r.hostRewrite(),
-                r.fastcgi(), r.pathRewrite(), r.clientAddresses(), r.basicAuth(), r.rateLimit(), r.cors());
+                r.fastcgi(), r.pathRewrite(), r.clientAddresses(), r.basicAuth(), r.rateLimit(), r.cors(), r.maxBodyBytes());
     }
 
     /** Routes and our Ingresses, oldest first (the order of conflicts and of the proxy's host merging). */

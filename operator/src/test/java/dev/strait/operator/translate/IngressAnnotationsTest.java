@@ -494,6 +494,41 @@ class IngressAnnotationsTest {
     }
 
 
+    /** canary-by-header-pattern: ingress-nginx searches the field's value; Strait matches it whole, so it is wrapped. */
+    @Test
+    void aCanaryByHeaderPatternBecomesARegularExpressionHeaderRule() {
+        Ingress canary = Fixtures.ingress("shop", "site-canary", 0, """
+                ingressClassName: strait
+                rules:
+                  - host: old.example.com
+                    http:
+                      paths:
+                        - { path: /about, pathType: Exact, backend: { service: { name: web-canary, port: { number: 80 } } } }
+                """);
+        canary.getMetadata().setAnnotations(Map.of(N + "canary", "true", N + "canary-by-header", "X-Region",
+                N + "canary-by-header-pattern", "^(eu|us)-west"));
+        Object[] rest = {canary, service("shop", "web-canary", "http:80"),
+            slice("shop", "web-canary", "web-canary-1", "http", 8080, "10.0.0.2")};
+        Translation t = translate(annotated("site", SITE), rest[0], rest[1], rest[2]);
+        Route.Match about = new Route.Match(new Route.PathMatch(Route.PathType.Exact, "/about"), null, List.of());
+        assertThat(t.snapshot(STRAIT).config().routes().stream().flatMap(x -> x.rules().stream()))
+                .extracting(Route.Rule::matches, Route.Rule::action).contains(tuple(
+                        List.of(new Route.Match(about.path(), null, List.of(new Route.HeaderMatch("X-Region",
+                                ".*(?:^(eu|us)-west).*", Route.HeaderMatchType.RegularExpression)))),
+                        new Route.Backends(List.of(new Route.Backend("service.shop.web-canary.80", 1)))));
+        assertThat(ingressReport(t, "shop", "site-canary").errors()).noneMatch(e -> e.contains("pattern"));
+
+        canary.getMetadata().setAnnotations(Map.of(N + "canary", "true", N + "canary-by-header", "X-Region",
+                N + "canary-by-header-pattern", "(eu"));
+        t = translate(annotated("site", SITE), rest[0], rest[1], rest[2]);
+        assertThat(ingressReport(t, "shop", "site-canary").errors()).anySatisfy(e -> assertThat(e)
+                .startsWith("metadata.annotations[" + N + "canary-by-header-pattern]: \"(eu\" not a valid regular expression")
+                .endsWith("; it is not applied"));
+        assertThat(t.snapshot(STRAIT).config().routes().stream().flatMap(x -> x.rules().stream())
+                .flatMap(x -> x.matches().stream()).flatMap(m -> m.headers().stream()))
+                .as("nor always/never rules in its place").isEmpty();
+    }
+
     // force-ssl-redirect
 
     private static final String PLAIN = """

@@ -13,17 +13,20 @@ final class Candidate {
     final String method;
     final String[] headerNames;
     final String[] headerValues;
+    /** Per header condition, its compiled regular expression, or null for an exact one; null when none has one. */
+    final Pattern[] headerPatterns;
     final Pattern regex;
     final CompiledRule rule;
     final int order;
 
     Candidate(Route.PathType pathType, String pathValue, String method, String[] headerNames,
-              String[] headerValues, Pattern regex, CompiledRule rule, int order) {
+              String[] headerValues, Pattern[] headerPatterns, Pattern regex, CompiledRule rule, int order) {
         this.pathType = pathType;
         this.pathValue = pathValue;
         this.method = method;
         this.headerNames = headerNames;
         this.headerValues = headerValues;
+        this.headerPatterns = headerPatterns;
         this.regex = regex;
         this.rule = rule;
         this.order = order;
@@ -40,7 +43,8 @@ final class Candidate {
         for (int i = 0; i < headerNames.length; i++) {
             String name = headerNames[i];
             String value = name.charAt(0) == COOKIE ? cookie(headers, name) : combined(headers, name);
-            if (!headerValues[i].equals(value)) {
+            Pattern p = headerPatterns == null ? null : headerPatterns[i];
+            if (p == null ? !headerValues[i].equals(value) : value == null || !p.matcher(value).matches()) {
                 return false;
             }
         }

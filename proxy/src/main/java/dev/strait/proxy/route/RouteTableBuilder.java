@@ -317,9 +317,17 @@ public final class RouteTableBuilder {
         int h = m.headers().size();
         String[] names = new String[h + m.cookies().size()];
         String[] values = new String[names.length];
+        Pattern[] patterns = null;
         for (int i = 0; i < h; i++) {
-            names[i] = m.headers().get(i).name();
-            values[i] = m.headers().get(i).value();
+            Route.HeaderMatch hm = m.headers().get(i);
+            names[i] = hm.name();
+            values[i] = hm.value();
+            if (hm.type() == Route.HeaderMatchType.RegularExpression) {
+                if (patterns == null) {
+                    patterns = new Pattern[names.length];
+                }
+                patterns[i] = Pattern.compile(hm.value());
+            }
         }
         for (int i = h; i < names.length; i++) {
             // A cookie condition rides with the header ones, its name marked (no header name holds a NUL).
@@ -335,7 +343,7 @@ public final class RouteTableBuilder {
             value = prefixValue(value);
         }
         String method = m.method() == null ? null : m.method().toUpperCase(Locale.ROOT);
-        return new Candidate(pm.type(), value, method, names, values, regex, rule, order);
+        return new Candidate(pm.type(), value, method, names, values, patterns, regex, rule, order);
     }
 
     private static final class HostBuilder {

@@ -40,4 +40,24 @@ class CookieMatchTest {
         assertThat(h.get("/").text()).isEqualTo("stable");
         assertThat(h.get("/", "X-Canary: canary=always").text()).as("only the Cookie field").isEqualTo("stable");
     }
+
+    @Test
+    void aHeaderByRegularExpressionMatchesTheWholeValue() throws Exception {
+        h.start("""
+                routes:
+                  - name: site
+                    hosts: [ "*" ]
+                    rules:
+                      - respond: { body: "stable" }
+                      - matches: [ { headers: [ { name: X-Region, value: "(eu|us)-west-[0-9]+", type: RegularExpression } ] } ]
+                        respond: { body: "canary" }
+                """);
+        assertThat(h.get("/", "X-Region: eu-west-1").text()).isEqualTo("canary");
+        assertThat(h.get("/", "X-Region: us-west-22").text()).isEqualTo("canary");
+        assertThat(h.get("/", "X-Region: eu-west-1b").text()).as("the whole value").isEqualTo("stable");
+        assertThat(h.get("/", "X-Region: ap-eu-west-1").text()).isEqualTo("stable");
+        assertThat(h.get("/", "X-Region: eu-west-1", "X-Region: us-west-2").text()).as("two lines are one value")
+                .isEqualTo("stable");
+        assertThat(h.get("/").text()).as("absent").isEqualTo("stable");
+    }
 }
