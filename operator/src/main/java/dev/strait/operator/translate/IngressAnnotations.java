@@ -289,8 +289,10 @@ final class IngressAnnotations {
                 String problem = pattern.length() > 1000 ? "is longer than 1000 characters"
                         : ConfigParser.pathProblem(dev.strait.model.Route.PathType.RegularExpression, headerPattern);
                 if (problem != null) {
+                    // Not always/never in its place: the header was meant to be read by the pattern only.
                     warn.add(field(CANARY_BY_HEADER_PATTERN) + ": \"" + pattern + "\" " + problem + "; it is not applied");
                     headerPattern = null;
+                    header = null;
                 }
             }
             cookie = a.get(CANARY_BY_COOKIE) == null || a.get(CANARY_BY_COOKIE).isBlank() ? null : a.get(CANARY_BY_COOKIE).trim();

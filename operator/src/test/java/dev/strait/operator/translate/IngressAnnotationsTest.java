@@ -509,8 +509,11 @@ class IngressAnnotationsTest {
                 N + "canary-by-header-pattern", "^(eu|us)-west"));
         Object[] rest = {canary, service("shop", "web-canary", "http:80"),
             slice("shop", "web-canary", "web-canary-1", "http", 8080, "10.0.0.2")};
-        Translation t = translate(annotated("site", SITE), rest[0], rest[1], rest[2]);
+        Translation t = translate(annotated("site", SITE, "proxy-body-size", "5m"), rest[0], rest[1], rest[2]);
         Route.Match about = new Route.Match(new Route.PathMatch(Route.PathType.Exact, "/about"), null, List.of());
+        assertThat(t.snapshot(STRAIT).config().routes().stream().flatMap(x -> x.rules().stream())
+                .filter(x -> about.path().equals(x.matches().get(0).path()))).as("split rules keep the primary's settings")
+                .hasSize(2).allSatisfy(x -> assertThat(x.maxBodyBytes()).isEqualTo(5L << 20));
         assertThat(t.snapshot(STRAIT).config().routes().stream().flatMap(x -> x.rules().stream()))
                 .extracting(Route.Rule::matches, Route.Rule::action).contains(tuple(
                         List.of(new Route.Match(about.path(), null, List.of(new Route.HeaderMatch("X-Region",
