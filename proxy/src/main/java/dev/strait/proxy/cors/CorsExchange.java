@@ -1,20 +1,15 @@
 package dev.strait.proxy.cors;
 
-import dev.strait.model.HostPort;
-import dev.strait.proxy.http.BodyReceiver;
 import dev.strait.proxy.http.Exchange;
+import dev.strait.proxy.http.ForwardingExchange;
 import dev.strait.proxy.http.FileParts;
+import dev.strait.proxy.http.HeadLines;
 import io.netty.buffer.ByteBuf;
-import io.netty.buffer.ByteBufAllocator;
 import io.netty.buffer.Unpooled;
-import io.netty.channel.ChannelHandler;
-import io.netty.channel.EventLoop;
 import io.netty.handler.codec.http.HttpHeaderNames;
 import io.netty.handler.codec.http.HttpHeaders;
-import io.netty.handler.codec.http.HttpRequest;
 import io.netty.handler.codec.http.HttpResponseStatus;
 import io.netty.util.ReferenceCounted;
-import java.net.SocketAddress;
 import java.nio.channels.FileChannel;
 import java.nio.charset.StandardCharsets;
 
@@ -25,14 +20,13 @@ import java.nio.charset.StandardCharsets;
  * error answers too (a 502, a 404), so a browser app sees them as such. Everything else is the server's
  * exchange, unchanged.
  */
-final class CorsExchange implements Exchange {
-    private final Exchange ex;
+final class CorsExchange extends ForwardingExchange {
     private final CorsPolicy policy;
     private final String allowOrigin;
     private final byte[] lines;
 
     CorsExchange(Exchange ex, CorsPolicy policy, String allowOrigin) {
-        this.ex = ex;
+        super(ex);
         this.policy = policy;
         this.allowOrigin = allowOrigin;
         StringBuilder sb = new StringBuilder("Access-Control-Allow-Origin: ").append(allowOrigin).append("\r\n");
@@ -69,19 +63,30 @@ final class CorsExchange implements Exchange {
         }
     }
 
+    /**
+     * {@code head} without its {@code Access-Control-*} lines: a cached answer's head is the upstream's, stored
+     * from a request that had no Origin, and the rule's fields replace its own as they do on a streamed answer
+     * (two {@code Access-Control-Allow-Origin} fields fail in browsers).
+     */
+    static byte[] withoutCorsLines(byte[] head) {
+        return HeadLines.without(head, CORS_FIELDS);
+    }
+
+    private static final String[] CORS_FIELDS = {"access-control-*"};
+
     @Override
     public void sendPreEncoded(byte[] head, byte[] body) {
-        ex.sendPreEncoded(head, lines, Unpooled.wrappedBuffer(body));
+        ex.sendPreEncoded(withoutCorsLines(head), lines, Unpooled.wrappedBuffer(body));
     }
 
     @Override
     public void sendPreEncoded(byte[] head, ByteBuf body) {
-        ex.sendPreEncoded(head, lines, body);
+        ex.sendPreEncoded(withoutCorsLines(head), lines, body);
     }
 
     @Override
     public void sendPreEncoded(byte[] head, byte[] extra, ByteBuf body) {
-        ex.sendPreEncoded(head, concat(extra, lines), body);
+        ex.sendPreEncoded(withoutCorsLines(head), extra == null ? lines : concat(extra, lines), body);
     }
 
     @Override
@@ -116,33 +121,6 @@ final class CorsExchange implements Exchange {
         ex.startResponse(status, headers, contentLength);
     }
 
-    // ---- the rest is the server's exchange ----
-
-    @Override
-    public HttpRequest request() {
-        return ex.request();
-    }
-
-    @Override
-    public String path() {
-        return ex.path();
-    }
-
-    @Override
-    public String query() {
-        return ex.query();
-    }
-
-    @Override
-    public boolean isHead() {
-        return ex.isHead();
-    }
-
-    @Override
-    public ByteBufAllocator alloc() {
-        return ex.alloc();
-    }
-
     /** The server's short error answer, with the CORS fields: a browser app must see a 502 or 404 as such. */
     @Override
     public void sendError(HttpResponseStatus status) {
@@ -153,115 +131,5 @@ final class CorsExchange implements Exchange {
     public void sendError(HttpResponseStatus status, HttpHeaders headers) {
         fields(headers);
         ex.sendError(status, headers);
-    }
-
-    @Override
-    public EventLoop eventLoop() {
-        return ex.eventLoop();
-    }
-
-    @Override
-    public SocketAddress remoteAddress() {
-        return ex.remoteAddress();
-    }
-
-    @Override
-    public SocketAddress clientAddress() {
-        return ex.clientAddress();
-    }
-
-    @Override
-    public SocketAddress localAddress() {
-        return ex.localAddress();
-    }
-
-    @Override
-    public String scheme() {
-        return ex.scheme();
-    }
-
-    @Override
-    public String host() {
-        return ex.host();
-    }
-
-    @Override
-    public long startNanos() {
-        return ex.startNanos();
-    }
-
-    @Override
-    public boolean hasBody() {
-        return ex.hasBody();
-    }
-
-    @Override
-    public void receiveBody(BodyReceiver receiver) {
-        ex.receiveBody(receiver);
-    }
-
-    @Override
-    public void pauseReading() {
-        ex.pauseReading();
-    }
-
-    @Override
-    public void resumeReading() {
-        ex.resumeReading();
-    }
-
-    @Override
-    public void sendInformational(HttpResponseStatus status, HttpHeaders headers) {
-        ex.sendInformational(status, headers);
-    }
-
-    @Override
-    public void sendBodyPart(ByteBuf data) {
-        ex.sendBodyPart(data);
-    }
-
-    @Override
-    public void endResponse(HttpHeaders trailers) {
-        ex.endResponse(trailers);
-    }
-
-    @Override
-    public boolean isWritable() {
-        return ex.isWritable();
-    }
-
-    @Override
-    public void onWritable(Runnable task) {
-        ex.onWritable(task);
-    }
-
-    @Override
-    public void onCancel(Runnable task) {
-        ex.onCancel(task);
-    }
-
-    @Override
-    public void upstream(HostPort endpoint) {
-        ex.upstream(endpoint);
-    }
-
-    @Override
-    public void abort() {
-        ex.abort();
-    }
-
-    @Override
-    public void holdFlush() {
-        ex.holdFlush();
-    }
-
-    @Override
-    public void flush() {
-        ex.flush();
-    }
-
-    @Override
-    public void switchProtocols(HttpHeaders headers, ChannelHandler tunnel) {
-        ex.switchProtocols(headers, tunnel);
     }
 }

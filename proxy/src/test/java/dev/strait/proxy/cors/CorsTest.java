@@ -82,6 +82,42 @@ class CorsTest {
                 .isEqualTo("*");
     }
 
+    /** A cached answer's head is the upstream's: the rule's fields replace its own there too. */
+    @Test
+    void aCachedAnswerCarriesTheRulesFieldsNotTheUpstreams() throws Exception {
+        TestUpstream app = h.upstream("app", (ctx, req, up) -> ctx.writeAndFlush(TestUpstream.response(200, "api",
+                "Access-Control-Allow-Origin", "*", "access-control-allow-credentials", "false",
+                "Cache-Control", "public, max-age=600")));
+        h.start("""
+                upstreams: [ { name: app, endpoints: [ "%s" ] } ]
+                routes:
+                  - name: site
+                    hosts: [ "*" ]
+                    rules:
+                      - backends: [ { upstream: app } ]
+                        cache: { enabled: true, xCacheHeader: true }
+                        cors: { allowOrigins: [ "https://app.example.com" ] }
+                """.formatted(app.endpoint()));
+        RawClient.Response fill = h.get("/c");
+        assertThat(fill.header("access-control-allow-origin")).as("no Origin: the upstream's, untouched").isEqualTo("*");
+        RawClient.Response hit = h.get("/c", "Origin: https://app.example.com");
+        assertThat(hit.header("x-cache")).isEqualTo("HIT");
+        assertThat(hit.header("access-control-allow-origin")).isEqualTo("https://app.example.com");
+        assertThat(hit.header("access-control-allow-credentials")).isEqualTo("true");
+        assertThat(hit.text()).isEqualTo("api");
+        assertThat(app.requests()).isEqualTo(1);
+    }
+
+    @Test
+    void corsLinesAreCutFromAPreEncodedHead() {
+        byte[] head = ("HTTP/1.1 200 OK\r\nAccess-Control-Allow-Origin: *\r\ncontent-length: 3\r\n"
+                + "ACCESS-CONTROL-MAX-AGE: 5\r\nx-access-control: kept\r\n").getBytes(java.nio.charset.StandardCharsets.ISO_8859_1);
+        assertThat(new String(CorsExchange.withoutCorsLines(head), java.nio.charset.StandardCharsets.ISO_8859_1))
+                .isEqualTo("HTTP/1.1 200 OK\r\ncontent-length: 3\r\nx-access-control: kept\r\n");
+        byte[] plain = "HTTP/1.1 200 OK\r\ncontent-length: 3\r\n".getBytes(java.nio.charset.StandardCharsets.ISO_8859_1);
+        assertThat(CorsExchange.withoutCorsLines(plain)).isSameAs(plain);
+    }
+
     @Test
     void aPreflightIsAnsweredHereAndNeverReachesTheApp() throws Exception {
         TestUpstream app = h.upstream("app", TestUpstream.name());
