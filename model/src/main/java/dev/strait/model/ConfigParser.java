@@ -37,6 +37,9 @@ public final class ConfigParser {
     /** Headers the proxy writes itself; a fixed response may not set them. */
     private static final Set<String> RESERVED_RESPONSE_HEADERS =
             Set.of("content-length", "transfer-encoding", "connection", "date", "keep-alive", "upgrade");
+    /** Request fields a rule cannot change: the framing and hop-by-hop ones, and Host (that is hostRewrite). */
+    private static final Set<String> RESERVED_REQUEST_HEADERS = Set.of("host", "content-length", "transfer-encoding",
+            "connection", "keep-alive", "proxy-connection", "te", "upgrade", "expect", "trailer");
 
     private final List<ConfigError> errors = new ArrayList<>();
     private Memo memo;
@@ -577,7 +580,7 @@ public final class ConfigParser {
         }
         known(n, path, "matches", "respond", "files", "backends", "redirect", "cache", "timeouts", "retries",
                 "hostRewrite", "pathRewrite", "fastcgi", "clientAddresses",
-                "basicAuth", "rateLimit", "cors", "maxBodyBytes");
+                "basicAuth", "rateLimit", "cors", "maxBodyBytes", "requestHeaders", "responseHeaders");
         List<Route.Match> matches = n.has("matches")
                 ? list(n.get("matches"), path + ".matches", true, this::match)
                 : List.of(new Route.Match(null, null, List.of()));
@@ -680,8 +683,60 @@ public final class ConfigParser {
         }
         JsonNode mb = n.get("maxBodyBytes");
         Long maxBodyBytes = mb == null || mb.isNull() ? null : longValue(mb, path + ".maxBodyBytes", 0);
+        Route.HeaderEdits requestHeaders = headerEdits(n.get("requestHeaders"), path + ".requestHeaders",
+                RESERVED_REQUEST_HEADERS, "is the proxy's to set (Host: use hostRewrite)");
+        Route.HeaderEdits responseHeaders = headerEdits(n.get("responseHeaders"), path + ".responseHeaders",
+                RESERVED_RESPONSE_HEADERS, "is set by the proxy and cannot be configured");
         return new Route.Rule(nonNull(matches), action, cache, timeouts, retries, hostRewrite, fastcgi, pathRewrite,
-                clients, basicAuth, rateLimit, cors, maxBodyBytes);
+                clients, basicAuth, rateLimit, cors, maxBodyBytes, requestHeaders, responseHeaders);
+    }
+
+    /** {@code { set: {name: value}, add: {name: value}, remove: [name] }}, or null when absent. */
+    private Route.HeaderEdits headerEdits(JsonNode n, String path, Set<String> reserved, String reservedWhy) {
+        if (n == null || n.isNull() || !object(n, path)) {
+            return null;
+        }
+        known(n, path, "set", "add", "remove");
+        Map<String, String> set = fieldValues(n.get("set"), path + ".set", reserved, reservedWhy);
+        Map<String, String> add = fieldValues(n.get("add"), path + ".add", reserved, reservedWhy);
+        List<String> remove = nonNull(list(n.get("remove"), path + ".remove", false, (r, rp) -> {
+            String name = requiredText(r, rp);
+            if (name != null && !TOKEN.matcher(name).matches()) {
+                error(rp, "\"" + name + "\" is not a header name");
+            } else if (name != null && reserved.contains(name.toLowerCase(Locale.ROOT))) {
+                error(rp, reservedWhy);
+            }
+            return name == null ? null : name.toLowerCase(Locale.ROOT);
+        }));
+        return new Route.HeaderEdits(set, add, remove);
+    }
+
+    /** Header fields and their values, names lower case; reserved names and control characters are errors. */
+    private Map<String, String> fieldValues(JsonNode n, String path, Set<String> reserved, String reservedWhy) {
+        Map<String, String> out = new LinkedHashMap<>();
+        if (n == null || n.isNull() || !object(n, path)) {
+            return out;
+        }
+        n.fields().forEachRemaining(e -> {
+            String fp = path + "." + e.getKey();
+            String name = e.getKey().toLowerCase(Locale.ROOT);
+            if (!TOKEN.matcher(e.getKey()).matches()) {
+                error(fp, "\"" + e.getKey() + "\" is not a header name");
+            } else if (reserved.contains(name)) {
+                error(fp, reservedWhy);
+            } else if (out.containsKey(name)) {
+                error(fp, "is named twice (names compare case-insensitively)");
+            } else if (!e.getValue().isValueNode() || e.getValue().isNull()) {
+                error(fp, "must be a string");
+            } else if (e.getValue().asText().chars().anyMatch(ch -> ch < 0x20 && ch != '\t' || ch == 0x7f)) {
+                error(fp, "contains control characters");
+            } else if (e.getValue().asText().length() > 8192) {
+                error(fp, "is longer than 8192 characters");
+            } else {
+                out.put(name, e.getValue().asText());
+            }
+        });
+        return out;
     }
 
     /** {@code { allowOrigins, allowMethods, allowHeaders, exposeHeaders, allowCredentials, maxAge }}, ingress-nginx's defaults. */
@@ -1076,7 +1131,8 @@ public final class ConfigParser {
                     try {
                         Pattern.compile(value);
                     } catch (PatternSyntaxException e) {
-                        error(hp + ".value", "not a valid regular expression: " + e.getDescription());
+                        error(hp + ".value", "not a valid regular expression: " + e.getDescription() + " near index "
+                                + e.getIndex() + " of \"" + value + "\"");
                     }
                 }
             }

@@ -549,6 +549,8 @@ public final class ConfigWriter {
         if (rule.maxBodyBytes() != null) {
             o.put("maxBodyBytes", rule.maxBodyBytes());
         }
+        headerEdits(o, "requestHeaders", rule.requestHeaders());
+        headerEdits(o, "responseHeaders", rule.responseHeaders());
         if (rule.basicAuth() != null) {
             o.putObject("basicAuth").put("realm", rule.basicAuth().realm()).put("htpasswd", rule.basicAuth().htpasswd());
         }
@@ -567,6 +569,25 @@ public final class ConfigWriter {
             case ReplacePrefixMatch -> o.put("replacePrefixMatch", m.value());
             case ReplaceRegexMatch -> o.putObject("replaceRegexMatch").put("pattern", m.value())
                     .put("substitution", m.substitution());
+        }
+    }
+
+    private static void headerEdits(ObjectNode rule, String key, Route.HeaderEdits e) {
+        if (e == null) {
+            return;
+        }
+        ObjectNode o = rule.putObject(key);
+        if (!e.set().isEmpty()) {
+            ObjectNode set = o.putObject("set");
+            new TreeMap<>(e.set()).forEach(set::put);
+        }
+        if (!e.add().isEmpty()) {
+            ObjectNode add = o.putObject("add");
+            new TreeMap<>(e.add()).forEach(add::put);
+        }
+        if (!e.remove().isEmpty()) {
+            ArrayNode remove = o.putArray("remove");
+            e.remove().stream().sorted().forEach(remove::add);
         }
     }
 }

@@ -38,12 +38,23 @@ public record Route(String name, List<String> hosts, List<Rule> rules, List<Stri
      *                    ({@code null}: kept as the client sent it)
      * @param maxBodyBytes the request body bytes the rule takes before 413, instead of {@code limits.maxBodyBytes}
      *                    (nginx's {@code client_max_body_size} in a location); {@code null}: the limits' value
+     * @param requestHeaders  what the rule changes in the request's fields before its action sees them, or null
+     * @param responseHeaders what it changes in the fields of every answer its action gives, or null
      */
     public record Rule(List<Match> matches, Action action, Cache cache, Timeouts timeouts, Retries retries,
                        String hostRewrite, FastCgi fastcgi, PathModifier pathRewrite, ClientAddresses clientAddresses,
-                       BasicAuth basicAuth, RateLimit rateLimit, Cors cors, Long maxBodyBytes) {
+                       BasicAuth basicAuth, RateLimit rateLimit, Cors cors, Long maxBodyBytes, HeaderEdits requestHeaders,
+                       HeaderEdits responseHeaders) {
         public Rule {
             matches = List.copyOf(matches);
+        }
+
+        /** A rule that changes no header fields. */
+        public Rule(List<Match> matches, Action action, Cache cache, Timeouts timeouts, Retries retries,
+                    String hostRewrite, FastCgi fastcgi, PathModifier pathRewrite, ClientAddresses clientAddresses,
+                    BasicAuth basicAuth, RateLimit rateLimit, Cors cors, Long maxBodyBytes) {
+            this(matches, action, cache, timeouts, retries, hostRewrite, fastcgi, pathRewrite, clientAddresses, basicAuth,
+                    rateLimit, cors, maxBodyBytes, null, null);
         }
 
         /** A rule with the limits' body size. */
@@ -85,6 +96,20 @@ public record Route(String name, List<String> hosts, List<Rule> rules, List<Stri
         /** A rule without host rewrite, path rewrite or FastCGI settings. */
         public Rule(List<Match> matches, Action action, Cache cache, Timeouts timeouts, Retries retries) {
             this(matches, action, cache, timeouts, retries, null, null, null);
+        }
+    }
+
+    /**
+     * Header fields a rule changes (Gateway API's RequestHeaderModifier and ResponseHeaderModifier, nginx's
+     * {@code proxy_set_header} and {@code add_header ... always}): {@code remove} drops a field, {@code set}
+     * replaces it (or adds it), {@code add} adds a line beside any there; in that order. Names compare
+     * case-insensitively.
+     */
+    public record HeaderEdits(Map<String, String> set, Map<String, String> add, List<String> remove) {
+        public HeaderEdits {
+            set = Map.copyOf(set);
+            add = Map.copyOf(add);
+            remove = remove.stream().distinct().sorted().toList(); // an order would mean nothing
         }
     }
 

@@ -408,6 +408,18 @@ class ConfigParserTest {
         }
 
         @Test
+        void ruleHeaderEdits() throws Exception {
+            Config c = parse(withRules("{ respond: {}, requestHeaders: { set: { X-Env: prod }, add: { X-Tag: b },"
+                    + " remove: [ X-Secret, x-b ] }, responseHeaders: { add: { X-Frame-Options: DENY } } }"));
+            Route.Rule rule = c.routes().get(0).rules().get(0);
+            assertThat(rule.requestHeaders()).isEqualTo(new Route.HeaderEdits(Map.of("x-env", "prod"), Map.of("x-tag", "b"),
+                    List.of("x-b", "x-secret")));
+            assertThat(rule.responseHeaders()).isEqualTo(new Route.HeaderEdits(Map.of(), Map.of("x-frame-options", "DENY"),
+                    List.of()));
+            assertThat(ConfigParser.parse(ConfigWriter.toJson(c, false), "written")).isEqualTo(c);
+        }
+
+        @Test
         void ruleMaxBodyBytes() throws Exception {
             Config c = parse(withRules("{ respond: {}, maxBodyBytes: 52428800 }", "{ respond: {}, maxBodyBytes: 0 }",
                     "{ respond: {} }"));
@@ -670,6 +682,21 @@ class ConfigParserTest {
                 arguments("header match type unknown",
                         withRules("{ matches: [ { headers: [ { name: x, value: a, type: Prefix } ] } ], respond: {} }"),
                         "routes[0].rules[0].matches[0].headers[0].type", "must be Exact or RegularExpression, got \"Prefix\""),
+                arguments("requestHeaders sets Host", withRules("{ respond: {}, requestHeaders: { set: { Host: a } } }"),
+                        "routes[0].rules[0].requestHeaders.set.Host", "is the proxy's to set (Host: use hostRewrite)"),
+                arguments("requestHeaders removes Content-Length",
+                        withRules("{ respond: {}, requestHeaders: { remove: [ content-length ] } }"),
+                        "routes[0].rules[0].requestHeaders.remove[0]", "is the proxy's to set"),
+                arguments("responseHeaders sets Date", withRules("{ respond: {}, responseHeaders: { add: { date: x } } }"),
+                        "routes[0].rules[0].responseHeaders.add.date", "is set by the proxy and cannot be configured"),
+                arguments("responseHeaders value with CR LF",
+                        withRules("{ respond: {}, responseHeaders: { set: { x-a: \"a\\r\\nSet-Cookie: b\" } } }"),
+                        "routes[0].rules[0].responseHeaders.set.x-a", "contains control characters"),
+                arguments("responseHeaders names a field twice",
+                        withRules("{ respond: {}, responseHeaders: { set: { x-a: a, X-A: b } } }"),
+                        "routes[0].rules[0].responseHeaders.set.X-A", "is named twice"),
+                arguments("requestHeaders unknown key", withRules("{ respond: {}, requestHeaders: { append: {} } }"),
+                        "routes[0].rules[0].requestHeaders.append", "unknown field"),
                 arguments("maxBodyBytes negative", l + "limits: { maxBodyBytes: -1 }\n", "limits.maxBodyBytes",
                         "must be a whole number of bytes, got -1"),
                 arguments("maxBodyBytes a string", l + "limits: { maxBodyBytes: 1MB }\n", "limits.maxBodyBytes",
@@ -921,7 +948,7 @@ class ConfigParserTest {
                 arguments("rule unknown field", withRules("{ respond: {}, rewrite: { to: / } }"),
                         "routes[0].rules[0].rewrite",
                         "unknown field (expected one of matches, respond, files, backends, redirect, cache, timeouts, "
-                                + "retries, hostRewrite, pathRewrite, fastcgi, clientAddresses, basicAuth, rateLimit, cors, maxBodyBytes)"),
+                                + "retries, hostRewrite, pathRewrite, fastcgi, clientAddresses, basicAuth, rateLimit, cors, maxBodyBytes, requestHeaders, responseHeaders)"),
                 arguments("cors origin with a path", withRules("{ respond: {}, cors: { allowOrigins: [ \"https://a.example.com/x\" ] } }"),
                         "routes[0].rules[0].cors.allowOrigins[0]", "is not * or an origin"),
                 arguments("cors * among others", withRules("{ respond: {}, cors: { allowOrigins: [ \"*\", \"https://a.example.com\" ] } }"),

@@ -118,6 +118,23 @@ public class RouteSpec {
          */
         @Min(0)
         public Long maxBodyBytes;
+
+        /** Fields of the request changed before the action sees it (Gateway API's RequestHeaderModifier). */
+        public HeaderEdits requestHeaders;
+
+        /** Fields of every answer the action gives changed (Gateway API's ResponseHeaderModifier). */
+        public HeaderEdits responseHeaders;
+    }
+
+    /** As docs/config.md's {@code requestHeaders}: remove, then set, then add; names case-insensitive. */
+    @JsonInclude(JsonInclude.Include.NON_NULL)
+    public static class HeaderEdits {
+        public Map<String, String> set;
+
+        public Map<String, String> add;
+
+        @Size(max = 64)
+        public List<@Pattern(Patterns.TOKEN) String> remove;
     }
 
     /** As docs/config.md's {@code cors}; ingress-nginx's defaults where a field is absent. */

@@ -95,6 +95,8 @@ final class IngressAnnotations {
     static final String SESSION_COOKIE_EXPIRES = PREFIX + "session-cookie-expires";
     static final String SESSION_COOKIE_SAMESITE = PREFIX + "session-cookie-samesite";
     static final String SESSION_COOKIE_CHANGE_ON_FAILURE = PREFIX + "session-cookie-change-on-failure";
+    /** The value of the {@code X-Forwarded-Prefix} field sent upstream. */
+    static final String X_FORWARDED_PREFIX = PREFIX + "x-forwarded-prefix";
     /** nginx's {@code client_max_body_size}: bytes, or a number with {@code k}, {@code m} or {@code g}; 0 is no limit. */
     static final String PROXY_BODY_SIZE = PREFIX + "proxy-body-size";
 
@@ -111,7 +113,7 @@ final class IngressAnnotations {
             ENABLE_CORS, CORS_ALLOW_ORIGIN, CORS_ALLOW_METHODS, CORS_ALLOW_HEADERS, CORS_EXPOSE_HEADERS,
             CORS_ALLOW_CREDENTIALS, CORS_MAX_AGE, PROXY_BODY_SIZE, AFFINITY, AFFINITY_MODE, SESSION_COOKIE_NAME,
             SESSION_COOKIE_PATH, SESSION_COOKIE_MAX_AGE, SESSION_COOKIE_EXPIRES, SESSION_COOKIE_SAMESITE,
-            SESSION_COOKIE_CHANGE_ON_FAILURE);
+            SESSION_COOKIE_CHANGE_ON_FAILURE, X_FORWARDED_PREFIX);
     /** The end of ingress-nginx's documented path idiom {@code /prefix(/|$)(.*)} with {@code rewrite-target: /$2}. */
     static final String STRIP_IDIOM = "(/|$)(.*)";
     private static final Pattern REGEX_CHARS = Pattern.compile("[()\\[\\]{}*+?|^$\\\\]");
@@ -146,6 +148,8 @@ final class IngressAnnotations {
     final RouteSpec.RateLimit rateLimit;
     /** {@code enable-cors} as every backend rule's {@code cors}, or null. */
     final RouteSpec.Cors cors;
+    /** {@code x-forwarded-prefix}: every backend rule sets {@code X-Forwarded-Prefix} to it upstream; or null. */
+    final String forwardedPrefix;
     /** {@code proxy-body-size} as every backend rule's {@code maxBodyBytes}, or null for the proxy's limit. */
     final Long maxBodyBytes;
     /**
@@ -265,6 +269,12 @@ final class IngressAnnotations {
         cors = "true".equals(a.get(ENABLE_CORS)) ? cors(a, warn) : null;
         maxBodyBytes = bodySize(a.get(PROXY_BODY_SIZE), warn);
         affinity = affinity(a, warn);
+        String prefix = a.get(X_FORWARDED_PREFIX);
+        if (prefix != null && (prefix.length() > 1024 || prefix.chars().anyMatch(ch -> ch < 0x20 || ch == 0x7f))) {
+            warn.add(field(X_FORWARDED_PREFIX) + ": holds control characters or is longer than 1024; it is not applied");
+            prefix = null;
+        }
+        forwardedPrefix = prefix == null || prefix.isBlank() ? null : prefix.trim();
         canary = "true".equals(a.get(CANARY));
         int total = 100;
         int weight = 0;

@@ -405,6 +405,10 @@ final class IngressRoutes {
             r.rateLimit = annotations.rateLimit;
             r.cors = annotations.cors;
             r.maxBodyBytes = annotations.maxBodyBytes;
+            if (annotations.forwardedPrefix != null) {
+                r.requestHeaders = new RouteSpec.HeaderEdits();
+                r.requestHeaders.set = Map.of("X-Forwarded-Prefix", annotations.forwardedPrefix);
+            }
         }
     }
 

@@ -735,7 +735,8 @@ public final class Translator {
     private static dev.strait.model.Route.Rule with(dev.strait.model.Route.Rule r, List<dev.strait.model.Route.Match> matches,
                                                     dev.strait.model.Route.Action action) {
         return new dev.strait.model.Route.Rule(matches, action, r.cache(), r.timeouts(), r.retries(), r.hostRewrite(),
-                r.fastcgi(), r.pathRewrite(), r.clientAddresses(), r.basicAuth(), r.rateLimit(), r.cors(), r.maxBodyBytes());
+                r.fastcgi(), r.pathRewrite(), r.clientAddresses(), r.basicAuth(), r.rateLimit(), r.cors(), r.maxBodyBytes(),
+                r.requestHeaders(), r.responseHeaders());
     }
 
     /** Routes and our Ingresses, oldest first (the order of conflicts and of the proxy's host merging). */

@@ -422,6 +422,18 @@ class IngressAnnotationsTest {
                 + "affinity]: \"ip\" is not an affinity Strait has (cookie); it is not applied");
     }
 
+    /** x-forwarded-prefix as every backend rule's requestHeaders. */
+    @Test
+    void xForwardedPrefixIsSetUpstream() {
+        assertThat(rules(translate(annotated("site", SITE, "x-forwarded-prefix", "/shop")))).hasSize(4)
+                .allSatisfy(r -> assertThat(r.requestHeaders()).isEqualTo(new Route.HeaderEdits(
+                        Map.of("x-forwarded-prefix", "/shop"), Map.of(), List.of())));
+        Translation t = translate(annotated("site", SITE, "x-forwarded-prefix", "/a\nb"));
+        assertThat(rules(t)).allSatisfy(r -> assertThat(r.requestHeaders()).isNull());
+        assertThat(ingressReport(t, "shop", "site").errors()).contains("metadata.annotations[" + N
+                + "x-forwarded-prefix]: holds control characters or is longer than 1024; it is not applied");
+    }
+
     /** ADR 0065: enable-cors and its settings as every backend rule's cors. */
     @Test
     void enableCorsBecomesCors() {

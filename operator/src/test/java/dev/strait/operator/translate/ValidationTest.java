@@ -74,6 +74,17 @@ class ValidationTest {
                         rules: [ { respond: { status: 200 }, clientAddresses: { deny: [ 10.1.2.3/8 ] } } ]""",
                         "spec.rules[0].clientAddresses.deny[0]: \"10.1.2.3/8\" has address bits past its /8 prefix; "
                                 + "write the block's first address"),
+                Arguments.of("request header edit of Host", """
+                        hosts: [ example.com ]
+                        rules: [ { respond: { status: 200 }, requestHeaders: { set: { Host: other } } } ]""",
+                        "spec.rules[0].requestHeaders.set.Host: is the proxy's to set (Host: use hostRewrite)"),
+                Arguments.of("header regex that does not compile", """
+                        hosts: [ example.com ]
+                        rules:
+                          - matches: [ { headers: [ { name: x-a, value: "(a", type: RegularExpression } ] } ]
+                            respond: { status: 200 }""",
+                        "spec.rules[0].matches[0].headers[0].value: not a valid regular expression: Unclosed group near"
+                                + " index 2 of \"(a\""),
                 Arguments.of("redirect status", """
                         hosts: [ example.com ]
                         rules: [ { redirect: { statusCode: 200 } } ]""",

@@ -4,6 +4,7 @@ import dev.strait.model.Config;
 import dev.strait.model.ConfigWriter;
 import dev.strait.model.Route;
 import dev.strait.proxy.cors.CorsHandler;
+import dev.strait.proxy.headers.HeaderEditHandler;
 import dev.strait.proxy.guard.RuleGuard;
 import java.util.ArrayList;
 import java.util.Arrays;
@@ -264,13 +265,13 @@ public final class RouteTableBuilder {
             Route.Rule rule = route.rules().get(i);
             RuleGuard guard = RuleGuard.of(rule);
             long maxBody = rule.maxBodyBytes() == null ? -1 : rule.maxBodyBytes();
-            CompiledRule compiled = new CompiledRule(route.name(), i, CorsHandler.wrap(made[i], rule.cors()), guard, maxBody);
+            CompiledRule compiled = new CompiledRule(route.name(), i, decorated(made[i], rule), guard, maxBody);
             for (Route.Match m : route.rules().get(i).matches()) {
                 CompiledRule c = compiled;
                 if (made[i] instanceof PrefixAware pa && (m.path() == null || m.path().type() == Route.PathType.Prefix)) {
                     Handler h = pa.forPrefix(m.path() == null ? "/" : prefixValue(m.path().value()));
                     if (h != made[i]) {
-                        c = new CompiledRule(route.name(), i, CorsHandler.wrap(h, rule.cors()), guard, maxBody);
+                        c = new CompiledRule(route.name(), i, decorated(h, rule), guard, maxBody);
                     }
                 }
                 out.add(c);
@@ -278,6 +279,11 @@ public final class RouteTableBuilder {
             }
         }
         return Collections.unmodifiableList(out);
+    }
+
+    /** The rule's action with what surrounds it: its CORS, and outside that its header edits, which win. */
+    private static Handler decorated(Handler action, Route.Rule rule) {
+        return HeaderEditHandler.wrap(CorsHandler.wrap(action, rule.cors()), rule.requestHeaders(), rule.responseHeaders());
     }
 
     private static boolean sameHandlers(List<Object> pairs, Handler[] made) {
