@@ -114,6 +114,17 @@ final class IngressAnnotations {
             CORS_ALLOW_CREDENTIALS, CORS_MAX_AGE, PROXY_BODY_SIZE, AFFINITY, AFFINITY_MODE, SESSION_COOKIE_NAME,
             SESSION_COOKIE_PATH, SESSION_COOKIE_MAX_AGE, SESSION_COOKIE_EXPIRES, SESSION_COOKIE_SAMESITE,
             SESSION_COOKIE_CHANGE_ON_FAILURE, X_FORWARDED_PREFIX);
+    /** {@code "true"}: TLS passed through to the backend, which Strait does not do. */
+    static final String SSL_PASSTHROUGH = PREFIX + "ssl-passthrough";
+    /** The annotations this class reads; any other of ingress-nginx's is reported as not read. */
+    private static final java.util.Set<String> READ = readAnnotations();
+
+    private static java.util.Set<String> readAnnotations() {
+        java.util.Set<String> out = new java.util.HashSet<>(RULE_ANNOTATIONS);
+        out.addAll(List.of(SSL_REDIRECT, FORCE_SSL_REDIRECT, LIMIT_CONNECTIONS, SSL_PASSTHROUGH));
+        return java.util.Set.copyOf(out);
+    }
+
     /** The end of ingress-nginx's documented path idiom {@code /prefix(/|$)(.*)} with {@code rewrite-target: /$2}. */
     static final String STRIP_IDIOM = "(/|$)(.*)";
     private static final Pattern REGEX_CHARS = Pattern.compile("[()\\[\\]{}*+?|^$\\\\]");
@@ -170,8 +181,9 @@ final class IngressAnnotations {
     /** {@code canary-by-cookie}: a request with this cookie {@code always} goes to the canary, {@code never} not. */
     final String canaryCookie;
     /**
-     * What was read but not taken (a timeout that is no number, say): reported on the Ingress, while its paths
-     * serve as if the annotation were absent, since nothing it guards is opened by leaving it out.
+     * What was read but not taken (a timeout that is no number, say), and ingress-nginx annotations not read at
+     * all (snippets among them): reported on the Ingress, while its paths serve as if the annotation were
+     * absent, since nothing it guards is opened by leaving it out.
      */
     final List<String> warnings;
     /**
@@ -180,7 +192,7 @@ final class IngressAnnotations {
      * Redirect rules are not guarded: ingress-nginx's {@code return} answers before access checks run.
      */
     final List<String> guardErrors;
-    /** The values of the annotations that change rules, empty without any: part of a piece's memo key. */
+    /** The values of the ingress-nginx annotations, empty without any: part of a piece's memo key. */
     final String key;
 
     IngressAnnotations(Map<String, String> annotations) {
@@ -196,9 +208,10 @@ final class IngressAnnotations {
         rewriteTarget = a.get(REWRITE_TARGET) == null || a.get(REWRITE_TARGET).isEmpty() ? null : a.get(REWRITE_TARGET);
         useRegex = "true".equals(a.get(USE_REGEX));
         StringBuilder k = new StringBuilder();
-        for (String name : RULE_ANNOTATIONS) {
-            if (a.containsKey(name)) {
-                k.append('|').append(name.substring(PREFIX.length())).append('=').append(a.get(name));
+        for (Map.Entry<String, String> e : new java.util.TreeMap<>(a).entrySet()) {
+            // Every ingress-nginx annotation: those not read are reported, so a change to one is seen too.
+            if (e.getKey().startsWith(PREFIX)) {
+                k.append('|').append(e.getKey().substring(PREFIX.length())).append('=').append(e.getValue());
             }
         }
         key = k.toString();
@@ -317,7 +330,6 @@ final class IngressAnnotations {
         canaryHeaderValue = headerValue;
         canaryHeaderPattern = headerPattern;
         canaryCookie = cookie;
-        warnings = List.copyOf(warn);
         String url = a.get(AUTH_URL);
         if (url != null && !url.isBlank()) {
             guard.add(field(AUTH_URL) + ": \"" + url + "\": Strait does not ask an external service to authenticate"
@@ -329,7 +341,23 @@ final class IngressAnnotations {
             guard.add(field(AUTH_TLS_SECRET) + ": \"" + tlsSecret + "\": Strait does not verify client certificates;"
                     + " the Ingress's paths answer 503 rather than serve clients without one");
         }
+        if ("true".equals(a.get(SSL_PASSTHROUGH))) {
+            guard.add(field(SSL_PASSTHROUGH) + ": Strait ends TLS itself and does not pass it through to the backend;"
+                    + " the Ingress's paths answer 503 rather than serve its hosts with another certificate");
+        }
         guardErrors = List.copyOf(guard);
+        List<String> unread = new ArrayList<>();
+        for (String annotation : new java.util.TreeSet<>(a.keySet())) {
+            if (!annotation.startsWith(PREFIX) || READ.contains(annotation)) {
+                continue;
+            }
+            unread.add(field(annotation) + (annotation.endsWith("-snippet")
+                    ? ": nginx configuration is never read by Strait; it is not applied (rules take requestHeaders,"
+                            + " responseHeaders and the other settings of docs/config.md)"
+                    : ": is not read by Strait; it has no effect"));
+        }
+        warn.addAll(unread);
+        warnings = List.copyOf(warn);
     }
 
     /**

@@ -146,6 +146,7 @@ class IngressAnnotationsTest {
         "limit-rps | 10 | 20 | x",
         "proxy-body-size | 1m | 0 | big",
         "affinity | cookie | none | cookie",
+        "proxy-buffering | on | off | on",
     })
     void aChangedAnnotationIsTranslatedAfreshThoughTheGenerationStays(String annotation, String a, String b, String c) {
         Translator translator = new Translator(ProxyDefaults.STANDARD);
@@ -420,6 +421,28 @@ class IngressAnnotationsTest {
         assertThat(t.snapshot(STRAIT).config().upstreams()).extracting(dev.strait.model.Upstream::hashOn).containsOnlyNulls();
         assertThat(ingressReport(t, "shop", "site").errors()).contains("metadata.annotations[" + N
                 + "affinity]: \"ip\" is not an affinity Strait has (cookie); it is not applied");
+    }
+
+    /** An ingress-nginx annotation Strait does not read is said, so a migration sees what has no effect. */
+    @Test
+    void annotationsNotReadAreReportedAndThePathsServe() {
+        Translation t = translate(annotated("site", SITE, "proxy-buffering", "on", "configuration-snippet",
+                "more_set_headers \"X-A: b\";", "ssl-redirect", "false"));
+        assertThat(ingressReport(t, "shop", "site").errors()).containsExactlyInAnyOrder(
+                "metadata.annotations[" + N + "configuration-snippet]: nginx configuration is never read by Strait; it is"
+                        + " not applied (rules take requestHeaders, responseHeaders and the other settings of docs/config.md)",
+                "metadata.annotations[" + N + "proxy-buffering]: is not read by Strait; it has no effect",
+                "spec.rules[0].http.paths[0].backend.service.name: Service \"gone\" not found");
+        assertThat(actions(t)).contains(new Route.Backends(List.of(new Route.Backend("service.shop.web.80", 1))));
+    }
+
+    /** ssl-passthrough: the backend expects the client's TLS; Strait's own would serve the host wrongly. */
+    @Test
+    void sslPassthroughIsRefusedWith503() {
+        Translation t = translate(annotated("site", SITE, "ssl-passthrough", "true"));
+        assertThat(actions(t)).containsOnly(new Route.Backends(List.of(new Route.Backend(Translator.UNRESOLVED, 1))));
+        assertThat(ingressReport(t, "shop", "site").errors()).anySatisfy(e -> assertThat(e)
+                .startsWith("metadata.annotations[" + N + "ssl-passthrough]: Strait ends TLS itself"));
     }
 
     /** x-forwarded-prefix as every backend rule's requestHeaders. */
