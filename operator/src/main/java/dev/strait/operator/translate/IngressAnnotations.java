@@ -95,6 +95,10 @@ final class IngressAnnotations {
     static final String SESSION_COOKIE_EXPIRES = PREFIX + "session-cookie-expires";
     static final String SESSION_COOKIE_SAMESITE = PREFIX + "session-cookie-samesite";
     static final String SESSION_COOKIE_CHANGE_ON_FAILURE = PREFIX + "session-cookie-change-on-failure";
+    /** When a request goes to the next endpoint: nginx's {@code proxy_next_upstream} ({@code error timeout}). */
+    static final String PROXY_NEXT_UPSTREAM = PREFIX + "proxy-next-upstream";
+    /** How many endpoints a request may try in all (3). */
+    static final String PROXY_NEXT_UPSTREAM_TRIES = PREFIX + "proxy-next-upstream-tries";
     /** The value of the {@code X-Forwarded-Prefix} field sent upstream. */
     static final String X_FORWARDED_PREFIX = PREFIX + "x-forwarded-prefix";
     /** nginx's {@code client_max_body_size}: bytes, or a number with {@code k}, {@code m} or {@code g}; 0 is no limit. */
@@ -113,7 +117,7 @@ final class IngressAnnotations {
             ENABLE_CORS, CORS_ALLOW_ORIGIN, CORS_ALLOW_METHODS, CORS_ALLOW_HEADERS, CORS_EXPOSE_HEADERS,
             CORS_ALLOW_CREDENTIALS, CORS_MAX_AGE, PROXY_BODY_SIZE, AFFINITY, AFFINITY_MODE, SESSION_COOKIE_NAME,
             SESSION_COOKIE_PATH, SESSION_COOKIE_MAX_AGE, SESSION_COOKIE_EXPIRES, SESSION_COOKIE_SAMESITE,
-            SESSION_COOKIE_CHANGE_ON_FAILURE, X_FORWARDED_PREFIX);
+            SESSION_COOKIE_CHANGE_ON_FAILURE, X_FORWARDED_PREFIX, PROXY_NEXT_UPSTREAM, PROXY_NEXT_UPSTREAM_TRIES);
     /** {@code "true"}: TLS passed through to the backend, which Strait does not do. */
     static final String SSL_PASSTHROUGH = PREFIX + "ssl-passthrough";
     /** The annotations this class reads; any other of ingress-nginx's is reported as not read. */
@@ -159,6 +163,8 @@ final class IngressAnnotations {
     final RouteSpec.RateLimit rateLimit;
     /** {@code enable-cors} as every backend rule's {@code cors}, or null. */
     final RouteSpec.Cors cors;
+    /** {@code proxy-next-upstream} and {@code -tries} as every backend rule's {@code retries}, or null. */
+    final RouteSpec.Retries retries;
     /** {@code x-forwarded-prefix}: every backend rule sets {@code X-Forwarded-Prefix} to it upstream; or null. */
     final String forwardedPrefix;
     /** {@code proxy-body-size} as every backend rule's {@code maxBodyBytes}, or null for the proxy's limit. */
@@ -282,6 +288,7 @@ final class IngressAnnotations {
         cors = "true".equals(a.get(ENABLE_CORS)) ? cors(a, warn) : null;
         maxBodyBytes = bodySize(a.get(PROXY_BODY_SIZE), warn);
         affinity = affinity(a, warn);
+        retries = retries(a, warn);
         String prefix = a.get(X_FORWARDED_PREFIX);
         if (prefix != null && (prefix.length() > 1024 || prefix.chars().anyMatch(ch -> ch < 0x20 || ch == 0x7f))) {
             warn.add(field(X_FORWARDED_PREFIX) + ": holds control characters or is longer than 1024; it is not applied");
@@ -448,6 +455,39 @@ final class IngressAnnotations {
                     + " by the next one and goes back once it recovers)");
         }
         return s;
+    }
+
+    /**
+     * nginx's {@code proxy_next_upstream} conditions and tries as a {@code retries}: {@code error} is a failed
+     * connect, a refused stream or a reset before the answer, {@code timeout} a try's timeout, {@code http_502}
+     * and the like those statuses, {@code off} no retry; tries count the first one, as in nginx (0, no limit,
+     * becomes Strait's most, 10 retries). Strait retries only idempotent requests and never once a body has
+     * streamed, so {@code non_idempotent} is reported; so is {@code invalid_header}, a 502 here.
+     */
+    private static RouteSpec.Retries retries(Map<String, String> a, List<String> warn) {
+        String on = a.get(PROXY_NEXT_UPSTREAM);
+        String tries = a.get(PROXY_NEXT_UPSTREAM_TRIES);
+        if ((on == null || on.isBlank()) && (tries == null || tries.isBlank())) {
+            return null;
+        }
+        RouteSpec.Retries r = new RouteSpec.Retries();
+        java.util.LinkedHashSet<String> retryOn = new java.util.LinkedHashSet<>();
+        boolean off = false;
+        for (String token : (on == null || on.isBlank() ? "error timeout" : on).trim().split("[\\s,]+")) {
+            switch (token) {
+                case "error" -> retryOn.addAll(List.of("connect-failure", "refused-stream", "reset"));
+                case "timeout" -> retryOn.add("timeout");
+                case "off" -> off = true;
+                case "http_500", "http_502", "http_503", "http_504", "http_403", "http_404", "http_429" ->
+                        retryOn.add(token.substring(5));
+                default -> warn.add(field(PROXY_NEXT_UPSTREAM) + ": \"" + token + "\" is not applied (Strait retries"
+                        + " idempotent requests only, and a bad header is a 502)");
+            }
+        }
+        long n = wholeNumber(a, PROXY_NEXT_UPSTREAM_TRIES, 3, 0, 1000, warn);
+        r.attempts = off ? 0 : n == 0 ? 10 : (int) Math.min(10, n - 1);
+        r.retryOn = off ? List.of() : List.copyOf(retryOn);
+        return r;
     }
 
     /** A cookie's Path: "/" and printable ASCII but ";" (RFC 6265 4.1.1), no spaces. */

@@ -405,6 +405,7 @@ final class IngressRoutes {
             r.rateLimit = annotations.rateLimit;
             r.cors = annotations.cors;
             r.maxBodyBytes = annotations.maxBodyBytes;
+            r.retries = annotations.retries;
             if (annotations.forwardedPrefix != null) {
                 r.requestHeaders = new RouteSpec.HeaderEdits();
                 r.requestHeaders.set = Map.of("X-Forwarded-Prefix", annotations.forwardedPrefix);

@@ -445,6 +445,26 @@ class IngressAnnotationsTest {
                 .startsWith("metadata.annotations[" + N + "ssl-passthrough]: Strait ends TLS itself"));
     }
 
+    /** proxy-next-upstream and its tries as every backend rule's retries; tries count the first one. */
+    @Test
+    void nextUpstreamBecomesRetries() {
+        assertThat(rules(translate(annotated("site", SITE, "proxy-next-upstream", "error timeout http_503"))))
+                .hasSize(4).allSatisfy(r -> assertThat(r.retries()).isEqualTo(new Route.Retries(2,
+                        List.of("connect-failure", "refused-stream", "reset", "timeout", "503"), null)));
+        assertThat(rules(translate(annotated("site", SITE, "proxy-next-upstream-tries", "1"))))
+                .allSatisfy(r -> assertThat(r.retries()).isEqualTo(new Route.Retries(0,
+                        List.of("connect-failure", "refused-stream", "reset", "timeout"), null)));
+        assertThat(rules(translate(annotated("site", SITE, "proxy-next-upstream", "off"))))
+                .allSatisfy(r -> assertThat(r.retries().attempts()).isZero());
+        Translation t = translate(annotated("site", SITE, "proxy-next-upstream", "error non_idempotent"));
+        assertThat(rules(t)).allSatisfy(r -> assertThat(r.retries().retryOn())
+                .containsExactly("connect-failure", "refused-stream", "reset"));
+        assertThat(ingressReport(t, "shop", "site").errors()).contains("metadata.annotations[" + N
+                + "proxy-next-upstream]: \"non_idempotent\" is not applied (Strait retries idempotent requests only, and a"
+                + " bad header is a 502)");
+        assertThat(rules(translate(annotated("site", SITE)))).allSatisfy(r -> assertThat(r.retries()).isNull());
+    }
+
     /** x-forwarded-prefix as every backend rule's requestHeaders. */
     @Test
     void xForwardedPrefixIsSetUpstream() {
