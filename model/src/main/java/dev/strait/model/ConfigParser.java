@@ -580,7 +580,7 @@ public final class ConfigParser {
         }
         known(n, path, "matches", "respond", "files", "backends", "redirect", "cache", "timeouts", "retries",
                 "hostRewrite", "pathRewrite", "fastcgi", "clientAddresses",
-                "basicAuth", "rateLimit", "cors", "maxBodyBytes", "requestHeaders", "responseHeaders");
+                "basicAuth", "rateLimit", "cors", "maxBodyBytes", "requestHeaders", "responseHeaders", "inFlightLimit");
         List<Route.Match> matches = n.has("matches")
                 ? list(n.get("matches"), path + ".matches", true, this::match)
                 : List.of(new Route.Match(null, null, List.of()));
@@ -687,8 +687,18 @@ public final class ConfigParser {
                 RESERVED_REQUEST_HEADERS, "is the proxy's to set (Host: use hostRewrite)");
         Route.HeaderEdits responseHeaders = headerEdits(n.get("responseHeaders"), path + ".responseHeaders",
                 RESERVED_RESPONSE_HEADERS, "is set by the proxy and cannot be configured");
+        Route.InFlightLimit inFlight = null;
+        JsonNode fl = n.get("inFlightLimit");
+        if (fl != null && !fl.isNull() && object(fl, path + ".inFlightLimit")) {
+            known(fl, path + ".inFlightLimit", "requests", "exempt");
+            if (!fl.has("requests")) {
+                error(path + ".inFlightLimit.requests", "is required");
+            }
+            inFlight = new Route.InFlightLimit(integer(fl.get("requests"), path + ".inFlightLimit.requests", 1, 1, 100_000),
+                    nonNull(list(fl.get("exempt"), path + ".inFlightLimit.exempt", false, this::ipBlock)));
+        }
         return new Route.Rule(nonNull(matches), action, cache, timeouts, retries, hostRewrite, fastcgi, pathRewrite,
-                clients, basicAuth, rateLimit, cors, maxBodyBytes, requestHeaders, responseHeaders);
+                clients, basicAuth, rateLimit, cors, maxBodyBytes, requestHeaders, responseHeaders, inFlight);
     }
 
     /** {@code { set: {name: value}, add: {name: value}, remove: [name] }}, or null when absent. */

@@ -549,6 +549,13 @@ public final class ConfigWriter {
         if (rule.maxBodyBytes() != null) {
             o.put("maxBodyBytes", rule.maxBodyBytes());
         }
+        if (rule.inFlightLimit() != null) {
+            ObjectNode fl = o.putObject("inFlightLimit").put("requests", rule.inFlightLimit().requests());
+            if (!rule.inFlightLimit().exempt().isEmpty()) {
+                ArrayNode ex = fl.putArray("exempt");
+                rule.inFlightLimit().exempt().forEach(b -> ex.add(b.text()));
+            }
+        }
         headerEdits(o, "requestHeaders", rule.requestHeaders());
         headerEdits(o, "responseHeaders", rule.responseHeaders());
         if (rule.basicAuth() != null) {

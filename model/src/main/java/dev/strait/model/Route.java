@@ -40,13 +40,23 @@ public record Route(String name, List<String> hosts, List<Rule> rules, List<Stri
      *                    (nginx's {@code client_max_body_size} in a location); {@code null}: the limits' value
      * @param requestHeaders  what the rule changes in the request's fields before its action sees them, or null
      * @param responseHeaders what it changes in the fields of every answer its action gives, or null
+     * @param inFlightLimit   how many requests each client may have in flight at once, or null for any number
      */
     public record Rule(List<Match> matches, Action action, Cache cache, Timeouts timeouts, Retries retries,
                        String hostRewrite, FastCgi fastcgi, PathModifier pathRewrite, ClientAddresses clientAddresses,
                        BasicAuth basicAuth, RateLimit rateLimit, Cors cors, Long maxBodyBytes, HeaderEdits requestHeaders,
-                       HeaderEdits responseHeaders) {
+                       HeaderEdits responseHeaders, InFlightLimit inFlightLimit) {
         public Rule {
             matches = List.copyOf(matches);
+        }
+
+        /** A rule without an in-flight limit. */
+        public Rule(List<Match> matches, Action action, Cache cache, Timeouts timeouts, Retries retries,
+                    String hostRewrite, FastCgi fastcgi, PathModifier pathRewrite, ClientAddresses clientAddresses,
+                    BasicAuth basicAuth, RateLimit rateLimit, Cors cors, Long maxBodyBytes, HeaderEdits requestHeaders,
+                    HeaderEdits responseHeaders) {
+            this(matches, action, cache, timeouts, retries, hostRewrite, fastcgi, pathRewrite, clientAddresses, basicAuth,
+                    rateLimit, cors, maxBodyBytes, requestHeaders, responseHeaders, null);
         }
 
         /** A rule that changes no header fields. */
@@ -156,6 +166,19 @@ public record Route(String name, List<String> hosts, List<Rule> rules, List<Stri
      */
     public record RateLimit(int requests, java.time.Duration per, int burst, List<IpBlock> exempt) {
         public RateLimit {
+            exempt = List.copyOf(exempt);
+        }
+    }
+
+    /**
+     * Requests in flight per client (nginx's {@code limit_conn}, ingress-nginx's {@code limit-connections},
+     * Traefik's InFlightReq): a client address with {@code requests} answers of this rule under way gets 429
+     * for another until one ends. Per proxy process, shared by its event loops.
+     *
+     * @param exempt clients never limited
+     */
+    public record InFlightLimit(int requests, List<IpBlock> exempt) {
+        public InFlightLimit {
             exempt = List.copyOf(exempt);
         }
     }

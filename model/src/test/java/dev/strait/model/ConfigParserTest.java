@@ -420,6 +420,15 @@ class ConfigParserTest {
         }
 
         @Test
+        void ruleInFlightLimit() throws Exception {
+            Config c = parse(withRules("{ respond: {}, inFlightLimit: { requests: 10, exempt: [ 10.0.0.0/8 ] } }",
+                    "{ respond: {}, inFlightLimit: { requests: 2 } }"));
+            assertThat(c.routes().get(0).rules()).extracting(Route.Rule::inFlightLimit).containsExactly(
+                    new Route.InFlightLimit(10, List.of(IpBlock.parse("10.0.0.0/8"))), new Route.InFlightLimit(2, List.of()));
+            assertThat(ConfigParser.parse(ConfigWriter.toJson(c, false), "written")).isEqualTo(c);
+        }
+
+        @Test
         void ruleMaxBodyBytes() throws Exception {
             Config c = parse(withRules("{ respond: {}, maxBodyBytes: 52428800 }", "{ respond: {}, maxBodyBytes: 0 }",
                     "{ respond: {} }"));
@@ -697,6 +706,10 @@ class ConfigParserTest {
                         "routes[0].rules[0].responseHeaders.set.X-A", "is named twice"),
                 arguments("requestHeaders unknown key", withRules("{ respond: {}, requestHeaders: { append: {} } }"),
                         "routes[0].rules[0].requestHeaders.append", "unknown field"),
+                arguments("inFlightLimit without requests", withRules("{ respond: {}, inFlightLimit: { exempt: [] } }"),
+                        "routes[0].rules[0].inFlightLimit.requests", "is required"),
+                arguments("inFlightLimit of none", withRules("{ respond: {}, inFlightLimit: { requests: 0 } }"),
+                        "routes[0].rules[0].inFlightLimit.requests", "must be"),
                 arguments("maxBodyBytes negative", l + "limits: { maxBodyBytes: -1 }\n", "limits.maxBodyBytes",
                         "must be a whole number of bytes, got -1"),
                 arguments("maxBodyBytes a string", l + "limits: { maxBodyBytes: 1MB }\n", "limits.maxBodyBytes",
@@ -948,7 +961,7 @@ class ConfigParserTest {
                 arguments("rule unknown field", withRules("{ respond: {}, rewrite: { to: / } }"),
                         "routes[0].rules[0].rewrite",
                         "unknown field (expected one of matches, respond, files, backends, redirect, cache, timeouts, "
-                                + "retries, hostRewrite, pathRewrite, fastcgi, clientAddresses, basicAuth, rateLimit, cors, maxBodyBytes, requestHeaders, responseHeaders)"),
+                                + "retries, hostRewrite, pathRewrite, fastcgi, clientAddresses, basicAuth, rateLimit, cors, maxBodyBytes, requestHeaders, responseHeaders, inFlightLimit)"),
                 arguments("cors origin with a path", withRules("{ respond: {}, cors: { allowOrigins: [ \"https://a.example.com/x\" ] } }"),
                         "routes[0].rules[0].cors.allowOrigins[0]", "is not * or an origin"),
                 arguments("cors * among others", withRules("{ respond: {}, cors: { allowOrigins: [ \"*\", \"https://a.example.com\" ] } }"),

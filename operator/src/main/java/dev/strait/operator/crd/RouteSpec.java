@@ -119,6 +119,9 @@ public class RouteSpec {
         @Min(0)
         public Long maxBodyBytes;
 
+        /** Requests per client under way at once: 429 for one more (nginx's limit_conn). */
+        public InFlightLimit inFlightLimit;
+
         /** Fields of the request changed before the action sees it (Gateway API's RequestHeaderModifier). */
         public HeaderEdits requestHeaders;
 
@@ -156,6 +159,19 @@ public class RouteSpec {
 
         @Pattern(Patterns.DURATION)
         public String maxAge;
+    }
+
+    /** As docs/config.md's {@code inFlightLimit}: per client, per proxy. */
+    @JsonInclude(JsonInclude.Include.NON_NULL)
+    public static class InFlightLimit {
+        @Required
+        @Min(1)
+        @Max(100000)
+        public Integer requests;
+
+        /** Addresses and CIDR blocks never limited. */
+        @Size(max = 256)
+        public List<@Size(min = 1, max = 64) String> exempt;
     }
 
     /** As docs/config.md's {@code rateLimit}: per client, per proxy. */

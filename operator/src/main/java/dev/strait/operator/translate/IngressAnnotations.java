@@ -161,6 +161,8 @@ final class IngressAnnotations {
     final String appRoot;
     /** {@code limit-rps} or {@code limit-rpm} as every backend rule's {@code rateLimit}, or null. */
     final RouteSpec.RateLimit rateLimit;
+    /** {@code limit-connections} as every backend rule's {@code inFlightLimit}, or null. */
+    final RouteSpec.InFlightLimit inFlightLimit;
     /** {@code enable-cors} as every backend rule's {@code cors}, or null. */
     final RouteSpec.Cors cors;
     /** {@code proxy-next-upstream} and {@code -tries} as every backend rule's {@code retries}, or null. */
@@ -285,6 +287,7 @@ final class IngressAnnotations {
         }
         appRoot = root == null || root.isBlank() || root.equals("/") ? null : root;
         rateLimit = rateLimit(a, guard, warn);
+        inFlightLimit = inFlightLimit(a, guard);
         cors = "true".equals(a.get(ENABLE_CORS)) ? cors(a, warn) : null;
         maxBodyBytes = bodySize(a.get(PROXY_BODY_SIZE), warn);
         affinity = affinity(a, warn);
@@ -371,13 +374,9 @@ final class IngressAnnotations {
      * ingress-nginx's request limits (nginx's {@code limit_req ... burst=rate*multiplier nodelay}) as a
      * {@code rateLimit}: {@code limit-rps}, else {@code limit-rpm}, with the burst capped at 1,000. A limit that
      * is no number cannot be applied and is an error in {@code guard} (the paths answer 503: a limit asked for
-     * is protection, not to be dropped unseen); {@code limit-connections} is a warning, not applied.
+     * is protection, not to be dropped unseen).
      */
     private static RouteSpec.RateLimit rateLimit(Map<String, String> a, List<String> guard, List<String> warn) {
-        if (a.get(LIMIT_CONNECTIONS) != null && !a.get(LIMIT_CONNECTIONS).isBlank()) {
-            warn.add(field(LIMIT_CONNECTIONS) + ": \"" + a.get(LIMIT_CONNECTIONS) + "\" is not read (Strait limits"
-                    + " requests, not connections); it is not applied");
-        }
         String name = a.get(LIMIT_RPS) != null && !a.get(LIMIT_RPS).isBlank() ? LIMIT_RPS
                 : a.get(LIMIT_RPM) != null && !a.get(LIMIT_RPM).isBlank() ? LIMIT_RPM : null;
         if (name == null) {
@@ -516,6 +515,29 @@ final class IngressAnnotations {
         };
         java.math.BigInteger bytes = new java.math.BigInteger(m.group(1)).shiftLeft(shift);
         return bytes.signum() == 0 || bytes.bitLength() > 63 ? Long.MAX_VALUE : bytes.longValue();
+    }
+
+    /**
+     * {@code limit-connections} (nginx's {@code limit_conn}: requests of one client address under way at once)
+     * as an {@code inFlightLimit}, with the same exempt addresses as the request limits. A limit that is no
+     * number is an error in {@code guard}, as for the request limits.
+     */
+    private static RouteSpec.InFlightLimit inFlightLimit(Map<String, String> a, List<String> guard) {
+        String v = a.get(LIMIT_CONNECTIONS);
+        if (v == null || v.isBlank()) {
+            return null;
+        }
+        String t = v.trim();
+        if (t.length() > 6 || !t.chars().allMatch(Character::isDigit) || Integer.parseInt(t) == 0 || Integer.parseInt(t) > 100_000) {
+            guard.add(field(LIMIT_CONNECTIONS) + ": \"" + v + "\" is not a whole number from 1 to 100000; the Ingress's"
+                    + " paths answer 503 rather than serve without the limit");
+            return null;
+        }
+        RouteSpec.InFlightLimit l = new RouteSpec.InFlightLimit();
+        l.requests = Integer.parseInt(t);
+        String exemptName = a.get(LIMIT_ALLOWLIST) != null ? LIMIT_ALLOWLIST : LIMIT_WHITELIST;
+        l.exempt = ranges(exemptName, a.get(exemptName), new ArrayList<>()); // its errors are the rate limit's
+        return l;
     }
 
     /**

@@ -403,6 +403,7 @@ final class IngressRoutes {
             r.clientAddresses = annotations.clientAddresses;
             r.basicAuth = annotations.basicAuth;
             r.rateLimit = annotations.rateLimit;
+            r.inFlightLimit = annotations.inFlightLimit;
             r.cors = annotations.cors;
             r.maxBodyBytes = annotations.maxBodyBytes;
             r.retries = annotations.retries;

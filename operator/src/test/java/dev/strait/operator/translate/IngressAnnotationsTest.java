@@ -346,8 +346,13 @@ class IngressAnnotationsTest {
         t = translate(annotated("site", SITE, "limit-rpm", "120", "limit-burst-multiplier", "2", "limit-connections", "5"));
         assertThat(rules(t)).allSatisfy(r -> assertThat(r.rateLimit())
                 .isEqualTo(new Route.RateLimit(120, java.time.Duration.ofMinutes(1), 240, List.of())));
-        assertThat(ingressReport(t, "shop", "site").errors()).contains("metadata.annotations[" + N
-                + "limit-connections]: \"5\" is not read (Strait limits requests, not connections); it is not applied");
+        assertThat(rules(t)).allSatisfy(r -> assertThat(r.inFlightLimit()).isEqualTo(new Route.InFlightLimit(5, List.of())));
+        assertThat(ingressReport(t, "shop", "site").errors()).noneMatch(e -> e.contains("limit-connections"));
+        t = translate(annotated("site", SITE, "limit-connections", "10", "limit-whitelist", "10.0.0.0/8"));
+        assertThat(rules(t)).allSatisfy(r -> assertThat(r.inFlightLimit()).isEqualTo(new Route.InFlightLimit(10,
+                List.of(dev.strait.model.IpBlock.parse("10.0.0.0/8")))));
+        t = translate(annotated("site", SITE, "limit-connections", "many"));
+        assertThat(actions(t)).containsOnly(new Route.Backends(List.of(new Route.Backend(Translator.UNRESOLVED, 1))));
         // A limit that cannot be read is not dropped unseen: 503.
         t = translate(annotated("site", SITE, "limit-rps", "ten"));
         assertThat(actions(t)).containsOnly(new Route.Backends(List.of(new Route.Backend(Translator.UNRESOLVED, 1))));

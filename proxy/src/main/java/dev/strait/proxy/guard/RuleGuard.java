@@ -11,8 +11,8 @@ import java.net.InetSocketAddress;
 
 /**
  * What a rule asks of a request before its action answers (ADR 0060, 0061, 0064), in nginx's phase order:
- * the client's rate ({@code rateLimit}, 429), its address ({@code clientAddresses}, 403) and credentials
- * ({@code basicAuth}, 401). The servers ask it before the handler, so every action, cache hits and both
+ * the client's rate ({@code rateLimit}, 429) and requests in flight ({@code inFlightLimit}, 429), its address
+ * ({@code clientAddresses}, 403) and credentials ({@code basicAuth}, 401). The servers ask it before the handler, so every action, cache hits and both
  * HTTP versions are covered; a rule without any has none, and pays one null check.
  */
 public final class RuleGuard {
@@ -20,24 +20,34 @@ public final class RuleGuard {
     private final Route.ClientAddresses clients;
     private final BasicAuthGuard basic;
     private final RateLimiter rate;
+    private final InFlightLimiter inFlight;
     /** The rule's CORS: its preflights pass every guard, and refusals carry its fields; or null. */
     private final CorsHandler.Fields cors;
 
-    private RuleGuard(Route.ClientAddresses clients, BasicAuthGuard basic, RateLimiter rate, CorsHandler.Fields cors) {
+    private RuleGuard(Route.ClientAddresses clients, BasicAuthGuard basic, RateLimiter rate, InFlightLimiter inFlight,
+                      CorsHandler.Fields cors) {
         this.clients = clients;
         this.basic = basic;
         this.rate = rate;
+        this.inFlight = inFlight;
         this.cors = cors;
     }
 
     /** The rule's guard, or null when it answers everyone. */
     public static RuleGuard of(Route.Rule rule) {
-        if (rule.clientAddresses() == null && rule.basicAuth() == null && rule.rateLimit() == null) {
+        if (rule.clientAddresses() == null && rule.basicAuth() == null && rule.rateLimit() == null
+                && rule.inFlightLimit() == null) {
             return null;
         }
         return new RuleGuard(rule.clientAddresses(), rule.basicAuth() == null ? null : BasicAuthGuard.of(rule.basicAuth()),
                 rule.rateLimit() == null ? null : new RateLimiter(rule.rateLimit()),
+                rule.inFlightLimit() == null ? null : new InFlightLimiter(rule.inFlightLimit()),
                 CorsHandler.fields(rule.cors()));
+    }
+
+    /** The in-flight limiter, for tests; or null. */
+    InFlightLimiter inFlight() {
+        return inFlight;
     }
 
     /** Whether the request is refused; if so it has been answered. */
@@ -54,6 +64,15 @@ public final class RuleGuard {
                         Long.toString(Math.max(1, (wait + 999_999_999L) / 1_000_000_000L)));
                 return true;
             }
+        }
+        if (inFlight != null && inFlight.counted(client)) {
+            if (!inFlight.acquire(client)) {
+                // Another of this client's requests must end first; no time to wait for can be told.
+                answer(ex, HttpResponseStatus.TOO_MANY_REQUESTS, HttpHeaderNames.RETRY_AFTER, "1");
+                return true;
+            }
+            // Held until the exchange is over, whatever ends it; a later guard's refusal ends it too.
+            ex.onEnd(() -> inFlight.release(client));
         }
         if (clients != null && !clients.allows(client)) {
             answer(ex, HttpResponseStatus.FORBIDDEN, null, null);

@@ -194,6 +194,15 @@ public interface Exchange {
     /** Runs {@code task} if the client connection closes before the response is complete. */
     void onCancel(Runnable task);
 
+    /**
+     * Runs {@code task} once when this exchange is over, however it ends (answered, refused, abandoned by its
+     * client, a tunnel closed): when it is counted in the metrics and the access log. For what a guard holds
+     * while a request is under way; one task per exchange.
+     */
+    default void onEnd(Runnable task) {
+        throw new UnsupportedOperationException("only the servers' exchanges end");
+    }
+
     /** The upstream endpoint this request went to (its last try), for the access log (nginx's $upstream_addr). */
     default void upstream(HostPort endpoint) {
     }

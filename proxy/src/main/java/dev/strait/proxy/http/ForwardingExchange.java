@@ -189,6 +189,11 @@ public abstract class ForwardingExchange implements Exchange {
     }
 
     @Override
+    public void onEnd(Runnable task) {
+        ex.onEnd(task);
+    }
+
+    @Override
     public void upstream(HostPort endpoint) {
         ex.upstream(endpoint);
     }

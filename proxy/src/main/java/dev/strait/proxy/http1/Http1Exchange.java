@@ -57,6 +57,8 @@ final class Http1Exchange implements Exchange {
     long bytes;
     /** The endpoint that served it, if an upstream did (logged). */
     HostPort upstream;
+    /** What runs when the exchange is recorded ({@link #onEnd}), or null. */
+    Runnable ended;
 
     Http1Exchange(Http1ServerHandler connection, HttpRequest request, String host, String path, String query,
                   boolean head, long startNanos) {
@@ -363,6 +365,11 @@ final class Http1Exchange implements Exchange {
 
     private void finish(ByteBuf headBuf, Object body, long bodyLen) {
         connection.complete(this, headBuf, body, bodyLen);
+    }
+
+    @Override
+    public void onEnd(Runnable task) {
+        ended = task;
     }
 
     @Override

@@ -903,6 +903,11 @@ public final class Http1ServerHandler extends ChannelInboundHandlerAdapter {
         long nanos = end - ex.startNanos;
         meter(ex, nanos);
         logAccess(ex, nanos);
+        Runnable ended = ex.ended;
+        if (ended != null) {
+            ex.ended = null;
+            ended.run();
+        }
         return end;
     }
 

@@ -123,6 +123,8 @@ public final class Http2Exchange implements Exchange, StreamDeadlines.Expiry {
     private long bytes;
     /** The endpoint that served it, if an upstream did (logged). */
     private HostPort upstream;
+    /** What runs when the exchange is recorded ({@link #onEnd}), or null. */
+    private Runnable ended;
     /** The write of the frame that ended the stream. */
     private ChannelFuture lastWrite;
     /** Answered before the request body ended: what still comes is dropped. */
@@ -935,6 +937,11 @@ public final class Http2Exchange implements Exchange, StreamDeadlines.Expiry {
     }
 
     @Override
+    public void onEnd(Runnable task) {
+        ended = task;
+    }
+
+    @Override
     public void upstream(HostPort endpoint) {
         upstream = endpoint;
     }
@@ -1116,6 +1123,11 @@ public final class Http2Exchange implements Exchange, StreamDeadlines.Expiry {
     }
 
     private void record() {
+        Runnable end = ended;
+        if (end != null) {
+            ended = null;
+            end.run();
+        }
         long nanos = System.nanoTime() - startNanos;
         metrics.route(rule == null ? ProxyMetrics.NO_ROUTE : rule.route()).record(status, nanos);
         if (accessLog != null && serving.snapshot().accessLog()) {
