@@ -504,9 +504,11 @@ class IngressAnnotationsTest {
                 .as("without enable-cors").allSatisfy(r -> assertThat(r.cors()).isNull());
     }
 
-    /** ADR 0063: a canary's paths split the same host and path of the Ingress that serves them. */
-    @Test
-    void aCanaryIngressSplitsItsPrimarysPathsByWeightAndHeader() {
+    /**
+     * {@code primary} and a canary Ingress (annotated {@code canary: "true"} and {@code annotations}) of its
+     * {@code /about} and of {@code /nowhere}, which no Ingress serves, to the Service web-canary.
+     */
+    private static Translation withCanary(Ingress primary, String... annotations) {
         Ingress canary = Fixtures.ingress("shop", "site-canary", 0, """
                 ingressClassName: strait
                 rules:
@@ -516,10 +518,21 @@ class IngressAnnotationsTest {
                         - { path: /about, pathType: Exact, backend: { service: { name: web-canary, port: { number: 80 } } } }
                         - { path: /nowhere, pathType: Prefix, backend: { service: { name: web-canary, port: { number: 80 } } } }
                 """);
-        canary.getMetadata().setAnnotations(Map.of(N + "canary", "true", N + "canary-weight", "20",
-                N + "canary-by-header", "X-Canary", N + "canary-by-cookie", "use_canary"));
-        Translation t = translate(annotated("site", SITE), canary, service("shop", "web-canary", "http:80"),
+        Map<String, String> a = new LinkedHashMap<>();
+        a.put(N + "canary", "true");
+        for (int i = 0; i < annotations.length; i += 2) {
+            a.put(N + annotations[i], annotations[i + 1]);
+        }
+        canary.getMetadata().setAnnotations(a);
+        return translate(primary, canary, service("shop", "web-canary", "http:80"),
                 slice("shop", "web-canary", "web-canary-1", "http", 8080, "10.0.0.2"));
+    }
+
+    /** ADR 0063: a canary's paths split the same host and path of the Ingress that serves them. */
+    @Test
+    void aCanaryIngressSplitsItsPrimarysPathsByWeightAndHeader() {
+        Translation t = withCanary(annotated("site", SITE), "canary-weight", "20", "canary-by-header", "X-Canary",
+                "canary-by-cookie", "use_canary");
         Route primary = t.snapshot(STRAIT).config().routes().stream()
                 .filter(r -> r.name().equals("shop.site..ingress-0")).findFirst().orElseThrow();
         Route.Match about = new Route.Match(new Route.PathMatch(Route.PathType.Exact, "/about"), null, List.of());
@@ -545,9 +558,7 @@ class IngressAnnotationsTest {
         assertThat(ingressReport(t, "shop", "site").errors()).noneMatch(e -> e.contains("conflict"));
 
         // All of it: the primary's backend gets none.
-        canary.getMetadata().setAnnotations(Map.of(N + "canary", "true", N + "canary-weight", "100"));
-        t = translate(annotated("site", SITE), canary, service("shop", "web-canary", "http:80"),
-                slice("shop", "web-canary", "web-canary-1", "http", 8080, "10.0.0.2"));
+        t = withCanary(annotated("site", SITE), "canary-weight", "100");
         assertThat(t.snapshot(STRAIT).config().routes().stream().flatMap(x -> x.rules().stream())
                 .filter(x -> x.matches().equals(List.of(about))).map(Route.Rule::action)).containsExactly(
                         new Route.Backends(List.of(new Route.Backend("service.shop.web-canary.80", 100))));
@@ -557,19 +568,8 @@ class IngressAnnotationsTest {
     /** canary-by-header-pattern: ingress-nginx searches the field's value; Strait matches it whole, so it is wrapped. */
     @Test
     void aCanaryByHeaderPatternBecomesARegularExpressionHeaderRule() {
-        Ingress canary = Fixtures.ingress("shop", "site-canary", 0, """
-                ingressClassName: strait
-                rules:
-                  - host: old.example.com
-                    http:
-                      paths:
-                        - { path: /about, pathType: Exact, backend: { service: { name: web-canary, port: { number: 80 } } } }
-                """);
-        canary.getMetadata().setAnnotations(Map.of(N + "canary", "true", N + "canary-by-header", "X-Region",
-                N + "canary-by-header-pattern", "^(eu|us)-west"));
-        Object[] rest = {canary, service("shop", "web-canary", "http:80"),
-            slice("shop", "web-canary", "web-canary-1", "http", 8080, "10.0.0.2")};
-        Translation t = translate(annotated("site", SITE, "proxy-body-size", "5m"), rest[0], rest[1], rest[2]);
+        Translation t = withCanary(annotated("site", SITE, "proxy-body-size", "5m"), "canary-by-header", "X-Region",
+                "canary-by-header-pattern", "^(eu|us)-west");
         Route.Match about = new Route.Match(new Route.PathMatch(Route.PathType.Exact, "/about"), null, List.of());
         assertThat(t.snapshot(STRAIT).config().routes().stream().flatMap(x -> x.rules().stream())
                 .filter(x -> about.path().equals(x.matches().get(0).path()))).as("split rules keep the primary's settings")
@@ -581,9 +581,7 @@ class IngressAnnotationsTest {
                         new Route.Backends(List.of(new Route.Backend("service.shop.web-canary.80", 1)))));
         assertThat(ingressReport(t, "shop", "site-canary").errors()).noneMatch(e -> e.contains("pattern"));
 
-        canary.getMetadata().setAnnotations(Map.of(N + "canary", "true", N + "canary-by-header", "X-Region",
-                N + "canary-by-header-pattern", "(eu"));
-        t = translate(annotated("site", SITE), rest[0], rest[1], rest[2]);
+        t = withCanary(annotated("site", SITE), "canary-by-header", "X-Region", "canary-by-header-pattern", "(eu");
         assertThat(ingressReport(t, "shop", "site-canary").errors()).anySatisfy(e -> assertThat(e)
                 .startsWith("metadata.annotations[" + N + "canary-by-header-pattern]: \"(eu\" not a valid regular expression")
                 .endsWith("; it is not applied"));

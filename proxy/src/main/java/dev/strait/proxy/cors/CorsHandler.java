@@ -3,7 +3,7 @@ package dev.strait.proxy.cors;
 import dev.strait.model.Route;
 import dev.strait.proxy.http.Exchange;
 import dev.strait.proxy.route.Handler;
-import dev.strait.proxy.route.PrefixAware;
+import dev.strait.proxy.route.HandlerDecorator;
 import io.netty.buffer.Unpooled;
 import io.netty.handler.codec.http.HttpHeaderNames;
 import io.netty.handler.codec.http.HttpHeaders;
@@ -15,15 +15,14 @@ import java.nio.charset.StandardCharsets;
  * A rule's action with its {@code cors} (ADR 0065): a preflight from an allowed origin ({@code OPTIONS}
  * with {@code Access-Control-Request-Method}) is answered 204 here, as ingress-nginx does, and any other
  * request from one reaches the action through a {@link CorsExchange}. Requests without an allowed
- * {@code Origin} reach the action as they are. Made with the table around the rule's handler; it keeps
- * the handler's per-prefix forms ({@link PrefixAware}) and its identity for table reuse ({@link #unbound()}).
+ * {@code Origin} reach the action as they are. Made with the table around the rule's handler
+ * ({@link HandlerDecorator}).
  */
-public final class CorsHandler implements PrefixAware {
-    private final Handler inner;
+public final class CorsHandler extends HandlerDecorator {
     private final CorsPolicy policy;
 
     private CorsHandler(Handler inner, CorsPolicy policy) {
-        this.inner = inner;
+        super(inner);
         this.policy = policy;
     }
 
@@ -88,21 +87,7 @@ public final class CorsHandler implements PrefixAware {
     }
 
     @Override
-    public boolean upgradesToHttps() {
-        return inner.upgradesToHttps();
-    }
-
-    @Override
-    public Handler forPrefix(String prefix) {
-        if (inner instanceof PrefixAware pa) {
-            Handler bound = pa.forPrefix(prefix);
-            return bound == inner ? this : new CorsHandler(bound, policy);
-        }
-        return this;
-    }
-
-    @Override
-    public Handler unbound() {
-        return inner instanceof PrefixAware pa ? pa.unbound() : inner;
+    protected Handler around(Handler bound) {
+        return new CorsHandler(bound, policy);
     }
 }

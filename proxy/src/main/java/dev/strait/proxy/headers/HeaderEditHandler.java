@@ -3,21 +3,20 @@ package dev.strait.proxy.headers;
 import dev.strait.model.Route;
 import dev.strait.proxy.http.Exchange;
 import dev.strait.proxy.route.Handler;
-import dev.strait.proxy.route.PrefixAware;
+import dev.strait.proxy.route.HandlerDecorator;
 
 /**
  * A rule's action with its {@code requestHeaders} and {@code responseHeaders}: the request's fields are changed
  * before the action sees them (so the upstream, FastCGI's {@code HTTP_*} and the cache key see the change), and
  * the action answers through a {@link HeaderEditExchange}. Made with the table around the rule's handler (and
- * its CORS), keeping its per-prefix forms ({@link PrefixAware}) and its identity for table reuse.
+ * its CORS).
  */
-public final class HeaderEditHandler implements PrefixAware {
-    private final Handler inner;
+public final class HeaderEditHandler extends HandlerDecorator {
     private final HeaderEditor request;
     private final HeaderEditor response;
 
     private HeaderEditHandler(Handler inner, HeaderEditor request, HeaderEditor response) {
-        this.inner = inner;
+        super(inner);
         this.request = request;
         this.response = response;
     }
@@ -37,21 +36,7 @@ public final class HeaderEditHandler implements PrefixAware {
     }
 
     @Override
-    public boolean upgradesToHttps() {
-        return inner.upgradesToHttps();
-    }
-
-    @Override
-    public Handler forPrefix(String prefix) {
-        if (inner instanceof PrefixAware pa) {
-            Handler bound = pa.forPrefix(prefix);
-            return bound == inner ? this : new HeaderEditHandler(bound, request, response);
-        }
-        return this;
-    }
-
-    @Override
-    public Handler unbound() {
-        return inner instanceof PrefixAware pa ? pa.unbound() : inner;
+    protected Handler around(Handler bound) {
+        return new HeaderEditHandler(bound, request, response);
     }
 }

@@ -96,20 +96,17 @@ class InFlightLimitTest {
     @Test
     void overHttp2EachEndedStreamGivesItsPlaceBack() throws Exception {
         start("");
-        java.net.http.HttpClient c = java.net.http.HttpClient.newBuilder().version(java.net.http.HttpClient.Version.HTTP_2)
-                .build();
-        java.net.URI uri = java.net.URI.create("http://127.0.0.1:" + h.address().getPort() + "/api/x");
+        java.net.http.HttpClient c = h.h2cClient("/api/x");
+        java.net.URI uri = h.uri("/api/x");
         for (int i = 0; i < 5; i++) {
             java.net.http.HttpResponse<String> r = c.send(java.net.http.HttpRequest.newBuilder(uri)
                     .timeout(Duration.ofSeconds(10)).build(), java.net.http.HttpResponse.BodyHandlers.ofString());
             assertThat(r.statusCode()).as("request %d", i).isEqualTo(200);
-            if (i > 0) {
-                assertThat(r.version()).isEqualTo(java.net.http.HttpClient.Version.HTTP_2);
-            }
+            assertThat(r.version()).isEqualTo(java.net.http.HttpClient.Version.HTTP_2);
         }
         for (int i = 0; i < 2; i++) {
-            c.sendAsync(java.net.http.HttpRequest.newBuilder(java.net.URI.create("http://127.0.0.1:" + h.address().getPort()
-                    + "/api/hold")).header("X-Who", "h2-" + i).build(), java.net.http.HttpResponse.BodyHandlers.ofString());
+            c.sendAsync(java.net.http.HttpRequest.newBuilder(h.uri("/api/hold")).header("X-Who", "h2-" + i).build(),
+                    java.net.http.HttpResponse.BodyHandlers.ofString());
         }
         await().atMost(Duration.ofSeconds(10)).until(() -> held.size() == 2);
         assertThat(c.send(java.net.http.HttpRequest.newBuilder(uri).timeout(Duration.ofSeconds(10)).build(),

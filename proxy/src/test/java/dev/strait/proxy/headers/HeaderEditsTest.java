@@ -5,7 +5,6 @@ import static org.assertj.core.api.Assertions.assertThat;
 import dev.strait.proxy.testing.ProxyHarness;
 import dev.strait.proxy.testing.RawClient;
 import dev.strait.proxy.testing.TestUpstream;
-import java.net.URI;
 import java.net.http.HttpClient;
 import java.net.http.HttpRequest;
 import java.net.http.HttpResponse;
@@ -102,12 +101,9 @@ class HeaderEditsTest {
     @Test
     void overHttp2() throws Exception {
         start();
-        HttpClient c = HttpClient.newBuilder().version(HttpClient.Version.HTTP_2).build();
-        String base = "http://127.0.0.1:" + h.address().getPort();
-        c.send(HttpRequest.newBuilder(URI.create(base + "/x")).timeout(Duration.ofSeconds(10)).build(),
-                HttpResponse.BodyHandlers.ofString()); // upgrades the connection to h2c
+        HttpClient c = h.h2cClient("/x");
         for (String path : new String[] {"/x", "/api/x"}) {
-            HttpResponse<String> r = c.send(HttpRequest.newBuilder(URI.create(base + path)).timeout(Duration.ofSeconds(10))
+            HttpResponse<String> r = c.send(HttpRequest.newBuilder(h.uri(path)).timeout(Duration.ofSeconds(10))
                     .build(), HttpResponse.BodyHandlers.ofString());
             assertThat(r.version()).isEqualTo(HttpClient.Version.HTTP_2);
             assertThat(r.headers().allValues("cache-control")).as(path).containsExactly("no-store");

@@ -5,7 +5,6 @@ import static org.assertj.core.api.Assertions.assertThat;
 import dev.strait.proxy.testing.ProxyHarness;
 import dev.strait.proxy.testing.RawClient;
 import dev.strait.proxy.testing.TestUpstream;
-import java.net.URI;
 import java.net.http.HttpClient;
 import java.net.http.HttpRequest;
 import java.net.http.HttpResponse;
@@ -116,16 +115,13 @@ class RuleBodyLimitTest {
     @Test
     void overHttp2() throws Exception {
         start();
-        HttpClient c = HttpClient.newBuilder().version(HttpClient.Version.HTTP_2).build();
-        String base = "http://127.0.0.1:" + h.address().getPort();
-        c.send(HttpRequest.newBuilder(URI.create(base + "/upload")).timeout(Duration.ofSeconds(10)).build(),
-                HttpResponse.BodyHandlers.ofString()); // upgrades the connection to h2c
-        HttpResponse<String> up = c.send(HttpRequest.newBuilder(URI.create(base + "/upload")).timeout(Duration.ofSeconds(10))
+        HttpClient c = h.h2cClient("/upload");
+        HttpResponse<String> up = c.send(HttpRequest.newBuilder(h.uri("/upload")).timeout(Duration.ofSeconds(10))
                 .POST(HttpRequest.BodyPublishers.ofString("z".repeat(500))).build(), HttpResponse.BodyHandlers.ofString());
         assertThat(up.version()).isEqualTo(HttpClient.Version.HTTP_2);
         assertThat(up.statusCode()).isEqualTo(200);
         assertThat(up.body()).hasSize(500);
-        HttpResponse<String> refused = c.send(HttpRequest.newBuilder(URI.create(base + "/small"))
+        HttpResponse<String> refused = c.send(HttpRequest.newBuilder(h.uri("/small"))
                 .timeout(Duration.ofSeconds(10)).POST(HttpRequest.BodyPublishers.ofString("z".repeat(50))).build(),
                 HttpResponse.BodyHandlers.ofString());
         assertThat(refused.version()).isEqualTo(HttpClient.Version.HTTP_2);

@@ -69,6 +69,24 @@ public final class ProxyHarness implements AutoCloseable {
         }
     }
 
+    /**
+     * A JDK HTTP client whose connection to the proxy speaks HTTP/2 already: it asked for {@code upgradePath}
+     * with {@code Upgrade: h2c} (the JDK client upgrades cleartext connections so), and the requests after
+     * that one go over HTTP/2.
+     */
+    public java.net.http.HttpClient h2cClient(String upgradePath) throws IOException, InterruptedException {
+        java.net.http.HttpClient c = java.net.http.HttpClient.newBuilder().version(java.net.http.HttpClient.Version.HTTP_2)
+                .build();
+        c.send(java.net.http.HttpRequest.newBuilder(uri(upgradePath)).timeout(java.time.Duration.ofSeconds(10)).build(),
+                java.net.http.HttpResponse.BodyHandlers.discarding());
+        return c;
+    }
+
+    /** {@code http://127.0.0.1:PORT} and {@code path}. */
+    public java.net.URI uri(String path) {
+        return java.net.URI.create("http://127.0.0.1:" + address().getPort() + path);
+    }
+
     /** Reloads with a new config, as a file change would. */
     public void reload(String yaml) {
         String full = "listeners: [ { name: http, address: \"127.0.0.1:0\" } ]\naccessLog: { enabled: false }\n" + yaml;
