@@ -490,7 +490,7 @@ final class IngressAnnotations {
     }
 
     /** A cookie's Path: "/" and printable ASCII but ";" (RFC 6265 4.1.1), no spaces. */
-    private static final Pattern COOKIE_PATH = Pattern.compile("/[!-:<-~]{0,1023}");
+    static final Pattern COOKIE_PATH = Pattern.compile("/[!-:<-~]{0,1023}");
 
     /**
      * {@code proxy-body-size} in bytes: {@code 8m} is 8 MiB, as nginx reads it; {@code 0} turns the check off, as

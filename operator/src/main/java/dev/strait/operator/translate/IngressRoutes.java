@@ -428,7 +428,7 @@ final class IngressRoutes {
         out.path = "/";
         RouteSpec.PathMatch p = r.matches == null || r.matches.isEmpty() ? null : r.matches.get(0).path;
         if (p != null && p.type != RouteSpec.PathType.RegularExpression && p.value != null
-                && p.value.matches("/[!-:<-~]{0,1023}")) {
+                && IngressAnnotations.COOKIE_PATH.matcher(p.value).matches()) {
             out.path = p.value;
         }
         return out;

@@ -34,13 +34,7 @@ final class CorsExchange extends ForwardingExchange {
             sb.append("Vary: Origin\r\n"); // the answer differs by origin: caches must keep them apart
         }
         byte[] origin = sb.toString().getBytes(StandardCharsets.ISO_8859_1);
-        lines = concat(origin, policy.answerLines);
-    }
-
-    static byte[] concat(byte[] a, byte[] b) {
-        byte[] out = java.util.Arrays.copyOf(a, a.length + b.length);
-        System.arraycopy(b, 0, out, a.length, b.length);
-        return out;
+        lines = HeadLines.concat(origin, policy.answerLines);
     }
 
     private void fields(HttpHeaders h) {
@@ -86,17 +80,17 @@ final class CorsExchange extends ForwardingExchange {
 
     @Override
     public void sendPreEncoded(byte[] head, byte[] extra, ByteBuf body) {
-        ex.sendPreEncoded(withoutCorsLines(head), extra == null ? lines : concat(extra, lines), body);
+        ex.sendPreEncoded(withoutCorsLines(head), extra == null ? lines : HeadLines.concat(extra, lines), body);
     }
 
     @Override
     public void sendFile(byte[] head, FileChannel file, long offset, long length) {
-        ex.sendFile(concat(head, lines), file, offset, length);
+        ex.sendFile(HeadLines.concat(head, lines), file, offset, length);
     }
 
     @Override
     public void sendFileParts(byte[] head, FileParts body) {
-        ex.sendFileParts(concat(head, lines), body);
+        ex.sendFileParts(HeadLines.concat(head, lines), body);
     }
 
     @Override
@@ -106,7 +100,7 @@ final class CorsExchange extends ForwardingExchange {
 
     @Override
     public void sendMapped(byte[] head, ByteBuf body, ReferenceCounted mapping) {
-        ex.sendMapped(concat(head, lines), body, mapping);
+        ex.sendMapped(HeadLines.concat(head, lines), body, mapping);
     }
 
     @Override

@@ -2,6 +2,7 @@ package dev.strait.proxy.cors;
 
 import dev.strait.model.Route;
 import dev.strait.proxy.http.Exchange;
+import dev.strait.proxy.http.HeadLines;
 import dev.strait.proxy.route.Handler;
 import dev.strait.proxy.route.HandlerDecorator;
 import io.netty.buffer.Unpooled;
@@ -79,7 +80,7 @@ public final class CorsHandler extends HandlerDecorator {
             if (!allow.equals("*")) {
                 head.append("Vary: Origin\r\n");
             }
-            byte[] h = CorsExchange.concat(head.toString().getBytes(StandardCharsets.ISO_8859_1), policy.preflightLines);
+            byte[] h = HeadLines.concat(head.toString().getBytes(StandardCharsets.ISO_8859_1), policy.preflightLines);
             ex.sendPreEncoded(h, Unpooled.EMPTY_BUFFER);
             return;
         }

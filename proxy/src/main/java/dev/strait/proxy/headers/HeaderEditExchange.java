@@ -3,6 +3,7 @@ package dev.strait.proxy.headers;
 import dev.strait.proxy.http.Exchange;
 import dev.strait.proxy.http.FileParts;
 import dev.strait.proxy.http.ForwardingExchange;
+import dev.strait.proxy.http.HeadLines;
 import io.netty.buffer.ByteBuf;
 import io.netty.buffer.Unpooled;
 import io.netty.handler.codec.http.DefaultHttpHeaders;
@@ -25,10 +26,7 @@ final class HeaderEditExchange extends ForwardingExchange {
     }
 
     private byte[] head(byte[] head) {
-        byte[] h = edits.strip(head);
-        byte[] out = java.util.Arrays.copyOf(h, h.length + edits.lines.length);
-        System.arraycopy(edits.lines, 0, out, h.length, edits.lines.length);
-        return out;
+        return HeadLines.concat(edits.strip(head), edits.lines);
     }
 
     @Override

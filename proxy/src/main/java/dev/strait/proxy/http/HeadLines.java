@@ -4,6 +4,13 @@ package dev.strait.proxy.http;
 public final class HeadLines {
     private HeadLines() {}
 
+    /** {@code a} followed by {@code b}: a head and lines to go after it. */
+    public static byte[] concat(byte[] a, byte[] b) {
+        byte[] out = java.util.Arrays.copyOf(a, a.length + b.length);
+        System.arraycopy(b, 0, out, a.length, b.length);
+        return out;
+    }
+
     /**
      * {@code head} without the lines of the fields {@code names} names (lower case; one ending in {@code *} names
      * every field starting so), or {@code head} itself when it has none of them. The status line is kept.
