@@ -406,6 +406,12 @@ public class RouteSpec {
             message = "protocol applies to a service backend (an Upstream has its own)")
     @ValidationRule(value = "!has(self.sessionAffinity) || has(self.service)",
             message = "sessionAffinity applies to a service backend (an Upstream has its own hashOn)")
+    @ValidationRule(value = "!(has(self.loadBalancer) || has(self.hashOn) || has(self.connectTimeout)) || has(self.service)",
+            message = "loadBalancer, hashOn and connectTimeout apply to a service backend (an Upstream has its own)")
+    @ValidationRule(value = "!has(self.sessionAffinity) || !(has(self.loadBalancer) || has(self.hashOn))",
+            message = "sessionAffinity is a consistent hash of its own; it takes no loadBalancer or hashOn")
+    @ValidationRule(value = "!has(self.hashOn) || !has(self.loadBalancer) || self.loadBalancer == 'consistent-hash'",
+            message = "hashOn applies to the consistent-hash load balancer")
     public static class Backend {
         @Pattern(Patterns.NAME)
         public String upstream;
@@ -425,6 +431,20 @@ public class RouteSpec {
          * the cookie with {@code setCookie}; ingress-nginx's {@code affinity: cookie}).
          */
         public SessionAffinity sessionAffinity;
+
+        /**
+         * How requests spread over the Service's endpoints: {@code round-robin} (the default),
+         * {@code least-request} or {@code consistent-hash} (on {@code hashOn}; ingress-nginx's
+         * {@code load-balance} and {@code upstream-hash-by}).
+         */
+        public UpstreamSpec.LoadBalancer loadBalancer;
+
+        /** What the consistent hash hashes (the client's address when absent); implies {@code consistent-hash}. */
+        public UpstreamSpec.HashOn hashOn;
+
+        /** Time to establish a connection to an endpoint (default 5s; ingress-nginx's {@code proxy-connect-timeout}). */
+        @Pattern(Patterns.DURATION)
+        public String connectTimeout;
 
         @Min(0)
         @Max(1000000)

@@ -59,6 +59,12 @@ final class IngressAnnotations {
     /** Seconds between two reads from, and two writes to, the backend. */
     static final String PROXY_READ_TIMEOUT = PREFIX + "proxy-read-timeout";
     static final String PROXY_SEND_TIMEOUT = PREFIX + "proxy-send-timeout";
+    /** Seconds to establish a connection to an endpoint (5). */
+    static final String PROXY_CONNECT_TIMEOUT = PREFIX + "proxy-connect-timeout";
+    /** {@code round_robin} (the default) or {@code ewma}: how requests spread over a Service's endpoints. */
+    static final String LOAD_BALANCE = PREFIX + "load-balance";
+    /** An nginx variable whose value a consistent hash puts on an endpoint ({@code $remote_addr}, ...). */
+    static final String UPSTREAM_HASH_BY = PREFIX + "upstream-hash-by";
     /** Where a request for {@code /} is sent (302). */
     static final String APP_ROOT = PREFIX + "app-root";
     /** {@code "true"}: the Ingress splits traffic of another one with its host and paths. */
@@ -117,7 +123,8 @@ final class IngressAnnotations {
             ENABLE_CORS, CORS_ALLOW_ORIGIN, CORS_ALLOW_METHODS, CORS_ALLOW_HEADERS, CORS_EXPOSE_HEADERS,
             CORS_ALLOW_CREDENTIALS, CORS_MAX_AGE, PROXY_BODY_SIZE, AFFINITY, AFFINITY_MODE, SESSION_COOKIE_NAME,
             SESSION_COOKIE_PATH, SESSION_COOKIE_MAX_AGE, SESSION_COOKIE_EXPIRES, SESSION_COOKIE_SAMESITE,
-            SESSION_COOKIE_CHANGE_ON_FAILURE, X_FORWARDED_PREFIX, PROXY_NEXT_UPSTREAM, PROXY_NEXT_UPSTREAM_TRIES);
+            SESSION_COOKIE_CHANGE_ON_FAILURE, X_FORWARDED_PREFIX, PROXY_NEXT_UPSTREAM, PROXY_NEXT_UPSTREAM_TRIES,
+            PROXY_CONNECT_TIMEOUT, LOAD_BALANCE, UPSTREAM_HASH_BY);
     /** {@code "true"}: TLS passed through to the backend, which Strait does not do. */
     static final String SSL_PASSTHROUGH = PREFIX + "ssl-passthrough";
     /** The annotations this class reads; any other of ingress-nginx's is reported as not read. */
@@ -176,6 +183,12 @@ final class IngressAnnotations {
      * {@code session-cookie-path} is absent (the path of each Ingress path is used then); null without affinity.
      */
     final RouteSpec.SessionAffinity affinity;
+    /** {@code load-balance} or {@code upstream-hash-by} as every Service backend's {@code loadBalancer}, or null. */
+    final dev.strait.operator.crd.UpstreamSpec.LoadBalancer loadBalancer;
+    /** {@code upstream-hash-by} as every Service backend's {@code hashOn}, or null. */
+    final dev.strait.operator.crd.UpstreamSpec.HashOn hashOn;
+    /** {@code proxy-connect-timeout} as every Service backend's {@code connectTimeout}, or null. */
+    final String connectTimeout;
     /** {@code canary: "true"}: the Ingress's paths split the traffic of the same paths of another Ingress. */
     final boolean canary;
     /** The canary's share: {@code canaryWeight} of {@code canaryWeightTotal} requests (0 of 100 when not given). */
@@ -277,7 +290,7 @@ final class IngressAnnotations {
             vhost = null;
         }
         hostRewrite = vhost == null || vhost.isBlank() ? null : vhost.trim();
-        long idle = Math.max(seconds(a, PROXY_READ_TIMEOUT, warn), seconds(a, PROXY_SEND_TIMEOUT, warn));
+        long idle = Math.max(seconds(a, PROXY_READ_TIMEOUT, "60s", warn), seconds(a, PROXY_SEND_TIMEOUT, "60s", warn));
         idleTimeout = idle > 0 ? idle + "s" : null;
         String root = a.get(APP_ROOT);
         if (root != null && !root.isBlank() && (!root.startsWith("/") || PathNormalizer.normalize(root) == null
@@ -291,6 +304,19 @@ final class IngressAnnotations {
         cors = "true".equals(a.get(ENABLE_CORS)) ? cors(a, warn) : null;
         maxBodyBytes = bodySize(a.get(PROXY_BODY_SIZE), warn);
         affinity = affinity(a, warn);
+        hashOn = affinity == null ? hashBy(a.get(UPSTREAM_HASH_BY), warn) : null;
+        loadBalancer = affinity != null ? null : hashOn != null
+                ? dev.strait.operator.crd.UpstreamSpec.LoadBalancer.CONSISTENT_HASH : loadBalance(a.get(LOAD_BALANCE), warn);
+        if (affinity != null) {
+            for (String ignored : List.of(UPSTREAM_HASH_BY, LOAD_BALANCE)) {
+                if (a.get(ignored) != null && !a.get(ignored).isBlank()) {
+                    warn.add(field(ignored) + ": not applied: affinity: cookie decides where requests go, as in"
+                            + " ingress-nginx");
+                }
+            }
+        }
+        long connect = seconds(a, PROXY_CONNECT_TIMEOUT, "5s", warn);
+        connectTimeout = connect > 0 ? connect + "s" : null;
         retries = retries(a, warn);
         String prefix = a.get(X_FORWARDED_PREFIX);
         if (prefix != null && (prefix.length() > 1024 || prefix.chars().anyMatch(ch -> ch < 0x20 || ch == 0x7f))) {
@@ -399,6 +425,61 @@ final class IngressAnnotations {
         List<String> exempt = ranges(exemptName, a.get(exemptName), guard);
         r.exempt = exempt;
         return r;
+    }
+
+    /**
+     * {@code load-balance}: {@code round_robin} is the default; {@code ewma} (the endpoint with the least
+     * latency-weighted load) becomes {@code least-request}, the nearest Strait has, as does the older
+     * {@code least_conn}. Null for the default or what is not read (a warning).
+     */
+    private static dev.strait.operator.crd.UpstreamSpec.LoadBalancer loadBalance(String value, List<String> warn) {
+        if (value == null || value.isBlank()) {
+            return null;
+        }
+        switch (value.trim()) {
+            case "round_robin" -> {
+                return null;
+            }
+            case "ewma", "least_conn" -> {
+                return dev.strait.operator.crd.UpstreamSpec.LoadBalancer.LEAST_REQUEST;
+            }
+            default -> {
+                warn.add(field(LOAD_BALANCE) + ": \"" + value + "\" is not round_robin or ewma; round robin applies");
+                return null;
+            }
+        }
+    }
+
+    private static final Pattern HASH_VARIABLE = Pattern.compile(
+            "\\$(remote_addr|binary_remote_addr|http_([A-Za-z0-9_]+)|cookie_([A-Za-z0-9_]+))");
+
+    /**
+     * {@code upstream-hash-by} as what a consistent hash hashes, where the value is one variable Strait can
+     * read: the client's address, a request field ({@code $http_x_user}: {@code x-user}) or a cookie. Other
+     * values ({@code $request_uri}, several variables) are a warning, and the Service is balanced as
+     * {@code load-balance} says; so is {@code upstream-hash-by-subset}, which is not read.
+     */
+    private static dev.strait.operator.crd.UpstreamSpec.HashOn hashBy(String value, List<String> warn) {
+        if (value == null || value.isBlank()) {
+            return null;
+        }
+        java.util.regex.Matcher m = HASH_VARIABLE.matcher(value.trim());
+        if (!m.matches()) {
+            warn.add(field(UPSTREAM_HASH_BY) + ": \"" + value + "\" is not one of the variables Strait can hash on"
+                    + " ($remote_addr, $http_NAME, $cookie_NAME); it is not applied");
+            return null;
+        }
+        dev.strait.operator.crd.UpstreamSpec.HashOn h = new dev.strait.operator.crd.UpstreamSpec.HashOn();
+        if (m.group(2) != null) {
+            h.source = dev.strait.operator.crd.UpstreamSpec.HashSource.HEADER;
+            h.name = m.group(2).replace('_', '-').toLowerCase(Locale.ROOT);
+        } else if (m.group(3) != null) {
+            h.source = dev.strait.operator.crd.UpstreamSpec.HashSource.COOKIE;
+            h.name = m.group(3);
+        } else {
+            h.source = dev.strait.operator.crd.UpstreamSpec.HashSource.CLIENT_ADDRESS;
+        }
+        return h;
     }
 
     /**
@@ -616,14 +697,14 @@ final class IngressAnnotations {
     }
 
     /** An annotation's whole seconds (ingress-nginx's timeouts), or 0 when absent; what is no number is a warning. */
-    private static long seconds(Map<String, String> a, String name, List<String> warn) {
+    private static long seconds(Map<String, String> a, String name, String fallback, List<String> warn) {
         String v = a.get(name);
         if (v == null || v.isBlank()) {
             return 0;
         }
         String t = v.trim();
         if (t.length() > 9 || !t.chars().allMatch(Character::isDigit) || Long.parseLong(t) == 0) {
-            warn.add(field(name) + ": \"" + v + "\" is not a number of seconds above 0; the default 60s applies");
+            warn.add(field(name) + ": \"" + v + "\" is not a number of seconds above 0; the default " + fallback + " applies");
             return 0;
         }
         return Long.parseLong(t);

@@ -393,6 +393,9 @@ final class IngressRoutes {
             if (b.service != null) {
                 b.protocol = annotations.backendProtocol;
                 b.sessionAffinity = sessionAffinity(annotations.affinity, r);
+                b.loadBalancer = annotations.loadBalancer;
+                b.hashOn = annotations.hashOn;
+                b.connectTimeout = annotations.connectTimeout;
             }
             r.backends = List.of(b);
             r.hostRewrite = annotations.hostRewrite;

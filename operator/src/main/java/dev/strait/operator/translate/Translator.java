@@ -110,43 +110,47 @@ public final class Translator {
         return protocol == null || protocol.equals("http1") ? name : name + "." + protocol;
     }
 
-    /**
-     * The same with sticky sessions ({@code affinity} not null): one upstream per cookie, named by a digest of
-     * its settings, since the name must be a lower-case Kubernetes name and a cookie's need not be.
-     */
+    /** The same, balanced as {@code balancing} says (see {@link ServiceBalancing}). */
     static String serviceUpstreamName(String namespace, String service, int port, String protocol,
-                                      Upstream.HashOn affinity) {
-        String name = serviceUpstreamName(namespace, service, port, protocol);
-        if (affinity == null) {
-            return name;
-        }
-        Upstream.SetCookie c = affinity.setCookie();
-        String settings = affinity.name() + "|" + c.path() + "|" + (c.maxAge() == null ? "" : c.maxAge().toSeconds());
-        return name + ".sticky-" + String.format("%08x", settings.hashCode());
+                                      ServiceBalancing balancing) {
+        return serviceUpstreamName(namespace, service, port, protocol) + balancing.nameSuffix();
     }
 
     /** The upstream made for a Service backend: its endpoints, spoken to with the backend's {@code protocol}. */
     static Upstream serviceUpstream(String model, List<dev.strait.model.HostPort> endpoints, String protocol) {
-        return serviceUpstream(model, endpoints, protocol, null);
+        return serviceUpstream(model, endpoints, protocol, ServiceBalancing.DEFAULT);
     }
 
-    /** The same, balanced by a consistent hash on the affinity cookie when {@code affinity} is not null. */
+    /** The same, balanced and connected to as {@code balancing} says. */
     static Upstream serviceUpstream(String model, List<dev.strait.model.HostPort> endpoints, String protocol,
-                                    Upstream.HashOn affinity) {
+                                    ServiceBalancing balancing) {
         Upstream.Protocol p = protocol == null ? Upstream.Protocol.HTTP1 : switch (protocol) {
             case "h2c" -> Upstream.Protocol.H2C;
             case "h2" -> Upstream.Protocol.H2;
             default -> Upstream.Protocol.HTTP1;
         };
         boolean tls = "https".equals(protocol) || "h2".equals(protocol);
-        return new Upstream(model, endpoints, p,
-                affinity == null ? Upstream.LoadBalancer.ROUND_ROBIN : Upstream.LoadBalancer.CONSISTENT_HASH, null,
-                Map.of(), affinity, null, null, Upstream.DEFAULT_PANIC_THRESHOLD, 0, tls ? Upstream.Tls.UNVERIFIED : null);
+        return new Upstream(model, endpoints, p, balancing.loadBalancer(), null, Map.of(), balancing.hashOn(),
+                balancing.pool(), null, Upstream.DEFAULT_PANIC_THRESHOLD, 0, tls ? Upstream.Tls.UNVERIFIED : null);
     }
 
-    /** A Service backend's {@code sessionAffinity} as the hash of its upstream, or null (also when malformed: the parser reports it). */
-    static Upstream.HashOn affinity(RouteSpec.SessionAffinity a) {
+    /**
+     * A Service backend's {@code sessionAffinity} (under {@code path}) as the hash of its upstream: a consistent
+     * hash on the cookie, which the proxy sets. Null without one; what cannot be read is an error in {@code errors}.
+     */
+    static Upstream.HashOn affinity(JsonNode node, String path, List<String> errors) {
+        if (node == null || node.isNull()) {
+            return null;
+        }
+        RouteSpec.SessionAffinity a;
+        try {
+            a = JSON.convertValue(node, RouteSpec.SessionAffinity.class);
+        } catch (IllegalArgumentException e) {
+            errors.add(path + ": is not { cookieName, path, maxAge }");
+            return null;
+        }
         if (a == null || a.cookieName == null) {
+            errors.add(path + ".cookieName: required");
             return null;
         }
         java.time.Duration maxAge = null;
@@ -154,6 +158,7 @@ public final class Translator {
             try {
                 maxAge = dev.strait.model.Durations.parse(a.maxAge);
             } catch (IllegalArgumentException e) {
+                errors.add(path + ".maxAge: " + e.getMessage());
                 return null;
             }
         }
@@ -1049,9 +1054,10 @@ public final class Translator {
                         ServiceEndpoints.Resolution res = endpoints.resolve(ns, b.service.name, b.service.port);
                         if (res.ok()) {
                             String protocol = b.protocol == null ? res.protocol() : JSON.convertValue(b.protocol, String.class);
-                            Upstream.HashOn affinity = affinity(b.sessionAffinity);
-                            String model = serviceUpstreamName(ns, b.service.name, b.service.port, protocol, affinity);
-                            serviceUpstreams.put(model, serviceUpstream(model, res.endpoints(), protocol, affinity));
+                            // errors are reported when the Route is checked; here only the name counts
+                            ServiceBalancing balancing = ServiceBalancing.of(JSON.valueToTree(b), "", new ArrayList<>());
+                            String model = serviceUpstreamName(ns, b.service.name, b.service.port, protocol, balancing);
+                            serviceUpstreams.put(model, serviceUpstream(model, res.endpoints(), protocol, balancing));
                             sb.append(model);
                         } else {
                             sb.append('!').append(res.field()).append(res.error());
@@ -1170,9 +1176,16 @@ public final class Translator {
             // Not a field of the model's backend: it chooses the upstream made for the Service.
             String protocol = b.path("protocol").isTextual() ? b.get("protocol").asText() : null;
             b.remove("protocol");
-            Upstream.HashOn affinity = b.has("sessionAffinity")
-                    ? affinity(JSON.convertValue(b.get("sessionAffinity"), RouteSpec.SessionAffinity.class)) : null;
-            b.remove("sessionAffinity");
+            List<String> balancingErrors = new ArrayList<>();
+            ServiceBalancing balancing = ServiceBalancing.of(b, path, balancingErrors);
+            b.remove(List.of("sessionAffinity", "loadBalancer", "hashOn", "connectTimeout"));
+            if (!balancingErrors.isEmpty()) {
+                st.specErrors.addAll(balancingErrors);
+                b.remove("service"); // the error is the spec's; the model's parser need not add its own
+                b.put("upstream", UNRESOLVED);
+                st.declared.put(UNRESOLVED, Upstream.Protocol.HTTP1);
+                return;
+            }
             ServiceEndpoints.Resolution res = endpoints.resolve(ns, name, port);
             if (!res.ok()) {
                 st.refError(b, "BackendNotFound", path + ".service." + res.field() + ": " + res.error());
@@ -1181,8 +1194,8 @@ public final class Translator {
             if (protocol == null) {
                 protocol = res.protocol(); // the backend's protocol wins over the Service port's appProtocol
             }
-            Upstream made = serviceUpstream(serviceUpstreamName(ns, name, port, protocol, affinity), res.endpoints(),
-                    protocol, affinity);
+            Upstream made = serviceUpstream(serviceUpstreamName(ns, name, port, protocol, balancing), res.endpoints(),
+                    protocol, balancing);
             serviceUpstreams.put(made.name(), made);
             st.use(b, made.name(), made.protocol());
         } else {

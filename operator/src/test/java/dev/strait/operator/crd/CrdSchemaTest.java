@@ -51,7 +51,13 @@ class CrdSchemaTest {
         JSONSchemaProps backend = rule.getProperties().get("backends").getItems().getSchema();
         assertThat(backend.getXKubernetesValidations()).extracting(r -> r.getRule())
                 .containsExactly("has(self.upstream) != has(self.service)", "!has(self.protocol) || has(self.service)",
-                        "!has(self.sessionAffinity) || has(self.service)");
+                        "!has(self.sessionAffinity) || has(self.service)",
+                        "!(has(self.loadBalancer) || has(self.hashOn) || has(self.connectTimeout)) || has(self.service)",
+                        "!has(self.sessionAffinity) || !(has(self.loadBalancer) || has(self.hashOn))",
+                        "!has(self.hashOn) || !has(self.loadBalancer) || self.loadBalancer == 'consistent-hash'");
+        assertThat(backend.getProperties().get("loadBalancer").getEnum()).extracting(Object::toString)
+                .containsExactlyInAnyOrder("\"round-robin\"", "\"least-request\"", "\"consistent-hash\"");
+        assertThat(backend.getProperties().get("connectTimeout").getPattern()).isEqualTo("^[0-9]{1,9}(ms|s|m|h)$");
         assertThat(backend.getProperties().get("protocol").getEnum()).extracting(Object::toString)
                 .containsExactlyInAnyOrder("\"http1\"", "\"h2c\"", "\"https\"", "\"h2\"");
         assertThat(rule.getProperties().get("clientAddresses").getXKubernetesValidations()).extracting(r -> r.getMessage())

@@ -428,6 +428,57 @@ class IngressAnnotationsTest {
                 + "affinity]: \"ip\" is not an affinity Strait has (cookie); it is not applied");
     }
 
+    /** load-balance, upstream-hash-by and proxy-connect-timeout choose the upstream made for each Service backend. */
+    @Test
+    void balancingAnnotationsShapeTheServiceUpstreams() {
+        String spec = """
+                ingressClassName: strait
+                rules:
+                  - host: shop.example.com
+                    http:
+                      paths:
+                        - { path: /, pathType: Prefix, backend: { service: { name: web, port: { number: 80 } } } }
+                """;
+        java.util.function.Function<Translation, dev.strait.model.Upstream> web = t -> {
+            List<dev.strait.model.Upstream> made = t.snapshot(STRAIT).config().upstreams().stream()
+                    .filter(u -> u.name().startsWith("service.shop.web.80")).toList();
+            assertThat(made).hasSize(1);
+            return made.get(0);
+        };
+        Translation t = translate(annotated("site", spec, "load-balance", "ewma", "proxy-connect-timeout", "2"));
+        assertThat(ingressReport(t, "shop", "site").errors()).isEmpty();
+        assertThat(web.apply(t).loadBalancer()).isEqualTo(dev.strait.model.Upstream.LoadBalancer.LEAST_REQUEST);
+        assertThat(web.apply(t).pool().connectTimeout()).isEqualTo(java.time.Duration.ofSeconds(2));
+        String balanced = web.apply(t).name();
+        assertThat(balanced).startsWith("service.shop.web.80.balanced-");
+        assertThat(actions(t)).allSatisfy(a -> assertThat(((Route.Backends) a).backends())
+                .allSatisfy(b -> assertThat(b.upstream()).isEqualTo(balanced)));
+
+        assertThat(web.apply(translate(annotated("site", spec, "upstream-hash-by", "$http_x_user_id"))).hashOn())
+                .isEqualTo(new dev.strait.model.Upstream.HashOn(dev.strait.model.Upstream.HashSource.HEADER, "x-user-id"));
+        assertThat(web.apply(translate(annotated("site", spec, "upstream-hash-by", "$cookie_sid", "load-balance",
+                "round_robin"))).hashOn()).as("the hash wins over load-balance, as in ingress-nginx")
+                .isEqualTo(new dev.strait.model.Upstream.HashOn(dev.strait.model.Upstream.HashSource.COOKIE, "sid"));
+        dev.strait.model.Upstream byClient = web.apply(translate(annotated("site", spec, "upstream-hash-by", "$binary_remote_addr")));
+        assertThat(byClient.loadBalancer()).isEqualTo(dev.strait.model.Upstream.LoadBalancer.CONSISTENT_HASH);
+        assertThat(byClient.hashOn()).isEqualTo(dev.strait.model.Upstream.HashOn.CLIENT_ADDRESS);
+
+        t = translate(annotated("site", spec, "upstream-hash-by", "$request_uri", "load-balance", "random",
+                "proxy-connect-timeout", "5s"));
+        assertThat(web.apply(t).name()).as("nothing applied: the plain upstream").isEqualTo("service.shop.web.80");
+        assertThat(ingressReport(t, "shop", "site").errors()).containsExactlyInAnyOrder(
+                "metadata.annotations[" + N + "upstream-hash-by]: \"$request_uri\" is not one of the variables Strait"
+                        + " can hash on ($remote_addr, $http_NAME, $cookie_NAME); it is not applied",
+                "metadata.annotations[" + N + "load-balance]: \"random\" is not round_robin or ewma; round robin applies",
+                "metadata.annotations[" + N + "proxy-connect-timeout]: \"5s\" is not a number of seconds above 0; the"
+                        + " default 5s applies");
+
+        t = translate(annotated("site", spec, "affinity", "cookie", "upstream-hash-by", "$remote_addr"));
+        assertThat(web.apply(t).name()).startsWith("service.shop.web.80.sticky-");
+        assertThat(ingressReport(t, "shop", "site").errors()).containsExactly("metadata.annotations[" + N
+                + "upstream-hash-by]: not applied: affinity: cookie decides where requests go, as in ingress-nginx");
+    }
+
     /** An ingress-nginx annotation Strait does not read is said, so a migration sees what has no effect. */
     @Test
     void annotationsNotReadAreReportedAndThePathsServe() {

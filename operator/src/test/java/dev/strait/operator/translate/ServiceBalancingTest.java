@@ -1,0 +1,110 @@
+package dev.strait.operator.translate;
+
+import static dev.strait.operator.translate.Fixtures.STRAIT;
+import static dev.strait.operator.translate.Fixtures.route;
+import static dev.strait.operator.translate.Fixtures.service;
+import static dev.strait.operator.translate.Fixtures.slice;
+import static org.assertj.core.api.Assertions.assertThat;
+
+import dev.strait.model.Route;
+import dev.strait.model.Upstream;
+import java.time.Duration;
+import java.util.List;
+import org.junit.jupiter.api.Test;
+
+/**
+ * A Route's Service backend chooses how its upstream spreads requests and connects: {@code loadBalancer},
+ * {@code hashOn}, {@code connectTimeout} (beside {@code sessionAffinity}). Each setting is an upstream of its
+ * own; what cannot be read is the Route's error, and the Routes that were serving keep serving.
+ */
+class ServiceBalancingTest {
+    private static Translation translate(String... backends) {
+        Object[] resources = new Object[backends.length + 2];
+        resources[0] = service("shop", "api", "http:80");
+        resources[1] = slice("shop", "api", "api-1", "http", 8080, "10.0.0.1", "10.0.0.2");
+        for (int i = 0; i < backends.length; i++) {
+            resources[i + 2] = route("shop", "r" + i, 1,
+                    "hosts: [ r" + i + ".example.com ]\nrules: [ { backends: [ " + backends[i] + " ] } ]");
+        }
+        return Fixtures.translate(resources);
+    }
+
+    private static Upstream only(Translation t) {
+        assertThat(Fixtures.routeReport(t, "shop", "r0").errors()).isEmpty();
+        List<Upstream> made = t.snapshot(STRAIT).config().upstreams().stream()
+                .filter(u -> u.name().startsWith("service.shop.api.80")).toList();
+        assertThat(made).hasSize(1);
+        return made.get(0);
+    }
+
+    private static String upstreamOf(Translation t, String routeName) {
+        for (Route r : t.snapshot(STRAIT).config().routes()) {
+            if (r.name().contains(routeName)) {
+                return ((Route.Backends) r.rules().get(0).action()).backends().get(0).upstream();
+            }
+        }
+        throw new AssertionError("no route " + routeName);
+    }
+
+    @Test
+    void eachSettingIsAnUpstreamOfItsOwn() {
+        Upstream plain = only(translate("{ service: { name: api, port: 80 } }"));
+        assertThat(plain.name()).isEqualTo("service.shop.api.80");
+        assertThat(plain.loadBalancer()).isEqualTo(Upstream.LoadBalancer.ROUND_ROBIN);
+        assertThat(plain.pool()).isEqualTo(Upstream.Pool.DEFAULTS);
+        assertThat(only(translate("{ service: { name: api, port: 80 }, loadBalancer: round-robin }")).name())
+                .as("the default asked for is the default's upstream").isEqualTo("service.shop.api.80");
+
+        Upstream least = only(translate("{ service: { name: api, port: 80 }, loadBalancer: least-request }"));
+        assertThat(least.name()).startsWith("service.shop.api.80.balanced-");
+        assertThat(least.loadBalancer()).isEqualTo(Upstream.LoadBalancer.LEAST_REQUEST);
+        assertThat(least.endpoints()).hasSize(2);
+
+        Upstream byHeader = only(translate("{ service: { name: api, port: 80 }, hashOn: { source: header, name: x-user } }"));
+        assertThat(byHeader.loadBalancer()).as("hashOn implies the consistent hash")
+                .isEqualTo(Upstream.LoadBalancer.CONSISTENT_HASH);
+        assertThat(byHeader.hashOn()).isEqualTo(new Upstream.HashOn(Upstream.HashSource.HEADER, "x-user"));
+        Upstream byClient = only(translate("{ service: { name: api, port: 80 }, loadBalancer: consistent-hash }"));
+        assertThat(byClient.hashOn()).isEqualTo(Upstream.HashOn.CLIENT_ADDRESS);
+        assertThat(byClient.name()).isNotEqualTo(byHeader.name());
+
+        Upstream quick = only(translate("{ service: { name: api, port: 80 }, connectTimeout: 250ms }"));
+        assertThat(quick.pool().connectTimeout()).isEqualTo(Duration.ofMillis(250));
+        assertThat(quick.pool().maxIdlePerLoop()).isEqualTo(Upstream.Pool.DEFAULTS.maxIdlePerLoop());
+        assertThat(quick.loadBalancer()).isEqualTo(Upstream.LoadBalancer.ROUND_ROBIN);
+        assertThat(quick.name()).startsWith("service.shop.api.80.balanced-");
+    }
+
+    @Test
+    void routesAskingTheSameShareOneUpstream() {
+        Translation t = translate("{ service: { name: api, port: 80 }, loadBalancer: least-request, connectTimeout: 2s }",
+                "{ service: { name: api, port: 80 }, connectTimeout: 2s, loadBalancer: least-request }",
+                "{ service: { name: api, port: 80 }, loadBalancer: least-request, connectTimeout: 3s }",
+                "{ service: { name: api, port: 80 } }");
+        assertThat(upstreamOf(t, "r0")).isEqualTo(upstreamOf(t, "r1"));
+        assertThat(upstreamOf(t, "r2")).isNotEqualTo(upstreamOf(t, "r0")).startsWith("service.shop.api.80.balanced-");
+        assertThat(upstreamOf(t, "r3")).isEqualTo("service.shop.api.80");
+        assertThat(t.snapshot(STRAIT).config().upstreams()).extracting(Upstream::name)
+                .filteredOn(n -> n.startsWith("service.shop.api.80")).hasSize(3);
+    }
+
+    @Test
+    void whatCannotBeReadIsTheRoutesErrorAndTheOthersServe() {
+        Translation t = translate(
+                "{ service: { name: api, port: 80 }, sessionAffinity: { cookieName: sid }, loadBalancer: least-request }",
+                "{ service: { name: api, port: 80 }, loadBalancer: round-robin, hashOn: { source: client-address } }",
+                "{ service: { name: api, port: 80 }, hashOn: { source: cookie } }",
+                "{ service: { name: api, port: 80 }, connectTimeout: \"5\" }",
+                "{ service: { name: api, port: 80 }, loadBalancer: least-request }");
+        assertThat(Fixtures.routeReport(t, "shop", "r0").errors()).containsExactly("spec.rules[0].backends[0]:"
+                + " sessionAffinity is a consistent hash of its own; it takes no loadBalancer or hashOn");
+        assertThat(Fixtures.routeReport(t, "shop", "r1").errors()).containsExactly("spec.rules[0].backends[0].hashOn:"
+                + " applies to the consistent-hash load balancer, not \"round-robin\"");
+        assertThat(Fixtures.routeReport(t, "shop", "r2").errors()).containsExactly("spec.rules[0].backends[0].hashOn.name:"
+                + " a cookie hash needs the cookie's name");
+        assertThat(Fixtures.routeReport(t, "shop", "r3").errors()).singleElement().asString()
+                .startsWith("spec.rules[0].backends[0].connectTimeout: must be a duration");
+        assertThat(Fixtures.routeReport(t, "shop", "r4").errors()).isEmpty();
+        assertThat(Fixtures.routeNames(t)).as("only the good Route is programmed").hasSize(1);
+    }
+}
