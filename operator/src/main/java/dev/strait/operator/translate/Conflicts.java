@@ -131,7 +131,7 @@ final class Conflicts {
                     List<String> on = route.listeners() == null ? ProxyDefaults.LISTENERS : route.listeners();
                     // An Ingress's defaultBackend competes only with other defaultBackends: every explicit path
                     // of the host answers before it, whatever their ages (ADR 0056).
-                    boolean fallback = IngressRoutes.isDefaultBackend(route.name());
+                    boolean fallback = IngressRoutes.yields(route.name());
                     int hosts = route.hosts().size();
                     k = new String[route.rules().size()][][];
                     for (int i = 0; i < k.length; i++) {
@@ -194,7 +194,7 @@ final class Conflicts {
                         String on = route.listeners() == null ? ""
                                 : " on listener " + k[i][j][h].substring(0, k[i][j][h].indexOf(' '));
                         String by = owner.kind() + " " + owner.namespace() + "/" + owner.name();
-                        conflict = IngressRoutes.isDefaultBackend(route.name())
+                        conflict = IngressRoutes.yields(route.name())
                                 ? where + ": " + host + on + " already has the defaultBackend of " + by
                                         + " (the older Ingress wins)"
                                 : where + ": " + host + " " + describe(m) + on + " is already served by " + by

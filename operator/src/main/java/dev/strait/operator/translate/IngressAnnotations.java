@@ -30,6 +30,10 @@ final class IngressAnnotations {
     static final String SSL_REDIRECT = PREFIX + "ssl-redirect";
     /** {@code "true"} redirects to https even a host without TLS (terminated elsewhere, or by another Ingress). */
     static final String FORCE_SSL_REDIRECT = PREFIX + "force-ssl-redirect";
+    /** More host names, comma-separated, that serve what the Ingress's hosts serve. */
+    static final String SERVER_ALIAS = PREFIX + "server-alias";
+    /** {@code "true"}: {@code www.HOST} redirects to {@code HOST}, or {@code HOST} to {@code www.HOST}. */
+    static final String FROM_TO_WWW_REDIRECT = PREFIX + "from-to-www-redirect";
     static final String PERMANENT_REDIRECT = PREFIX + "permanent-redirect";
     static final String PERMANENT_REDIRECT_CODE = PREFIX + "permanent-redirect-code";
     /** ingress-nginx spells it so ("temporal", not "temporary"). */
@@ -132,7 +136,8 @@ final class IngressAnnotations {
 
     private static java.util.Set<String> readAnnotations() {
         java.util.Set<String> out = new java.util.HashSet<>(RULE_ANNOTATIONS);
-        out.addAll(List.of(SSL_REDIRECT, FORCE_SSL_REDIRECT, LIMIT_CONNECTIONS, SSL_PASSTHROUGH));
+        out.addAll(List.of(SSL_REDIRECT, FORCE_SSL_REDIRECT, LIMIT_CONNECTIONS, SSL_PASSTHROUGH, SERVER_ALIAS,
+                FROM_TO_WWW_REDIRECT));
         return java.util.Set.copyOf(out);
     }
 
@@ -189,6 +194,10 @@ final class IngressAnnotations {
     final dev.strait.operator.crd.UpstreamSpec.HashOn hashOn;
     /** {@code proxy-connect-timeout} as every Service backend's {@code connectTimeout}, or null. */
     final String connectTimeout;
+    /** {@code server-alias}: host names in lower case, each valid, in the order given; empty without. */
+    final List<String> serverAliases;
+    /** {@code from-to-www-redirect: "true"}. */
+    final boolean fromToWww;
     /** {@code canary: "true"}: the Ingress's paths split the traffic of the same paths of another Ingress. */
     final boolean canary;
     /** The canary's share: {@code canaryWeight} of {@code canaryWeightTotal} requests (0 of 100 when not given). */
@@ -315,6 +324,8 @@ final class IngressAnnotations {
                 }
             }
         }
+        serverAliases = serverAliases(a.get(SERVER_ALIAS), warn);
+        fromToWww = "true".equals(a.get(FROM_TO_WWW_REDIRECT));
         long connect = seconds(a, PROXY_CONNECT_TIMEOUT, "5s", warn);
         connectTimeout = connect > 0 ? connect + "s" : null;
         retries = retries(a, warn);
@@ -425,6 +436,30 @@ final class IngressAnnotations {
         List<String> exempt = ranges(exemptName, a.get(exemptName), guard);
         r.exempt = exempt;
         return r;
+    }
+
+    /**
+     * {@code server-alias}: comma-separated host names (a leading {@code *.} allowed, as nginx's
+     * {@code server_name}); what is no host name is reported and left out.
+     */
+    private static List<String> serverAliases(String value, List<String> warn) {
+        if (value == null || value.isBlank()) {
+            return List.of();
+        }
+        List<String> out = new ArrayList<>();
+        for (String part : value.split(",")) {
+            String h = part.trim().toLowerCase(Locale.ROOT);
+            if (h.isEmpty()) {
+                continue;
+            }
+            String bare = h.startsWith("*.") ? h.substring(2) : h;
+            if (bare.length() > 253 || !HOST.matcher(bare).matches()) {
+                warn.add(field(SERVER_ALIAS) + ": \"" + part.trim() + "\" is not a host name; it is left out");
+            } else if (!out.contains(h)) {
+                out.add(h);
+            }
+        }
+        return List.copyOf(out);
     }
 
     /**

@@ -63,6 +63,8 @@ final class IngressRoutes {
     static final String TO_HTTPS = "-to-https";
     /** Appended to the name of a host's Route for the Route of the Ingress's {@code defaultBackend} on that host. */
     static final String DEFAULT_BACKEND = "-default";
+    /** Appended to the name of a host's Route for the Route that redirects the host's www twin to it. */
+    static final String FROM_TO_WWW = "-www";
 
     private IngressRoutes() {}
 
@@ -141,6 +143,16 @@ final class IngressRoutes {
         return modelName.endsWith(DEFAULT_BACKEND) && modelName.contains(Translator.INGRESS_PIECE);
     }
 
+    /**
+     * Whether the Route made for an Ingress answers only what no other Route of its host matches: the
+     * {@code defaultBackend}, and the {@code from-to-www-redirect} of a host's twin (as in ingress-nginx, a
+     * host some Ingress serves is not redirected).
+     */
+    static boolean yields(String modelName) {
+        return isDefaultBackend(modelName)
+                || modelName.endsWith(FROM_TO_WWW) && modelName.contains(Translator.INGRESS_PIECE);
+    }
+
     /** The model name of the Route made for the {@code index}-th host of an Ingress ({@code ..} never occurs in a Route's name). */
     static String routeMetadataName(String name, int index) {
         return name + Translator.INGRESS_PIECE + index;
@@ -180,6 +192,8 @@ final class IngressRoutes {
             hosts.putIfAbsent("*", new ArrayList<>());
         }
         IngressAnnotations annotations = new IngressAnnotations(ing.getMetadata().getAnnotations(), ns);
+        // server-alias names more hosts for the Ingress's first host (ingress-nginx's server_name).
+        String aliased = hosts.keySet().stream().filter(k -> !k.equals("*")).findFirst().orElse(null);
         List<Piece> out = new ArrayList<>();
         int index = 0;
         for (Map.Entry<String, List<Object[]>> h : hosts.entrySet()) {
@@ -190,7 +204,17 @@ final class IngressRoutes {
             List<String> errors = new ArrayList<>(annotations.problems());
             errors.addAll(annotations.warnings);
             RouteSpec rs = new RouteSpec();
-            rs.hosts = List.of(h.getKey());
+            List<String> names = new ArrayList<>(List.of(h.getKey()));
+            if (h.getKey().equals(aliased)) {
+                // not a host the Ingress already has
+                for (String alias : annotations.serverAliases) {
+                    if (!hosts.containsKey(alias) && !names.contains(alias)) {
+                        fields.put("spec.hosts[" + names.size() + "]", IngressAnnotations.field(IngressAnnotations.SERVER_ALIAS));
+                        names.add(alias);
+                    }
+                }
+            }
+            rs.hosts = List.copyOf(names);
             if (hostRule.containsKey(h.getKey())) {
                 fields.put("spec.hosts[0]", "spec.rules[" + hostRule.get(h.getKey()) + "].host");
             }
@@ -198,6 +222,11 @@ final class IngressRoutes {
             boolean rootPrefix = false;
             boolean regexHost = false;
             boolean unsupported = !annotations.problems().isEmpty() || !annotations.warnings.isEmpty();
+            if (aliased == null && index == 0 && !annotations.serverAliases.isEmpty()) {
+                errors.add(IngressAnnotations.field(IngressAnnotations.SERVER_ALIAS)
+                        + ": the Ingress has no host to add names to; it is not applied");
+                unsupported = true;
+            }
             List<RouteSpec.PathType> types = new ArrayList<>();
             List<String> values = new ArrayList<>();
             List<String> pathFields = new ArrayList<>();
@@ -309,7 +338,32 @@ final class IngressRoutes {
                 }
                 toFields.put("spec.rules[0]", IngressAnnotations.field(annotations.forceSslRedirect
                         ? IngressAnnotations.FORCE_SSL_REDIRECT : SSL_REDIRECT_ANNOTATION));
-                out.add(new Piece(piece(ing, ns, index, TO_HTTPS, "", to), toFields, List.of()));
+                // keyed by the annotations too: its hosts follow server-alias
+                out.add(new Piece(piece(ing, ns, index, TO_HTTPS, annotations.key, to), toFields, List.of()));
+            }
+            String twin = annotations.fromToWww ? wwwTwin(h.getKey()) : null;
+            if (twin != null && !hosts.containsKey(twin) && !rs.hosts.contains(twin) && !rs.rules.isEmpty()) {
+                // Every request for the twin, on every listener, goes to the host: 308 keeps method and body.
+                RouteSpec www = new RouteSpec();
+                www.hosts = List.of(twin);
+                RouteSpec.Rule r = new RouteSpec.Rule();
+                r.redirect = new RouteSpec.Redirect();
+                r.redirect.hostname = h.getKey();
+                r.redirect.statusCode = 308;
+                www.rules = List.of(r);
+                Map<String, String> wwwFields = new LinkedHashMap<>();
+                wwwFields.put("spec.hosts[0]", IngressAnnotations.field(IngressAnnotations.FROM_TO_WWW_REDIRECT));
+                wwwFields.put("spec.rules[0]", IngressAnnotations.field(IngressAnnotations.FROM_TO_WWW_REDIRECT));
+                for (int k = 0; k < tls.size(); k++) {
+                    IngressTLS t = tls.get(k);
+                    if (t.getSecretName() != null && t.getHosts() != null && t.getHosts().contains(twin)) {
+                        www.tls = new RouteSpec.Tls();
+                        www.tls.secretName = t.getSecretName();
+                        wwwFields.put("spec.tls", "spec.tls[" + k + "]");
+                        break;
+                    }
+                }
+                out.add(new Piece(piece(ing, ns, index, FROM_TO_WWW, annotations.key, www), wwwFields, List.of()));
             }
             if (fallback != null && !rootPrefix) {
                 // A Route of its own, which the snapshot lists after every other Route: the proxy merges a host's
@@ -349,6 +403,15 @@ final class IngressRoutes {
             index++;
         }
         return out;
+    }
+
+    /** {@code www.HOST} for a host, {@code HOST} for {@code www.HOST}; null for a wildcard, {@code *} or one label. */
+    static String wwwTwin(String host) {
+        if (host.startsWith("*") || !host.contains(".")) {
+            return null;
+        }
+        String bare = host.startsWith("www.") ? host.substring(4) : null;
+        return bare == null ? "www." + host : bare.contains(".") ? bare : null;
     }
 
     /**

@@ -112,12 +112,12 @@ public final class Translation {
             }
         }
         boolean https = !certs.isEmpty() && defaults.https() != null;
-        // Oldest first, then the Ingresses' defaultBackends (oldest first): the proxy merges a host's Routes
-        // in this order, so a defaultBackend answers only what no other Route of the host matches (ADR 0056).
+        // Oldest first, then the Ingresses' defaultBackends and www redirects (oldest first): the proxy merges a
+        // host's Routes in this order, so those answer only what no other Route of the host matches (ADR 0056).
         List<Programmed> ordered = new ArrayList<>(programmed.size());
         List<Programmed> fallbacks = new ArrayList<>();
         for (Programmed p : programmed) {
-            (IngressRoutes.isDefaultBackend(p.route().name()) ? fallbacks : ordered).add(p);
+            (IngressRoutes.yields(p.route().name()) ? fallbacks : ordered).add(p);
         }
         ordered.addAll(fallbacks);
         for (Programmed p : ordered) {
