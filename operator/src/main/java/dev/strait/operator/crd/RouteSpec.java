@@ -203,10 +203,22 @@ public class RouteSpec {
         @Pattern("^[ -!#-\\[\\]-~]*$")
         public String realm;
 
-        /** A Secret in the Route's namespace with the key {@code auth}. */
+        /** A Secret in the Route's namespace: htpasswd lines in its key {@code auth}, or as {@code secretType} says. */
         @Required
         @Pattern(Patterns.NAME)
         public String secretName;
+
+        /**
+         * How the Secret holds the users (ingress-nginx's {@code auth-secret-type}): {@code auth-file} (the
+         * default), htpasswd lines in the key {@code auth}; {@code auth-map}, one key per user whose value is
+         * the password's hash.
+         */
+        public SecretType secretType;
+    }
+
+    public enum SecretType {
+        @JsonProperty("auth-file") AUTH_FILE,
+        @JsonProperty("auth-map") AUTH_MAP
     }
 
     /** Addresses and CIDR blocks ({@code 10.0.0.0/8}, {@code 2001:db8::/32}); at least one in either list. */

@@ -778,7 +778,7 @@ final class IngressAnnotations {
 
     /**
      * {@code auth-type: basic} with its Secret and realm, or null (also for no {@code auth-type}). What cannot
-     * be honoured (another type, no Secret, another namespace's, an {@code auth-map}) is an error in
+     * be honoured (another type, no Secret, another namespace's, another Secret format) is an error in
      * {@code guard}: the paths answer 503.
      */
     private static RouteSpec.BasicAuth basicAuth(Map<String, String> a, String namespace, List<String> guard) {
@@ -805,14 +805,15 @@ final class IngressAnnotations {
             guard.add(field(AUTH_TYPE) + ": \"basic\" needs " + field(AUTH_SECRET) + fail);
             return null;
         }
-        String secretType = a.get(AUTH_SECRET_TYPE);
-        if (secretType != null && !secretType.isBlank() && !secretType.trim().equals("auth-file")) {
+        String secretType = a.get(AUTH_SECRET_TYPE) == null ? "" : a.get(AUTH_SECRET_TYPE).trim();
+        if (!secretType.isEmpty() && !secretType.equals("auth-file") && !secretType.equals("auth-map")) {
             guard.add(field(AUTH_SECRET_TYPE) + ": \"" + secretType + "\": only auth-file (htpasswd lines in the key"
-                    + " auth) is read" + fail);
+                    + " auth) and auth-map (a key per user) are read" + fail);
             return null;
         }
         RouteSpec.BasicAuth b = new RouteSpec.BasicAuth();
         b.secretName = secret;
+        b.secretType = secretType.equals("auth-map") ? RouteSpec.SecretType.AUTH_MAP : null;
         String realm = a.get(AUTH_REALM);
         if (realm != null && !realm.isEmpty()) {
             if (!realm.chars().allMatch(c -> c >= 0x20 && c < 0x7f && c != '"' && c != '\\')) {

@@ -1211,8 +1211,11 @@ public final class Translator {
     private static void basicAuth(ObjectNode rule, ObjectNode auth, String path, String ns, Map<String, Secret> secrets,
                                   RouteState st) {
         String name = auth.path("secretName").asText(null);
+        boolean map = "auth-map".equals(auth.path("secretType").asText(null));
+        auth.remove("secretType");
         Secret s = name == null ? null : secrets.get(ns + "/" + name);
-        String text = s == null || s.getData() == null ? null : decoded(s.getData().get(AUTH_KEY));
+        String text = s == null ? null : map ? mapLines(s.getData() == null ? Map.of() : s.getData())
+                : s.getData() == null ? null : decoded(s.getData().get(AUTH_KEY));
         if (s == null) {
             st.refError(null, "SecretNotFound", path + ": Secret \"" + name + "\" not found; the rule answers 503");
         } else if (text == null) {
@@ -1225,7 +1228,9 @@ public final class Translator {
             Htpasswd.parse(text, (line, why) -> problems.add("line " + line + ": " + why))
                     .forEach((user, hash) -> users.append(user).append(':').append(hash).append('\n'));
             for (String p : problems) {
-                st.refError(null, "InvalidSecret", path + ": Secret \"" + name + "\" " + AUTH_KEY + " " + p
+                // an auth-map's lines are its keys, in order: name the user, not a line number
+                String where = map ? p.replaceFirst("^line \\d+: ", "") : AUTH_KEY + " " + p;
+                st.refError(null, "InvalidSecret", path + ": Secret \"" + name + "\" " + where
                         + "; that user is left out");
             }
             if (users.isEmpty()) {
@@ -1244,6 +1249,18 @@ public final class Translator {
         }
         auth.remove("secretName");
         auth.put("htpasswd", users.toString());
+    }
+
+    /** An {@code auth-map} Secret (a key per user, the hash its value) as htpasswd lines, keys in order. */
+    private static String mapLines(Map<String, String> data) {
+        StringBuilder lines = new StringBuilder();
+        for (Map.Entry<String, String> e : new TreeMap<>(data).entrySet()) {
+            String hash = decoded(e.getValue());
+            if (hash != null) {
+                lines.append(e.getKey()).append(':').append(hash.strip()).append('\n');
+            }
+        }
+        return lines.toString();
     }
 
     /** The Secret key that holds htpasswd lines, ingress-nginx's {@code auth-file} format. */

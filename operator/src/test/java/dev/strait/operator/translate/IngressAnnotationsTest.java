@@ -257,6 +257,25 @@ class IngressAnnotationsTest {
                 + " 4 to 10 (a check costs the event loop 2^cost key schedules; htpasswd -B uses 5); that user is left out");
     }
 
+    /** auth-secret-type: auth-map reads a Secret with a key per user, the hash its value. */
+    @Test
+    void anAuthMapSecretIsOneKeyPerUser() {
+        io.fabric8.kubernetes.api.model.Secret map = new io.fabric8.kubernetes.api.model.SecretBuilder()
+                .withNewMetadata().withNamespace("shop").withName("basic-auth").endMetadata().withType("Opaque")
+                .addToData("alice", Fixtures.b64("{PLAIN}x\n")).addToData("bob", Fixtures.b64("abJnggxhB/yWI")).build();
+        Translation t = translate(map, annotated("site", SITE, "auth-type", "basic", "auth-secret", "basic-auth",
+                "auth-secret-type", "auth-map"));
+        assertThat(basicAuths(t)).hasSize(4).containsOnly(new Route.BasicAuth("Restricted", "alice:{PLAIN}x\n"));
+        assertThat(ingressReport(t, "shop", "site").errors()).anySatisfy(e -> assertThat(e).startsWith(
+                "metadata.annotations[" + N + "auth-secret]: Secret \"basic-auth\" user \"bob\": DES crypt hashes are not"
+                        + " checked").endsWith("; that user is left out"));
+        t = translate(Fixtures.authSecret("shop", "basic-auth", "alice:{PLAIN}x"), annotated("site", SITE,
+                "auth-type", "basic", "auth-secret", "basic-auth", "auth-secret-type", "auth-map"));
+        assertThat(ingressReport(t, "shop", "site").errors()).as("an auth-file Secret read as a map: the key auth is"
+                + " a user whose hash is the file").isNotEmpty();
+        assertThat(actions(t)).containsOnly(new Route.Backends(List.of(new Route.Backend(Translator.UNRESOLVED, 1))));
+    }
+
     @Test
     void basicAuthWithoutItsSecretAnswers503AndNamesTheAnnotation() {
         Translation t = translate(annotated("site", SITE, "auth-type", "basic", "auth-secret", "basic-auth"));
@@ -267,7 +286,8 @@ class IngressAnnotationsTest {
         assertThat(r.errors()).contains("metadata.annotations[" + N + "auth-secret]: Secret \"basic-auth\" not found;"
                 + " the rule answers 503");
         for (String[] c : new String[][] {{"auth-secret", "other/basic-auth", "only a Secret in the Ingress's namespace is read"},
-                {"auth-secret-type", "auth-map", "only auth-file (htpasswd lines in the key auth) is read"}}) {
+                {"auth-secret-type", "auth-json", "only auth-file (htpasswd lines in the key auth) and auth-map (a key"
+                        + " per user) are read"}}) {
             t = translate(Fixtures.authSecret("shop", "basic-auth", "alice:{PLAIN}x"), annotated("site", SITE,
                     "auth-type", "basic", "auth-secret", "basic-auth", c[0], c[1]));
             assertThat(ingressReport(t, "shop", "site").errors()).as(c[1]).anySatisfy(e -> assertThat(e).contains(c[2]));

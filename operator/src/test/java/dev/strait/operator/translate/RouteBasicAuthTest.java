@@ -36,6 +36,22 @@ class RouteBasicAuthTest {
     }
 
     @Test
+    void anAuthMapSecretHoldsAKeyPerUser() {
+        io.fabric8.kubernetes.api.model.Secret map = new io.fabric8.kubernetes.api.model.SecretBuilder()
+                .withNewMetadata().withNamespace("shop").withName("staff").endMetadata().withType("Opaque")
+                .addToData("bob", Fixtures.b64("{PLAIN}y")).addToData("alice", Fixtures.b64("{PLAIN}x")).build();
+        Translation t = Fixtures.translate(route("shop", "site", 1, SPEC.replace("secretName: staff",
+                "secretName: staff, secretType: auth-map")), map);
+        assertThat(Fixtures.routeReport(t, "shop", "site").errors()).isEmpty();
+        assertThat(rules(t).get(0).basicAuth()).as("the keys in order, one line each")
+                .isEqualTo(new Route.BasicAuth("Staff", "alice:{PLAIN}x\nbob:{PLAIN}y\n"));
+        t = Fixtures.translate(route("shop", "site", 1, SPEC), map);
+        assertThat(Fixtures.routeReport(t, "shop", "site").errors()).as("read as a file, it has no auth key")
+                .containsExactly("spec.rules[0].basicAuth.secretName: Secret \"staff\" has no \"auth\" key (htpasswd"
+                        + " lines); the rule answers 503");
+    }
+
+    @Test
     void withoutAUserTheRuleAnswers503AndTheRestServes() {
         String[][] cases = {
             {null, "spec.rules[0].basicAuth.secretName: Secret \"staff\" not found; the rule answers 503"},
