@@ -418,8 +418,9 @@ public class RouteSpec {
             message = "protocol applies to a service backend (an Upstream has its own)")
     @ValidationRule(value = "!has(self.sessionAffinity) || has(self.service)",
             message = "sessionAffinity applies to a service backend (an Upstream has its own hashOn)")
-    @ValidationRule(value = "!(has(self.loadBalancer) || has(self.hashOn) || has(self.connectTimeout)) || has(self.service)",
-            message = "loadBalancer, hashOn and connectTimeout apply to a service backend (an Upstream has its own)")
+    @ValidationRule(value = "!(has(self.loadBalancer) || has(self.hashOn) || has(self.connectTimeout) || has(self.useClusterIP))"
+            + " || has(self.service)",
+            message = "loadBalancer, hashOn, connectTimeout and useClusterIP apply to a service backend (an Upstream has its own)")
     @ValidationRule(value = "!has(self.sessionAffinity) || !(has(self.loadBalancer) || has(self.hashOn))",
             message = "sessionAffinity is a consistent hash of its own; it takes no loadBalancer or hashOn")
     @ValidationRule(value = "!has(self.hashOn) || !has(self.loadBalancer) || self.loadBalancer == 'consistent-hash'",
@@ -457,6 +458,13 @@ public class RouteSpec {
         /** Time to establish a connection to an endpoint (default 5s; ingress-nginx's {@code proxy-connect-timeout}). */
         @Pattern(Patterns.DURATION)
         public String connectTimeout;
+
+        /**
+         * {@code true}: requests go to the Service's cluster IP, where kube-proxy or a mesh (Linkerd) picks the
+         * pod, instead of to its ready endpoints (ingress-nginx's {@code service-upstream}). The proxy then sees
+         * one endpoint, so its balancing and health checks have nothing to choose from.
+         */
+        public Boolean useClusterIP;
 
         @Min(0)
         @Max(1000000)

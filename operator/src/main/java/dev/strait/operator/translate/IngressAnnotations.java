@@ -63,6 +63,8 @@ final class IngressAnnotations {
     /** Seconds between two reads from, and two writes to, the backend. */
     static final String PROXY_READ_TIMEOUT = PREFIX + "proxy-read-timeout";
     static final String PROXY_SEND_TIMEOUT = PREFIX + "proxy-send-timeout";
+    /** {@code "true"}: requests go to the Service's cluster IP rather than its endpoints. */
+    static final String SERVICE_UPSTREAM = PREFIX + "service-upstream";
     /** Seconds to establish a connection to an endpoint (5). */
     static final String PROXY_CONNECT_TIMEOUT = PREFIX + "proxy-connect-timeout";
     /** {@code round_robin} (the default) or {@code ewma}: how requests spread over a Service's endpoints. */
@@ -128,7 +130,7 @@ final class IngressAnnotations {
             CORS_ALLOW_CREDENTIALS, CORS_MAX_AGE, PROXY_BODY_SIZE, AFFINITY, AFFINITY_MODE, SESSION_COOKIE_NAME,
             SESSION_COOKIE_PATH, SESSION_COOKIE_MAX_AGE, SESSION_COOKIE_EXPIRES, SESSION_COOKIE_SAMESITE,
             SESSION_COOKIE_CHANGE_ON_FAILURE, X_FORWARDED_PREFIX, PROXY_NEXT_UPSTREAM, PROXY_NEXT_UPSTREAM_TRIES,
-            PROXY_CONNECT_TIMEOUT, LOAD_BALANCE, UPSTREAM_HASH_BY);
+            PROXY_CONNECT_TIMEOUT, LOAD_BALANCE, UPSTREAM_HASH_BY, SERVICE_UPSTREAM);
     /** {@code "true"}: TLS passed through to the backend, which Strait does not do. */
     static final String SSL_PASSTHROUGH = PREFIX + "ssl-passthrough";
     /** The annotations this class reads; any other of ingress-nginx's is reported as not read. */
@@ -194,6 +196,8 @@ final class IngressAnnotations {
     final dev.strait.operator.crd.UpstreamSpec.HashOn hashOn;
     /** {@code proxy-connect-timeout} as every Service backend's {@code connectTimeout}, or null. */
     final String connectTimeout;
+    /** {@code service-upstream: "true"}: every Service backend's {@code useClusterIP}. */
+    final boolean serviceUpstream;
     /** {@code server-alias}: host names in lower case, each valid, in the order given; empty without. */
     final List<String> serverAliases;
     /** {@code from-to-www-redirect: "true"}. */
@@ -325,6 +329,11 @@ final class IngressAnnotations {
             }
         }
         serverAliases = serverAliases(a.get(SERVER_ALIAS), warn);
+        serviceUpstream = "true".equals(a.get(SERVICE_UPSTREAM));
+        if (serviceUpstream && (affinity != null || hashOn != null || loadBalancer != null)) {
+            warn.add(field(SERVICE_UPSTREAM) + ": the proxy sees one endpoint, the Service's cluster IP, so affinity,"
+                    + " load-balance and upstream-hash-by choose nothing (kube-proxy or the mesh picks the pod)");
+        }
         fromToWww = "true".equals(a.get(FROM_TO_WWW_REDIRECT));
         long connect = seconds(a, PROXY_CONNECT_TIMEOUT, "5s", warn);
         connectTimeout = connect > 0 ? connect + "s" : null;

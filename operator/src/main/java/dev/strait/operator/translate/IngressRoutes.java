@@ -459,6 +459,7 @@ final class IngressRoutes {
                 b.loadBalancer = annotations.loadBalancer;
                 b.hashOn = annotations.hashOn;
                 b.connectTimeout = annotations.connectTimeout;
+                b.useClusterIP = annotations.serviceUpstream ? Boolean.TRUE : null;
             }
             r.backends = List.of(b);
             r.hostRewrite = annotations.hostRewrite;

@@ -14,9 +14,11 @@ import java.util.regex.Pattern;
  * digest of it (a cookie's name need not be a Kubernetes name), so Routes that ask the same share one.
  *
  * @param connectTimeout null: the pool's default
+ * @param clusterIp      the Service's cluster IP is the one endpoint ({@code useClusterIP})
  */
-record ServiceBalancing(Upstream.LoadBalancer loadBalancer, Upstream.HashOn hashOn, Duration connectTimeout) {
-    static final ServiceBalancing DEFAULT = new ServiceBalancing(Upstream.LoadBalancer.ROUND_ROBIN, null, null);
+record ServiceBalancing(Upstream.LoadBalancer loadBalancer, Upstream.HashOn hashOn, Duration connectTimeout,
+                        boolean clusterIp) {
+    static final ServiceBalancing DEFAULT = new ServiceBalancing(Upstream.LoadBalancer.ROUND_ROBIN, null, null, false);
 
     private static final Pattern TOKEN = Pattern.compile("[!#$%&'*+.^_`|~0-9A-Za-z-]+");
 
@@ -66,7 +68,7 @@ record ServiceBalancing(Upstream.LoadBalancer loadBalancer, Upstream.HashOn hash
         }
         return new ServiceBalancing(lb == null ? Upstream.LoadBalancer.ROUND_ROBIN : lb,
                 lb == Upstream.LoadBalancer.CONSISTENT_HASH && hashOn == null ? Upstream.HashOn.CLIENT_ADDRESS : hashOn,
-                connect);
+                connect, backend.path("useClusterIP").asBoolean(false));
     }
 
     private static Upstream.HashOn hashOn(JsonNode h, String path, List<String> errors) {
@@ -110,6 +112,9 @@ record ServiceBalancing(Upstream.LoadBalancer loadBalancer, Upstream.HashOn hash
         }
         if (connectTimeout != null) {
             settings.append('|').append(connectTimeout.toMillis());
+        }
+        if (clusterIp) {
+            settings.append("|cluster-ip");
         }
         boolean sticky = hashOn != null && hashOn.setCookie() != null;
         return (sticky ? ".sticky-" : ".balanced-") + String.format("%08x", settings.toString().hashCode());

@@ -68,6 +68,13 @@ final class ServiceEndpoints {
         }
     }
 
+    /** The Service's cluster IP, or null where it has none (headless, ExternalName) or is not known. */
+    String clusterIp(String namespace, String name) {
+        Service svc = services.get(namespace + "/" + name);
+        String ip = svc == null || svc.getSpec() == null ? null : svc.getSpec().getClusterIP();
+        return ip == null || ip.isEmpty() || ip.equals("None") ? null : ip;
+    }
+
     /** Whether the Service exists. */
     boolean hasService(String namespace, String name) {
         return services.containsKey(namespace + "/" + name);

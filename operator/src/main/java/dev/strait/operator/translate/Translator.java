@@ -116,6 +116,15 @@ public final class Translator {
         return serviceUpstreamName(namespace, service, port, protocol) + balancing.nameSuffix();
     }
 
+    /** Where a Service backend's requests go: the Service's cluster IP and port when asked, else its endpoints. */
+    private static List<dev.strait.model.HostPort> targets(ServiceEndpoints.Resolution res, ServiceBalancing balancing,
+                                                          String clusterIp, int port) {
+        if (!balancing.clusterIp()) {
+            return res.endpoints();
+        }
+        return clusterIp == null ? List.of() : List.of(new dev.strait.model.HostPort(clusterIp, port));
+    }
+
     /** The upstream made for a Service backend: its endpoints, spoken to with the backend's {@code protocol}. */
     static Upstream serviceUpstream(String model, List<dev.strait.model.HostPort> endpoints, String protocol) {
         return serviceUpstream(model, endpoints, protocol, ServiceBalancing.DEFAULT);
@@ -1057,8 +1066,13 @@ public final class Translator {
                             // errors are reported when the Route is checked; here only the name counts
                             ServiceBalancing balancing = ServiceBalancing.of(JSON.valueToTree(b), "", new ArrayList<>());
                             String model = serviceUpstreamName(ns, b.service.name, b.service.port, protocol, balancing);
-                            serviceUpstreams.put(model, serviceUpstream(model, res.endpoints(), protocol, balancing));
+                            String clusterIp = balancing.clusterIp() ? endpoints.clusterIp(ns, b.service.name) : null;
+                            serviceUpstreams.put(model, serviceUpstream(model,
+                                    targets(res, balancing, clusterIp, b.service.port), protocol, balancing));
                             sb.append(model);
+                            if (balancing.clusterIp()) {
+                                sb.append('@').append(clusterIp); // a Service gaining or losing one changes the Route
+                            }
                         } else {
                             sb.append('!').append(res.field()).append(res.error());
                         }
@@ -1178,7 +1192,7 @@ public final class Translator {
             b.remove("protocol");
             List<String> balancingErrors = new ArrayList<>();
             ServiceBalancing balancing = ServiceBalancing.of(b, path, balancingErrors);
-            b.remove(List.of("sessionAffinity", "loadBalancer", "hashOn", "connectTimeout"));
+            b.remove(List.of("sessionAffinity", "loadBalancer", "hashOn", "connectTimeout", "useClusterIP"));
             if (!balancingErrors.isEmpty()) {
                 st.specErrors.addAll(balancingErrors);
                 b.remove("service"); // the error is the spec's; the model's parser need not add its own
@@ -1191,11 +1205,17 @@ public final class Translator {
                 st.refError(b, "BackendNotFound", path + ".service." + res.field() + ": " + res.error());
                 return;
             }
+            String clusterIp = balancing.clusterIp() ? endpoints.clusterIp(ns, name) : null;
+            if (balancing.clusterIp() && clusterIp == null) {
+                st.refError(b, "BackendNotFound", path + ".useClusterIP: Service \"" + name + "\" has no cluster IP"
+                        + " (headless); its pods can be reached only through its endpoints");
+                return;
+            }
             if (protocol == null) {
                 protocol = res.protocol(); // the backend's protocol wins over the Service port's appProtocol
             }
-            Upstream made = serviceUpstream(serviceUpstreamName(ns, name, port, protocol, balancing), res.endpoints(),
-                    protocol, balancing);
+            Upstream made = serviceUpstream(serviceUpstreamName(ns, name, port, protocol, balancing),
+                    targets(res, balancing, clusterIp, port), protocol, balancing);
             serviceUpstreams.put(made.name(), made);
             st.use(b, made.name(), made.protocol());
         } else {

@@ -52,7 +52,8 @@ class CrdSchemaTest {
         assertThat(backend.getXKubernetesValidations()).extracting(r -> r.getRule())
                 .containsExactly("has(self.upstream) != has(self.service)", "!has(self.protocol) || has(self.service)",
                         "!has(self.sessionAffinity) || has(self.service)",
-                        "!(has(self.loadBalancer) || has(self.hashOn) || has(self.connectTimeout)) || has(self.service)",
+                        "!(has(self.loadBalancer) || has(self.hashOn) || has(self.connectTimeout) || has(self.useClusterIP))"
+                                + " || has(self.service)",
                         "!has(self.sessionAffinity) || !(has(self.loadBalancer) || has(self.hashOn))",
                         "!has(self.hashOn) || !has(self.loadBalancer) || self.loadBalancer == 'consistent-hash'");
         assertThat(backend.getProperties().get("loadBalancer").getEnum()).extracting(Object::toString)

@@ -493,6 +493,13 @@ class IngressAnnotationsTest {
                 "metadata.annotations[" + N + "proxy-connect-timeout]: \"5s\" is not a number of seconds above 0; the"
                         + " default 5s applies");
 
+        io.fabric8.kubernetes.api.model.Service web2 = service("shop", "web", "http:80");
+        web2.getSpec().setClusterIP("10.96.0.9");
+        t = Fixtures.translate(web2, slice("shop", "web", "web-1", "http", 8080, "10.0.0.1"),
+                annotated("site", spec, "service-upstream", "true"));
+        assertThat(ingressReport(t, "shop", "site").errors()).isEmpty();
+        assertThat(web.apply(t).endpoints()).containsExactly(new dev.strait.model.HostPort("10.96.0.9", 80));
+
         t = translate(annotated("site", spec, "affinity", "cookie", "upstream-hash-by", "$remote_addr"));
         assertThat(web.apply(t).name()).startsWith("service.shop.web.80.sticky-");
         assertThat(ingressReport(t, "shop", "site").errors()).containsExactly("metadata.annotations[" + N

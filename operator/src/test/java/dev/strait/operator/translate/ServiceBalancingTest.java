@@ -76,6 +76,23 @@ class ServiceBalancingTest {
     }
 
     @Test
+    void useClusterIpSendsToTheServiceRatherThanItsPods() {
+        io.fabric8.kubernetes.api.model.Service svc = service("shop", "api", "http:80");
+        svc.getSpec().setClusterIP("10.96.0.7");
+        Translation t = Fixtures.translate(svc, slice("shop", "api", "api-1", "http", 8080, "10.0.0.1", "10.0.0.2"),
+                route("shop", "r0", 1, "hosts: [ r0.example.com ]\nrules: [ { backends: [ { service: { name: api, port: 80 },"
+                        + " useClusterIP: true } ] } ]"));
+        Upstream viaService = only(t);
+        assertThat(viaService.endpoints()).containsExactly(new dev.strait.model.HostPort("10.96.0.7", 80));
+        assertThat(viaService.name()).startsWith("service.shop.api.80.balanced-");
+
+        Translation headless = translate("{ service: { name: api, port: 80 }, useClusterIP: true }");
+        assertThat(Fixtures.routeReport(headless, "shop", "r0").errors()).containsExactly("spec.rules[0].backends[0]"
+                + ".useClusterIP: Service \"api\" has no cluster IP (headless); its pods can be reached only through"
+                + " its endpoints");
+    }
+
+    @Test
     void routesAskingTheSameShareOneUpstream() {
         Translation t = translate("{ service: { name: api, port: 80 }, loadBalancer: least-request, connectTimeout: 2s }",
                 "{ service: { name: api, port: 80 }, connectTimeout: 2s, loadBalancer: least-request }",
