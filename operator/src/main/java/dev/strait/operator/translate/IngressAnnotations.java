@@ -63,6 +63,8 @@ final class IngressAnnotations {
     /** Seconds between two reads from, and two writes to, the backend. */
     static final String PROXY_READ_TIMEOUT = PREFIX + "proxy-read-timeout";
     static final String PROXY_SEND_TIMEOUT = PREFIX + "proxy-send-timeout";
+    /** A Service of the Ingress's namespace that serves the paths whose own Service has no ready endpoint. */
+    static final String DEFAULT_BACKEND = PREFIX + "default-backend";
     /** {@code "true"}: requests go to the Service's cluster IP rather than its endpoints. */
     static final String SERVICE_UPSTREAM = PREFIX + "service-upstream";
     /** Seconds to establish a connection to an endpoint (5). */
@@ -130,7 +132,7 @@ final class IngressAnnotations {
             CORS_ALLOW_CREDENTIALS, CORS_MAX_AGE, PROXY_BODY_SIZE, AFFINITY, AFFINITY_MODE, SESSION_COOKIE_NAME,
             SESSION_COOKIE_PATH, SESSION_COOKIE_MAX_AGE, SESSION_COOKIE_EXPIRES, SESSION_COOKIE_SAMESITE,
             SESSION_COOKIE_CHANGE_ON_FAILURE, X_FORWARDED_PREFIX, PROXY_NEXT_UPSTREAM, PROXY_NEXT_UPSTREAM_TRIES,
-            PROXY_CONNECT_TIMEOUT, LOAD_BALANCE, UPSTREAM_HASH_BY, SERVICE_UPSTREAM);
+            PROXY_CONNECT_TIMEOUT, LOAD_BALANCE, UPSTREAM_HASH_BY, SERVICE_UPSTREAM, DEFAULT_BACKEND);
     /** {@code "true"}: TLS passed through to the backend, which Strait does not do. */
     static final String SSL_PASSTHROUGH = PREFIX + "ssl-passthrough";
     /** The annotations this class reads; any other of ingress-nginx's is reported as not read. */
@@ -196,6 +198,8 @@ final class IngressAnnotations {
     final dev.strait.operator.crd.UpstreamSpec.HashOn hashOn;
     /** {@code proxy-connect-timeout} as every Service backend's {@code connectTimeout}, or null. */
     final String connectTimeout;
+    /** {@code default-backend}: the Service name, or null. */
+    final String defaultBackend;
     /** {@code service-upstream: "true"}: every Service backend's {@code useClusterIP}. */
     final boolean serviceUpstream;
     /** {@code server-alias}: host names in lower case, each valid, in the order given; empty without. */
@@ -330,6 +334,12 @@ final class IngressAnnotations {
         }
         serverAliases = serverAliases(a.get(SERVER_ALIAS), warn);
         serviceUpstream = "true".equals(a.get(SERVICE_UPSTREAM));
+        String fallbackService = a.get(DEFAULT_BACKEND) == null ? "" : a.get(DEFAULT_BACKEND).trim();
+        if (!fallbackService.isEmpty() && !SERVICE_NAME.matcher(fallbackService).matches()) {
+            warn.add(field(DEFAULT_BACKEND) + ": \"" + fallbackService + "\" is not a Service name; it is not applied");
+            fallbackService = "";
+        }
+        defaultBackend = fallbackService.isEmpty() ? null : fallbackService;
         if (serviceUpstream && (affinity != null || hashOn != null || loadBalancer != null)) {
             warn.add(field(SERVICE_UPSTREAM) + ": the proxy sees one endpoint, the Service's cluster IP, so affinity,"
                     + " load-balance and upstream-hash-by choose nothing (kube-proxy or the mesh picks the pod)");
@@ -493,6 +503,9 @@ final class IngressAnnotations {
             }
         }
     }
+
+    /** A Service's name (an RFC 1035 label). */
+    private static final Pattern SERVICE_NAME = Pattern.compile("[a-z]([-a-z0-9]{0,61}[a-z0-9])?");
 
     private static final Pattern HASH_VARIABLE = Pattern.compile(
             "\\$(remote_addr|binary_remote_addr|http_([A-Za-z0-9_]+)|cookie_([A-Za-z0-9_]+))");

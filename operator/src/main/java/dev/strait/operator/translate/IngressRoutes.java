@@ -284,7 +284,8 @@ final class IngressRoutes {
                     r.backends = List.of(b);
                     unsupported = true;
                 } else {
-                    act(r, annotations, () -> backend(path.getBackend(), ns, field + ".backend", endpoints, errors));
+                    act(r, annotations, () -> orDefaultBackend(backend(path.getBackend(), ns, field + ".backend",
+                            endpoints, errors), field + ".backend", annotations.defaultBackend, ns, endpoints, errors));
                     if (r.basicAuth != null) {
                         fields.put("spec.rules[" + i + "].basicAuth.secretName",
                                 IngressAnnotations.field(IngressAnnotations.AUTH_SECRET));
@@ -383,7 +384,8 @@ final class IngressRoutes {
                     r.matches = List.of(m);
                 }
                 List<String> fallbackErrors = new ArrayList<>(annotations.problems());
-                act(r, annotations, () -> backend(fallback, ns, "spec.defaultBackend", endpoints, fallbackErrors));
+                act(r, annotations, () -> orDefaultBackend(backend(fallback, ns, "spec.defaultBackend", endpoints,
+                        fallbackErrors), "spec.defaultBackend", annotations.defaultBackend, ns, endpoints, fallbackErrors));
                 ds.rules = List.of(r);
                 Map<String, String> dsFields = new LinkedHashMap<>();
                 if (r.basicAuth != null) {
@@ -532,6 +534,36 @@ final class IngressRoutes {
             return out;
         }
         out.service = new ServiceRef(Objects.requireNonNull(name), number);
+        return out;
+    }
+
+    /**
+     * ingress-nginx's {@code default-backend} annotation: a backend whose Service is missing or has no ready
+     * endpoint is served by that Service (its first TCP port) instead. Taken again at every translation, so
+     * the path returns to its own Service as soon as that has an endpoint.
+     */
+    private static RouteSpec.Backend orDefaultBackend(RouteSpec.Backend b, String field, String defaultBackend,
+                                                      String ns, ServiceEndpoints endpoints, List<String> errors) {
+        if (defaultBackend == null) {
+            return b;
+        }
+        ServiceEndpoints.Resolution own = b.service == null ? null : endpoints.resolve(ns, b.service.name, b.service.port);
+        if (own == null ? !UNRESOLVED.equals(b.upstream) : !own.endpoints().isEmpty()) {
+            return b;
+        }
+        if (own != null && !own.ok()) {
+            // what the Translator would have said of the backend, had it been kept
+            errors.add(field + ".service." + own.field() + ": " + own.error() + "; " + IngressAnnotations.field(
+                    IngressAnnotations.DEFAULT_BACKEND) + " serves the path");
+        }
+        Integer port = endpoints.firstPort(ns, defaultBackend);
+        if (port == null) {
+            errors.add(IngressAnnotations.field(IngressAnnotations.DEFAULT_BACKEND) + ": Service \"" + defaultBackend
+                    + "\" " + (endpoints.hasService(ns, defaultBackend) ? "has no TCP port" : "not found"));
+            return b;
+        }
+        RouteSpec.Backend out = new RouteSpec.Backend();
+        out.service = new ServiceRef(defaultBackend, port);
         return out;
     }
 }

@@ -75,6 +75,16 @@ final class ServiceEndpoints {
         return ip == null || ip.isEmpty() || ip.equals("None") ? null : ip;
     }
 
+    /** The number of a Service's first TCP port (ingress-nginx's choice for a default backend), or null. */
+    Integer firstPort(String namespace, String name) {
+        Service svc = services.get(namespace + "/" + name);
+        if (svc == null || svc.getSpec() == null || svc.getSpec().getPorts() == null) {
+            return null;
+        }
+        return svc.getSpec().getPorts().stream().filter(p -> p.getProtocol() == null || p.getProtocol().equals("TCP"))
+                .map(ServicePort::getPort).findFirst().orElse(null);
+    }
+
     /** Whether the Service exists. */
     boolean hasService(String namespace, String name) {
         return services.containsKey(namespace + "/" + name);

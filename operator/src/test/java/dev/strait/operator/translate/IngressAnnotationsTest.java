@@ -506,6 +506,33 @@ class IngressAnnotationsTest {
                 + "upstream-hash-by]: not applied: affinity: cookie decides where requests go, as in ingress-nginx");
     }
 
+    /** default-backend serves the paths whose Service is missing or has no ready endpoint. */
+    @Test
+    void theDefaultBackendAnnotationServesPathsWithoutEndpoints() {
+        Object errorsSvc = service("shop", "errors", "http:8080");
+        Object errorsSlice = slice("shop", "errors", "errors-1", "http", 9000, "10.0.0.9");
+        java.util.function.Function<Translation, List<String>> upstreams = t -> t.snapshot(STRAIT).config().routes()
+                .stream().flatMap(r -> r.rules().stream()).map(r -> ((Route.Backends) r.action()).backends().get(0).upstream())
+                .toList();
+        Translation t = translate(errorsSvc, errorsSlice, annotated("site", SITE, "default-backend", "errors"));
+        assertThat(upstreams.apply(t)).as("/shop's Service is missing; /about and both defaultBackend Routes have web's pod")
+                .containsExactly("service.shop.errors.8080", "service.shop.web.80", "service.shop.web.80", "service.shop.web.80");
+        assertThat(ingressReport(t, "shop", "site").errors()).containsExactly("spec.rules[0].http.paths[0].backend"
+                + ".service.name: Service \"gone\" not found; metadata.annotations[" + N + "default-backend] serves the path");
+
+        t = Fixtures.translate(service("shop", "web", "http:80"), errorsSvc, errorsSlice,
+                annotated("site", SITE, "default-backend", "errors"));
+        assertThat(upstreams.apply(t)).as("web has no ready endpoint").containsOnly("service.shop.errors.8080");
+        t = Fixtures.translate(service("shop", "web", "http:80"), slice("shop", "web", "web-1", "http", 8080, "10.0.0.1"),
+                errorsSvc, errorsSlice, annotated("site", SITE, "default-backend", "errors"));
+        assertThat(upstreams.apply(t)).as("back once it has one").endsWith("service.shop.web.80", "service.shop.web.80");
+
+        t = translate(annotated("site", SITE, "default-backend", "nope"));
+        assertThat(upstreams.apply(t)).first().isEqualTo(Translator.UNRESOLVED);
+        assertThat(ingressReport(t, "shop", "site").errors()).contains(
+                "metadata.annotations[" + N + "default-backend]: Service \"nope\" not found");
+    }
+
     /** An ingress-nginx annotation Strait does not read is said, so a migration sees what has no effect. */
     @Test
     void annotationsNotReadAreReportedAndThePathsServe() {
