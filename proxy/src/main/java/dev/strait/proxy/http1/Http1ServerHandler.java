@@ -236,6 +236,7 @@ public final class Http1ServerHandler extends ChannelInboundHandlerAdapter {
             Http1Exchange handshake = tunnelled;
             tunnelled = null;
             logAccess(handshake, System.nanoTime() - handshake.startNanos);
+            runEnded(handshake); // gives back what the request held (an in-flight place) only now
         }
         ctx.fireChannelInactive();
     }
@@ -903,12 +904,17 @@ public final class Http1ServerHandler extends ChannelInboundHandlerAdapter {
         long nanos = end - ex.startNanos;
         meter(ex, nanos);
         logAccess(ex, nanos);
+        runEnded(ex);
+        return end;
+    }
+
+    /** Runs the exchange's {@code onEnd} task, once. */
+    private static void runEnded(Http1Exchange ex) {
         Runnable ended = ex.ended;
         if (ended != null) {
             ex.ended = null;
             ended.run();
         }
-        return end;
     }
 
     /** Counts the answer by route and status, and {@code nanos} in the route's latency histogram. */

@@ -111,6 +111,34 @@ class WebSocketTest {
         assertThat(rest.length).isLessThan(64);
     }
 
+    /**
+     * A tunnel holds its request's in-flight place for as long as it lives (nginx's limit_conn counts an
+     * upgraded connection the same way) and gives it back when either side closes it.
+     */
+    @Test
+    void aTunnelHoldsItsInFlightPlaceUntilItCloses() throws Exception {
+        TestUpstream up = echoServer();
+        h.start(config(up.endpoint()).replace("- backends: [ { upstream: chat } ]",
+                "- backends: [ { upstream: chat } ]\n        inFlightLimit: { requests: 1 }"));
+        RawClient tunnel = h.client();
+        assertThat(tunnel.send(HANDSHAKE).read().status()).isEqualTo(101);
+        tunnel.send(clientFrame("still here"));
+        assertThat(readFrame(tunnel.input())).isEqualTo("echo: still here");
+        assertThat(h.get("/ws").status()).as("the tunnel holds the one place").isEqualTo(429);
+
+        tunnel.close();
+        org.awaitility.Awaitility.await().atMost(java.time.Duration.ofSeconds(5))
+                .until(() -> h.get("/ws").status() != 429);
+        // The upstream closes it this time: the place comes back as well.
+        RawClient second = h.client();
+        assertThat(second.send(HANDSHAKE).read().status()).isEqualTo(101);
+        assertThat(h.get("/ws").status()).isEqualTo(429);
+        up.dropConnections();
+        second.input().readAllBytes();
+        org.awaitility.Awaitility.await().atMost(java.time.Duration.ofSeconds(5))
+                .until(() -> h.get("/ws").status() != 429);
+    }
+
     @Test
     void clientClosingClosesTheUpstreamSide() throws Exception {
         TestUpstream up = echoServer();
