@@ -580,7 +580,8 @@ public final class ConfigParser {
         }
         known(n, path, "matches", "respond", "files", "backends", "redirect", "cache", "timeouts", "retries",
                 "hostRewrite", "pathRewrite", "fastcgi", "clientAddresses",
-                "basicAuth", "rateLimit", "cors", "maxBodyBytes", "requestHeaders", "responseHeaders", "inFlightLimit");
+                "basicAuth", "rateLimit", "cors", "maxBodyBytes", "requestHeaders", "responseHeaders", "inFlightLimit",
+                "satisfy");
         List<Route.Match> matches = n.has("matches")
                 ? list(n.get("matches"), path + ".matches", true, this::match)
                 : List.of(new Route.Match(null, null, List.of()));
@@ -697,8 +698,23 @@ public final class ConfigParser {
             inFlight = new Route.InFlightLimit(integer(fl.get("requests"), path + ".inFlightLimit.requests", 1, 1, 100_000),
                     nonNull(list(fl.get("exempt"), path + ".inFlightLimit.exempt", false, this::ipBlock)));
         }
+        Route.Satisfy satisfy = Route.Satisfy.ALL;
+        JsonNode sa = n.get("satisfy");
+        if (sa != null && !sa.isNull()) {
+            switch (sa.asText("")) {
+                case "all" -> { }
+                case "any" -> {
+                    satisfy = Route.Satisfy.ANY;
+                    if (!n.hasNonNull("clientAddresses") || !n.hasNonNull("basicAuth")) {
+                        error(path + ".satisfy", "\"any\" chooses between clientAddresses and basicAuth; the rule"
+                                + " needs both");
+                    }
+                }
+                default -> error(path + ".satisfy", "must be all or any, got " + sa);
+            }
+        }
         return new Route.Rule(nonNull(matches), action, cache, timeouts, retries, hostRewrite, fastcgi, pathRewrite,
-                clients, basicAuth, rateLimit, cors, maxBodyBytes, requestHeaders, responseHeaders, inFlight);
+                clients, basicAuth, rateLimit, cors, maxBodyBytes, requestHeaders, responseHeaders, inFlight, satisfy);
     }
 
     /** {@code { set: {name: value}, add: {name: value}, remove: [name] }}, or null when absent. */

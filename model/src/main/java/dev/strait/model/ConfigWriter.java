@@ -561,6 +561,9 @@ public final class ConfigWriter {
         if (rule.basicAuth() != null) {
             o.putObject("basicAuth").put("realm", rule.basicAuth().realm()).put("htpasswd", rule.basicAuth().htpasswd());
         }
+        if (rule.satisfy() == Route.Satisfy.ANY) {
+            o.put("satisfy", "any");
+        }
         if (rule.fastcgi() != null) {
             Route.FastCgi f = rule.fastcgi();
             ObjectNode fo = o.putObject("fastcgi").put("root", f.root()).put("index", f.index())

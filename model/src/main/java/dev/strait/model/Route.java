@@ -45,9 +45,21 @@ public record Route(String name, List<String> hosts, List<Rule> rules, List<Stri
     public record Rule(List<Match> matches, Action action, Cache cache, Timeouts timeouts, Retries retries,
                        String hostRewrite, FastCgi fastcgi, PathModifier pathRewrite, ClientAddresses clientAddresses,
                        BasicAuth basicAuth, RateLimit rateLimit, Cors cors, Long maxBodyBytes, HeaderEdits requestHeaders,
-                       HeaderEdits responseHeaders, InFlightLimit inFlightLimit) {
+                       HeaderEdits responseHeaders, InFlightLimit inFlightLimit, Satisfy satisfy) {
         public Rule {
             matches = List.copyOf(matches);
+            if (satisfy == null) {
+                satisfy = Satisfy.ALL;
+            }
+        }
+
+        /** A rule that asks every guard it has. */
+        public Rule(List<Match> matches, Action action, Cache cache, Timeouts timeouts, Retries retries,
+                    String hostRewrite, FastCgi fastcgi, PathModifier pathRewrite, ClientAddresses clientAddresses,
+                    BasicAuth basicAuth, RateLimit rateLimit, Cors cors, Long maxBodyBytes, HeaderEdits requestHeaders,
+                    HeaderEdits responseHeaders, InFlightLimit inFlightLimit) {
+            this(matches, action, cache, timeouts, retries, hostRewrite, fastcgi, pathRewrite, clientAddresses, basicAuth,
+                    rateLimit, cors, maxBodyBytes, requestHeaders, responseHeaders, inFlightLimit, Satisfy.ALL);
         }
 
         /** A rule without an in-flight limit. */
@@ -108,6 +120,13 @@ public record Route(String name, List<String> hosts, List<Rule> rules, List<Stri
             this(matches, action, cache, timeouts, retries, null, null, null);
         }
     }
+
+    /**
+     * What a rule with both {@code clientAddresses} and {@code basicAuth} asks of a request (nginx's
+     * {@code satisfy}): {@code ALL}, both (the default); {@code ANY}, either: a client the addresses admit
+     * needs no credentials, and any other client is asked for them rather than refused.
+     */
+    public enum Satisfy { ALL, ANY }
 
     /**
      * Header fields a rule changes (Gateway API's RequestHeaderModifier and ResponseHeaderModifier, nginx's

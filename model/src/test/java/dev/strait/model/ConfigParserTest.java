@@ -429,6 +429,16 @@ class ConfigParserTest {
         }
 
         @Test
+        void ruleSatisfy() throws Exception {
+            String guards = "clientAddresses: { allow: [ 10.0.0.0/8 ] }, basicAuth: { htpasswd: \"a:{PLAIN}x\" }";
+            Config c = parse(withRules("{ respond: {}, " + guards + ", satisfy: any }",
+                    "{ respond: {}, " + guards + ", satisfy: all }", "{ respond: {}, " + guards + " }"));
+            assertThat(c.routes().get(0).rules()).extracting(Route.Rule::satisfy)
+                    .containsExactly(Route.Satisfy.ANY, Route.Satisfy.ALL, Route.Satisfy.ALL);
+            assertThat(ConfigParser.parse(ConfigWriter.toJson(c, false), "written")).isEqualTo(c);
+        }
+
+        @Test
         void ruleMaxBodyBytes() throws Exception {
             Config c = parse(withRules("{ respond: {}, maxBodyBytes: 52428800 }", "{ respond: {}, maxBodyBytes: 0 }",
                     "{ respond: {} }"));
@@ -706,6 +716,11 @@ class ConfigParserTest {
                         "routes[0].rules[0].responseHeaders.set.X-A", "is named twice"),
                 arguments("requestHeaders unknown key", withRules("{ respond: {}, requestHeaders: { append: {} } }"),
                         "routes[0].rules[0].requestHeaders.append", "unknown field"),
+                arguments("satisfy any without both guards", withRules("{ respond: {}, satisfy: any,"
+                        + " clientAddresses: { allow: [ 10.0.0.0/8 ] } }"), "routes[0].rules[0].satisfy",
+                        "\"any\" chooses between clientAddresses and basicAuth; the rule needs both"),
+                arguments("satisfy neither", withRules("{ respond: {}, satisfy: some }"), "routes[0].rules[0].satisfy",
+                        "must be all or any, got \"some\""),
                 arguments("inFlightLimit without requests", withRules("{ respond: {}, inFlightLimit: { exempt: [] } }"),
                         "routes[0].rules[0].inFlightLimit.requests", "is required"),
                 arguments("inFlightLimit of none", withRules("{ respond: {}, inFlightLimit: { requests: 0 } }"),
@@ -961,7 +976,7 @@ class ConfigParserTest {
                 arguments("rule unknown field", withRules("{ respond: {}, rewrite: { to: / } }"),
                         "routes[0].rules[0].rewrite",
                         "unknown field (expected one of matches, respond, files, backends, redirect, cache, timeouts, "
-                                + "retries, hostRewrite, pathRewrite, fastcgi, clientAddresses, basicAuth, rateLimit, cors, maxBodyBytes, requestHeaders, responseHeaders, inFlightLimit)"),
+                                + "retries, hostRewrite, pathRewrite, fastcgi, clientAddresses, basicAuth, rateLimit, cors, maxBodyBytes, requestHeaders, responseHeaders, inFlightLimit, satisfy)"),
                 arguments("cors origin with a path", withRules("{ respond: {}, cors: { allowOrigins: [ \"https://a.example.com/x\" ] } }"),
                         "routes[0].rules[0].cors.allowOrigins[0]", "is not * or an origin"),
                 arguments("cors * among others", withRules("{ respond: {}, cors: { allowOrigins: [ \"*\", \"https://a.example.com\" ] } }"),

@@ -60,6 +60,8 @@ public class RouteSpec {
             message = "a rule takes exactly one action: respond, files, backends or redirect")
     @ValidationRule(value = "!has(self.pathRewrite) || has(self.backends)",
             message = "pathRewrite only applies to a rule with backends")
+    @ValidationRule(value = "!has(self.satisfy) || self.satisfy == 'all' || (has(self.clientAddresses) && has(self.basicAuth))",
+            message = "satisfy: any chooses between clientAddresses and basicAuth; the rule needs both")
     public static class Rule {
         @Size(min = 1, max = 64)
         public List<Match> matches;
@@ -127,6 +129,18 @@ public class RouteSpec {
 
         /** Fields of every answer the action gives changed (Gateway API's ResponseHeaderModifier). */
         public HeaderEdits responseHeaders;
+
+        /**
+         * With both {@code clientAddresses} and {@code basicAuth}: {@code all} (the default) asks both;
+         * {@code any} admits a client the addresses allow without credentials and asks the others for them
+         * (nginx's {@code satisfy}).
+         */
+        public Satisfy satisfy;
+    }
+
+    public enum Satisfy {
+        @JsonProperty("all") ALL,
+        @JsonProperty("any") ANY
     }
 
     /** As docs/config.md's {@code requestHeaders}: remove, then set, then add; names case-insensitive. */

@@ -63,6 +63,8 @@ final class IngressAnnotations {
     /** Seconds between two reads from, and two writes to, the backend. */
     static final String PROXY_READ_TIMEOUT = PREFIX + "proxy-read-timeout";
     static final String PROXY_SEND_TIMEOUT = PREFIX + "proxy-send-timeout";
+    /** {@code any}: a client the source ranges allow needs no credentials, others are asked for them. */
+    static final String SATISFY = PREFIX + "satisfy";
     /** A Service of the Ingress's namespace that serves the paths whose own Service has no ready endpoint. */
     static final String DEFAULT_BACKEND = PREFIX + "default-backend";
     /** {@code "true"}: requests go to the Service's cluster IP rather than its endpoints. */
@@ -132,7 +134,7 @@ final class IngressAnnotations {
             CORS_ALLOW_CREDENTIALS, CORS_MAX_AGE, PROXY_BODY_SIZE, AFFINITY, AFFINITY_MODE, SESSION_COOKIE_NAME,
             SESSION_COOKIE_PATH, SESSION_COOKIE_MAX_AGE, SESSION_COOKIE_EXPIRES, SESSION_COOKIE_SAMESITE,
             SESSION_COOKIE_CHANGE_ON_FAILURE, X_FORWARDED_PREFIX, PROXY_NEXT_UPSTREAM, PROXY_NEXT_UPSTREAM_TRIES,
-            PROXY_CONNECT_TIMEOUT, LOAD_BALANCE, UPSTREAM_HASH_BY, SERVICE_UPSTREAM, DEFAULT_BACKEND);
+            PROXY_CONNECT_TIMEOUT, LOAD_BALANCE, UPSTREAM_HASH_BY, SERVICE_UPSTREAM, DEFAULT_BACKEND, SATISFY);
     /** {@code "true"}: TLS passed through to the backend, which Strait does not do. */
     static final String SSL_PASSTHROUGH = PREFIX + "ssl-passthrough";
     /** The annotations this class reads; any other of ingress-nginx's is reported as not read. */
@@ -198,6 +200,8 @@ final class IngressAnnotations {
     final dev.strait.operator.crd.UpstreamSpec.HashOn hashOn;
     /** {@code proxy-connect-timeout} as every Service backend's {@code connectTimeout}, or null. */
     final String connectTimeout;
+    /** {@code satisfy: any} as every backend rule's {@code satisfy}, or null (both asked). */
+    final RouteSpec.Satisfy satisfy;
     /** {@code default-backend}: the Service name, or null. */
     final String defaultBackend;
     /** {@code service-upstream: "true"}: every Service backend's {@code useClusterIP}. */
@@ -334,6 +338,14 @@ final class IngressAnnotations {
         }
         serverAliases = serverAliases(a.get(SERVER_ALIAS), warn);
         serviceUpstream = "true".equals(a.get(SERVICE_UPSTREAM));
+        String sat = a.get(SATISFY) == null ? "" : a.get(SATISFY).trim();
+        if (sat.equals("any") && (clientAddresses == null || basicAuth == null)) {
+            warn.add(field(SATISFY) + ": \"any\" chooses between a source range and auth-type: basic; the Ingress"
+                    + " has not both, so it changes nothing");
+        } else if (!sat.isEmpty() && !sat.equals("any") && !sat.equals("all")) {
+            warn.add(field(SATISFY) + ": \"" + sat + "\" is not all or any; all applies");
+        }
+        satisfy = sat.equals("any") && clientAddresses != null && basicAuth != null ? RouteSpec.Satisfy.ANY : null;
         String fallbackService = a.get(DEFAULT_BACKEND) == null ? "" : a.get(DEFAULT_BACKEND).trim();
         if (!fallbackService.isEmpty() && !SERVICE_NAME.matcher(fallbackService).matches()) {
             warn.add(field(DEFAULT_BACKEND) + ": \"" + fallbackService + "\" is not a Service name; it is not applied");

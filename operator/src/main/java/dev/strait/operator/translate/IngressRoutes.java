@@ -471,6 +471,7 @@ final class IngressRoutes {
             }
             r.clientAddresses = annotations.clientAddresses;
             r.basicAuth = annotations.basicAuth;
+            r.satisfy = annotations.satisfy;
             r.rateLimit = annotations.rateLimit;
             r.inFlightLimit = annotations.inFlightLimit;
             r.cors = annotations.cors;

@@ -750,7 +750,7 @@ public final class Translator {
                                                     dev.strait.model.Route.Action action) {
         return new dev.strait.model.Route.Rule(matches, action, r.cache(), r.timeouts(), r.retries(), r.hostRewrite(),
                 r.fastcgi(), r.pathRewrite(), r.clientAddresses(), r.basicAuth(), r.rateLimit(), r.cors(), r.maxBodyBytes(),
-                r.requestHeaders(), r.responseHeaders(), r.inFlightLimit());
+                r.requestHeaders(), r.responseHeaders(), r.inFlightLimit(), r.satisfy());
     }
 
     /** Routes and our Ingresses, oldest first (the order of conflicts and of the proxy's host merging). */
@@ -1260,7 +1260,7 @@ public final class Translator {
         }
         if (users.isEmpty()) {
             for (String action : new String[] {"respond", "files", "redirect", "backends", "fastcgi", "pathRewrite",
-                    "hostRewrite", "cache", "retries", "timeouts", "basicAuth"}) {
+                    "hostRewrite", "cache", "retries", "timeouts", "basicAuth", "satisfy"}) {
                 rule.remove(action);
             }
             // The stand-in an unresolved Ingress backend gets: the backends pass below makes it the 503 upstream.

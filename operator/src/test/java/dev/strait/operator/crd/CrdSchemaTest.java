@@ -41,7 +41,8 @@ class CrdSchemaTest {
         JSONSchemaProps rule = spec.getProperties().get("rules").getItems().getSchema();
         assertThat(rule.getXKubernetesValidations()).extracting(r -> r.getMessage())
                 .containsExactly("a rule takes exactly one action: respond, files, backends or redirect",
-                        "pathRewrite only applies to a rule with backends");
+                        "pathRewrite only applies to a rule with backends",
+                        "satisfy: any chooses between clientAddresses and basicAuth; the rule needs both");
         JSONSchemaProps path = rule.getProperties().get("matches").getItems().getSchema().getProperties().get("path");
         assertThat(path.getProperties().get("type").getEnum()).extracting(Object::toString)
                 .containsExactlyInAnyOrder("\"Exact\"", "\"Prefix\"", "\"RegularExpression\"");

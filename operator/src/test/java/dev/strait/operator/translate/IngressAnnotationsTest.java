@@ -506,6 +506,20 @@ class IngressAnnotationsTest {
                 + "upstream-hash-by]: not applied: affinity: cookie decides where requests go, as in ingress-nginx");
     }
 
+    /** satisfy: any with a source range and basic auth: either admits. */
+    @Test
+    void satisfyAnyJoinsTheSourceRangeAndBasicAuth() {
+        Object secret = Fixtures.authSecret("shop", "basic-auth", "alice:{PLAIN}x");
+        Translation t = translate(secret, annotated("site", SITE, "whitelist-source-range", "10.0.0.0/8",
+                "auth-type", "basic", "auth-secret", "basic-auth", "satisfy", "any"));
+        assertThat(rules(t)).filteredOn(r -> r.basicAuth() != null).hasSize(4)
+                .allSatisfy(r -> assertThat(r.satisfy()).isEqualTo(Route.Satisfy.ANY));
+        t = translate(annotated("site", SITE, "whitelist-source-range", "10.0.0.0/8", "satisfy", "any"));
+        assertThat(rules(t)).allSatisfy(r -> assertThat(r.satisfy()).isEqualTo(Route.Satisfy.ALL));
+        assertThat(ingressReport(t, "shop", "site").errors()).contains("metadata.annotations[" + N + "satisfy]: \"any\""
+                + " chooses between a source range and auth-type: basic; the Ingress has not both, so it changes nothing");
+    }
+
     /** default-backend serves the paths whose Service is missing or has no ready endpoint. */
     @Test
     void theDefaultBackendAnnotationServesPathsWithoutEndpoints() {

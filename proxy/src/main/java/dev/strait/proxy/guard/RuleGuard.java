@@ -12,7 +12,8 @@ import java.net.InetSocketAddress;
 /**
  * What a rule asks of a request before its action answers (ADR 0060, 0061, 0064), in nginx's phase order:
  * the client's rate ({@code rateLimit}, 429) and requests in flight ({@code inFlightLimit}, 429), its address
- * ({@code clientAddresses}, 403) and credentials ({@code basicAuth}, 401). The servers ask it before the handler, so every action, cache hits and both
+ * ({@code clientAddresses}, 403) and credentials ({@code basicAuth}, 401); with {@code satisfy: any} either of
+ * the last two admits. The servers ask it before the handler, so every action, cache hits and both
  * HTTP versions are covered; a rule without any has none, and pays one null check.
  */
 public final class RuleGuard {
@@ -23,9 +24,12 @@ public final class RuleGuard {
     private final InFlightLimiter inFlight;
     /** The rule's CORS: its preflights pass every guard, and refusals carry its fields; or null. */
     private final CorsHandler.Fields cors;
+    /** {@code satisfy: any}: the addresses or the credentials admit, either will do. */
+    private final boolean either;
 
     private RuleGuard(Route.ClientAddresses clients, BasicAuthGuard basic, RateLimiter rate, InFlightLimiter inFlight,
-                      CorsHandler.Fields cors) {
+                      CorsHandler.Fields cors, boolean either) {
+        this.either = either && clients != null && basic != null;
         this.clients = clients;
         this.basic = basic;
         this.rate = rate;
@@ -42,7 +46,7 @@ public final class RuleGuard {
         return new RuleGuard(rule.clientAddresses(), rule.basicAuth() == null ? null : BasicAuthGuard.of(rule.basicAuth()),
                 rule.rateLimit() == null ? null : new RateLimiter(rule.rateLimit()),
                 rule.inFlightLimit() == null ? null : new InFlightLimiter(rule.inFlightLimit()),
-                CorsHandler.fields(rule.cors()));
+                CorsHandler.fields(rule.cors()), rule.satisfy() == Route.Satisfy.ANY);
     }
 
     /** The in-flight limiter, for tests; or null. */
@@ -74,9 +78,15 @@ public final class RuleGuard {
             // Held until the exchange is over, whatever ends it; a later guard's refusal ends it too.
             ex.onEnd(() -> inFlight.release(client));
         }
-        if (clients != null && !clients.allows(client)) {
-            answer(ex, HttpResponseStatus.FORBIDDEN, null, null);
-            return true;
+        if (clients != null) {
+            boolean allowed = clients.allows(client);
+            if (either && allowed) {
+                return false; // satisfy any: a client the addresses admit needs no credentials
+            }
+            if (!allowed && !either) {
+                answer(ex, HttpResponseStatus.FORBIDDEN, null, null);
+                return true;
+            }
         }
         if (basic != null) {
             switch (basic.check(ex.request().headers().get(HttpHeaderNames.AUTHORIZATION))) {

@@ -72,6 +72,39 @@ class BasicAuthTest {
         assertThat(h.get("/admin/x", "Authorization: " + basic("bob:pa ss:wörd")).status()).isEqualTo(200);
     }
 
+    /** satisfy: any: the office's addresses need no password; anyone else is asked for one, not refused. */
+    @Test
+    void satisfyAnyAdmitsAnAllowedAddressOrAUser() throws Exception {
+        String rules = """
+                routes:
+                  - name: site
+                    hosts: [ "*" ]
+                    rules:
+                      - matches: [ { path: { type: Prefix, value: /office } } ]
+                        respond: { body: "office" }
+                        clientAddresses: { allow: [ 127.0.0.0/8 ] }
+                        basicAuth: { htpasswd: "alice:{PLAIN}secret" }
+                        satisfy: any
+                      - matches: [ { path: { type: Prefix, value: /remote } } ]
+                        respond: { body: "remote" }
+                        clientAddresses: { allow: [ 10.0.0.0/8 ] }
+                        basicAuth: { htpasswd: "alice:{PLAIN}secret" }
+                        satisfy: any
+                      - matches: [ { path: { type: Prefix, value: /both } } ]
+                        respond: { body: "both" }
+                        clientAddresses: { allow: [ 10.0.0.0/8 ] }
+                        basicAuth: { htpasswd: "alice:{PLAIN}secret" }
+                """;
+        h.start(rules);
+        assertThat(h.get("/office").text()).as("an allowed address, no credentials").isEqualTo("office");
+        RawClient.Response asked = h.get("/remote");
+        assertThat(asked.status()).as("another address is asked, not refused").isEqualTo(401);
+        assertThat(asked.header("www-authenticate")).startsWith("Basic realm=");
+        assertThat(h.get("/remote", "Authorization: " + basic("alice:secret")).text()).isEqualTo("remote");
+        assertThat(h.get("/both", "Authorization: " + basic("alice:secret")).status()).as("all: the address still counts")
+                .isEqualTo(403);
+    }
+
     @Test
     void overHttp2() throws Exception {
         TestUpstream app = h.upstream("app", TestUpstream.name());
