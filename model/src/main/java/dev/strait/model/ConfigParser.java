@@ -315,6 +315,16 @@ public final class ConfigParser {
                 }
             }
             checkFastCgiRule(rule, rulePath, fastcgiUpstream, otherUpstream);
+            if (rule.errorPages() != null && rule.errorPages().upstream() != null) {
+                Upstream u = upstreams.get(rule.errorPages().upstream());
+                if (u == null) {
+                    error(rulePath + ".errorPages.upstream",
+                            "upstream \"" + rule.errorPages().upstream() + "\" is not defined in upstreams");
+                } else if (u.protocol() == Upstream.Protocol.FASTCGI) {
+                    error(rulePath + ".errorPages.upstream", "pages come from an HTTP upstream, not fastcgi \""
+                            + u.name() + "\"");
+                }
+            }
         }
     }
 
@@ -581,7 +591,7 @@ public final class ConfigParser {
         known(n, path, "matches", "respond", "files", "backends", "redirect", "cache", "timeouts", "retries",
                 "hostRewrite", "pathRewrite", "fastcgi", "clientAddresses",
                 "basicAuth", "rateLimit", "cors", "maxBodyBytes", "requestHeaders", "responseHeaders", "inFlightLimit",
-                "satisfy");
+                "satisfy", "errorPages");
         List<Route.Match> matches = n.has("matches")
                 ? list(n.get("matches"), path + ".matches", true, this::match)
                 : List.of(new Route.Match(null, null, List.of()));
@@ -713,8 +723,29 @@ public final class ConfigParser {
                 default -> error(path + ".satisfy", "must be all or any, got " + sa);
             }
         }
+        Route.ErrorPages errorPages = null;
+        JsonNode ep = n.get("errorPages");
+        if (ep != null && !ep.isNull() && object(ep, path + ".errorPages")) {
+            String p = path + ".errorPages";
+            known(ep, p, "statuses", "upstream", "path");
+            List<Integer> statuses = nonNull(list(ep.get("statuses"), p + ".statuses", true,
+                    (s, sp) -> integer(s, sp, 0, 400, 599)));
+            if (statuses.size() > 100) {
+                error(p + ".statuses", "lists more than 100 statuses");
+            }
+            if (!ep.has("upstream")) {
+                error(p + ".upstream", "is required");
+            }
+            String pagePath = ep.hasNonNull("path") ? ep.get("path").asText("") : "/";
+            if (!pagePath.startsWith("/") || pagePath.length() > 1024
+                    || pagePath.chars().anyMatch(ch -> ch <= 0x20 || ch >= 0x7f || ch == '#')) {
+                error(p + ".path", "must be a path starting with /, without spaces or '#', got \"" + pagePath + "\"");
+            }
+            errorPages = new Route.ErrorPages(statuses, name(ep.get("upstream"), p + ".upstream"), pagePath);
+        }
         return new Route.Rule(nonNull(matches), action, cache, timeouts, retries, hostRewrite, fastcgi, pathRewrite,
-                clients, basicAuth, rateLimit, cors, maxBodyBytes, requestHeaders, responseHeaders, inFlight, satisfy);
+                clients, basicAuth, rateLimit, cors, maxBodyBytes, requestHeaders, responseHeaders, inFlight, satisfy,
+                errorPages);
     }
 
     /** {@code { set: {name: value}, add: {name: value}, remove: [name] }}, or null when absent. */

@@ -564,6 +564,12 @@ public final class ConfigWriter {
         if (rule.satisfy() == Route.Satisfy.ANY) {
             o.put("satisfy", "any");
         }
+        if (rule.errorPages() != null) {
+            ObjectNode ep = o.putObject("errorPages");
+            ArrayNode st = ep.putArray("statuses");
+            rule.errorPages().statuses().forEach(st::add);
+            ep.put("upstream", rule.errorPages().upstream()).put("path", rule.errorPages().path());
+        }
         if (rule.fastcgi() != null) {
             Route.FastCgi f = rule.fastcgi();
             ObjectNode fo = o.putObject("fastcgi").put("root", f.root()).put("index", f.index())

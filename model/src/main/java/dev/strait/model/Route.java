@@ -45,12 +45,21 @@ public record Route(String name, List<String> hosts, List<Rule> rules, List<Stri
     public record Rule(List<Match> matches, Action action, Cache cache, Timeouts timeouts, Retries retries,
                        String hostRewrite, FastCgi fastcgi, PathModifier pathRewrite, ClientAddresses clientAddresses,
                        BasicAuth basicAuth, RateLimit rateLimit, Cors cors, Long maxBodyBytes, HeaderEdits requestHeaders,
-                       HeaderEdits responseHeaders, InFlightLimit inFlightLimit, Satisfy satisfy) {
+                       HeaderEdits responseHeaders, InFlightLimit inFlightLimit, Satisfy satisfy, ErrorPages errorPages) {
         public Rule {
             matches = List.copyOf(matches);
             if (satisfy == null) {
                 satisfy = Satisfy.ALL;
             }
+        }
+
+        /** A rule whose answers go out as they are. */
+        public Rule(List<Match> matches, Action action, Cache cache, Timeouts timeouts, Retries retries,
+                    String hostRewrite, FastCgi fastcgi, PathModifier pathRewrite, ClientAddresses clientAddresses,
+                    BasicAuth basicAuth, RateLimit rateLimit, Cors cors, Long maxBodyBytes, HeaderEdits requestHeaders,
+                    HeaderEdits responseHeaders, InFlightLimit inFlightLimit, Satisfy satisfy) {
+            this(matches, action, cache, timeouts, retries, hostRewrite, fastcgi, pathRewrite, clientAddresses, basicAuth,
+                    rateLimit, cors, maxBodyBytes, requestHeaders, responseHeaders, inFlightLimit, satisfy, null);
         }
 
         /** A rule that asks every guard it has. */
@@ -127,6 +136,20 @@ public record Route(String name, List<String> hosts, List<Rule> rules, List<Stri
      * needs no credentials, and any other client is asked for them rather than refused.
      */
     public enum Satisfy { ALL, ANY }
+
+    /**
+     * Error pages (nginx's {@code error_page} with {@code proxy_intercept_errors}, Traefik's errors middleware,
+     * ingress-nginx's {@code custom-http-errors}): an answer of the rule with one of {@code statuses}, its
+     * action's or the proxy's own (502, 503, 504), is replaced by {@code GET path} from {@code upstream},
+     * sent to the client with the original status.
+     *
+     * @param path the page's path; {@code {status}} in it stands for the status ({@code /errors/{status}.html})
+     */
+    public record ErrorPages(List<Integer> statuses, String upstream, String path) {
+        public ErrorPages {
+            statuses = statuses.stream().distinct().sorted().toList();
+        }
+    }
 
     /**
      * Header fields a rule changes (Gateway API's RequestHeaderModifier and ResponseHeaderModifier, nginx's

@@ -429,6 +429,17 @@ class ConfigParserTest {
         }
 
         @Test
+        void ruleErrorPages() throws Exception {
+            Config c = parse(withRules("{ backends: [ { upstream: app } ], errorPages: { statuses: [ 503, 404, 404 ],"
+                    + " upstream: app, path: \"/errors/{status}.html\" } }", "{ respond: {}, errorPages: { statuses:"
+                    + " [ 410 ], upstream: app } }"));
+            assertThat(c.routes().get(0).rules()).extracting(Route.Rule::errorPages).containsExactly(
+                    new Route.ErrorPages(List.of(404, 503), "app", "/errors/{status}.html"),
+                    new Route.ErrorPages(List.of(410), "app", "/"));
+            assertThat(ConfigParser.parse(ConfigWriter.toJson(c, false), "written")).isEqualTo(c);
+        }
+
+        @Test
         void ruleSatisfy() throws Exception {
             String guards = "clientAddresses: { allow: [ 10.0.0.0/8 ] }, basicAuth: { htpasswd: \"a:{PLAIN}x\" }";
             Config c = parse(withRules("{ respond: {}, " + guards + ", satisfy: any }",
@@ -716,6 +727,15 @@ class ConfigParserTest {
                         "routes[0].rules[0].responseHeaders.set.X-A", "is named twice"),
                 arguments("requestHeaders unknown key", withRules("{ respond: {}, requestHeaders: { append: {} } }"),
                         "routes[0].rules[0].requestHeaders.append", "unknown field"),
+                arguments("errorPages of a success", withRules("{ respond: {}, errorPages: { statuses: [ 200 ],"
+                        + " upstream: app } }"), "routes[0].rules[0].errorPages.statuses[0]", "must be a whole number 400..599"),
+                arguments("errorPages without upstream", withRules("{ respond: {}, errorPages: { statuses: [ 404 ] } }"),
+                        "routes[0].rules[0].errorPages.upstream", "is required"),
+                arguments("errorPages from nowhere", withRules("{ respond: {}, errorPages: { statuses: [ 404 ],"
+                        + " upstream: nope } }"), "routes[0].rules[0].errorPages.upstream",
+                        "upstream \"nope\" is not defined in upstreams"),
+                arguments("errorPages path", withRules("{ respond: {}, errorPages: { statuses: [ 404 ], upstream: app,"
+                        + " path: errors } }"), "routes[0].rules[0].errorPages.path", "must be a path starting with /"),
                 arguments("satisfy any without both guards", withRules("{ respond: {}, satisfy: any,"
                         + " clientAddresses: { allow: [ 10.0.0.0/8 ] } }"), "routes[0].rules[0].satisfy",
                         "\"any\" chooses between clientAddresses and basicAuth; the rule needs both"),
@@ -976,7 +996,7 @@ class ConfigParserTest {
                 arguments("rule unknown field", withRules("{ respond: {}, rewrite: { to: / } }"),
                         "routes[0].rules[0].rewrite",
                         "unknown field (expected one of matches, respond, files, backends, redirect, cache, timeouts, "
-                                + "retries, hostRewrite, pathRewrite, fastcgi, clientAddresses, basicAuth, rateLimit, cors, maxBodyBytes, requestHeaders, responseHeaders, inFlightLimit, satisfy)"),
+                                + "retries, hostRewrite, pathRewrite, fastcgi, clientAddresses, basicAuth, rateLimit, cors, maxBodyBytes, requestHeaders, responseHeaders, inFlightLimit, satisfy, errorPages)"),
                 arguments("cors origin with a path", withRules("{ respond: {}, cors: { allowOrigins: [ \"https://a.example.com/x\" ] } }"),
                         "routes[0].rules[0].cors.allowOrigins[0]", "is not * or an origin"),
                 arguments("cors * among others", withRules("{ respond: {}, cors: { allowOrigins: [ \"*\", \"https://a.example.com\" ] } }"),

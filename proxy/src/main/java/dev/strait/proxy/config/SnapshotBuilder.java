@@ -143,6 +143,7 @@ public final class SnapshotBuilder {
 
     /** Fixed answers and redirects are made from their action alone, so an unchanged action keeps its handler. */
     private static boolean dependsOnActionOnly(Route.Rule rule) {
-        return rule.action() instanceof Route.Respond || rule.action() instanceof Route.Redirect;
+        return (rule.action() instanceof Route.Respond || rule.action() instanceof Route.Redirect)
+                && rule.errorPages() == null;
     }
 }

@@ -4,6 +4,7 @@ import dev.strait.model.Config;
 import dev.strait.model.ConfigParser;
 import dev.strait.model.Route;
 import dev.strait.model.Upstream;
+import dev.strait.proxy.errorpages.ErrorPagesHandler;
 import dev.strait.proxy.fastcgi.FastCgiHandler;
 import dev.strait.proxy.handler.files.FileHandler;
 import dev.strait.proxy.handler.fixed.FixedResponseHandler;
@@ -11,6 +12,7 @@ import dev.strait.proxy.handler.proxy.ProxyHandler;
 import dev.strait.proxy.handler.redirect.RedirectHandler;
 import dev.strait.proxy.route.Handler;
 import dev.strait.proxy.upstream.UpstreamSpec;
+import java.util.List;
 import java.util.Map;
 
 /** Makes the handler for each kind of rule action. */
@@ -27,6 +29,20 @@ public final class Handlers {
      */
     public static Handler create(Config config, Route route, int index, Route.Rule rule, String path,
                                  Map<String, UpstreamSpec> upstreams) {
+        Handler action = action(config, route, index, rule, path, upstreams);
+        Route.ErrorPages pages = rule.errorPages();
+        if (pages == null) {
+            return action;
+        }
+        // The page is proxied like a backend of its own: no retries, cache or rewrites of the rule's.
+        Route.Backends from = new Route.Backends(List.of(new Route.Backend(pages.upstream(), 1)));
+        Route.Rule pageRule = new Route.Rule(List.of(), from, null, null, null);
+        return ErrorPagesHandler.wrap(action, pages, ProxyHandler.create(route.name(), index, pageRule, from, upstreams,
+                config.requestId(), path + ".errorPages"));
+    }
+
+    private static Handler action(Config config, Route route, int index, Route.Rule rule, String path,
+                                  Map<String, UpstreamSpec> upstreams) {
         if (rule.action() instanceof Route.Backends b) {
             if (rule.fastcgi() != null || namesProtocol(upstreams, b, Upstream.Protocol.FASTCGI)) {
                 return FastCgiHandler.create(config, route, rule, path);
