@@ -136,6 +136,32 @@ public class RouteSpec {
          * (nginx's {@code satisfy}).
          */
         public Satisfy satisfy;
+
+        /**
+         * Answers with these statuses, the action's or the proxy's own, are replaced by a page that
+         * {@code backend} serves, sent with the original status (nginx's {@code error_page}, ingress-nginx's
+         * {@code custom-http-errors}).
+         */
+        public ErrorPages errorPages;
+    }
+
+    /** A rule's error pages: {@code GET path} from the backend (ingress-nginx's X-Code and friends sent along). */
+    @JsonInclude(JsonInclude.Include.NON_NULL)
+    @ValidationRule(value = "self.statuses.all(s, s >= 400 && s <= 599)",
+            message = "errorPages replace answers with statuses 400 to 599")
+    public static class ErrorPages {
+        @Required
+        @Size(min = 1, max = 100)
+        public List<Integer> statuses;
+
+        /** An Upstream, or a Service and port (with the Service backend's settings). */
+        @Required
+        public Backend backend;
+
+        /** The page's path, {@code {status}} standing for the status; default {@code /}. */
+        @Pattern("^/[^ #]*$")
+        @Size(max = 1024)
+        public String path;
     }
 
     public enum Satisfy {

@@ -63,6 +63,8 @@ final class IngressAnnotations {
     /** Seconds between two reads from, and two writes to, the backend. */
     static final String PROXY_READ_TIMEOUT = PREFIX + "proxy-read-timeout";
     static final String PROXY_SEND_TIMEOUT = PREFIX + "proxy-send-timeout";
+    /** Comma-separated statuses whose answers are replaced by the {@code default-backend}'s page. */
+    static final String CUSTOM_HTTP_ERRORS = PREFIX + "custom-http-errors";
     /** {@code any}: a client the source ranges allow needs no credentials, others are asked for them. */
     static final String SATISFY = PREFIX + "satisfy";
     /** A Service of the Ingress's namespace that serves the paths whose own Service has no ready endpoint. */
@@ -134,7 +136,8 @@ final class IngressAnnotations {
             CORS_ALLOW_CREDENTIALS, CORS_MAX_AGE, PROXY_BODY_SIZE, AFFINITY, AFFINITY_MODE, SESSION_COOKIE_NAME,
             SESSION_COOKIE_PATH, SESSION_COOKIE_MAX_AGE, SESSION_COOKIE_EXPIRES, SESSION_COOKIE_SAMESITE,
             SESSION_COOKIE_CHANGE_ON_FAILURE, X_FORWARDED_PREFIX, PROXY_NEXT_UPSTREAM, PROXY_NEXT_UPSTREAM_TRIES,
-            PROXY_CONNECT_TIMEOUT, LOAD_BALANCE, UPSTREAM_HASH_BY, SERVICE_UPSTREAM, DEFAULT_BACKEND, SATISFY);
+            PROXY_CONNECT_TIMEOUT, LOAD_BALANCE, UPSTREAM_HASH_BY, SERVICE_UPSTREAM, DEFAULT_BACKEND, SATISFY,
+            CUSTOM_HTTP_ERRORS);
     /** {@code "true"}: TLS passed through to the backend, which Strait does not do. */
     static final String SSL_PASSTHROUGH = PREFIX + "ssl-passthrough";
     /** The annotations this class reads; any other of ingress-nginx's is reported as not read. */
@@ -202,6 +205,8 @@ final class IngressAnnotations {
     final String connectTimeout;
     /** {@code satisfy: any} as every backend rule's {@code satisfy}, or null (both asked). */
     final RouteSpec.Satisfy satisfy;
+    /** {@code custom-http-errors} with a {@code default-backend}: the statuses its pages replace; else empty. */
+    final List<Integer> customErrors;
     /** {@code default-backend}: the Service name, or null. */
     final String defaultBackend;
     /** {@code service-upstream: "true"}: every Service backend's {@code useClusterIP}. */
@@ -352,6 +357,7 @@ final class IngressAnnotations {
             fallbackService = "";
         }
         defaultBackend = fallbackService.isEmpty() ? null : fallbackService;
+        customErrors = customErrors(a.get(CUSTOM_HTTP_ERRORS), defaultBackend != null, warn);
         if (serviceUpstream && (affinity != null || hashOn != null || loadBalancer != null)) {
             warn.add(field(SERVICE_UPSTREAM) + ": the proxy sees one endpoint, the Service's cluster IP, so affinity,"
                     + " load-balance and upstream-hash-by choose nothing (kube-proxy or the mesh picks the pod)");
@@ -514,6 +520,35 @@ final class IngressAnnotations {
                 return null;
             }
         }
+    }
+
+    /**
+     * {@code custom-http-errors}: the statuses 400 to 599 in the list (others are reported); none without a
+     * {@code default-backend}, since Strait has no cluster-wide default backend to ask for the pages.
+     */
+    private static List<Integer> customErrors(String value, boolean pagesFrom, List<String> warn) {
+        if (value == null || value.isBlank()) {
+            return List.of();
+        }
+        if (!pagesFrom) {
+            warn.add(field(CUSTOM_HTTP_ERRORS) + ": needs " + field(DEFAULT_BACKEND) + " to serve the pages (Strait has"
+                    + " no cluster-wide default backend); it is not applied");
+            return List.of();
+        }
+        java.util.TreeSet<Integer> out = new java.util.TreeSet<>();
+        for (String part : value.split(",")) {
+            String t = part.trim();
+            if (t.isEmpty()) {
+                continue;
+            }
+            if (t.length() == 3 && t.chars().allMatch(Character::isDigit) && Integer.parseInt(t) >= 400
+                    && Integer.parseInt(t) <= 599) {
+                out.add(Integer.parseInt(t));
+            } else {
+                warn.add(field(CUSTOM_HTTP_ERRORS) + ": \"" + t + "\" is not a status from 400 to 599; it is left out");
+            }
+        }
+        return List.copyOf(out);
     }
 
     /** A Service's name (an RFC 1035 label). */

@@ -286,6 +286,7 @@ final class IngressRoutes {
                 } else {
                     act(r, annotations, () -> orDefaultBackend(backend(path.getBackend(), ns, field + ".backend",
                             endpoints, errors), field + ".backend", annotations.defaultBackend, ns, endpoints, errors));
+                    errorPages(r, annotations, ns, endpoints, errors);
                     if (r.basicAuth != null) {
                         fields.put("spec.rules[" + i + "].basicAuth.secretName",
                                 IngressAnnotations.field(IngressAnnotations.AUTH_SECRET));
@@ -386,6 +387,7 @@ final class IngressRoutes {
                 List<String> fallbackErrors = new ArrayList<>(annotations.problems());
                 act(r, annotations, () -> orDefaultBackend(backend(fallback, ns, "spec.defaultBackend", endpoints,
                         fallbackErrors), "spec.defaultBackend", annotations.defaultBackend, ns, endpoints, fallbackErrors));
+                errorPages(r, annotations, ns, endpoints, fallbackErrors);
                 ds.rules = List.of(r);
                 Map<String, String> dsFields = new LinkedHashMap<>();
                 if (r.basicAuth != null) {
@@ -536,6 +538,32 @@ final class IngressRoutes {
         }
         out.service = new ServiceRef(Objects.requireNonNull(name), number);
         return out;
+    }
+
+    /**
+     * ingress-nginx's {@code custom-http-errors}: a rule with backends gets {@code errorPages} for those statuses
+     * from the {@code default-backend} Service's first TCP port, path {@code /} (the pages read {@code X-Code}).
+     */
+    private static void errorPages(RouteSpec.Rule r, IngressAnnotations annotations, String ns, ServiceEndpoints endpoints,
+                                   List<String> errors) {
+        if (annotations.customErrors.isEmpty() || r.backends == null) {
+            return;
+        }
+        Integer port = endpoints.firstPort(ns, annotations.defaultBackend);
+        if (port == null) {
+            String e = IngressAnnotations.field(IngressAnnotations.CUSTOM_HTTP_ERRORS) + ": its pages' Service \""
+                    + annotations.defaultBackend + "\" (" + IngressAnnotations.field(IngressAnnotations.DEFAULT_BACKEND)
+                    + ") is not found or has no TCP port; the answers go out as they are";
+            if (!errors.contains(e)) {
+                errors.add(e);
+            }
+            return;
+        }
+        r.errorPages = new RouteSpec.ErrorPages();
+        r.errorPages.statuses = annotations.customErrors;
+        r.errorPages.backend = new RouteSpec.Backend();
+        r.errorPages.backend.service = new ServiceRef(annotations.defaultBackend, port);
+        r.errorPages.path = "/";
     }
 
     /**

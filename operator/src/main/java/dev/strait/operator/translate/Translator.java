@@ -1049,10 +1049,14 @@ public final class Translator {
         StringBuilder sb = new StringBuilder();
         if (r.getSpec().rules != null) {
             for (RouteSpec.Rule rule : r.getSpec().rules) {
-                if (rule == null || rule.backends == null) {
+                if (rule == null) {
                     continue;
                 }
-                for (RouteSpec.Backend b : rule.backends) {
+                List<RouteSpec.Backend> all = new ArrayList<>(rule.backends == null ? List.of() : rule.backends);
+                if (rule.errorPages != null && rule.errorPages.backend != null) {
+                    all.add(rule.errorPages.backend); // where its pages come from is a reference too
+                }
+                for (RouteSpec.Backend b : all) {
                     if (b == null) {
                         continue;
                     }
@@ -1118,6 +1122,12 @@ public final class Translator {
                 st.implicitMatches.add(rule.isObject() && !rule.has("matches"));
                 if (rule instanceof ObjectNode ruleNode && ruleNode.get("basicAuth") instanceof ObjectNode auth) {
                     basicAuth(ruleNode, auth, "spec.rules[" + i + "].basicAuth.secretName", ns, secrets, st);
+                }
+                if (rule.get("errorPages") instanceof ObjectNode pages && pages.get("backend") instanceof ObjectNode b) {
+                    // The page's source resolves as any backend; the model names only its upstream.
+                    backend(b, "spec.rules[" + i + "].errorPages.backend", ns, st, endpoints, upstreams, serviceUpstreams);
+                    pages.set("upstream", b.get("upstream"));
+                    pages.remove("backend");
                 }
                 JsonNode backends = rule.get("backends");
                 if (backends == null || !backends.isArray()) {

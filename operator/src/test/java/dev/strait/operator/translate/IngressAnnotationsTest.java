@@ -541,6 +541,19 @@ class IngressAnnotationsTest {
                 errorsSvc, errorsSlice, annotated("site", SITE, "default-backend", "errors"));
         assertThat(upstreams.apply(t)).as("back once it has one").endsWith("service.shop.web.80", "service.shop.web.80");
 
+        t = translate(errorsSvc, errorsSlice, annotated("site", SITE, "default-backend", "errors", "custom-http-errors",
+                "503, 404,abc,302"));
+        assertThat(rules(t)).filteredOn(r -> r.action() instanceof Route.Backends).allSatisfy(r -> assertThat(r.errorPages())
+                .isEqualTo(new Route.ErrorPages(List.of(404, 503), "service.shop.errors.8080", "/")));
+        assertThat(ingressReport(t, "shop", "site").errors()).contains(
+                "metadata.annotations[" + N + "custom-http-errors]: \"abc\" is not a status from 400 to 599; it is left out",
+                "metadata.annotations[" + N + "custom-http-errors]: \"302\" is not a status from 400 to 599; it is left out");
+        t = translate(annotated("site", SITE, "custom-http-errors", "404"));
+        assertThat(rules(t)).allSatisfy(r -> assertThat(r.errorPages()).isNull());
+        assertThat(ingressReport(t, "shop", "site").errors()).contains("metadata.annotations[" + N + "custom-http-errors]:"
+                + " needs metadata.annotations[" + N + "default-backend] to serve the pages (Strait has no cluster-wide"
+                + " default backend); it is not applied");
+
         t = translate(annotated("site", SITE, "default-backend", "nope"));
         assertThat(upstreams.apply(t)).first().isEqualTo(Translator.UNRESOLVED);
         assertThat(ingressReport(t, "shop", "site").errors()).contains(

@@ -29,6 +29,11 @@ class ServiceBalancingTest {
         return Fixtures.translate(resources);
     }
 
+    private static Translation withRule(String rule) {
+        return Fixtures.translate(service("shop", "api", "http:80"), slice("shop", "api", "api-1", "http", 8080, "10.0.0.1"),
+                route("shop", "r0", 1, "hosts: [ r0.example.com ]\nrules: [ " + rule + " ]"));
+    }
+
     private static Upstream only(Translation t) {
         assertThat(Fixtures.routeReport(t, "shop", "r0").errors()).isEmpty();
         List<Upstream> made = t.snapshot(STRAIT).config().upstreams().stream()
@@ -90,6 +95,28 @@ class ServiceBalancingTest {
         assertThat(Fixtures.routeReport(headless, "shop", "r0").errors()).containsExactly("spec.rules[0].backends[0]"
                 + ".useClusterIP: Service \"api\" has no cluster IP (headless); its pods can be reached only through"
                 + " its endpoints");
+    }
+
+    /** A rule's errorPages name their source as a backend: a Service becomes its upstream, an Upstream its own. */
+    @Test
+    void errorPagesComeFromAServiceOrAnUpstream() {
+        Translation t = withRule("{ backends: [ { service: { name: api, port: 80 } } ], errorPages: { statuses: [ 404, 503 ],"
+                + " backend: { service: { name: api, port: 80 }, connectTimeout: 1s }, path: \"/e/{status}\" } }");
+        assertThat(Fixtures.routeReport(t, "shop", "r0").errors()).isEmpty();
+        Route.Rule rule = t.snapshot(STRAIT).config().routes().get(0).rules().get(0);
+        assertThat(rule.errorPages().statuses()).containsExactly(404, 503);
+        assertThat(rule.errorPages().path()).isEqualTo("/e/{status}");
+        assertThat(rule.errorPages().upstream()).startsWith("service.shop.api.80.balanced-");
+        assertThat(t.snapshot(STRAIT).config().upstreams()).extracting(Upstream::name)
+                .contains(rule.errorPages().upstream(), "service.shop.api.80");
+
+        t = withRule("{ backends: [ { service: { name: api, port: 80 } } ], errorPages: { statuses: [ 404 ],"
+                + " backend: { service: { name: nope, port: 80 } } } }");
+        assertThat(Fixtures.routeReport(t, "shop", "r0").errors()).containsExactly(
+                "spec.rules[0].errorPages.backend.service.name: Service \"nope\" not found");
+        assertThat(t.snapshot(STRAIT).config().routes()).as("the rule serves; its pages answer as the stand-in")
+                .singleElement().satisfies(r -> assertThat(r.rules().get(0).errorPages().upstream())
+                        .isEqualTo(Translator.UNRESOLVED));
     }
 
     @Test
