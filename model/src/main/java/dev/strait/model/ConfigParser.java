@@ -591,7 +591,7 @@ public final class ConfigParser {
         known(n, path, "matches", "respond", "files", "backends", "redirect", "cache", "timeouts", "retries",
                 "hostRewrite", "pathRewrite", "fastcgi", "clientAddresses",
                 "basicAuth", "rateLimit", "cors", "maxBodyBytes", "requestHeaders", "responseHeaders", "inFlightLimit",
-                "satisfy", "errorPages");
+                "satisfy", "errorPages", "accessLog");
         List<Route.Match> matches = n.has("matches")
                 ? list(n.get("matches"), path + ".matches", true, this::match)
                 : List.of(new Route.Match(null, null, List.of()));
@@ -743,9 +743,10 @@ public final class ConfigParser {
             }
             errorPages = new Route.ErrorPages(statuses, name(ep.get("upstream"), p + ".upstream"), pagePath);
         }
+        boolean logged = bool(n.get("accessLog"), path + ".accessLog", true);
         return new Route.Rule(nonNull(matches), action, cache, timeouts, retries, hostRewrite, fastcgi, pathRewrite,
                 clients, basicAuth, rateLimit, cors, maxBodyBytes, requestHeaders, responseHeaders, inFlight, satisfy,
-                errorPages);
+                errorPages, logged);
     }
 
     /** {@code { set: {name: value}, add: {name: value}, remove: [name] }}, or null when absent. */

@@ -564,6 +564,9 @@ public final class ConfigWriter {
         if (rule.satisfy() == Route.Satisfy.ANY) {
             o.put("satisfy", "any");
         }
+        if (!rule.accessLog()) {
+            o.put("accessLog", false);
+        }
         if (rule.errorPages() != null) {
             ObjectNode ep = o.putObject("errorPages");
             ArrayNode st = ep.putArray("statuses");

@@ -45,12 +45,22 @@ public record Route(String name, List<String> hosts, List<Rule> rules, List<Stri
     public record Rule(List<Match> matches, Action action, Cache cache, Timeouts timeouts, Retries retries,
                        String hostRewrite, FastCgi fastcgi, PathModifier pathRewrite, ClientAddresses clientAddresses,
                        BasicAuth basicAuth, RateLimit rateLimit, Cors cors, Long maxBodyBytes, HeaderEdits requestHeaders,
-                       HeaderEdits responseHeaders, InFlightLimit inFlightLimit, Satisfy satisfy, ErrorPages errorPages) {
+                       HeaderEdits responseHeaders, InFlightLimit inFlightLimit, Satisfy satisfy, ErrorPages errorPages,
+                       boolean accessLog) {
         public Rule {
             matches = List.copyOf(matches);
             if (satisfy == null) {
                 satisfy = Satisfy.ALL;
             }
+        }
+
+        /** A rule whose requests are logged when the access log is on. */
+        public Rule(List<Match> matches, Action action, Cache cache, Timeouts timeouts, Retries retries,
+                    String hostRewrite, FastCgi fastcgi, PathModifier pathRewrite, ClientAddresses clientAddresses,
+                    BasicAuth basicAuth, RateLimit rateLimit, Cors cors, Long maxBodyBytes, HeaderEdits requestHeaders,
+                    HeaderEdits responseHeaders, InFlightLimit inFlightLimit, Satisfy satisfy, ErrorPages errorPages) {
+            this(matches, action, cache, timeouts, retries, hostRewrite, fastcgi, pathRewrite, clientAddresses, basicAuth,
+                    rateLimit, cors, maxBodyBytes, requestHeaders, responseHeaders, inFlightLimit, satisfy, errorPages, true);
         }
 
         /** A rule whose answers go out as they are. */

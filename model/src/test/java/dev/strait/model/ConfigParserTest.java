@@ -440,6 +440,13 @@ class ConfigParserTest {
         }
 
         @Test
+        void ruleAccessLog() throws Exception {
+            Config c = parse(withRules("{ respond: {}, accessLog: false }", "{ respond: {}, accessLog: true }", "{ respond: {} }"));
+            assertThat(c.routes().get(0).rules()).extracting(Route.Rule::accessLog).containsExactly(false, true, true);
+            assertThat(ConfigParser.parse(ConfigWriter.toJson(c, false), "written")).isEqualTo(c);
+        }
+
+        @Test
         void ruleSatisfy() throws Exception {
             String guards = "clientAddresses: { allow: [ 10.0.0.0/8 ] }, basicAuth: { htpasswd: \"a:{PLAIN}x\" }";
             Config c = parse(withRules("{ respond: {}, " + guards + ", satisfy: any }",
@@ -996,7 +1003,7 @@ class ConfigParserTest {
                 arguments("rule unknown field", withRules("{ respond: {}, rewrite: { to: / } }"),
                         "routes[0].rules[0].rewrite",
                         "unknown field (expected one of matches, respond, files, backends, redirect, cache, timeouts, "
-                                + "retries, hostRewrite, pathRewrite, fastcgi, clientAddresses, basicAuth, rateLimit, cors, maxBodyBytes, requestHeaders, responseHeaders, inFlightLimit, satisfy, errorPages)"),
+                                + "retries, hostRewrite, pathRewrite, fastcgi, clientAddresses, basicAuth, rateLimit, cors, maxBodyBytes, requestHeaders, responseHeaders, inFlightLimit, satisfy, errorPages, accessLog)"),
                 arguments("cors origin with a path", withRules("{ respond: {}, cors: { allowOrigins: [ \"https://a.example.com/x\" ] } }"),
                         "routes[0].rules[0].cors.allowOrigins[0]", "is not * or an origin"),
                 arguments("cors * among others", withRules("{ respond: {}, cors: { allowOrigins: [ \"*\", \"https://a.example.com\" ] } }"),

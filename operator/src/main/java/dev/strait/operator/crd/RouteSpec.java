@@ -143,6 +143,9 @@ public class RouteSpec {
          * {@code custom-http-errors}).
          */
         public ErrorPages errorPages;
+
+        /** {@code false}: the rule's requests are not written to the access log (health checks, say). */
+        public Boolean accessLog;
     }
 
     /** A rule's error pages: {@code GET path} from the backend (ingress-nginx's X-Code and friends sent along). */

@@ -63,6 +63,8 @@ final class IngressAnnotations {
     /** Seconds between two reads from, and two writes to, the backend. */
     static final String PROXY_READ_TIMEOUT = PREFIX + "proxy-read-timeout";
     static final String PROXY_SEND_TIMEOUT = PREFIX + "proxy-send-timeout";
+    /** {@code "false"}: the Ingress's requests are not written to the access log. */
+    static final String ENABLE_ACCESS_LOG = PREFIX + "enable-access-log";
     /** Comma-separated statuses whose answers are replaced by the {@code default-backend}'s page. */
     static final String CUSTOM_HTTP_ERRORS = PREFIX + "custom-http-errors";
     /** {@code any}: a client the source ranges allow needs no credentials, others are asked for them. */
@@ -137,7 +139,7 @@ final class IngressAnnotations {
             SESSION_COOKIE_PATH, SESSION_COOKIE_MAX_AGE, SESSION_COOKIE_EXPIRES, SESSION_COOKIE_SAMESITE,
             SESSION_COOKIE_CHANGE_ON_FAILURE, X_FORWARDED_PREFIX, PROXY_NEXT_UPSTREAM, PROXY_NEXT_UPSTREAM_TRIES,
             PROXY_CONNECT_TIMEOUT, LOAD_BALANCE, UPSTREAM_HASH_BY, SERVICE_UPSTREAM, DEFAULT_BACKEND, SATISFY,
-            CUSTOM_HTTP_ERRORS);
+            CUSTOM_HTTP_ERRORS, ENABLE_ACCESS_LOG);
     /** {@code "true"}: TLS passed through to the backend, which Strait does not do. */
     static final String SSL_PASSTHROUGH = PREFIX + "ssl-passthrough";
     /** The annotations this class reads; any other of ingress-nginx's is reported as not read. */
@@ -203,6 +205,8 @@ final class IngressAnnotations {
     final dev.strait.operator.crd.UpstreamSpec.HashOn hashOn;
     /** {@code proxy-connect-timeout} as every Service backend's {@code connectTimeout}, or null. */
     final String connectTimeout;
+    /** {@code enable-access-log: "false"}: every rule of the Ingress's {@code accessLog: false}. */
+    final boolean accessLogOff;
     /** {@code satisfy: any} as every backend rule's {@code satisfy}, or null (both asked). */
     final RouteSpec.Satisfy satisfy;
     /** {@code custom-http-errors} with a {@code default-backend}: the statuses its pages replace; else empty. */
@@ -358,6 +362,7 @@ final class IngressAnnotations {
         }
         defaultBackend = fallbackService.isEmpty() ? null : fallbackService;
         customErrors = customErrors(a.get(CUSTOM_HTTP_ERRORS), defaultBackend != null, warn);
+        accessLogOff = "false".equals(a.get(ENABLE_ACCESS_LOG));
         if (serviceUpstream && (affinity != null || hashOn != null || loadBalancer != null)) {
             warn.add(field(SERVICE_UPSTREAM) + ": the proxy sees one endpoint, the Service's cluster IP, so affinity,"
                     + " load-balance and upstream-hash-by choose nothing (kube-proxy or the mesh picks the pod)");

@@ -750,7 +750,8 @@ public final class Translator {
                                                     dev.strait.model.Route.Action action) {
         return new dev.strait.model.Route.Rule(matches, action, r.cache(), r.timeouts(), r.retries(), r.hostRewrite(),
                 r.fastcgi(), r.pathRewrite(), r.clientAddresses(), r.basicAuth(), r.rateLimit(), r.cors(), r.maxBodyBytes(),
-                r.requestHeaders(), r.responseHeaders(), r.inFlightLimit(), r.satisfy(), r.errorPages());
+                r.requestHeaders(), r.responseHeaders(), r.inFlightLimit(), r.satisfy(), r.errorPages(),
+                r.accessLog());
     }
 
     /** Routes and our Ingresses, oldest first (the order of conflicts and of the proxy's host merging). */

@@ -506,6 +506,15 @@ class IngressAnnotationsTest {
                 + "upstream-hash-by]: not applied: affinity: cookie decides where requests go, as in ingress-nginx");
     }
 
+    /** enable-access-log: "false" keeps every request of the Ingress out of the access log. */
+    @Test
+    void enableAccessLogFalseTurnsTheIngresssRulesOff() {
+        assertThat(rules(translate(annotated("site", SITE, "enable-access-log", "false", "force-ssl-redirect", "true"))))
+                .hasSizeGreaterThan(3).allSatisfy(r -> assertThat(r.accessLog()).isFalse());
+        assertThat(rules(translate(annotated("site", SITE, "enable-access-log", "true"))))
+                .allSatisfy(r -> assertThat(r.accessLog()).isTrue());
+    }
+
     /** satisfy: any with a source range and basic auth: either admits. */
     @Test
     void satisfyAnyJoinsTheSourceRangeAndBasicAuth() {

@@ -931,7 +931,7 @@ public final class Http1ServerHandler extends ChannelInboundHandlerAdapter {
     /** Queues the access-log line of {@code ex}, which took {@code nanos}, when the log is on. */
     private void logAccess(Http1Exchange ex, long nanos) {
         CompiledRule rule = ex.rule;
-        if (accessLog != null && serving.snapshot().accessLog()) {
+        if (accessLog != null && serving.snapshot().accessLog() && (rule == null || rule.accessLog())) {
             SocketAddress remote = ex.clientAddress();
             HttpRequest req = ex.request;
             String method;

@@ -1130,7 +1130,7 @@ public final class Http2Exchange implements Exchange, StreamDeadlines.Expiry {
         }
         long nanos = System.nanoTime() - startNanos;
         metrics.route(rule == null ? ProxyMetrics.NO_ROUTE : rule.route()).record(status, nanos);
-        if (accessLog != null && serving.snapshot().accessLog()) {
+        if (accessLog != null && serving.snapshot().accessLog() && (rule == null || rule.accessLog())) {
             SocketAddress remote = clientAddress();
             accessLog.log(new AccessLog.Entry(System.currentTimeMillis(),
                     remote instanceof InetSocketAddress isa ? isa.getAddress().getHostAddress() : String.valueOf(remote),

@@ -12,8 +12,15 @@ import dev.strait.proxy.guard.RuleGuard;
  *                servers ask it before the handler runs (ADR 0060, 0061)
  * @param maxBodyBytes the request body bytes the rule takes before 413, or -1 for the limits' value; the
  *                servers apply it once the rule is found, before a {@code 100 Continue} asks for the body
+ * @param accessLog whether the rule's requests are written to the access log (when it is on)
  */
-public record CompiledRule(String route, int index, Handler handler, RuleGuard guard, long maxBodyBytes) {
+public record CompiledRule(String route, int index, Handler handler, RuleGuard guard, long maxBodyBytes,
+                           boolean accessLog) {
+
+    /** A rule whose requests the access log keeps. */
+    public CompiledRule(String route, int index, Handler handler, RuleGuard guard, long maxBodyBytes) {
+        this(route, index, handler, guard, maxBodyBytes, true);
+    }
 
     /** A rule that answers every request, with the limits' body size. */
     public CompiledRule(String route, int index, Handler handler) {

@@ -265,13 +265,14 @@ public final class RouteTableBuilder {
             Route.Rule rule = route.rules().get(i);
             RuleGuard guard = RuleGuard.of(rule);
             long maxBody = rule.maxBodyBytes() == null ? -1 : rule.maxBodyBytes();
-            CompiledRule compiled = new CompiledRule(route.name(), i, decorated(made[i], rule), guard, maxBody);
+            CompiledRule compiled = new CompiledRule(route.name(), i, decorated(made[i], rule), guard, maxBody,
+                    rule.accessLog());
             for (Route.Match m : route.rules().get(i).matches()) {
                 CompiledRule c = compiled;
                 if (made[i] instanceof PrefixAware pa && (m.path() == null || m.path().type() == Route.PathType.Prefix)) {
                     Handler h = pa.forPrefix(m.path() == null ? "/" : prefixValue(m.path().value()));
                     if (h != made[i]) {
-                        c = new CompiledRule(route.name(), i, decorated(h, rule), guard, maxBody);
+                        c = new CompiledRule(route.name(), i, decorated(h, rule), guard, maxBody, rule.accessLog());
                     }
                 }
                 out.add(c);
