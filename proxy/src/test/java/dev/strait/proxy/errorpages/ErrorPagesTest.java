@@ -120,6 +120,33 @@ class ErrorPagesTest {
         assertThat(h.get("/fine").status()).isEqualTo(200);
     }
 
+    /** A cached 404 goes out through the same exchange as a fresh one: both get the page. */
+    @Test
+    void aCacheHitGetsThePageToo() throws Exception {
+        TestUpstream cached = h.upstream("cached", (ctx, req, up) -> ctx.writeAndFlush(TestUpstream.response(404,
+                "cached 404", "cache-control", "max-age=60")));
+        h.reload("""
+                cache: { maxBytes: 1048576 }
+                upstreams:
+                  - { name: cached, endpoints: [ "%s" ] }
+                  - { name: pages, endpoints: [ "%s" ] }
+                routes:
+                  - name: site
+                    hosts: [ "*" ]
+                    rules:
+                      - backends: [ { upstream: cached } ]
+                        cache: { xCacheHeader: true }
+                        errorPages: { statuses: [ 404 ], upstream: pages }
+                """.formatted(cached.endpoint(), pages.endpoint()));
+        RawClient.Response first = h.get("/x");
+        assertThat(first.status()).isEqualTo(404);
+        assertThat(first.text()).startsWith("page 404 for /x");
+        RawClient.Response second = h.get("/x");
+        assertThat(cached.requests()).as("the second came from the cache").isEqualTo(1);
+        assertThat(second.status()).isEqualTo(404);
+        assertThat(second.text()).startsWith("page 404 for /x");
+    }
+
     @Test
     void headAndHttp2() throws Exception {
         RawClient c = h.client();
