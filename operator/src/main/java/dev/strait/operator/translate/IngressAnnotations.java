@@ -206,7 +206,12 @@ final class IngressAnnotations {
     /** {@code proxy-connect-timeout} as every Service backend's {@code connectTimeout}, or null. */
     final String connectTimeout;
     /** {@code enable-access-log: "false"}: every rule of the Ingress's {@code accessLog: false}. */
-    final boolean accessLogOff;
+    private final boolean accessLogOff;
+    /** A rule's {@code accessLog} for this Ingress: false with {@code enable-access-log: "false"}, else null (logged). */
+    Boolean accessLog() {
+        return accessLogOff ? Boolean.FALSE : null;
+    }
+
     /** {@code satisfy: any} as every backend rule's {@code satisfy}, or null (both asked). */
     final RouteSpec.Satisfy satisfy;
     /** {@code custom-http-errors} with a {@code default-backend}: the statuses its pages replace; else empty. */

@@ -252,7 +252,7 @@ final class IngressRoutes {
                 root.redirect.path = new RouteSpec.PathModifier();
                 root.redirect.path.replaceFullPath = annotations.appRoot;
                 root.redirect.statusCode = 302;
-                root.accessLog = annotations.accessLogOff ? Boolean.FALSE : null;
+                root.accessLog = annotations.accessLog();
                 fields.put("spec.rules[0]", IngressAnnotations.field(IngressAnnotations.APP_ROOT));
                 rs.rules.add(root);
             }
@@ -334,7 +334,7 @@ final class IngressRoutes {
                 r.redirect = new RouteSpec.Redirect();
                 r.redirect.scheme = RouteSpec.Scheme.HTTPS;
                 r.redirect.statusCode = 308; // ingress-nginx's code: the method and body are kept
-                r.accessLog = annotations.accessLogOff ? Boolean.FALSE : null;
+                r.accessLog = annotations.accessLog();
                 to.rules = List.of(r);
                 Map<String, String> toFields = new LinkedHashMap<>();
                 if (fields.containsKey("spec.hosts[0]")) {
@@ -354,7 +354,7 @@ final class IngressRoutes {
                 r.redirect = new RouteSpec.Redirect();
                 r.redirect.hostname = h.getKey();
                 r.redirect.statusCode = 308;
-                r.accessLog = annotations.accessLogOff ? Boolean.FALSE : null;
+                r.accessLog = annotations.accessLog();
                 www.rules = List.of(r);
                 Map<String, String> wwwFields = new LinkedHashMap<>();
                 wwwFields.put("spec.hosts[0]", IngressAnnotations.field(IngressAnnotations.FROM_TO_WWW_REDIRECT));
@@ -452,7 +452,7 @@ final class IngressRoutes {
      */
     private static void act(RouteSpec.Rule r, IngressAnnotations annotations,
                             java.util.function.Supplier<RouteSpec.Backend> backend) {
-        r.accessLog = annotations.accessLogOff ? Boolean.FALSE : null;
+        r.accessLog = annotations.accessLog();
         if (annotations.redirect != null) {
             r.redirect = annotations.redirect;
         } else if (!annotations.problems().isEmpty()) {

@@ -2,6 +2,7 @@ package dev.strait.proxy.errorpages;
 
 import dev.strait.proxy.http.Exchange;
 import dev.strait.proxy.http.ForwardingExchange;
+import dev.strait.proxy.http.HeadLines;
 import io.netty.buffer.ByteBuf;
 import io.netty.handler.codec.http.HttpHeaders;
 import io.netty.handler.codec.http.HttpResponseStatus;
@@ -21,47 +22,36 @@ final class InterceptingExchange extends ForwardingExchange {
         this.pages = pages;
     }
 
-    /** The status of a head the action encoded itself ("HTTP/1.1 404 ..."), or 0. */
-    private static int status(byte[] head) {
-        if (head.length < 12 || head[8] != ' ') {
-            return 0;
+    /** Whether a pre-encoded answer is held back (its body released, its page asked for). */
+    private boolean heldBack(byte[] head, ByteBuf body) {
+        int status = HeadLines.status(head);
+        if (!pages.intercepts(status)) {
+            return false;
         }
-        int s = 0;
-        for (int i = 9; i < 12; i++) {
-            int d = head[i] - '0';
-            if (d < 0 || d > 9) {
-                return 0;
-            }
-            s = s * 10 + d;
+        if (body != null) {
+            body.release();
         }
-        return s;
+        pages.fetch(ex, status);
+        return true;
     }
 
     @Override
     public void sendPreEncoded(byte[] head, byte[] body) {
-        if (pages.intercepts(status(head))) {
-            pages.fetch(ex, status(head));
-        } else {
+        if (!heldBack(head, null)) {
             ex.sendPreEncoded(head, body);
         }
     }
 
     @Override
     public void sendPreEncoded(byte[] head, ByteBuf body) {
-        if (pages.intercepts(status(head))) {
-            body.release();
-            pages.fetch(ex, status(head));
-        } else {
+        if (!heldBack(head, body)) {
             ex.sendPreEncoded(head, body);
         }
     }
 
     @Override
     public void sendPreEncoded(byte[] head, byte[] extra, ByteBuf body) {
-        if (pages.intercepts(status(head))) {
-            body.release();
-            pages.fetch(ex, status(head));
-        } else {
+        if (!heldBack(head, body)) {
             ex.sendPreEncoded(head, extra, body);
         }
     }

@@ -4,6 +4,11 @@ package dev.strait.proxy.http;
 public final class HeadLines {
     private HeadLines() {}
 
+    /** The status code of a head the proxy encoded ({@code HTTP/1.1 404 ...}). */
+    public static int status(byte[] head) {
+        return (head[9] - '0') * 100 + (head[10] - '0') * 10 + (head[11] - '0');
+    }
+
     /** {@code a} followed by {@code b}: a head and lines to go after it. */
     public static byte[] concat(byte[] a, byte[] b) {
         byte[] out = java.util.Arrays.copyOf(a, a.length + b.length);

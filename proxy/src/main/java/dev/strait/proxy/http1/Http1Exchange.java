@@ -101,7 +101,7 @@ final class Http1Exchange implements Exchange {
     public void sendPreEncoded(byte[] headBytes, byte[] body) {
         if (!head && body != null && connection.plainFraming(this) && SharedAnswers.fits(headBytes, body)) {
             // The common keep-alive answer: the loop's shared copy, no allocation and no copy (ADR 0032).
-            status = statusOf(headBytes);
+            status = dev.strait.proxy.http.HeadLines.status(headBytes);
             finish(SharedAnswers.answer(alloc(), headBytes, body), null, body.length);
             return;
         }
@@ -348,7 +348,7 @@ final class Http1Exchange implements Exchange {
 
     private ByteBuf startHead(byte[] headBytes, byte[] lines, int extra) {
         // Status code from the pre-encoded line: "HTTP/1.1 200 ..."
-        status = statusOf(headBytes);
+        status = dev.strait.proxy.http.HeadLines.status(headBytes);
         int n = lines == null ? 0 : lines.length;
         ByteBuf buf = alloc().ioBuffer(headBytes.length + n + 96 + extra);
         buf.writeBytes(headBytes);
@@ -357,10 +357,6 @@ final class Http1Exchange implements Exchange {
         }
         connection.writeFraming(this, buf);
         return buf;
-    }
-
-    private static int statusOf(byte[] headBytes) {
-        return (headBytes[9] - '0') * 100 + (headBytes[10] - '0') * 10 + (headBytes[11] - '0');
     }
 
     private void finish(ByteBuf headBuf, Object body, long bodyLen) {
