@@ -325,6 +325,16 @@ public final class ConfigParser {
                             + u.name() + "\"");
                 }
             }
+            if (rule.forwardAuth() != null && rule.forwardAuth().upstream() != null) {
+                Upstream u = upstreams.get(rule.forwardAuth().upstream());
+                if (u == null) {
+                    error(rulePath + ".forwardAuth.upstream",
+                            "upstream \"" + rule.forwardAuth().upstream() + "\" is not defined in upstreams");
+                } else if (u.protocol() == Upstream.Protocol.FASTCGI) {
+                    error(rulePath + ".forwardAuth.upstream", "the check goes to an HTTP upstream, not fastcgi \""
+                            + u.name() + "\"");
+                }
+            }
         }
     }
 
@@ -591,7 +601,7 @@ public final class ConfigParser {
         known(n, path, "matches", "respond", "files", "backends", "redirect", "cache", "timeouts", "retries",
                 "hostRewrite", "pathRewrite", "fastcgi", "clientAddresses",
                 "basicAuth", "rateLimit", "cors", "maxBodyBytes", "requestHeaders", "responseHeaders", "inFlightLimit",
-                "satisfy", "errorPages", "accessLog");
+                "satisfy", "errorPages", "accessLog", "forwardAuth");
         List<Route.Match> matches = n.has("matches")
                 ? list(n.get("matches"), path + ".matches", true, this::match)
                 : List.of(new Route.Match(null, null, List.of()));
@@ -746,7 +756,44 @@ public final class ConfigParser {
         boolean logged = bool(n.get("accessLog"), path + ".accessLog", true);
         return new Route.Rule(nonNull(matches), action, cache, timeouts, retries, hostRewrite, fastcgi, pathRewrite,
                 clients, basicAuth, rateLimit, cors, maxBodyBytes, requestHeaders, responseHeaders, inFlight, satisfy,
-                errorPages, logged);
+                errorPages, logged, forwardAuth(n.get("forwardAuth"), path + ".forwardAuth"));
+    }
+
+    /** {@code { upstream, path, responseHeaders, signIn }}, or null when absent. */
+    private Route.ForwardAuth forwardAuth(JsonNode n, String path) {
+        if (n == null || n.isNull() || !object(n, path)) {
+            return null;
+        }
+        known(n, path, "upstream", "path", "responseHeaders", "signIn");
+        if (!n.has("upstream")) {
+            error(path + ".upstream", "is required");
+        }
+        String check = n.hasNonNull("path") ? n.get("path").asText("") : "/";
+        if (!check.startsWith("/") || check.length() > 1024
+                || check.chars().anyMatch(ch -> ch <= 0x20 || ch >= 0x7f || ch == '#')) {
+            error(path + ".path", "must be a path starting with /, without spaces or '#', got \"" + check + "\"");
+        }
+        List<String> copied = nonNull(list(n.get("responseHeaders"), path + ".responseHeaders", false, (h, hp) -> {
+            String name = requiredText(h, hp);
+            if (name != null && !TOKEN.matcher(name).matches()) {
+                error(hp, "\"" + name + "\" is not a header name");
+            } else if (name != null && RESERVED_REQUEST_HEADERS.contains(name.toLowerCase(Locale.ROOT))) {
+                error(hp, "is the proxy's to set, not the authorization service's");
+            }
+            return name == null ? null : name.toLowerCase(Locale.ROOT);
+        }));
+        String signIn = null;
+        JsonNode si = n.get("signIn");
+        if (si != null && !si.isNull()) {
+            signIn = si.asText("");
+            boolean absolute = signIn.startsWith("https://") || signIn.startsWith("http://");
+            if (!absolute && !signIn.startsWith("/") || signIn.startsWith("//") || signIn.length() > 2048
+                    || signIn.chars().anyMatch(ch -> ch <= 0x20 || ch >= 0x7f)) {
+                error(path + ".signIn", "must be an http(s) URL or a path starting with /, without spaces, got \""
+                        + signIn + "\"");
+            }
+        }
+        return new Route.ForwardAuth(name(n.get("upstream"), path + ".upstream"), check, copied, signIn);
     }
 
     /** {@code { set: {name: value}, add: {name: value}, remove: [name] }}, or null when absent. */

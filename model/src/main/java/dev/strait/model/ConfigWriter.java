@@ -573,6 +573,17 @@ public final class ConfigWriter {
             rule.errorPages().statuses().forEach(st::add);
             ep.put("upstream", rule.errorPages().upstream()).put("path", rule.errorPages().path());
         }
+        if (rule.forwardAuth() != null) {
+            Route.ForwardAuth fa = rule.forwardAuth();
+            ObjectNode fo = o.putObject("forwardAuth").put("upstream", fa.upstream()).put("path", fa.path());
+            if (!fa.responseHeaders().isEmpty()) {
+                ArrayNode names = fo.putArray("responseHeaders");
+                fa.responseHeaders().forEach(names::add);
+            }
+            if (fa.signIn() != null) {
+                fo.put("signIn", fa.signIn());
+            }
+        }
         if (rule.fastcgi() != null) {
             Route.FastCgi f = rule.fastcgi();
             ObjectNode fo = o.putObject("fastcgi").put("root", f.root()).put("index", f.index())

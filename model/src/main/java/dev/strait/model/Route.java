@@ -41,17 +41,29 @@ public record Route(String name, List<String> hosts, List<Rule> rules, List<Stri
      * @param requestHeaders  what the rule changes in the request's fields before its action sees them, or null
      * @param responseHeaders what it changes in the fields of every answer its action gives, or null
      * @param inFlightLimit   how many requests each client may have in flight at once, or null for any number
+     * @param forwardAuth     the service asked whether each request may pass before the action sees it, or null
      */
     public record Rule(List<Match> matches, Action action, Cache cache, Timeouts timeouts, Retries retries,
                        String hostRewrite, FastCgi fastcgi, PathModifier pathRewrite, ClientAddresses clientAddresses,
                        BasicAuth basicAuth, RateLimit rateLimit, Cors cors, Long maxBodyBytes, HeaderEdits requestHeaders,
                        HeaderEdits responseHeaders, InFlightLimit inFlightLimit, Satisfy satisfy, ErrorPages errorPages,
-                       boolean accessLog) {
+                       boolean accessLog, ForwardAuth forwardAuth) {
         public Rule {
             matches = List.copyOf(matches);
             if (satisfy == null) {
                 satisfy = Satisfy.ALL;
             }
+        }
+
+        /** A rule that asks no authorization service. */
+        public Rule(List<Match> matches, Action action, Cache cache, Timeouts timeouts, Retries retries,
+                    String hostRewrite, FastCgi fastcgi, PathModifier pathRewrite, ClientAddresses clientAddresses,
+                    BasicAuth basicAuth, RateLimit rateLimit, Cors cors, Long maxBodyBytes, HeaderEdits requestHeaders,
+                    HeaderEdits responseHeaders, InFlightLimit inFlightLimit, Satisfy satisfy, ErrorPages errorPages,
+                    boolean accessLog) {
+            this(matches, action, cache, timeouts, retries, hostRewrite, fastcgi, pathRewrite, clientAddresses, basicAuth,
+                    rateLimit, cors, maxBodyBytes, requestHeaders, responseHeaders, inFlightLimit, satisfy, errorPages,
+                    accessLog, null);
         }
 
         /** A rule whose requests are logged when the access log is on. */
@@ -158,6 +170,26 @@ public record Route(String name, List<String> hosts, List<Rule> rules, List<Stri
     public record ErrorPages(List<Integer> statuses, String upstream, String path) {
         public ErrorPages {
             statuses = statuses.stream().distinct().sorted().toList();
+        }
+    }
+
+    /**
+     * Forward authentication (nginx's {@code auth_request}, Traefik's ForwardAuth, Envoy's ext_authz over HTTP,
+     * ingress-nginx's {@code auth-url}): before the action sees a request, {@code GET path} goes to
+     * {@code upstream} with the request's fields and where it was going ({@code X-Original-URI},
+     * {@code X-Forwarded-Method}, ...). A 2xx answer lets the request pass, with {@code responseHeaders} copied
+     * from that answer onto it (any the client sent under those names are dropped first); any other answer is
+     * the client's, except a 401 when {@code signIn} is set, which becomes a 302 to it.
+     *
+     * @param path            the check's path and query on the upstream ({@code /oauth2/auth})
+     * @param responseHeaders names of the answer's fields the request takes on (lower case), such as
+     *                        {@code x-auth-request-user}
+     * @param signIn          where a 401 sends the client, or null; {@code {url}} in it stands for the request's
+     *                        whole URL, escaped, and without it {@code rd={url}} is added to its query
+     */
+    public record ForwardAuth(String upstream, String path, List<String> responseHeaders, String signIn) {
+        public ForwardAuth {
+            responseHeaders = responseHeaders.stream().distinct().toList();
         }
     }
 

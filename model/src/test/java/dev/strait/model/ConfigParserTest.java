@@ -440,6 +440,20 @@ class ConfigParserTest {
         }
 
         @Test
+        void ruleForwardAuth() throws Exception {
+            Config c = parse(withRules("{ backends: [ { upstream: app } ], forwardAuth: { upstream: app, path:"
+                    + " \"/oauth2/auth?allowed_groups=ops\", responseHeaders: [ X-Auth-Request-User, x-auth-request-user,"
+                    + " X-Auth-Request-Email ], signIn: \"https://auth.example.com/oauth2/start?rd={url}\" } }",
+                    "{ respond: {}, forwardAuth: { upstream: app } }"));
+            assertThat(c.routes().get(0).rules()).extracting(Route.Rule::forwardAuth).containsExactly(
+                    new Route.ForwardAuth("app", "/oauth2/auth?allowed_groups=ops",
+                            List.of("x-auth-request-user", "x-auth-request-email"),
+                            "https://auth.example.com/oauth2/start?rd={url}"),
+                    new Route.ForwardAuth("app", "/", List.of(), null));
+            assertThat(ConfigParser.parse(ConfigWriter.toJson(c, false), "written")).isEqualTo(c);
+        }
+
+        @Test
         void ruleAccessLog() throws Exception {
             Config c = parse(withRules("{ respond: {}, accessLog: false }", "{ respond: {}, accessLog: true }", "{ respond: {} }"));
             assertThat(c.routes().get(0).rules()).extracting(Route.Rule::accessLog).containsExactly(false, true, true);
@@ -743,6 +757,24 @@ class ConfigParserTest {
                         "upstream \"nope\" is not defined in upstreams"),
                 arguments("errorPages path", withRules("{ respond: {}, errorPages: { statuses: [ 404 ], upstream: app,"
                         + " path: errors } }"), "routes[0].rules[0].errorPages.path", "must be a path starting with /"),
+                arguments("forwardAuth without upstream", withRules("{ respond: {}, forwardAuth: { path: /auth } }"),
+                        "routes[0].rules[0].forwardAuth.upstream", "is required"),
+                arguments("forwardAuth to nowhere", withRules("{ respond: {}, forwardAuth: { upstream: nope } }"),
+                        "routes[0].rules[0].forwardAuth.upstream", "upstream \"nope\" is not defined in upstreams"),
+                arguments("forwardAuth path", withRules("{ respond: {}, forwardAuth: { upstream: app, path: auth } }"),
+                        "routes[0].rules[0].forwardAuth.path", "must be a path starting with /"),
+                arguments("forwardAuth copies Host", withRules("{ respond: {}, forwardAuth: { upstream: app,"
+                        + " responseHeaders: [ Host ] } }"), "routes[0].rules[0].forwardAuth.responseHeaders[0]",
+                        "is the proxy's to set"),
+                arguments("forwardAuth copies a non-name", withRules("{ respond: {}, forwardAuth: { upstream: app,"
+                        + " responseHeaders: [ \"X User\" ] } }"), "routes[0].rules[0].forwardAuth.responseHeaders[0]",
+                        "is not a header name"),
+                arguments("forwardAuth signIn relative", withRules("{ respond: {}, forwardAuth: { upstream: app,"
+                        + " signIn: start } }"), "routes[0].rules[0].forwardAuth.signIn", "must be an http(s) URL or a path"),
+                arguments("forwardAuth signIn protocol-relative", withRules("{ respond: {}, forwardAuth: { upstream: app,"
+                        + " signIn: \"//evil.example\" } }"), "routes[0].rules[0].forwardAuth.signIn", "must be an http(s) URL"),
+                arguments("forwardAuth unknown key", withRules("{ respond: {}, forwardAuth: { upstream: app, url: x } }"),
+                        "routes[0].rules[0].forwardAuth.url", "unknown field"),
                 arguments("satisfy any without both guards", withRules("{ respond: {}, satisfy: any,"
                         + " clientAddresses: { allow: [ 10.0.0.0/8 ] } }"), "routes[0].rules[0].satisfy",
                         "\"any\" chooses between clientAddresses and basicAuth; the rule needs both"),
@@ -1003,7 +1035,7 @@ class ConfigParserTest {
                 arguments("rule unknown field", withRules("{ respond: {}, rewrite: { to: / } }"),
                         "routes[0].rules[0].rewrite",
                         "unknown field (expected one of matches, respond, files, backends, redirect, cache, timeouts, "
-                                + "retries, hostRewrite, pathRewrite, fastcgi, clientAddresses, basicAuth, rateLimit, cors, maxBodyBytes, requestHeaders, responseHeaders, inFlightLimit, satisfy, errorPages, accessLog)"),
+                                + "retries, hostRewrite, pathRewrite, fastcgi, clientAddresses, basicAuth, rateLimit, cors, maxBodyBytes, requestHeaders, responseHeaders, inFlightLimit, satisfy, errorPages, accessLog, forwardAuth)"),
                 arguments("cors origin with a path", withRules("{ respond: {}, cors: { allowOrigins: [ \"https://a.example.com/x\" ] } }"),
                         "routes[0].rules[0].cors.allowOrigins[0]", "is not * or an origin"),
                 arguments("cors * among others", withRules("{ respond: {}, cors: { allowOrigins: [ \"*\", \"https://a.example.com\" ] } }"),
