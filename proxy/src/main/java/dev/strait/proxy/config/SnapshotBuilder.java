@@ -144,6 +144,6 @@ public final class SnapshotBuilder {
     /** Fixed answers and redirects are made from their action alone, so an unchanged action keeps its handler. */
     private static boolean dependsOnActionOnly(Route.Rule rule) {
         return (rule.action() instanceof Route.Respond || rule.action() instanceof Route.Redirect)
-                && rule.errorPages() == null;
+                && rule.errorPages() == null && rule.forwardAuth() == null;
     }
 }

@@ -6,6 +6,7 @@ import dev.strait.model.Route;
 import dev.strait.model.Upstream;
 import dev.strait.proxy.errorpages.ErrorPagesHandler;
 import dev.strait.proxy.fastcgi.FastCgiHandler;
+import dev.strait.proxy.forwardauth.ForwardAuthHandler;
 import dev.strait.proxy.handler.files.FileHandler;
 import dev.strait.proxy.handler.fixed.FixedResponseHandler;
 import dev.strait.proxy.handler.proxy.ProxyHandler;
@@ -29,16 +30,30 @@ public final class Handlers {
      */
     public static Handler create(Config config, Route route, int index, Route.Rule rule, String path,
                                  Map<String, UpstreamSpec> upstreams) {
-        Handler action = action(config, route, index, rule, path, upstreams);
-        Route.ErrorPages pages = rule.errorPages();
-        if (pages == null) {
-            return action;
+        Handler handler = action(config, route, index, rule, path, upstreams);
+        Route.ForwardAuth auth = rule.forwardAuth();
+        if (auth != null) {
+            handler = ForwardAuthHandler.wrap(handler, auth,
+                    fetcher(config, route, index, auth.upstream(), path + ".forwardAuth", upstreams));
         }
-        // The page is proxied like a backend of its own: no retries, cache or rewrites of the rule's.
-        Route.Backends from = new Route.Backends(List.of(new Route.Backend(pages.upstream(), 1)));
-        Route.Rule pageRule = new Route.Rule(List.of(), from, null, null, null);
-        return ErrorPagesHandler.wrap(action, pages, ProxyHandler.create(route.name(), index, pageRule, from, upstreams,
-                config.requestId(), path + ".errorPages"));
+        // Outside the check, so that a refusal's 401 or 403 can get its page too (nginx's error_page 401).
+        Route.ErrorPages pages = rule.errorPages();
+        if (pages != null) {
+            handler = ErrorPagesHandler.wrap(handler, pages,
+                    fetcher(config, route, index, pages.upstream(), path + ".errorPages", upstreams));
+        }
+        return handler;
+    }
+
+    /**
+     * What fetches an error page or asks the authorization service: {@code upstream} proxied like a backend of
+     * its own, without the rule's retries, cache or rewrites.
+     */
+    private static Handler fetcher(Config config, Route route, int index, String upstream, String path,
+                                   Map<String, UpstreamSpec> upstreams) {
+        Route.Backends from = new Route.Backends(List.of(new Route.Backend(upstream, 1)));
+        Route.Rule rule = new Route.Rule(List.of(), from, null, null, null);
+        return ProxyHandler.create(route.name(), index, rule, from, upstreams, config.requestId(), path);
     }
 
     private static Handler action(Config config, Route route, int index, Route.Rule rule, String path,

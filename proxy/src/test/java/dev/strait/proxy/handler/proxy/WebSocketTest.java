@@ -83,6 +83,38 @@ class WebSocketTest {
         return new String(in.readNBytes(len), StandardCharsets.UTF_8);
     }
 
+    /** A checked WebSocket: the check is a plain GET (no Upgrade), and the tunnel opens only once it said yes. */
+    @Test
+    void aForwardAuthCheckComesBeforeTheTunnel() throws Exception {
+        TestUpstream up = echoServer();
+        TestUpstream auth = h.upstream("auth", (ctx, req, u) -> ctx.writeAndFlush(TestUpstream.response(
+                "let me".equals(req.headers().get("x-pass")) ? 200 : 403, "")));
+        h.start("""
+                workers: 1
+                upstreams: [ { name: chat, endpoints: [ "%s" ] }, { name: auth, endpoints: [ "%s" ] } ]
+                routes:
+                  - name: chat
+                    hosts: [ "*" ]
+                    rules:
+                      - backends: [ { upstream: chat } ]
+                        forwardAuth: { upstream: auth }
+                """.formatted(up.endpoint(), auth.endpoint()));
+        RawClient refused = h.client();
+        assertThat(refused.send(HANDSHAKE).read().status()).isEqualTo(403);
+        assertThat(up.connections()).as("a refused upgrade never reaches the app").isZero();
+
+        RawClient c = h.client();
+        RawClient.Response r = c.send(HANDSHAKE.replace("Host:", "X-Pass: let me\r\nHost:")).read();
+        assertThat(r.status()).isEqualTo(101);
+        c.send(clientFrame("hello"));
+        assertThat(readFrame(c.input())).isEqualTo("echo: hello");
+        assertThat(auth.seen()).allSatisfy(seen -> {
+            assertThat(seen.method()).isEqualTo("GET");
+            assertThat(seen.header("upgrade")).isNull();
+            assertThat(seen.header("sec-websocket-key")).isEqualTo("dGhlIHNhbXBsZSBub25jZQ==");
+        });
+    }
+
     @Test
     void messagesFlowBothWaysAfterThe101() throws Exception {
         TestUpstream up = echoServer();

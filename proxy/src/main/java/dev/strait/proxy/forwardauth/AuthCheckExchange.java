@@ -1,0 +1,263 @@
+package dev.strait.proxy.forwardauth;
+
+import dev.strait.model.HostPort;
+import dev.strait.proxy.http.BodyReceiver;
+import dev.strait.proxy.http.Exchange;
+import dev.strait.proxy.http.ForwardingExchange;
+import io.netty.buffer.ByteBuf;
+import io.netty.channel.ChannelHandler;
+import io.netty.handler.codec.http.DefaultHttpHeaders;
+import io.netty.handler.codec.http.DefaultHttpRequest;
+import io.netty.handler.codec.http.EmptyHttpHeaders;
+import io.netty.handler.codec.http.HttpHeaderNames;
+import io.netty.handler.codec.http.HttpHeaders;
+import io.netty.handler.codec.http.HttpMethod;
+import io.netty.handler.codec.http.HttpRequest;
+import io.netty.handler.codec.http.HttpResponseStatus;
+import io.netty.handler.codec.http.HttpVersion;
+import java.util.List;
+
+/**
+ * The check of one request, on behalf of the client's exchange: {@code GET} of the check's path with the
+ * request's fields (less its body's and its connection's) and where it was going, in the names nginx's
+ * {@code auth_request} setups, ingress-nginx and Traefik send ({@code X-Original-URI}, {@code X-Original-Method},
+ * {@code X-Original-URL}, {@code X-Forwarded-Method}, {@code X-Forwarded-Uri}, {@code X-Auth-Request-Redirect};
+ * the proxy adds {@code X-Forwarded-For}, {@code -Proto} and {@code -Host} as to any upstream).
+ *
+ * <p>A 2xx answer is read to its end (so its connection is pooled) and lets the request pass; any other is
+ * relayed to the client as it comes, a 401 becomes the sign-in redirect where one is set, and the proxy's
+ * own failure to reach the service (502, 503, 504) is the client's answer too: nothing passes unchecked.
+ */
+final class AuthCheckExchange extends ForwardingExchange {
+    /** Fields of the request that belong to its body or its connection, not to the question asked. */
+    private static final List<CharSequence> NOT_ASKED = List.of(HttpHeaderNames.CONTENT_LENGTH,
+            HttpHeaderNames.TRANSFER_ENCODING, HttpHeaderNames.CONTENT_TYPE, HttpHeaderNames.CONTENT_ENCODING,
+            HttpHeaderNames.EXPECT, HttpHeaderNames.CONNECTION, HttpHeaderNames.UPGRADE, HttpHeaderNames.KEEP_ALIVE,
+            "proxy-connection", HttpHeaderNames.TE, HttpHeaderNames.TRAILER, "http2-settings");
+
+    private enum State { WAITING, ALLOWING, SIGNING_IN, RELAYING, DONE }
+
+    private final ForwardAuthHandler auth;
+    private final HeldBody body;
+    private final HttpRequest request;
+    private final String path;
+    private final String query;
+    private State state = State.WAITING;
+    private HttpHeaders answer;
+
+    AuthCheckExchange(Exchange client, ForwardAuthHandler auth, HeldBody body) {
+        super(client);
+        this.auth = auth;
+        this.body = body;
+        HttpRequest original = client.request();
+        HttpHeaders headers = original.headers().copy();
+        NOT_ASKED.forEach(headers::remove);
+        String uri = original.uri();
+        headers.set("X-Original-URI", uri);
+        headers.set("X-Original-Method", original.method().name());
+        headers.set("X-Original-URL", client.scheme() + "://" + client.host() + uri);
+        headers.set("X-Forwarded-Method", original.method().name());
+        headers.set("X-Forwarded-Uri", uri);
+        headers.set("X-Auth-Request-Redirect", uri);
+        String target = auth.path();
+        this.request = new DefaultHttpRequest(HttpVersion.HTTP_1_1, HttpMethod.GET, target, headers);
+        int q = target.indexOf('?');
+        this.path = q < 0 ? target : target.substring(0, q);
+        this.query = q < 0 ? null : target.substring(q + 1);
+    }
+
+    @Override
+    public HttpRequest request() {
+        return request;
+    }
+
+    @Override
+    public String path() {
+        return path;
+    }
+
+    @Override
+    public String query() {
+        return query;
+    }
+
+    @Override
+    public boolean isHead() {
+        return false;
+    }
+
+    @Override
+    public boolean hasBody() {
+        return false;
+    }
+
+    @Override
+    public void receiveBody(BodyReceiver receiver) {
+        receiver.onBodyEnd(EmptyHttpHeaders.INSTANCE);
+    }
+
+    // The client's reading is held for its body, not for the check's (empty) one.
+    @Override
+    public void pauseReading() {
+    }
+
+    @Override
+    public void resumeReading() {
+    }
+
+    /** The access log names the action's upstream, not the authorization service. */
+    @Override
+    public void upstream(HostPort endpoint) {
+    }
+
+    @Override
+    public void sendInformational(HttpResponseStatus status, HttpHeaders headers) {
+    }
+
+    @Override
+    public void startResponse(HttpResponseStatus status, HttpHeaders headers, long contentLength) {
+        if (state != State.WAITING) {
+            return;
+        }
+        state = decide(status, headers);
+        if (state == State.RELAYING) {
+            ex.startResponse(status, headers, contentLength);
+        }
+    }
+
+    @Override
+    public void sendBodyPart(ByteBuf data) {
+        if (state == State.RELAYING) {
+            ex.sendBodyPart(data);
+        } else {
+            data.release();
+        }
+    }
+
+    @Override
+    public void endResponse(HttpHeaders trailers) {
+        State was = state;
+        state = State.DONE;
+        switch (was) {
+            case ALLOWING -> auth.allow(ex, answer, body);
+            case SIGNING_IN -> signIn();
+            case RELAYING -> {
+                ex.endResponse(trailers);
+                auth.refused(ex, body);
+            }
+            default -> { }
+        }
+    }
+
+    @Override
+    public void send(HttpResponseStatus status, HttpHeaders headers, ByteBuf content) {
+        if (state != State.WAITING) {
+            release(content);
+            return;
+        }
+        state = decide(status, headers);
+        if (state == State.RELAYING) {
+            state = State.DONE;
+            ex.send(status, headers, content);
+            auth.refused(ex, body);
+        } else {
+            release(content);
+            endResponse(null);
+        }
+    }
+
+    /** The proxy's own answer: the service could not be asked (502, 503, 504), so the client gets that. */
+    @Override
+    public void sendError(HttpResponseStatus status) {
+        sendError(status, new DefaultHttpHeaders());
+    }
+
+    @Override
+    public void sendError(HttpResponseStatus status, HttpHeaders headers) {
+        if (state == State.WAITING) {
+            state = State.DONE;
+            ex.sendError(status, headers);
+            auth.refused(ex, body);
+        }
+    }
+
+    /** The check's answer broke off: a relayed one is cut for the client too, a held one is a failure. */
+    @Override
+    public void abort() {
+        State was = state;
+        state = State.DONE;
+        if (was == State.RELAYING) {
+            ex.abort();
+        } else if (was != State.DONE) {
+            ex.sendError(HttpResponseStatus.BAD_GATEWAY);
+        }
+        if (was != State.DONE) {
+            auth.refused(ex, body);
+        }
+    }
+
+    /** Not asked for (the check sends no Upgrade); refused rather than passed on as the client's. */
+    @Override
+    public void switchProtocols(HttpHeaders headers, ChannelHandler tunnel) {
+        abort();
+    }
+
+    // The proxy answers through the calls above; a pre-encoded or file answer is no check's, so nothing passes.
+    @Override
+    public void sendPreEncoded(byte[] head, byte[] content) {
+        abort();
+    }
+
+    @Override
+    public void sendPreEncoded(byte[] head, ByteBuf content) {
+        release(content);
+        abort();
+    }
+
+    @Override
+    public void sendPreEncoded(byte[] head, byte[] extra, ByteBuf content) {
+        release(content);
+        abort();
+    }
+
+    @Override
+    public boolean isWritable() {
+        return state != State.RELAYING || ex.isWritable(); // an answer being read to its end never waits
+    }
+
+    @Override
+    public void onWritable(Runnable task) {
+        if (state == State.RELAYING) {
+            ex.onWritable(task);
+        } else {
+            task.run();
+        }
+    }
+
+    private static void release(ByteBuf content) {
+        if (content != null) {
+            content.release();
+        }
+    }
+
+    private State decide(HttpResponseStatus status, HttpHeaders headers) {
+        answer = headers;
+        int code = status.code();
+        if (code >= 200 && code < 300) {
+            return State.ALLOWING;
+        }
+        return code == 401 && auth.signInFor(ex) != null ? State.SIGNING_IN : State.RELAYING;
+    }
+
+    /** 302 to the sign-in page, with any cookie the service set (clearing a stale session, say). */
+    private void signIn() {
+        HttpHeaders headers = new DefaultHttpHeaders();
+        headers.set(HttpHeaderNames.LOCATION, auth.signInFor(ex));
+        headers.set(HttpHeaderNames.CACHE_CONTROL, "no-store");
+        for (String cookie : answer.getAll(HttpHeaderNames.SET_COOKIE)) {
+            headers.add(HttpHeaderNames.SET_COOKIE, cookie);
+        }
+        ex.sendError(HttpResponseStatus.FOUND, headers);
+        auth.refused(ex, body);
+    }
+}

@@ -1,0 +1,117 @@
+package dev.strait.proxy.forwardauth;
+
+import dev.strait.model.Route;
+import dev.strait.proxy.http.Exchange;
+import dev.strait.proxy.route.Handler;
+import dev.strait.proxy.route.HandlerDecorator;
+import io.netty.handler.codec.http.HttpHeaders;
+import java.nio.charset.StandardCharsets;
+import java.util.List;
+
+/**
+ * A rule's action behind its {@code forwardAuth} (ADR 0072): each request is first checked with
+ * {@code GET path} on the authorization upstream ({@link AuthCheckExchange}); a 2xx lets it through to the
+ * action with the fields the answer grants, any other answer is the client's. The request's body waits,
+ * unread past what had arrived ({@link HeldBody}), so a refused upload is never sent anywhere.
+ */
+public final class ForwardAuthHandler extends HandlerDecorator {
+    private static final Runnable NOTHING = () -> { };
+
+    private final Handler check;
+    private final String path;
+    private final List<String> granted;
+    private final String signIn;
+
+    private ForwardAuthHandler(Handler inner, Handler check, String path, List<String> granted, String signIn) {
+        super(inner);
+        this.check = check;
+        this.path = path;
+        this.granted = granted;
+        this.signIn = signIn;
+    }
+
+    /** {@code handler} behind the check made by {@code check} (the authorization upstream's proxy handler). */
+    public static Handler wrap(Handler handler, Route.ForwardAuth config, Handler check) {
+        return new ForwardAuthHandler(handler, check, config.path(), config.responseHeaders(), config.signIn());
+    }
+
+    @Override
+    public void handle(Exchange ex) {
+        HeldBody body = null;
+        if (ex.hasBody()) {
+            body = new HeldBody();
+            ex.receiveBody(body);
+            ex.pauseReading(); // what arrives before the answer is held, and no more is read
+        }
+        check.handle(new AuthCheckExchange(ex, this, body));
+    }
+
+    /** The check said yes: the request, with the granted fields, goes on to the action. */
+    void allow(Exchange ex, HttpHeaders answer, HeldBody body) {
+        HttpHeaders request = ex.request().headers();
+        for (String name : granted) {
+            request.remove(name); // never the client's own claim to be someone
+            for (String value : answer.getAll(name)) {
+                request.add(name, value);
+            }
+        }
+        ex.onCancel(NOTHING); // the check's call is over; the action sets its own
+        // Not from inside the check's call stack: its upstream connection is still being put back.
+        ex.eventLoop().execute(() -> {
+            if (body == null) {
+                inner.handle(ex);
+                return;
+            }
+            ex.resumeReading();
+            inner.handle(new AuthorizedExchange(ex, body));
+            body.attachedOrDiscard();
+        });
+    }
+
+    /** The check said no (or could not be made): {@code ex} has been answered; the body is dropped. */
+    void refused(Exchange ex, HeldBody body) {
+        ex.onCancel(NOTHING);
+        if (body != null) {
+            body.discard();
+            ex.resumeReading(); // the rest of the body is read and dropped, so the connection can go on
+        }
+    }
+
+    /** Where a 401 sends the client, or {@code null} to pass the 401 on. */
+    String signInFor(Exchange ex) {
+        if (signIn == null) {
+            return null;
+        }
+        String url = escape(ex.scheme() + "://" + ex.host() + ex.request().uri());
+        if (signIn.contains("{url}")) {
+            return signIn.replace("{url}", url);
+        }
+        return signIn + (signIn.indexOf('?') < 0 ? "?" : "&") + "rd=" + url;
+    }
+
+    /** The check's path and query on the authorization upstream. */
+    String path() {
+        return path;
+    }
+
+    /** Percent-encodes all but RFC 3986's unreserved characters, so the URL is one query value. */
+    static String escape(String s) {
+        StringBuilder out = new StringBuilder(s.length() + 16);
+        for (byte b : s.getBytes(StandardCharsets.UTF_8)) {
+            int c = b & 0xff;
+            if (c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z' || c >= '0' && c <= '9' || c == '-' || c == '.'
+                    || c == '_' || c == '~') {
+                out.append((char) c);
+            } else {
+                out.append('%').append(Character.toUpperCase(Character.forDigit(c >> 4, 16)))
+                        .append(Character.toUpperCase(Character.forDigit(c & 15, 16)));
+            }
+        }
+        return out.toString();
+    }
+
+    @Override
+    protected Handler around(Handler bound) {
+        return new ForwardAuthHandler(bound, check, path, granted, signIn);
+    }
+}
