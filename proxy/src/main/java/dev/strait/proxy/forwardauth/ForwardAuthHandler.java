@@ -4,6 +4,7 @@ import dev.strait.model.Route;
 import dev.strait.proxy.http.Exchange;
 import dev.strait.proxy.route.Handler;
 import dev.strait.proxy.route.HandlerDecorator;
+import io.netty.handler.codec.http.HttpHeaderNames;
 import io.netty.handler.codec.http.HttpHeaders;
 import java.nio.charset.StandardCharsets;
 import java.util.List;
@@ -57,14 +58,19 @@ public final class ForwardAuthHandler extends HandlerDecorator {
         }
         ex.onCancel(NOTHING); // the check's call is over; the action sets its own
         // Not from inside the check's call stack: its upstream connection is still being put back.
+        List<String> cookies = answer.getAll(HttpHeaderNames.SET_COOKIE);
         ex.eventLoop().execute(() -> {
-            if (body == null) {
+            if (body == null && cookies.isEmpty()) {
                 inner.handle(ex);
                 return;
             }
-            ex.resumeReading();
-            inner.handle(new AuthorizedExchange(ex, body));
-            body.attachedOrDiscard();
+            if (body != null) {
+                ex.resumeReading();
+            }
+            inner.handle(new AuthorizedExchange(ex, body, cookies));
+            if (body != null) {
+                body.attachedOrDiscard();
+            }
         });
     }
 

@@ -293,6 +293,33 @@ class ForwardAuthTest {
         assertThat(refused.text()).isEqualTo("page 403");
     }
 
+    /** A session the service refreshes on a 2xx goes out with a success or a redirect, not with an error. */
+    @Test
+    void theChecksCookiesGoOutWithASuccessfulAnswer() throws Exception {
+        auth.behave((ctx, req, up) -> ctx.writeAndFlush(TestUpstream.response(200, "", "set-cookie", "_s=new; Path=/",
+                "set-cookie", "_csrf=1")));
+        app.behave((ctx, req, up) -> ctx.writeAndFlush(TestUpstream.response(req.uri().contains("missing") ? 404 : 200,
+                "app")));
+        RawClient c = h.client();
+        RawClient.Response proxied = c.send("GET /x HTTP/1.1\r\nHost: a\r\n\r\n").read();
+        assertThat(proxied.status()).isEqualTo(200);
+        RawClient.Response fixed = c.send("GET /fixed HTTP/1.1\r\nHost: a\r\n\r\n").read();
+        assertThat(fixed.text()).isEqualTo("fixed");
+        RawClient.Response missing = c.send("GET /missing HTTP/1.1\r\nHost: a\r\n\r\n").read();
+        assertThat(missing.status()).isEqualTo(404);
+        c.close();
+        // Two lines, which the raw client joins.
+        assertThat(proxied.header("set-cookie")).isEqualTo("_s=new; Path=/, _csrf=1");
+        assertThat(fixed.header("set-cookie")).isEqualTo("_s=new; Path=/, _csrf=1");
+        assertThat(missing.header("set-cookie")).isNull();
+
+        HttpClient h2 = h.h2cClient("/open");
+        HttpResponse<String> r = h2.send(HttpRequest.newBuilder(h.uri("/fixed")).timeout(Duration.ofSeconds(10)).build(),
+                HttpResponse.BodyHandlers.ofString());
+        assertThat(r.body()).isEqualTo("fixed");
+        assertThat(r.headers().allValues("set-cookie")).containsExactly("_s=new; Path=/", "_csrf=1");
+    }
+
     private static void awaitRequests(TestUpstream u, int n) throws InterruptedException {
         long deadline = System.nanoTime() + Duration.ofSeconds(10).toNanos();
         while (u.requests() < n && System.nanoTime() < deadline) {
