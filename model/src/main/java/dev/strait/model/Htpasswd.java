@@ -22,11 +22,14 @@ public final class Htpasswd {
     private static final Pattern MD5_CRYPT = Pattern.compile("\\$(apr1|1)\\$([./0-9A-Za-z]{1,8})\\$[./0-9A-Za-z]{22}");
     private static final Pattern BCRYPT = Pattern.compile("\\$2[aby]\\$[0-9]{2}\\$[./A-Za-z0-9]{53}");
     /**
-     * bcrypt costs taken: from htpasswd's lowest to Go's and PHP's default, whose check takes the event loop
-     * about 90 ms (cost 12 about 370 ms: docs/config.md); each step up doubles it.
+     * bcrypt costs taken: from htpasswd's lowest to 12 (Laravel's and Spring's stronger settings), whose check
+     * takes about 370 ms on a hashing thread (docs/config.md); each step up doubles it, and at 13 a first
+     * login would wait most of a second.
      */
     public static final int BCRYPT_MIN_COST = 4;
-    public static final int BCRYPT_MAX_COST = 10;
+    public static final int BCRYPT_MAX_COST = 12;
+    /** SHA-crypt rounds taken: a million is ~0.35 s a check for {@code $6$}, as bcrypt's cost 12. */
+    public static final int SHA_CRYPT_MAX_ROUNDS = 1_000_000;
     private static final Pattern SHA_CRYPT = Pattern.compile(
             "\\$([56])\\$(rounds=[0-9]{1,9}\\$)?[^$:\\s]{0,16}\\$[./0-9A-Za-z]+");
 
@@ -110,16 +113,28 @@ public final class Htpasswd {
                     : Integer.parseInt(hash.substring(4, 6)) < BCRYPT_MIN_COST
                     || Integer.parseInt(hash.substring(4, 6)) > BCRYPT_MAX_COST
                     ? "has bcrypt cost " + hash.substring(4, 6) + "; Strait checks costs " + BCRYPT_MIN_COST + " to "
-                    + BCRYPT_MAX_COST + " (a check costs the event loop 2^cost key schedules; htpasswd -B uses 5)"
+                    + BCRYPT_MAX_COST + " (a check costs 2^cost key schedules; htpasswd -B uses 5)"
                     : null;
             case APR1, MD5_CRYPT -> MD5_CRYPT.matcher(hash).matches() ? null : "is not a whole MD5-crypt hash";
-            case SHA256_CRYPT, SHA512_CRYPT -> SHA_CRYPT.matcher(hash).matches()
-                    && hash.length() - hash.lastIndexOf('$') - 1 == (s == Scheme.SHA256_CRYPT ? 43 : 86)
-                    ? null : "is not a whole SHA-crypt hash";
+            case SHA256_CRYPT, SHA512_CRYPT -> !SHA_CRYPT.matcher(hash).matches()
+                    || hash.length() - hash.lastIndexOf('$') - 1 != (s == Scheme.SHA256_CRYPT ? 43 : 86)
+                    ? "is not a whole SHA-crypt hash"
+                    : shaCryptRounds(hash) > SHA_CRYPT_MAX_ROUNDS
+                    ? "has SHA-crypt rounds=" + shaCryptRounds(hash) + "; Strait checks up to " + SHA_CRYPT_MAX_ROUNDS
+                    + " (each check works them all out; openssl passwd -6 uses 5000)"
+                    : null;
             case SHA1 -> decodedLength(hash.substring(5)) == 20 ? null : "is not a whole {SHA} hash";
             case SALTED_SHA1 -> decodedLength(hash.substring(6)) > 20 ? null : "is not a whole {SSHA} hash";
             case PLAIN -> null;
         };
+    }
+
+    /** The rounds a {@code $5$} or {@code $6$} hash names ({@code rounds=N$}), or the default 5000. */
+    private static long shaCryptRounds(String hash) {
+        if (!hash.startsWith("rounds=", 3)) {
+            return 5000;
+        }
+        return Long.parseLong(hash.substring(10, hash.indexOf('$', 10)));
     }
 
     private static int decodedLength(String base64) {

@@ -254,7 +254,7 @@ class IngressAnnotationsTest {
         // bob's bcrypt line is too costly to check: reported, and bob left out; the rest serves.
         assertThat(ingressReport(t, "shop", "site").errors()).contains("metadata.annotations[" + N
                 + "auth-secret]: Secret \"basic-auth\" auth line 2: user \"bob\": has bcrypt cost 13; Strait checks costs"
-                + " 4 to 10 (a check costs the event loop 2^cost key schedules; htpasswd -B uses 5); that user is left out");
+                + " 4 to 12 (a check costs 2^cost key schedules; htpasswd -B uses 5); that user is left out");
     }
 
     /** auth-secret-type: auth-map reads a Secret with a key per user, the hash its value. */

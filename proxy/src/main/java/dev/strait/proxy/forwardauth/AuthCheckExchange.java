@@ -3,6 +3,7 @@ package dev.strait.proxy.forwardauth;
 import dev.strait.model.HostPort;
 import dev.strait.proxy.http.BodyReceiver;
 import dev.strait.proxy.http.Exchange;
+import dev.strait.proxy.http.HeldBody;
 import dev.strait.proxy.http.ForwardingExchange;
 import io.netty.buffer.ByteBuf;
 import io.netty.channel.ChannelHandler;

@@ -2,6 +2,7 @@ package dev.strait.proxy.forwardauth;
 
 import dev.strait.proxy.http.BodyReceiver;
 import dev.strait.proxy.http.Exchange;
+import dev.strait.proxy.http.HeldBody;
 import dev.strait.proxy.http.FileParts;
 import dev.strait.proxy.http.ForwardingExchange;
 import dev.strait.proxy.http.HeadLines;

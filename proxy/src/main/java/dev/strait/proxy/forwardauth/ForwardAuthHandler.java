@@ -2,6 +2,7 @@ package dev.strait.proxy.forwardauth;
 
 import dev.strait.model.Route;
 import dev.strait.proxy.http.Exchange;
+import dev.strait.proxy.http.HeldBody;
 import dev.strait.proxy.route.Handler;
 import dev.strait.proxy.route.HandlerDecorator;
 import io.netty.handler.codec.http.HttpHeaderNames;
@@ -38,13 +39,8 @@ public final class ForwardAuthHandler extends HandlerDecorator {
 
     @Override
     public void handle(Exchange ex) {
-        HeldBody body = null;
-        if (ex.hasBody()) {
-            body = new HeldBody();
-            ex.receiveBody(body);
-            ex.pauseReading(); // what arrives before the answer is held, and no more is read
-        }
-        check.handle(new AuthCheckExchange(ex, this, body));
+        // What arrives before the answer is held, and no more is read.
+        check.handle(new AuthCheckExchange(ex, this, HeldBody.hold(ex)));
     }
 
     /** The check said yes: the request, with the granted fields, goes on to the action. */
@@ -78,8 +74,7 @@ public final class ForwardAuthHandler extends HandlerDecorator {
     void refused(Exchange ex, HeldBody body) {
         ex.onCancel(NOTHING);
         if (body != null) {
-            body.discard();
-            ex.resumeReading(); // the rest of the body is read and dropped, so the connection can go on
+            body.drop(ex); // the rest is read and dropped, so the connection can go on
         }
     }
 

@@ -8,15 +8,19 @@ import java.security.NoSuchAlgorithmException;
 import java.util.Base64;
 import java.util.Map;
 import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.Executor;
+import java.util.concurrent.atomic.AtomicInteger;
 import java.util.concurrent.atomic.AtomicLong;
+import java.util.function.Consumer;
 
 /**
  * A rule's {@code basicAuth} (ADR 0061), compiled with the table: checks a request's {@code Authorization}
- * against the users. A hash costs the event loop from microseconds ({@code {SHA}}) to tens of milliseconds
- * (bcrypt), so credentials once proven are remembered (by their SHA-256, never as sent), and the loop time
- * spent on credentials not yet proven is rationed: 5% of a loop on average, with up to half a second at
- * once (a cold start's first checks run slower, before the JIT); past it, clients are asked to come back
- * ({@link Verdict#BUSY}) rather than let a password guesser take the loop from everyone else.
+ * against the users. Credentials once proven are remembered (by their SHA-256, never as sent). A slow hash
+ * (bcrypt, SHA-crypt: milliseconds to hundreds of them) is worked out on the {@link HashingThreads}
+ * ({@link #hashOffLoop}), at most {@link #WAITING} of one rule's at once, while the request waits; a fast
+ * one ({@code $apr1$}, {@code {SHA}}, ...) on the loop, whose time for credentials not yet proven is
+ * rationed: 5% of a loop on average, with up to half a second at once. Past either, clients are asked to
+ * come back ({@link Verdict#BUSY}) rather than let a password guesser take the proxy from everyone else.
  */
 public final class BasicAuthGuard {
     /** Loop time for hashes of unproven credentials, per rule: 1/20 of the time (50 ms a second)... */
@@ -26,7 +30,11 @@ public final class BasicAuthGuard {
     /** Proven credentials remembered; past it the memory starts again. */
     private static final int REMEMBERED = 1024;
 
-    public enum Verdict { ADMIT, CHALLENGE, BUSY }
+    /** Slow hashes of one rule being worked out or waiting for a thread, beyond which a new one is refused. */
+    static final int WAITING = 32;
+
+    /** {@code SLOW}: only a slow hash can tell; ask {@link #hashOffLoop}. */
+    public enum Verdict { ADMIT, CHALLENGE, BUSY, SLOW }
 
     private final Map<String, String> users;
     private final String challenge;
@@ -36,6 +44,7 @@ public final class BasicAuthGuard {
      * RateLimiter over requests); far ahead of now means over budget.
      */
     private final AtomicLong paidOff = new AtomicLong(System.nanoTime());
+    private final AtomicInteger waiting = new AtomicInteger();
 
     private BasicAuthGuard(Map<String, String> users, String realm) {
         this.users = Map.copyOf(users);
@@ -65,44 +74,103 @@ public final class BasicAuthGuard {
     }
 
     Verdict check(String authorization, long now) {
+        Claim claim = claim(authorization);
+        if (claim == null) {
+            return Verdict.CHALLENGE;
+        }
+        if (claim.hash == null) {
+            return Verdict.ADMIT;
+        }
+        if (slow(claim.hash)) {
+            return Verdict.SLOW;
+        }
+        if (busy(now)) {
+            return Verdict.BUSY;
+        }
+        long start = System.nanoTime();
+        boolean matches = PasswordHashes.matches(claim.hash, claim.password);
+        spend(now, System.nanoTime() - start);
+        return proven(claim, matches);
+    }
+
+    /**
+     * Checks credentials {@link #check} found {@link Verdict#SLOW} on a hashing thread; {@code done} gets
+     * {@code ADMIT} or {@code CHALLENGE} on {@code loop}. Returns false, with nothing started, when this rule
+     * has {@link #WAITING} checks under way or all the threads' queue is full: the client is then BUSY.
+     */
+    public boolean hashOffLoop(String authorization, Executor loop, Consumer<Verdict> done) {
+        Claim claim = claim(authorization);
+        if (claim == null || claim.hash == null) {
+            Verdict v = claim == null ? Verdict.CHALLENGE : Verdict.ADMIT;
+            loop.execute(() -> done.accept(v));
+            return true;
+        }
+        if (waiting.incrementAndGet() > WAITING) {
+            waiting.decrementAndGet();
+            return false;
+        }
+        boolean queued = HashingThreads.submit(() -> {
+            Verdict v;
+            try {
+                v = proven(claim, PasswordHashes.matches(claim.hash, claim.password));
+            } finally {
+                waiting.decrementAndGet();
+            }
+            loop.execute(() -> done.accept(v));
+        });
+        if (!queued) {
+            waiting.decrementAndGet();
+        }
+        return queued;
+    }
+
+    /** What an {@code Authorization} value claims: {@code null} if nothing (CHALLENGE); a null hash if proven. */
+    private Claim claim(String authorization) {
         if (authorization == null || authorization.length() < 7
                 || !authorization.regionMatches(true, 0, "Basic ", 0, 6)) {
-            return Verdict.CHALLENGE;
+            return null;
         }
         String token = authorization.substring(6).strip();
         String key = fingerprint(token);
         if (proven.containsKey(key)) {
-            return Verdict.ADMIT;
+            return new Claim(key, null, null);
         }
         byte[] decoded;
         try {
             decoded = Base64.getDecoder().decode(token);
         } catch (IllegalArgumentException e) {
-            return Verdict.CHALLENGE;
+            return null;
         }
         int colon = indexOf(decoded, (byte) ':');
         if (colon < 0) {
-            return Verdict.CHALLENGE;
+            return null;
         }
         String hash = users.get(new String(decoded, 0, colon, StandardCharsets.UTF_8));
         if (hash == null) {
-            return Verdict.CHALLENGE;
+            return null;
         }
-        if (busy(now)) {
-            return Verdict.BUSY;
-        }
-        byte[] password = java.util.Arrays.copyOfRange(decoded, colon + 1, decoded.length);
-        long start = System.nanoTime();
-        boolean matches = PasswordHashes.matches(hash, password);
-        spend(now, System.nanoTime() - start);
+        return new Claim(key, hash, java.util.Arrays.copyOfRange(decoded, colon + 1, decoded.length));
+    }
+
+    /** Credentials whose {@code key} (SHA-256) is remembered once they match {@code hash}. */
+    private record Claim(String key, String hash, byte[] password) {}
+
+    private Verdict proven(Claim claim, boolean matches) {
         if (!matches) {
             return Verdict.CHALLENGE;
         }
         if (proven.size() >= REMEMBERED) {
             proven.clear();
         }
-        proven.put(key, Boolean.TRUE);
+        proven.put(claim.key, Boolean.TRUE);
         return Verdict.ADMIT;
+    }
+
+    /** Hashes that take milliseconds or more: worked out off the loop. */
+    static boolean slow(String hash) {
+        Htpasswd.Scheme scheme = Htpasswd.scheme(hash);
+        return scheme == Htpasswd.Scheme.BCRYPT || scheme == Htpasswd.Scheme.SHA256_CRYPT
+                || scheme == Htpasswd.Scheme.SHA512_CRYPT;
     }
 
     /** Whether the hashing owed at {@code now} is over the burst. Loops share it without a lock. */

@@ -3,11 +3,15 @@ package dev.strait.proxy.guard;
 import dev.strait.model.Route;
 import dev.strait.proxy.cors.CorsHandler;
 import dev.strait.proxy.http.Exchange;
+import dev.strait.proxy.http.HeldBody;
+import dev.strait.proxy.route.Handler;
 import io.netty.handler.codec.http.DefaultHttpHeaders;
 import io.netty.handler.codec.http.HttpHeaderNames;
 import io.netty.handler.codec.http.HttpHeaders;
 import io.netty.handler.codec.http.HttpResponseStatus;
 import java.net.InetSocketAddress;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
 
 /**
  * What a rule asks of a request before its action answers (ADR 0060, 0061, 0064), in nginx's phase order:
@@ -17,6 +21,7 @@ import java.net.InetSocketAddress;
  * HTTP versions are covered; a rule without any has none, and pays one null check.
  */
 public final class RuleGuard {
+    private static final Logger log = LoggerFactory.getLogger(RuleGuard.class);
 
     private final Route.ClientAddresses clients;
     private final BasicAuthGuard basic;
@@ -54,8 +59,12 @@ public final class RuleGuard {
         return inFlight;
     }
 
-    /** Whether the request is refused; if so it has been answered. */
-    public boolean refuses(Exchange ex) {
+    /**
+     * Whether the request is refused or taken over; if so it has been answered, or will be: credentials
+     * whose hash is slow are checked off the loop while the request and its body wait, and {@code handler}
+     * then runs on the loop if they match. Otherwise the caller runs the handler.
+     */
+    public boolean refuses(Exchange ex, Handler handler) {
         if (cors != null && cors.preflights(ex.request())) {
             return false;
         }
@@ -89,21 +98,65 @@ public final class RuleGuard {
             }
         }
         if (basic != null) {
-            switch (basic.check(ex.request().headers().get(HttpHeaderNames.AUTHORIZATION))) {
+            String authorization = ex.request().headers().get(HttpHeaderNames.AUTHORIZATION);
+            BasicAuthGuard.Verdict verdict = basic.check(authorization);
+            switch (verdict) {
                 case ADMIT -> {
                     return false;
                 }
-                case CHALLENGE -> {
-                    answer(ex, HttpResponseStatus.UNAUTHORIZED, HttpHeaderNames.WWW_AUTHENTICATE, basic.challenge());
-                    return true;
-                }
-                case BUSY -> {
-                    answer(ex, HttpResponseStatus.TOO_MANY_REQUESTS, HttpHeaderNames.RETRY_AFTER, "1");
-                    return true;
-                }
+                case SLOW -> hashOffLoop(ex, handler, authorization);
+                default -> refused(ex, null, verdict);
             }
+            return true;
         }
         return false;
+    }
+
+    /** The credentials' hash is worked out on a hashing thread; the request and its body wait for it. */
+    private void hashOffLoop(Exchange ex, Handler handler, String authorization) {
+        HeldBody body = HeldBody.hold(ex);
+        boolean[] gone = {false};
+        ex.onCancel(() -> gone[0] = true);
+        boolean started = basic.hashOffLoop(authorization, ex.eventLoop(), verdict -> {
+            if (gone[0]) {
+                if (body != null) {
+                    body.discard();
+                }
+            } else if (verdict == BasicAuthGuard.Verdict.ADMIT) {
+                run(ex, handler, body);
+            } else {
+                refused(ex, body, verdict);
+            }
+        });
+        if (!started) {
+            refused(ex, body, BasicAuthGuard.Verdict.BUSY);
+        }
+    }
+
+    private void refused(Exchange ex, HeldBody body, BasicAuthGuard.Verdict verdict) {
+        if (body != null) {
+            body.drop(ex); // read to its end and dropped, so the connection goes on
+        }
+        if (verdict == BasicAuthGuard.Verdict.CHALLENGE) {
+            answer(ex, HttpResponseStatus.UNAUTHORIZED, HttpHeaderNames.WWW_AUTHENTICATE, basic.challenge());
+        } else {
+            answer(ex, HttpResponseStatus.TOO_MANY_REQUESTS, HttpHeaderNames.RETRY_AFTER, "1");
+        }
+    }
+
+    /** The admitted request goes on to the action, as the server would have started it. */
+    private static void run(Exchange ex, Handler handler, HeldBody body) {
+        try {
+            if (body == null) {
+                handler.handle(ex);
+            } else {
+                body.resume(ex, handler::handle);
+            }
+        } catch (RuntimeException e) {
+            log.error("handler failed on {} {} after its credentials were checked", ex.request().method(),
+                    ex.request().uri(), e);
+            ex.abort();
+        }
     }
 
     /**

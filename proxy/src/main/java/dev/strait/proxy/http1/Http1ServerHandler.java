@@ -419,7 +419,7 @@ public final class Http1ServerHandler extends ChannelInboundHandlerAdapter {
             return;
         }
         ex.rule = rule;
-        if (rule.guard() != null && rule.guard().refuses(ex)) {
+        if (rule.guard() != null && rule.guard().refuses(ex, rule.handler())) {
             return;
         }
         try {

@@ -290,7 +290,7 @@ public final class Http2Exchange implements Exchange, StreamDeadlines.Expiry {
             return;
         }
         rule = r;
-        if (r.guard() != null && r.guard().refuses(this)) {
+        if (r.guard() != null && r.guard().refuses(this, r.handler())) {
             return;
         }
         try {

@@ -72,6 +72,42 @@ class BasicAuthTest {
         assertThat(h.get("/admin/x", "Authorization: " + basic("bob:pa ss:wörd")).status()).isEqualTo(200);
     }
 
+    /**
+     * bcrypt cost 12 (~370 ms a check here) is worked out off the event loop: with one loop, a request for a
+     * public page sent while the check runs is answered first; the checked request and its body wait, and
+     * reach the upstream whole.
+     */
+    @Test
+    void aSlowHashDoesNotHoldUpTheLoop() throws Exception {
+        TestUpstream app = h.upstream("app", TestUpstream.echo());
+        h.start("workers: 1\n" + config(app.endpoint(), "carol:" + BasicAuthGuardTest.bcrypt("s3cret", 12)
+                + "\ndave:" + BasicAuthGuardTest.bcrypt("s3cret", 11)));
+        RawClient checked = h.client();
+        checked.send("POST /admin/x HTTP/1.1\r\nHost: a\r\nAuthorization: " + basic("carol:s3cret")
+                + "\r\nContent-Length: 200000\r\n\r\n" + "c".repeat(200_000));
+        assertThat(h.get("/other").text()).isEqualTo("public");
+        assertThat(checked.input().available()).as("the check is still under way").isZero();
+        RawClient.Response r = checked.read();
+        assertThat(r.status()).isEqualTo(200);
+        assertThat(r.text()).isEqualTo("c".repeat(200_000));
+
+        // A wrong password is worked out the same way; the body is dropped and the connection goes on.
+        checked.send("POST /admin/x HTTP/1.1\r\nHost: a\r\nAuthorization: " + basic("dave:wrong")
+                + "\r\nContent-Length: 100000\r\n\r\n" + "d".repeat(100_000));
+        assertThat(checked.read().status()).isEqualTo(401);
+        checked.send("GET /admin/y HTTP/1.1\r\nHost: a\r\nAuthorization: " + basic("carol:s3cret") + "\r\n\r\n");
+        assertThat(checked.read().status()).as("proven before: no hash").isEqualTo(200);
+        assertThat(app.requests()).isEqualTo(2);
+
+        // Over HTTP/2 too.
+        HttpClient h2 = h.h2cClient("/other");
+        HttpResponse<String> ok = h2.send(HttpRequest.newBuilder(h.uri("/admin/z")).header("Authorization",
+                basic("dave:s3cret")).POST(HttpRequest.BodyPublishers.ofString("z".repeat(70_000)))
+                .timeout(Duration.ofSeconds(10)).build(), HttpResponse.BodyHandlers.ofString());
+        assertThat(ok.statusCode()).isEqualTo(200);
+        assertThat(ok.body()).hasSize(70_000);
+    }
+
     /** satisfy: any: the office's addresses need no password; anyone else is asked for one, not refused. */
     @Test
     void satisfyAnyAdmitsAnAllowedAddressOrAUser() throws Exception {

@@ -1,21 +1,53 @@
-package dev.strait.proxy.forwardauth;
+package dev.strait.proxy.http;
 
-import dev.strait.proxy.http.BodyReceiver;
 import io.netty.buffer.ByteBuf;
 import io.netty.handler.codec.http.HttpHeaders;
 import java.util.ArrayDeque;
 
 /**
- * A request body while its request is being checked: the parts that arrive (reading is paused, so no more
- * than one read's worth) wait here; once allowed they go to the action's receiver, in order, and the rest
- * follows them directly. A refused request, or an action that takes no body, has it dropped.
+ * A request body while its request waits for something off its call stack (a forward-auth check, a password
+ * hashed off the loop): {@link #hold} takes the body and pauses reading, so what waits here is no more than
+ * what one read brought; once the request may go on, the action's receiver gets it in order and the rest
+ * follows directly. A refused request, or an action that takes no body, has it dropped.
  */
-final class HeldBody implements BodyReceiver {
+public final class HeldBody implements BodyReceiver {
     private ArrayDeque<ByteBuf> parts = new ArrayDeque<>();
     private HttpHeaders trailers;
     private Throwable aborted;
     private BodyReceiver receiver;
     private boolean discarding;
+
+    /** Takes {@code ex}'s body, if it has one, and stops reading from its client; {@code null} without a body. */
+    public static HeldBody hold(Exchange ex) {
+        if (!ex.hasBody()) {
+            return null;
+        }
+        HeldBody body = new HeldBody();
+        ex.receiveBody(body);
+        ex.pauseReading();
+        return body;
+    }
+
+    /**
+     * The request may go on: reading resumes and {@code handler} runs on {@code ex} with this body; a body the
+     * handler does not ask for is dropped, as the servers do.
+     */
+    public void resume(Exchange ex, java.util.function.Consumer<Exchange> handler) {
+        ex.resumeReading();
+        handler.accept(new ForwardingExchange(ex) {
+            @Override
+            public void receiveBody(BodyReceiver receiver) {
+                attach(receiver);
+            }
+        });
+        attachedOrDiscard();
+    }
+
+    /** The request was answered without its action: the body is read to its end and dropped. */
+    public void drop(Exchange ex) {
+        discard();
+        ex.resumeReading();
+    }
 
     @Override
     public void onBodyPart(ByteBuf data) {
@@ -48,7 +80,7 @@ final class HeldBody implements BodyReceiver {
     }
 
     /** The action's receiver: what waited is replayed now, the rest is passed on as it comes. */
-    void attach(BodyReceiver r) {
+    public void attach(BodyReceiver r) {
         if (discarding || receiver != null) {
             throw new IllegalStateException("the body was already given to a receiver or dropped");
         }
@@ -65,13 +97,14 @@ final class HeldBody implements BodyReceiver {
     }
 
     /** After the action's {@code handle}: a body it did not ask for is dropped, as the servers do. */
-    void attachedOrDiscard() {
+    public void attachedOrDiscard() {
         if (receiver == null) {
             discard();
         }
     }
 
-    void discard() {
+    /** Drops what waited and whatever comes. */
+    public void discard() {
         discarding = true;
         releaseParts();
     }
