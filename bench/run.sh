@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# Side-by-side benchmark: Strait, nginx, haproxy and caddy on the ten scenarios of issue 4.
+# Side-by-side benchmark: Strait, nginx, haproxy and caddy on issue 4's ten scenarios and forward auth.
 #
 #   bench/run.sh quick     # a few minutes: 2 rounds x 3 s, 5 s JIT warm-up
 #   bench/run.sh full      # under 30 minutes: 3 rounds x 8 s, 10 s warm-up; updates docs/benchmarks.md
@@ -129,7 +129,7 @@ ensure_jar() {
 # ---------------------------------------------------------------- fixtures
 prepare_fixtures() {
   printf 'hello, world\n' >"$TMP/www/hello.txt"            # static-small: 13 bytes
-  printf 'hello, world!\n' >"$TMP/www/respond-body.txt"    # respond, proxy, cache-hit, php, node, python
+  printf 'hello, world!\n' >"$TMP/www/respond-body.txt"    # respond, proxy, cache-hit, php, node, python, auth
   head -c 1048576 /dev/urandom >"$TMP/www/1m.bin"          # static-1m, tls-static-1m
   cp "$BENCH_DIR/apps/hello.php" "$TMP/php/hello.php"
   # One self-signed ECDSA P-256 certificate for every TLS server; curl checks it (--cacert).
