@@ -1167,10 +1167,17 @@ public final class Translator {
         return st;
     }
 
+    /**
+     * Whether any rule names the upstream: as a backend, or as where its error pages come from (the snapshot
+     * must declare every upstream a rule names, or proxies refuse it whole).
+     */
     private static boolean uses(dev.strait.model.Route route, String upstream) {
         for (dev.strait.model.Route.Rule rule : route.rules()) {
             if (rule.action() instanceof dev.strait.model.Route.Backends p
                     && p.backends().stream().anyMatch(b -> b.upstream().equals(upstream))) {
+                return true;
+            }
+            if (rule.errorPages() != null && rule.errorPages().upstream().equals(upstream)) {
                 return true;
             }
         }

@@ -117,6 +117,9 @@ class ServiceBalancingTest {
         assertThat(t.snapshot(STRAIT).config().routes()).as("the rule serves; its pages answer as the stand-in")
                 .singleElement().satisfies(r -> assertThat(r.rules().get(0).errorPages().upstream())
                         .isEqualTo(Translator.UNRESOLVED));
+        // Declared in the snapshot, or proxies would refuse all of it for the undefined name.
+        assertThat(t.snapshot(STRAIT).config().upstreams()).extracting(Upstream::name).contains(Translator.UNRESOLVED);
+        Fixtures.parse(t.snapshot(STRAIT).json());
     }
 
     @Test
