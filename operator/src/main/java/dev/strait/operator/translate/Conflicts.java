@@ -243,13 +243,22 @@ final class Conflicts {
      * proxy's features) are never silently dropped from a Route that lost a conflict.
      */
     static Route.Rule withMatches(Route.Rule rule, List<Route.Match> matches) {
+        return with(rule, matches, rule.action());
+    }
+
+    /** The same with another action too (a canary's split), for the same reason. */
+    static Route.Rule with(Route.Rule rule, List<Route.Match> matches, Route.Action action) {
         RecordComponent[] components = Route.Rule.class.getRecordComponents();
         Object[] values = new Object[components.length];
         Class<?>[] types = new Class<?>[components.length];
         try {
             for (int i = 0; i < components.length; i++) {
                 types[i] = components[i].getType();
-                values[i] = components[i].getName().equals("matches") ? matches : components[i].getAccessor().invoke(rule);
+                values[i] = switch (components[i].getName()) {
+                    case "matches" -> matches;
+                    case "action" -> action;
+                    default -> components[i].getAccessor().invoke(rule);
+                };
             }
             return Route.Rule.class.getDeclaredConstructor(types).newInstance(values);
         } catch (ReflectiveOperationException e) {

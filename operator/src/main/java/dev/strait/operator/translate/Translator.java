@@ -746,12 +746,13 @@ public final class Translator {
         return new dev.strait.model.Route.Match(m.path(), m.method(), m.headers(), cookies);
     }
 
+    /**
+     * The primary's rule with a canary's matches and action: its guards (basicAuth, forwardAuth, addresses) and
+     * other settings kept, whatever the model adds later, so a canary's share is never served less guarded.
+     */
     private static dev.strait.model.Route.Rule with(dev.strait.model.Route.Rule r, List<dev.strait.model.Route.Match> matches,
                                                     dev.strait.model.Route.Action action) {
-        return new dev.strait.model.Route.Rule(matches, action, r.cache(), r.timeouts(), r.retries(), r.hostRewrite(),
-                r.fastcgi(), r.pathRewrite(), r.clientAddresses(), r.basicAuth(), r.rateLimit(), r.cors(), r.maxBodyBytes(),
-                r.requestHeaders(), r.responseHeaders(), r.inFlightLimit(), r.satisfy(), r.errorPages(),
-                r.accessLog());
+        return Conflicts.with(r, matches, action);
     }
 
     /** Routes and our Ingresses, oldest first (the order of conflicts and of the proxy's host merging). */

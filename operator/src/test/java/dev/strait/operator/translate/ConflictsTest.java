@@ -70,6 +70,19 @@ class ConflictsTest {
         assertThat(copy).usingRecursiveComparison().ignoringFields("matches").isEqualTo(rule);
     }
 
+    /** A canary's split rule is the primary's with another action: its guards stay (forwardAuth among them). */
+    @Test
+    void aRuleGivenAnotherActionKeepsItsGuards() {
+        Route.Rule rule = new Route.Rule(List.of(new Route.Match(null, null, List.of())),
+                new Route.Backends(List.of(new Route.Backend("web", 1))), null, null, null, null, null, null, null,
+                new Route.BasicAuth("Staff", "alice:{PLAIN}x\n"), null, null, null, null, null, null, null, null, true,
+                new Route.ForwardAuth("auth", "/verify", List.of("x-user"), null));
+        Route.Backends canary = new Route.Backends(List.of(new Route.Backend("web-canary", 1)));
+        Route.Rule copy = Conflicts.with(rule, rule.matches(), canary);
+        assertThat(copy.action()).isEqualTo(canary);
+        assertThat(copy).usingRecursiveComparison().ignoringFields("action").isEqualTo(rule);
+    }
+
     @Test
     void differentMethodsHeadersOrHostsDoNotConflict() {
         Translation t = Fixtures.translate(
