@@ -146,6 +146,43 @@ public class RouteSpec {
 
         /** {@code false}: the rule's requests are not written to the access log (health checks, say). */
         public Boolean accessLog;
+
+        /**
+         * Before the action sees a request, {@code backend} is asked whether it may pass (nginx's
+         * {@code auth_request}, Traefik's ForwardAuth, ingress-nginx's {@code auth-url}): a 2xx lets it through,
+         * anything else is the client's answer. Until the backend resolves, the rule answers 503, never unchecked.
+         */
+        public ForwardAuth forwardAuth;
+    }
+
+    /** A rule's forward authentication: {@code GET path} on the backend with the request's fields, no body. */
+    @JsonInclude(JsonInclude.Include.NON_NULL)
+    @ValidationRule(value = "!has(self.path) || self.path.startsWith('/')",
+            message = "forwardAuth.path must start with /")
+    @ValidationRule(value = "!has(self.signIn) || self.signIn.startsWith('https://') || self.signIn.startsWith('http://')"
+            + " || (self.signIn.startsWith('/') && !self.signIn.startsWith('//'))",
+            message = "forwardAuth.signIn must be an http(s) URL or a path starting with /")
+    public static class ForwardAuth {
+        /** An Upstream, or a Service and port (with the Service backend's settings), spoken to over HTTP. */
+        @Required
+        public Backend backend;
+
+        /** The check's path and query on the backend ({@code /oauth2/auth}); default {@code /}. */
+        @Pattern("^[!-\"$-~]*$")
+        @Size(max = 1024)
+        public String path;
+
+        /** Fields of a 2xx answer the request takes on (its own copies dropped first), e.g. {@code X-Auth-Request-User}. */
+        @Size(max = 64)
+        public List<@Pattern(Patterns.TOKEN) String> responseHeaders;
+
+        /**
+         * Where a 401 sends the client (302): an http(s) URL or a path. {@code {url}} in it stands for the request's
+         * whole URL, escaped; without it {@code rd={url}} is added to its query.
+         */
+        @Pattern("^[!-~]*$")
+        @Size(max = 2048)
+        public String signIn;
     }
 
     /** A rule's error pages: {@code GET path} from the backend (ingress-nginx's X-Code and friends sent along). */

@@ -1058,6 +1058,9 @@ public final class Translator {
                 if (rule.errorPages != null && rule.errorPages.backend != null) {
                     all.add(rule.errorPages.backend); // where its pages come from is a reference too
                 }
+                if (rule.forwardAuth != null && rule.forwardAuth.backend != null) {
+                    all.add(rule.forwardAuth.backend); // and who is asked whether a request may pass
+                }
                 for (RouteSpec.Backend b : all) {
                     if (b == null) {
                         continue;
@@ -1131,6 +1134,11 @@ public final class Translator {
                     pages.set("upstream", b.get("upstream"));
                     pages.remove("backend");
                 }
+                if (rule instanceof ObjectNode ruleNode && ruleNode.get("forwardAuth") instanceof ObjectNode auth
+                        && auth.get("backend") instanceof ObjectNode b) {
+                    forwardAuth(ruleNode, auth, b, "spec.rules[" + i + "].forwardAuth.backend", ns, st, endpoints,
+                            upstreams, serviceUpstreams);
+                }
                 JsonNode backends = rule.get("backends");
                 if (backends == null || !backends.isArray()) {
                     continue;
@@ -1152,7 +1160,11 @@ public final class Translator {
         }
         ModelCheck.Checked<dev.strait.model.Route> checked = memo("R" + st.declared + named,
                 () -> ModelCheck.route(named, st.declared));
-        st.specErrors.addAll(checked.errors());
+        for (String e : checked.errors()) {
+            // The model's upstream of a check or a page is the resource's backend.
+            st.specErrors.add(e.replace(".forwardAuth.upstream:", ".forwardAuth.backend:")
+                    .replace(".errorPages.upstream:", ".errorPages.backend:"));
+        }
         // An unresolved reference degrades only what it names (ADR 0049): its backend answers 503 (a stand-in
         // upstream without endpoints), a missing certificate leaves the host to the listener's default one;
         // the Route keeps serving everything else, and keeps its claims against younger Routes.
@@ -1178,7 +1190,8 @@ public final class Translator {
                     && p.backends().stream().anyMatch(b -> b.upstream().equals(upstream))) {
                 return true;
             }
-            if (rule.errorPages() != null && rule.errorPages().upstream().equals(upstream)) {
+            if (rule.errorPages() != null && rule.errorPages().upstream().equals(upstream)
+                    || rule.forwardAuth() != null && upstream.equals(rule.forwardAuth().upstream())) {
                 return true;
             }
         }
@@ -1278,16 +1291,44 @@ public final class Translator {
             }
         }
         if (users.isEmpty()) {
-            for (String action : new String[] {"respond", "files", "redirect", "backends", "fastcgi", "pathRewrite",
-                    "hostRewrite", "cache", "retries", "timeouts", "basicAuth", "satisfy"}) {
-                rule.remove(action);
-            }
-            // The stand-in an unresolved Ingress backend gets: the backends pass below makes it the 503 upstream.
-            rule.putArray("backends").addObject().put("upstream", IngressRoutes.UNRESOLVED);
+            lock(rule);
             return;
         }
         auth.remove("secretName");
         auth.put("htpasswd", users.toString());
+    }
+
+    /**
+     * A rule's {@code forwardAuth.backend} (under {@code path}) resolved as any backend; the model names only its
+     * upstream. One that does not resolve locks the rule as a basicAuth without users does: the check keeps the
+     * stand-in upstream (no endpoints, so it answers 503) and the action answers 503 as well, so the rule never
+     * serves a request unchecked, whatever the check's failure comes to in the proxy.
+     */
+    private static void forwardAuth(ObjectNode rule, ObjectNode auth, ObjectNode b, String path, String ns, RouteState st,
+                                    ServiceEndpoints endpoints, Map<String, UpstreamState> upstreams,
+                                    Map<String, Upstream> serviceUpstreams) {
+        int reported = st.refErrors.size();
+        backend(b, path, ns, st, endpoints, upstreams, serviceUpstreams);
+        auth.set("upstream", b.get("upstream"));
+        auth.remove("backend");
+        for (int k = reported; k < st.refErrors.size(); k++) {
+            st.refErrors.set(k, st.refErrors.get(k) + "; the rule answers 503");
+        }
+        if (UNRESOLVED.equals(auth.path("upstream").asText())) {
+            lock(rule);
+        }
+    }
+
+    /**
+     * A guarded rule whose guard cannot be had: every action and setting that needs one dropped, its only backend
+     * the stand-in an unresolved Ingress backend gets (the backends pass makes it the 503 upstream).
+     */
+    private static void lock(ObjectNode rule) {
+        for (String action : new String[] {"respond", "files", "redirect", "backends", "fastcgi", "pathRewrite",
+                "hostRewrite", "cache", "retries", "timeouts", "basicAuth", "satisfy"}) {
+            rule.remove(action);
+        }
+        rule.putArray("backends").addObject().put("upstream", IngressRoutes.UNRESOLVED);
     }
 
     /** An {@code auth-map} Secret (a key per user, the hash its value) as htpasswd lines, keys in order. */

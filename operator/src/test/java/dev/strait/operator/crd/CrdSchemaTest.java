@@ -65,6 +65,17 @@ class CrdSchemaTest {
         assertThat(rule.getProperties().get("clientAddresses").getXKubernetesValidations()).extracting(r -> r.getMessage())
                 .containsExactly("clientAddresses names no addresses: give allow, deny or both");
         assertThat(rule.getProperties().get("basicAuth").getRequired()).containsExactly("secretName");
+        JSONSchemaProps forwardAuth = rule.getProperties().get("forwardAuth");
+        assertThat(forwardAuth.getRequired()).containsExactly("backend");
+        assertThat(forwardAuth.getXKubernetesValidations()).extracting(r -> r.getRule())
+                .containsExactly("!has(self.path) || self.path.startsWith('/')",
+                        "!has(self.signIn) || self.signIn.startsWith('https://') || self.signIn.startsWith('http://')"
+                                + " || (self.signIn.startsWith('/') && !self.signIn.startsWith('//'))");
+        assertThat(forwardAuth.getProperties().get("path").getPattern()).as("no spaces, no '#'").isEqualTo("^[!-\"$-~]*$");
+        assertThat(forwardAuth.getProperties().get("signIn").getMaxLength()).as("bounded for the rule's cost").isEqualTo(2048L);
+        assertThat(forwardAuth.getProperties().get("responseHeaders").getItems().getSchema().getPattern())
+                .isEqualTo(Patterns.TOKEN);
+        assertThat(forwardAuth.getProperties().get("backend")).as("a backend as any other").isEqualTo(backend);
         JSONSchemaProps redirect = rule.getProperties().get("redirect");
         assertThat(redirect.getProperties().get("scheme").getEnum()).extracting(Object::toString)
                 .containsExactlyInAnyOrder("\"http\"", "\"https\"");
