@@ -22,7 +22,8 @@ import java.util.regex.PatternSyntaxException;
  * {@code force-ssl-redirect} the https binding and its {@code -to-https} Route, the source ranges every backend
  * rule's {@code clientAddresses} (ADR 0060). What cannot be expressed exactly is an error naming the
  * annotation, and the paths it applies to answer 503 rather than reach the app with a path or at an address
- * it was not meant to get, or unguarded: so do authentication annotations, which Strait does not honour.
+ * it was not meant to get, or unguarded: so do authentication annotations it cannot honour. {@code auth-type:
+ * basic} is the rules' {@code basicAuth} (ADR 0061), {@code auth-url} naming a Service their {@code forwardAuth}.
  */
 final class IngressAnnotations {
     static final String PREFIX = "nginx.ingress.kubernetes.io/";
@@ -48,7 +49,16 @@ final class IngressAnnotations {
     static final String DENYLIST_SOURCE_RANGE = PREFIX + "denylist-source-range";
     /** Authentication Strait does not do: serving the paths without it would open them (ADR 0060). */
     static final String AUTH_TYPE = PREFIX + "auth-type";
+    /** The service asked whether each request may pass: a Service of the Ingress's namespace, as a URL. */
     static final String AUTH_URL = PREFIX + "auth-url";
+    /** Where a 401 of that service sends the client, with the way back in {@code rd} unless it names it. */
+    static final String AUTH_SIGNIN = PREFIX + "auth-signin";
+    /** The query parameter that carries the way back ({@code rd}). */
+    static final String AUTH_SIGNIN_REDIRECT_PARAM = PREFIX + "auth-signin-redirect-param";
+    /** Comma-separated fields of the service's 2xx answer that the request takes on. */
+    static final String AUTH_RESPONSE_HEADERS = PREFIX + "auth-response-headers";
+    /** The method of the check; Strait's is GET. */
+    static final String AUTH_METHOD = PREFIX + "auth-method";
     static final String AUTH_TLS_SECRET = PREFIX + "auth-tls-secret";
     static final String AUTH_TLS_VERIFY_CLIENT = PREFIX + "auth-tls-verify-client";
     /** With {@code auth-type: basic}: the Secret (name, or namespace/name) whose {@code auth} key holds htpasswd lines. */
@@ -139,7 +149,8 @@ final class IngressAnnotations {
             SESSION_COOKIE_PATH, SESSION_COOKIE_MAX_AGE, SESSION_COOKIE_EXPIRES, SESSION_COOKIE_SAMESITE,
             SESSION_COOKIE_CHANGE_ON_FAILURE, X_FORWARDED_PREFIX, PROXY_NEXT_UPSTREAM, PROXY_NEXT_UPSTREAM_TRIES,
             PROXY_CONNECT_TIMEOUT, LOAD_BALANCE, UPSTREAM_HASH_BY, SERVICE_UPSTREAM, DEFAULT_BACKEND, SATISFY,
-            CUSTOM_HTTP_ERRORS, ENABLE_ACCESS_LOG);
+            CUSTOM_HTTP_ERRORS, ENABLE_ACCESS_LOG, AUTH_SIGNIN, AUTH_SIGNIN_REDIRECT_PARAM, AUTH_RESPONSE_HEADERS,
+            AUTH_METHOD);
     /** {@code "true"}: TLS passed through to the backend, which Strait does not do. */
     static final String SSL_PASSTHROUGH = PREFIX + "ssl-passthrough";
     /** The annotations this class reads; any other of ingress-nginx's is reported as not read. */
@@ -174,6 +185,8 @@ final class IngressAnnotations {
     final RouteSpec.ClientAddresses clientAddresses;
     /** {@code auth-type: basic} as every backend rule's {@code basicAuth}, or null. */
     final RouteSpec.BasicAuth basicAuth;
+    /** {@code auth-url} and its settings as every backend rule's {@code forwardAuth}, or null. */
+    final RouteSpec.ForwardAuth forwardAuth;
     /** {@code backend-protocol} as every Service backend's {@code protocol}, or null for HTTP/1.1 in the clear. */
     final RouteSpec.ServiceProtocol backendProtocol;
     /** {@code upstream-vhost} as every backend rule's {@code hostRewrite}, or null. */
@@ -424,11 +437,7 @@ final class IngressAnnotations {
         canaryHeaderValue = headerValue;
         canaryHeaderPattern = headerPattern;
         canaryCookie = cookie;
-        String url = a.get(AUTH_URL);
-        if (url != null && !url.isBlank()) {
-            guard.add(field(AUTH_URL) + ": \"" + url + "\": Strait does not ask an external service to authenticate"
-                    + " requests; the Ingress's paths answer 503 rather than serve them unauthenticated");
-        }
+        forwardAuth = forwardAuth(a, namespace, guard, warn);
         String tlsSecret = a.get(AUTH_TLS_SECRET);
         String verify = a.get(AUTH_TLS_VERIFY_CLIENT);
         if (tlsSecret != null && !tlsSecret.isBlank() && !"off".equals(verify == null ? null : verify.trim())) {
@@ -902,6 +911,207 @@ final class IngressAnnotations {
             b.realm = realm;
         }
         return b;
+    }
+
+    /** Request fields the proxy frames itself: a check's answer cannot give them (as ConfigParser refuses). */
+    private static final java.util.Set<String> PROXY_FIELDS = java.util.Set.of("host", "content-length",
+            "transfer-encoding", "connection", "keep-alive", "proxy-connection", "te", "upgrade", "expect", "trailer");
+    /** A query parameter's name as ingress-nginx's {@code auth-signin-redirect-param} takes it. */
+    private static final Pattern PARAM = Pattern.compile("[A-Za-z0-9_.~-]{1,64}");
+    /** nginx's ways of writing the request's path and query alone. */
+    private static final java.util.Set<String> REQUEST_URI = java.util.Set.of("$escaped_request_uri", "$request_uri");
+    /** nginx's ways of writing the request's whole URL, each of which the proxy's {@code {url}} stands for. */
+    private static final java.util.Set<String> WHOLE_URL = wholeUrls();
+
+    private static java.util.Set<String> wholeUrls() {
+        java.util.Set<String> out = new java.util.HashSet<>();
+        for (String scheme : List.of("$scheme", "$pass_access_scheme")) {
+            for (String host : List.of("$host", "$http_host", "$best_http_host")) {
+                for (String uri : REQUEST_URI) {
+                    out.add(scheme + "://" + host + uri);
+                }
+            }
+        }
+        return java.util.Set.copyOf(out);
+    }
+
+    /**
+     * ingress-nginx's external authentication ({@code auth-url} with {@code auth-signin},
+     * {@code auth-response-headers} and {@code auth-method}) as a {@code forwardAuth}, or null without
+     * {@code auth-url}. The URL must name a Service of the Ingress's namespace over plain HTTP, written as cluster
+     * DNS resolves it ({@code http://NAME[.NAMESPACE[.svc[.cluster.local]]][:PORT]/path?query}, port 80 by
+     * default): that Service and port are the check's backend, the path and query its path. What cannot be
+     * honoured (https, another namespace, a host outside the cluster, nginx variables, a field that cannot be
+     * taken) is an error in {@code guard}: the paths answer 503, as ingress-nginx denies a location whose
+     * authentication it cannot read, and never serve unchecked. A sign-in or method that cannot be read is only
+     * a warning: the check still guards the paths, its 401 going to the client as it is.
+     */
+    private static RouteSpec.ForwardAuth forwardAuth(Map<String, String> a, String namespace, List<String> guard,
+                                                     List<String> warn) {
+        String url = a.get(AUTH_URL);
+        if (url == null || url.isBlank()) {
+            for (String needsUrl : List.of(AUTH_SIGNIN, AUTH_SIGNIN_REDIRECT_PARAM, AUTH_RESPONSE_HEADERS, AUTH_METHOD)) {
+                if (a.get(needsUrl) != null && !a.get(needsUrl).isBlank()) {
+                    warn.add(field(needsUrl) + ": applies with " + field(AUTH_URL) + ", which is not set; it has no effect");
+                }
+            }
+            return null;
+        }
+        String fail = "; the Ingress's paths answer 503 rather than serve them unauthenticated";
+        RouteSpec.ForwardAuth f = new RouteSpec.ForwardAuth();
+        String problem = checkUrl(url.trim(), namespace, f);
+        if (problem != null) {
+            guard.add(field(AUTH_URL) + ": \"" + url + "\" " + problem + fail);
+            return null;
+        }
+        String names = a.get(AUTH_RESPONSE_HEADERS);
+        if (names != null && !names.isBlank()) {
+            List<String> taken = new ArrayList<>();
+            for (String part : names.split(",")) {
+                String name = part.trim().toLowerCase(Locale.ROOT);
+                if (name.isEmpty()) {
+                    continue;
+                }
+                // Left out, a field the app trusts could come from the client instead: nothing is served.
+                if (!TOKEN.matcher(name).matches() || PROXY_FIELDS.contains(name)) {
+                    guard.add(field(AUTH_RESPONSE_HEADERS) + ": \"" + part.trim() + "\" is not a field the check's answer"
+                            + " can give the request" + fail);
+                    return null;
+                }
+                if (!taken.contains(name)) {
+                    taken.add(name);
+                }
+            }
+            f.responseHeaders = taken.isEmpty() ? null : taken;
+        }
+        String method = a.get(AUTH_METHOD);
+        if (method != null && !method.isBlank() && !method.trim().equals("GET")) {
+            warn.add(field(AUTH_METHOD) + ": \"" + method + "\" is not applied: Strait's check is a GET without body");
+        }
+        String param = a.get(AUTH_SIGNIN_REDIRECT_PARAM) == null ? "" : a.get(AUTH_SIGNIN_REDIRECT_PARAM).trim();
+        if (!param.isEmpty() && !PARAM.matcher(param).matches()) {
+            warn.add(field(AUTH_SIGNIN_REDIRECT_PARAM) + ": \"" + param + "\" is not a query parameter's name; rd is used");
+            param = "";
+        }
+        String signIn = a.get(AUTH_SIGNIN);
+        if (signIn != null && !signIn.isBlank()) {
+            f.signIn = signIn(signIn.trim(), param.isEmpty() ? "rd" : param, warn);
+        }
+        return f;
+    }
+
+    /**
+     * Fills {@code f}'s backend and path from an {@code auth-url} naming a Service of {@code namespace}; returns
+     * why it cannot, else null.
+     */
+    private static String checkUrl(String value, String namespace, RouteSpec.ForwardAuth f) {
+        if (value.indexOf('$') >= 0) {
+            return "uses nginx variables, which Strait does not have";
+        }
+        URI u;
+        try {
+            u = new URI(value);
+        } catch (URISyntaxException e) {
+            return "is not a URL (" + e.getReason() + ")";
+        }
+        String scheme = u.getScheme() == null ? "" : u.getScheme().toLowerCase(Locale.ROOT);
+        if (scheme.equals("https")) {
+            return "is https: Strait asks a Service of the Ingress's namespace over plain HTTP";
+        }
+        if (!scheme.equals("http") || u.getHost() == null) {
+            return "is not an http URL";
+        }
+        if (u.getRawUserInfo() != null || u.getRawFragment() != null) {
+            return "has user information or a fragment, which the check cannot carry";
+        }
+        // The names cluster DNS gives a Service: NAME (from a pod of its namespace), NAME.NAMESPACE,
+        // NAME.NAMESPACE.svc and NAME.NAMESPACE.svc.cluster.local.
+        String[] labels = u.getHost().toLowerCase(Locale.ROOT).split("\\.", -1);
+        boolean service = labels.length == 1 || labels.length == 2
+                || labels.length == 3 && labels[2].equals("svc")
+                || labels.length == 5 && String.join(".", labels[2], labels[3], labels[4]).equals("svc.cluster.local");
+        if (!service || !SERVICE_NAME.matcher(labels[0]).matches()) {
+            return "is not a Service of the cluster (http://NAME, http://NAME.NAMESPACE, http://NAME.NAMESPACE.svc or"
+                    + " http://NAME.NAMESPACE.svc.cluster.local, with an optional port)";
+        }
+        if (labels.length > 1 && !labels[1].equals(namespace)) {
+            return "names Service \"" + labels[0] + "\" of namespace \"" + labels[1] + "\": only a Service of the"
+                    + " Ingress's namespace can be asked";
+        }
+        int port = u.getPort() == -1 ? 80 : u.getPort();
+        if (port < 1 || port > 65535) {
+            return "has no port from 1 to 65535";
+        }
+        String path = (u.getRawPath() == null || u.getRawPath().isEmpty() ? "/" : u.getRawPath())
+                + (u.getRawQuery() == null ? "" : "?" + u.getRawQuery());
+        if (!path.startsWith("/") || path.length() > 1024 || path.chars().anyMatch(ch -> ch <= 0x20 || ch >= 0x7f)) {
+            return "has a path the check cannot send (not ASCII, or longer than 1024)";
+        }
+        f.backend = new RouteSpec.Backend();
+        f.backend.service = new dev.strait.operator.crd.ServiceRef(labels[0], port);
+        f.path = path;
+        return null;
+    }
+
+    /**
+     * {@code auth-signin} as a {@code signIn}, or null (a warning) where it cannot be read. ingress-nginx adds
+     * {@code rd=$pass_access_scheme://$http_host$escaped_request_uri} unless the URL's query already has the
+     * parameter; the proxy's {@code {url}} is that URL, so it stands for the parameter's value when it is one of
+     * nginx's spellings of the request's URL ({@code $scheme://$host$escaped_request_uri}, or with
+     * {@code $request_uri}, which Strait escapes where nginx sent it raw). A value of the path alone
+     * ({@code $escaped_request_uri}) becomes the whole URL, with a warning; a fixed one, or other variables,
+     * cannot be kept as they are, and the sign-in is not applied.
+     */
+    private static String signIn(String value, String param, List<String> warn) {
+        String notApplied = "; it is not applied (the check's 401 goes to the client as it is)";
+        int q = value.indexOf('?');
+        String base = q < 0 ? value : value.substring(0, q);
+        boolean absolute = base.startsWith("https://") || base.startsWith("http://");
+        if (!absolute && (!base.startsWith("/") || base.startsWith("//"))) {
+            warn.add(field(AUTH_SIGNIN) + ": \"" + value + "\" is neither an http(s) URL nor a path starting with /"
+                    + notApplied);
+            return null;
+        }
+        if (value.length() > 2000 || value.chars().anyMatch(ch -> ch <= 0x20 || ch >= 0x7f || ch == '#' || ch == '{'
+                || ch == '}')) {
+            warn.add(field(AUTH_SIGNIN) + ": \"" + value + "\" has spaces, a fragment or braces, or is longer than 2000"
+                    + notApplied);
+            return null;
+        }
+        if (base.indexOf('$') >= 0) {
+            warn.add(field(AUTH_SIGNIN) + ": \"" + value + "\" uses nginx variables, which Strait does not have"
+                    + notApplied);
+            return null;
+        }
+        List<String> params = new ArrayList<>(q < 0 || q == value.length() - 1 ? List.of()
+                : List.of(value.substring(q + 1).split("&", -1)));
+        boolean given = false;
+        for (int i = 0; i < params.size(); i++) {
+            String p = params.get(i);
+            int eq = p.indexOf('=');
+            String name = eq < 0 ? p : p.substring(0, eq);
+            String v = eq < 0 ? "" : p.substring(eq + 1);
+            if (name.equals(param) && !v.isEmpty() && !given) {
+                given = true;
+                if (REQUEST_URI.contains(v)) {
+                    warn.add(field(AUTH_SIGNIN) + ": \"" + v + "\" is the request's path; Strait's " + param
+                            + " carries its whole URL (scheme and host too), which the sign-in service must accept");
+                } else if (!WHOLE_URL.contains(v)) {
+                    warn.add(field(AUTH_SIGNIN) + ": \"" + value + "\" gives " + param + " \"" + v + "\", which Strait"
+                            + " cannot send (it sends the request's URL, $scheme://$host$escaped_request_uri)" + notApplied);
+                    return null;
+                }
+                params.set(i, name + "={url}");
+            } else if (p.indexOf('$') >= 0) {
+                warn.add(field(AUTH_SIGNIN) + ": \"" + value + "\" uses nginx variables, which Strait does not have"
+                        + notApplied);
+                return null;
+            }
+        }
+        if (!given) {
+            params.add(param + "={url}"); // ingress-nginx's own way back
+        }
+        return base + "?" + String.join("&", params);
     }
 
     /**

@@ -292,6 +292,7 @@ final class IngressRoutes {
                         fields.put("spec.rules[" + i + "].basicAuth.secretName",
                                 IngressAnnotations.field(IngressAnnotations.AUTH_SECRET));
                     }
+                    authFields(r, "spec.rules[" + i + "]", fields);
                     if (rw.rewrite() != null) {
                         r.pathRewrite = rw.rewrite();
                         fields.put("spec.rules[" + i + "].pathRewrite", IngressAnnotations.field(
@@ -396,6 +397,7 @@ final class IngressRoutes {
                 if (r.basicAuth != null) {
                     dsFields.put("spec.rules[0].basicAuth.secretName", IngressAnnotations.field(IngressAnnotations.AUTH_SECRET));
                 }
+                authFields(r, "spec.rules[0]", dsFields);
                 for (String f : new String[] {"spec.hosts[0]", "spec.tls"}) {
                     if (fields.containsKey(f)) {
                         dsFields.put(f, fields.get(f));
@@ -477,6 +479,7 @@ final class IngressRoutes {
             }
             r.clientAddresses = annotations.clientAddresses;
             r.basicAuth = annotations.basicAuth;
+            r.forwardAuth = annotations.forwardAuth;
             r.satisfy = annotations.satisfy;
             r.rateLimit = annotations.rateLimit;
             r.inFlightLimit = annotations.inFlightLimit;
@@ -487,6 +490,19 @@ final class IngressRoutes {
                 r.requestHeaders = new RouteSpec.HeaderEdits();
                 r.requestHeaders.set = Map.of("X-Forwarded-Prefix", annotations.forwardedPrefix);
             }
+        }
+    }
+
+    /**
+     * Where the errors of a rule's {@code forwardAuth} come from: the Service and port of its backend are the
+     * {@code auth-url}'s ("Service \"auth\" not found" is said of the annotation), as is the rest.
+     */
+    private static void authFields(RouteSpec.Rule r, String rule, Map<String, String> fields) {
+        if (r.forwardAuth != null) {
+            String url = IngressAnnotations.field(IngressAnnotations.AUTH_URL);
+            fields.put(rule + ".forwardAuth.backend.service.name", url);
+            fields.put(rule + ".forwardAuth.backend.service.port", url);
+            fields.put(rule + ".forwardAuth", url);
         }
     }
 

@@ -132,7 +132,9 @@ class IngressAnnotationsServedTest {
                 web("/", "Prefix")));
         create(client, ingress("denied", "nginx.ingress.kubernetes.io/denylist-source-range: \"127.0.0.1\"",
                 web("/", "Prefix")));
-        create(client, ingress("login", "nginx.ingress.kubernetes.io/auth-url: \"http://auth.shop.svc/verify\"",
+        create(client, ingress("login", "nginx.ingress.kubernetes.io/auth-url: \"https://auth.example.com/verify\"",
+                web("/", "Prefix")));
+        create(client, ingress("nobody", "nginx.ingress.kubernetes.io/auth-url: \"http://auth.shop.svc/verify\"",
                 web("/", "Prefix")));
         await().atMost(WAIT).untilAsserted(() ->
                 assertThat(proxy.get("local.example.com", "/x")).isEqualTo("200 OK app saw /x"));
@@ -142,12 +144,62 @@ class IngressAnnotationsServedTest {
                 assertThat(proxy.get("denied.example.com", "/x").split(" ")[0]).isEqualTo("403"));
         await().atMost(WAIT).untilAsserted(() ->
                 assertThat(proxy.get("login.example.com", "/x").split(" ")[0]).isEqualTo("503"));
+        // The check's Service does not exist: 503, not the app.
+        await().atMost(WAIT).untilAsserted(() ->
+                assertThat(proxy.get("nobody.example.com", "/x").split(" ")[0]).isEqualTo("503"));
         await().atMost(WAIT).untilAsserted(() -> assertThat(client.v1().events().inNamespace("shop").list().getItems())
                 .anySatisfy(e -> {
                     assertThat(e.getReason()).isEqualTo("UnsupportedAnnotation");
                     assertThat(e.getMessage()).startsWith(
-                            "metadata.annotations[nginx.ingress.kubernetes.io/auth-url]: \"http://auth.shop.svc/verify\": Strait");
-                }));
+                            "metadata.annotations[nginx.ingress.kubernetes.io/auth-url]: \"https://auth.example.com/verify\" is"
+                                    + " https");
+                }).anySatisfy(e -> assertThat(e.getMessage()).startsWith(
+                        "metadata.annotations[nginx.ingress.kubernetes.io/auth-url]: Service \"auth\" not found")));
+    }
+
+    /**
+     * auth-url naming a Service of the namespace (oauth2-proxy's usual setup): its 2xx lets the request through
+     * with the user it names, whatever the client claimed; its 401 sends the client to sign in with the way back.
+     */
+    @Test
+    void authUrlAsksTheServiceWhetherARequestMayPass() throws Exception {
+        HttpServer auth = HttpServer.create(new java.net.InetSocketAddress("127.0.0.1", 0), 0);
+        auth.createContext("/", x -> {
+            boolean alice = "session=alice".equals(x.getRequestHeaders().getFirst("Cookie"))
+                    && "/oauth2/auth?allowed_groups=staff".equals(x.getRequestURI().toString());
+            if (alice) {
+                x.getResponseHeaders().add("X-Auth-Request-User", "alice");
+            }
+            x.sendResponseHeaders(alice ? 202 : 401, -1);
+            x.close();
+        });
+        auth.start();
+        HttpServer whoami = HttpServer.create(new java.net.InetSocketAddress("127.0.0.1", 0), 0);
+        whoami.createContext("/", x -> {
+            byte[] body = ("user " + x.getRequestHeaders().getFirst("X-Auth-Request-User")).getBytes();
+            x.sendResponseHeaders(200, body.length);
+            x.getResponseBody().write(body);
+            x.close();
+        });
+        whoami.start();
+        try {
+            OperatorHarness.serviceBackend(client, "auth", "http", 4180, auth);
+            OperatorHarness.serviceBackend(client, "whoami", "http", 80, whoami);
+            create(client, ingress("secure", "nginx.ingress.kubernetes.io/auth-url: "
+                    + "\"http://auth.shop.svc.cluster.local:4180/oauth2/auth?allowed_groups=staff\", "
+                    + "nginx.ingress.kubernetes.io/auth-signin: "
+                    + "\"https://login.example.com/oauth2/start?rd=$scheme://$host$escaped_request_uri\", "
+                    + "nginx.ingress.kubernetes.io/auth-response-headers: \"X-Auth-Request-User\"",
+                    "- { path: /, pathType: Prefix, backend: { service: { name: whoami, port: { name: http } } } }"));
+            await().atMost(WAIT).untilAsserted(() -> assertThat(proxy.exchange("secure.example.com", "/x?a=1"))
+                    .startsWith("HTTP/1.1 302 ")
+                    .containsIgnoringCase("\r\nLocation: https://login.example.com/oauth2/start?rd=http"));
+            assertThat(proxy.exchange("secure.example.com", "/x", "Cookie: session=alice",
+                    "X-Auth-Request-User: mallory")).startsWith("HTTP/1.1 200 ").endsWith("\r\n\r\nuser alice");
+        } finally {
+            auth.stop(0);
+            whoami.stop(0);
+        }
     }
 
     /** ADR 0061: 503 until the Secret is there, then 401 until alice logs in; a changed Secret applies. */

@@ -216,9 +216,9 @@ class IngressAnnotationsTest {
             {"auth-type", "basic",
                 "\"basic\" needs metadata.annotations[" + N + "auth-secret]; the Ingress's paths answer 503 rather than"
                     + " serve them unauthenticated"},
-            {"auth-url", "http://auth.shop.svc/verify",
-                "\"http://auth.shop.svc/verify\": Strait does not ask an external service to authenticate requests; the"
-                    + " Ingress's paths answer 503 rather than serve them unauthenticated"},
+            {"auth-url", "https://auth.example.com/verify",
+                "\"https://auth.example.com/verify\" is https: Strait asks a Service of the Ingress's namespace over plain"
+                    + " HTTP; the Ingress's paths answer 503 rather than serve them unauthenticated"},
             {"auth-tls-secret", "shop/ca",
                 "\"shop/ca\": Strait does not verify client certificates; the Ingress's paths answer 503 rather than"
                     + " serve clients without one"},
@@ -649,7 +649,7 @@ class IngressAnnotationsTest {
      * {@code primary} and a canary Ingress (annotated {@code canary: "true"} and {@code annotations}) of its
      * {@code /about} and of {@code /nowhere}, which no Ingress serves, to the Service web-canary.
      */
-    private static Translation withCanary(Ingress primary, String... annotations) {
+    static Translation withCanary(Ingress primary, String... annotations) {
         Ingress canary = Fixtures.ingress("shop", "site-canary", 0, """
                 ingressClassName: strait
                 rules:

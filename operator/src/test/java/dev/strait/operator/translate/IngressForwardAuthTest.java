@@ -1,0 +1,266 @@
+package dev.strait.operator.translate;
+
+import static dev.strait.operator.translate.Fixtures.STRAIT;
+import static dev.strait.operator.translate.Fixtures.ingressReport;
+import static dev.strait.operator.translate.Fixtures.service;
+import static dev.strait.operator.translate.Fixtures.slice;
+import static dev.strait.operator.translate.IngressAnnotationsTest.annotated;
+import static org.assertj.core.api.Assertions.assertThat;
+
+import dev.strait.model.Route;
+import java.util.List;
+import org.junit.jupiter.api.Test;
+
+/**
+ * ingress-nginx's external authentication ({@code auth-url}, {@code auth-signin}, {@code auth-response-headers},
+ * {@code auth-method}) as the rules' {@code forwardAuth}: a URL naming a Service of the Ingress's namespace is
+ * that Service's check; anything else is reported and the paths answer 503, never unauthenticated.
+ */
+class IngressForwardAuthTest {
+    private static final String N = "nginx.ingress.kubernetes.io/";
+    private static final String URL = "metadata.annotations[" + N + "auth-url]";
+    private static final String SIGNIN = "metadata.annotations[" + N + "auth-signin]";
+    /** Two paths (one whose Service is missing) and a defaultBackend, as IngressAnnotationsTest's. */
+    private static final String SITE = """
+            ingressClassName: strait
+            defaultBackend: { service: { name: web, port: { number: 80 } } }
+            rules:
+              - host: old.example.com
+                http:
+                  paths:
+                    - { path: /shop, pathType: Prefix, backend: { service: { name: gone, port: { number: 80 } } } }
+                    - { path: /about, pathType: Exact, backend: { service: { name: web, port: { number: 80 } } } }
+            """;
+    private static final String GONE = "spec.rules[0].http.paths[0].backend.service.name: Service \"gone\" not found";
+    private static final Route.Backends LOCKED = new Route.Backends(List.of(new Route.Backend(Translator.UNRESOLVED, 1)));
+
+    /** The Ingress with these annotations, and the Service auth (ports 80, 4180 and 8080) with one pod. */
+    private static Translation translate(String... annotations) {
+        return IngressAnnotationsTest.translate(service("shop", "auth", "http:80", "proxy:4180", "alt:8080"),
+                slice("shop", "auth", "auth-1", "http", 9000, "10.0.0.7"),
+                slice("shop", "auth", "auth-2", "proxy", 4180, "10.0.0.7"),
+                slice("shop", "auth", "auth-3", "alt", 9080, "10.0.0.7"),
+                annotated("site", SITE, annotations));
+    }
+
+    private static List<Route.Rule> rules(Translation t) {
+        return t.snapshot(STRAIT).config().routes().stream().flatMap(r -> r.rules().stream()).toList();
+    }
+
+    /** The one forwardAuth every rule of the Ingress has (both paths and the defaultBackends). */
+    private static Route.ForwardAuth check(Translation t) {
+        List<Route.Rule> rules = rules(t);
+        assertThat(rules).hasSize(4);
+        assertThat(rules).extracting(Route.Rule::forwardAuth).allMatch(rules.get(0).forwardAuth()::equals);
+        return rules.get(0).forwardAuth();
+    }
+
+    @Test
+    void theClusterNamesOfAServiceOfTheNamespaceAreItsCheck() {
+        String[][] cases = {
+            {"http://auth.shop.svc.cluster.local:4180/oauth2/auth?allowed_groups=staff", "service.shop.auth.4180",
+                "/oauth2/auth?allowed_groups=staff"},
+            {"http://auth.shop.svc/verify", "service.shop.auth.80", "/verify"},
+            {"http://auth.shop:8080", "service.shop.auth.8080", "/"},
+            {"http://auth/verify", "service.shop.auth.80", "/verify"},
+            {" HTTP://Auth.Shop.SVC.cluster.local/Verify ", "service.shop.auth.80", "/Verify"},
+        };
+        for (String[] c : cases) {
+            Translation t = translate("auth-url", c[0]);
+            assertThat(ingressReport(t, "shop", "site").errors()).as(c[0]).containsExactly(GONE);
+            assertThat(check(t)).as(c[0]).isEqualTo(new Route.ForwardAuth(c[1], c[2], List.of(), null));
+            Fixtures.parse(t.snapshot(STRAIT).json());
+        }
+        Translation t = translate("auth-url", "http://auth.shop.svc/verify");
+        assertThat(rules(t)).extracting(Route.Rule::action).as("the paths keep their backends")
+                .contains(new Route.Backends(List.of(new Route.Backend("service.shop.web.80", 1))));
+    }
+
+    @Test
+    void aRedirectAnswersBeforeTheCheckAsNginxReturnDoes() {
+        Translation t = translate("auth-url", "http://auth.shop.svc/verify", "permanent-redirect", "https://new.example.com/");
+        assertThat(rules(t)).allSatisfy(r -> assertThat(r.forwardAuth()).isNull());
+    }
+
+    @Test
+    void responseHeadersAreTrimmedLowerCasedAndListedOnce() {
+        Translation t = translate("auth-url", "http://auth.shop.svc/verify", "auth-response-headers",
+                " X-Auth-Request-User ,x-auth-request-email,, X-AUTH-REQUEST-USER , X-Auth-Request-Groups");
+        assertThat(check(t).responseHeaders())
+                .containsExactly("x-auth-request-user", "x-auth-request-email", "x-auth-request-groups");
+        assertThat(ingressReport(t, "shop", "site").errors()).containsExactly(GONE);
+    }
+
+    /** ingress-nginx adds rd (the request's URL) unless the query has it; {url} is that URL. */
+    @Test
+    void signInAndItsWayBack() {
+        String login = "https://login.example.com/oauth2/start";
+        String[][] cases = {
+            {login, null, login + "?rd={url}"},
+            {login + "?", null, login + "?rd={url}"},
+            {login + "?rd=$scheme://$host$escaped_request_uri", null, login + "?rd={url}"},
+            {login + "?app=shop&rd=$pass_access_scheme://$http_host$request_uri", null, login + "?app=shop&rd={url}"},
+            {login + "?app=shop", null, login + "?app=shop&rd={url}"},
+            {"/oauth2/start", null, "/oauth2/start?rd={url}"},
+            {login, "redirect_to", login + "?redirect_to={url}"},
+            {login + "?redirect_to=$scheme://$host$request_uri&rd=x", "redirect_to", login + "?redirect_to={url}&rd=x"},
+        };
+        for (String[] c : cases) {
+            Translation t = c[1] == null ? translate("auth-url", "http://auth.shop.svc/verify", "auth-signin", c[0])
+                    : translate("auth-url", "http://auth.shop.svc/verify", "auth-signin", c[0],
+                            "auth-signin-redirect-param", c[1]);
+            assertThat(ingressReport(t, "shop", "site").errors()).as(c[0]).containsExactly(GONE);
+            assertThat(check(t).signIn()).as(c[0]).isEqualTo(c[2]);
+            Fixtures.parse(t.snapshot(STRAIT).json());
+        }
+        // The path alone: the way back is the whole URL, which the sign-in service must accept (reported).
+        Translation t = translate("auth-url", "http://auth.shop.svc/verify", "auth-signin",
+                "/oauth2/start?rd=$escaped_request_uri");
+        assertThat(check(t).signIn()).isEqualTo("/oauth2/start?rd={url}");
+        assertThat(ingressReport(t, "shop", "site").errors()).contains(SIGNIN + ": \"$escaped_request_uri\" is the"
+                + " request's path; Strait's rd carries its whole URL (scheme and host too), which the sign-in service"
+                + " must accept");
+    }
+
+    /** A sign-in that cannot be kept as written is reported; the check still guards, its 401 going out as it is. */
+    @Test
+    void aSignInThatCannotBeReadIsReportedAndTheCheckStays() {
+        String notApplied = "; it is not applied (the check's 401 goes to the client as it is)";
+        String[][] cases = {
+            {"https://$host/oauth2/start?rd=$escaped_request_uri", "uses nginx variables, which Strait does not have"},
+            {"https://login.example.com/start?rd=$scheme://$host$request_uri&user=$remote_user",
+                "uses nginx variables, which Strait does not have"},
+            {"https://login.example.com/start?rd=https://app.example.com/", "gives rd \"https://app.example.com/\","
+                + " which Strait cannot send (it sends the request's URL, $scheme://$host$escaped_request_uri)"},
+            {"https://login.example.com/start?rd=$host", "gives rd \"$host\", which Strait cannot send (it sends the"
+                + " request's URL, $scheme://$host$escaped_request_uri)"},
+            {"login.example.com/start", "is neither an http(s) URL nor a path starting with /"},
+            {"https://login.example.com/start#top", "has spaces, a fragment or braces, or is longer than 2000"},
+        };
+        for (String[] c : cases) {
+            Translation t = translate("auth-url", "http://auth.shop.svc/verify", "auth-signin", c[0]);
+            assertThat(ingressReport(t, "shop", "site").errors()).as(c[0])
+                    .containsExactlyInAnyOrder(GONE, SIGNIN + ": \"" + c[0] + "\" " + c[1] + notApplied);
+            assertThat(check(t)).as(c[0]).isEqualTo(new Route.ForwardAuth("service.shop.auth.80", "/verify", List.of(),
+                    null));
+        }
+    }
+
+    /** Asking nothing would open the paths to everyone: 503 until the annotation can be honoured. */
+    @Test
+    void whatCannotBeAskedIsReportedAndThePathsAnswer503() {
+        String fail = "; the Ingress's paths answer 503 rather than serve them unauthenticated";
+        String notAService = "is not a Service of the cluster (http://NAME, http://NAME.NAMESPACE, http://NAME.NAMESPACE.svc"
+                + " or http://NAME.NAMESPACE.svc.cluster.local, with an optional port)";
+        String[][] cases = {
+            {"auth-url", "https://auth.shop.svc/verify", "\"https://auth.shop.svc/verify\" is https: Strait asks a"
+                + " Service of the Ingress's namespace over plain HTTP"},
+            {"auth-url", "http://oauth2-proxy.identity.svc.cluster.local/oauth2/auth", "\"http://oauth2-proxy.identity"
+                + ".svc.cluster.local/oauth2/auth\" names Service \"oauth2-proxy\" of namespace \"identity\": only a"
+                + " Service of the Ingress's namespace can be asked"},
+            {"auth-url", "http://auth.example.com/verify", "\"http://auth.example.com/verify\" " + notAService},
+            {"auth-url", "http://10.0.0.5:4180/verify", "\"http://10.0.0.5:4180/verify\" " + notAService},
+            {"auth-url", "https://$host/oauth2/auth", "\"https://$host/oauth2/auth\" uses nginx variables, which Strait"
+                + " does not have"},
+            {"auth-url", "http://auth.shop.svc/verify#x", "\"http://auth.shop.svc/verify#x\" has user information or a"
+                + " fragment, which the check cannot carry"},
+            {"auth-url", "ftp://auth/", "\"ftp://auth/\" is not an http URL"},
+            {"auth-response-headers", "X-Auth-Request-User, X User", "\"X User\" is not a field the check's answer can"
+                + " give the request"},
+            {"auth-response-headers", "Content-Length", "\"Content-Length\" is not a field the check's answer can give"
+                + " the request"},
+        };
+        for (String[] c : cases) {
+            Translation t = c[0].equals("auth-url") ? translate("auth-url", c[1])
+                    : translate("auth-url", "http://auth.shop.svc/verify", c[0], c[1]);
+            ResourceReport r = ingressReport(t, "shop", "site");
+            assertThat(r.errors()).as(c[1]).containsExactly("metadata.annotations[" + N + c[0] + "]: " + c[2] + fail);
+            assertThat(r.resolvedRefs().reason()).isEqualTo(IngressRoutes.UNSUPPORTED_ANNOTATION);
+            assertThat(rules(t)).as(c[1]).hasSize(4).allSatisfy(rule -> {
+                assertThat(rule.action()).isEqualTo(LOCKED);
+                assertThat(rule.forwardAuth()).isNull();
+            });
+        }
+    }
+
+    /** The Service or its port missing: the paths answer 503, the error said of the annotation. */
+    @Test
+    void aMissingServiceLocksThePathsAndNamesTheAnnotation() {
+        Translation t = IngressAnnotationsTest.translate(annotated("site", SITE, "auth-url", "http://auth.shop.svc/verify"));
+        ResourceReport r = ingressReport(t, "shop", "site");
+        // A locked path's own backend is not looked up (nor reported) until it can be served.
+        assertThat(r.errors()).containsExactly(URL + ": Service \"auth\" not found; the rule answers 503");
+        assertThat(r.resolvedRefs().status()).isFalse();
+        assertThat(rules(t)).hasSize(4).allSatisfy(rule -> {
+            assertThat(rule.action()).isEqualTo(LOCKED);
+            assertThat(rule.forwardAuth().upstream()).isEqualTo(Translator.UNRESOLVED);
+        });
+        Fixtures.parse(t.snapshot(STRAIT).json());
+
+        t = translate("auth-url", "http://auth.shop.svc:9999/verify");
+        assertThat(ingressReport(t, "shop", "site").errors()).containsExactly(
+                URL + ": Service \"auth\" has no TCP port 9999; the rule answers 503");
+        assertThat(rules(t)).extracting(Route.Rule::action).containsOnly(LOCKED);
+    }
+
+    @Test
+    void aMethodOtherThanGetIsReportedAndTheCheckStays() {
+        Translation t = translate("auth-url", "http://auth.shop.svc/verify", "auth-method", "POST");
+        assertThat(ingressReport(t, "shop", "site").errors()).containsExactlyInAnyOrder(GONE, "metadata.annotations[" + N
+                + "auth-method]: \"POST\" is not applied: Strait's check is a GET without body");
+        assertThat(check(t).upstream()).isEqualTo("service.shop.auth.80");
+        assertThat(ingressReport(translate("auth-url", "http://auth.shop.svc/verify", "auth-method", "GET"), "shop", "site")
+                .errors()).containsExactly(GONE);
+    }
+
+    /** What Strait's check does not do is said, and the check guards as it is. */
+    @Test
+    void theOtherAuthAnnotationsAreReportedAsNotRead() {
+        Translation t = translate("auth-url", "http://auth.shop.svc/verify", "auth-cache-key", "$remote_user$http_authorization",
+                "auth-keepalive", "10", "auth-proxy-set-headers", "shop/auth-headers", "auth-request-redirect",
+                "https://app.example.com/", "auth-always-set-cookie", "true", "auth-tls-verify-depth", "2",
+                "auth-snippet", "proxy_set_header X-Api-Key secret;");
+        assertThat(ingressReport(t, "shop", "site").errors()).containsExactlyInAnyOrder(GONE,
+                "metadata.annotations[" + N + "auth-always-set-cookie]: is not read by Strait; it has no effect",
+                "metadata.annotations[" + N + "auth-cache-key]: is not read by Strait; it has no effect",
+                "metadata.annotations[" + N + "auth-keepalive]: is not read by Strait; it has no effect",
+                "metadata.annotations[" + N + "auth-proxy-set-headers]: is not read by Strait; it has no effect",
+                "metadata.annotations[" + N + "auth-request-redirect]: is not read by Strait; it has no effect",
+                "metadata.annotations[" + N + "auth-tls-verify-depth]: is not read by Strait; it has no effect",
+                "metadata.annotations[" + N + "auth-snippet]: nginx configuration is never read by Strait; it is not"
+                        + " applied (rules take requestHeaders, responseHeaders and the other settings of docs/config.md)");
+        assertThat(check(t).upstream()).isEqualTo("service.shop.auth.80");
+
+        t = translate("auth-signin", "https://login.example.com/start", "auth-response-headers", "X-User");
+        assertThat(ingressReport(t, "shop", "site").errors()).containsExactlyInAnyOrder(GONE,
+                SIGNIN + ": applies with " + URL + ", which is not set; it has no effect",
+                "metadata.annotations[" + N + "auth-response-headers]: applies with " + URL + ", which is not set; it has"
+                        + " no effect");
+        assertThat(rules(t)).allSatisfy(r -> assertThat(r.forwardAuth()).isNull());
+    }
+
+    /** A canary's share of a guarded path is checked as the primary's is (ADR 0063's split keeps the rule's guards). */
+    @Test
+    void aCanarysShareIsCheckedToo() {
+        Translation t = IngressAnnotationsTest.withCanary(annotated("site", SITE, "auth-url", "http://auth/verify"),
+                "canary-weight", "20", "canary-by-header", "X-Canary");
+        List<Route.Rule> about = t.snapshot(STRAIT).config().routes().stream()
+                .filter(r -> r.name().equals("shop.site..ingress-0")).flatMap(r -> r.rules().stream())
+                .filter(r -> r.matches().get(0).path().value().equals("/about")).toList();
+        assertThat(about).hasSize(3).allSatisfy(r -> assertThat(r.forwardAuth()).isNotNull()
+                .extracting(Route.ForwardAuth::path).isEqualTo("/verify"));
+    }
+
+    /** A changed annotation is read afresh, though the Ingress's generation stays (annotations are metadata). */
+    @Test
+    void aChangedAuthAnnotationIsTranslatedAfresh() {
+        Translator translator = new Translator(ProxyDefaults.STANDARD);
+        for (String url : List.of("http://auth/verify", "http://auth:4180/check", "https://auth/verify")) {
+            Object[] all = {service("shop", "web", "http:80"), slice("shop", "web", "web-1", "http", 8080, "10.0.0.1"),
+                service("shop", "auth", "http:80", "proxy:4180"), annotated("site", SITE, "auth-url", url)};
+            Translation got = translator.translate(Fixtures.inputs(all));
+            Translation want = new Translator(ProxyDefaults.STANDARD).translate(Fixtures.inputs(all));
+            assertThat(got.snapshot(STRAIT).json()).as(url).isEqualTo(want.snapshot(STRAIT).json());
+        }
+    }
+}
