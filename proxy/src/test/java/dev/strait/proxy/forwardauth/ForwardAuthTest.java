@@ -182,6 +182,19 @@ class ForwardAuthTest {
         c.close();
     }
 
+    /** Pipelined requests behind checks, one with a body, one refused, are answered in order on one connection. */
+    @Test
+    void pipelinedRequestsWaitTheirTurn() throws Exception {
+        RawClient c = h.client();
+        c.send("POST /one HTTP/1.1\r\nHost: a\r\nAuthorization: Bearer good\r\nContent-Length: 5\r\n\r\nhello"
+                + "GET /two HTTP/1.1\r\nHost: a\r\n\r\n"
+                + "GET /three HTTP/1.1\r\nHost: a\r\nAuthorization: Bearer good\r\n\r\n");
+        assertThat(c.read().text()).isEqualTo("app POST /one user=[alice] body=5");
+        assertThat(c.read().status()).isEqualTo(401);
+        assertThat(c.read().text()).isEqualTo("app GET /three user=[alice] body=0");
+        c.close();
+    }
+
     @Test
     void a401GoesToTheSignInPageWithTheWayBack() throws Exception {
         RawClient.Response r = h.get("/signin/x?y=z&w");
