@@ -765,9 +765,6 @@ public final class ConfigParser {
             return null;
         }
         known(n, path, "upstream", "path", "responseHeaders", "signIn");
-        if (!n.has("upstream")) {
-            error(path + ".upstream", "is required");
-        }
         String check = n.hasNonNull("path") ? n.get("path").asText("") : "/";
         if (!check.startsWith("/") || check.length() > 1024
                 || check.chars().anyMatch(ch -> ch <= 0x20 || ch >= 0x7f || ch == '#')) {
@@ -793,7 +790,9 @@ public final class ConfigParser {
                         + signIn + "\"");
             }
         }
-        return new Route.ForwardAuth(name(n.get("upstream"), path + ".upstream"), check, copied, signIn);
+        // Without an upstream the check is routed as a request to this host (nginx's auth_request location).
+        String upstream = n.hasNonNull("upstream") ? name(n.get("upstream"), path + ".upstream") : null;
+        return new Route.ForwardAuth(upstream, check, copied, signIn);
     }
 
     /** {@code { set: {name: value}, add: {name: value}, remove: [name] }}, or null when absent. */

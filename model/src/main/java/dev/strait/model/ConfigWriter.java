@@ -575,7 +575,11 @@ public final class ConfigWriter {
         }
         if (rule.forwardAuth() != null) {
             Route.ForwardAuth fa = rule.forwardAuth();
-            ObjectNode fo = o.putObject("forwardAuth").put("upstream", fa.upstream()).put("path", fa.path());
+            ObjectNode fo = o.putObject("forwardAuth");
+            if (fa.upstream() != null) {
+                fo.put("upstream", fa.upstream());
+            }
+            fo.put("path", fa.path());
             if (!fa.responseHeaders().isEmpty()) {
                 ArrayNode names = fo.putArray("responseHeaders");
                 fa.responseHeaders().forEach(names::add);

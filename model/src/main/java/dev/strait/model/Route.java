@@ -181,6 +181,9 @@ public record Route(String name, List<String> hosts, List<Rule> rules, List<Stri
      * from that answer onto it (any the client sent under those names are dropped first); any other answer is
      * the client's, except a 401 when {@code signIn} is set, which becomes a 302 to it.
      *
+     * @param upstream        where the check goes; {@code null}: through this proxy's own routes, as a request
+     *                        for {@code path} on the request's host (nginx's {@code auth_request} to a location,
+     *                        ingress-nginx's {@code auth-url: https://$host/oauth2/auth})
      * @param path            the check's path and query on the upstream ({@code /oauth2/auth})
      * @param responseHeaders names of the answer's fields the request takes on (lower case), such as
      *                        {@code x-auth-request-user}

@@ -444,12 +444,13 @@ class ConfigParserTest {
             Config c = parse(withRules("{ backends: [ { upstream: app } ], forwardAuth: { upstream: app, path:"
                     + " \"/oauth2/auth?allowed_groups=ops\", responseHeaders: [ X-Auth-Request-User, x-auth-request-user,"
                     + " X-Auth-Request-Email ], signIn: \"https://auth.example.com/oauth2/start?rd={url}\" } }",
-                    "{ respond: {}, forwardAuth: { upstream: app } }"));
+                    "{ respond: {}, forwardAuth: { upstream: app } }", "{ respond: {}, forwardAuth: { path: /oauth2/auth } }"));
             assertThat(c.routes().get(0).rules()).extracting(Route.Rule::forwardAuth).containsExactly(
                     new Route.ForwardAuth("app", "/oauth2/auth?allowed_groups=ops",
                             List.of("x-auth-request-user", "x-auth-request-email"),
                             "https://auth.example.com/oauth2/start?rd={url}"),
-                    new Route.ForwardAuth("app", "/", List.of(), null));
+                    new Route.ForwardAuth("app", "/", List.of(), null),
+                    new Route.ForwardAuth(null, "/oauth2/auth", List.of(), null));
             assertThat(ConfigParser.parse(ConfigWriter.toJson(c, false), "written")).isEqualTo(c);
         }
 
@@ -757,8 +758,6 @@ class ConfigParserTest {
                         "upstream \"nope\" is not defined in upstreams"),
                 arguments("errorPages path", withRules("{ respond: {}, errorPages: { statuses: [ 404 ], upstream: app,"
                         + " path: errors } }"), "routes[0].rules[0].errorPages.path", "must be a path starting with /"),
-                arguments("forwardAuth without upstream", withRules("{ respond: {}, forwardAuth: { path: /auth } }"),
-                        "routes[0].rules[0].forwardAuth.upstream", "is required"),
                 arguments("forwardAuth to nowhere", withRules("{ respond: {}, forwardAuth: { upstream: nope } }"),
                         "routes[0].rules[0].forwardAuth.upstream", "upstream \"nope\" is not defined in upstreams"),
                 arguments("forwardAuth path", withRules("{ respond: {}, forwardAuth: { upstream: app, path: auth } }"),
