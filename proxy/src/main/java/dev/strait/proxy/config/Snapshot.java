@@ -1,5 +1,8 @@
 package dev.strait.proxy.config;
 
+import io.netty.handler.codec.http.HttpResponseStatus;
+import dev.strait.proxy.http.Exchange;
+import dev.strait.model.PathNormalizer;
 import dev.strait.model.Config;
 import dev.strait.model.Limits;
 import dev.strait.proxy.route.CompiledRule;
@@ -68,6 +71,25 @@ public record Snapshot(Config config, RouteTable table, Limits limits, boolean a
             }
         }
         return t.find(host, path, method, headers, true);
+    }
+
+    /**
+     * Routes {@code sub}, a request made on behalf of one accepted on {@code listener} (a forward-auth check
+     * without an upstream), as that request was routed, and has the rule found answer it: its guard first,
+     * then its handler; 404 when no rule matches.
+     */
+    public void dispatch(String listener, boolean tlsConnection, Exchange sub) {
+        String matchPath = PathNormalizer.forMatching(PathNormalizer.normalize(sub.path()));
+        CompiledRule r = matchPath == null ? null : route(listener, tlsConnection, "https".equals(sub.scheme()),
+                sub.host(), matchPath, sub.request().method(), sub.request().headers());
+        if (r == null) {
+            sub.sendError(HttpResponseStatus.NOT_FOUND);
+            return;
+        }
+        if (r.guard() != null && r.guard().refuses(sub, r.handler())) {
+            return;
+        }
+        r.handler().handle(sub);
     }
 
     /**

@@ -45,6 +45,8 @@ final class AuthCheckExchange extends ForwardingExchange {
     private final String query;
     private State state = State.WAITING;
     private HttpHeaders answer;
+    /** What a guard of the check's own rule holds until the check is over (an in-flight place), or null. */
+    private Runnable ended;
 
     AuthCheckExchange(Exchange client, ForwardAuthHandler auth, HeldBody body) {
         super(client);
@@ -106,6 +108,25 @@ final class AuthCheckExchange extends ForwardingExchange {
     public void resumeReading() {
     }
 
+    @Override
+    public boolean checking() {
+        return true;
+    }
+
+    /** The client's exchange has one end task of its own; the check's ends with the check. */
+    @Override
+    public void onEnd(Runnable task) {
+        ended = task;
+    }
+
+    private void over() {
+        Runnable task = ended;
+        ended = null;
+        if (task != null) {
+            task.run();
+        }
+    }
+
     /** The access log names the action's upstream, not the authorization service. */
     @Override
     public void upstream(HostPort endpoint) {
@@ -139,6 +160,7 @@ final class AuthCheckExchange extends ForwardingExchange {
     public void endResponse(HttpHeaders trailers) {
         State was = state;
         state = State.DONE;
+        over();
         switch (was) {
             case ALLOWING -> auth.allow(ex, answer, body);
             case SIGNING_IN -> signIn();
@@ -159,6 +181,7 @@ final class AuthCheckExchange extends ForwardingExchange {
         state = decide(status, headers);
         if (state == State.RELAYING) {
             state = State.DONE;
+            over();
             ex.send(status, headers, content);
             auth.refused(ex, body);
         } else {
@@ -177,6 +200,7 @@ final class AuthCheckExchange extends ForwardingExchange {
     public void sendError(HttpResponseStatus status, HttpHeaders headers) {
         if (state == State.WAITING) {
             state = State.DONE;
+            over();
             ex.sendError(status, headers);
             auth.refused(ex, body);
         }
@@ -187,6 +211,7 @@ final class AuthCheckExchange extends ForwardingExchange {
     public void abort() {
         State was = state;
         state = State.DONE;
+        over();
         if (was == State.RELAYING) {
             ex.abort();
         } else if (was != State.DONE) {

@@ -7,8 +7,11 @@ import dev.strait.proxy.route.Handler;
 import dev.strait.proxy.route.HandlerDecorator;
 import io.netty.handler.codec.http.HttpHeaderNames;
 import io.netty.handler.codec.http.HttpHeaders;
+import io.netty.handler.codec.http.HttpResponseStatus;
 import java.nio.charset.StandardCharsets;
 import java.util.List;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
 
 /**
  * A rule's action behind its {@code forwardAuth} (ADR 0072): each request is first checked with
@@ -17,6 +20,7 @@ import java.util.List;
  * unread past what had arrived ({@link HeldBody}), so a refused upload is never sent anywhere.
  */
 public final class ForwardAuthHandler extends HandlerDecorator {
+    private static final Logger log = LoggerFactory.getLogger(ForwardAuthHandler.class);
     private static final Runnable NOTHING = () -> { };
 
     private final Handler check;
@@ -39,6 +43,14 @@ public final class ForwardAuthHandler extends HandlerDecorator {
 
     @Override
     public void handle(Exchange ex) {
+        if (ex.checking()) {
+            // A check routed to a rule that asks for a check itself: answering it from the action could let
+            // anyone in (the protected app's 200), and asking again would never end. Fail closed, and say why.
+            log.error("forwardAuth: the check for {} {} was routed to a rule with a forwardAuth of its own;"
+                    + " route the check's path to the authorization service", ex.host(), ex.path());
+            ex.sendError(HttpResponseStatus.INTERNAL_SERVER_ERROR);
+            return;
+        }
         // What arrives before the answer is held, and no more is read.
         check.handle(new AuthCheckExchange(ex, this, HeldBody.hold(ex)));
     }

@@ -33,8 +33,9 @@ public final class Handlers {
         Handler handler = action(config, route, index, rule, path, upstreams);
         Route.ForwardAuth auth = rule.forwardAuth();
         if (auth != null) {
-            handler = ForwardAuthHandler.wrap(handler, auth,
-                    fetcher(config, route, index, auth.upstream(), path + ".forwardAuth", upstreams));
+            // Without an upstream the check is routed by the table, as a request of the same host.
+            handler = ForwardAuthHandler.wrap(handler, auth, auth.upstream() == null ? check -> check.dispatch(check)
+                    : fetcher(config, route, index, auth.upstream(), path + ".forwardAuth", upstreams));
         }
         // Outside the check, so that a refusal's 401 or 403 can get its page too (nginx's error_page 401).
         Route.ErrorPages pages = rule.errorPages();

@@ -207,6 +207,21 @@ public interface Exchange {
     default void upstream(HostPort endpoint) {
     }
 
+    /**
+     * Routes {@code sub}, a request made on behalf of this one (a forward-auth check without an upstream),
+     * by the routing table, listener and scheme this request was routed by, and has the rule found answer
+     * it, guards first, as nginx's subrequest to a location; 404 through {@code sub} when no rule matches.
+     * By default there is no table to route by: 404.
+     */
+    default void dispatch(Exchange sub) {
+        sub.sendError(HttpResponseStatus.NOT_FOUND);
+    }
+
+    /** Whether this exchange is a forward-auth check (which is never checked itself). */
+    default boolean checking() {
+        return false;
+    }
+
     /** Gives up on a started response: the client connection is closed (it cannot be framed any more). */
     void abort();
 

@@ -217,4 +217,14 @@ public abstract class ForwardingExchange implements Exchange {
     public void switchProtocols(HttpHeaders headers, ChannelHandler tunnel) {
         ex.switchProtocols(headers, tunnel);
     }
+
+    @Override
+    public void dispatch(Exchange sub) {
+        ex.dispatch(sub);
+    }
+
+    @Override
+    public boolean checking() {
+        return ex.checking();
+    }
 }

@@ -43,6 +43,8 @@ final class Http1Exchange implements Exchange {
     final boolean head;
     final long startNanos;
     CompiledRule rule;
+    /** The config this request was routed by, for requests made on its behalf. */
+    dev.strait.proxy.config.Snapshot snapshot;
     boolean keepAlive;
     /** The response is complete (all of it written). */
     boolean responded;
@@ -371,5 +373,10 @@ final class Http1Exchange implements Exchange {
     @Override
     public void upstream(HostPort endpoint) {
         upstream = endpoint;
+    }
+
+    @Override
+    public void dispatch(Exchange sub) {
+        connection.dispatch(this, sub);
     }
 }

@@ -8,6 +8,7 @@ import dev.strait.proxy.config.Serving;
 import dev.strait.proxy.config.Snapshot;
 import dev.strait.proxy.http.AcceptedOn;
 import dev.strait.proxy.http.BodyReceiver;
+import dev.strait.proxy.http.Exchange;
 import dev.strait.proxy.http.ConnectionTimer;
 import dev.strait.proxy.http.DateHeader;
 import dev.strait.proxy.http.ForwardedFor;
@@ -360,6 +361,7 @@ public final class Http1ServerHandler extends ChannelInboundHandlerAdapter {
         }
         ex.host = host;
         ex.path = path;
+        ex.snapshot = snapshot;
         ex.query = q < 0 ? null : target.substring(q + 1);
         Limits limits = snapshot.limits();
         ex.keepAlive = HttpUtil.isKeepAlive(req) && !serving.draining() && !drainRequested
@@ -481,6 +483,11 @@ public final class Http1ServerHandler extends ChannelInboundHandlerAdapter {
             ex.receiver = null;
             r.onBodyAbort(cause);
         }
+    }
+
+    /** A request made on behalf of {@code ex}, routed as it was (a forward-auth check without an upstream). */
+    void dispatch(Http1Exchange ex, Exchange sub) {
+        ex.snapshot.dispatch(listener, TlsConnection.of(ctx.channel()) != null, sub);
     }
 
     EventLoop eventLoop() {

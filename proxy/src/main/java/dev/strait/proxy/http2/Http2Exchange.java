@@ -106,6 +106,8 @@ public final class Http2Exchange implements Exchange, StreamDeadlines.Expiry {
     private long maxBodyBytes;
     private long startNanos;
     private CompiledRule rule;
+    /** The config this request was routed by, for requests made on its behalf. */
+    private Snapshot snapshot;
     private BodyReceiver receiver;
     private Runnable onCancel;
     private Runnable writableTask;
@@ -156,6 +158,7 @@ public final class Http2Exchange implements Exchange, StreamDeadlines.Expiry {
 
     void onHeaders(Http2Headers h, boolean endStream) {
         Snapshot snapshot = serving.snapshot();
+        this.snapshot = snapshot;
         startNanos = System.nanoTime();
         maxBodyBytes = snapshot.limits().maxBodyBytes();
         hasBody = !endStream;
@@ -1140,5 +1143,10 @@ public final class Http2Exchange implements Exchange, StreamDeadlines.Expiry {
                     rule == null ? null : rule.route(), request.headers().get(HttpHeaderNames.USER_AGENT),
                     AccessLog.requestId(request.headers()), upstream));
         }
+    }
+
+    @Override
+    public void dispatch(Exchange sub) {
+        snapshot.dispatch(connection.listener(), TlsConnection.of(ctx.channel()) != null, sub);
     }
 }

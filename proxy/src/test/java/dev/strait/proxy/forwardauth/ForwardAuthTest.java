@@ -333,6 +333,94 @@ class ForwardAuthTest {
         assertThat(r.headers().allValues("set-cookie")).containsExactly("_s=new; Path=/", "_csrf=1");
     }
 
+    /**
+     * Without an upstream the check is routed like a request of the same host (nginx's auth_request to a
+     * location; ingress-nginx's auth-url https://$host/oauth2/auth): the rule for its path answers it. A check
+     * that would reach a rule asking for a check itself fails closed; one that no rule takes gets 404.
+     */
+    @Test
+    void aCheckWithoutAnUpstreamIsRoutedOnTheSameHost() throws Exception {
+        h.reload("""
+                upstreams:
+                  - { name: app, endpoints: [ "%s" ] }
+                  - { name: auth, endpoints: [ "%s" ] }
+                routes:
+                  - name: site
+                    hosts: [ app.example ]
+                    rules:
+                      - matches: [ { path: { type: Prefix, value: /oauth2 } } ]
+                        backends: [ { upstream: auth } ]
+                      - backends: [ { upstream: app } ]
+                        forwardAuth: { path: /oauth2/auth, responseHeaders: [ X-Auth-Request-User ],
+                                       signIn: "/oauth2/start?rd={url}" }
+                  - name: loop
+                    hosts: [ loop.example ]
+                    rules:
+                      - backends: [ { upstream: app } ]
+                        forwardAuth: { path: /check }
+                  - name: nowhere
+                    hosts: [ nowhere.example ]
+                    rules:
+                      - matches: [ { path: { type: Prefix, value: /app } } ]
+                        backends: [ { upstream: app } ]
+                        forwardAuth: { path: /check }
+                """.formatted(app.endpoint(), auth.endpoint()));
+        RawClient.Response ok = get("app.example", "/x?y=1", "Authorization: Bearer good");
+        assertThat(ok.text()).isEqualTo("app GET /x?y=1 user=[alice] body=0");
+        assertThat(auth.last().uri()).isEqualTo("/oauth2/auth");
+        assertThat(auth.last().header("x-original-uri")).isEqualTo("/x?y=1");
+        assertThat(auth.last().header("host")).isEqualTo("app.example");
+
+        RawClient.Response signIn = get("app.example", "/x");
+        assertThat(signIn.status()).isEqualTo(302);
+        assertThat(signIn.header("location")).isEqualTo("/oauth2/start?rd=http%3A%2F%2Fapp.example%2Fx");
+        // The sign-in pages themselves are the service's, unchecked.
+        assertThat(get("app.example", "/oauth2/start?rd=x").text()).isEqualTo("who are you");
+        assertThat(auth.last().uri()).isEqualTo("/oauth2/start?rd=x");
+
+        int before = app.requests();
+        assertThat(get("loop.example", "/x", "Authorization: Bearer good").status()).as("checked by a checked rule")
+                .isEqualTo(500);
+        assertThat(get("nowhere.example", "/app", "Authorization: Bearer good").status()).as("no rule for /check")
+                .isEqualTo(404);
+        assertThat(app.requests()).as("neither reached the app").isEqualTo(before);
+
+        // Over HTTP/2 the same (any host here: the JDK's client names the address).
+        h.reload("""
+                upstreams:
+                  - { name: app, endpoints: [ "%s" ] }
+                  - { name: auth, endpoints: [ "%s" ] }
+                routes:
+                  - name: site
+                    hosts: [ "*" ]
+                    rules:
+                      - matches: [ { path: { type: Prefix, value: /oauth2 } } ]
+                        backends: [ { upstream: auth } ]
+                      - matches: [ { path: { type: Prefix, value: /open } } ]
+                        respond: { body: "open" }
+                      - backends: [ { upstream: app } ]
+                        forwardAuth: { path: /oauth2/auth, responseHeaders: [ X-Auth-Request-User ] }
+                """.formatted(app.endpoint(), auth.endpoint()));
+        HttpClient h2 = h.h2cClient("/open");
+        HttpResponse<String> r = h2.send(HttpRequest.newBuilder(h.uri("/h2")).header("Authorization", "Bearer good")
+                .timeout(Duration.ofSeconds(10)).build(), HttpResponse.BodyHandlers.ofString());
+        assertThat(r.version()).isEqualTo(HttpClient.Version.HTTP_2);
+        assertThat(r.body()).isEqualTo("app GET /h2 user=[alice] body=0");
+        assertThat(h2.send(HttpRequest.newBuilder(h.uri("/h2")).timeout(Duration.ofSeconds(10)).build(),
+                HttpResponse.BodyHandlers.ofString()).statusCode()).isEqualTo(401);
+    }
+
+    private RawClient.Response get(String host, String target, String... headerLines) throws Exception {
+        try (RawClient c = h.client()) {
+            StringBuilder sb = new StringBuilder("GET ").append(target).append(" HTTP/1.1\r\nHost: ").append(host)
+                    .append("\r\n");
+            for (String line : headerLines) {
+                sb.append(line).append("\r\n");
+            }
+            return c.send(sb.append("\r\n").toString()).read();
+        }
+    }
+
     private static void awaitRequests(TestUpstream u, int n) throws InterruptedException {
         long deadline = System.nanoTime() + Duration.ofSeconds(10).toNanos();
         while (u.requests() < n && System.nanoTime() < deadline) {
