@@ -1,17 +1,13 @@
 package dev.strait.proxy.errorpages;
 
-import dev.strait.proxy.http.BodyReceiver;
 import dev.strait.proxy.http.Exchange;
-import dev.strait.proxy.http.ForwardingExchange;
+import dev.strait.proxy.http.SubRequestExchange;
 import io.netty.buffer.ByteBuf;
-import io.netty.handler.codec.http.DefaultHttpRequest;
-import io.netty.handler.codec.http.EmptyHttpHeaders;
 import io.netty.handler.codec.http.HttpHeaderNames;
 import io.netty.handler.codec.http.HttpHeaders;
 import io.netty.handler.codec.http.HttpMethod;
 import io.netty.handler.codec.http.HttpRequest;
 import io.netty.handler.codec.http.HttpResponseStatus;
-import io.netty.handler.codec.http.HttpVersion;
 
 /**
  * The fetch of an error page, on behalf of the client's exchange: {@code GET} (or {@code HEAD}) of the page's
@@ -19,15 +15,16 @@ import io.netty.handler.codec.http.HttpVersion;
  * {@code X-Original-URI}, without a body. Its answer goes to the client with the status it replaces; if the
  * page cannot be had (the proxy's own 502, 503 or 504), the client gets the original status's plain answer.
  */
-final class PageExchange extends ForwardingExchange {
+final class PageExchange extends SubRequestExchange {
     private final HttpResponseStatus status;
-    private final HttpRequest request;
-    private final String path;
-    private final String query;
 
     PageExchange(Exchange client, int status, String target) {
-        super(client);
+        super(client, client.isHead() ? HttpMethod.HEAD : HttpMethod.GET, target, pageFields(client, status));
         this.status = HttpResponseStatus.valueOf(status);
+    }
+
+    /** The request's fields less its body's, with those ingress-nginx's error-page servers read. */
+    private static HttpHeaders pageFields(Exchange client, int status) {
         HttpRequest original = client.request();
         HttpHeaders headers = original.headers().copy();
         headers.remove(HttpHeaderNames.CONTENT_LENGTH);
@@ -37,36 +34,7 @@ final class PageExchange extends ForwardingExchange {
         headers.set("X-Code", status);
         headers.set("X-Format", original.headers().get(HttpHeaderNames.ACCEPT, "text/html"));
         headers.set("X-Original-URI", original.uri());
-        this.request = new DefaultHttpRequest(HttpVersion.HTTP_1_1, client.isHead() ? HttpMethod.HEAD : HttpMethod.GET,
-                target, headers);
-        int q = target.indexOf('?');
-        this.path = q < 0 ? target : target.substring(0, q);
-        this.query = q < 0 ? null : target.substring(q + 1);
-    }
-
-    @Override
-    public HttpRequest request() {
-        return request;
-    }
-
-    @Override
-    public String path() {
-        return path;
-    }
-
-    @Override
-    public String query() {
-        return query;
-    }
-
-    @Override
-    public boolean hasBody() {
-        return false;
-    }
-
-    @Override
-    public void receiveBody(BodyReceiver receiver) {
-        receiver.onBodyEnd(EmptyHttpHeaders.INSTANCE);
+        return headers;
     }
 
     @Override

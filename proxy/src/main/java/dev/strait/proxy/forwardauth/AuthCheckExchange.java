@@ -1,21 +1,17 @@
 package dev.strait.proxy.forwardauth;
 
 import dev.strait.model.HostPort;
-import dev.strait.proxy.http.BodyReceiver;
 import dev.strait.proxy.http.Exchange;
 import dev.strait.proxy.http.HeldBody;
-import dev.strait.proxy.http.ForwardingExchange;
+import dev.strait.proxy.http.SubRequestExchange;
 import io.netty.buffer.ByteBuf;
 import io.netty.channel.ChannelHandler;
 import io.netty.handler.codec.http.DefaultHttpHeaders;
-import io.netty.handler.codec.http.DefaultHttpRequest;
-import io.netty.handler.codec.http.EmptyHttpHeaders;
 import io.netty.handler.codec.http.HttpHeaderNames;
 import io.netty.handler.codec.http.HttpHeaders;
 import io.netty.handler.codec.http.HttpMethod;
 import io.netty.handler.codec.http.HttpRequest;
 import io.netty.handler.codec.http.HttpResponseStatus;
-import io.netty.handler.codec.http.HttpVersion;
 import java.util.List;
 
 /**
@@ -29,7 +25,7 @@ import java.util.List;
  * relayed to the client as it comes, a 401 becomes the sign-in redirect where one is set, and the proxy's
  * own failure to reach the service (502, 503, 504) is the client's answer too: nothing passes unchecked.
  */
-final class AuthCheckExchange extends ForwardingExchange {
+final class AuthCheckExchange extends SubRequestExchange {
     /** Fields of the request that belong to its body or its connection, not to the question asked. */
     private static final List<CharSequence> NOT_ASKED = List.of(HttpHeaderNames.CONTENT_LENGTH,
             HttpHeaderNames.TRANSFER_ENCODING, HttpHeaderNames.CONTENT_TYPE, HttpHeaderNames.CONTENT_ENCODING,
@@ -40,18 +36,19 @@ final class AuthCheckExchange extends ForwardingExchange {
 
     private final ForwardAuthHandler auth;
     private final HeldBody body;
-    private final HttpRequest request;
-    private final String path;
-    private final String query;
     private State state = State.WAITING;
     private HttpHeaders answer;
     /** What a guard of the check's own rule holds until the check is over (an in-flight place), or null. */
     private Runnable ended;
 
     AuthCheckExchange(Exchange client, ForwardAuthHandler auth, HeldBody body) {
-        super(client);
+        super(client, HttpMethod.GET, auth.path(), askedFields(client));
         this.auth = auth;
         this.body = body;
+    }
+
+    /** The request's fields less its body's and connection's, and where it was going. */
+    private static HttpHeaders askedFields(Exchange client) {
         HttpRequest original = client.request();
         HttpHeaders headers = original.headers().copy();
         NOT_ASKED.forEach(headers::remove);
@@ -62,41 +59,12 @@ final class AuthCheckExchange extends ForwardingExchange {
         headers.set("X-Forwarded-Method", original.method().name());
         headers.set("X-Forwarded-Uri", uri);
         headers.set("X-Auth-Request-Redirect", uri);
-        String target = auth.path();
-        this.request = new DefaultHttpRequest(HttpVersion.HTTP_1_1, HttpMethod.GET, target, headers);
-        int q = target.indexOf('?');
-        this.path = q < 0 ? target : target.substring(0, q);
-        this.query = q < 0 ? null : target.substring(q + 1);
-    }
-
-    @Override
-    public HttpRequest request() {
-        return request;
-    }
-
-    @Override
-    public String path() {
-        return path;
-    }
-
-    @Override
-    public String query() {
-        return query;
+        return headers;
     }
 
     @Override
     public boolean isHead() {
         return false;
-    }
-
-    @Override
-    public boolean hasBody() {
-        return false;
-    }
-
-    @Override
-    public void receiveBody(BodyReceiver receiver) {
-        receiver.onBodyEnd(EmptyHttpHeaders.INSTANCE);
     }
 
     // The client's reading is held for its body, not for the check's (empty) one.

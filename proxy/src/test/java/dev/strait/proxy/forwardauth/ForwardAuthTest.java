@@ -262,21 +262,13 @@ class ForwardAuthTest {
     void preflightsPassHeaderEditsComeFirstAndRefusalsGetPages() throws Exception {
         TestUpstream pages = h.upstream("pages", (ctx, req, up) -> ctx.writeAndFlush(TestUpstream.response(200,
                 "page " + req.headers().get("x-code"))));
-        h.reload("""
-                upstreams:
-                  - { name: app, endpoints: [ "%s" ] }
-                  - { name: auth, endpoints: [ "%s" ] }
-                  - { name: pages, endpoints: [ "%s" ] }
-                routes:
-                  - name: site
-                    hosts: [ "*" ]
-                    rules:
+        serveRules("""
                       - backends: [ { upstream: app } ]
                         forwardAuth: { upstream: auth }
                         cors: { allowOrigins: [ "https://ui.example.com" ] }
                         requestHeaders: { set: { Authorization: "Bearer good" } }
                         errorPages: { statuses: [ 403 ], upstream: pages }
-                """.formatted(app.endpoint(), auth.endpoint(), pages.endpoint()));
+                """, pages);
         RawClient pc = h.client();
         RawClient.Response preflight = pc.send("OPTIONS /x HTTP/1.1\r\nHost: a\r\nOrigin: https://ui.example.com\r\n"
                 + "Access-Control-Request-Method: PUT\r\n\r\n").read();
@@ -288,19 +280,11 @@ class ForwardAuthTest {
         assertThat(edited.text()).as("allowed: the service saw the edited field").startsWith("app GET /x");
         assertThat(auth.last().header("authorization")).isEqualTo("Bearer good");
 
-        h.reload("""
-                upstreams:
-                  - { name: app, endpoints: [ "%s" ] }
-                  - { name: auth, endpoints: [ "%s" ] }
-                  - { name: pages, endpoints: [ "%s" ] }
-                routes:
-                  - name: site
-                    hosts: [ "*" ]
-                    rules:
+        serveRules("""
                       - backends: [ { upstream: app } ]
                         forwardAuth: { upstream: auth }
                         errorPages: { statuses: [ 403 ], upstream: pages }
-                """.formatted(app.endpoint(), auth.endpoint(), pages.endpoint()));
+                """, pages);
         RawClient.Response refused = h.get("/x", "Authorization: Bearer banned");
         assertThat(refused.status()).isEqualTo(403);
         assertThat(refused.text()).isEqualTo("page 403");
@@ -386,21 +370,14 @@ class ForwardAuthTest {
         assertThat(app.requests()).as("neither reached the app").isEqualTo(before);
 
         // Over HTTP/2 the same (any host here: the JDK's client names the address).
-        h.reload("""
-                upstreams:
-                  - { name: app, endpoints: [ "%s" ] }
-                  - { name: auth, endpoints: [ "%s" ] }
-                routes:
-                  - name: site
-                    hosts: [ "*" ]
-                    rules:
+        serveRules("""
                       - matches: [ { path: { type: Prefix, value: /oauth2 } } ]
                         backends: [ { upstream: auth } ]
                       - matches: [ { path: { type: Prefix, value: /open } } ]
                         respond: { body: "open" }
                       - backends: [ { upstream: app } ]
                         forwardAuth: { path: /oauth2/auth, responseHeaders: [ X-Auth-Request-User ] }
-                """.formatted(app.endpoint(), auth.endpoint()));
+                """, null);
         HttpClient h2 = h.h2cClient("/open");
         HttpResponse<String> r = h2.send(HttpRequest.newBuilder(h.uri("/h2")).header("Authorization", "Bearer good")
                 .timeout(Duration.ofSeconds(10)).build(), HttpResponse.BodyHandlers.ofString());
@@ -408,6 +385,14 @@ class ForwardAuthTest {
         assertThat(r.body()).isEqualTo("app GET /h2 user=[alice] body=0");
         assertThat(h2.send(HttpRequest.newBuilder(h.uri("/h2")).timeout(Duration.ofSeconds(10)).build(),
                 HttpResponse.BodyHandlers.ofString()).statusCode()).isEqualTo(401);
+    }
+
+    /** Serves {@code rules} (YAML list items) for every host, with the upstreams app, auth and, if given, pages. */
+    private void serveRules(String rules, TestUpstream pages) {
+        h.reload("upstreams:\n  - { name: app, endpoints: [ \"" + app.endpoint() + "\" ] }\n"
+                + "  - { name: auth, endpoints: [ \"" + auth.endpoint() + "\" ] }\n"
+                + (pages == null ? "" : "  - { name: pages, endpoints: [ \"" + pages.endpoint() + "\" ] }\n")
+                + "routes:\n  - name: site\n    hosts: [ \"*\" ]\n    rules:\n" + rules);
     }
 
     private RawClient.Response get(String host, String target, String... headerLines) throws Exception {
