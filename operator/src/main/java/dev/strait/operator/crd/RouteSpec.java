@@ -151,6 +151,7 @@ public class RouteSpec {
          * Before the action sees a request, {@code backend} is asked whether it may pass (nginx's
          * {@code auth_request}, Traefik's ForwardAuth, ingress-nginx's {@code auth-url}): a 2xx lets it through,
          * anything else is the client's answer. Until the backend resolves, the rule answers 503, never unchecked.
+         * Without a backend, {@code path} is asked of this host through the proxy's own routes.
          */
         public ForwardAuth forwardAuth;
     }
@@ -159,15 +160,22 @@ public class RouteSpec {
     @JsonInclude(JsonInclude.Include.NON_NULL)
     @ValidationRule(value = "!has(self.path) || self.path.startsWith('/')",
             message = "forwardAuth.path must start with /")
+    // Asked of the host itself, the default / would be the site's own root page: a 2xx there lets everyone in.
+    @ValidationRule(value = "has(self.backend) || has(self.path)",
+            message = "forwardAuth without a backend needs the path it asks of the request's host")
     @ValidationRule(value = "!has(self.signIn) || self.signIn.startsWith('https://') || self.signIn.startsWith('http://')"
             + " || (self.signIn.startsWith('/') && !self.signIn.startsWith('//'))",
             message = "forwardAuth.signIn must be an http(s) URL or a path starting with /")
     public static class ForwardAuth {
-        /** An Upstream, or a Service and port (with the Service backend's settings), spoken to over HTTP. */
-        @Required
+        /**
+         * An Upstream, or a Service and port (with the Service backend's settings), spoken to over HTTP. Without it
+         * the check is a request for {@code path} on the request's own host, routed by the proxy's routes as any
+         * (nginx's {@code auth_request} to a location; ingress-nginx's {@code auth-url: https://$host/oauth2/auth}
+         * with another Ingress routing {@code /oauth2} to oauth2-proxy).
+         */
         public Backend backend;
 
-        /** The check's path and query on the backend ({@code /oauth2/auth}); default {@code /}. */
+        /** The check's path and query on the backend ({@code /oauth2/auth}); default {@code /} with a backend. */
         @Pattern("^[!-\"$-~]*$")
         @Size(max = 1024)
         public String path;

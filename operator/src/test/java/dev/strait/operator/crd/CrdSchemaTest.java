@@ -66,9 +66,11 @@ class CrdSchemaTest {
                 .containsExactly("clientAddresses names no addresses: give allow, deny or both");
         assertThat(rule.getProperties().get("basicAuth").getRequired()).containsExactly("secretName");
         JSONSchemaProps forwardAuth = rule.getProperties().get("forwardAuth");
-        assertThat(forwardAuth.getRequired()).containsExactly("backend");
+        // Without a backend the check is routed on the request's host: the path must then be given.
+        assertThat(forwardAuth.getRequired()).isNullOrEmpty();
         assertThat(forwardAuth.getXKubernetesValidations()).extracting(r -> r.getRule())
                 .containsExactly("!has(self.path) || self.path.startsWith('/')",
+                        "has(self.backend) || has(self.path)",
                         "!has(self.signIn) || self.signIn.startsWith('https://') || self.signIn.startsWith('http://')"
                                 + " || (self.signIn.startsWith('/') && !self.signIn.startsWith('//'))");
         assertThat(forwardAuth.getProperties().get("path").getPattern()).as("no spaces, no '#'").isEqualTo("^[!-\"$-~]*$");

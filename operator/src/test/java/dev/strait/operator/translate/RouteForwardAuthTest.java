@@ -72,6 +72,36 @@ class RouteForwardAuthTest {
                 List.of(), null));
     }
 
+    /**
+     * Without a backend the check is a request for the path on the request's own host, which the proxy routes as
+     * any (another rule or Route serves {@code /oauth2}): the model has no upstream, and nothing is looked up.
+     */
+    @Test
+    void withoutABackendTheCheckIsRoutedOnTheRequestsHost() {
+        Translation t = Fixtures.translate(route("shop", "site", 1, """
+                hosts: [ example.com ]
+                rules:
+                  - matches: [ { path: { type: Prefix, value: /admin } } ]
+                    respond: { body: "admin" }
+                    forwardAuth:
+                      path: /oauth2/auth
+                      responseHeaders: [ X-Auth-Request-User ]
+                      signIn: "/oauth2/start?rd={url}"
+                  - matches: [ { path: { type: Prefix, value: /oauth2 } } ]
+                    backends: [ { service: { name: auth, port: 4180 } } ]
+                """), AUTH, AUTH_PODS);
+        ResourceReport r = Fixtures.routeReport(t, "shop", "site");
+        assertThat(r.errors()).isEmpty();
+        assertThat(r.resolvedRefs().status()).isTrue();
+        assertThat(rules(t).get(0).forwardAuth()).isEqualTo(new Route.ForwardAuth(null, "/oauth2/auth",
+                List.of("x-auth-request-user"), "/oauth2/start?rd={url}"));
+        assertThat(rules(t).get(0).action()).isEqualTo(new Route.Respond(200, "admin", Map.of()));
+        // No stand-in: a check without an upstream has nothing to resolve, so nothing to fail closed on.
+        assertThat(t.snapshot(STRAIT).config().upstreams()).extracting(Upstream::name)
+                .containsExactly("service.shop.auth.4180");
+        Fixtures.parse(t.snapshot(STRAIT).json());
+    }
+
     /** A Service without ready endpoints is no error (it may be starting): the check answers 503 until one is. */
     @Test
     void aServiceWithoutEndpointsKeepsTheCheckWhichAnswers503() {
