@@ -23,7 +23,8 @@ import java.util.regex.PatternSyntaxException;
  * rule's {@code clientAddresses} (ADR 0060). What cannot be expressed exactly is an error naming the
  * annotation, and the paths it applies to answer 503 rather than reach the app with a path or at an address
  * it was not meant to get, or unguarded: so do authentication annotations it cannot honour. {@code auth-type:
- * basic} is the rules' {@code basicAuth} (ADR 0061), {@code auth-url} naming a Service their {@code forwardAuth}.
+ * basic} is the rules' {@code basicAuth} (ADR 0061), {@code auth-url} naming a Service or the request's own host
+ * ({@code $host}) their {@code forwardAuth}.
  */
 final class IngressAnnotations {
     static final String PREFIX = "nginx.ingress.kubernetes.io/";
@@ -923,6 +924,14 @@ final class IngressAnnotations {
     /** nginx's ways of writing the request's whole URL, each of which the proxy's {@code {url}} stands for. */
     private static final java.util.Set<String> WHOLE_URL = wholeUrls();
 
+    /**
+     * A URL on the request's own host as ingress-nginx's oauth2-proxy example writes it
+     * ({@code https://$host/oauth2/auth}): a scheme nginx may give, and one of nginx's names for the request's host
+     * (not {@code $server_name}: for a wildcard host it is the pattern). Group 1 is the rest: path, query, fragment.
+     */
+    private static final Pattern SELF_URL = Pattern.compile(
+            "(?:(?i:https?)|\\$scheme|\\$pass_access_scheme)://(?:\\$host|\\$http_host|\\$best_http_host)([/?#].*)?");
+
     private static java.util.Set<String> wholeUrls() {
         java.util.Set<String> out = new java.util.HashSet<>();
         for (String scheme : List.of("$scheme", "$pass_access_scheme")) {
@@ -940,11 +949,13 @@ final class IngressAnnotations {
      * {@code auth-response-headers} and {@code auth-method}) as a {@code forwardAuth}, or null without
      * {@code auth-url}. The URL must name a Service of the Ingress's namespace over plain HTTP, written as cluster
      * DNS resolves it ({@code http://NAME[.NAMESPACE[.svc[.cluster.local]]][:PORT]/path?query}, port 80 by
-     * default): that Service and port are the check's backend, the path and query its path. What cannot be
-     * honoured (https, another namespace, a host outside the cluster, nginx variables, a field that cannot be
-     * taken) is an error in {@code guard}: the paths answer 503, as ingress-nginx denies a location whose
-     * authentication it cannot read, and never serve unchecked. A sign-in or method that cannot be read is only
-     * a warning: the check still guards the paths, its 401 going to the client as it is.
+     * default): that Service and port are the check's backend, the path and query its path. Or it names the
+     * request's own host ({@code https://$host/oauth2/auth}): the check has no backend and is routed as a request
+     * for the path on that host. What cannot be honoured (https, another namespace, a host outside the cluster,
+     * other nginx variables, a field that cannot be taken) is an error in {@code guard}: the paths answer 503, as
+     * ingress-nginx denies a location whose authentication it cannot read, and never serve unchecked. A sign-in or
+     * method that cannot be read is only a warning: the check still guards the paths, its 401 going to the client
+     * as it is.
      */
     private static RouteSpec.ForwardAuth forwardAuth(Map<String, String> a, String namespace, List<String> guard,
                                                      List<String> warn) {
@@ -1005,6 +1016,10 @@ final class IngressAnnotations {
      * why it cannot, else null.
      */
     private static String checkUrl(String value, String namespace, RouteSpec.ForwardAuth f) {
+        java.util.regex.Matcher self = SELF_URL.matcher(value);
+        if (self.matches()) {
+            return selfCheck(self.group(1), f);
+        }
         if (value.indexOf('$') >= 0) {
             return "uses nginx variables, which Strait does not have";
         }
@@ -1054,18 +1069,55 @@ final class IngressAnnotations {
     }
 
     /**
+     * Fills {@code f}'s path from the rest of an {@code auth-url} on the request's own host; returns why it cannot,
+     * else null. nginx sends that check out through the load balancer and back in to the location another Ingress
+     * of the host routes; Strait routes it through its own routes, so there is no backend, and the scheme does not
+     * matter (the check never leaves the proxy).
+     */
+    private static String selfCheck(String rest, RouteSpec.ForwardAuth f) {
+        // Without a path the check would ask the site's root, the guarded app itself (the Route CRD's CEL rule too).
+        if (rest == null || !rest.startsWith("/")) {
+            return "names no path on the request's host for the check to ask";
+        }
+        if (rest.indexOf('$') >= 0) {
+            return "uses nginx variables besides the request's host, which Strait does not have";
+        }
+        URI u;
+        try {
+            u = new URI("http://self" + rest);
+        } catch (URISyntaxException e) {
+            return "is not a URL (" + e.getReason() + ")";
+        }
+        if (u.getRawFragment() != null) {
+            return "has a fragment, which the check cannot carry";
+        }
+        String path = u.getRawPath() + (u.getRawQuery() == null ? "" : "?" + u.getRawQuery());
+        if (path.length() > 1024 || path.chars().anyMatch(ch -> ch <= 0x20 || ch >= 0x7f)) {
+            return "has a path the check cannot send (not ASCII, or longer than 1024)";
+        }
+        f.path = path;
+        return null;
+    }
+
+    /**
      * {@code auth-signin} as a {@code signIn}, or null (a warning) where it cannot be read. ingress-nginx adds
      * {@code rd=$pass_access_scheme://$http_host$escaped_request_uri} unless the URL's query already has the
      * parameter; the proxy's {@code {url}} is that URL, so it stands for the parameter's value when it is one of
      * nginx's spellings of the request's URL ({@code $scheme://$host$escaped_request_uri}, or with
      * {@code $request_uri}, which Strait escapes where nginx sent it raw). A value of the path alone
      * ({@code $escaped_request_uri}) becomes the whole URL, with a warning; a fixed one, or other variables,
-     * cannot be kept as they are, and the sign-in is not applied.
+     * cannot be kept as they are, and the sign-in is not applied. A URL on the request's own host
+     * ({@code https://$host/oauth2/start}) becomes its path and query: a relative redirect keeps the client's scheme
+     * and host.
      */
     private static String signIn(String value, String param, List<String> warn) {
         String notApplied = "; it is not applied (the check's 401 goes to the client as it is)";
-        int q = value.indexOf('?');
-        String base = q < 0 ? value : value.substring(0, q);
+        // On the request's own host, its path and query: a relative redirect keeps the client's scheme and host.
+        java.util.regex.Matcher self = SELF_URL.matcher(value);
+        String rest = self.matches() && self.group(1) != null ? self.group(1) : "";
+        String target = !self.matches() ? value : rest.startsWith("/") ? rest : "/" + rest;
+        int q = target.indexOf('?');
+        String base = q < 0 ? target : target.substring(0, q);
         boolean absolute = base.startsWith("https://") || base.startsWith("http://");
         if (!absolute && (!base.startsWith("/") || base.startsWith("//"))) {
             warn.add(field(AUTH_SIGNIN) + ": \"" + value + "\" is neither an http(s) URL nor a path starting with /"
@@ -1083,8 +1135,8 @@ final class IngressAnnotations {
                     + notApplied);
             return null;
         }
-        List<String> params = new ArrayList<>(q < 0 || q == value.length() - 1 ? List.of()
-                : List.of(value.substring(q + 1).split("&", -1)));
+        List<String> params = new ArrayList<>(q < 0 || q == target.length() - 1 ? List.of()
+                : List.of(target.substring(q + 1).split("&", -1)));
         boolean given = false;
         for (int i = 0; i < params.size(); i++) {
             String p = params.get(i);

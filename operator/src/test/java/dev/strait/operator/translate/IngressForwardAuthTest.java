@@ -76,6 +76,72 @@ class IngressForwardAuthTest {
                 .contains(new Route.Backends(List.of(new Route.Backend("service.shop.web.80", 1))));
     }
 
+    /**
+     * ingress-nginx's oauth2-proxy example asks {@code https://$host/oauth2/auth}: nginx goes out and back in to the
+     * location another Ingress of the host routes. Strait routes the check itself: no backend, the path and query
+     * asked of the request's host, whatever the scheme.
+     */
+    @Test
+    void theRequestsOwnHostIsAskedThroughTheProxysRoutes() {
+        String[][] cases = {
+            {"https://$host/oauth2/auth", "/oauth2/auth"},
+            {"http://$host/oauth2/auth?allowed_groups=ops", "/oauth2/auth?allowed_groups=ops"},
+            {"$scheme://$http_host/verify", "/verify"},
+            {" HTTPS://$best_http_host/ ", "/"},
+            {"$pass_access_scheme://$host/a%20b", "/a%20b"},
+        };
+        for (String[] c : cases) {
+            Translation t = translate("auth-url", c[0]);
+            assertThat(ingressReport(t, "shop", "site").errors()).as(c[0]).containsExactly(GONE);
+            assertThat(check(t)).as(c[0]).isEqualTo(new Route.ForwardAuth(null, c[1], List.of(), null));
+            Fixtures.parse(t.snapshot(STRAIT).json());
+        }
+        Translation t = translate("auth-url", "https://$host/oauth2/auth", "auth-response-headers", "X-Auth-Request-User");
+        assertThat(check(t)).isEqualTo(new Route.ForwardAuth(null, "/oauth2/auth", List.of("x-auth-request-user"), null));
+        // Nothing to resolve, so nothing locked: only /shop, whose Service is gone, answers 503.
+        assertThat(rules(t)).extracting(Route.Rule::action).containsOnlyOnce(LOCKED)
+                .contains(new Route.Backends(List.of(new Route.Backend("service.shop.web.80", 1))));
+    }
+
+    /** The example whole: the Ingress that routes /oauth2 to oauth2-proxy answers the other's checks and sign-in. */
+    @Test
+    void ingressNginxsOauth2ProxyExampleTranslatesWhole() {
+        Translation t = IngressAnnotationsTest.translate(service("shop", "oauth2-proxy", "http:4180"),
+                slice("shop", "oauth2-proxy", "oauth2-proxy-1", "http", 4180, "10.0.0.9"),
+                annotated("application", """
+                        ingressClassName: strait
+                        rules:
+                          - host: dash.example.com
+                            http:
+                              paths: [ { path: /, pathType: Prefix, backend: { service: { name: web, port: { number: 80 } } } } ]
+                        """, "auth-url", "https://$host/oauth2/auth",
+                        "auth-signin", "https://$host/oauth2/start?rd=$escaped_request_uri"),
+                annotated("oauth2-proxy", """
+                        ingressClassName: strait
+                        rules:
+                          - host: dash.example.com
+                            http:
+                              paths: [ { path: /oauth2, pathType: Prefix, backend: { service: { name: oauth2-proxy, port: { number: 4180 } } } } ]
+                        """));
+        assertThat(ingressReport(t, "shop", "application").errors()).containsExactly(SIGNIN + ": \"$escaped_request_uri\""
+                + " is the request's path; Strait's rd carries its whole URL (scheme and host too), which the sign-in"
+                + " service must accept");
+        assertThat(ingressReport(t, "shop", "oauth2-proxy").errors()).isEmpty();
+        assertThat(rules(t)).filteredOn(r -> r.matches().get(0).path().value().equals("/")).singleElement()
+                .satisfies(r -> {
+                    assertThat(r.forwardAuth()).isEqualTo(new Route.ForwardAuth(null, "/oauth2/auth", List.of(),
+                            "/oauth2/start?rd={url}"));
+                    assertThat(r.action()).isEqualTo(new Route.Backends(List.of(new Route.Backend("service.shop.web.80", 1))));
+                });
+        assertThat(rules(t)).filteredOn(r -> r.matches().get(0).path().value().equals("/oauth2")).singleElement()
+                .satisfies(r -> {
+                    assertThat(r.forwardAuth()).as("the sign-in itself is not guarded").isNull();
+                    assertThat(r.action()).isEqualTo(new Route.Backends(List.of(
+                            new Route.Backend("service.shop.oauth2-proxy.4180", 1))));
+                });
+        Fixtures.parse(t.snapshot(STRAIT).json());
+    }
+
     @Test
     void aRedirectAnswersBeforeTheCheckAsNginxReturnDoes() {
         Translation t = translate("auth-url", "http://auth.shop.svc/verify", "permanent-redirect", "https://new.example.com/");
@@ -102,6 +168,12 @@ class IngressForwardAuthTest {
             {login + "?app=shop&rd=$pass_access_scheme://$http_host$request_uri", null, login + "?app=shop&rd={url}"},
             {login + "?app=shop", null, login + "?app=shop&rd={url}"},
             {"/oauth2/start", null, "/oauth2/start?rd={url}"},
+            // On the request's own host: its path and query, a relative redirect keeping scheme and host.
+            {"https://$host/oauth2/start", null, "/oauth2/start?rd={url}"},
+            {"$scheme://$http_host/oauth2/start?rd=$scheme://$host$escaped_request_uri", null, "/oauth2/start?rd={url}"},
+            {"http://$best_http_host/sign_in?app=shop", null, "/sign_in?app=shop&rd={url}"},
+            {"https://$host", null, "/?rd={url}"},
+            {"https://$host?app=shop", "redirect_to", "/?app=shop&redirect_to={url}"},
             {login, "redirect_to", login + "?redirect_to={url}"},
             {login + "?redirect_to=$scheme://$host$request_uri&rd=x", "redirect_to", login + "?redirect_to={url}&rd=x"},
         };
@@ -120,6 +192,13 @@ class IngressForwardAuthTest {
         assertThat(ingressReport(t, "shop", "site").errors()).contains(SIGNIN + ": \"$escaped_request_uri\" is the"
                 + " request's path; Strait's rd carries its whole URL (scheme and host too), which the sign-in service"
                 + " must accept");
+        // So on the request's own host, as ingress-nginx's oauth2-proxy example writes it.
+        t = translate("auth-url", "http://auth.shop.svc/verify", "auth-signin",
+                "https://$host/oauth2/start?rd=$escaped_request_uri");
+        assertThat(check(t).signIn()).isEqualTo("/oauth2/start?rd={url}");
+        assertThat(ingressReport(t, "shop", "site").errors()).containsExactlyInAnyOrder(GONE, SIGNIN
+                + ": \"$escaped_request_uri\" is the request's path; Strait's rd carries its whole URL (scheme and host"
+                + " too), which the sign-in service must accept");
     }
 
     /** A sign-in that cannot be kept as written is reported; the check still guards, its 401 going out as it is. */
@@ -127,7 +206,11 @@ class IngressForwardAuthTest {
     void aSignInThatCannotBeReadIsReportedAndTheCheckStays() {
         String notApplied = "; it is not applied (the check's 401 goes to the client as it is)";
         String[][] cases = {
-            {"https://$host/oauth2/start?rd=$escaped_request_uri", "uses nginx variables, which Strait does not have"},
+            {"https://$server_name/oauth2/start?rd=$escaped_request_uri", "uses nginx variables, which Strait does not"
+                + " have"},
+            {"https://$host:8443/oauth2/start", "uses nginx variables, which Strait does not have"},
+            {"https://$host/$lang/start", "uses nginx variables, which Strait does not have"},
+            {"https://$host//login.example.com/start", "is neither an http(s) URL nor a path starting with /"},
             {"https://login.example.com/start?rd=$scheme://$host$request_uri&user=$remote_user",
                 "uses nginx variables, which Strait does not have"},
             {"https://login.example.com/start?rd=https://app.example.com/", "gives rd \"https://app.example.com/\","
@@ -160,8 +243,19 @@ class IngressForwardAuthTest {
                 + " Service of the Ingress's namespace can be asked"},
             {"auth-url", "http://auth.example.com/verify", "\"http://auth.example.com/verify\" " + notAService},
             {"auth-url", "http://10.0.0.5:4180/verify", "\"http://10.0.0.5:4180/verify\" " + notAService},
-            {"auth-url", "https://$host/oauth2/auth", "\"https://$host/oauth2/auth\" uses nginx variables, which Strait"
-                + " does not have"},
+            {"auth-url", "https://$server_name/oauth2/auth", "\"https://$server_name/oauth2/auth\" uses nginx variables,"
+                + " which Strait does not have"},
+            {"auth-url", "https://$host:8443/oauth2/auth", "\"https://$host:8443/oauth2/auth\" uses nginx variables,"
+                + " which Strait does not have"},
+            {"auth-url", "https://$host/oauth2/auth?user=$remote_user", "\"https://$host/oauth2/auth?user=$remote_user\""
+                + " uses nginx variables besides the request's host, which Strait does not have"},
+            {"auth-url", "https://$host", "\"https://$host\" names no path on the request's host for the check to ask"},
+            {"auth-url", "https://$host?x=1", "\"https://$host?x=1\" names no path on the request's host for the check"
+                + " to ask"},
+            {"auth-url", "https://$host/oauth2/auth#x", "\"https://$host/oauth2/auth#x\" has a fragment, which the check"
+                + " cannot carry"},
+            {"auth-url", "https://$host/a b", "\"https://$host/a b\" is not a URL (Illegal character in path)"},
+            {"auth-url", "ftp://$host/auth", "\"ftp://$host/auth\" uses nginx variables, which Strait does not have"},
             {"auth-url", "http://auth.shop.svc/verify#x", "\"http://auth.shop.svc/verify#x\" has user information or a"
                 + " fragment, which the check cannot carry"},
             {"auth-url", "ftp://auth/", "\"ftp://auth/\" is not an http URL"},
