@@ -49,6 +49,10 @@ class IngressAnnotationsServedTest {
     }
 
     private static Ingress ingress(String name, String annotations, String paths) {
+        return ingress(name, name + ".example.com", annotations, paths);
+    }
+
+    private static Ingress ingress(String name, String host, String annotations, String paths) {
         return yaml("""
                 apiVersion: networking.k8s.io/v1
                 kind: Ingress
@@ -59,10 +63,10 @@ class IngressAnnotationsServedTest {
                 spec:
                   ingressClassName: strait
                   rules:
-                    - host: %s.example.com
+                    - host: %s
                       http:
                         paths:
-                %s""".formatted(name, annotations, name, paths.indent(10)), Ingress.class);
+                %s""".formatted(name, annotations, host, paths.indent(10)), Ingress.class);
     }
 
     private static String web(String path, String type) {
@@ -198,6 +202,65 @@ class IngressAnnotationsServedTest {
                     "X-Auth-Request-User: mallory")).startsWith("HTTP/1.1 200 ").endsWith("\r\n\r\nuser alice");
         } finally {
             auth.stop(0);
+            whoami.stop(0);
+        }
+    }
+
+    /**
+     * ingress-nginx's oauth2-proxy example: the check asks the request's own host, where a second Ingress routes
+     * /oauth2 to oauth2-proxy. Until that Ingress exists the check lands on the guarded path itself, which fails
+     * closed (500), never the app; then a 401 signs in on the same host and a 2xx reaches the app with the user.
+     */
+    @Test
+    void authUrlOnTheRequestsOwnHostIsAnsweredByTheIngressRoutingOauth2() throws Exception {
+        java.util.List<String> asked = new java.util.concurrent.CopyOnWriteArrayList<>();
+        HttpServer oauth2 = HttpServer.create(new java.net.InetSocketAddress("127.0.0.1", 0), 0);
+        oauth2.createContext("/oauth2/auth", x -> {
+            asked.add(x.getRequestHeaders().getFirst("Host") + " " + x.getRequestURI());
+            boolean alice = "session=alice".equals(x.getRequestHeaders().getFirst("Cookie"));
+            if (alice) {
+                x.getResponseHeaders().add("X-Auth-Request-User", "alice");
+            }
+            x.sendResponseHeaders(alice ? 202 : 401, -1);
+            x.close();
+        });
+        oauth2.createContext("/oauth2/start", x -> {
+            byte[] body = "sign in".getBytes();
+            x.sendResponseHeaders(200, body.length);
+            x.getResponseBody().write(body);
+            x.close();
+        });
+        oauth2.start();
+        HttpServer whoami = HttpServer.create(new java.net.InetSocketAddress("127.0.0.1", 0), 0);
+        whoami.createContext("/", x -> {
+            byte[] body = ("user " + x.getRequestHeaders().getFirst("X-Auth-Request-User")).getBytes();
+            x.sendResponseHeaders(200, body.length);
+            x.getResponseBody().write(body);
+            x.close();
+        });
+        whoami.start();
+        try {
+            OperatorHarness.serviceBackend(client, "oauth2-proxy", "http", 4180, oauth2);
+            OperatorHarness.serviceBackend(client, "whoami", "http", 80, whoami);
+            create(client, ingress("dash", "dash.example.com", "nginx.ingress.kubernetes.io/auth-url: "
+                    + "\"https://$host/oauth2/auth\", nginx.ingress.kubernetes.io/auth-signin: "
+                    + "\"https://$host/oauth2/start?rd=$escaped_request_uri\", "
+                    + "nginx.ingress.kubernetes.io/auth-response-headers: \"X-Auth-Request-User\"",
+                    "- { path: /, pathType: Prefix, backend: { service: { name: whoami, port: { name: http } } } }"));
+            await().atMost(WAIT).untilAsserted(() ->
+                    assertThat(proxy.get("dash.example.com", "/x").split(" ")[0]).isEqualTo("500"));
+            create(client, ingress("dash-oauth2", "dash.example.com", "", "- { path: /oauth2, pathType: Prefix,"
+                    + " backend: { service: { name: oauth2-proxy, port: { name: http } } } }"));
+            // A relative sign-in: the client stays on its scheme and host; rd is its whole URL.
+            await().atMost(WAIT).untilAsserted(() -> assertThat(proxy.exchange("dash.example.com", "/x?a=1"))
+                    .startsWith("HTTP/1.1 302 ")
+                    .containsIgnoringCase("\r\nLocation: /oauth2/start?rd=http%3A%2F%2Fdash.example.com%2Fx%3Fa%3D1\r\n"));
+            assertThat(proxy.get("dash.example.com", "/oauth2/start?rd=x")).isEqualTo("200 OK sign in");
+            assertThat(proxy.exchange("dash.example.com", "/x", "Cookie: session=alice",
+                    "X-Auth-Request-User: mallory")).startsWith("HTTP/1.1 200 ").endsWith("\r\n\r\nuser alice");
+            assertThat(asked).as("asked of the request's host").contains("dash.example.com /oauth2/auth");
+        } finally {
+            oauth2.stop(0);
             whoami.stop(0);
         }
     }
