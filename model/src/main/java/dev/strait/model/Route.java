@@ -188,7 +188,9 @@ public record Route(String name, List<String> hosts, List<Rule> rules, List<Stri
      * @param responseHeaders names of the answer's fields the request takes on (lower case), such as
      *                        {@code x-auth-request-user}
      * @param signIn          where a 401 sends the client, or null; {@code {url}} in it stands for the request's
-     *                        whole URL, escaped, and without it {@code rd={url}} is added to its query
+     *                        whole URL, escaped, {@code {uri}} for its path and query alone, escaped (what
+     *                        oauth2-proxy takes without a domain allow-list); without either {@code rd={url}}
+     *                        is added to its query
      */
     public record ForwardAuth(String upstream, String path, List<String> responseHeaders, String signIn) {
         public ForwardAuth {

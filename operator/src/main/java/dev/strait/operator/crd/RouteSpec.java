@@ -186,7 +186,7 @@ public class RouteSpec {
 
         /**
          * Where a 401 sends the client (302): an http(s) URL or a path. {@code {url}} in it stands for the request's
-         * whole URL, escaped; without it {@code rd={url}} is added to its query.
+         * whole URL, escaped, {@code {uri}} for its path and query; without either {@code rd={url}} is added.
          */
         @Pattern("^[!-~]*$")
         @Size(max = 2048)

@@ -1105,7 +1105,7 @@ final class IngressAnnotations {
      * parameter; the proxy's {@code {url}} is that URL, so it stands for the parameter's value when it is one of
      * nginx's spellings of the request's URL ({@code $scheme://$host$escaped_request_uri}, or with
      * {@code $request_uri}, which Strait escapes where nginx sent it raw). A value of the path alone
-     * ({@code $escaped_request_uri}) becomes the whole URL, with a warning; a fixed one, or other variables,
+     * ({@code $escaped_request_uri}, {@code $request_uri}) is the proxy's {@code {uri}}; a fixed one, or other variables,
      * cannot be kept as they are, and the sign-in is not applied. A URL on the request's own host
      * ({@code https://$host/oauth2/start}) becomes its path and query: a relative redirect keeps the client's scheme
      * and host.
@@ -1146,9 +1146,10 @@ final class IngressAnnotations {
             if (name.equals(param) && !v.isEmpty() && !given) {
                 given = true;
                 if (REQUEST_URI.contains(v)) {
-                    warn.add(field(AUTH_SIGNIN) + ": \"" + v + "\" is the request's path; Strait's " + param
-                            + " carries its whole URL (scheme and host too), which the sign-in service must accept");
-                } else if (!WHOLE_URL.contains(v)) {
+                    params.set(i, name + "={uri}"); // the path and query alone, as oauth2-proxy takes it by default
+                    continue;
+                }
+                if (!WHOLE_URL.contains(v)) {
                     warn.add(field(AUTH_SIGNIN) + ": \"" + value + "\" gives " + param + " \"" + v + "\", which Strait"
                             + " cannot send (it sends the request's URL, $scheme://$host$escaped_request_uri)" + notApplied);
                     return null;

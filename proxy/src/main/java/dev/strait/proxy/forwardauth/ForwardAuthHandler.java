@@ -96,8 +96,8 @@ public final class ForwardAuthHandler extends HandlerDecorator {
             return null;
         }
         String url = escape(ex.scheme() + "://" + ex.host() + ex.request().uri());
-        if (signIn.contains("{url}")) {
-            return signIn.replace("{url}", url);
+        if (signIn.contains("{url}") || signIn.contains("{uri}")) {
+            return signIn.replace("{url}", url).replace("{uri}", escape(ex.request().uri()));
         }
         return signIn + (signIn.indexOf('?') < 0 ? "?" : "&") + "rd=" + url;
     }

@@ -79,6 +79,9 @@ class ForwardAuthTest {
                       - matches: [ { path: { type: Prefix, value: /login-here } } ]
                         backends: [ { upstream: app } ]
                         forwardAuth: { upstream: auth, signIn: "/oauth2/start" }
+                      - matches: [ { path: { type: Prefix, value: /path-back } } ]
+                        backends: [ { upstream: app } ]
+                        forwardAuth: { upstream: auth, signIn: "/oauth2/start?rd={uri}" }
                       - matches: [ { path: { type: Prefix, value: /down } } ]
                         backends: [ { upstream: app } ]
                         forwardAuth: { upstream: dead }
@@ -207,6 +210,8 @@ class ForwardAuthTest {
         RawClient.Response here = h.get("/login-here/a");
         assertThat(here.status()).isEqualTo(302);
         assertThat(here.header("location")).isEqualTo("/oauth2/start?rd=http%3A%2F%2Ftest%2Flogin-here%2Fa");
+        assertThat(h.get("/path-back/a?b=c").header("location")).as("the path and query alone")
+                .isEqualTo("/oauth2/start?rd=%2Fpath-back%2Fa%3Fb%3Dc");
 
         // A 403 is not a question of signing in.
         assertThat(h.get("/signin/x", "Authorization: Bearer banned").status()).isEqualTo(403);
