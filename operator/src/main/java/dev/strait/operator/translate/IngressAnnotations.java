@@ -60,6 +60,13 @@ final class IngressAnnotations {
     static final String AUTH_RESPONSE_HEADERS = PREFIX + "auth-response-headers";
     /** The method of the check; Strait's is GET. */
     static final String AUTH_METHOD = PREFIX + "auth-method";
+    /**
+     * Beside {@code auth-url}, what narrows who passes (nginx directives around the check; a ConfigMap of fields
+     * sent with it, such as the group it must find): Strait cannot apply them, and the check without them could
+     * let more clients through than asked, so the paths answer 503.
+     */
+    static final String AUTH_SNIPPET = PREFIX + "auth-snippet";
+    static final String AUTH_PROXY_SET_HEADERS = PREFIX + "auth-proxy-set-headers";
     static final String AUTH_TLS_SECRET = PREFIX + "auth-tls-secret";
     static final String AUTH_TLS_VERIFY_CLIENT = PREFIX + "auth-tls-verify-client";
     /** With {@code auth-type: basic}: the Secret (name, or namespace/name) whose {@code auth} key holds htpasswd lines. */
@@ -151,7 +158,7 @@ final class IngressAnnotations {
             SESSION_COOKIE_CHANGE_ON_FAILURE, X_FORWARDED_PREFIX, PROXY_NEXT_UPSTREAM, PROXY_NEXT_UPSTREAM_TRIES,
             PROXY_CONNECT_TIMEOUT, LOAD_BALANCE, UPSTREAM_HASH_BY, SERVICE_UPSTREAM, DEFAULT_BACKEND, SATISFY,
             CUSTOM_HTTP_ERRORS, ENABLE_ACCESS_LOG, AUTH_SIGNIN, AUTH_SIGNIN_REDIRECT_PARAM, AUTH_RESPONSE_HEADERS,
-            AUTH_METHOD);
+            AUTH_METHOD, AUTH_SNIPPET, AUTH_PROXY_SET_HEADERS);
     /** {@code "true"}: TLS passed through to the backend, which Strait does not do. */
     static final String SSL_PASSTHROUGH = PREFIX + "ssl-passthrough";
     /** The annotations this class reads; any other of ingress-nginx's is reported as not read. */
@@ -439,6 +446,12 @@ final class IngressAnnotations {
         canaryHeaderPattern = headerPattern;
         canaryCookie = cookie;
         forwardAuth = forwardAuth(a, namespace, guard, warn);
+        for (String narrowing : List.of(AUTH_SNIPPET, AUTH_PROXY_SET_HEADERS)) {
+            if (forwardAuth != null && a.get(narrowing) != null && !a.get(narrowing).isBlank()) {
+                guard.add(field(narrowing) + ": Strait cannot apply it to the check, which without it could let more"
+                        + " clients through than asked; the Ingress's paths answer 503 rather than serve them so");
+            }
+        }
         String tlsSecret = a.get(AUTH_TLS_SECRET);
         String verify = a.get(AUTH_TLS_VERIFY_CLIENT);
         if (tlsSecret != null && !tlsSecret.isBlank() && !"off".equals(verify == null ? null : verify.trim())) {
@@ -961,7 +974,8 @@ final class IngressAnnotations {
                                                      List<String> warn) {
         String url = a.get(AUTH_URL);
         if (url == null || url.isBlank()) {
-            for (String needsUrl : List.of(AUTH_SIGNIN, AUTH_SIGNIN_REDIRECT_PARAM, AUTH_RESPONSE_HEADERS, AUTH_METHOD)) {
+            for (String needsUrl : List.of(AUTH_SIGNIN, AUTH_SIGNIN_REDIRECT_PARAM, AUTH_RESPONSE_HEADERS, AUTH_METHOD,
+                    AUTH_SNIPPET, AUTH_PROXY_SET_HEADERS)) {
                 if (a.get(needsUrl) != null && !a.get(needsUrl).isBlank()) {
                     warn.add(field(needsUrl) + ": applies with " + field(AUTH_URL) + ", which is not set; it has no effect");
                 }

@@ -307,18 +307,14 @@ class IngressForwardAuthTest {
     @Test
     void theOtherAuthAnnotationsAreReportedAsNotRead() {
         Translation t = translate("auth-url", "http://auth.shop.svc/verify", "auth-cache-key", "$remote_user$http_authorization",
-                "auth-keepalive", "10", "auth-proxy-set-headers", "shop/auth-headers", "auth-request-redirect",
-                "https://app.example.com/", "auth-always-set-cookie", "true", "auth-tls-verify-depth", "2",
-                "auth-snippet", "proxy_set_header X-Api-Key secret;");
+                "auth-keepalive", "10", "auth-request-redirect",
+                "https://app.example.com/", "auth-always-set-cookie", "true", "auth-tls-verify-depth", "2");
         assertThat(ingressReport(t, "shop", "site").errors()).containsExactlyInAnyOrder(GONE,
                 "metadata.annotations[" + N + "auth-always-set-cookie]: is not read by Strait; it has no effect",
                 "metadata.annotations[" + N + "auth-cache-key]: is not read by Strait; it has no effect",
                 "metadata.annotations[" + N + "auth-keepalive]: is not read by Strait; it has no effect",
-                "metadata.annotations[" + N + "auth-proxy-set-headers]: is not read by Strait; it has no effect",
                 "metadata.annotations[" + N + "auth-request-redirect]: is not read by Strait; it has no effect",
-                "metadata.annotations[" + N + "auth-tls-verify-depth]: is not read by Strait; it has no effect",
-                "metadata.annotations[" + N + "auth-snippet]: nginx configuration is never read by Strait; it is not"
-                        + " applied (rules take requestHeaders, responseHeaders and the other settings of docs/config.md)");
+                "metadata.annotations[" + N + "auth-tls-verify-depth]: is not read by Strait; it has no effect");
         assertThat(check(t).upstream()).isEqualTo("service.shop.auth.80");
 
         t = translate("auth-signin", "https://login.example.com/start", "auth-response-headers", "X-User");
@@ -327,6 +323,28 @@ class IngressForwardAuthTest {
                 "metadata.annotations[" + N + "auth-response-headers]: applies with " + URL + ", which is not set; it has"
                         + " no effect");
         assertThat(rules(t)).allSatisfy(r -> assertThat(r.forwardAuth()).isNull());
+    }
+
+    /**
+     * What narrows who passes beside auth-url (nginx directives around the check, fields sent with it such as
+     * the group it must find) cannot be left out: without it more clients could pass, so the paths answer 503.
+     */
+    @Test
+    void whatNarrowsTheCheckLocksThePaths() {
+        for (String[] c : new String[][] {{"auth-snippet", "proxy_set_header X-Required-Group admins;"},
+                {"auth-proxy-set-headers", "shop/auth-headers"}}) {
+            Translation t = translate("auth-url", "http://auth.shop.svc/verify", c[0], c[1]);
+            assertThat(ingressReport(t, "shop", "site").errors()).as(c[0]).containsExactly("metadata.annotations[" + N
+                    + c[0] + "]: Strait cannot apply it to the check, which without it could let more clients through than"
+                    + " asked; the Ingress's paths answer 503 rather than serve them so");
+            assertThat(rules(t)).as(c[0]).hasSize(4).allSatisfy(rule -> assertThat(rule.action()).isEqualTo(LOCKED));
+        }
+        // Without auth-url they narrow nothing: said, and the paths serve.
+        Translation t = translate("auth-snippet", "return 403;");
+        assertThat(ingressReport(t, "shop", "site").errors()).contains("metadata.annotations[" + N + "auth-snippet]:"
+                + " applies with " + URL + ", which is not set; it has no effect");
+        assertThat(rules(t)).as("only /shop, whose Service is gone, answers 503").extracting(Route.Rule::action)
+                .containsOnlyOnce(LOCKED);
     }
 
     /** A canary's share of a guarded path is checked as the primary's is (ADR 0063's split keeps the rule's guards). */
