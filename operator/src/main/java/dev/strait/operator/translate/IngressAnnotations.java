@@ -1044,10 +1044,8 @@ final class IngressAnnotations {
             return "is not a URL (" + e.getReason() + ")";
         }
         String scheme = u.getScheme() == null ? "" : u.getScheme().toLowerCase(Locale.ROOT);
-        if (scheme.equals("https")) {
-            return "is https: Strait asks a Service of the Ingress's namespace over plain HTTP";
-        }
-        if (!scheme.equals("http") || u.getHost() == null) {
+        boolean tls = scheme.equals("https");
+        if (!tls && !scheme.equals("http") || u.getHost() == null) {
             return "is not an http URL";
         }
         if (u.getRawUserInfo() != null || u.getRawFragment() != null) {
@@ -1060,14 +1058,14 @@ final class IngressAnnotations {
                 || labels.length == 3 && labels[2].equals("svc")
                 || labels.length == 5 && String.join(".", labels[2], labels[3], labels[4]).equals("svc.cluster.local");
         if (!service || !SERVICE_NAME.matcher(labels[0]).matches()) {
-            return "is not a Service of the cluster (http://NAME, http://NAME.NAMESPACE, http://NAME.NAMESPACE.svc or"
-                    + " http://NAME.NAMESPACE.svc.cluster.local, with an optional port)";
+            return "is not a Service of the cluster (http(s)://NAME, NAME.NAMESPACE, NAME.NAMESPACE.svc or"
+                    + " NAME.NAMESPACE.svc.cluster.local, with an optional port)";
         }
         if (labels.length > 1 && !labels[1].equals(namespace)) {
             return "names Service \"" + labels[0] + "\" of namespace \"" + labels[1] + "\": only a Service of the"
                     + " Ingress's namespace can be asked";
         }
-        int port = u.getPort() == -1 ? 80 : u.getPort();
+        int port = u.getPort() == -1 ? tls ? 443 : 80 : u.getPort();
         if (port < 1 || port > 65535) {
             return "has no port from 1 to 65535";
         }
@@ -1078,6 +1076,10 @@ final class IngressAnnotations {
         }
         f.backend = new RouteSpec.Backend();
         f.backend.service = new dev.strait.operator.crd.ServiceRef(labels[0], port);
+        if (tls) {
+            // Over TLS without checking the certificate, as nginx's proxy_ssl_verify (off) and backend-protocol HTTPS.
+            f.backend.protocol = RouteSpec.ServiceProtocol.HTTPS;
+        }
         f.path = path;
         return null;
     }

@@ -64,6 +64,7 @@ class IngressForwardAuthTest {
             {"http://auth.shop:8080", "service.shop.auth.8080", "/"},
             {"http://auth/verify", "service.shop.auth.80", "/verify"},
             {" HTTP://Auth.Shop.SVC.cluster.local/Verify ", "service.shop.auth.80", "/Verify"},
+            {"https://auth.shop.svc:4180/verify", "service.shop.auth.4180.https", "/verify"},
         };
         for (String[] c : cases) {
             Translation t = translate("auth-url", c[0]);
@@ -71,6 +72,12 @@ class IngressForwardAuthTest {
             assertThat(check(t)).as(c[0]).isEqualTo(new Route.ForwardAuth(c[1], c[2], List.of(), null));
             Fixtures.parse(t.snapshot(STRAIT).json());
         }
+        // https: over TLS without checking the certificate, as ingress-nginx (proxy_ssl_verify off).
+        dev.strait.model.Upstream tls = Fixtures.parse(translate("auth-url", "https://auth.shop.svc:4180/verify")
+                .snapshot(STRAIT).json()).upstreams().stream()
+                .filter(u -> u.name().equals("service.shop.auth.4180.https")).findFirst().orElseThrow();
+        assertThat(tls.tls()).isNotNull();
+        assertThat(tls.tls().verify()).isFalse();
         Translation t = translate("auth-url", "http://auth.shop.svc/verify");
         assertThat(rules(t)).extracting(Route.Rule::action).as("the paths keep their backends")
                 .contains(new Route.Backends(List.of(new Route.Backend("service.shop.web.80", 1))));
@@ -229,11 +236,9 @@ class IngressForwardAuthTest {
     @Test
     void whatCannotBeAskedIsReportedAndThePathsAnswer503() {
         String fail = "; the Ingress's paths answer 503 rather than serve them unauthenticated";
-        String notAService = "is not a Service of the cluster (http://NAME, http://NAME.NAMESPACE, http://NAME.NAMESPACE.svc"
-                + " or http://NAME.NAMESPACE.svc.cluster.local, with an optional port)";
+        String notAService = "is not a Service of the cluster (http(s)://NAME, NAME.NAMESPACE, NAME.NAMESPACE.svc or"
+                + " NAME.NAMESPACE.svc.cluster.local, with an optional port)";
         String[][] cases = {
-            {"auth-url", "https://auth.shop.svc/verify", "\"https://auth.shop.svc/verify\" is https: Strait asks a"
-                + " Service of the Ingress's namespace over plain HTTP"},
             {"auth-url", "http://oauth2-proxy.identity.svc.cluster.local/oauth2/auth", "\"http://oauth2-proxy.identity"
                 + ".svc.cluster.local/oauth2/auth\" names Service \"oauth2-proxy\" of namespace \"identity\": only a"
                 + " Service of the Ingress's namespace can be asked"},
