@@ -87,6 +87,31 @@ final class AuthCheckExchange extends SubRequestExchange {
         ended = task;
     }
 
+    /**
+     * The client left while its check was under way: the check's own end comes now (the in-flight place a
+     * guard of its rule holds), whatever the check's handler does about it.
+     */
+    void cancelled() {
+        if (state != State.DONE) {
+            state = State.DONE;
+            over();
+        }
+    }
+
+    /** The check's handler stops its call when the client leaves; the check ends then too. */
+    @Override
+    public void onCancel(Runnable task) {
+        ex.onCancel(() -> {
+            try {
+                if (task != null) {
+                    task.run();
+                }
+            } finally {
+                cancelled();
+            }
+        });
+    }
+
     private void over() {
         Runnable task = ended;
         ended = null;

@@ -52,7 +52,9 @@ public final class ForwardAuthHandler extends HandlerDecorator {
             return;
         }
         // What arrives before the answer is held, and no more is read.
-        check.handle(new AuthCheckExchange(ex, this, HeldBody.hold(ex)));
+        AuthCheckExchange checking = new AuthCheckExchange(ex, this, HeldBody.hold(ex));
+        ex.onCancel(checking::cancelled); // until the check's handler sets its own, which ends the check too
+        check.handle(checking);
     }
 
     /** The check said yes: the request, with the granted fields, goes on to the action. */

@@ -392,6 +392,29 @@ class ForwardAuthTest {
                 HttpResponse.BodyHandlers.ofString()).statusCode()).isEqualTo(401);
     }
 
+    /**
+     * A check routed to a rule with an in-flight limit holds a place of that rule while it runs; a client that
+     * leaves mid-check gives it back, or the sign-in service would end up refusing everyone.
+     */
+    @Test
+    void aClientGoneMidCheckGivesBackThePlaceItsCheckHeld() throws Exception {
+        auth.behave(TestUpstream.stall());
+        serveRules("""
+                      - matches: [ { path: { type: Prefix, value: /oauth2 } } ]
+                        backends: [ { upstream: auth } ]
+                        inFlightLimit: { requests: 1 }
+                      - backends: [ { upstream: app } ]
+                        forwardAuth: { path: /oauth2/auth }
+                """, null);
+        RawClient c = h.client();
+        c.send("GET /x HTTP/1.1\r\nHost: a\r\n\r\n");
+        awaitRequests(auth, 1);
+        c.close();
+        auth.behave(TestUpstream.reply(204, ""));
+        org.awaitility.Awaitility.await().atMost(Duration.ofSeconds(10)).untilAsserted(() ->
+                assertThat(h.get("/y").status()).as("the gone client's place is given back").isEqualTo(200));
+    }
+
     /** Serves {@code rules} (YAML list items) for every host, with the upstreams app, auth and, if given, pages. */
     private void serveRules(String rules, TestUpstream pages) {
         h.reload("upstreams:\n  - { name: app, endpoints: [ \"" + app.endpoint() + "\" ] }\n"
