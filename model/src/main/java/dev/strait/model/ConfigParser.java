@@ -765,6 +765,10 @@ public final class ConfigParser {
             return null;
         }
         known(n, path, "upstream", "path", "responseHeaders", "signIn");
+        if (!n.hasNonNull("upstream") && !n.hasNonNull("path")) {
+            // Routed by this proxy, the default / would ask the site's own root: the app, not a service.
+            error(path + ".path", "is required without an upstream (the check is routed on the request's host)");
+        }
         String check = n.hasNonNull("path") ? n.get("path").asText("") : "/";
         if (!check.startsWith("/") || check.length() > 1024
                 || check.chars().anyMatch(ch -> ch <= 0x20 || ch >= 0x7f || ch == '#')) {

@@ -758,6 +758,8 @@ class ConfigParserTest {
                         "upstream \"nope\" is not defined in upstreams"),
                 arguments("errorPages path", withRules("{ respond: {}, errorPages: { statuses: [ 404 ], upstream: app,"
                         + " path: errors } }"), "routes[0].rules[0].errorPages.path", "must be a path starting with /"),
+                arguments("forwardAuth without upstream or path", withRules("{ respond: {}, forwardAuth: {} }"),
+                        "routes[0].rules[0].forwardAuth.path", "is required without an upstream"),
                 arguments("forwardAuth to nowhere", withRules("{ respond: {}, forwardAuth: { upstream: nope } }"),
                         "routes[0].rules[0].forwardAuth.upstream", "upstream \"nope\" is not defined in upstreams"),
                 arguments("forwardAuth path", withRules("{ respond: {}, forwardAuth: { upstream: app, path: auth } }"),
