@@ -156,7 +156,7 @@ class IngressAnnotationsServedTest {
                     assertThat(e.getReason()).isEqualTo("UnsupportedAnnotation");
                     assertThat(e.getMessage()).startsWith(
                             "metadata.annotations[nginx.ingress.kubernetes.io/auth-url]: \"https://auth.example.com/verify\" is"
-                                    + " https");
+                                    + " not a Service of the cluster");
                 }).anySatisfy(e -> assertThat(e.getMessage()).startsWith(
                         "metadata.annotations[nginx.ingress.kubernetes.io/auth-url]: Service \"auth\" not found")));
     }

@@ -217,8 +217,9 @@ class IngressAnnotationsTest {
                 "\"basic\" needs metadata.annotations[" + N + "auth-secret]; the Ingress's paths answer 503 rather than"
                     + " serve them unauthenticated"},
             {"auth-url", "https://auth.example.com/verify",
-                "\"https://auth.example.com/verify\" is https: Strait asks a Service of the Ingress's namespace over plain"
-                    + " HTTP; the Ingress's paths answer 503 rather than serve them unauthenticated"},
+                "\"https://auth.example.com/verify\" is not a Service of the cluster (http(s)://NAME, NAME.NAMESPACE,"
+                    + " NAME.NAMESPACE.svc or NAME.NAMESPACE.svc.cluster.local, with an optional port); the Ingress's"
+                    + " paths answer 503 rather than serve them unauthenticated"},
             {"auth-tls-secret", "shop/ca",
                 "\"shop/ca\": Strait does not verify client certificates; the Ingress's paths answer 503 rather than"
                     + " serve clients without one"},
