@@ -178,14 +178,7 @@ class IngressAnnotationsServedTest {
             x.close();
         });
         auth.start();
-        HttpServer whoami = HttpServer.create(new java.net.InetSocketAddress("127.0.0.1", 0), 0);
-        whoami.createContext("/", x -> {
-            byte[] body = ("user " + x.getRequestHeaders().getFirst("X-Auth-Request-User")).getBytes();
-            x.sendResponseHeaders(200, body.length);
-            x.getResponseBody().write(body);
-            x.close();
-        });
-        whoami.start();
+        HttpServer whoami = whoami();
         try {
             OperatorHarness.serviceBackend(client, "auth", "http", 4180, auth);
             OperatorHarness.serviceBackend(client, "whoami", "http", 80, whoami);
@@ -231,14 +224,7 @@ class IngressAnnotationsServedTest {
             x.close();
         });
         oauth2.start();
-        HttpServer whoami = HttpServer.create(new java.net.InetSocketAddress("127.0.0.1", 0), 0);
-        whoami.createContext("/", x -> {
-            byte[] body = ("user " + x.getRequestHeaders().getFirst("X-Auth-Request-User")).getBytes();
-            x.sendResponseHeaders(200, body.length);
-            x.getResponseBody().write(body);
-            x.close();
-        });
-        whoami.start();
+        HttpServer whoami = whoami();
         try {
             OperatorHarness.serviceBackend(client, "oauth2-proxy", "http", 4180, oauth2);
             OperatorHarness.serviceBackend(client, "whoami", "http", 80, whoami);
@@ -340,5 +326,18 @@ class IngressAnnotationsServedTest {
                 assertThat(proxy.get("limited.example.com", "/a")).isEqualTo("200 OK app saw /a"));
         assertThat(proxy.get("limited.example.com", "/b")).as("the burst").isEqualTo("200 OK app saw /b");
         assertThat(proxy.exchange("limited.example.com", "/c")).startsWith("HTTP/1.1 429 ").contains("\r\nretry-after: ");
+    }
+
+    /** An app on a real socket that answers which user the proxy told it of ({@code X-Auth-Request-User}). */
+    private static HttpServer whoami() throws java.io.IOException {
+        HttpServer whoami = HttpServer.create(new java.net.InetSocketAddress("127.0.0.1", 0), 0);
+        whoami.createContext("/", x -> {
+            byte[] body = ("user " + x.getRequestHeaders().getFirst("X-Auth-Request-User")).getBytes();
+            x.sendResponseHeaders(200, body.length);
+            x.getResponseBody().write(body);
+            x.close();
+        });
+        whoami.start();
+        return whoami;
     }
 }

@@ -26,7 +26,7 @@ import org.junit.jupiter.api.Test;
  */
 class IngressAnnotationsTest {
     private static final String N = "nginx.ingress.kubernetes.io/";
-    private static final String SITE = """
+    static final String SITE = """
             ingressClassName: strait
             defaultBackend: { service: { name: web, port: { number: 80 } } }
             rules:

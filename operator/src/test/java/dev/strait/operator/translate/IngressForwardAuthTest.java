@@ -20,17 +20,8 @@ class IngressForwardAuthTest {
     private static final String N = "nginx.ingress.kubernetes.io/";
     private static final String URL = "metadata.annotations[" + N + "auth-url]";
     private static final String SIGNIN = "metadata.annotations[" + N + "auth-signin]";
-    /** Two paths (one whose Service is missing) and a defaultBackend, as IngressAnnotationsTest's. */
-    private static final String SITE = """
-            ingressClassName: strait
-            defaultBackend: { service: { name: web, port: { number: 80 } } }
-            rules:
-              - host: old.example.com
-                http:
-                  paths:
-                    - { path: /shop, pathType: Prefix, backend: { service: { name: gone, port: { number: 80 } } } }
-                    - { path: /about, pathType: Exact, backend: { service: { name: web, port: { number: 80 } } } }
-            """;
+    /** Two paths (one whose Service is missing) and a defaultBackend. */
+    private static final String SITE = IngressAnnotationsTest.SITE;
     private static final String GONE = "spec.rules[0].http.paths[0].backend.service.name: Service \"gone\" not found";
     private static final Route.Backends LOCKED = new Route.Backends(List.of(new Route.Backend(Translator.UNRESOLVED, 1)));
 

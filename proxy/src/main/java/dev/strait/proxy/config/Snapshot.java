@@ -79,7 +79,8 @@ public record Snapshot(Config config, RouteTable table, Limits limits, boolean a
      * then its handler; 404 when no rule matches.
      */
     public void dispatch(String listener, boolean tlsConnection, Exchange sub) {
-        String matchPath = PathNormalizer.forMatching(PathNormalizer.normalize(sub.path()));
+        String normalized = PathNormalizer.normalize(sub.path());
+        String matchPath = normalized == null ? null : PathNormalizer.forMatching(normalized);
         CompiledRule r = matchPath == null ? null : route(listener, tlsConnection, "https".equals(sub.scheme()),
                 sub.host(), matchPath, sub.request().method(), sub.request().headers());
         if (r == null) {
