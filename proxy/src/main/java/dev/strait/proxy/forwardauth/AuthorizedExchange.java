@@ -1,8 +1,6 @@
 package dev.strait.proxy.forwardauth;
 
-import dev.strait.proxy.http.BodyReceiver;
 import dev.strait.proxy.http.Exchange;
-import dev.strait.proxy.http.HeldBody;
 import dev.strait.proxy.http.FileParts;
 import dev.strait.proxy.http.ForwardingExchange;
 import dev.strait.proxy.http.HeadLines;
@@ -18,37 +16,23 @@ import java.nio.charset.StandardCharsets;
 import java.util.List;
 
 /**
- * The client's exchange once its check said yes, for the action: its body comes from where it waited
- * ({@link HeldBody}), and the cookies the service set (oauth2-proxy refreshing a session) go out with the
- * action's answer when it is a success or a redirect, as ingress-nginx's {@code add_header Set-Cookie} does.
+ * The client's exchange once its check said yes and set cookies (oauth2-proxy refreshing a session): they go
+ * out with the action's answer when it is a success or a redirect, as ingress-nginx's
+ * {@code add_header Set-Cookie} does. The body that waited is {@link dev.strait.proxy.http.HeldBody#resume}'s to hand over.
  */
 final class AuthorizedExchange extends ForwardingExchange {
-    private final HeldBody body;
     private final List<String> cookies;
     private final byte[] cookieLines;
 
-    /**
-     * @param body    the body that waited, or {@code null} when the request has none
-     * @param cookies the check's {@code Set-Cookie} values, possibly none
-     */
-    AuthorizedExchange(Exchange ex, HeldBody body, List<String> cookies) {
+    /** @param cookies the check's {@code Set-Cookie} values */
+    AuthorizedExchange(Exchange ex, List<String> cookies) {
         super(ex);
-        this.body = body;
         this.cookies = cookies;
         StringBuilder lines = new StringBuilder();
         for (String c : cookies) {
             lines.append("Set-Cookie: ").append(c).append("\r\n");
         }
         this.cookieLines = lines.toString().getBytes(StandardCharsets.ISO_8859_1);
-    }
-
-    @Override
-    public void receiveBody(BodyReceiver receiver) {
-        if (body == null) {
-            ex.receiveBody(receiver);
-        } else {
-            body.attach(receiver);
-        }
     }
 
     private static boolean takesCookies(int status) {

@@ -69,17 +69,13 @@ public final class ForwardAuthHandler extends HandlerDecorator {
         ex.onCancel(NOTHING); // the check's call is over; the action sets its own
         // Not from inside the check's call stack: its upstream connection is still being put back.
         List<String> cookies = answer.getAll(HttpHeaderNames.SET_COOKIE);
+        java.util.function.Consumer<Exchange> action =
+                e -> inner.handle(cookies.isEmpty() ? e : new AuthorizedExchange(e, cookies));
         ex.eventLoop().execute(() -> {
-            if (body == null && cookies.isEmpty()) {
-                inner.handle(ex);
-                return;
-            }
-            if (body != null) {
-                ex.resumeReading();
-            }
-            inner.handle(new AuthorizedExchange(ex, body, cookies));
-            if (body != null) {
-                body.attachedOrDiscard();
+            if (body == null) {
+                action.accept(ex);
+            } else {
+                body.resume(ex, action);
             }
         });
     }
