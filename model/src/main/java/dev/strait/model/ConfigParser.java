@@ -1187,7 +1187,7 @@ public final class ConfigParser {
         Route.PathMatch pm = null;
         JsonNode p = n.get("path");
         if (p != null && !p.isNull() && object(p, path + ".path")) {
-            known(p, path + ".path", "type", "value");
+            known(p, path + ".path", "type", "value", "priority");
             Route.PathType type = Route.PathType.Prefix;
             JsonNode tn = p.get("type");
             if (tn != null && !tn.isNull()) {
@@ -1202,7 +1202,13 @@ public final class ConfigParser {
             if (problem != null) {
                 error(path + ".path.value", problem);
             }
-            pm = new Route.PathMatch(type, value);
+            JsonNode pr = p.get("priority");
+            int priority = integer(pr, path + ".path.priority", 0, -1_000_000, 1_000_000);
+            if (priority != 0 && type != Route.PathType.RegularExpression) {
+                error(path + ".path.priority", "orders RegularExpression paths only; " + type
+                        + " paths are ordered by what they match");
+            }
+            pm = new Route.PathMatch(type, value, priority);
         }
         String method = null;
         JsonNode m = n.get("method");

@@ -430,7 +430,10 @@ public final class ConfigWriter {
         for (Route.Match m : rule.matches()) {
             ObjectNode mo = matches.addObject();
             if (m.path() != null) {
-                mo.putObject("path").put("type", m.path().type().name()).put("value", m.path().value());
+                ObjectNode po = mo.putObject("path").put("type", m.path().type().name()).put("value", m.path().value());
+                if (m.path().priority() != 0) {
+                    po.put("priority", m.path().priority());
+                }
             }
             if (m.method() != null) {
                 mo.put("method", m.method());

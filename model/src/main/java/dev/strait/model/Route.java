@@ -321,7 +321,17 @@ public record Route(String name, List<String> hosts, List<Rule> rules, List<Stri
      */
     public record CookieMatch(String name, String value) {}
 
-    public record PathMatch(PathType type, String value) {}
+    /**
+     * A path condition. {@code priority} orders a host's {@code RegularExpression} paths across its Routes: higher
+     * first, then in the order the config lists them (Kong's {@code regex_priority}); it is 0 unless set and only
+     * regex paths take it, as Exact and Prefix paths are ordered by what they match. The operator sets it so that
+     * an ingress-nginx host's regex locations, from every Ingress on the host, are tried longest first (ADR 0074).
+     */
+    public record PathMatch(PathType type, String value, int priority) {
+        public PathMatch(PathType type, String value) {
+            this(type, value, 0);
+        }
+    }
 
     public enum PathType { Exact, Prefix, RegularExpression }
 

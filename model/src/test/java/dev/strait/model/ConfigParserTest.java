@@ -628,6 +628,16 @@ class ConfigParserTest {
         }
 
         @Test
+        void regularExpressionPathTakesAPriority() throws Exception {
+            Config c = parse(withRules(
+                    "{ matches: [ { path: { type: RegularExpression, value: \"/v[0-9]+/.*\", priority: -7 } } ], respond: {} }",
+                    "{ matches: [ { path: { type: RegularExpression, value: \"/w\" } } ], respond: {} }"));
+            assertThat(c.routes().get(0).rules().get(0).matches().get(0).path())
+                    .isEqualTo(new Route.PathMatch(Route.PathType.RegularExpression, "/v[0-9]+/.*", -7));
+            assertThat(c.routes().get(0).rules().get(1).matches().get(0).path().priority()).isZero();
+        }
+
+        @Test
         void severalMatchesAndHeaders() throws Exception {
             Route.Rule rule = parse(withRules("""
                     { matches: [ { method: POST, headers: [ { name: X-A, value: a }, { name: x-b, value: 2 } ] },
@@ -1235,7 +1245,7 @@ class ConfigParserTest {
                 arguments("path a string", withRules("{ matches: [ { path: /api } ], respond: {} }"),
                         "routes[0].rules[0].matches[0].path", "must be a mapping (key: value), got \"/api\""),
                 arguments("path unknown field", withRules("{ matches: [ { path: { kind: Exact, value: / } } ], respond: {} }"),
-                        "routes[0].rules[0].matches[0].path.kind", "unknown field (expected one of type, value)"),
+                        "routes[0].rules[0].matches[0].path.kind", "unknown field (expected one of type, value, priority)"),
                 arguments("path type unknown", withRules("{ matches: [ { path: { type: Glob, value: /a } } ], respond: {} }"),
                         "routes[0].rules[0].matches[0].path.type",
                         "must be Exact, Prefix or RegularExpression, got \"Glob\""),
@@ -1283,6 +1293,15 @@ class ConfigParserTest {
                 arguments("bad regular expression (dangling)",
                         withRules("{ matches: [ { path: { type: RegularExpression, value: \"*a\" } } ], respond: {} }"),
                         "routes[0].rules[0].matches[0].path.value", "not a valid regular expression"),
+                arguments("priority on a Prefix path",
+                        withRules("{ matches: [ { path: { type: Prefix, value: /a, priority: 3 } } ], respond: {} }"),
+                        "routes[0].rules[0].matches[0].path.priority", "orders RegularExpression paths only; Prefix"),
+                arguments("priority not a number",
+                        withRules("{ matches: [ { path: { type: RegularExpression, value: /a, priority: high } } ], respond: {} }"),
+                        "routes[0].rules[0].matches[0].path.priority", "must be a whole number -1000000..1000000"),
+                arguments("priority a fraction",
+                        withRules("{ matches: [ { path: { type: RegularExpression, value: /a, priority: 1.5 } } ], respond: {} }"),
+                        "routes[0].rules[0].matches[0].path.priority", "must be a whole number"),
                 arguments("method with a space", withRules("{ matches: [ { method: \"GET POST\" } ], respond: {} }"),
                         "routes[0].rules[0].matches[0].method", "\"GET POST\" is not an HTTP method"),
                 arguments("method empty", withRules("{ matches: [ { method: \"\" } ], respond: {} }"),

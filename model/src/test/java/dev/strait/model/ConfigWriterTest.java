@@ -63,7 +63,7 @@ class ConfigWriterTest {
                 hosts: [ "Example.com", "*.example.com" ]
                 rules:
                   - matches:
-                      - { path: { type: RegularExpression, value: "^/v[0-9]+/" }, method: PUT }
+                      - { path: { type: RegularExpression, value: "^/v[0-9]+/", priority: 12 }, method: PUT }
                       - { headers: [ { name: X-A, value: "1" }, { name: x-b, value: two } ] }
                       - {}
                     respond: { status: 418, body: "I'm a teapot\\n", headers: { x-z: last, Content-Type: text/plain, a-a: first } }

@@ -18,9 +18,12 @@ final class Candidate {
     final Pattern regex;
     final CompiledRule rule;
     final int order;
+    /** The path's {@code priority}: orders a host's regex paths before {@link #order} does. */
+    final int priority;
 
     Candidate(Route.PathType pathType, String pathValue, String method, String[] headerNames,
-              String[] headerValues, Pattern[] headerPatterns, Pattern regex, CompiledRule rule, int order) {
+              String[] headerValues, Pattern[] headerPatterns, Pattern regex, CompiledRule rule, int order,
+              int priority) {
         this.pathType = pathType;
         this.pathValue = pathValue;
         this.method = method;
@@ -30,6 +33,7 @@ final class Candidate {
         this.regex = regex;
         this.rule = rule;
         this.order = order;
+        this.priority = priority;
     }
 
     /** Marks a condition in {@link #headerNames} as a cookie's, by the cookie's name after it. */

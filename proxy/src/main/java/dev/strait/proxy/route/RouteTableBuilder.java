@@ -350,12 +350,15 @@ public final class RouteTableBuilder {
             value = prefixValue(value);
         }
         String method = m.method() == null ? null : m.method().toUpperCase(Locale.ROOT);
-        return new Candidate(pm.type(), value, method, names, values, patterns, regex, rule, order);
+        return new Candidate(pm.type(), value, method, names, values, patterns, regex, rule, order, pm.priority());
     }
 
     private static final class HostBuilder {
         private static final Comparator<Candidate> PRECEDENCE =
                 Comparator.comparingInt(Candidate::specificity).reversed().thenComparingInt(c -> c.order);
+        /** A host's regex paths: higher {@code priority} first, then in config order (ADR 0074). */
+        private static final Comparator<Candidate> REGEX_ORDER =
+                Comparator.comparingInt((Candidate c) -> c.priority).reversed().thenComparingInt(c -> c.order);
         private final Map<String, List<Candidate>> exact = new HashMap<>();
         private final Map<String, List<Candidate>> prefix = new HashMap<>();
         private final List<Candidate> regex = new ArrayList<>();
@@ -371,7 +374,7 @@ public final class RouteTableBuilder {
         VirtualHost build() {
             Candidate[] rx = regex.toArray(new Candidate[0]);
             if (rx.length > 1) {
-                Arrays.sort(rx, Comparator.comparingInt(c -> c.order));
+                Arrays.sort(rx, REGEX_ORDER);
             }
             return new VirtualHost(sorted(exact), sorted(prefix), rx);
         }

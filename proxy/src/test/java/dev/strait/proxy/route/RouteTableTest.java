@@ -47,6 +47,24 @@ class RouteTableTest {
                 rules:
                   - matches: [ { path: { type: Exact, value: /merged } } ]
                     respond: { body: merged }
+              - name: regex-first
+                hosts: [ "rx.example" ]
+                rules:
+                  - matches: [ { path: { type: RegularExpression, value: "/a.*" } } ]
+                    respond: { body: rx-a }
+                  - matches: [ { path: { type: RegularExpression, value: "/a/b.*", priority: 4 } } ]
+                    respond: { body: rx-ab }
+              - name: regex-second
+                hosts: [ "rx.example" ]
+                rules:
+                  - matches: [ { path: { type: RegularExpression, value: "/a/b/c.*", priority: 6 } } ]
+                    respond: { body: rx-abc }
+                  - matches: [ { path: { type: RegularExpression, value: "/a/b/cd.*", priority: 6 } } ]
+                    respond: { body: rx-abcd }
+                  - matches: [ { path: { type: RegularExpression, value: "/.*", priority: -1 } } ]
+                    respond: { body: rx-last }
+                  - matches: [ { path: { type: RegularExpression, value: "/z.*" } } ]
+                    respond: { body: rx-z }
               - name: any
                 hosts: [ "*" ]
                 rules:
@@ -86,6 +104,11 @@ class RouteTableTest {
             "example.com, HEAD, /api, -, api",
             "example.com, GET, /img/cat.png, -, regex-png",    // regexes in config order
             "example.com, GET, /img/cat.gif, -, regex-img",
+            "rx.example, GET, /a/b/cd, -, rx-abc",          // higher priority first, across routes; then in order
+            "rx.example, GET, /a/b/x, -, rx-ab",
+            "rx.example, GET, /a/x, -, rx-a",               // priority 0 before -1
+            "rx.example, GET, /z, -, rx-z",
+            "rx.example, GET, /y, -, rx-last",
             "example.com, GET, /merged, -, merged",            // routes with the same host merge
             "example.com, GET, /only, -, -",                   // the host chosen is final: no fallback to *
             "www.example.com, GET, /x, -, wildcard",
