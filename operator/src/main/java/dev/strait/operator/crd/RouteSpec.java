@@ -348,15 +348,25 @@ public class RouteSpec {
         public String value;
     }
 
+    /**
+     * A path condition; {@code priority} orders a host's RegularExpression paths across its Routes, higher first
+     * (0 unless given; ties keep the Routes' order).
+     */
     @JsonInclude(JsonInclude.Include.NON_NULL)
     @ValidationRule(value = "(has(self.type) && self.type == 'RegularExpression') || self.value.startsWith('/')",
             message = "an Exact or Prefix path must start with /")
+    @ValidationRule(value = "!has(self.priority) || self.priority == 0 || (has(self.type) && self.type == 'RegularExpression')",
+            message = "priority orders RegularExpression paths only")
     public static class PathMatch {
         public PathType type;
 
         @Required
         @Size(min = 1, max = 4096)
         public String value;
+
+        @Min(-1000000)
+        @Max(1000000)
+        public Integer priority;
     }
 
     public enum PathType { Exact, Prefix, RegularExpression }

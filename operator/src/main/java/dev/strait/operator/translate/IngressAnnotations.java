@@ -1298,8 +1298,18 @@ final class IngressAnnotations {
      * With a redirect the rewrite does not apply and the paths stay as written.
      */
     List<Rewritten> rewrite(List<RouteSpec.PathType> types, List<String> paths, List<String> fields, boolean redirected) {
+        return rewrite(types, paths, fields, redirected, false);
+    }
+
+    /**
+     * As {@link #rewrite(List, List, List, boolean)}; with {@code hostRegex} the paths are regexes whatever they
+     * are, because another Ingress on the host needs one: ingress-nginx makes every location of a host (a server,
+     * which merges the host's Ingresses) a regex once one of them is (ADR 0074).
+     */
+    List<Rewritten> rewrite(List<RouteSpec.PathType> types, List<String> paths, List<String> fields, boolean redirected,
+                            boolean hostRegex) {
         List<Rewritten> out = new ArrayList<>(paths.size());
-        boolean regex = false;
+        boolean regex = hostRegex;
         for (int i = 0; i < paths.size(); i++) {
             Rewritten r = redirected ? new Rewritten(i, types.get(i), paths.get(i), null, null)
                     : exact(i, types.get(i), paths.get(i), fields.get(i));
@@ -1319,7 +1329,7 @@ final class IngressAnnotations {
                 .thenComparing((Integer i) -> paths.get(i), Comparator.reverseOrder()));
         List<Rewritten> sorted = new ArrayList<>(paths.size());
         for (int i : order) {
-            sorted.add(asRegex(i, paths.get(i), fields.get(i), out.get(i)));
+            sorted.add(asRegex(i, paths.get(i), fields.get(i), out.get(i), redirected));
         }
         return sorted;
     }
@@ -1363,7 +1373,7 @@ final class IngressAnnotations {
      * A path Java cannot read, or reads otherwise than nginx, is an error (a 503); so is one that had an error
      * before (a target that is no path).
      */
-    private Rewritten asRegex(int i, String path, String pathField, Rewritten exact) {
+    private Rewritten asRegex(int i, String path, String pathField, Rewritten exact, boolean redirected) {
         String pattern = "(?i)^" + path + ".*";
         String problem = javaReadsAsNginx(path);
         if (problem != null) {
@@ -1373,14 +1383,15 @@ final class IngressAnnotations {
             } catch (PatternSyntaxException e) {
                 pattern = "(?i)^" + Pattern.quote(path) + ".*";
             }
+            String why = rewriteTarget != null ? field(REWRITE_TARGET) : useRegex ? field(USE_REGEX)
+                    : "another Ingress's use-regex or rewrite-target on the host makes its paths regexes";
             return new Rewritten(i, RouteSpec.PathType.RegularExpression, pattern, null,
-                    field(rewriteTarget != null ? REWRITE_TARGET : USE_REGEX) + ": " + pathField + " \"" + path + "\" "
-                            + problem + "; the path answers 503");
+                    why + ": " + pathField + " \"" + path + "\" " + problem + "; the path answers 503");
         }
         if (exact != null && exact.error() != null) {
             return new Rewritten(i, RouteSpec.PathType.RegularExpression, pattern, null, exact.error());
         }
-        String target = rewriteTarget;
+        String target = redirected ? null : rewriteTarget;
         if (target == null || target.equals(path)) {
             return new Rewritten(i, RouteSpec.PathType.RegularExpression, pattern, null, null);
         }

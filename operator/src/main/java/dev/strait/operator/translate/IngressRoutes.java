@@ -16,6 +16,7 @@ import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Objects;
+import java.util.Set;
 import java.util.TreeSet;
 
 /**
@@ -165,20 +166,66 @@ final class IngressRoutes {
      * serves, as with an unresolved backend (ADR 0049).
      */
     static List<Piece> pieces(Ingress ing, ServiceEndpoints endpoints, List<String> leftOut) {
-        String ns = ing.getMetadata().getNamespace();
-        var spec = ing.getSpec();
-        if (spec == null) {
-            return List.of();
+        return pieces(ing, endpoints, leftOut, Set.of());
+    }
+
+    /**
+     * The hosts of an Ingress whose paths it makes regexes by itself ({@code use-regex} with a path that needs one,
+     * a {@code rewrite-target} with groups): ingress-nginx then makes every path of the host a regex, in every
+     * Ingress of the host (ADR 0074). Empty for most Ingresses, found without reading their annotations.
+     */
+    static Set<String> regexHosts(Ingress ing) {
+        Map<String, String> a = ing.getMetadata().getAnnotations();
+        if (ing.getSpec() == null || a == null
+                || !a.containsKey(IngressAnnotations.USE_REGEX) && !a.containsKey(IngressAnnotations.REWRITE_TARGET)) {
+            return Set.of();
         }
-        // host -> its paths, each with the Ingress field it came from
+        IngressAnnotations annotations = new IngressAnnotations(a, ing.getMetadata().getNamespace());
+        boolean redirected = annotations.redirect != null || annotations.redirectError != null;
+        Set<String> out = new TreeSet<>();
+        for (Map.Entry<String, List<Object[]>> h : hostPaths(ing.getSpec(), null).entrySet()) {
+            Paths p = Paths.of(h.getValue());
+            for (IngressAnnotations.Rewritten rw : annotations.rewrite(p.types, p.values, p.fields, redirected)) {
+                if (rw.type() == RouteSpec.PathType.RegularExpression) {
+                    out.add(h.getKey());
+                    break;
+                }
+            }
+        }
+        return out;
+    }
+
+    /** A host's paths as {@link IngressAnnotations#rewrite} takes them. */
+    private record Paths(List<RouteSpec.PathType> types, List<String> values, List<String> fields) {
+        static Paths of(List<Object[]> paths) {
+            List<RouteSpec.PathType> types = new ArrayList<>();
+            List<String> values = new ArrayList<>();
+            List<String> fields = new ArrayList<>();
+            for (Object[] p : paths) {
+                HTTPIngressPath path = (HTTPIngressPath) p[0];
+                types.add("Exact".equals(path.getPathType()) ? RouteSpec.PathType.Exact : RouteSpec.PathType.Prefix);
+                values.add(path.getPath() == null || path.getPath().isEmpty() ? "/" : path.getPath());
+                fields.add(p[1] + ".path");
+            }
+            return new Paths(types, values, fields);
+        }
+    }
+
+    /**
+     * The Ingress's paths by host ({@code *} for rules without one), in the order hosts first appear, each path with
+     * the Ingress field it came from; {@code hostRule} (when given) takes each host's first rule.
+     */
+    private static Map<String, List<Object[]>> hostPaths(io.fabric8.kubernetes.api.model.networking.v1.IngressSpec spec,
+                                                         Map<String, Integer> hostRule) {
         Map<String, List<Object[]>> hosts = new LinkedHashMap<>();
-        Map<String, Integer> hostRule = new LinkedHashMap<>();
         List<IngressRule> rules = spec.getRules() == null ? List.of() : spec.getRules();
         for (int a = 0; a < rules.size(); a++) {
             IngressRule rule = rules.get(a);
             String host = rule.getHost() == null || rule.getHost().isEmpty() ? "*" : rule.getHost();
             List<Object[]> paths = hosts.computeIfAbsent(host, h -> new ArrayList<>());
-            hostRule.putIfAbsent(host, a);
+            if (hostRule != null) {
+                hostRule.putIfAbsent(host, a);
+            }
             if (rule.getHttp() == null || rule.getHttp().getPaths() == null) {
                 continue;
             }
@@ -187,6 +234,21 @@ final class IngressRoutes {
                 paths.add(new Object[] {ps.get(b), "spec.rules[" + a + "].http.paths[" + b + "]"});
             }
         }
+        return hosts;
+    }
+
+    /**
+     * As {@link #pieces(Ingress, ServiceEndpoints, List)}, the paths of the hosts in {@code hostRegex} as regexes
+     * whatever they are, because another Ingress of the host makes them so ({@link #regexHosts}).
+     */
+    static List<Piece> pieces(Ingress ing, ServiceEndpoints endpoints, List<String> leftOut, Set<String> hostRegex) {
+        String ns = ing.getMetadata().getNamespace();
+        var spec = ing.getSpec();
+        if (spec == null) {
+            return List.of();
+        }
+        Map<String, Integer> hostRule = new LinkedHashMap<>();
+        Map<String, List<Object[]>> hosts = hostPaths(spec, hostRule);
         IngressBackend fallback = spec.getDefaultBackend();
         if (fallback != null) {
             hosts.putIfAbsent("*", new ArrayList<>());
@@ -227,19 +289,14 @@ final class IngressRoutes {
                         + ": the Ingress has no host to add names to; it is not applied");
                 unsupported = true;
             }
-            List<RouteSpec.PathType> types = new ArrayList<>();
-            List<String> values = new ArrayList<>();
-            List<String> pathFields = new ArrayList<>();
-            for (Object[] p : h.getValue()) {
-                HTTPIngressPath path = (HTTPIngressPath) p[0];
-                types.add("Exact".equals(path.getPathType()) ? RouteSpec.PathType.Exact : RouteSpec.PathType.Prefix);
-                values.add(path.getPath() == null || path.getPath().isEmpty() ? "/" : path.getPath());
-                pathFields.add(p[1] + ".path");
-            }
+            // What a piece is made of besides the Ingress's generation (ADR 0025 reuses a piece's last result by it).
+            String pieceKey = hostRegex.contains(h.getKey()) ? annotations.key + "~host-regex" : annotations.key;
+            Paths hp = Paths.of(h.getValue());
+            List<String> values = hp.values();
             // A redirect replaces the backend, so a rewrite of what is sent to it does not apply. The rules come
             // in ingress-nginx's order where the paths are its regexes (longest first).
-            List<IngressAnnotations.Rewritten> planned = annotations.rewrite(types, values, pathFields,
-                    annotations.redirect != null || annotations.redirectError != null);
+            List<IngressAnnotations.Rewritten> planned = annotations.rewrite(hp.types(), values, hp.fields(),
+                    annotations.redirect != null || annotations.redirectError != null, hostRegex.contains(h.getKey()));
             if (annotations.appRoot != null && !planned.isEmpty() && annotations.redirect == null) {
                 // ingress-nginx's app-root: "/" itself answers 302 to the app's root, before any path of the host.
                 RouteSpec.Rule root = new RouteSpec.Rule();
@@ -273,6 +330,10 @@ final class IngressRoutes {
                 m.path.value = rw.path();
                 boolean regex = rw.type() == RouteSpec.PathType.RegularExpression;
                 regexHost |= regex;
+                if (regex) {
+                    // ingress-nginx sorts the locations of the whole host, every Ingress's, longest path first.
+                    m.path.priority = values.get(rw.source()).length();
+                }
                 // In nginx's reading "/" is "^/": every path, like Prefix "/".
                 rootPrefix |= regex ? values.get(rw.source()).equals("/")
                         : rw.type() == RouteSpec.PathType.Prefix && rw.path().equals("/");
@@ -323,7 +384,7 @@ final class IngressRoutes {
                 rs.listeners = List.of(ProxyDefaults.HTTPS);
             }
             if (!rs.rules.isEmpty()) {
-                out.add(new Piece(piece(ing, ns, index, "", annotations.key, rs), fields, errors,
+                out.add(new Piece(piece(ing, ns, index, "", pieceKey, rs), fields, errors,
                         unsupported ? UNSUPPORTED_ANNOTATION : null));
             }
             if (redirect) {
@@ -380,7 +441,7 @@ final class IngressRoutes {
                 ds.tls = rs.tls;
                 ds.listeners = rs.listeners;
                 RouteSpec.Rule r = new RouteSpec.Rule();
-                if (regexHost) {
+                if (regexHost || hostRegex.contains(h.getKey())) {
                     // Prefix "/" would answer before every regex of the host; the last regex answers after them.
                     RouteSpec.Match m = new RouteSpec.Match();
                     m.path = new RouteSpec.PathMatch();
@@ -406,7 +467,7 @@ final class IngressRoutes {
                 dsFields.put("spec.rules[0].matches[0]", "spec.defaultBackend");
                 dsFields.put("spec.rules[0].backends[0]", "spec.defaultBackend");
                 dsFields.put("spec.rules[0]", "spec.defaultBackend");
-                out.add(new Piece(piece(ing, ns, index, DEFAULT_BACKEND, annotations.key, ds), dsFields, fallbackErrors,
+                out.add(new Piece(piece(ing, ns, index, DEFAULT_BACKEND, pieceKey, ds), dsFields, fallbackErrors,
                         annotations.problems().isEmpty() ? null : UNSUPPORTED_ANNOTATION));
             }
             index++;

@@ -683,8 +683,9 @@ public final class Translator {
                 List<dev.strait.model.Route.Rule> rules = new ArrayList<>(r.rules());
                 rules.set(j, with(rule, rule.matches(), split(primary, canary, a)));
                 // Header rules first: with a header and a cookie condition alike, the proxy keeps the earlier,
-                // and ingress-nginx's header wins over its cookie.
-                int at = j + 1;
+                // and ingress-nginx's header wins over its cookie. All of them before the split rule, which a regex
+                // path (tried in order, not by its conditions) would otherwise answer first.
+                int at = j;
                 if (a.canaryHeader != null) {
                     if (a.canaryHeaderValue != null) {
                         rules.add(at++, with(rule, List.of(headerMatch(match, a.canaryHeader, a.canaryHeaderValue)), canary));
@@ -778,18 +779,35 @@ public final class Translator {
                     List.of(IngressRoutes.Piece.of(r)), List.of()));
         }
         previousKeys = keys;
+        // ingress-nginx makes every path of a host a regex once one Ingress of the host needs one (ADR 0074): which
+        // hosts, per scope (the proxies that serve them), before any Ingress is rewritten. A canary adds no path.
+        List<Ingress> ours = new ArrayList<>();
+        List<String> classes = new ArrayList<>();
+        Map<Scope, Set<String>> regexHosts = new HashMap<>();
         for (Ingress ing : in.ingresses()) {
             String cls = IngressRoutes.classOf(ing, in.ingressClasses(), defaults.defaultClass());
             if (cls != null) {
-                ResourceKey key = new ResourceKey("Ingress", ing.getMetadata().getNamespace(), ing.getMetadata().getName());
-                SourceResult prev = previousResults.get(key);
-                sameAges &= prev != null ? sameAge(prev.source, ing) : !previousOrder.containsKey(key);
-                List<String> leftOut = new ArrayList<>();
-                List<IngressRoutes.Piece> pieces = IngressRoutes.pieces(ing, endpoints, leftOut);
-                Source src = new Source(key, ing, cls, pieces, List.copyOf(leftOut));
-                // A canary claims nothing: its paths split the traffic of another Ingress's (see canaries).
-                (IngressRoutes.isCanary(ing) ? canaries : out).add(src);
+                ours.add(ing);
+                classes.add(cls);
+                Set<String> hosts = IngressRoutes.isCanary(ing) ? Set.of() : IngressRoutes.regexHosts(ing);
+                if (!hosts.isEmpty()) {
+                    regexHosts.computeIfAbsent(defaults.scopeOf(cls, ing.getMetadata().getNamespace()),
+                            sc -> new HashSet<>()).addAll(hosts);
+                }
             }
+        }
+        for (int o = 0; o < ours.size(); o++) {
+            Ingress ing = ours.get(o);
+            String cls = classes.get(o);
+            ResourceKey key = new ResourceKey("Ingress", ing.getMetadata().getNamespace(), ing.getMetadata().getName());
+            SourceResult prev = previousResults.get(key);
+            sameAges &= prev != null ? sameAge(prev.source, ing) : !previousOrder.containsKey(key);
+            List<String> leftOut = new ArrayList<>();
+            Set<String> forced = regexHosts.getOrDefault(defaults.scopeOf(cls, ing.getMetadata().getNamespace()), Set.of());
+            List<IngressRoutes.Piece> pieces = IngressRoutes.pieces(ing, endpoints, leftOut, forced);
+            Source src = new Source(key, ing, cls, pieces, List.copyOf(leftOut));
+            // A canary claims nothing: its paths split the traffic of another Ingress's (see canaries).
+            (IngressRoutes.isCanary(ing) ? canaries : out).add(src);
         }
         // Sorting 10k sources from the informers' (hash) order costs n log n comparisons of timestamps and
         // names on every rebuild. Placed in the last translation's order first, they are nearly sorted, and

@@ -194,4 +194,91 @@ class IngressRegexPathsTest {
         });
         assertThat(served(t, "/api/x")).isEqualTo("shop.app..ingress-0#0");
     }
+
+    /** An Ingress of app.example.com made at {@code minute}, its paths ({@code path, pathType, ...}) to web. */
+    private static io.fabric8.kubernetes.api.model.networking.v1.Ingress at(String name, int minute, String[] paths,
+                                                                           String... annotations) {
+        io.fabric8.kubernetes.api.model.networking.v1.Ingress ing = annotated(name, spec(false, paths), annotations);
+        ing.getMetadata().setCreationTimestamp("2026-11-30T10:%02d:00Z".formatted(minute));
+        return ing;
+    }
+
+    /** The route and rule that answer {@code path} on app.example.com with these request headers. */
+    private static String served(Translation t, String path, String... headers) throws Exception {
+        Snapshot s = SnapshotBuilder.build(ConfigParser.parse(t.snapshot(STRAIT).json(), "snapshot"), "snapshot");
+        DefaultHttpHeaders h = new DefaultHttpHeaders();
+        for (int i = 0; i < headers.length; i += 2) {
+            h.add(headers[i], headers[i + 1]);
+        }
+        CompiledRule r = s.table("http").find("app.example.com", path, HttpMethod.GET, h);
+        return r == null ? null : r.route() + "#" + r.index();
+    }
+
+    /**
+     * ADR 0074: ingress-nginx makes every path of a host a regex once one Ingress of the host needs one, and sorts
+     * the host's locations together, longest first, whichever Ingress they come from. An older Ingress's
+     * {@code Prefix /} used to answer before a younger one's regex.
+     */
+    @Test
+    void oneIngressesRegexMakesEveryIngressOfTheHostARegexTriedLongestFirst() throws Exception {
+        var front = at("front", 1, new String[] {"/", "Prefix", "/healthz", "Exact", "/users/admin/settings", "Prefix"});
+        var users = at("users", 2, new String[] {"/users/[0-9]+", "ImplementationSpecific", "/h.*", "ImplementationSpecific"},
+                "use-regex", "true");
+        Translation t = translate(front, users);
+        assertThat(ingressReport(t, "shop", "front").errors()).isEmpty();
+        assertThat(ingressReport(t, "shop", "users").errors()).isEmpty();
+        // front's paths are nginx's regexes too, with the length of the Ingress path as their priority.
+        Route frontRoute = t.snapshot(STRAIT).config().routes().stream()
+                .filter(r -> r.name().equals("shop.front..ingress-0")).findFirst().orElseThrow();
+        assertThat(frontRoute.rules()).extracting(r -> r.matches().get(0).path()).containsExactly(
+                new Route.PathMatch(Route.PathType.RegularExpression, "(?i)^/users/admin/settings.*", 21),
+                new Route.PathMatch(Route.PathType.RegularExpression, "(?i)^/healthz.*", 8),
+                new Route.PathMatch(Route.PathType.RegularExpression, "(?i)^/.*", 1));
+        // Interleaved by length across the two Ingresses: 21 front, 13 users, 8 front, 4 users, 1 front.
+        assertThat(served(t, "/users/admin/settings/x")).isEqualTo("shop.front..ingress-0#0");
+        assertThat(served(t, "/users/42")).isEqualTo("shop.users..ingress-0#0");
+        assertThat(served(t, "/HEALTHZ/x")).isEqualTo("shop.front..ingress-0#1");
+        assertThat(served(t, "/hello")).isEqualTo("shop.users..ingress-0#1");
+        assertThat(served(t, "/other")).isEqualTo("shop.front..ingress-0#2");
+
+        // Alone, front keeps its exact forms (ADR 0054): whole path elements, case-sensitive.
+        t = translate(front);
+        assertThat(rules(t)).extracting(r -> r.matches().get(0).path()).containsExactly(
+                new Route.PathMatch(Route.PathType.Prefix, "/"), new Route.PathMatch(Route.PathType.Exact, "/healthz"),
+                new Route.PathMatch(Route.PathType.Prefix, "/users/admin/settings"));
+        // Another host is not touched.
+        var other = annotated("other", spec(false, "/a", "Prefix").replace("app.example.com", "other.example.com"));
+        t = translate(front, users, other);
+        assertThat(t.snapshot(STRAIT).config().routes()).filteredOn(r -> r.name().equals("shop.other..ingress-0"))
+                .singleElement().satisfies(r -> assertThat(r.rules().get(0).matches().get(0).path())
+                        .isEqualTo(new Route.PathMatch(Route.PathType.Prefix, "/a")));
+    }
+
+    /** A host whose regex comes from another Ingress: its defaultBackend answers after every regex, a canary still splits. */
+    @Test
+    void aDefaultBackendAndACanaryFollowTheHostIntoRegexes() throws Exception {
+        var front = annotated("front", "ingressClassName: strait\n"
+                + "defaultBackend: { service: { name: web, port: { number: 80 } } }\n" + spec(false, "/about", "Exact")
+                .substring("ingressClassName: strait\n".length()));
+        var users = at("users", 2, new String[] {"/users/[0-9]+", "ImplementationSpecific"}, "use-regex", "true");
+        var canary = at("front-canary", 3, new String[] {"/about", "Exact"}, "canary", "true", "canary-by-header",
+                "X-Canary");
+        canary.getSpec().getRules().get(0).getHttp().getPaths().get(0).getBackend().getService().setName("web-canary");
+        Translation t = translate(front, users, canary, Fixtures.service("shop", "web-canary", "http:80"),
+                Fixtures.slice("shop", "web-canary", "web-canary-1", "http", 8080, "10.0.0.2"));
+        assertThat(ingressReport(t, "shop", "front-canary").errors()).isEmpty();
+        assertThat(served(t, "/users/7")).isEqualTo("shop.users..ingress-0#0");
+        assertThat(served(t, "/nothing")).isEqualTo("shop.front..ingress-0-default#0");
+        // The canary's header rule answers before the split rule: regexes are tried in order, not by conditions.
+        String always = served(t, "/about", "X-Canary", "always");
+        String plain = served(t, "/about");
+        assertThat(always).startsWith("shop.front..ingress-0#");
+        assertThat(plain).startsWith("shop.front..ingress-0#");
+        Route frontRoute = t.snapshot(STRAIT).config().routes().stream()
+                .filter(r -> r.name().equals("shop.front..ingress-0")).findFirst().orElseThrow();
+        assertThat(frontRoute.rules().get(Integer.parseInt(always.substring(always.indexOf('#') + 1))).action())
+                .isEqualTo(new Route.Backends(List.of(new Route.Backend("service.shop.web-canary.80", 1))));
+        assertThat(frontRoute.rules().get(Integer.parseInt(plain.substring(plain.indexOf('#') + 1))).action())
+                .isEqualTo(WEB);
+    }
 }
