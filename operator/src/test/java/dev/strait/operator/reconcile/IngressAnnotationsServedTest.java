@@ -113,6 +113,21 @@ class IngressAnnotationsServedTest {
         assertThat(proxy.get("regex.example.com", "/api/vx/users").split(" ")[0]).isEqualTo("404");
     }
 
+    /** ADR 0074: the older Ingress's path "/" becomes a regex too, tried after the younger one's longer regex. */
+    @Test
+    void anotherIngresssRegexOnTheHostAnswersBeforeAnOlderPrefixSlash() throws Exception {
+        create(client, ingress("front", "shared.example.com", "nginx.ingress.kubernetes.io/rewrite-target: /front",
+                web("/", "Prefix")));
+        await().atMost(WAIT).untilAsserted(() ->
+                assertThat(proxy.get("shared.example.com", "/users/42")).isEqualTo("200 OK app saw /front"));
+        create(client, ingress("users", "shared.example.com", "nginx.ingress.kubernetes.io/use-regex: \"true\", "
+                + "nginx.ingress.kubernetes.io/rewrite-target: \"/users-app/$1\"", web("/users/([0-9]+)", "ImplementationSpecific")));
+        await().atMost(WAIT).untilAsserted(() ->
+                assertThat(proxy.get("shared.example.com", "/users/42")).isEqualTo("200 OK app saw /users-app/42"));
+        assertThat(proxy.get("shared.example.com", "/other")).isEqualTo("200 OK app saw /front");
+        assertThat(proxy.get("shared.example.com", "/users/me")).isEqualTo("200 OK app saw /front");
+    }
+
     @Test
     void aPathTheModelRefusesIsLeftOutAndTheOtherPathsServe() throws Exception {
         // Before, the whole Ingress was refused (Accepted=False) and "/shop" never served.
