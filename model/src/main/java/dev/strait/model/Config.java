@@ -80,11 +80,50 @@ public record Config(
         }
     }
 
-    public record Tls(List<Certificate> certificates) {
+    /**
+     * A TLS listener: its certificates (chosen by SNI) and which hosts ask clients for a certificate
+     * ({@code clientValidation}, ADR 0075).
+     */
+    public record Tls(List<Certificate> certificates, List<ClientValidation> clientValidation) {
         public Tls {
             certificates = List.copyOf(certificates);
+            clientValidation = List.copyOf(clientValidation);
+        }
+
+        public Tls(List<Certificate> certificates) {
+            this(certificates, List.of());
         }
     }
+
+    /**
+     * Client certificates for some hosts of a TLS listener (nginx's {@code ssl_verify_client}, ingress-nginx's
+     * {@code auth-tls-*}, Envoy's {@code require_client_certificate}). A handshake whose SNI name is one of
+     * {@code hosts} (exact, {@code *.domain} for one label, or {@code *} for every other name) asks for a
+     * certificate issued by {@code ca}; each request for such a host is checked against the verdict.
+     *
+     * @param ca            PEM (inline or a file) of the CAs that may issue client certificates; null only with
+     *                      {@link ClientValidationMode#OPTIONAL_NO_CA}
+     * @param verifyDepth   how many certificates may stand between the client's and a CA of {@code ca}, plus one:
+     *                      1 (nginx's default) means issued by one of them directly
+     * @param subjectMatch  a Java regular expression that must be found in the certificate's subject
+     *                      (RFC 2253, as nginx's {@code $ssl_client_s_dn}) or the request gets 403; null for any
+     * @param forwardCertificate send the certificate upstream too ({@code ssl-client-cert}, URL-escaped PEM)
+     */
+    public record ClientValidation(List<String> hosts, String ca, ClientValidationMode mode, int verifyDepth,
+                                   String subjectMatch, boolean forwardCertificate) {
+        public static final int DEFAULT_VERIFY_DEPTH = 1;
+
+        public ClientValidation {
+            hosts = List.copyOf(hosts);
+        }
+    }
+
+    /**
+     * {@code require}: a request without a valid certificate gets 400. {@code optional}: a client may send none,
+     * but one it sends must be valid. {@code optional-no-ca}: any certificate or none; the verdict only goes
+     * upstream.
+     */
+    public enum ClientValidationMode { REQUIRE, OPTIONAL, OPTIONAL_NO_CA }
 
     public record Certificate(String cert, String key) {}
 

@@ -391,7 +391,7 @@ public final class ConfigParser {
         Config.Tls tls = null;
         JsonNode t = n.get("tls");
         if (t != null && !t.isNull() && object(t, path + ".tls")) {
-            known(t, path + ".tls", "certificates");
+            known(t, path + ".tls", "certificates", "clientValidation");
             List<Config.Certificate> certs = list(t.get("certificates"), path + ".tls.certificates", true,
                     (c, p) -> {
                         if (!object(c, p)) {
@@ -401,10 +401,53 @@ public final class ConfigParser {
                         return new Config.Certificate(requiredText(c.get("cert"), p + ".cert"),
                                 requiredText(c.get("key"), p + ".key"));
                     });
-            tls = new Config.Tls(nonNull(certs));
+            Set<String> validated = new HashSet<>();
+            List<Config.ClientValidation> clients = list(t.get("clientValidation"), path + ".tls.clientValidation",
+                    false, (c, p) -> clientValidation(c, p, validated));
+            tls = new Config.Tls(nonNull(certs), nonNull(clients));
         }
         int maxConnections = integer(n.get("maxConnections"), path + ".maxConnections", 0, 0, 10_000_000);
         return new Config.Listener(name, address, tls, maxConnections);
+    }
+
+    /** One {@code clientValidation} entry of a TLS listener; {@code taken} holds the hosts of the entries before it. */
+    private Config.ClientValidation clientValidation(JsonNode n, String path, Set<String> taken) {
+        if (!object(n, path)) {
+            return null;
+        }
+        known(n, path, "hosts", "ca", "mode", "verifyDepth", "subjectMatch", "forwardCertificate");
+        List<String> hosts = list(n.get("hosts"), path + ".hosts", true, (h, p) -> {
+            String host = host(h, p);
+            if (host != null && !taken.add(host)) {
+                error(p, "\"" + host + "\" is in an earlier clientValidation entry of the listener");
+            }
+            return host;
+        });
+        Config.ClientValidationMode mode = enumValue(n.get("mode"), path + ".mode", Config.ClientValidationMode.REQUIRE,
+                Config.ClientValidationMode.class);
+        String ca = null;
+        JsonNode cn = n.get("ca");
+        if (cn != null && !cn.isNull()) {
+            ca = requiredText(cn, path + ".ca");
+        } else if (mode != Config.ClientValidationMode.OPTIONAL_NO_CA) {
+            error(path + ".ca", "is required: the CAs that issue client certificates (only optional-no-ca takes any)");
+        }
+        int depth = integer(n.get("verifyDepth"), path + ".verifyDepth", Config.ClientValidation.DEFAULT_VERIFY_DEPTH,
+                1, 10);
+        String subject = null;
+        JsonNode sn = n.get("subjectMatch");
+        if (sn != null && !sn.isNull()) {
+            subject = requiredText(sn, path + ".subjectMatch");
+            if (subject != null) {
+                try {
+                    Pattern.compile(subject);
+                } catch (PatternSyntaxException e) {
+                    error(path + ".subjectMatch", "not a valid regular expression: " + e.getDescription());
+                }
+            }
+        }
+        boolean forward = bool(n.get("forwardCertificate"), path + ".forwardCertificate", false);
+        return new Config.ClientValidation(nonNull(hosts), ca, mode, depth, subject, forward);
     }
 
     private Upstream upstream(JsonNode n, String path) {

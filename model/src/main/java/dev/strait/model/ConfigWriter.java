@@ -313,8 +313,26 @@ public final class ConfigWriter {
                 o.put("maxConnections", li.maxConnections());
             }
             if (li.tls() != null) {
-                ArrayNode certs = o.putObject("tls").putArray("certificates");
+                ObjectNode to = o.putObject("tls");
+                ArrayNode certs = to.putArray("certificates");
                 li.tls().certificates().forEach(ce -> certs.addObject().put("cert", ce.cert()).put("key", ce.key()));
+                if (!li.tls().clientValidation().isEmpty()) {
+                    ArrayNode cvs = to.putArray("clientValidation");
+                    for (Config.ClientValidation cv : li.tls().clientValidation()) {
+                        ObjectNode co = cvs.addObject();
+                        cv.hosts().forEach(co.putArray("hosts")::add);
+                        if (cv.ca() != null) {
+                            co.put("ca", cv.ca());
+                        }
+                        co.put("mode", ConfigParser.configName(cv.mode())).put("verifyDepth", cv.verifyDepth());
+                        if (cv.subjectMatch() != null) {
+                            co.put("subjectMatch", cv.subjectMatch());
+                        }
+                        if (cv.forwardCertificate()) {
+                            co.put("forwardCertificate", true);
+                        }
+                    }
+                }
             }
         }
         if (c.admin() != null) {

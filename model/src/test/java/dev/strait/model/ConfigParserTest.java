@@ -628,6 +628,18 @@ class ConfigParserTest {
         }
 
         @Test
+        void clientValidationDefaultsToRequireAndDepthOne() throws Exception {
+            Config c = parse("listeners: [ { name: s, address: \"127.0.0.1:1\", tls: { certificates: [ { cert: /a, key: /b } ],"
+                    + " clientValidation: [ { hosts: [ API.example.com, \"*\" ], ca: /ca.pem },"
+                    + " { hosts: [ \"*.b.example\" ], mode: optional-no-ca, forwardCertificate: true } ] } } ]\nroutes: []\n");
+            assertThat(c.listeners().get(0).tls().clientValidation()).containsExactly(
+                    new Config.ClientValidation(List.of("api.example.com", "*"), "/ca.pem", Config.ClientValidationMode.REQUIRE,
+                            1, null, false),
+                    new Config.ClientValidation(List.of("*.b.example"), null, Config.ClientValidationMode.OPTIONAL_NO_CA,
+                            1, null, true));
+        }
+
+        @Test
         void regularExpressionPathTakesAPriority() throws Exception {
             Config c = parse(withRules(
                     "{ matches: [ { path: { type: RegularExpression, value: \"/v[0-9]+/.*\", priority: -7 } } ], respond: {} }",
@@ -1293,6 +1305,26 @@ class ConfigParserTest {
                 arguments("bad regular expression (dangling)",
                         withRules("{ matches: [ { path: { type: RegularExpression, value: \"*a\" } } ], respond: {} }"),
                         "routes[0].rules[0].matches[0].path.value", "not a valid regular expression"),
+                arguments("client validation without a CA",
+                        ("listeners: [ { name: s, address: \"127.0.0.1:1\", tls: { certificates: [ { cert: /a, key: /b } ],"
+                                + " clientValidation: [ { hosts: [ a.example ] } ] } } ]\nroutes: []\n"),
+                        "listeners[0].tls.clientValidation[0].ca", "is required"),
+                arguments("client validation host twice",
+                        ("listeners: [ { name: s, address: \"127.0.0.1:1\", tls: { certificates: [ { cert: /a, key: /b } ],"
+                                + " clientValidation: [ { hosts: [ a.example ], ca: /c }, { hosts: [ A.example ], ca: /d } ] } } ]\nroutes: []\n"),
+                        "listeners[0].tls.clientValidation[1].hosts[0]", "\"a.example\" is in an earlier clientValidation entry"),
+                arguments("client validation bad mode",
+                        ("listeners: [ { name: s, address: \"127.0.0.1:1\", tls: { certificates: [ { cert: /a, key: /b } ],"
+                                + " clientValidation: [ { hosts: [ a.example ], ca: /c, mode: on } ] } } ]\nroutes: []\n"),
+                        "listeners[0].tls.clientValidation[0].mode", "must be one of optional, optional-no-ca, require"),
+                arguments("client validation bad depth",
+                        ("listeners: [ { name: s, address: \"127.0.0.1:1\", tls: { certificates: [ { cert: /a, key: /b } ],"
+                                + " clientValidation: [ { hosts: [ a.example ], ca: /c, verifyDepth: 0 } ] } } ]\nroutes: []\n"),
+                        "listeners[0].tls.clientValidation[0].verifyDepth", "must be a whole number 1..10"),
+                arguments("client validation bad subject pattern",
+                        ("listeners: [ { name: s, address: \"127.0.0.1:1\", tls: { certificates: [ { cert: /a, key: /b } ],"
+                                + " clientValidation: [ { hosts: [ a.example ], ca: /c, subjectMatch: \"CN=(a\" } ] } } ]\nroutes: []\n"),
+                        "listeners[0].tls.clientValidation[0].subjectMatch", "not a valid regular expression"),
                 arguments("priority on a Prefix path",
                         withRules("{ matches: [ { path: { type: Prefix, value: /a, priority: 3 } } ], respond: {} }"),
                         "routes[0].rules[0].matches[0].path.priority", "orders RegularExpression paths only; Prefix"),

@@ -44,6 +44,10 @@ class ConfigWriterTest {
                   certificates:
                     - { cert: /a.crt, key: /a.key }
                     - { cert: /b.crt, key: /b.key }
+                  clientValidation:
+                    - { hosts: [ api.example.com, "*.partners.example.com" ], ca: /ca.crt, verifyDepth: 2,
+                        subjectMatch: "CN=(a|b)", forwardCertificate: true }
+                    - { hosts: [ "*" ], mode: optional-no-ca }
             admin: { address: "[::1]:9901" }
             upstreams:
               - { name: a, endpoints: [ "10.0.0.1:80", "[fd00::1]:80", "svc.ns.svc:8080" ], protocol: h2c,
