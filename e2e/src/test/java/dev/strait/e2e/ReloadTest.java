@@ -58,27 +58,32 @@ class ReloadTest {
     }
 
     /**
-     * The config is a symlink into a directory the watcher does not watch, so only SIGHUP can pick up
-     * a change to its target: the log lines prove which path applied or refused it.
+     * The config is a link to a link: the watcher watches the config's directory and the final target's, not the
+     * middle link's, so pointing that link at another file is a change only SIGHUP can pick up (the files it
+     * points at are all written before the start). The log lines prove which path applied or refused it.
      */
     @Test
     void sighupReloadsAChangeTheWatcherCannotSee() throws Exception {
         // A signal ignored when the JVM starts (nohup, some supervisors) stays ignored: the JVM will not
         // install a handler over SIG_IGN, and children inherit it.
         Assumptions.assumeFalse(sighupIgnored(), "SIGHUP is ignored in this process (nohup?), so it is in the proxy");
-        Path real = Files.createDirectory(tmp.resolve("real")).resolve("strait.yaml");
-        replace(real, config("v1"));
-        Path link = Files.createSymbolicLink(conf.resolve("strait.yaml"), real);
+        Path real = Files.createDirectory(tmp.resolve("real"));
+        Files.writeString(real.resolve("v1.yaml"), config("v1"));
+        Files.writeString(real.resolve("v2.yaml"), config("v2"));
+        Files.writeString(real.resolve("v3.yaml"), config("v3").replace("status: 200", "stauts: 200"));
+        Path middle = Files.createDirectory(tmp.resolve("middle")).resolve("strait.yaml");
+        Files.createSymbolicLink(middle, real.resolve("v1.yaml"));
+        Path link = Files.createSymbolicLink(conf.resolve("strait.yaml"), middle);
         ProxyProcess proxy = strait.start("--config", link.toString()).awaitServing();
         assertThat(proxy.get("/").body()).isEqualTo("v1");
 
-        replace(real, config("v2"));
+        relink(middle, real.resolve("v2.yaml"));
         proxy.signal("HUP");
         proxy.awaitStderr("config reload (SIGHUP): now serving version");
         assertThat(proxy.get("/").body()).isEqualTo("v2");
         assertThat(proxy.admin("/config").body()).contains("v2");
 
-        replace(real, config("v3").replace("status: 200", "stauts: 200"));
+        relink(middle, real.resolve("v3.yaml"));
         proxy.signal("HUP");
         proxy.awaitStderr("config reload (SIGHUP) refused");
         assertThat(proxy.stderr()).contains("routes[0].rules[0].respond.stauts: unknown field");
@@ -112,6 +117,13 @@ class ReloadTest {
                     rules:
                       - respond: { status: 200, body: "%s" }
                 """.formatted(body);
+    }
+
+    /** Points the link {@code link} at {@code target} in one step: a new link beside it, renamed over it. */
+    private void relink(Path link, Path target) throws IOException {
+        Path next = staging.resolve("link-" + System.nanoTime());
+        Files.createSymbolicLink(next, target);
+        Files.move(next, link, StandardCopyOption.ATOMIC_MOVE, StandardCopyOption.REPLACE_EXISTING);
     }
 
     /** Writes {@code text} beside (in staging/) and renames it over {@code file} atomically. */
