@@ -111,6 +111,15 @@ public interface Exchange {
         send(status, headers, io.netty.buffer.Unpooled.wrappedBuffer(body));
     }
 
+    /** The same short plain-text answer with a sentence that says why: {@code 400 Bad Request: <reason>}. */
+    default void sendError(HttpResponseStatus status, String reason) {
+        io.netty.handler.codec.http.HttpHeaders headers = new io.netty.handler.codec.http.DefaultHttpHeaders();
+        headers.set(io.netty.handler.codec.http.HttpHeaderNames.CONTENT_TYPE, "text/plain; charset=utf-8");
+        byte[] body = (status.code() + " " + status.reasonPhrase() + ": " + reason + "\n")
+                .getBytes(java.nio.charset.StandardCharsets.UTF_8);
+        send(status, headers, io.netty.buffer.Unpooled.wrappedBuffer(body));
+    }
+
     // ---- streaming, for handlers that answer later (proxying) ----
 
     /** The loop this exchange runs on: upstream connections for it belong to the same loop. */

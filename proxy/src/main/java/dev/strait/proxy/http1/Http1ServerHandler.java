@@ -18,6 +18,7 @@ import dev.strait.proxy.metrics.ProxyMetrics;
 import dev.strait.proxy.route.CompiledRule;
 import dev.strait.proxy.route.RouteTable;
 import dev.strait.proxy.server.FatalErrors;
+import dev.strait.proxy.tls.ClientCheck;
 import dev.strait.proxy.tls.TlsConnection;
 import dev.strait.proxy.upstream.IoUringPeerClose;
 import io.netty.buffer.ByteBuf;
@@ -410,6 +411,14 @@ public final class Http1ServerHandler extends ChannelInboundHandlerAdapter {
             sendError(ex, HttpResponseStatus.MISDIRECTED_REQUEST);
             return;
         }
+        ClientCheck client = ClientCheck.of(tls, snapshot.tls(), listener, host,
+                rule != null && rule.handler().upgradesToHttps());
+        if (client.refusal() != null) {
+            requests++;
+            ex.sendError(client.refusal(), client.reason());
+            return;
+        }
+        client.applyTo(headers);
         if (h2c != null && requests == 0 && (backlog == null || backlog.isEmpty()) && expect == null
                 && H2cUpgrade.accepts(req, ex.hasBody)) {
             upgradeToH2c(req);

@@ -18,6 +18,7 @@ import dev.strait.proxy.http1.HeadParser;
 import dev.strait.proxy.metrics.ProxyMetrics;
 import dev.strait.proxy.route.CompiledRule;
 import dev.strait.proxy.route.RouteTable;
+import dev.strait.proxy.tls.ClientCheck;
 import dev.strait.proxy.tls.TlsConnection;
 import io.netty.buffer.ByteBuf;
 import io.netty.buffer.ByteBufAllocator;
@@ -280,6 +281,13 @@ public final class Http2Exchange implements Exchange, StreamDeadlines.Expiry {
             client = ForwardedFor.client(headers, ctx.channel().remoteAddress(), trust);
         }
         CompiledRule r = snapshot.route(connection.listener(), tls != null, "https".equals(scheme), host, matchPath, m, headers);
+        ClientCheck client = ClientCheck.of(tls, snapshot.tls(), connection.listener(), host,
+                r != null && r.handler().upgradesToHttps());
+        if (client.refusal() != null) {
+            sendError(client.refusal(), client.reason());
+            return;
+        }
+        client.applyTo(headers);
         if (r != null && r.maxBodyBytes() >= 0) {
             maxBodyBytes = r.maxBodyBytes(); // the rule's own limit (nginx's client_max_body_size in a location)
         }

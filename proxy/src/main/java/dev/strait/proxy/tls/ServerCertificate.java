@@ -20,9 +20,17 @@ public final class ServerCertificate {
     private final Set<String> exact;
     /** Wildcard names as the suffix after {@code *.}: {@code *.example.com} is {@code example.com}. */
     private final Set<String> wildcard;
+    /** This certificate's context that asks for client certificates under a policy (ADR 0075); null: none made. */
+    private final java.util.function.Function<ClientValidationPolicy, SslContext> asking;
 
     ServerCertificate(SslContext context, List<String> names) {
+        this(context, names, null);
+    }
+
+    ServerCertificate(SslContext context, List<String> names,
+                      java.util.function.Function<ClientValidationPolicy, SslContext> asking) {
         this.context = context;
+        this.asking = asking;
         Set<String> e = new java.util.HashSet<>();
         Set<String> w = new java.util.HashSet<>();
         for (String n : names) {
@@ -38,6 +46,11 @@ public final class ServerCertificate {
 
     public SslContext context() {
         return context;
+    }
+
+    /** The context for a handshake under {@code policy} ({@code null}: one that asks for no client certificate). */
+    SslContext context(ClientValidationPolicy policy) {
+        return policy == null || asking == null ? context : asking.apply(policy);
     }
 
     Set<String> exactNames() {

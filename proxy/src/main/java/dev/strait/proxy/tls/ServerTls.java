@@ -46,15 +46,39 @@ public final class ServerTls {
 
     private static final Logger log = LoggerFactory.getLogger(ServerTls.class);
 
-    private record Built(SslContext context, List<String> names, Instant notBefore, Instant notAfter) {}
+    /**
+     * A certificate's contexts: the plain one, and those that ask for client certificates, one per policy and made
+     * on the first handshake that needs it (then kept with the certificate, across snapshots).
+     */
+    private record Built(SslContext context, List<String> names, Instant notBefore, Instant notAfter,
+                         PrivateKey key, X509Certificate[] chain, String id,
+                         java.util.concurrent.ConcurrentHashMap<String, SslContext> asking) {
+        SslContext asking(ClientValidationPolicy policy) {
+            SslContext c = asking.get(policy.key());
+            if (c != null) {
+                return c;
+            }
+            try {
+                c = newContext(key, chain, id, policy);
+            } catch (SSLException | RuntimeException e) {
+                // The same key and chain made the plain context: this cannot be the certificate's fault.
+                throw new IllegalStateException("cannot make a client-certificate context: " + e.getMessage(), e);
+            }
+            SslContext raced = asking.putIfAbsent(policy.key(), c);
+            return raced != null ? raced : c;
+        }
+    }
 
     private final Map<String, SniTable> listeners;
     private final String fingerprint;
     private final Set<Path> files;
     private final List<String> warnings;
 
+    private final boolean anyValidation;
+
     private ServerTls(Map<String, SniTable> listeners, String fingerprint, Set<Path> files, List<String> warnings) {
         this.listeners = listeners;
+        this.anyValidation = listeners.values().stream().anyMatch(SniTable::validatesClients);
         this.fingerprint = fingerprint;
         this.files = files;
         this.warnings = warnings;
@@ -74,6 +98,22 @@ public final class ServerTls {
     /** The table of a TLS listener, or {@code null}. */
     public SniTable listener(String name) {
         return listeners.get(name);
+    }
+
+    /**
+     * Whether a TLS listener asks clients for certificates for {@code host} (ADR 0075): such a host is not served
+     * over cleartext, where no certificate can be shown, but for a redirect to https.
+     */
+    public boolean validatesClients(String host) {
+        if (!anyValidation) {
+            return false;
+        }
+        for (SniTable t : listeners.values()) {
+            if (t.policyFor(host) != null) {
+                return true;
+            }
+        }
+        return false;
     }
 
     /** A digest of every certificate and key served: a reload that changes only file contents changes this. */
@@ -122,7 +162,7 @@ public final class ServerTls {
                     String id = HexFormat.of().formatHex(sha256(certPem + "\u0000" + keyPem));
                     all.update(id.getBytes(StandardCharsets.US_ASCII));
                     Built b = cached(id, certPem, keyPem, path);
-                    certs.add(new ServerCertificate(b.context(), b.names()));
+                    certs.add(new ServerCertificate(b.context(), b.names(), b::asking));
                     String w = now.isAfter(b.notAfter()) ? "expired at " + b.notAfter()
                             : now.isBefore(b.notBefore()) ? "not valid before " + b.notBefore() : null;
                     if (w != null) {
@@ -133,8 +173,30 @@ public final class ServerTls {
                     errors.add(new ConfigError(e.field, e.getMessage()));
                 }
             }
-            if (certs.size() == l.tls().certificates().size()) {
-                tables.put(l.name(), new SniTable(certs));
+            Map<String, ClientValidationPolicy> policies = new LinkedHashMap<>();
+            boolean policiesOk = true;
+            for (int j = 0; j < l.tls().clientValidation().size(); j++) {
+                Config.ClientValidation cv = l.tls().clientValidation().get(j);
+                String path = "listeners[" + i + "].tls.clientValidation[" + j + "].ca";
+                try {
+                    List<X509Certificate> cas = List.of();
+                    if (cv.ca() != null) {
+                        String caPem = PemMaterial.text(cv.ca(), path);
+                        if (!PemMaterial.isInline(cv.ca())) {
+                            files.add(Path.of(cv.ca()).toAbsolutePath());
+                        }
+                        cas = PemMaterial.certificates(caPem, path);
+                    }
+                    ClientValidationPolicy policy = new ClientValidationPolicy(cv, cas);
+                    all.update(policy.key().getBytes(StandardCharsets.US_ASCII));
+                    cv.hosts().forEach(h -> policies.put(h, policy));
+                } catch (PemMaterial.Invalid e) {
+                    errors.add(new ConfigError(e.field, e.getMessage()));
+                    policiesOk = false;
+                }
+            }
+            if (certs.size() == l.tls().certificates().size() && policiesOk) {
+                tables.put(l.name(), new SniTable(certs, policies));
             }
         }
         for (String w : warnings) {
@@ -155,7 +217,30 @@ public final class ServerTls {
         PemMaterial.checkPair(chain.get(0), key, path + ".key");
         SslContext ctx;
         try {
-            ctx = SslContextBuilder.forServer(key, chain.toArray(new X509Certificate[0]))
+            ctx = newContext(key, chain.toArray(new X509Certificate[0]), id, null);
+        } catch (SSLException | RuntimeException e) {
+            throw new PemMaterial.Invalid(path, "cannot use this certificate and key: " + e.getMessage());
+        }
+        Built b = new Built(ctx, List.copyOf(ServerCertificate.names(chain.get(0))),
+                chain.get(0).getNotBefore().toInstant(), chain.get(0).getNotAfter().toInstant(), key,
+                chain.toArray(new X509Certificate[0]), id, new java.util.concurrent.ConcurrentHashMap<>());
+        synchronized (CACHE) {
+            CACHE.put(id, b);
+        }
+        return b;
+    }
+
+    /**
+     * A server context for a certificate; with a policy, one that asks for a client certificate (any: the policy
+     * judges it after the handshake) naming the policy's CAs.
+     */
+    private static SslContext newContext(PrivateKey key, X509Certificate[] chain, String id,
+                                         ClientValidationPolicy policy) throws SSLException {
+        SslContextBuilder builder = SslContextBuilder.forServer(key, chain);
+        if (policy != null) {
+            builder.trustManager(policy.trustManager()).clientAuth(io.netty.handler.ssl.ClientAuth.OPTIONAL);
+        }
+        SslContext ctx = builder
                     .sslProvider(TlsEngine.current().provider())
                     .protocols("TLSv1.3", "TLSv1.2")
                     .ciphers(Http2SecurityUtil.CIPHERS, SupportedCipherSuiteFilter.INSTANCE)
@@ -168,22 +253,20 @@ public final class ServerTls {
                             ApplicationProtocolNames.HTTP_2, ApplicationProtocolNames.HTTP_1_1))
                     .sessionTimeout(TicketKeys.ROTATE_HOURS * 3600)
                     .build();
-        } catch (SSLException | RuntimeException e) {
-            throw new PemMaterial.Invalid(path, "cannot use this certificate and key: " + e.getMessage());
-        }
         if (ctx.sessionContext() instanceof io.netty.handler.ssl.OpenSslServerSessionContext sessions) {
             // Netty gives every server context the same session id context, so a session made for one
             // certificate would resume under another SNI name (the client keeps the first certificate):
-            // one id context per certificate stops that.
-            sessions.setSessionIdContext(java.util.Arrays.copyOf(HexFormat.of().parseHex(id), 32));
+            // one id context per certificate stops that. Per policy too: a session made without a client
+            // certificate must never resume where one is asked for (OpenSSL refuses a session, ticket or
+            // not, whose id context differs).
+            byte[] sid = HexFormat.of().parseHex(id);
+            if (policy != null) {
+                sid = sha256(id + "/" + policy.key());
+            }
+            sessions.setSessionIdContext(java.util.Arrays.copyOf(sid, 32));
         }
         TicketKeys.apply(ctx);
-        Built b = new Built(ctx, List.copyOf(ServerCertificate.names(chain.get(0))),
-                chain.get(0).getNotBefore().toInstant(), chain.get(0).getNotAfter().toInstant());
-        synchronized (CACHE) {
-            CACHE.put(id, b);
-        }
-        return b;
+        return ctx;
     }
 
     private static MessageDigest sha256() {

@@ -35,6 +35,7 @@ public final class SniSelector extends SniHandler {
 
     private final Supplier<SniTable> table;
     private ServerCertificate chosen;
+    private ClientValidationPolicy policy;
     /** The client spoke plain HTTP: answered, closing; whatever else it sends is dropped. */
     private boolean plain;
 
@@ -85,14 +86,19 @@ public final class SniSelector extends SniHandler {
 
     @Override
     protected Future<SslContext> lookup(ChannelHandlerContext ctx, String hostname) {
-        chosen = table.get().select(hostname);
-        return ctx.executor().newSucceededFuture(chosen.context());
+        SniTable t = table.get();
+        chosen = t.select(hostname);
+        // A host that asks for client certificates gets a context that asks too (ADR 0075).
+        policy = t.policyFor(hostname == null ? null : ServerCertificate.normalize(hostname));
+        return ctx.executor().newSucceededFuture(chosen.context(policy));
     }
 
     @Override
     protected void replaceHandler(ChannelHandlerContext ctx, String hostname, SslContext sslContext) throws Exception {
-        ctx.channel().attr(TlsConnection.KEY).set(new TlsConnection(
-                hostname == null ? null : ServerCertificate.normalize(hostname), chosen));
+        io.netty.channel.Channel ch = ctx.channel();
         super.replaceHandler(ctx, hostname, sslContext);
+        io.netty.handler.ssl.SslHandler ssl = ch.pipeline().get(io.netty.handler.ssl.SslHandler.class);
+        ch.attr(TlsConnection.KEY).set(new TlsConnection(hostname == null ? null : ServerCertificate.normalize(hostname),
+                chosen, policy, ssl == null ? null : ssl.engine()));
     }
 }

@@ -8,15 +8,24 @@ import java.util.Map;
  * A TLS listener's certificates by server name, built once per snapshot: the exact name, then the
  * wildcard for the name's parent domain, then the default (the first configured certificate). Two
  * hash lookups at most, however many certificates there are. When two certificates claim a name,
- * the one listed first keeps it.
+ * the one listed first keeps it. The client-certificate policies (ADR 0075) are found the same way, with
+ * {@code *} for every other name.
  */
 public final class SniTable {
     private final Map<String, ServerCertificate> exact;
     private final Map<String, ServerCertificate> wildcard;
     private final ServerCertificate fallback;
     private final List<ServerCertificate> all;
+    private final Map<String, ClientValidationPolicy> exactPolicies;
+    private final Map<String, ClientValidationPolicy> wildcardPolicies;
+    private final ClientValidationPolicy anyPolicy;
 
     SniTable(List<ServerCertificate> certificates) {
+        this(certificates, Map.of());
+    }
+
+    /** @param policies the client-certificate policy of each host a {@code clientValidation} entry names */
+    SniTable(List<ServerCertificate> certificates, Map<String, ClientValidationPolicy> policies) {
         this.all = List.copyOf(certificates);
         this.fallback = all.get(0);
         Map<String, ServerCertificate> e = new HashMap<>();
@@ -27,6 +36,22 @@ public final class SniTable {
         }
         this.exact = e;
         this.wildcard = w;
+        Map<String, ClientValidationPolicy> pe = new HashMap<>();
+        Map<String, ClientValidationPolicy> pw = new HashMap<>();
+        ClientValidationPolicy any = null;
+        for (Map.Entry<String, ClientValidationPolicy> p : policies.entrySet()) {
+            String h = p.getKey();
+            if (h.equals("*")) {
+                any = p.getValue();
+            } else if (h.startsWith("*.")) {
+                pw.put(h.substring(2), p.getValue());
+            } else {
+                pe.put(h, p.getValue());
+            }
+        }
+        this.exactPolicies = pe;
+        this.wildcardPolicies = pw;
+        this.anyPolicy = any;
     }
 
     /** The certificate for a client's SNI name ({@code null}: none sent). */
@@ -47,6 +72,36 @@ public final class SniTable {
             }
         }
         return fallback;
+    }
+
+    /**
+     * The client-certificate policy for a (lower-case, port-less) host or SNI name, or {@code null}. Without SNI a
+     * handshake cannot know the host, so it asks under {@code *}'s policy only.
+     */
+    public ClientValidationPolicy policyFor(String host) {
+        if (anyPolicy == null && exactPolicies.isEmpty() && wildcardPolicies.isEmpty()) {
+            return null;
+        }
+        if (host == null || host.isEmpty()) {
+            return anyPolicy;
+        }
+        ClientValidationPolicy p = exactPolicies.get(host);
+        if (p != null) {
+            return p;
+        }
+        int dot = host.indexOf('.');
+        if (dot > 0) {
+            p = wildcardPolicies.get(host.substring(dot + 1));
+            if (p != null) {
+                return p;
+            }
+        }
+        return anyPolicy;
+    }
+
+    /** Whether any host of this listener asks for client certificates. */
+    boolean validatesClients() {
+        return anyPolicy != null || !exactPolicies.isEmpty() || !wildcardPolicies.isEmpty();
     }
 
     public ServerCertificate defaultCertificate() {

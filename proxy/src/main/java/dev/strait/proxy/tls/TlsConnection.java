@@ -2,14 +2,37 @@ package dev.strait.proxy.tls;
 
 import io.netty.channel.Channel;
 import io.netty.util.AttributeKey;
+import java.security.cert.Certificate;
+import javax.net.ssl.SSLEngine;
+import javax.net.ssl.SSLPeerUnverifiedException;
 
 /**
  * What a TLS connection was set up with, kept on the channel for the HTTP layers: the SNI name the
- * client sent ({@code null} if none) and the certificate it got. HTTP/2 stream channels look at
- * their parent.
+ * client sent ({@code null} if none), the certificate it got and the client-certificate policy its handshake
+ * asked under ({@code null}: none asked). HTTP/2 stream channels look at their parent. Read only on the
+ * connection's event loop, which its streams share.
  */
-public record TlsConnection(String serverName, ServerCertificate certificate) {
+public final class TlsConnection {
     public static final AttributeKey<TlsConnection> KEY = AttributeKey.valueOf("strait.tls");
+
+    private final String serverName;
+    private final ServerCertificate certificate;
+    private final ClientValidationPolicy policy;
+    private final SSLEngine engine;
+    /** The verdict on the client's certificate, made on the first request that needs it. */
+    private ClientCertificate client;
+
+    public TlsConnection(String serverName, ServerCertificate certificate, ClientValidationPolicy policy,
+                         SSLEngine engine) {
+        this.serverName = serverName;
+        this.certificate = certificate;
+        this.policy = policy;
+        this.engine = engine;
+    }
+
+    public TlsConnection(String serverName, ServerCertificate certificate) {
+        this(serverName, certificate, null, null);
+    }
 
     /** The TLS state of a connection or of an HTTP/2 stream's connection; {@code null} for cleartext. */
     public static TlsConnection of(Channel ch) {
@@ -18,6 +41,14 @@ public record TlsConnection(String serverName, ServerCertificate certificate) {
             t = ch.parent().attr(KEY).get();
         }
         return t;
+    }
+
+    public String serverName() {
+        return serverName;
+    }
+
+    public ServerCertificate certificate() {
+        return certificate;
     }
 
     /**
@@ -29,5 +60,42 @@ public record TlsConnection(String serverName, ServerCertificate certificate) {
     public boolean misdirected(String host) {
         return serverName != null && host != null && !host.isEmpty() && !host.equals(serverName)
                 && !certificate.covers(host);
+    }
+
+    /**
+     * The client-certificate check of a request for {@code host} on this connection (ADR 0075), by the policy the
+     * listener's current table has for the host: its verdict, or why the request is refused.
+     */
+    public ClientCheck checkClient(String host, SniTable current) {
+        ClientValidationPolicy want = current == null ? null : current.policyFor(host);
+        if (want == null) {
+            return ClientCheck.NOT_ASKED;
+        }
+        ClientCertificate cert;
+        if (policy != null && policy.key().equals(want.key())) {
+            cert = clientCertificate();
+        } else if (serverName != null) {
+            // The handshake asked for another certificate, or none (HTTP/2 coalescing, a name its SNI did not
+            // cover, a reload since): a new connection for this name will ask for the right one.
+            return ClientCheck.MISDIRECTED;
+        } else {
+            cert = ClientCertificate.NONE; // no SNI: the handshake could not know to ask
+        }
+        return ClientCheck.of(want, cert);
+    }
+
+    private ClientCertificate clientCertificate() {
+        ClientCertificate c = client;
+        if (c == null) {
+            Certificate[] peer;
+            try {
+                peer = engine == null ? null : engine.getSession().getPeerCertificates();
+            } catch (SSLPeerUnverifiedException e) {
+                peer = null;
+            }
+            c = policy.judge(peer);
+            client = c;
+        }
+        return c;
     }
 }

@@ -49,11 +49,16 @@ public final class TestCertificates {
     private final X509Certificate ca;
 
     public TestCertificates() throws Exception {
+        this("strait test CA");
+    }
+
+    /** A CA of its own key, named {@code CN=caName}. */
+    public TestCertificates(String caName) throws Exception {
         caKeys = keyPair(KeyType.EC);
         Instant now = Instant.now();
-        JcaX509v3CertificateBuilder b = new JcaX509v3CertificateBuilder(new X500Name("CN=strait test CA"),
+        JcaX509v3CertificateBuilder b = new JcaX509v3CertificateBuilder(new X500Name("CN=" + caName),
                 serial(), Date.from(now.minus(Duration.ofHours(1))), Date.from(now.plus(Duration.ofDays(2))),
-                new X500Name("CN=strait test CA"), caKeys.getPublic());
+                new X500Name("CN=" + caName), caKeys.getPublic());
         b.addExtension(Extension.basicConstraints, true, new BasicConstraints(true));
         ca = new JcaX509CertificateConverter().getCertificate(b.build(
                 new JcaContentSignerBuilder("SHA256withECDSA").build(caKeys.getPrivate())));

@@ -57,7 +57,12 @@ public final class TlsClient implements AutoCloseable {
     }
 
     public Response get(String path, String host) throws IOException {
-        out.write(("GET " + path + " HTTP/1.1\r\nHost: " + host + "\r\n\r\n").getBytes(StandardCharsets.ISO_8859_1));
+        return rawRequest("GET " + path + " HTTP/1.1\r\nHost: " + host + "\r\n\r\n");
+    }
+
+    /** Sends a request as given (head, and body if any) and reads the response. */
+    public Response rawRequest(String request) throws IOException {
+        out.write(request.getBytes(StandardCharsets.ISO_8859_1));
         out.flush();
         String status = line();
         if (status == null) {

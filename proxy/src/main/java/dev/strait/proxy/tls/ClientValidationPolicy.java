@@ -1,0 +1,222 @@
+package dev.strait.proxy.tls;
+
+import dev.strait.model.Config;
+import java.nio.charset.StandardCharsets;
+import java.security.MessageDigest;
+import java.security.NoSuchAlgorithmException;
+import java.security.cert.CertPathValidator;
+import java.security.cert.CertPathValidatorException;
+import java.security.cert.Certificate;
+import java.security.cert.CertificateEncodingException;
+import java.security.cert.CertificateFactory;
+import java.security.cert.CertificateParsingException;
+import java.security.cert.PKIXParameters;
+import java.security.cert.PKIXReason;
+import java.security.cert.TrustAnchor;
+import java.security.cert.X509Certificate;
+import java.util.ArrayList;
+import java.util.Base64;
+import java.util.HashSet;
+import java.util.HexFormat;
+import java.util.List;
+import java.util.Set;
+import java.util.regex.Pattern;
+import javax.net.ssl.X509TrustManager;
+import javax.security.auth.x500.X500Principal;
+
+/**
+ * One {@code clientValidation} entry of a TLS listener, ready to use (ADR 0075): the CAs, and the verdict on a
+ * certificate chain a client sent. The handshake takes any certificate ({@link #trustManager}) and names these
+ * CAs in its request; the chain is judged afterwards, once per connection, so that a request can be answered
+ * with a readable 400 (as nginx does) instead of a handshake alert a browser shows as a broken site.
+ */
+public final class ClientValidationPolicy {
+    /** {@code clientAuth} in an extended key usage, and "any". */
+    private static final String CLIENT_AUTH = "1.3.6.1.5.5.7.3.2";
+    private static final String ANY_USAGE = "2.5.29.37.0";
+    /** How the escaped certificate keeps a character: RFC 3986's unreserved ones. */
+    private static final String UNRESERVED = "-._~";
+
+    private final X509Certificate[] cas;
+    private final Set<TrustAnchor> anchors;
+    private final Config.ClientValidationMode mode;
+    private final int verifyDepth;
+    private final Pattern subjectMatch;
+    private final boolean forwardCertificate;
+    private final String key;
+
+    ClientValidationPolicy(Config.ClientValidation spec, List<X509Certificate> cas) {
+        this.cas = cas.toArray(new X509Certificate[0]);
+        Set<TrustAnchor> a = new HashSet<>();
+        for (X509Certificate c : cas) {
+            a.add(new TrustAnchor(c, null));
+        }
+        this.anchors = Set.copyOf(a);
+        this.mode = spec.mode();
+        this.verifyDepth = spec.verifyDepth();
+        this.subjectMatch = spec.subjectMatch() == null ? null : Pattern.compile(spec.subjectMatch());
+        this.forwardCertificate = spec.forwardCertificate();
+        this.key = keyOf(spec, cas);
+    }
+
+    /**
+     * What the policy is, whatever hosts it covers: two snapshots' policies with the same key ask for and accept
+     * the same certificates, so a connection set up under one serves requests under the other.
+     */
+    public String key() {
+        return key;
+    }
+
+    public Config.ClientValidationMode mode() {
+        return mode;
+    }
+
+    /** Whether the subject of a certificate the request came with is one this policy lets through (null: none sent). */
+    boolean subjectAllowed(String subjectDn) {
+        return subjectMatch == null || subjectDn != null && subjectMatch.matcher(subjectDn).find();
+    }
+
+    boolean forwardCertificate() {
+        return forwardCertificate;
+    }
+
+    /** Takes whatever the client sends: the verdict is {@link #judge}'s, per request. */
+    X509TrustManager trustManager() {
+        return new X509TrustManager() {
+            @Override
+            public void checkClientTrusted(X509Certificate[] chain, String authType) {
+            }
+
+            @Override
+            public void checkServerTrusted(X509Certificate[] chain, String authType) {
+                throw new UnsupportedOperationException("a server context checks clients only");
+            }
+
+            @Override
+            public X509Certificate[] getAcceptedIssuers() {
+                return cas.clone(); // named in the CertificateRequest, so clients offer a certificate they hold for these
+            }
+        };
+    }
+
+    /** The verdict on what a client sent in its handshake ({@code null} or empty: nothing). */
+    ClientCertificate judge(Certificate[] peer) {
+        if (peer == null || peer.length == 0 || !(peer[0] instanceof X509Certificate leaf)) {
+            return ClientCertificate.NONE;
+        }
+        String subject = leaf.getSubjectX500Principal().getName(X500Principal.RFC2253);
+        String issuer = leaf.getIssuerX500Principal().getName(X500Principal.RFC2253);
+        String pem = forwardCertificate ? escapedPem(leaf) : null;
+        String failure = failure(peer, leaf);
+        return new ClientCertificate(failure == null ? "SUCCESS" : "FAILED:" + failure, subject, issuer, pem);
+    }
+
+    /** Why the chain is not one of this policy's CAs' (OpenSSL's words, as nginx's {@code $ssl_client_verify}), or null. */
+    private String failure(Certificate[] peer, X509Certificate leaf) {
+        if (anchors.isEmpty()) {
+            return "unable to get local issuer certificate";
+        }
+        try {
+            // The chain as sent, from the client's certificate up to the one a CA of ours issued (a client may send
+            // its root too, or certificates that belong to no chain); what follows is not looked at.
+            List<X509Certificate> path = new ArrayList<>(peer.length);
+            path.add(leaf);
+            X509Certificate top = leaf;
+            for (int i = 1; i < peer.length && !issuedByCa(top); i++) {
+                if (!(peer[i] instanceof X509Certificate next) || isAnchor(next)
+                        || !next.getSubjectX500Principal().equals(top.getIssuerX500Principal())) {
+                    break;
+                }
+                path.add(next);
+                top = next;
+            }
+            List<String> usage = leaf.getExtendedKeyUsage();
+            if (usage != null && !usage.contains(CLIENT_AUTH) && !usage.contains(ANY_USAGE)) {
+                return "unsupported certificate purpose";
+            }
+            PKIXParameters params = new PKIXParameters(anchors);
+            params.setRevocationEnabled(false);
+            CertPathValidator.getInstance("PKIX").validate(
+                    CertificateFactory.getInstance("X.509").generateCertPath(path), params);
+            // nginx's ssl_verify_depth: how many certificates may stand between the client's and a CA of ours.
+            return path.size() > verifyDepth ? "certificate chain too long" : null;
+        } catch (CertPathValidatorException e) {
+            CertPathValidatorException.Reason r = e.getReason();
+            if (r == CertPathValidatorException.BasicReason.EXPIRED) {
+                return "certificate has expired";
+            }
+            if (r == CertPathValidatorException.BasicReason.NOT_YET_VALID) {
+                return "certificate is not yet valid";
+            }
+            if (r == PKIXReason.NO_TRUST_ANCHOR) {
+                return "unable to get local issuer certificate";
+            }
+            if (r == CertPathValidatorException.BasicReason.INVALID_SIGNATURE) {
+                return "certificate signature failure";
+            }
+            if (r == PKIXReason.PATH_TOO_LONG) {
+                return "certificate chain too long";
+            }
+            return "certificate verify failed";
+        } catch (CertificateParsingException e) {
+            return "unsupported certificate purpose";
+        } catch (java.security.GeneralSecurityException | RuntimeException e) {
+            return "certificate verify failed";
+        }
+    }
+
+    private boolean issuedByCa(X509Certificate c) {
+        for (X509Certificate ca : cas) {
+            if (ca.getSubjectX500Principal().equals(c.getIssuerX500Principal())) {
+                return true;
+            }
+        }
+        return false;
+    }
+
+    private boolean isAnchor(X509Certificate c) {
+        for (X509Certificate ca : cas) {
+            if (ca.equals(c)) {
+                return true;
+            }
+        }
+        return false;
+    }
+
+    /** The certificate as PEM, percent-escaped but for RFC 3986's unreserved characters (nginx's {@code $ssl_client_escaped_cert}). */
+    static String escapedPem(X509Certificate c) {
+        String pem;
+        try {
+            pem = "-----BEGIN CERTIFICATE-----\n"
+                    + Base64.getMimeEncoder(64, new byte[] {'\n'}).encodeToString(c.getEncoded())
+                    + "\n-----END CERTIFICATE-----\n";
+        } catch (CertificateEncodingException e) {
+            return null;
+        }
+        StringBuilder b = new StringBuilder(pem.length() * 3 / 2);
+        for (byte x : pem.getBytes(StandardCharsets.US_ASCII)) {
+            char ch = (char) x;
+            if (ch >= 'a' && ch <= 'z' || ch >= 'A' && ch <= 'Z' || ch >= '0' && ch <= '9' || UNRESERVED.indexOf(ch) >= 0) {
+                b.append(ch);
+            } else {
+                b.append('%').append(Character.toUpperCase(Character.forDigit((x >> 4) & 0xF, 16)))
+                        .append(Character.toUpperCase(Character.forDigit(x & 0xF, 16)));
+            }
+        }
+        return b.toString();
+    }
+
+    private static String keyOf(Config.ClientValidation spec, List<X509Certificate> cas) {
+        try {
+            MessageDigest d = MessageDigest.getInstance("SHA-256");
+            for (X509Certificate c : cas) {
+                d.update(c.getEncoded());
+            }
+            d.update((spec.mode() + "|" + spec.verifyDepth() + "|" + spec.subjectMatch() + "|" + spec.forwardCertificate())
+                    .getBytes(StandardCharsets.UTF_8));
+            return HexFormat.of().formatHex(d.digest(), 0, 16);
+        } catch (NoSuchAlgorithmException | CertificateEncodingException e) {
+            throw new IllegalStateException(e);
+        }
+    }
+}
