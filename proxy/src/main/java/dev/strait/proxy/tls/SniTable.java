@@ -59,8 +59,12 @@ public final class SniTable {
         if (serverName == null || serverName.isEmpty()) {
             return fallback;
         }
-        String host = ServerCertificate.normalize(serverName);
-        ServerCertificate c = exact.get(host);
+        return byName(exact, wildcard, fallback, ServerCertificate.normalize(serverName));
+    }
+
+    /** The exact name's value, else its parent domain's wildcard's, else {@code fallback}. */
+    private static <T> T byName(Map<String, T> exact, Map<String, T> wildcard, T fallback, String host) {
+        T c = exact.get(host);
         if (c != null) {
             return c;
         }
@@ -85,18 +89,7 @@ public final class SniTable {
         if (host == null || host.isEmpty()) {
             return anyPolicy;
         }
-        ClientValidationPolicy p = exactPolicies.get(host);
-        if (p != null) {
-            return p;
-        }
-        int dot = host.indexOf('.');
-        if (dot > 0) {
-            p = wildcardPolicies.get(host.substring(dot + 1));
-            if (p != null) {
-                return p;
-            }
-        }
-        return anyPolicy;
+        return byName(exactPolicies, wildcardPolicies, anyPolicy, host);
     }
 
     /** Whether any host of this listener asks for client certificates. */

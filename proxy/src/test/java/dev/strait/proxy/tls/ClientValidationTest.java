@@ -279,9 +279,13 @@ class ClientValidationTest {
                 "-connect", "127.0.0.1:" + https().getPort(), "-servername", sni, sessionFlag, session.toString(),
                 "-ign_eof"));
         cmd.addAll(java.util.List.of(more));
+        return run(cmd, "GET /x HTTP/1.1\r\nHost: " + sni + "\r\nConnection: close\r\n\r\n");
+    }
+
+    /** Runs a command with {@code input} on its stdin; its output (stderr too). */
+    private static String run(java.util.List<String> cmd, String input) throws Exception {
         Process p = new ProcessBuilder(cmd).redirectErrorStream(true).start();
-        p.getOutputStream().write(("GET /x HTTP/1.1\r\nHost: " + sni + "\r\nConnection: close\r\n\r\n")
-                .getBytes(StandardCharsets.US_ASCII));
+        p.getOutputStream().write(input.getBytes(StandardCharsets.US_ASCII));
         p.getOutputStream().close();
         String out = new String(p.getInputStream().readAllBytes(), StandardCharsets.UTF_8);
         assertThat(p.waitFor(20, TimeUnit.SECONDS)).isTrue();
@@ -315,9 +319,6 @@ class ClientValidationTest {
     private static String curl(String... args) throws Exception {
         java.util.List<String> cmd = new java.util.ArrayList<>(java.util.List.of("curl", "-s", "--max-time", "10"));
         cmd.addAll(java.util.List.of(args));
-        Process p = new ProcessBuilder(cmd).redirectErrorStream(true).start();
-        String out = new String(p.getInputStream().readAllBytes(), StandardCharsets.UTF_8);
-        assertThat(p.waitFor(20, TimeUnit.SECONDS)).isTrue();
-        return out.trim();
+        return run(cmd, "").trim();
     }
 }
