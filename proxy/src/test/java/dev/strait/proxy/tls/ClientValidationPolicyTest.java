@@ -1,0 +1,108 @@
+package dev.strait.proxy.tls;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import dev.strait.model.Config;
+import java.math.BigInteger;
+import java.security.KeyPair;
+import java.security.KeyPairGenerator;
+import java.security.PrivateKey;
+import java.security.PublicKey;
+import java.security.SecureRandom;
+import java.security.cert.Certificate;
+import java.security.cert.X509Certificate;
+import java.security.spec.ECGenParameterSpec;
+import java.time.Duration;
+import java.time.Instant;
+import java.util.Date;
+import java.util.List;
+import org.bouncycastle.asn1.x500.X500Name;
+import org.bouncycastle.asn1.x509.BasicConstraints;
+import org.bouncycastle.asn1.x509.ExtendedKeyUsage;
+import org.bouncycastle.asn1.x509.Extension;
+import org.bouncycastle.asn1.x509.KeyPurposeId;
+import org.bouncycastle.cert.jcajce.JcaX509CertificateConverter;
+import org.bouncycastle.cert.jcajce.JcaX509v3CertificateBuilder;
+import org.bouncycastle.operator.jcajce.JcaContentSignerBuilder;
+import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.Test;
+
+/** The verdict on chains the socket tests' certificates cannot make: intermediates, depth, key usage. */
+class ClientValidationPolicyTest {
+    static KeyPair rootKeys;
+    static X509Certificate root;
+    static KeyPair interKeys;
+    static X509Certificate inter;
+    static X509Certificate viaInter;
+    static X509Certificate serverOnly;
+    static X509Certificate forClients;
+
+    @BeforeAll
+    static void chain() throws Exception {
+        rootKeys = keys();
+        root = cert("CN=root", rootKeys.getPublic(), "CN=root", rootKeys.getPrivate(), true, null);
+        interKeys = keys();
+        inter = cert("CN=intermediate", interKeys.getPublic(), "CN=root", rootKeys.getPrivate(), true, null);
+        viaInter = cert("CN=alice", keys().getPublic(), "CN=intermediate", interKeys.getPrivate(), false, null);
+        serverOnly = cert("CN=web", keys().getPublic(), "CN=root", rootKeys.getPrivate(), false,
+                KeyPurposeId.id_kp_serverAuth);
+        // Encoded as certificates usually are, most significant first: RFC 2253 writes it last.
+        forClients = cert("O=Example, CN=bob", keys().getPublic(), "CN=root", rootKeys.getPrivate(), false,
+                KeyPurposeId.id_kp_clientAuth);
+    }
+
+    private static ClientValidationPolicy policy(int depth) {
+        return new ClientValidationPolicy(new Config.ClientValidation(List.of("*"), "-", Config.ClientValidationMode.REQUIRE,
+                depth, null, false), List.of(root));
+    }
+
+    @Test
+    void depthCountsTheCertificatesBetweenTheClientsAndTheCa() {
+        Certificate[] sent = {viaInter, inter};
+        assertThat(policy(1).judge(sent).verify()).isEqualTo("FAILED:certificate chain too long");
+        assertThat(policy(2).judge(sent).verify()).isEqualTo("SUCCESS");
+        // The root sent along is the anchor, not one more step.
+        assertThat(policy(2).judge(new Certificate[] {viaInter, inter, root}).verify()).isEqualTo("SUCCESS");
+        // Without its intermediate the chain does not reach the CA.
+        assertThat(policy(2).judge(new Certificate[] {viaInter}).verify())
+                .isEqualTo("FAILED:unable to get local issuer certificate");
+    }
+
+    @Test
+    void aCertificateForServersOnlyIsNotAClientsAndNamesAreRfc2253() {
+        assertThat(policy(1).judge(new Certificate[] {serverOnly}).verify()).isEqualTo("FAILED:unsupported certificate purpose");
+        ClientCertificate bob = policy(1).judge(new Certificate[] {forClients});
+        assertThat(bob.verify()).isEqualTo("SUCCESS");
+        assertThat(bob.subjectDn()).isEqualTo("CN=bob,O=Example");
+        assertThat(bob.issuerDn()).isEqualTo("CN=root");
+        assertThat(policy(1).judge(new Certificate[0])).isEqualTo(ClientCertificate.NONE);
+    }
+
+    @Test
+    void theKeyIsThePolicyNotItsHosts() {
+        ClientValidationPolicy a = policy(1);
+        ClientValidationPolicy b = new ClientValidationPolicy(new Config.ClientValidation(List.of("other.test"), "-",
+                Config.ClientValidationMode.REQUIRE, 1, null, false), List.of(root));
+        assertThat(a.key()).isEqualTo(b.key()).isNotEqualTo(policy(2).key());
+    }
+
+    private static KeyPair keys() throws Exception {
+        KeyPairGenerator g = KeyPairGenerator.getInstance("EC");
+        g.initialize(new ECGenParameterSpec("secp256r1"));
+        return g.generateKeyPair();
+    }
+
+    private static X509Certificate cert(String subject, PublicKey key, String issuer, PrivateKey signer, boolean ca,
+                                        KeyPurposeId usage) throws Exception {
+        Instant now = Instant.now();
+        JcaX509v3CertificateBuilder b = new JcaX509v3CertificateBuilder(new X500Name(issuer),
+                new BigInteger(64, new SecureRandom()), Date.from(now.minus(Duration.ofHours(1))),
+                Date.from(now.plus(Duration.ofDays(1))), new X500Name(subject), key);
+        b.addExtension(Extension.basicConstraints, true, new BasicConstraints(ca));
+        if (usage != null) {
+            b.addExtension(Extension.extendedKeyUsage, false, new ExtendedKeyUsage(usage));
+        }
+        return new JcaX509CertificateConverter().getCertificate(b.build(
+                new JcaContentSignerBuilder("SHA256withECDSA").build(signer)));
+    }
+}
