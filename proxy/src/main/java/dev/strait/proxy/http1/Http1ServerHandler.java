@@ -411,8 +411,7 @@ public final class Http1ServerHandler extends ChannelInboundHandlerAdapter {
             sendError(ex, HttpResponseStatus.MISDIRECTED_REQUEST);
             return;
         }
-        ClientCheck client = ClientCheck.of(tls, snapshot.tls(), listener, host,
-                rule != null && rule.handler().upgradesToHttps());
+        ClientCheck client = ClientCheck.of(tls, snapshot.tls(), listener, host, rule);
         if (client.refusal() != null) {
             requests++;
             ex.sendError(client.refusal(), client.reason());

@@ -281,8 +281,7 @@ public final class Http2Exchange implements Exchange, StreamDeadlines.Expiry {
             client = ForwardedFor.client(headers, ctx.channel().remoteAddress(), trust);
         }
         CompiledRule r = snapshot.route(connection.listener(), tls != null, "https".equals(scheme), host, matchPath, m, headers);
-        ClientCheck client = ClientCheck.of(tls, snapshot.tls(), connection.listener(), host,
-                r != null && r.handler().upgradesToHttps());
+        ClientCheck client = ClientCheck.of(tls, snapshot.tls(), connection.listener(), host, r);
         if (client.refusal() != null) {
             sendError(client.refusal(), client.reason());
             return;

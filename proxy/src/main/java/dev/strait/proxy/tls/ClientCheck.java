@@ -29,9 +29,10 @@ public record ClientCheck(HttpResponseStatus refusal, String reason, ClientCerti
      * route left on every listener by mistake must not open the host without one.
      */
     public static ClientCheck of(TlsConnection tls, ServerTls serverTls, String listener, String host,
-                                 boolean upgradesToHttps) {
+                                 dev.strait.proxy.route.CompiledRule rule) {
         if (tls == null) {
-            return !upgradesToHttps && serverTls.validatesClients(host) ? CLEARTEXT : NOT_ASKED;
+            return serverTls.validatesClients(host) && (rule == null || !rule.handler().upgradesToHttps())
+                    ? CLEARTEXT : NOT_ASKED;
         }
         return tls.checkClient(host, serverTls.listener(listener));
     }
