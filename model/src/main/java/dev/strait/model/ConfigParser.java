@@ -802,12 +802,12 @@ public final class ConfigParser {
                 errorPages, logged, forwardAuth(n.get("forwardAuth"), path + ".forwardAuth"));
     }
 
-    /** {@code { upstream, path, responseHeaders, signIn }}, or null when absent. */
+    /** {@code { upstream, path, responseHeaders, signIn, alwaysSetCookie }}, or null when absent. */
     private Route.ForwardAuth forwardAuth(JsonNode n, String path) {
         if (n == null || n.isNull() || !object(n, path)) {
             return null;
         }
-        known(n, path, "upstream", "path", "responseHeaders", "signIn");
+        known(n, path, "upstream", "path", "responseHeaders", "signIn", "alwaysSetCookie");
         if (!n.hasNonNull("upstream") && !n.hasNonNull("path")) {
             // Routed by this proxy, the default / would ask the site's own root: the app, not a service.
             error(path + ".path", "is required without an upstream (the check is routed on the request's host)");
@@ -839,7 +839,8 @@ public final class ConfigParser {
         }
         // Without an upstream the check is routed as a request to this host (nginx's auth_request location).
         String upstream = n.hasNonNull("upstream") ? name(n.get("upstream"), path + ".upstream") : null;
-        return new Route.ForwardAuth(upstream, check, copied, signIn);
+        boolean always = bool(n.get("alwaysSetCookie"), path + ".alwaysSetCookie", false);
+        return new Route.ForwardAuth(upstream, check, copied, signIn, always);
     }
 
     /** {@code { set: {name: value}, add: {name: value}, remove: [name] }}, or null when absent. */

@@ -608,6 +608,9 @@ public final class ConfigWriter {
             if (fa.signIn() != null) {
                 fo.put("signIn", fa.signIn());
             }
+            if (fa.alwaysSetCookie()) {
+                fo.put("alwaysSetCookie", true);
+            }
         }
         if (rule.fastcgi() != null) {
             Route.FastCgi f = rule.fastcgi();

@@ -191,10 +191,18 @@ public record Route(String name, List<String> hosts, List<Rule> rules, List<Stri
      *                        whole URL, escaped, {@code {uri}} for its path and query alone, escaped (what
      *                        oauth2-proxy takes without a domain allow-list); without either {@code rd={url}}
      *                        is added to its query
+     * @param alwaysSetCookie the check's {@code Set-Cookie} goes out with every answer to an allowed request, errors
+     *                        too (ingress-nginx's {@code auth-always-set-cookie}); by default only with answers
+     *                        below 400
      */
-    public record ForwardAuth(String upstream, String path, List<String> responseHeaders, String signIn) {
+    public record ForwardAuth(String upstream, String path, List<String> responseHeaders, String signIn,
+                              boolean alwaysSetCookie) {
         public ForwardAuth {
             responseHeaders = responseHeaders.stream().distinct().toList();
+        }
+
+        public ForwardAuth(String upstream, String path, List<String> responseHeaders, String signIn) {
+            this(upstream, path, responseHeaders, signIn, false);
         }
     }
 

@@ -444,13 +444,13 @@ class ConfigParserTest {
             Config c = parse(withRules("{ backends: [ { upstream: app } ], forwardAuth: { upstream: app, path:"
                     + " \"/oauth2/auth?allowed_groups=ops\", responseHeaders: [ X-Auth-Request-User, x-auth-request-user,"
                     + " X-Auth-Request-Email ], signIn: \"https://auth.example.com/oauth2/start?rd={url}\" } }",
-                    "{ respond: {}, forwardAuth: { upstream: app } }", "{ respond: {}, forwardAuth: { path: /oauth2/auth } }"));
+                    "{ respond: {}, forwardAuth: { upstream: app } }", "{ respond: {}, forwardAuth: { path: /oauth2/auth, alwaysSetCookie: true } }"));
             assertThat(c.routes().get(0).rules()).extracting(Route.Rule::forwardAuth).containsExactly(
                     new Route.ForwardAuth("app", "/oauth2/auth?allowed_groups=ops",
                             List.of("x-auth-request-user", "x-auth-request-email"),
                             "https://auth.example.com/oauth2/start?rd={url}"),
                     new Route.ForwardAuth("app", "/", List.of(), null),
-                    new Route.ForwardAuth(null, "/oauth2/auth", List.of(), null));
+                    new Route.ForwardAuth(null, "/oauth2/auth", List.of(), null, true));
             assertThat(ConfigParser.parse(ConfigWriter.toJson(c, false), "written")).isEqualTo(c);
         }
 

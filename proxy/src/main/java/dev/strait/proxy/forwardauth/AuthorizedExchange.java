@@ -18,16 +18,21 @@ import java.util.List;
 /**
  * The client's exchange once its check said yes and set cookies (oauth2-proxy refreshing a session): they go
  * out with the action's answer when it is a success or a redirect, as ingress-nginx's
- * {@code add_header Set-Cookie} does. The body that waited is {@link dev.strait.proxy.http.HeldBody#resume}'s to hand over.
+ * {@code add_header Set-Cookie} does, or with any answer ({@code alwaysSetCookie}, its {@code add_header ... always}). The body that waited is {@link dev.strait.proxy.http.HeldBody#resume}'s to hand over.
  */
 final class AuthorizedExchange extends ForwardingExchange {
     private final List<String> cookies;
     private final byte[] cookieLines;
+    private final boolean always;
 
-    /** @param cookies the check's {@code Set-Cookie} values */
-    AuthorizedExchange(Exchange ex, List<String> cookies) {
+    /**
+     * @param cookies the check's {@code Set-Cookie} values
+     * @param always  with every answer, errors too ({@code alwaysSetCookie})
+     */
+    AuthorizedExchange(Exchange ex, List<String> cookies, boolean always) {
         super(ex);
         this.cookies = cookies;
+        this.always = always;
         StringBuilder lines = new StringBuilder();
         for (String c : cookies) {
             lines.append("Set-Cookie: ").append(c).append("\r\n");
@@ -35,8 +40,8 @@ final class AuthorizedExchange extends ForwardingExchange {
         this.cookieLines = lines.toString().getBytes(StandardCharsets.ISO_8859_1);
     }
 
-    private static boolean takesCookies(int status) {
-        return status < 400;
+    private boolean takesCookies(int status) {
+        return always || status < 400;
     }
 
     private byte[] head(byte[] head) {

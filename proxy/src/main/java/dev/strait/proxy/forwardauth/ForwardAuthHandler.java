@@ -27,18 +27,20 @@ public final class ForwardAuthHandler extends HandlerDecorator {
     private final String path;
     private final List<String> granted;
     private final String signIn;
+    private final boolean alwaysSetCookie;
 
-    private ForwardAuthHandler(Handler inner, Handler check, String path, List<String> granted, String signIn) {
+    private ForwardAuthHandler(Handler inner, Handler check, Route.ForwardAuth config) {
         super(inner);
         this.check = check;
-        this.path = path;
-        this.granted = granted;
-        this.signIn = signIn;
+        this.path = config.path();
+        this.granted = config.responseHeaders();
+        this.signIn = config.signIn();
+        this.alwaysSetCookie = config.alwaysSetCookie();
     }
 
     /** {@code handler} behind the check made by {@code check} (the authorization upstream's proxy handler). */
     public static Handler wrap(Handler handler, Route.ForwardAuth config, Handler check) {
-        return new ForwardAuthHandler(handler, check, config.path(), config.responseHeaders(), config.signIn());
+        return new ForwardAuthHandler(handler, check, config);
     }
 
     @Override
@@ -70,7 +72,7 @@ public final class ForwardAuthHandler extends HandlerDecorator {
         // Not from inside the check's call stack: its upstream connection is still being put back.
         List<String> cookies = answer.getAll(HttpHeaderNames.SET_COOKIE);
         java.util.function.Consumer<Exchange> action =
-                e -> inner.handle(cookies.isEmpty() ? e : new AuthorizedExchange(e, cookies));
+                e -> inner.handle(cookies.isEmpty() ? e : new AuthorizedExchange(e, cookies, alwaysSetCookie));
         ex.eventLoop().execute(() -> {
             if (body == null) {
                 action.accept(ex);

@@ -320,6 +320,15 @@ class ForwardAuthTest {
                 HttpResponse.BodyHandlers.ofString());
         assertThat(r.body()).isEqualTo("fixed");
         assertThat(r.headers().allValues("set-cookie")).containsExactly("_s=new; Path=/", "_csrf=1");
+
+        // alwaysSetCookie (ingress-nginx's auth-always-set-cookie): with the app's errors too.
+        serveRules("""
+                      - backends: [ { upstream: app } ]
+                        forwardAuth: { upstream: auth, alwaysSetCookie: true }
+                """, null);
+        RawClient.Response always = h.get("/missing");
+        assertThat(always.status()).isEqualTo(404);
+        assertThat(always.header("set-cookie")).isEqualTo("_s=new; Path=/, _csrf=1");
     }
 
     /**
