@@ -29,18 +29,20 @@ public final class ForwardAuthHandler extends HandlerDecorator {
     private final String signIn;
     private final boolean alwaysSetCookie;
 
-    private ForwardAuthHandler(Handler inner, Handler check, Route.ForwardAuth config) {
+    private ForwardAuthHandler(Handler inner, Handler check, String path, List<String> granted, String signIn,
+                               boolean alwaysSetCookie) {
         super(inner);
         this.check = check;
-        this.path = config.path();
-        this.granted = config.responseHeaders();
-        this.signIn = config.signIn();
-        this.alwaysSetCookie = config.alwaysSetCookie();
+        this.path = path;
+        this.granted = granted;
+        this.signIn = signIn;
+        this.alwaysSetCookie = alwaysSetCookie;
     }
 
     /** {@code handler} behind the check made by {@code check} (the authorization upstream's proxy handler). */
     public static Handler wrap(Handler handler, Route.ForwardAuth config, Handler check) {
-        return new ForwardAuthHandler(handler, check, config);
+        return new ForwardAuthHandler(handler, check, config.path(), config.responseHeaders(), config.signIn(),
+                config.alwaysSetCookie());
     }
 
     @Override
@@ -125,6 +127,6 @@ public final class ForwardAuthHandler extends HandlerDecorator {
 
     @Override
     protected Handler around(Handler bound) {
-        return new ForwardAuthHandler(bound, check, path, granted, signIn);
+        return new ForwardAuthHandler(bound, check, path, granted, signIn, alwaysSetCookie);
     }
 }
