@@ -108,13 +108,21 @@ public record Config(
      * @param subjectMatch  a Java regular expression that must be found in the certificate's subject
      *                      (RFC 2253, as nginx's {@code $ssl_client_s_dn}) or the request gets 403; null for any
      * @param forwardCertificate send the certificate upstream too ({@code ssl-client-cert}, URL-escaped PEM)
+     * @param crl           PEM (inline or a file) of revocation lists of {@code ca}'s CAs, or null: a certificate one
+     *                      of them lists is refused, and so is every one of a CA whose list has expired (nginx's
+     *                      {@code ssl_crl})
      */
     public record ClientValidation(List<String> hosts, String ca, ClientValidationMode mode, int verifyDepth,
-                                   String subjectMatch, boolean forwardCertificate) {
+                                   String subjectMatch, boolean forwardCertificate, String crl) {
         public static final int DEFAULT_VERIFY_DEPTH = 1;
 
         public ClientValidation {
             hosts = List.copyOf(hosts);
+        }
+
+        public ClientValidation(List<String> hosts, String ca, ClientValidationMode mode, int verifyDepth,
+                                String subjectMatch, boolean forwardCertificate) {
+            this(hosts, ca, mode, verifyDepth, subjectMatch, forwardCertificate, null);
         }
     }
 

@@ -415,7 +415,7 @@ public final class ConfigParser {
         if (!object(n, path)) {
             return null;
         }
-        known(n, path, "hosts", "ca", "mode", "verifyDepth", "subjectMatch", "forwardCertificate");
+        known(n, path, "hosts", "ca", "mode", "verifyDepth", "subjectMatch", "forwardCertificate", "crl");
         List<String> hosts = list(n.get("hosts"), path + ".hosts", true, (h, p) -> {
             String host = host(h, p);
             if (host != null && !taken.add(host)) {
@@ -447,7 +447,15 @@ public final class ConfigParser {
             }
         }
         boolean forward = bool(n.get("forwardCertificate"), path + ".forwardCertificate", false);
-        return new Config.ClientValidation(nonNull(hosts), ca, mode, depth, subject, forward);
+        String crl = null;
+        JsonNode rn = n.get("crl");
+        if (rn != null && !rn.isNull()) {
+            crl = requiredText(rn, path + ".crl");
+            if (ca == null) {
+                error(path + ".crl", "revokes certificates of the ca's CAs: give a ca too");
+            }
+        }
+        return new Config.ClientValidation(nonNull(hosts), ca, mode, depth, subject, forward, crl);
     }
 
     private Upstream upstream(JsonNode n, String path) {

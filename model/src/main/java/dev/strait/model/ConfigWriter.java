@@ -331,6 +331,9 @@ public final class ConfigWriter {
                         if (cv.forwardCertificate()) {
                             co.put("forwardCertificate", true);
                         }
+                        if (cv.crl() != null) {
+                            co.put("crl", cv.crl());
+                        }
                     }
                 }
             }

@@ -1321,6 +1321,10 @@ class ConfigParserTest {
                         ("listeners: [ { name: s, address: \"127.0.0.1:1\", tls: { certificates: [ { cert: /a, key: /b } ],"
                                 + " clientValidation: [ { hosts: [ a.example ], ca: /c, verifyDepth: 0 } ] } } ]\nroutes: []\n"),
                         "listeners[0].tls.clientValidation[0].verifyDepth", "must be a whole number 1..10"),
+                arguments("client validation revocation list without a CA",
+                        ("listeners: [ { name: s, address: \"127.0.0.1:1\", tls: { certificates: [ { cert: /a, key: /b } ],"
+                                + " clientValidation: [ { hosts: [ a.example ], mode: optional-no-ca, crl: /c.crl } ] } } ]\nroutes: []\n"),
+                        "listeners[0].tls.clientValidation[0].crl", "give a ca too"),
                 arguments("client validation bad subject pattern",
                         ("listeners: [ { name: s, address: \"127.0.0.1:1\", tls: { certificates: [ { cert: /a, key: /b } ],"
                                 + " clientValidation: [ { hosts: [ a.example ], ca: /c, subjectMatch: \"CN=(a\" } ] } } ]\nroutes: []\n"),

@@ -45,7 +45,7 @@ class ConfigWriterTest {
                     - { cert: /a.crt, key: /a.key }
                     - { cert: /b.crt, key: /b.key }
                   clientValidation:
-                    - { hosts: [ api.example.com, "*.partners.example.com" ], ca: /ca.crt, verifyDepth: 2,
+                    - { hosts: [ api.example.com, "*.partners.example.com" ], ca: /ca.crt, crl: /ca.crl, verifyDepth: 2,
                         subjectMatch: "CN=(a|b)", forwardCertificate: true }
                     - { hosts: [ "*" ], mode: optional-no-ca }
             admin: { address: "[::1]:9901" }

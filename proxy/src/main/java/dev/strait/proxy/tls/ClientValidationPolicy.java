@@ -43,9 +43,18 @@ public final class ClientValidationPolicy {
     private final int verifyDepth;
     private final Pattern subjectMatch;
     private final boolean forwardCertificate;
+    /** Revocation lists by issuer; null: none given, nothing is looked up. */
+    private final java.util.Map<X500Principal, java.security.cert.X509CRL> crls;
     private final String key;
+    private final String askKey;
 
     ClientValidationPolicy(Config.ClientValidation spec, List<X509Certificate> cas) {
+        this(spec, cas, null);
+    }
+
+    /** @param crls the revocation lists of {@code cas}' CAs, each checked to be signed by one; null for none */
+    ClientValidationPolicy(Config.ClientValidation spec, List<X509Certificate> cas,
+                           List<java.security.cert.X509CRL> crls) {
         this.cas = cas.toArray(new X509Certificate[0]);
         Set<TrustAnchor> a = new HashSet<>();
         for (X509Certificate c : cas) {
@@ -56,15 +65,32 @@ public final class ClientValidationPolicy {
         this.verifyDepth = spec.verifyDepth();
         this.subjectMatch = spec.subjectMatch() == null ? null : Pattern.compile(spec.subjectMatch());
         this.forwardCertificate = spec.forwardCertificate();
-        this.key = keyOf(spec, cas);
+        if (crls == null) {
+            this.crls = null;
+        } else {
+            java.util.Map<X500Principal, java.security.cert.X509CRL> byIssuer = new java.util.HashMap<>();
+            crls.forEach(c -> byIssuer.put(c.getIssuerX500Principal(), c));
+            this.crls = java.util.Map.copyOf(byIssuer);
+        }
+        this.askKey = digest(cas, "");
+        this.key = digest(cas, spec.mode() + "|" + spec.verifyDepth() + "|" + spec.subjectMatch() + "|"
+                + spec.forwardCertificate() + "|" + crlDigest(crls));
     }
 
     /**
-     * What the policy is, whatever hosts it covers: two snapshots' policies with the same key ask for and accept
-     * the same certificates, so a connection set up under one serves requests under the other.
+     * What the policy is, whatever hosts it covers: two snapshots' policies with the same key accept the same
+     * certificates, so a verdict made under one holds under the other.
      */
     public String key() {
         return key;
+    }
+
+    /**
+     * What a handshake under this policy asks for (the CAs it names): a connection set up under a policy with the
+     * same ask key has shown whatever certificate this one would have asked for, to be judged by this one.
+     */
+    public String askKey() {
+        return askKey;
     }
 
     public Config.ClientValidationMode mode() {
@@ -139,7 +165,10 @@ public final class ClientValidationPolicy {
             CertPathValidator.getInstance("PKIX").validate(
                     CertificateFactory.getInstance("X.509").generateCertPath(path), params);
             // nginx's ssl_verify_depth: how many certificates may stand between the client's and a CA of ours.
-            return path.size() > verifyDepth ? "certificate chain too long" : null;
+            if (path.size() > verifyDepth) {
+                return "certificate chain too long";
+            }
+            return crls == null ? null : revoked(path);
         } catch (CertPathValidatorException e) {
             CertPathValidatorException.Reason r = e.getReason();
             if (r == CertPathValidatorException.BasicReason.EXPIRED) {
@@ -163,6 +192,27 @@ public final class ClientValidationPolicy {
         } catch (java.security.GeneralSecurityException | RuntimeException e) {
             return "certificate verify failed";
         }
+    }
+
+    /**
+     * Why a certificate of a valid path is revoked, as nginx with {@code ssl_crl} checks (OpenSSL's CRL_CHECK_ALL):
+     * each one's issuer must have a list, current, that does not name it.
+     */
+    private String revoked(List<X509Certificate> path) {
+        java.util.Date now = new java.util.Date();
+        for (X509Certificate c : path) {
+            java.security.cert.X509CRL crl = crls.get(c.getIssuerX500Principal());
+            if (crl == null) {
+                return "unable to get certificate CRL";
+            }
+            if (crl.getNextUpdate() != null && crl.getNextUpdate().before(now)) {
+                return "CRL has expired";
+            }
+            if (crl.isRevoked(c)) {
+                return "certificate revoked";
+            }
+        }
+        return null;
     }
 
     private boolean issuedByCa(X509Certificate c) {
@@ -206,16 +256,30 @@ public final class ClientValidationPolicy {
         return b.toString();
     }
 
-    private static String keyOf(Config.ClientValidation spec, List<X509Certificate> cas) {
+    private static String digest(List<X509Certificate> cas, String more) {
         try {
             MessageDigest d = MessageDigest.getInstance("SHA-256");
             for (X509Certificate c : cas) {
                 d.update(c.getEncoded());
             }
-            d.update((spec.mode() + "|" + spec.verifyDepth() + "|" + spec.subjectMatch() + "|" + spec.forwardCertificate())
-                    .getBytes(StandardCharsets.UTF_8));
+            d.update(more.getBytes(StandardCharsets.UTF_8));
             return HexFormat.of().formatHex(d.digest(), 0, 16);
         } catch (NoSuchAlgorithmException | CertificateEncodingException e) {
+            throw new IllegalStateException(e);
+        }
+    }
+
+    private static String crlDigest(List<java.security.cert.X509CRL> crls) {
+        if (crls == null) {
+            return "";
+        }
+        try {
+            MessageDigest d = MessageDigest.getInstance("SHA-256");
+            for (java.security.cert.X509CRL c : crls) {
+                d.update(c.getEncoded());
+            }
+            return HexFormat.of().formatHex(d.digest(), 0, 16);
+        } catch (NoSuchAlgorithmException | java.security.cert.CRLException e) {
             throw new IllegalStateException(e);
         }
     }

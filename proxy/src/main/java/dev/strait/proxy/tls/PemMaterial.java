@@ -85,6 +85,26 @@ final class PemMaterial {
         return chain;
     }
 
+    /** The {@code X509 CRL} blocks of a PEM text (at least one). */
+    static List<java.security.cert.X509CRL> crls(String pem, String field) throws Invalid {
+        List<java.security.cert.X509CRL> out = new ArrayList<>();
+        try {
+            CertificateFactory cf = CertificateFactory.getInstance("X.509");
+            Matcher m = BLOCK.matcher(pem);
+            while (m.find()) {
+                if (m.group(1).equals("X509 CRL")) {
+                    out.add((java.security.cert.X509CRL) cf.generateCRL(new ByteArrayInputStream(decode(m.group(2), field))));
+                }
+            }
+        } catch (CertificateException | java.security.cert.CRLException e) {
+            throw new Invalid(field, "not a valid X.509 CRL: " + e.getMessage());
+        }
+        if (out.isEmpty()) {
+            throw new Invalid(field, "no PEM X509 CRL block found");
+        }
+        return out;
+    }
+
     static PrivateKey privateKey(String pem, String field) throws Invalid {
         Matcher m = BLOCK.matcher(pem);
         while (m.find()) {

@@ -54,7 +54,7 @@ public final class ServerTls {
                          PrivateKey key, X509Certificate[] chain, String id,
                          java.util.concurrent.ConcurrentHashMap<String, SslContext> asking) {
         SslContext asking(ClientValidationPolicy policy) {
-            SslContext c = asking.get(policy.key());
+            SslContext c = asking.get(policy.askKey());
             if (c != null) {
                 return c;
             }
@@ -64,7 +64,7 @@ public final class ServerTls {
                 // The same key and chain made the plain context: this cannot be the certificate's fault.
                 throw new IllegalStateException("cannot make a client-certificate context: " + e.getMessage(), e);
             }
-            SslContext raced = asking.putIfAbsent(policy.key(), c);
+            SslContext raced = asking.putIfAbsent(policy.askKey(), c);
             return raced != null ? raced : c;
         }
     }
@@ -187,7 +187,22 @@ public final class ServerTls {
                         }
                         cas = PemMaterial.certificates(caPem, path);
                     }
-                    ClientValidationPolicy policy = new ClientValidationPolicy(cv, cas);
+                    List<java.security.cert.X509CRL> crls = null;
+                    if (cv.crl() != null) {
+                        String crlPath = "listeners[" + i + "].tls.clientValidation[" + j + "].crl";
+                        String crlPem = PemMaterial.text(cv.crl(), crlPath);
+                        if (!PemMaterial.isInline(cv.crl())) {
+                            files.add(Path.of(cv.crl()).toAbsolutePath());
+                        }
+                        crls = PemMaterial.crls(crlPem, crlPath);
+                        for (java.security.cert.X509CRL crl : crls) {
+                            if (!signedByOneOf(crl, cas)) {
+                                throw new PemMaterial.Invalid(crlPath, "the list of " + crl.getIssuerX500Principal()
+                                        .getName() + " is not signed by a CA of ca");
+                            }
+                        }
+                    }
+                    ClientValidationPolicy policy = new ClientValidationPolicy(cv, cas, crls);
                     all.update(policy.key().getBytes(StandardCharsets.US_ASCII));
                     cv.hosts().forEach(h -> policies.put(h, policy));
                 } catch (PemMaterial.Invalid e) {
@@ -261,12 +276,26 @@ public final class ServerTls {
             // not, whose id context differs).
             byte[] sid = HexFormat.of().parseHex(id);
             if (policy != null) {
-                sid = sha256(id + "/" + policy.key());
+                sid = sha256(id + "/" + policy.askKey());
             }
             sessions.setSessionIdContext(java.util.Arrays.copyOf(sid, 32));
         }
         TicketKeys.apply(ctx);
         return ctx;
+    }
+
+    private static boolean signedByOneOf(java.security.cert.X509CRL crl, List<X509Certificate> cas) {
+        for (X509Certificate ca : cas) {
+            if (ca.getSubjectX500Principal().equals(crl.getIssuerX500Principal())) {
+                try {
+                    crl.verify(ca.getPublicKey());
+                    return true;
+                } catch (java.security.GeneralSecurityException e) {
+                    // another CA of the same name may have signed it
+                }
+            }
+        }
+        return false;
     }
 
     private static MessageDigest sha256() {

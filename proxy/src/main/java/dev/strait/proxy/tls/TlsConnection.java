@@ -19,8 +19,9 @@ public final class TlsConnection {
     private final ServerCertificate certificate;
     private final ClientValidationPolicy policy;
     private final SSLEngine engine;
-    /** The verdict on the client's certificate, made on the first request that needs it. */
+    /** The verdict on the client's certificate, made on the first request that needs it, and the policy's key. */
     private ClientCertificate client;
+    private String judgedBy;
 
     public TlsConnection(String serverName, ServerCertificate certificate, ClientValidationPolicy policy,
                          SSLEngine engine) {
@@ -72,10 +73,10 @@ public final class TlsConnection {
             return ClientCheck.NOT_ASKED;
         }
         ClientCertificate cert;
-        if (policy != null && policy.key().equals(want.key())) {
-            cert = clientCertificate();
+        if (policy != null && policy.askKey().equals(want.askKey())) {
+            cert = clientCertificate(want);
         } else if (serverName != null) {
-            // The handshake asked for another certificate, or none (HTTP/2 coalescing, a name its SNI did not
+            // The handshake asked for certificates of other CAs, or none (HTTP/2 coalescing, a name its SNI did not
             // cover, a reload since): a new connection for this name will ask for the right one.
             return ClientCheck.MISDIRECTED;
         } else {
@@ -84,17 +85,19 @@ public final class TlsConnection {
         return ClientCheck.of(want, cert);
     }
 
-    private ClientCertificate clientCertificate() {
+    /** The verdict under {@code by} (the policy the request's host has now: a reload may have changed its lists). */
+    private ClientCertificate clientCertificate(ClientValidationPolicy by) {
         ClientCertificate c = client;
-        if (c == null) {
+        if (c == null || !by.key().equals(judgedBy)) {
             Certificate[] peer;
             try {
                 peer = engine == null ? null : engine.getSession().getPeerCertificates();
             } catch (SSLPeerUnverifiedException e) {
                 peer = null;
             }
-            c = policy.judge(peer);
+            c = by.judge(peer);
             client = c;
+            judgedBy = by.key();
         }
         return c;
     }

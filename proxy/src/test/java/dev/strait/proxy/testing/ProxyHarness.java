@@ -93,6 +93,11 @@ public final class ProxyHarness implements AutoCloseable {
         serving.swap(TestServing.snapshot(full));
     }
 
+    /** Reloads with a whole new config (listeners included), as {@link #startConfig} takes one. */
+    public void reloadConfig(String yaml) {
+        serving.swap(TestServing.snapshot(yaml));
+    }
+
     @Override
     public void close() throws Exception {
         for (AutoCloseable c : started) {

@@ -113,6 +113,19 @@ public final class TestCertificates {
         return new Issued(cert, kp.getPrivate(), pem(cert) + pem(ca), keyPem);
     }
 
+    /** A revocation list of this CA (PEM) naming {@code revoked}, current for a day. */
+    public String crlPem(BigInteger... revoked) throws Exception {
+        Instant now = Instant.now();
+        org.bouncycastle.cert.X509v2CRLBuilder b = new org.bouncycastle.cert.X509v2CRLBuilder(
+                new X500Name(ca.getSubjectX500Principal().getName()), Date.from(now.minus(Duration.ofHours(1))));
+        b.setNextUpdate(Date.from(now.plus(Duration.ofDays(1))));
+        for (BigInteger serial : revoked) {
+            b.addCRLEntry(serial, Date.from(now.minus(Duration.ofMinutes(5))), org.bouncycastle.asn1.x509.CRLReason.keyCompromise);
+        }
+        return pem(new org.bouncycastle.cert.jcajce.JcaX509CRLConverter().getCRL(b.build(
+                new JcaContentSignerBuilder("SHA256withECDSA").build(caKeys.getPrivate()))));
+    }
+
     /** A client context that trusts only this CA. */
     public SSLContext clientContext() throws Exception {
         KeyStore ks = KeyStore.getInstance("PKCS12");

@@ -78,6 +78,38 @@ class ClientValidationPolicyTest {
         assertThat(policy(1).judge(new Certificate[0])).isEqualTo(ClientCertificate.NONE);
     }
 
+    /** nginx's ssl_crl: a listed certificate is refused, and with a list for one CA only, the others are unknown. */
+    @Test
+    void revocationListsRefuseWhatTheyListAndWhatTheyCannotSpeakFor() throws Exception {
+        java.security.cert.X509CRL listsBob = crl(root, rootKeys.getPrivate(), forClients.getSerialNumber(), 1);
+        ClientValidationPolicy checked = new ClientValidationPolicy(new Config.ClientValidation(List.of("*"), "-",
+                Config.ClientValidationMode.REQUIRE, 2, null, false, "-"), List.of(root), List.of(listsBob));
+        assertThat(checked.judge(new Certificate[] {forClients}).verify()).isEqualTo("FAILED:certificate revoked");
+        assertThat(checked.judge(new Certificate[] {serverOnly}).verify())
+                .as("key usage is checked first").isEqualTo("FAILED:unsupported certificate purpose");
+        // alice's intermediate has no list of its own here: what it issued cannot be known not to be revoked.
+        assertThat(checked.judge(new Certificate[] {viaInter, inter}).verify())
+                .isEqualTo("FAILED:unable to get certificate CRL");
+        java.security.cert.X509CRL stale = crl(root, rootKeys.getPrivate(), BigInteger.TEN, -1);
+        ClientValidationPolicy expired = new ClientValidationPolicy(new Config.ClientValidation(List.of("*"), "-",
+                Config.ClientValidationMode.REQUIRE, 1, null, false, "-"), List.of(root), List.of(stale));
+        assertThat(expired.judge(new Certificate[] {forClients}).verify()).isEqualTo("FAILED:CRL has expired");
+        // A new list is a new policy, for verdicts; what the handshake asks for is the same.
+        assertThat(checked.key()).isNotEqualTo(expired.key());
+        assertThat(checked.askKey()).isEqualTo(expired.askKey()).isEqualTo(policy(1).askKey());
+    }
+
+    private static java.security.cert.X509CRL crl(X509Certificate ca, PrivateKey key, BigInteger revoked, int days)
+            throws Exception {
+        Instant now = Instant.now();
+        org.bouncycastle.cert.X509v2CRLBuilder b = new org.bouncycastle.cert.X509v2CRLBuilder(
+                new X500Name(ca.getSubjectX500Principal().getName()), Date.from(now.minus(Duration.ofDays(2))));
+        b.setNextUpdate(Date.from(now.plus(Duration.ofDays(days))));
+        b.addCRLEntry(revoked, Date.from(now.minus(Duration.ofHours(1))), org.bouncycastle.asn1.x509.CRLReason.keyCompromise);
+        return new org.bouncycastle.cert.jcajce.JcaX509CRLConverter().getCRL(b.build(
+                new JcaContentSignerBuilder("SHA256withECDSA").build(key)));
+    }
+
     @Test
     void theKeyIsThePolicyNotItsHosts() {
         ClientValidationPolicy a = policy(1);

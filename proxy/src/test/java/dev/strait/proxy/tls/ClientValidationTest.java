@@ -3,6 +3,8 @@ package dev.strait.proxy.tls;
 import static dev.strait.proxy.tls.TlsListenerTest.cert;
 import static dev.strait.proxy.tls.TlsListenerTest.q;
 import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+import static org.awaitility.Awaitility.await;
 
 import dev.strait.proxy.testing.ProxyHarness;
 import dev.strait.proxy.testing.RawClient;
@@ -68,8 +70,13 @@ class ClientValidationTest {
     @BeforeEach
     void start() throws Exception {
         app = proxy.upstream(TestUpstream.reply(200, "app\n"));
+        proxy.startConfig(config(""));
+    }
+
+    /** The test's config; {@code optExtra} is added to opt.example.test's entry. */
+    private String config(String optExtra) {
         String ca = q(pki.caPem());
-        proxy.startConfig("""
+        return """
                 accessLog: { enabled: false }
                 listeners:
                   - { name: http, address: "127.0.0.1:0" }
@@ -79,7 +86,7 @@ class ClientValidationTest {
                       certificates: [ %s ]
                       clientValidation:
                         - { hosts: [ secure.example.test ], ca: %s, subjectMatch: "CN=(alice|bob)$", forwardCertificate: true }
-                        - { hosts: [ opt.example.test ], ca: %s, mode: optional }
+                        - { hosts: [ opt.example.test ], ca: %s, mode: optional%s }
                         - { hosts: [ any.example.test ], mode: optional-no-ca }
                 upstreams:
                   - { name: app, endpoints: [ "127.0.0.1:%d" ] }
@@ -94,7 +101,7 @@ class ClientValidationTest {
                     hosts: [ "*" ]
                     rules:
                       - backends: [ { upstream: app } ]
-                """.formatted(cert(server), ca, ca, app.port()));
+                """.formatted(cert(server), ca, ca, optExtra, app.port());
     }
 
     @AfterEach
@@ -215,12 +222,21 @@ class ClientValidationTest {
         assertThat(app.last().header("ssl-client-subject-dn")).isNull();
     }
 
-    /** A connection set up for one name cannot carry a request for a host that asks for another certificate. */
+    /**
+     * A connection set up for one name cannot carry a request for a host that asks for certificates of other CAs (or
+     * for any, where the handshake asked for none); one whose handshake asked for the same CAs is judged by the
+     * host's own policy.
+     */
     @Test
     void anotherHostOnTheSameConnectionIsMisdirected() throws Exception {
         try (TlsClient c = new TlsClient(client(null), https(), "opt.example.test")) {
-            assertThat(c.get("/x", "secure.example.test").status()).isEqualTo(421);
+            // Asked for the same CAs, the client showed none: secure's policy refuses that.
+            assertThat(c.get("/x", "secure.example.test").body()).isEqualTo("400 Bad Request: a client certificate is required\n");
             assertThat(c.get("/x", "opt.example.test").status()).as("still usable for its own").isEqualTo(200);
+        }
+        try (TlsClient c = new TlsClient(client(alice), https(), "opt.example.test")) {
+            assertThat(c.get("/x", "secure.example.test").status()).isEqualTo(200);
+            assertThat(c.get("/x", "any.example.test").status()).as("any's handshake names no CA").isEqualTo(421);
         }
         try (TlsClient c = new TlsClient(client(alice), https(), "plain.example.test")) {
             // The server certificate covers both names, but this handshake asked for no client certificate.
@@ -290,6 +306,27 @@ class ClientValidationTest {
         String out = new String(p.getInputStream().readAllBytes(), StandardCharsets.UTF_8);
         assertThat(p.waitFor(20, TimeUnit.SECONDS)).isTrue();
         return out;
+    }
+
+    /** nginx's ssl_crl: a certificate its CA has revoked is refused; a list no CA of ca signed is a config error. */
+    @Test
+    void aRevokedCertificateIsRefusedAndAStrangersListIsAConfigError() throws Exception {
+        String crl = pki.crlPem(carol.certificate().getSerialNumber());
+        proxy.reloadConfig(config(", crl: " + q(crl)));
+        await().atMost(Duration.ofSeconds(10)).until(() -> get(carol, "opt.example.test", "opt.example.test").status() == 400);
+        assertThat(get(carol, "opt.example.test", "opt.example.test").body())
+                .isEqualTo("400 Bad Request: the client certificate was not accepted: certificate revoked\n");
+        assertThat(get(alice, "opt.example.test", "opt.example.test").status()).isEqualTo(200);
+
+        String[][] bad = {
+                {stranger.crlPem(), "listeners[1].tls.clientValidation[1].crl: the list of CN=stranger CA is not signed by a CA of ca"},
+                {"-----BEGIN CERTIFICATE-----\nAAAA\n-----END CERTIFICATE-----", "listeners[1].tls.clientValidation[1].crl: no PEM X509 CRL block found"},
+        };
+        for (String[] c : bad) {
+            assertThatThrownBy(() -> dev.strait.proxy.config.SnapshotBuilder.build(
+                    dev.strait.model.ConfigParser.parse(config(", crl: " + q(c[0])), "t"), "t"))
+                    .isInstanceOf(dev.strait.model.InvalidConfigException.class).hasMessageContaining(c[1]);
+        }
     }
 
     /** HTTP/2 takes the same check (curl: the JDK's client cannot be pointed at a name without DNS). */
