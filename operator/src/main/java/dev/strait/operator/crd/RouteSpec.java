@@ -30,7 +30,10 @@ public class RouteSpec {
     @Size(min = 1, max = 64)
     public List<String> hosts;
 
-    /** TLS for these hosts: a {@code kubernetes.io/tls} Secret in the Route's namespace. */
+    /**
+     * TLS for these hosts: a {@code kubernetes.io/tls} Secret in the Route's namespace, and whether clients of
+     * these hosts must show a certificate ({@code clientValidation}).
+     */
     public Tls tls;
 
     /**
@@ -51,6 +54,51 @@ public class RouteSpec {
         @Required
         @Pattern(Patterns.NAME)
         public String secretName;
+
+        /**
+         * Client certificates for these hosts (nginx's {@code ssl_verify_client}, ingress-nginx's {@code auth-tls-*}):
+         * a TLS handshake for one of them asks for a certificate, and each request is checked. Such a Route is served
+         * on the {@code https} listener only; until its CA Secret resolves, its rules answer 503.
+         */
+        public ClientValidation clientValidation;
+    }
+
+    /** Which client certificates a Route's hosts take, and what the proxy does with them. */
+    @JsonInclude(JsonInclude.Include.NON_NULL)
+    @ValidationRule(value = "has(self.caSecretName) || (has(self.mode) && self.mode == 'optional-no-ca')",
+            message = "clientValidation needs caSecretName, the CAs that issue client certificates, unless mode is"
+                    + " optional-no-ca")
+    public static class ClientValidation {
+        /** A Secret in the Route's namespace whose {@code ca.crt} holds the CA certificates (PEM; any type). */
+        @Pattern(Patterns.NAME)
+        public String caSecretName;
+
+        /**
+         * {@code require} (the default): a request without a valid certificate gets 400; {@code optional}: none is
+         * fine, an invalid one gets 400; {@code optional-no-ca}: any certificate or none, the verdict goes upstream.
+         */
+        public ClientValidationMode mode;
+
+        /** 1 (the default): issued by one of the CAs directly; each more allows one intermediate CA more. */
+        @Min(1)
+        @Max(10)
+        public Integer verifyDepth;
+
+        /**
+         * A Java regular expression searched in the certificate's subject (RFC 2253, {@code CN=client1,O=Example});
+         * a request whose certificate's subject has no match gets 403.
+         */
+        @Size(min = 1, max = 4096)
+        public String subjectMatch;
+
+        /** {@code true}: the certificate goes upstream too, URL-escaped PEM in {@code ssl-client-cert}. */
+        public Boolean forwardCertificate;
+    }
+
+    public enum ClientValidationMode {
+        @JsonProperty("require") REQUIRE,
+        @JsonProperty("optional") OPTIONAL,
+        @JsonProperty("optional-no-ca") OPTIONAL_NO_CA
     }
 
     /** When any of its matches fits, its single action answers. */

@@ -7,6 +7,8 @@ import dev.strait.model.Route;
 import dev.strait.model.Upstream;
 import java.util.ArrayList;
 import java.util.Collections;
+import java.util.HashMap;
+import java.util.LinkedHashMap;
 import java.util.LinkedHashSet;
 import java.util.List;
 import java.util.Map;
@@ -22,8 +24,12 @@ import java.util.concurrent.ConcurrentHashMap;
  * per scope.
  */
 public final class Translation {
-    /** A Route as it goes into snapshots: after conflicts, with the upstreams and certificate it needs. */
-    record Programmed(Route route, Set<String> upstreams, Config.Certificate certificate) {}
+    /**
+     * A Route as it goes into snapshots: after conflicts, with the upstreams and certificate it needs, and the client
+     * certificates its hosts ask for on the https listener (null for none; its {@code hosts} are the Route's).
+     */
+    record Programmed(Route route, Set<String> upstreams, Config.Certificate certificate,
+                      Config.ClientValidation clientValidation) {}
 
     private final ProxyDefaults defaults;
     private final SortedMap<Scope, List<Programmed>> routes;
@@ -120,8 +126,27 @@ public final class Translation {
             (IngressRoutes.yields(p.route().name()) ? fallbacks : ordered).add(p);
         }
         ordered.addAll(fallbacks);
+        // One clientValidation entry per policy, with the hosts of every Route that asks it, in order.
+        Map<Config.ClientValidation, LinkedHashSet<String>> policies = new LinkedHashMap<>();
+        Map<String, Config.ClientValidation> policyOf = new HashMap<>();
         for (Programmed p : ordered) {
             Route r = p.route();
+            Config.ClientValidation cv = p.clientValidation();
+            if (cv != null) {
+                if (!https) {
+                    continue; // nowhere to ask for its certificates, and never served without the check
+                }
+                Config.ClientValidation policy = new Config.ClientValidation(List.of(), cv.ca(), cv.mode(),
+                        cv.verifyDepth(), cv.subjectMatch(), cv.forwardCertificate());
+                // The translator has left out a Route whose policy for a host differs from an older one's; should
+                // one get here, it is left out too: a proxy refuses a host in two entries, and serving it under
+                // another policy than its own could let in whom it meant to keep out.
+                if (cv.hosts().stream().anyMatch(h -> policyOf.containsKey(h) && !policyOf.get(h).equals(policy))) {
+                    continue;
+                }
+                cv.hosts().forEach(h -> policyOf.put(h, policy));
+                policies.computeIfAbsent(policy, k -> new LinkedHashSet<>()).addAll(cv.hosts());
+            }
             boolean ingress = r.name().contains(Translator.INGRESS_PIECE);
             if (!https && ingress && r.name().endsWith(IngressRoutes.TO_HTTPS)) {
                 continue; // an Ingress's ssl-redirect, to an https that does not exist here
@@ -143,7 +168,11 @@ public final class Translation {
         List<Config.Listener> listeners = new ArrayList<>();
         listeners.add(new Config.Listener(ProxyDefaults.HTTP, defaults.http(), null));
         if (https) {
-            listeners.add(new Config.Listener(ProxyDefaults.HTTPS, defaults.https(), new Config.Tls(List.copyOf(certs))));
+            List<Config.ClientValidation> validation = new ArrayList<>(policies.size());
+            policies.forEach((policy, hosts) -> validation.add(new Config.ClientValidation(List.copyOf(hosts),
+                    policy.ca(), policy.mode(), policy.verifyDepth(), policy.subjectMatch(), policy.forwardCertificate())));
+            listeners.add(new Config.Listener(ProxyDefaults.HTTPS, defaults.https(),
+                    new Config.Tls(List.copyOf(certs), validation)));
         }
         // Sidecars take traffic from other pods, never from the load balancer in front of the ingress proxies.
         Config.ForwardedHeaders forwarded = scope.namespace() == null ? defaults.forwardedHeaders()

@@ -301,6 +301,7 @@ public final class Translator {
             }
         }
         Set<ResourceKey> reopened = new HashSet<>();
+        ClientValidationOwners validationOwners = new ClientValidationOwners();
         StatesByKey statesByKey = new StatesByKey(sources, allStates, changed);
         for (Conflicts c : conflicts.values()) {
             reopened.addAll(c.reopen(statesByKey::models));
@@ -325,16 +326,29 @@ public final class Translator {
                 }
             }
             results.put(key, result);
-            if (!result.kept.isEmpty()) {
-                programmed.computeIfAbsent(scope, s -> new ArrayList<>()).addAll(result.kept);
-                contents.put(key, result.content);
-                for (Translation.Programmed p : result.kept) {
+            // Decided again every time, after the result (which is kept as it is for the next translation): which
+            // policy a host's clients are asked for depends on every older source of the scope.
+            List<Translation.Programmed> served = result.kept;
+            ResourceReport report = result.report;
+            int content = result.content;
+            if (!served.isEmpty()) {
+                List<String> lost = new ArrayList<>();
+                served = validationOwners.admit(scope, key, served, lost);
+                if (!lost.isEmpty()) {
+                    report = lostPolicies(report, lost, served.isEmpty());
+                    content = served.hashCode();
+                }
+            }
+            if (!served.isEmpty()) {
+                programmed.computeIfAbsent(scope, s -> new ArrayList<>()).addAll(served);
+                contents.put(key, content);
+                for (Translation.Programmed p : served) {
                     for (String u : p.upstreams()) {
                         upstreamScopes.computeIfAbsent(u, x -> new HashSet<>()).add(scope);
                     }
                 }
             }
-            reports.put(key, result.report);
+            reports.put(key, report);
         }
 
         for (Source src : canarySources) {
@@ -545,7 +559,7 @@ public final class Translator {
                 claims.add(new ClaimOutcome(route, List.copyOf(lostHere)));
                 lost.addAll(src.pieces().get(i).rewrite(lostHere));
                 if (!route.rules().isEmpty()) {
-                    kept.add(new Translation.Programmed(route, st.upstreams, st.certificate));
+                    kept.add(new Translation.Programmed(route, st.upstreams, st.certificate, st.clientValidation));
                 }
             }
             errors.addAll(lost);
@@ -660,6 +674,87 @@ public final class Translator {
     }
 
     /**
+     * A source's report once some of its Routes are left out for asking other client certificates of a host than an
+     * older source does ({@code lost}, one message per host): Conflicted when nothing of it is served any more.
+     */
+    private static ResourceReport lostPolicies(ResourceReport report, List<String> lost, boolean nothingServed) {
+        String before = report.accepted().reason().equals("PartiallyConflicted") ? report.accepted().message() + "; " : "";
+        StatusCondition accepted = nothingServed
+                ? StatusCondition.no(StatusCondition.ACCEPTED, "Conflicted", before + String.join("; ", lost))
+                : StatusCondition.yes(StatusCondition.ACCEPTED, "PartiallyConflicted", before + String.join("; ", lost));
+        List<String> errors = new ArrayList<>(report.errors());
+        errors.addAll(lost);
+        return new ResourceReport(report.key(), report.generation(), accepted, report.resolvedRefs(),
+                nothingServed ? Set.of() : report.scopes(), errors);
+    }
+
+    /**
+     * Which client certificates each host of a scope asks for, as the sources are taken oldest first: the first
+     * source whose Route asks for a host's sets its policy (nginx's {@code ssl_verify_client} is per server, ingress-nginx
+     * takes a host's {@code auth-tls-*} from its oldest Ingress). A younger Route that asks for other settings on the
+     * same host is left out, never served under a policy other than its own; the same settings are no conflict, and
+     * Routes that ask for none are checked with the host's. One per translation.
+     */
+    private static final class ClientValidationOwners {
+        private record Owner(ResourceKey source, Config.ClientValidation policy) {}
+
+        private final Map<Scope, Map<String, Owner>> owners = new HashMap<>();
+
+        /** {@code kept} without the Routes that lose a host's policy to an older source; one message per host in {@code lost}. */
+        List<Translation.Programmed> admit(Scope scope, ResourceKey key, List<Translation.Programmed> kept,
+                                           List<String> lost) {
+            List<Translation.Programmed> out = null; // made only once one is left out
+            for (int i = 0; i < kept.size(); i++) {
+                Translation.Programmed p = kept.get(i);
+                Config.ClientValidation cv = p.clientValidation();
+                boolean admitted = true;
+                if (cv != null) {
+                    Config.ClientValidation policy = policy(cv);
+                    Map<String, Owner> hosts = owners.computeIfAbsent(scope, s -> new HashMap<>());
+                    for (String host : cv.hosts()) {
+                        Owner owner = hosts.get(host);
+                        if (owner != null && !owner.source().equals(key) && !owner.policy().equals(policy)) {
+                            admitted = false;
+                            String message = fieldOf(key) + ": host \"" + host + "\" already asks for client"
+                                    + " certificates as " + owner.source().kind() + " " + owner.source().namespace() + "/"
+                                    + owner.source().name() + " says, with other settings (the older "
+                                    + owner.source().kind() + " wins)";
+                            if (!lost.contains(message)) {
+                                lost.add(message);
+                            }
+                        }
+                    }
+                    if (admitted) {
+                        for (String host : cv.hosts()) {
+                            hosts.putIfAbsent(host, new Owner(key, policy));
+                        }
+                    }
+                }
+                if (!admitted && out == null) {
+                    out = new ArrayList<>(kept.subList(0, i));
+                } else if (admitted && out != null) {
+                    out.add(p);
+                }
+            }
+            return out == null ? kept : List.copyOf(out);
+        }
+
+        /** The settings alone: two Routes asking the same of their hosts' clients do not conflict. */
+        private static Config.ClientValidation policy(Config.ClientValidation cv) {
+            return new Config.ClientValidation(List.of(), cv.ca(), cv.mode(), cv.verifyDepth(), cv.subjectMatch(),
+                    cv.forwardCertificate());
+        }
+
+        private static String fieldOf(ResourceKey key) {
+            return key.kind().equals("Ingress") ? IngressAnnotations.field(IngressAnnotations.AUTH_TLS_SECRET)
+                    : CLIENT_VALIDATION;
+        }
+    }
+
+    /** The field of a Route that asks for client certificates, as its errors name it. */
+    static final String CLIENT_VALIDATION = "spec.tls.clientValidation";
+
+    /**
      * Splits the rule of an Ingress-made Route in {@code routes} whose match is {@code match} on {@code host}:
      * its Programmed entry is replaced with one whose rule sends the canary's share to {@code canary}.
      * Only a rule that forwards and matches on the path alone (what an Ingress path becomes) is split.
@@ -705,7 +800,7 @@ public final class Translator {
                 Set<String> upstreams = new HashSet<>(p.upstreams());
                 upstreams.addAll(canaryUpstreams);
                 routes.set(i, new Translation.Programmed(new dev.strait.model.Route(r.name(), r.hosts(), rules,
-                        r.listeners()), upstreams, p.certificate()));
+                        r.listeners()), upstreams, p.certificate(), p.clientValidation()));
                 return true;
             }
         }
@@ -1015,6 +1110,8 @@ public final class Translator {
         final Map<String, Upstream.Protocol> declared = new TreeMap<>();
         final List<Boolean> implicitMatches = new ArrayList<>();
         Config.Certificate certificate;
+        /** What its hosts ask of clients' certificates, with the Route's hosts; null for nothing, or while it cannot. */
+        Config.ClientValidation clientValidation;
         /** Left out because proxies refused it ({@link ProxyRejection}); its one error says why. */
         boolean rejected;
 
@@ -1119,6 +1216,11 @@ public final class Translator {
         if (r.getSpec().tls != null) {
             Secret s = secrets.get(ns + "/" + r.getSpec().tls.secretName);
             sb.append("|tls:").append(s == null ? "?" : String.valueOf(s.getData() == null ? 0 : s.getData().hashCode()));
+            RouteSpec.ClientValidation cv = r.getSpec().tls.clientValidation;
+            if (cv != null && cv.caSecretName != null) {
+                Secret ca = secrets.get(ns + "/" + cv.caSecretName);
+                sb.append("|ca:").append(ca == null ? "?" : String.valueOf(ca.getData() == null ? 0 : ca.getData().hashCode()));
+            }
         }
         return sb.toString();
     }
@@ -1138,11 +1240,22 @@ public final class Translator {
         ObjectNode named = JSON.createObjectNode().put("name", routeName(ns, r.getMetadata().getName()));
         named.setAll(tree);
         Map<String, Upstream> serviceUpstreams = new LinkedHashMap<>();
+        // Resolved before the rules: until its hosts can ask for client certificates, they are locked.
+        boolean asksForCertificates = spec.tls != null && spec.tls.clientValidation != null;
+        Config.ClientValidation policy = null;
+        boolean locked = false;
+        if (asksForCertificates) {
+            policy = clientValidation(spec, named, ns, secrets, st);
+            locked = policy == null && st.specErrors.isEmpty(); // with a spec error it is not served at all
+        }
         JsonNode rules = named.get("rules");
         if (rules != null && rules.isArray()) {
             for (int i = 0; i < rules.size(); i++) {
                 JsonNode rule = rules.get(i);
                 st.implicitMatches.add(rule.isObject() && !rule.has("matches"));
+                if (locked && rule instanceof ObjectNode ruleNode) {
+                    lock(ruleNode);
+                }
                 if (rule instanceof ObjectNode ruleNode && ruleNode.get("basicAuth") instanceof ObjectNode auth) {
                     basicAuth(ruleNode, auth, "spec.rules[" + i + "].basicAuth.secretName", ns, secrets, st);
                 }
@@ -1173,7 +1286,7 @@ public final class Translator {
                 }
             }
         }
-        if (spec.tls != null) {
+        if (spec.tls != null && !asksForCertificates) {
             tls(spec.tls.secretName, ns, secrets, st);
         }
         ModelCheck.Checked<dev.strait.model.Route> checked = memo("R" + st.declared + named,
@@ -1188,6 +1301,10 @@ public final class Translator {
         // the Route keeps serving everything else, and keeps its claims against younger Routes.
         if (st.specErrors.isEmpty()) {
             st.model = checked.value();
+            if (policy != null && !locked) {
+                st.clientValidation = new Config.ClientValidation(st.model.hosts(), policy.ca(), policy.mode(),
+                        policy.verifyDepth(), policy.subjectMatch(), policy.forwardCertificate());
+            }
             for (String standIn : new String[] {UNRESOLVED, UNRESOLVED_FASTCGI}) {
                 if (st.declared.containsKey(standIn) && uses(st.model, standIn)) {
                     st.upstreams.add(standIn);
@@ -1272,6 +1389,85 @@ public final class Translator {
             st.specErrors.add(path + ": names either an upstream or a service {name, port}");
         }
     }
+
+    /**
+     * A Route's {@code spec.tls.clientValidation} as the https listener's settings for its hosts (without the hosts,
+     * known once the Route is checked), its certificate resolved with it. Binds the Route to https alone: on plain
+     * HTTP a request would reach its rules without a certificate check. A spec error is added to {@code st}; a CA or
+     * certificate that does not resolve is an unresolved reference, and the Route's rules answer 503 until it does:
+     * a host of the Route served without the check would let in every client. Null when the check cannot be made.
+     */
+    private static Config.ClientValidation clientValidation(RouteSpec spec, ObjectNode named, String ns,
+                                                            Map<String, Secret> secrets, RouteState st) {
+        RouteSpec.ClientValidation cv = spec.tls.clientValidation;
+        int specErrors = st.specErrors.size();
+        if (spec.listeners != null && spec.listeners.contains(ProxyDefaults.HTTP)) {
+            st.specErrors.add("spec.listeners: a Route with " + CLIENT_VALIDATION + " is served on https only (on http a"
+                    + " request would reach its rules without a certificate check); leave listeners out or give [ https ]");
+        } else {
+            named.putArray("listeners").add(ProxyDefaults.HTTPS);
+        }
+        if (spec.tls.secretName == null) {
+            st.specErrors.add("spec.tls.secretName: is required with clientValidation: the hosts ask for client"
+                    + " certificates in a TLS handshake with the Route's own certificate");
+        }
+        Config.ClientValidationMode mode = cv.mode == null ? Config.ClientValidationMode.REQUIRE : switch (cv.mode) {
+            case REQUIRE -> Config.ClientValidationMode.REQUIRE;
+            case OPTIONAL -> Config.ClientValidationMode.OPTIONAL;
+            case OPTIONAL_NO_CA -> Config.ClientValidationMode.OPTIONAL_NO_CA;
+        };
+        if (cv.caSecretName == null && mode != Config.ClientValidationMode.OPTIONAL_NO_CA) {
+            st.specErrors.add(CLIENT_VALIDATION + ".caSecretName: is required unless mode is optional-no-ca (the CAs"
+                    + " that issue client certificates)");
+        }
+        int depth = cv.verifyDepth == null ? Config.ClientValidation.DEFAULT_VERIFY_DEPTH : cv.verifyDepth;
+        if (depth < 1 || depth > 10) {
+            st.specErrors.add(CLIENT_VALIDATION + ".verifyDepth: must be a whole number 1..10");
+        }
+        if (cv.subjectMatch != null) {
+            try {
+                java.util.regex.Pattern.compile(cv.subjectMatch);
+            } catch (java.util.regex.PatternSyntaxException e) {
+                st.specErrors.add(CLIENT_VALIDATION + ".subjectMatch: not a valid regular expression: "
+                        + e.getDescription());
+            }
+        }
+        if (st.specErrors.size() > specErrors) {
+            return null;
+        }
+        boolean ingress = named.path("name").asText().contains(INGRESS_PIECE);
+        String answers = ingress ? "; the Ingress's paths answer 503" : "; the Route's rules answer 503";
+        int reported = st.refErrors.size();
+        tls(spec.tls.secretName, ns, secrets, st);
+        if (st.certificate == null) {
+            // Without its own certificate the host would be left to another's, which may not be the one meant.
+            for (int k = reported; k < st.refErrors.size(); k++) {
+                st.refErrors.set(k, st.refErrors.get(k) + answers + " (its hosts ask for client certificates)");
+            }
+        }
+        String ca = null;
+        if (cv.caSecretName != null) {
+            String path = CLIENT_VALIDATION + ".caSecretName";
+            Secret s = secrets.get(ns + "/" + cv.caSecretName);
+            String pem = s == null || s.getData() == null ? null : pem(s.getData().get(CA_KEY));
+            String problem = s == null ? null : pem == null ? "needs PEM data in " + CA_KEY : TlsMaterial.caProblem(pem);
+            if (s == null) {
+                st.refError(null, "SecretNotFound", path + ": Secret \"" + cv.caSecretName + "\" not found" + answers);
+            } else if (problem != null) {
+                st.refError(null, "InvalidSecret", path + ": Secret \"" + cv.caSecretName + "\" " + problem + answers);
+            } else {
+                ca = pem;
+            }
+        }
+        if (st.certificate == null || cv.caSecretName != null && ca == null) {
+            return null;
+        }
+        return new Config.ClientValidation(List.of(), ca, mode, depth, cv.subjectMatch,
+                Boolean.TRUE.equals(cv.forwardCertificate));
+    }
+
+    /** The key of a CA Secret that holds the PEM certificates, as cert-manager and ingress-nginx write it. */
+    static final String CA_KEY = "ca.crt";
 
     /**
      * A rule's {@code basicAuth.secretName} as the proxy's inline {@code htpasswd}: the Secret's {@code auth}

@@ -88,6 +88,14 @@ class CrdSchemaTest {
         assertThat(redirectPath.getProperties()).containsOnlyKeys("replaceFullPath", "replacePrefixMatch");
         assertThat(redirectPath.getXKubernetesValidations()).extracting(r -> r.getRule())
                 .containsExactly("has(self.replaceFullPath) != has(self.replacePrefixMatch)");
+        JSONSchemaProps clientValidation = spec.getProperties().get("tls").getProperties().get("clientValidation");
+        assertThat(clientValidation.getXKubernetesValidations()).extracting(r -> r.getRule())
+                .containsExactly("has(self.caSecretName) || (has(self.mode) && self.mode == 'optional-no-ca')");
+        assertThat(clientValidation.getProperties().get("mode").getEnum()).extracting(Object::toString)
+                .as("spelled as in the config file").containsExactlyInAnyOrder("\"require\"", "\"optional\"", "\"optional-no-ca\"");
+        assertThat(clientValidation.getProperties().get("verifyDepth").getMinimum()).isEqualTo(1.0);
+        assertThat(clientValidation.getProperties().get("verifyDepth").getMaximum()).isEqualTo(10.0);
+        assertThat(spec.getProperties().get("tls").getRequired()).containsExactly("secretName");
         JSONSchemaProps rewrite = rule.getProperties().get("pathRewrite");
         assertThat(rewrite.getProperties()).containsOnlyKeys("replaceFullPath", "replacePrefixMatch", "replaceRegexMatch");
         assertThat(rewrite.getXKubernetesValidations()).extracting(r -> r.getMessage())
