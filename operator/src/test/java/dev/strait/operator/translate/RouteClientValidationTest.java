@@ -238,6 +238,24 @@ class RouteClientValidationTest {
                 .containsExactly(List.of("example.com"));
     }
 
+    /** Should two policies for one host ever reach a snapshot, the younger Route is left out: a proxy refuses both. */
+    @Test
+    void aSnapshotNeverListsAHostInTwoEntries() throws Exception {
+        Translation real = Fixtures.translate(with(route("shop", "a", 1, spec("example.com", "{ caSecretName: clients-ca }")),
+                route("shop", "b", 2, spec("example.com", "{ caSecretName: clients-ca }").replace("/example-com", "/b"))));
+        List<Route> routes = real.snapshot(STRAIT).config().routes();
+        Config.Certificate cert = new Config.Certificate(Fixtures.CERT, Fixtures.KEY);
+        Translation t = new Translation(ProxyDefaults.STANDARD, Map.of(STRAIT, List.of(
+                new Translation.Programmed(routes.get(0), java.util.Set.of(), cert, new Config.ClientValidation(
+                        List.of("example.com"), CA, Config.ClientValidationMode.REQUIRE, 1, null, false)),
+                new Translation.Programmed(routes.get(1), java.util.Set.of(), cert, new Config.ClientValidation(
+                        List.of("example.com"), OTHER_CA, Config.ClientValidationMode.REQUIRE, 1, null, false)))),
+                Map.of(), new java.util.HashMap<>(), new java.util.HashMap<>(), new java.util.HashMap<>());
+        assertThat(proxyView(t).routes()).extracting(Route::name).containsExactly("shop.a");
+        assertThat(proxyView(t).listeners().get(1).tls().clientValidation()).extracting(Config.ClientValidation::ca)
+                .containsExactly(CA);
+    }
+
     /** The CA Secret is a reference: its arrival is seen though the Route did not change. */
     @Test
     void aCaSecretThatArrivesLaterUnlocksTheRules() throws Exception {
