@@ -24,7 +24,8 @@ import java.util.regex.PatternSyntaxException;
  * annotation, and the paths it applies to answer 503 rather than reach the app with a path or at an address
  * it was not meant to get, or unguarded: so do authentication annotations it cannot honour. {@code auth-type:
  * basic} is the rules' {@code basicAuth} (ADR 0061), {@code auth-url} naming a Service or the request's own host
- * ({@code $host}) their {@code forwardAuth}.
+ * ({@code $host}) their {@code forwardAuth}, {@code auth-tls-secret} and its settings the {@code tls.clientValidation}
+ * of the Ingress's TLS hosts (ADR 0075).
  */
 final class IngressAnnotations {
     static final String PREFIX = "nginx.ingress.kubernetes.io/";
@@ -67,8 +68,21 @@ final class IngressAnnotations {
      */
     static final String AUTH_SNIPPET = PREFIX + "auth-snippet";
     static final String AUTH_PROXY_SET_HEADERS = PREFIX + "auth-proxy-set-headers";
+    /**
+     * The Secret ({@code name}, or {@code namespace/name} in the Ingress's namespace) whose {@code ca.crt} holds the CAs
+     * of the client certificates the Ingress's TLS hosts ask for (ingress-nginx's {@code ssl_client_certificate}).
+     */
     static final String AUTH_TLS_SECRET = PREFIX + "auth-tls-secret";
+    /** {@code on} (the default), {@code optional}, {@code optional_no_ca} or {@code off}: nginx's {@code ssl_verify_client}. */
     static final String AUTH_TLS_VERIFY_CLIENT = PREFIX + "auth-tls-verify-client";
+    /** How long a chain may be, 1 (issued by one of the CAs directly) by default. */
+    static final String AUTH_TLS_VERIFY_DEPTH = PREFIX + "auth-tls-verify-depth";
+    /** {@code "true"}: the certificate goes upstream, URL-escaped PEM in {@code ssl-client-cert}. */
+    static final String AUTH_TLS_PASS_CERTIFICATE_TO_UPSTREAM = PREFIX + "auth-tls-pass-certificate-to-upstream";
+    /** A regular expression the certificate's subject must hold ({@code CN=client1|CN=client2}), else 403. */
+    static final String AUTH_TLS_MATCH_CN = PREFIX + "auth-tls-match-cn";
+    /** Where ingress-nginx redirects a client whose certificate fails; Strait answers 400 instead. */
+    static final String AUTH_TLS_ERROR_PAGE = PREFIX + "auth-tls-error-page";
     /** With {@code auth-type: basic}: the Secret (name, or namespace/name) whose {@code auth} key holds htpasswd lines. */
     static final String AUTH_SECRET = PREFIX + "auth-secret";
     /** {@code auth-file} (the default: htpasswd lines in the key {@code auth}) or {@code auth-map}. */
@@ -149,6 +163,7 @@ final class IngressAnnotations {
     private static final List<String> RULE_ANNOTATIONS = List.of(PERMANENT_REDIRECT, PERMANENT_REDIRECT_CODE,
             TEMPORAL_REDIRECT, TEMPORAL_REDIRECT_CODE, REWRITE_TARGET, USE_REGEX, ALLOWLIST_SOURCE_RANGE,
             WHITELIST_SOURCE_RANGE, DENYLIST_SOURCE_RANGE, AUTH_TYPE, AUTH_URL, AUTH_TLS_SECRET, AUTH_TLS_VERIFY_CLIENT,
+            AUTH_TLS_VERIFY_DEPTH, AUTH_TLS_PASS_CERTIFICATE_TO_UPSTREAM, AUTH_TLS_MATCH_CN, AUTH_TLS_ERROR_PAGE,
             AUTH_SECRET, AUTH_SECRET_TYPE, AUTH_REALM, BACKEND_PROTOCOL, UPSTREAM_VHOST, PROXY_READ_TIMEOUT,
             PROXY_SEND_TIMEOUT, APP_ROOT, CANARY, CANARY_WEIGHT, CANARY_WEIGHT_TOTAL, CANARY_BY_HEADER,
             CANARY_BY_HEADER_VALUE, CANARY_BY_HEADER_PATTERN, CANARY_BY_COOKIE, LIMIT_RPS, LIMIT_RPM, LIMIT_BURST_MULTIPLIER, LIMIT_WHITELIST, LIMIT_ALLOWLIST,
@@ -195,6 +210,12 @@ final class IngressAnnotations {
     final RouteSpec.BasicAuth basicAuth;
     /** {@code auth-url} and its settings as every backend rule's {@code forwardAuth}, or null. */
     final RouteSpec.ForwardAuth forwardAuth;
+    /**
+     * {@code auth-tls-secret} and its settings as the {@code tls.clientValidation} of every host of the Ingress, or
+     * null (none asked, {@code auth-tls-verify-client: off}, a canary, or settings that cannot be honoured: those are
+     * in {@code guardErrors}). A host without TLS cannot ask for certificates: its paths answer 503.
+     */
+    final RouteSpec.ClientValidation clientValidation;
     /** {@code backend-protocol} as every Service backend's {@code protocol}, or null for HTTP/1.1 in the clear. */
     final RouteSpec.ServiceProtocol backendProtocol;
     /** {@code upstream-vhost} as every backend rule's {@code hostRewrite}, or null. */
@@ -452,11 +473,10 @@ final class IngressAnnotations {
                         + " clients through than asked; the Ingress's paths answer 503 rather than serve them so");
             }
         }
-        String tlsSecret = a.get(AUTH_TLS_SECRET);
-        String verify = a.get(AUTH_TLS_VERIFY_CLIENT);
-        if (tlsSecret != null && !tlsSecret.isBlank() && !"off".equals(verify == null ? null : verify.trim())) {
-            guard.add(field(AUTH_TLS_SECRET) + ": \"" + tlsSecret + "\": Strait does not verify client certificates;"
-                    + " the Ingress's paths answer 503 rather than serve clients without one");
+        clientValidation = canary ? canaryClientValidation(a, warn) : clientValidation(a, namespace, guard, warn);
+        if (clientValidation != null && !sslRedirect && !forceSslRedirect) {
+            warn.add(field(SSL_REDIRECT) + ": \"false\" does not apply to hosts that ask for client certificates ("
+                    + field(AUTH_TLS_SECRET) + "): they are served on https only, and plain requests are not redirected");
         }
         if ("true".equals(a.get(SSL_PASSTHROUGH))) {
             guard.add(field(SSL_PASSTHROUGH) + ": Strait ends TLS itself and does not pass it through to the backend;"
@@ -475,6 +495,111 @@ final class IngressAnnotations {
         }
         warn.addAll(unread);
         warnings = List.copyOf(warn);
+    }
+
+    /** The {@code auth-tls-*} annotations but the Secret, which mean nothing without it. */
+    private static final List<String> AUTH_TLS_SETTINGS = List.of(AUTH_TLS_VERIFY_CLIENT, AUTH_TLS_VERIFY_DEPTH,
+            AUTH_TLS_PASS_CERTIFICATE_TO_UPSTREAM, AUTH_TLS_MATCH_CN, AUTH_TLS_ERROR_PAGE);
+
+    /**
+     * ingress-nginx's client certificate authentication ({@code auth-tls-secret} and its settings) as a
+     * {@code clientValidation}, or null without the Secret or with {@code auth-tls-verify-client: off}. What cannot
+     * be honoured (a Secret of another namespace, a mode, depth or subject pattern that cannot be read) is an error in
+     * {@code guard}: the paths answer 503 rather than serve clients unchecked, or checked less than asked. ingress-nginx
+     * falls back to {@code on} and a depth of 1 for values it cannot read; Strait says so instead, as for the other
+     * guards. {@code auth-tls-error-page} is a warning: failures answer 400 (403 for the subject), never unchecked.
+     */
+    private static RouteSpec.ClientValidation clientValidation(Map<String, String> a, String namespace,
+                                                               List<String> guard, List<String> warn) {
+        String secret = a.get(AUTH_TLS_SECRET) == null ? "" : a.get(AUTH_TLS_SECRET).trim();
+        if (secret.isEmpty()) {
+            for (String needsSecret : AUTH_TLS_SETTINGS) {
+                if (a.get(needsSecret) != null && !a.get(needsSecret).isBlank()) {
+                    warn.add(field(needsSecret) + ": applies with " + field(AUTH_TLS_SECRET) + ", which is not set; it"
+                            + " has no effect");
+                }
+            }
+            return null;
+        }
+        String verify = a.get(AUTH_TLS_VERIFY_CLIENT) == null ? "" : a.get(AUTH_TLS_VERIFY_CLIENT).trim();
+        if (verify.equals("off")) {
+            return null; // no certificate asked for: nothing to check
+        }
+        String fail = "; the Ingress's paths answer 503 rather than serve clients without the certificate check asked";
+        RouteSpec.ClientValidation cv = new RouteSpec.ClientValidation();
+        switch (verify) {
+            case "", "on" -> cv.mode = null; // require, the default
+            case "optional" -> cv.mode = RouteSpec.ClientValidationMode.OPTIONAL;
+            case "optional_no_ca" -> cv.mode = RouteSpec.ClientValidationMode.OPTIONAL_NO_CA;
+            default -> {
+                guard.add(field(AUTH_TLS_VERIFY_CLIENT) + ": \"" + verify + "\" is not on, optional, optional_no_ca or"
+                        + " off" + fail);
+                return null;
+            }
+        }
+        int slash = secret.indexOf('/');
+        if (slash >= 0) {
+            if (!secret.substring(0, slash).equals(namespace)) {
+                guard.add(field(AUTH_TLS_SECRET) + ": \"" + secret + "\": only a Secret in the Ingress's namespace is"
+                        + " read" + fail);
+                return null;
+            }
+            secret = secret.substring(slash + 1);
+        }
+        if (secret.isEmpty()) {
+            guard.add(field(AUTH_TLS_SECRET) + ": names no Secret" + fail);
+            return null;
+        }
+        cv.caSecretName = secret;
+        String depth = a.get(AUTH_TLS_VERIFY_DEPTH) == null ? "" : a.get(AUTH_TLS_VERIFY_DEPTH).trim();
+        if (!depth.isEmpty()) {
+            if (depth.length() > 2 || !depth.chars().allMatch(Character::isDigit) || Integer.parseInt(depth) < 1
+                    || Integer.parseInt(depth) > 10) {
+                guard.add(field(AUTH_TLS_VERIFY_DEPTH) + ": \"" + a.get(AUTH_TLS_VERIFY_DEPTH) + "\" is not a whole"
+                        + " number from 1 to 10" + fail);
+                return null;
+            }
+            cv.verifyDepth = Integer.parseInt(depth) == 1 ? null : Integer.parseInt(depth);
+        }
+        String cn = a.get(AUTH_TLS_MATCH_CN);
+        if (cn != null && !cn.isBlank()) {
+            // nginx's "$ssl_client_s_dn !~ pattern": a search in the RFC 2253 subject, as the proxy's subjectMatch.
+            try {
+                Pattern.compile(cn.trim());
+            } catch (PatternSyntaxException e) {
+                guard.add(field(AUTH_TLS_MATCH_CN) + ": \"" + cn + "\" is not a regular expression Java reads ("
+                        + e.getDescription() + " near index " + e.getIndex() + ")" + fail);
+                return null;
+            }
+            cv.subjectMatch = cn.trim();
+        }
+        String pass = a.get(AUTH_TLS_PASS_CERTIFICATE_TO_UPSTREAM) == null ? ""
+                : a.get(AUTH_TLS_PASS_CERTIFICATE_TO_UPSTREAM).trim();
+        if (pass.equals("true")) {
+            cv.forwardCertificate = Boolean.TRUE;
+        } else if (!pass.isEmpty() && !pass.equals("false")) {
+            warn.add(field(AUTH_TLS_PASS_CERTIFICATE_TO_UPSTREAM) + ": \"" + pass + "\" is not true or false; the"
+                    + " certificate is not sent upstream");
+        }
+        String page = a.get(AUTH_TLS_ERROR_PAGE);
+        if (page != null && !page.isBlank()) {
+            warn.add(field(AUTH_TLS_ERROR_PAGE) + ": not applied: a client whose certificate is missing or not valid"
+                    + " gets 400 (403 when auth-tls-match-cn does not match), not a redirect to the page");
+        }
+        return cv;
+    }
+
+    /**
+     * A canary's {@code auth-tls-*}: not read, as in ingress-nginx; its share of a host's requests is checked as the
+     * Ingress it splits asks (the canary joins that Ingress's Routes). Null, with a warning when it has them.
+     */
+    private static RouteSpec.ClientValidation canaryClientValidation(Map<String, String> a, List<String> warn) {
+        String secret = a.get(AUTH_TLS_SECRET);
+        if (secret != null && !secret.isBlank()) {
+            warn.add(field(AUTH_TLS_SECRET) + ": not read on a canary: its requests are checked as the Ingress it"
+                    + " splits asks");
+        }
+        return null;
     }
 
     /**

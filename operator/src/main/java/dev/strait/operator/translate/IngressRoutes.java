@@ -31,7 +31,9 @@ import java.util.TreeSet;
  *       name: a catch-all Route of its own ({@code NS.NAME..ingress-N-default}) on every host of the Ingress
  *       and on {@code *}, which loses to the paths of every Ingress and Route of the host (ADR 0056).</li>
  *   <li>A backend's Service port by number or by name; {@code resource} backends are refused.</li>
- *   <li>{@code tls[]}: a host takes the Secret of the first entry listing it (or listing no hosts).</li>
+ *   <li>{@code tls[]}: a host takes the Secret of the first entry listing it (or listing no hosts). With
+ *       {@code auth-tls-secret} that TLS asks the host's clients for certificates ({@code tls.clientValidation}) and
+ *       the host is served on https alone, {@code ssl-redirect: "false"} or not; a host without TLS answers 503.</li>
  *   <li>ssl-redirect, as ingress-nginx by default: a host with TLS is served on the {@code https} listener
  *       only, and a second Route on {@code http} answers its requests with a 308 to https; the annotation
  *       {@code nginx.ingress.kubernetes.io/ssl-redirect: "false"} keeps the host on both listeners, and
@@ -280,10 +282,37 @@ final class IngressRoutes {
             if (hostRule.containsKey(h.getKey())) {
                 fields.put("spec.hosts[0]", "spec.rules[" + hostRule.get(h.getKey()) + "].host");
             }
+            List<IngressTLS> tls = spec.getTls() == null ? List.of() : spec.getTls();
+            for (int k = 0; k < tls.size(); k++) {
+                IngressTLS t = tls.get(k);
+                boolean covers = t.getHosts() == null || t.getHosts().isEmpty() || t.getHosts().contains(h.getKey());
+                if (covers && t.getSecretName() != null && !h.getKey().equals("*")) {
+                    rs.tls = new RouteSpec.Tls();
+                    rs.tls.secretName = t.getSecretName();
+                    if (annotations.clientValidation != null) {
+                        // before spec.tls: a message about the check names the annotation, not the TLS entry
+                        rs.tls.clientValidation = annotations.clientValidation;
+                        String secret = IngressAnnotations.field(IngressAnnotations.AUTH_TLS_SECRET);
+                        fields.put("spec.tls.clientValidation.caSecretName", secret);
+                        fields.put("spec.tls.clientValidation", secret);
+                    }
+                    fields.put("spec.tls", "spec.tls[" + k + "]");
+                    break;
+                }
+            }
+            // ingress-nginx asks for client certificates per host (server); a host without TLS cannot, and serving it
+            // unchecked would open what the annotation closes: its paths answer 503.
+            String noTls = annotations.clientValidation == null || rs.tls != null ? null
+                    : IngressAnnotations.field(IngressAnnotations.AUTH_TLS_SECRET) + ": host \"" + h.getKey() + "\" has"
+                            + " no TLS (a spec.tls entry with a Secret) to ask for client certificates with; its paths"
+                            + " answer 503";
+            if (noTls != null) {
+                errors.add(noTls);
+            }
             rs.rules = new ArrayList<>();
             boolean rootPrefix = false;
             boolean regexHost = false;
-            boolean unsupported = !annotations.problems().isEmpty() || !annotations.warnings.isEmpty();
+            boolean unsupported = !annotations.problems().isEmpty() || !annotations.warnings.isEmpty() || noTls != null;
             if (aliased == null && index == 0 && !annotations.serverAliases.isEmpty()) {
                 errors.add(IngressAnnotations.field(IngressAnnotations.SERVER_ALIAS)
                         + ": the Ingress has no host to add names to; it is not applied");
@@ -297,7 +326,7 @@ final class IngressRoutes {
             // in ingress-nginx's order where the paths are its regexes (longest first).
             List<IngressAnnotations.Rewritten> planned = annotations.rewrite(hp.types(), values, hp.fields(),
                     annotations.redirect != null || annotations.redirectError != null, hostRegex.contains(h.getKey()));
-            if (annotations.appRoot != null && !planned.isEmpty() && annotations.redirect == null) {
+            if (annotations.appRoot != null && !planned.isEmpty() && annotations.redirect == null && noTls == null) {
                 // ingress-nginx's app-root: "/" itself answers 302 to the app's root, before any path of the host.
                 RouteSpec.Rule root = new RouteSpec.Rule();
                 RouteSpec.Match m = new RouteSpec.Match();
@@ -346,8 +375,9 @@ final class IngressRoutes {
                     r.backends = List.of(b);
                     unsupported = true;
                 } else {
-                    act(r, annotations, () -> orDefaultBackend(backend(path.getBackend(), ns, field + ".backend",
-                            endpoints, errors), field + ".backend", annotations.defaultBackend, ns, endpoints, errors));
+                    act(r, annotations, noTls != null, () -> orDefaultBackend(backend(path.getBackend(), ns,
+                            field + ".backend", endpoints, errors), field + ".backend", annotations.defaultBackend, ns,
+                            endpoints, errors));
                     errorPages(r, annotations, ns, endpoints, errors);
                     if (r.basicAuth != null) {
                         fields.put("spec.rules[" + i + "].basicAuth.secretName",
@@ -366,21 +396,12 @@ final class IngressRoutes {
                 fields.put("spec.rules[" + i + "].backends[0]", field + ".backend");
                 fields.put("spec.rules[" + i + "]", field);
             }
-            List<IngressTLS> tls = spec.getTls() == null ? List.of() : spec.getTls();
-            for (int k = 0; k < tls.size(); k++) {
-                IngressTLS t = tls.get(k);
-                boolean covers = t.getHosts() == null || t.getHosts().isEmpty() || t.getHosts().contains(h.getKey());
-                if (covers && t.getSecretName() != null && !h.getKey().equals("*")) {
-                    rs.tls = new RouteSpec.Tls();
-                    rs.tls.secretName = t.getSecretName();
-                    fields.put("spec.tls", "spec.tls[" + k + "]");
-                    break;
-                }
-            }
             // As ingress-nginx: force-ssl-redirect redirects whether or not the host has TLS here, and wins over
             // ssl-redirect "false".
             boolean redirect = annotations.forceSslRedirect || annotations.sslRedirect && rs.tls != null;
-            if (redirect) {
+            // A host that asks for client certificates is never served on http, ssl-redirect "false" or not: there a
+            // request would reach its paths without the check (the translator binds it so too).
+            if (redirect || rs.tls != null && rs.tls.clientValidation != null) {
                 rs.listeners = List.of(ProxyDefaults.HTTPS);
             }
             if (!rs.rules.isEmpty()) {
@@ -450,7 +471,10 @@ final class IngressRoutes {
                     r.matches = List.of(m);
                 }
                 List<String> fallbackErrors = new ArrayList<>(annotations.problems());
-                act(r, annotations, () -> orDefaultBackend(backend(fallback, ns, "spec.defaultBackend", endpoints,
+                if (noTls != null) {
+                    fallbackErrors.add(noTls);
+                }
+                act(r, annotations, noTls != null, () -> orDefaultBackend(backend(fallback, ns, "spec.defaultBackend", endpoints,
                         fallbackErrors), "spec.defaultBackend", annotations.defaultBackend, ns, endpoints, fallbackErrors));
                 errorPages(r, annotations, ns, endpoints, fallbackErrors);
                 ds.rules = List.of(r);
@@ -459,7 +483,8 @@ final class IngressRoutes {
                     dsFields.put("spec.rules[0].basicAuth.secretName", IngressAnnotations.field(IngressAnnotations.AUTH_SECRET));
                 }
                 authFields(r, "spec.rules[0]", dsFields);
-                for (String f : new String[] {"spec.hosts[0]", "spec.tls"}) {
+                for (String f : new String[] {"spec.hosts[0]", "spec.tls.clientValidation.caSecretName",
+                        "spec.tls.clientValidation", "spec.tls"}) {
                     if (fields.containsKey(f)) {
                         dsFields.put(f, fields.get(f));
                     }
@@ -468,7 +493,7 @@ final class IngressRoutes {
                 dsFields.put("spec.rules[0].backends[0]", "spec.defaultBackend");
                 dsFields.put("spec.rules[0]", "spec.defaultBackend");
                 out.add(new Piece(piece(ing, ns, index, DEFAULT_BACKEND, pieceKey, ds), dsFields, fallbackErrors,
-                        annotations.problems().isEmpty() ? null : UNSUPPORTED_ANNOTATION));
+                        annotations.problems().isEmpty() && noTls == null ? null : UNSUPPORTED_ANNOTATION));
             }
             index++;
         }
@@ -511,12 +536,17 @@ final class IngressRoutes {
      * looked up: a redirect-only Ingress often names a Service that does not exist), else the backend;
      * a redirect that cannot be expressed answers 503 rather than serve what was meant to move, and so does a
      * backend whose guard (an access list, authentication) cannot be honoured. A backend rule takes the
-     * source-range annotations as its {@code clientAddresses}.
+     * source-range annotations as its {@code clientAddresses}. {@code locked}: the host cannot ask for the client
+     * certificates the Ingress wants, and every rule of it answers 503, its redirects too.
      */
-    private static void act(RouteSpec.Rule r, IngressAnnotations annotations,
+    private static void act(RouteSpec.Rule r, IngressAnnotations annotations, boolean locked,
                             java.util.function.Supplier<RouteSpec.Backend> backend) {
         r.accessLog = annotations.accessLog();
-        if (annotations.redirect != null) {
+        if (locked) {
+            RouteSpec.Backend b = new RouteSpec.Backend();
+            b.upstream = UNRESOLVED;
+            r.backends = List.of(b);
+        } else if (annotations.redirect != null) {
             r.redirect = annotations.redirect;
         } else if (!annotations.problems().isEmpty()) {
             RouteSpec.Backend b = new RouteSpec.Backend();

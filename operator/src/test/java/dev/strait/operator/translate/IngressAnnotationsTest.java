@@ -220,9 +220,6 @@ class IngressAnnotationsTest {
                 "\"https://auth.example.com/verify\" is not a Service of the cluster (http(s)://NAME, NAME.NAMESPACE,"
                     + " NAME.NAMESPACE.svc or NAME.NAMESPACE.svc.cluster.local, with an optional port); the Ingress's"
                     + " paths answer 503 rather than serve them unauthenticated"},
-            {"auth-tls-secret", "shop/ca",
-                "\"shop/ca\": Strait does not verify client certificates; the Ingress's paths answer 503 rather than"
-                    + " serve clients without one"},
         };
         for (String[] c : cases) {
             Translation t = translate(annotated("site", SITE, c[0], c[1]));
@@ -232,7 +229,7 @@ class IngressAnnotationsTest {
             assertThat(actions(t)).as(c[1]).hasSize(4)
                     .containsOnly(new Route.Backends(List.of(new Route.Backend(Translator.UNRESOLVED, 1))));
         }
-        // Client certificates asked for but not verified ("off") need nothing Strait lacks.
+        // Client certificates not asked for ("off"): nothing to check (IngressClientValidationTest has the rest).
         Translation t = translate(annotated("site", SITE, "auth-tls-secret", "shop/ca", "auth-tls-verify-client", "off"));
         assertThat(ingressReport(t, "shop", "site").errors()).containsExactly(
                 "spec.rules[0].http.paths[0].backend.service.name: Service \"gone\" not found");

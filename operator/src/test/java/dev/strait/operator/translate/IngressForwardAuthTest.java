@@ -310,7 +310,8 @@ class IngressForwardAuthTest {
                 "metadata.annotations[" + N + "auth-cache-key]: is not read by Strait; it has no effect",
                 "metadata.annotations[" + N + "auth-keepalive]: is not read by Strait; it has no effect",
                 "metadata.annotations[" + N + "auth-request-redirect]: is not read by Strait; it has no effect",
-                "metadata.annotations[" + N + "auth-tls-verify-depth]: is not read by Strait; it has no effect");
+                "metadata.annotations[" + N + "auth-tls-verify-depth]: applies with metadata.annotations[" + N
+                        + "auth-tls-secret], which is not set; it has no effect");
         assertThat(check(t).upstream()).isEqualTo("service.shop.auth.80");
 
         t = translate("auth-signin", "https://login.example.com/start", "auth-response-headers", "X-User");
