@@ -41,6 +41,7 @@ public class RouteSpec {
      * {@code parentRefs[].sectionName}); absent means both. Binding a Route with a {@code redirect} to
      * {@code http} and the site's own Route to {@code https} is the ssl-redirect. A Route bound to
      * {@code https} alone is left out of a snapshot without a TLS listener (no Route of its class has TLS).
+     * With {@code tls.clientValidation}, absent means {@code https} alone, and {@code http} is refused.
      */
     @Size(min = 1, max = 2)
     public List<@Pattern(Patterns.NAME) String> listeners;
@@ -69,7 +70,10 @@ public class RouteSpec {
             message = "clientValidation needs caSecretName, the CAs that issue client certificates, unless mode is"
                     + " optional-no-ca")
     public static class ClientValidation {
-        /** A Secret in the Route's namespace whose {@code ca.crt} holds the CA certificates (PEM; any type). */
+        /**
+         * A Secret in the Route's namespace whose {@code ca.crt} holds the CA certificates (PEM): {@code Opaque}, or
+         * {@code kubernetes.io/tls} as cert-manager writes a CA's (the operator watches those two types).
+         */
         @Pattern(Patterns.NAME)
         public String caSecretName;
 
