@@ -124,6 +124,11 @@ public record Config(
                                 String subjectMatch, boolean forwardCertificate) {
             this(hosts, ca, mode, verifyDepth, subjectMatch, forwardCertificate, null);
         }
+
+        /** The same settings for other hosts (none: the settings alone, to compare two entries by). */
+        public ClientValidation withHosts(List<String> others) {
+            return new ClientValidation(others, ca, mode, verifyDepth, subjectMatch, forwardCertificate, crl);
+        }
     }
 
     /**

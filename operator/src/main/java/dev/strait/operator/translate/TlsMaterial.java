@@ -36,6 +36,42 @@ final class TlsMaterial {
         }
     }
 
+    /** Null when {@code crlPem} holds revocation lists, each signed by a CA of {@code caPem}, else what is wrong. */
+    static String crlProblem(String crlPem, String caPem) {
+        try {
+            CertificateFactory cf = CertificateFactory.getInstance("X.509");
+            Collection<? extends java.security.cert.CRL> crls = cf.generateCRLs(
+                    new ByteArrayInputStream(crlPem.getBytes(StandardCharsets.US_ASCII)));
+            if (crls.isEmpty()) {
+                return "holds no revocation list in ca.crl";
+            }
+            Collection<? extends Certificate> cas = cf.generateCertificates(
+                    new ByteArrayInputStream(caPem.getBytes(StandardCharsets.US_ASCII)));
+            for (java.security.cert.CRL c : crls) {
+                java.security.cert.X509CRL crl = (java.security.cert.X509CRL) c;
+                boolean signed = false;
+                for (Certificate ca : cas) {
+                    X509Certificate x = (X509Certificate) ca;
+                    if (x.getSubjectX500Principal().equals(crl.getIssuerX500Principal())) {
+                        try {
+                            crl.verify(x.getPublicKey());
+                            signed = true;
+                        } catch (GeneralSecurityException e) {
+                            // another CA of that name may have signed it
+                        }
+                    }
+                }
+                if (!signed) {
+                    return "holds in ca.crl a revocation list of " + crl.getIssuerX500Principal().getName()
+                            + " that no CA of ca.crt signed";
+                }
+            }
+            return null;
+        } catch (GeneralSecurityException | RuntimeException e) {
+            return "holds no PEM revocation list in ca.crl (" + e.getMessage() + ")";
+        }
+    }
+
     /** Null when the certificate chain and key load and belong together, else what is wrong. */
     static String problem(String certPem, String keyPem) {
         X509Certificate leaf;

@@ -136,8 +136,7 @@ public final class Translation {
                 if (!https) {
                     continue; // nowhere to ask for its certificates, and never served without the check
                 }
-                Config.ClientValidation policy = new Config.ClientValidation(List.of(), cv.ca(), cv.mode(),
-                        cv.verifyDepth(), cv.subjectMatch(), cv.forwardCertificate());
+                Config.ClientValidation policy = cv.withHosts(List.of());
                 // The translator has left out a Route whose policy for a host differs from an older one's; should
                 // one get here, it is left out too: a proxy refuses a host in two entries, and serving it under
                 // another policy than its own could let in whom it meant to keep out.
@@ -169,8 +168,7 @@ public final class Translation {
         listeners.add(new Config.Listener(ProxyDefaults.HTTP, defaults.http(), null));
         if (https) {
             List<Config.ClientValidation> validation = new ArrayList<>(policies.size());
-            policies.forEach((policy, hosts) -> validation.add(new Config.ClientValidation(List.copyOf(hosts),
-                    policy.ca(), policy.mode(), policy.verifyDepth(), policy.subjectMatch(), policy.forwardCertificate())));
+            policies.forEach((policy, hosts) -> validation.add(policy.withHosts(List.copyOf(hosts))));
             listeners.add(new Config.Listener(ProxyDefaults.HTTPS, defaults.https(),
                     new Config.Tls(List.copyOf(certs), validation)));
         }

@@ -741,8 +741,7 @@ public final class Translator {
 
         /** The settings alone: two Routes asking the same of their hosts' clients do not conflict. */
         private static Config.ClientValidation policy(Config.ClientValidation cv) {
-            return new Config.ClientValidation(List.of(), cv.ca(), cv.mode(), cv.verifyDepth(), cv.subjectMatch(),
-                    cv.forwardCertificate());
+            return cv.withHosts(List.of());
         }
 
         private static String fieldOf(ResourceKey key) {
@@ -1302,8 +1301,7 @@ public final class Translator {
         if (st.specErrors.isEmpty()) {
             st.model = checked.value();
             if (policy != null && !locked) {
-                st.clientValidation = new Config.ClientValidation(st.model.hosts(), policy.ca(), policy.mode(),
-                        policy.verifyDepth(), policy.subjectMatch(), policy.forwardCertificate());
+                st.clientValidation = policy.withHosts(st.model.hosts());
             }
             for (String standIn : new String[] {UNRESOLVED, UNRESOLVED_FASTCGI}) {
                 if (st.declared.containsKey(standIn) && uses(st.model, standIn)) {
@@ -1446,6 +1444,7 @@ public final class Translator {
             }
         }
         String ca = null;
+        String crl = null;
         if (cv.caSecretName != null) {
             String path = CLIENT_VALIDATION + ".caSecretName";
             Secret s = secrets.get(ns + "/" + cv.caSecretName);
@@ -1457,14 +1456,29 @@ public final class Translator {
                 st.refError(null, "InvalidSecret", path + ": Secret \"" + cv.caSecretName + "\" " + problem + answers);
             } else {
                 ca = pem;
+                // ingress-nginx's auth-tls-secret may hold revocation lists beside the CAs: a list that cannot be
+                // used must not be dropped (the certificates it revokes would get in), so the paths answer 503.
+                String rawCrl = s.getData().get(CRL_KEY);
+                if (rawCrl != null) {
+                    crl = pem(rawCrl);
+                    String crlProblem = crl == null ? "needs PEM data in " + CRL_KEY : TlsMaterial.crlProblem(crl, ca);
+                    if (crlProblem != null) {
+                        st.refError(null, "InvalidSecret", path + ": Secret \"" + cv.caSecretName + "\" " + crlProblem
+                                + answers);
+                        ca = null;
+                    }
+                }
             }
         }
         if (st.certificate == null || cv.caSecretName != null && ca == null) {
             return null;
         }
         return new Config.ClientValidation(List.of(), ca, mode, depth, cv.subjectMatch,
-                Boolean.TRUE.equals(cv.forwardCertificate));
+                Boolean.TRUE.equals(cv.forwardCertificate), crl);
     }
+
+    /** The key of a CA Secret that holds revocation lists of its CAs (PEM {@code X509 CRL}), as ingress-nginx reads it. */
+    static final String CRL_KEY = "ca.crl";
 
     /** The key of a CA Secret that holds the PEM certificates, as cert-manager and ingress-nginx write it. */
     static final String CA_KEY = "ca.crt";

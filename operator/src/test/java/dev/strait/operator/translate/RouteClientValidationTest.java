@@ -22,8 +22,10 @@ import org.junit.jupiter.api.Test;
  */
 class RouteClientValidationTest {
     /** The CA that issues the clients' certificates, as a user keeps it: PEM in an Opaque Secret's ca.crt. */
-    static final String CA = ChannelPki.newCa("clients", Instant.now(), Duration.ofDays(1)).certificatePem();
-    private static final String OTHER_CA = ChannelPki.newCa("others", Instant.now(), Duration.ofDays(1)).certificatePem();
+    private static final ChannelPki.Issued CA_KEYS = ChannelPki.newCa("clients", Instant.now(), Duration.ofDays(1));
+    static final String CA = CA_KEYS.certificatePem();
+    private static final ChannelPki.Issued OTHER_CA_KEYS = ChannelPki.newCa("others", Instant.now(), Duration.ofDays(1));
+    private static final String OTHER_CA = OTHER_CA_KEYS.certificatePem();
     private static final Route.Backends LOCKED = new Route.Backends(List.of(new Route.Backend(Translator.UNRESOLVED, 1)));
 
     private static String spec(String host, String clientValidation) {
@@ -66,6 +68,44 @@ class RouteClientValidationTest {
         assertThat(https(t).certificates()).containsExactly(new Config.Certificate(Fixtures.CERT, Fixtures.KEY));
         assertThat(proxyView(t).listeners().get(1).tls().clientValidation()).as("the proxy's parser takes it as sent")
                 .containsExactly(expected);
+    }
+
+    /** ingress-nginx's ca.crl beside ca.crt: the lists go to the proxy; one no CA of ca.crt signed locks the rules. */
+    @Test
+    void revocationListsInTheCaSecretGoAlongAndABadOneAnswers503() throws Exception {
+        String crl = crl(CA_KEYS);
+        Secret withCrl = Fixtures.caSecret("shop", "clients-ca", CA);
+        withCrl.getData().put("ca.crl", Fixtures.b64(crl));
+        Translation t = Fixtures.translate(Fixtures.tlsSecret("shop", "site-tls", Fixtures.CERT, Fixtures.KEY), withCrl,
+                route("shop", "site", 1, spec("example.com", "{ caSecretName: clients-ca }")));
+        assertThat(Fixtures.routeReport(t, "shop", "site").errors()).isEmpty();
+        assertThat(https(t).clientValidation()).singleElement().extracting(Config.ClientValidation::crl).isEqualTo(crl);
+        // The proxy builds it: the list is read and its signature checked there too.
+        dev.strait.proxy.config.SnapshotBuilder.build(proxyView(t), "snapshot");
+
+        Secret strangers = Fixtures.caSecret("shop", "clients-ca", CA);
+        strangers.getData().put("ca.crl", Fixtures.b64(crl(OTHER_CA_KEYS)));
+        t = Fixtures.translate(Fixtures.tlsSecret("shop", "site-tls", Fixtures.CERT, Fixtures.KEY), strangers,
+                route("shop", "site", 1, spec("example.com", "{ caSecretName: clients-ca }")));
+        assertThat(Fixtures.routeReport(t, "shop", "site").errors()).singleElement().asString()
+                .contains("spec.tls.clientValidation.caSecretName: Secret \"clients-ca\" holds in ca.crl a revocation list"
+                        + " of CN=others that no CA of ca.crt signed; the Route's rules answer 503");
+        assertThat(proxyView(t).routes()).singleElement().satisfies(r -> assertThat(r.rules()).extracting(Route.Rule::action)
+                .containsOnly(LOCKED));
+    }
+
+    private static String crl(ChannelPki.Issued ca) throws Exception {
+        Instant now = Instant.now();
+        org.bouncycastle.cert.X509v2CRLBuilder b = new org.bouncycastle.cert.X509v2CRLBuilder(
+                new org.bouncycastle.asn1.x500.X500Name(ca.certificate().getSubjectX500Principal().getName()),
+                java.util.Date.from(now.minus(Duration.ofHours(1))));
+        b.setNextUpdate(java.util.Date.from(now.plus(Duration.ofDays(1))));
+        b.addCRLEntry(java.math.BigInteger.TEN, java.util.Date.from(now), org.bouncycastle.asn1.x509.CRLReason.keyCompromise);
+        java.security.cert.X509CRL crl = new org.bouncycastle.cert.jcajce.JcaX509CRLConverter().getCRL(b.build(
+                new org.bouncycastle.operator.jcajce.JcaContentSignerBuilder(
+                        ca.key().getAlgorithm().equals("EC") ? "SHA256withECDSA" : "SHA256withRSA").build(ca.key())));
+        return "-----BEGIN X509 CRL-----\n" + java.util.Base64.getMimeEncoder(64, new byte[] {'\n'})
+                .encodeToString(crl.getEncoded()) + "\n-----END X509 CRL-----\n";
     }
 
     @Test
