@@ -243,6 +243,9 @@ public class RouteSpec {
         @Pattern("^[!-~]*$")
         @Size(max = 2048)
         public String signIn;
+
+        /** The check's {@code Set-Cookie} goes out with every answer, errors too (default: below 400 only). */
+        public Boolean alwaysSetCookie;
     }
 
     /** A rule's error pages: {@code GET path} from the backend (ingress-nginx's X-Code and friends sent along). */

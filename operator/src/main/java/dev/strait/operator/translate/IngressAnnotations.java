@@ -61,6 +61,8 @@ final class IngressAnnotations {
     static final String AUTH_RESPONSE_HEADERS = PREFIX + "auth-response-headers";
     /** The method of the check; Strait's is GET. */
     static final String AUTH_METHOD = PREFIX + "auth-method";
+    /** {@code "true"}: the check's cookies go out with every answer, errors too (nginx's {@code add_header ... always}). */
+    static final String AUTH_ALWAYS_SET_COOKIE = PREFIX + "auth-always-set-cookie";
     /**
      * Beside {@code auth-url}, what narrows who passes (nginx directives around the check; a ConfigMap of fields
      * sent with it, such as the group it must find): Strait cannot apply them, and the check without them could
@@ -173,6 +175,7 @@ final class IngressAnnotations {
             SESSION_COOKIE_CHANGE_ON_FAILURE, X_FORWARDED_PREFIX, PROXY_NEXT_UPSTREAM, PROXY_NEXT_UPSTREAM_TRIES,
             PROXY_CONNECT_TIMEOUT, LOAD_BALANCE, UPSTREAM_HASH_BY, SERVICE_UPSTREAM, DEFAULT_BACKEND, SATISFY,
             CUSTOM_HTTP_ERRORS, ENABLE_ACCESS_LOG, AUTH_SIGNIN, AUTH_SIGNIN_REDIRECT_PARAM, AUTH_RESPONSE_HEADERS,
+            AUTH_ALWAYS_SET_COOKIE,
             AUTH_METHOD, AUTH_SNIPPET, AUTH_PROXY_SET_HEADERS);
     /** {@code "true"}: TLS passed through to the backend, which Strait does not do. */
     static final String SSL_PASSTHROUGH = PREFIX + "ssl-passthrough";
@@ -1100,7 +1103,7 @@ final class IngressAnnotations {
         String url = a.get(AUTH_URL);
         if (url == null || url.isBlank()) {
             for (String needsUrl : List.of(AUTH_SIGNIN, AUTH_SIGNIN_REDIRECT_PARAM, AUTH_RESPONSE_HEADERS, AUTH_METHOD,
-                    AUTH_SNIPPET, AUTH_PROXY_SET_HEADERS)) {
+                    AUTH_SNIPPET, AUTH_PROXY_SET_HEADERS, AUTH_ALWAYS_SET_COOKIE)) {
                 if (a.get(needsUrl) != null && !a.get(needsUrl).isBlank()) {
                     warn.add(field(needsUrl) + ": applies with " + field(AUTH_URL) + ", which is not set; it has no effect");
                 }
@@ -1146,6 +1149,13 @@ final class IngressAnnotations {
         String signIn = a.get(AUTH_SIGNIN);
         if (signIn != null && !signIn.isBlank()) {
             f.signIn = signIn(signIn.trim(), param.isEmpty() ? "rd" : param, warn);
+        }
+        String always = a.get(AUTH_ALWAYS_SET_COOKIE);
+        if ("true".equals(always == null ? null : always.trim())) {
+            f.alwaysSetCookie = true;
+        } else if (always != null && !always.isBlank() && !always.trim().equals("false")) {
+            warn.add(field(AUTH_ALWAYS_SET_COOKIE) + ": \"" + always + "\" is neither true nor false; the check's cookies"
+                    + " go out with answers below 400 only");
         }
         return f;
     }

@@ -46,6 +46,19 @@ class IngressForwardAuthTest {
         return rules.get(0).forwardAuth();
     }
 
+    /** auth-always-set-cookie: the check's cookies go out with the app's errors too; anything but true/false warns. */
+    @Test
+    void alwaysSetCookieIsRead() {
+        String url = "http://auth.shop.svc/verify";
+        assertThat(check(translate("auth-url", url, "auth-always-set-cookie", "true")).alwaysSetCookie()).isTrue();
+        assertThat(check(translate("auth-url", url, "auth-always-set-cookie", "false")).alwaysSetCookie()).isFalse();
+        Translation t = translate("auth-url", url, "auth-always-set-cookie", "yes");
+        assertThat(check(t).alwaysSetCookie()).isFalse();
+        assertThat(ingressReport(t, "shop", "site").errors()).contains("metadata.annotations[nginx.ingress.kubernetes.io/"
+                + "auth-always-set-cookie]: \"yes\" is neither true nor false; the check's cookies go out with answers"
+                + " below 400 only");
+    }
+
     @Test
     void theClusterNamesOfAServiceOfTheNamespaceAreItsCheck() {
         String[][] cases = {
@@ -306,7 +319,6 @@ class IngressForwardAuthTest {
                 "auth-keepalive", "10", "auth-request-redirect",
                 "https://app.example.com/", "auth-always-set-cookie", "true", "auth-tls-verify-depth", "2");
         assertThat(ingressReport(t, "shop", "site").errors()).containsExactlyInAnyOrder(GONE,
-                "metadata.annotations[" + N + "auth-always-set-cookie]: is not read by Strait; it has no effect",
                 "metadata.annotations[" + N + "auth-cache-key]: is not read by Strait; it has no effect",
                 "metadata.annotations[" + N + "auth-keepalive]: is not read by Strait; it has no effect",
                 "metadata.annotations[" + N + "auth-request-redirect]: is not read by Strait; it has no effect",
