@@ -15,7 +15,6 @@ import dev.strait.proxy.testing.TestUpstream;
 import dev.strait.proxy.testing.TlsClient;
 import java.net.InetSocketAddress;
 import java.nio.charset.StandardCharsets;
-import java.nio.file.Files;
 import java.nio.file.Path;
 import java.security.KeyStore;
 import java.security.SecureRandom;
@@ -270,10 +269,9 @@ class ClientValidationTest {
      */
     @Test
     void aSessionWithoutACertificateDoesNotResumeWhereOneIsAsked() throws Exception {
-        Path certFile = dir.resolve("alice.crt");
-        Path keyFile = dir.resolve("alice.key");
-        Files.writeString(certFile, alice.certPem());
-        Files.writeString(keyFile, alice.keyPem());
+        Path[] files = alice.write(dir, "alice");
+        Path certFile = files[0];
+        Path keyFile = files[1];
         for (String version : new String[] {"-tls1_2", "-tls1_3"}) {
             Path session = dir.resolve("session" + version);
             assertThat(sClient(version, "plain.example.test", "-sess_out", session)).contains("New,");
@@ -332,10 +330,9 @@ class ClientValidationTest {
     /** HTTP/2 takes the same check (curl: the JDK's client cannot be pointed at a name without DNS). */
     @Test
     void http2RequestsAreCheckedToo() throws Exception {
-        Path certFile = dir.resolve("alice.crt");
-        Path keyFile = dir.resolve("alice.key");
-        Files.writeString(certFile, alice.certPem());
-        Files.writeString(keyFile, alice.keyPem());
+        Path[] files = alice.write(dir, "alice");
+        Path certFile = files[0];
+        Path keyFile = files[1];
         String resolve = "secure.example.test:" + https().getPort() + ":127.0.0.1";
         String url = "https://secure.example.test:" + https().getPort() + "/x";
         assertThat(curl("--http2", "-k", "--resolve", resolve, "-o", "/dev/null", "-w", "%{http_version} %{http_code}",
@@ -347,10 +344,9 @@ class ClientValidationTest {
 
     /** The body and status of a request over HTTP/1.1 with {@code id}'s certificate, sent whatever CAs the server names. */
     private String curlWith(Issued id, String host) throws Exception {
-        Path certFile = Files.writeString(dir.resolve(host + ".crt"), id.certPem());
-        Path keyFile = Files.writeString(dir.resolve(host + ".key"), id.keyPem());
+        Path[] files = id.write(dir, host);
         return curl("--http1.1", "-k", "--resolve", host + ":" + https().getPort() + ":127.0.0.1", "-w", "%{http_code}",
-                "--cert", certFile.toString(), "--key", keyFile.toString(), "https://" + host + ":" + https().getPort() + "/x");
+                "--cert", files[0].toString(), "--key", files[1].toString(), "https://" + host + ":" + https().getPort() + "/x");
     }
 
     private static String curl(String... args) throws Exception {
