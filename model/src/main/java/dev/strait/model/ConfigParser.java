@@ -810,12 +810,12 @@ public final class ConfigParser {
                 errorPages, logged, forwardAuth(n.get("forwardAuth"), path + ".forwardAuth"));
     }
 
-    /** {@code { upstream, path, responseHeaders, signIn, alwaysSetCookie }}, or null when absent. */
+    /** {@code { upstream, path, responseHeaders, signIn, alwaysSetCookie, cache }}, or null when absent. */
     private Route.ForwardAuth forwardAuth(JsonNode n, String path) {
         if (n == null || n.isNull() || !object(n, path)) {
             return null;
         }
-        known(n, path, "upstream", "path", "responseHeaders", "signIn", "alwaysSetCookie");
+        known(n, path, "upstream", "path", "responseHeaders", "signIn", "alwaysSetCookie", "cache");
         if (!n.hasNonNull("upstream") && !n.hasNonNull("path")) {
             // Routed by this proxy, the default / would ask the site's own root: the app, not a service.
             error(path + ".path", "is required without an upstream (the check is routed on the request's host)");
@@ -848,7 +848,42 @@ public final class ConfigParser {
         // Without an upstream the check is routed as a request to this host (nginx's auth_request location).
         String upstream = n.hasNonNull("upstream") ? name(n.get("upstream"), path + ".upstream") : null;
         boolean always = bool(n.get("alwaysSetCookie"), path + ".alwaysSetCookie", false);
-        return new Route.ForwardAuth(upstream, check, copied, signIn, always);
+        return new Route.ForwardAuth(upstream, check, copied, signIn, always, authCache(n.get("cache"), path + ".cache"));
+    }
+
+    /** {@code { headers, cookies, duration }}, or null when absent. */
+    private Route.AuthCache authCache(JsonNode n, String path) {
+        if (n == null || n.isNull() || !object(n, path)) {
+            return null;
+        }
+        known(n, path, "headers", "cookies", "duration");
+        List<String> headers = nonNull(list(n.get("headers"), path + ".headers", false, (h, hp) -> {
+            String name = requiredText(h, hp);
+            if (name != null && !TOKEN.matcher(name).matches()) {
+                error(hp, "\"" + name + "\" is not a header name");
+                return null;
+            }
+            return name == null ? null : name.toLowerCase(Locale.ROOT);
+        }));
+        List<String> cookies = nonNull(list(n.get("cookies"), path + ".cookies", false, (c, cp) -> {
+            String name = requiredText(c, cp);
+            if (name != null && !TOKEN.matcher(name).matches()) {
+                error(cp, "\"" + name + "\" is not a cookie name");
+                return null;
+            }
+            return name;
+        }));
+        if (headers.isEmpty() && cookies.isEmpty()) {
+            // Keyed by nothing, one client's yes would let every client in.
+            error(path, "needs headers or cookies that say who the client is (a yes is kept for them alone)");
+        }
+        Duration d = duration(n.get("duration"), path + ".duration", null);
+        if (d == null && !n.hasNonNull("duration")) {
+            error(path + ".duration", "is required");
+        } else if (d != null && (d.isZero() || d.compareTo(Duration.ofHours(24)) > 0)) {
+            error(path + ".duration", "must be more than 0 and at most 24h");
+        }
+        return new Route.AuthCache(headers, cookies, d == null ? Duration.ofMinutes(1) : d);
     }
 
     /** {@code { set: {name: value}, add: {name: value}, remove: [name] }}, or null when absent. */

@@ -614,6 +614,12 @@ public final class ConfigWriter {
             if (fa.alwaysSetCookie()) {
                 fo.put("alwaysSetCookie", true);
             }
+            if (fa.cache() != null) {
+                ObjectNode co = fo.putObject("cache");
+                fa.cache().headers().forEach(co.putArray("headers")::add);
+                fa.cache().cookies().forEach(co.putArray("cookies")::add);
+                co.put("duration", Durations.format(fa.cache().duration()));
+            }
         }
         if (rule.fastcgi() != null) {
             Route.FastCgi f = rule.fastcgi();

@@ -194,15 +194,37 @@ public record Route(String name, List<String> hosts, List<Rule> rules, List<Stri
      * @param alwaysSetCookie the check's {@code Set-Cookie} goes out with every answer to an allowed request, errors
      *                        too (ingress-nginx's {@code auth-always-set-cookie}); by default only with answers
      *                        below 400
+     * @param cache           how long a yes is kept, and for which credentials, or null: every request is asked
      */
     public record ForwardAuth(String upstream, String path, List<String> responseHeaders, String signIn,
-                              boolean alwaysSetCookie) {
+                              boolean alwaysSetCookie, AuthCache cache) {
         public ForwardAuth {
             responseHeaders = responseHeaders.stream().distinct().toList();
         }
 
+        public ForwardAuth(String upstream, String path, List<String> responseHeaders, String signIn,
+                           boolean alwaysSetCookie) {
+            this(upstream, path, responseHeaders, signIn, alwaysSetCookie, null);
+        }
+
         public ForwardAuth(String upstream, String path, List<String> responseHeaders, String signIn) {
-            this(upstream, path, responseHeaders, signIn, false);
+            this(upstream, path, responseHeaders, signIn, false, null);
+        }
+    }
+
+    /**
+     * A forward-auth check's yes kept for {@code duration} (ingress-nginx's {@code auth-cache-key} and
+     * {@code auth-cache-duration}): a request whose {@code headers} and {@code cookies} have the values of one that
+     * was let in passes without asking, with the fields that answer granted. Only a 2xx without {@code Set-Cookie}
+     * is kept (a refusal is asked again every time); each rule keeps its own, per event loop.
+     *
+     * @param headers lower-case names of the request fields that say who the client is ({@code authorization})
+     * @param cookies names of the cookies that do ({@code _oauth2_proxy})
+     */
+    public record AuthCache(List<String> headers, List<String> cookies, java.time.Duration duration) {
+        public AuthCache {
+            headers = List.copyOf(headers);
+            cookies = List.copyOf(cookies);
         }
     }
 

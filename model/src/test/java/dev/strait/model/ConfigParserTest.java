@@ -444,13 +444,15 @@ class ConfigParserTest {
             Config c = parse(withRules("{ backends: [ { upstream: app } ], forwardAuth: { upstream: app, path:"
                     + " \"/oauth2/auth?allowed_groups=ops\", responseHeaders: [ X-Auth-Request-User, x-auth-request-user,"
                     + " X-Auth-Request-Email ], signIn: \"https://auth.example.com/oauth2/start?rd={url}\" } }",
-                    "{ respond: {}, forwardAuth: { upstream: app } }", "{ respond: {}, forwardAuth: { path: /oauth2/auth, alwaysSetCookie: true } }"));
+                    "{ respond: {}, forwardAuth: { upstream: app } }", "{ respond: {}, forwardAuth: { path: /oauth2/auth, alwaysSetCookie: true, cache: { headers: [ Authorization ],"
+                    + " cookies: [ _oauth2_proxy ], duration: 5m } } }"));
             assertThat(c.routes().get(0).rules()).extracting(Route.Rule::forwardAuth).containsExactly(
                     new Route.ForwardAuth("app", "/oauth2/auth?allowed_groups=ops",
                             List.of("x-auth-request-user", "x-auth-request-email"),
                             "https://auth.example.com/oauth2/start?rd={url}"),
                     new Route.ForwardAuth("app", "/", List.of(), null),
-                    new Route.ForwardAuth(null, "/oauth2/auth", List.of(), null, true));
+                    new Route.ForwardAuth(null, "/oauth2/auth", List.of(), null, true, new Route.AuthCache(
+                            List.of("authorization"), List.of("_oauth2_proxy"), java.time.Duration.ofMinutes(5))));
             assertThat(ConfigParser.parse(ConfigWriter.toJson(c, false), "written")).isEqualTo(c);
         }
 
@@ -1329,6 +1331,15 @@ class ConfigParserTest {
                         ("listeners: [ { name: s, address: \"127.0.0.1:1\", tls: { certificates: [ { cert: /a, key: /b } ],"
                                 + " clientValidation: [ { hosts: [ a.example ], ca: /c, subjectMatch: \"CN=(a\" } ] } } ]\nroutes: []\n"),
                         "listeners[0].tls.clientValidation[0].subjectMatch", "not a valid regular expression"),
+                arguments("forward-auth cache keyed by nothing",
+                        withRules("{ respond: {}, forwardAuth: { upstream: app, cache: { duration: 1m } } }"),
+                        "routes[0].rules[0].forwardAuth.cache", "needs headers or cookies that say who the client is"),
+                arguments("forward-auth cache without duration",
+                        withRules("{ respond: {}, forwardAuth: { upstream: app, cache: { headers: [ authorization ] } } }"),
+                        "routes[0].rules[0].forwardAuth.cache.duration", "is required"),
+                arguments("forward-auth cache too long",
+                        withRules("{ respond: {}, forwardAuth: { upstream: app, cache: { cookies: [ s ], duration: 25h } } }"),
+                        "routes[0].rules[0].forwardAuth.cache.duration", "at most 24h"),
                 arguments("priority on a Prefix path",
                         withRules("{ matches: [ { path: { type: Prefix, value: /a, priority: 3 } } ], respond: {} }"),
                         "routes[0].rules[0].matches[0].path.priority", "orders RegularExpression paths only; Prefix"),

@@ -36,15 +36,18 @@ final class AuthCheckExchange extends SubRequestExchange {
 
     private final ForwardAuthHandler auth;
     private final HeldBody body;
+    private final String key;
     private State state = State.WAITING;
     private HttpHeaders answer;
     /** What a guard of the check's own rule holds until the check is over (an in-flight place), or null. */
     private Runnable ended;
 
-    AuthCheckExchange(Exchange client, ForwardAuthHandler auth, HeldBody body) {
+    /** @param key the request's credentials in the rule's kept yeses, or null when it keeps none */
+    AuthCheckExchange(Exchange client, ForwardAuthHandler auth, HeldBody body, String key) {
         super(client, HttpMethod.GET, auth.path(), askedFields(client));
         this.auth = auth;
         this.body = body;
+        this.key = key;
     }
 
     /** The request's fields less its body's and connection's, and where it was going. */
@@ -155,7 +158,7 @@ final class AuthCheckExchange extends SubRequestExchange {
         state = State.DONE;
         over();
         switch (was) {
-            case ALLOWING -> auth.allow(ex, answer, body);
+            case ALLOWING -> auth.allow(ex, answer, body, key);
             case SIGNING_IN -> signIn();
             case RELAYING -> {
                 ex.endResponse(trailers);

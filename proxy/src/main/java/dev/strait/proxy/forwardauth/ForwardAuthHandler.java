@@ -28,21 +28,24 @@ public final class ForwardAuthHandler extends HandlerDecorator {
     private final List<String> granted;
     private final String signIn;
     private final boolean alwaysSetCookie;
+    /** Kept yeses, or null: every request is asked. Shared with the handlers rebound per path (one rule's). */
+    private final VerdictCache verdicts;
 
     private ForwardAuthHandler(Handler inner, Handler check, String path, List<String> granted, String signIn,
-                               boolean alwaysSetCookie) {
+                               boolean alwaysSetCookie, VerdictCache verdicts) {
         super(inner);
         this.check = check;
         this.path = path;
         this.granted = granted;
         this.signIn = signIn;
         this.alwaysSetCookie = alwaysSetCookie;
+        this.verdicts = verdicts;
     }
 
     /** {@code handler} behind the check made by {@code check} (the authorization upstream's proxy handler). */
     public static Handler wrap(Handler handler, Route.ForwardAuth config, Handler check) {
         return new ForwardAuthHandler(handler, check, config.path(), config.responseHeaders(), config.signIn(),
-                config.alwaysSetCookie());
+                config.alwaysSetCookie(), config.cache() == null ? null : new VerdictCache(config.cache()));
     }
 
     @Override
@@ -55,24 +58,38 @@ public final class ForwardAuthHandler extends HandlerDecorator {
             ex.sendError(HttpResponseStatus.INTERNAL_SERVER_ERROR);
             return;
         }
+        String key = null;
+        if (verdicts != null) {
+            key = verdicts.keyOf(ex);
+            HttpHeaders kept = verdicts.granted(ex, key);
+            if (kept != null) {
+                grant(ex, kept); // a yes for these credentials a moment ago: no need to ask again
+                inner.handle(ex);
+                return;
+            }
+        }
         // What arrives before the answer is held, and no more is read.
-        AuthCheckExchange checking = new AuthCheckExchange(ex, this, HeldBody.hold(ex));
+        AuthCheckExchange checking = new AuthCheckExchange(ex, this, HeldBody.hold(ex), key);
         ex.onCancel(checking::cancelled); // until the check's handler sets its own, which ends the check too
         check.handle(checking);
     }
 
-    /** The check said yes: the request, with the granted fields, goes on to the action. */
-    void allow(Exchange ex, HttpHeaders answer, HeldBody body) {
-        HttpHeaders request = ex.request().headers();
-        for (String name : granted) {
-            request.remove(name); // never the client's own claim to be someone
-            for (String value : answer.getAll(name)) {
-                request.add(name, value);
-            }
-        }
+    /**
+     * The check said yes: the request, with the granted fields, goes on to the action. The yes is kept for the
+     * request's credentials ({@code key}, null: not kept) unless it set cookies, which are one client's.
+     */
+    void allow(Exchange ex, HttpHeaders answer, HeldBody body, String key) {
+        grant(ex, answer);
         ex.onCancel(NOTHING); // the check's call is over; the action sets its own
         // Not from inside the check's call stack: its upstream connection is still being put back.
         List<String> cookies = answer.getAll(HttpHeaderNames.SET_COOKIE);
+        if (key != null && cookies.isEmpty()) {
+            HttpHeaders kept = new io.netty.handler.codec.http.DefaultHttpHeaders();
+            for (String name : granted) {
+                kept.add(name, answer.getAll(name));
+            }
+            verdicts.keep(ex, key, kept);
+        }
         java.util.function.Consumer<Exchange> action =
                 e -> inner.handle(cookies.isEmpty() ? e : new AuthorizedExchange(e, cookies, alwaysSetCookie));
         ex.eventLoop().execute(() -> {
@@ -82,6 +99,17 @@ public final class ForwardAuthHandler extends HandlerDecorator {
                 body.resume(ex, action);
             }
         });
+    }
+
+    /** The granted fields of the answer onto the request, never the client's own claim to be someone. */
+    private void grant(Exchange ex, HttpHeaders answer) {
+        HttpHeaders request = ex.request().headers();
+        for (String name : granted) {
+            request.remove(name);
+            for (String value : answer.getAll(name)) {
+                request.add(name, value);
+            }
+        }
     }
 
     /** The check said no (or could not be made): {@code ex} has been answered; the body is dropped. */
@@ -127,6 +155,6 @@ public final class ForwardAuthHandler extends HandlerDecorator {
 
     @Override
     protected Handler around(Handler bound) {
-        return new ForwardAuthHandler(bound, check, path, granted, signIn, alwaysSetCookie);
+        return new ForwardAuthHandler(bound, check, path, granted, signIn, alwaysSetCookie, verdicts);
     }
 }

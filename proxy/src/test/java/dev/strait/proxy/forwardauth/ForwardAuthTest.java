@@ -295,6 +295,69 @@ class ForwardAuthTest {
         assertThat(refused.text()).isEqualTo("page 403");
     }
 
+    /**
+     * A kept yes (ingress-nginx's auth-cache-key): the same credentials pass without asking, with the fields granted
+     * then; other credentials, refusals and yeses that set cookies are asked every time.
+     */
+    @Test
+    void aYesIsKeptForTheCredentialsItWasGivenFor() throws Exception {
+        serveRules("""
+                      - backends: [ { upstream: app } ]
+                        forwardAuth:
+                          upstream: auth
+                          responseHeaders: [ X-Auth-Request-User ]
+                          cache: { headers: [ Authorization ], cookies: [ session ], duration: 1m }
+                """, null);
+        // One connection, so one event loop: each loop keeps its own (no lock between them).
+        RawClient c = h.client();
+        RawClient.Response first = c.send(request("/x", "Authorization: Bearer good", "Cookie: session=1; other=a")).read();
+        assertThat(first.text()).isEqualTo("app GET /x user=[alice] body=0");
+        int asked = auth.requests();
+        RawClient.Response again = c.send(request("/y", "Authorization: Bearer good", "Cookie: other=b; session=1",
+                "X-Auth-Request-User: mallory")).read();
+        assertThat(again.text()).as("granted as before, the client's claim dropped").isEqualTo("app GET /y user=[alice] body=0");
+        assertThat(auth.requests()).as("not asked again").isEqualTo(asked);
+        // Another session cookie, no cookie, another token: asked.
+        c.send(request("/x", "Authorization: Bearer good", "Cookie: session=2")).read();
+        c.send(request("/x", "Authorization: Bearer good")).read();
+        assertThat(auth.requests()).isEqualTo(asked + 2);
+        assertThat(c.send(request("/x", "Authorization: Bearer bad", "Cookie: session=1")).read().status()).isEqualTo(401);
+        assertThat(c.send(request("/x", "Authorization: Bearer bad", "Cookie: session=1")).read().status()).isEqualTo(401);
+        assertThat(auth.requests()).as("refusals are asked every time").isEqualTo(asked + 4);
+
+        // A yes that sets a cookie is one client's: not kept.
+        auth.behave((ctx, req, up) -> ctx.writeAndFlush(TestUpstream.response(200, "", "set-cookie", "_s=new")));
+        c.send(request("/x", "Authorization: Bearer fresh")).read();
+        c.send(request("/x", "Authorization: Bearer fresh")).read();
+        assertThat(auth.requests()).isEqualTo(asked + 6);
+        c.close();
+
+        // A kept yes ends with its duration: the credentials are asked about again.
+        auth.behave((ctx, req, up) -> ctx.writeAndFlush(TestUpstream.response(204, "")));
+        serveRules("""
+                      - backends: [ { upstream: app } ]
+                        forwardAuth: { upstream: auth, cache: { headers: [ Authorization ], duration: 300ms } }
+                """, null);
+        RawClient short1 = h.client();
+        short1.send(request("/x", "Authorization: Bearer good")).read();
+        int before = auth.requests();
+        short1.send(request("/x", "Authorization: Bearer good")).read();
+        assertThat(auth.requests()).isEqualTo(before);
+        org.awaitility.Awaitility.await().atMost(Duration.ofSeconds(5)).until(() -> {
+            short1.send(request("/x", "Authorization: Bearer good")).read();
+            return auth.requests() > before;
+        });
+        short1.close();
+    }
+
+    private static String request(String target, String... headerLines) {
+        StringBuilder sb = new StringBuilder("GET ").append(target).append(" HTTP/1.1\r\nHost: a\r\n");
+        for (String line : headerLines) {
+            sb.append(line).append("\r\n");
+        }
+        return sb.append("\r\n").toString();
+    }
+
     /** A session the service refreshes on a 2xx goes out with a success or a redirect, not with an error. */
     @Test
     void theChecksCookiesGoOutWithASuccessfulAnswer() throws Exception {
