@@ -246,6 +246,29 @@ public class RouteSpec {
 
         /** The check's {@code Set-Cookie} goes out with every answer, errors too (default: below 400 only). */
         public Boolean alwaysSetCookie;
+
+        /** How long a yes is kept for the credentials it was given for; absent: every request is asked. */
+        public AuthCache cache;
+    }
+
+    /**
+     * A forward-auth yes kept for {@code duration} (at most 24h) under the values of these request fields and
+     * cookies; refusals and yeses that set cookies are never kept.
+     */
+    @JsonInclude(JsonInclude.Include.NON_NULL)
+    @ValidationRule(value = "(has(self.headers) && size(self.headers) > 0) || (has(self.cookies) && size(self.cookies) > 0)",
+            message = "a cache needs headers or cookies that say who the client is")
+    public static class AuthCache {
+        @Size(max = 16)
+        public List<@Pattern(Patterns.TOKEN) String> headers;
+
+        @Size(max = 16)
+        public List<@Pattern(Patterns.TOKEN) String> cookies;
+
+        /** A duration such as {@code 30s}, {@code 5m} or {@code 1h}. */
+        @Required
+        @Pattern("^[0-9]+(ms|s|m|h)$")
+        public String duration;
     }
 
     /** A rule's error pages: {@code GET path} from the backend (ingress-nginx's X-Code and friends sent along). */

@@ -63,6 +63,11 @@ final class IngressAnnotations {
     static final String AUTH_METHOD = PREFIX + "auth-method";
     /** {@code "true"}: the check's cookies go out with every answer, errors too (nginx's {@code add_header ... always}). */
     static final String AUTH_ALWAYS_SET_COOKIE = PREFIX + "auth-always-set-cookie";
+    /** nginx variables naming the credentials a yes is kept for ({@code $http_authorization$cookie__oauth2_proxy}). */
+    static final String AUTH_CACHE_KEY = PREFIX + "auth-cache-key";
+    /** The statuses kept and for how long, as {@code proxy_cache_valid}: {@code "200 202 401 5m"} (its default). */
+    static final String AUTH_CACHE_DURATION = PREFIX + "auth-cache-duration";
+    private static final Pattern CACHE_KEY_PART = Pattern.compile("\\$\\{?([A-Za-z0-9_]+)\\}?");
     /**
      * Beside {@code auth-url}, what narrows who passes (nginx directives around the check; a ConfigMap of fields
      * sent with it, such as the group it must find): Strait cannot apply them, and the check without them could
@@ -175,7 +180,7 @@ final class IngressAnnotations {
             SESSION_COOKIE_CHANGE_ON_FAILURE, X_FORWARDED_PREFIX, PROXY_NEXT_UPSTREAM, PROXY_NEXT_UPSTREAM_TRIES,
             PROXY_CONNECT_TIMEOUT, LOAD_BALANCE, UPSTREAM_HASH_BY, SERVICE_UPSTREAM, DEFAULT_BACKEND, SATISFY,
             CUSTOM_HTTP_ERRORS, ENABLE_ACCESS_LOG, AUTH_SIGNIN, AUTH_SIGNIN_REDIRECT_PARAM, AUTH_RESPONSE_HEADERS,
-            AUTH_ALWAYS_SET_COOKIE,
+            AUTH_ALWAYS_SET_COOKIE, AUTH_CACHE_KEY, AUTH_CACHE_DURATION,
             AUTH_METHOD, AUTH_SNIPPET, AUTH_PROXY_SET_HEADERS);
     /** {@code "true"}: TLS passed through to the backend, which Strait does not do. */
     static final String SSL_PASSTHROUGH = PREFIX + "ssl-passthrough";
@@ -1103,7 +1108,7 @@ final class IngressAnnotations {
         String url = a.get(AUTH_URL);
         if (url == null || url.isBlank()) {
             for (String needsUrl : List.of(AUTH_SIGNIN, AUTH_SIGNIN_REDIRECT_PARAM, AUTH_RESPONSE_HEADERS, AUTH_METHOD,
-                    AUTH_SNIPPET, AUTH_PROXY_SET_HEADERS, AUTH_ALWAYS_SET_COOKIE)) {
+                    AUTH_SNIPPET, AUTH_PROXY_SET_HEADERS, AUTH_ALWAYS_SET_COOKIE, AUTH_CACHE_KEY, AUTH_CACHE_DURATION)) {
                 if (a.get(needsUrl) != null && !a.get(needsUrl).isBlank()) {
                     warn.add(field(needsUrl) + ": applies with " + field(AUTH_URL) + ", which is not set; it has no effect");
                 }
@@ -1157,7 +1162,77 @@ final class IngressAnnotations {
             warn.add(field(AUTH_ALWAYS_SET_COOKIE) + ": \"" + always + "\" is neither true nor false; the check's cookies"
                     + " go out with answers below 400 only");
         }
+        f.cache = authCache(a.get(AUTH_CACHE_KEY), a.get(AUTH_CACHE_DURATION), warn);
         return f;
+    }
+
+    /**
+     * ingress-nginx's {@code auth-cache-key} and {@code auth-cache-duration} as a kept yes, or null (every request
+     * asked, with a warning saying why). The key's {@code $http_NAME}, {@code $cookie_NAME} and {@code $remote_user}
+     * (the user of {@code Authorization}: the whole field is stricter) are read; any other variable could make a
+     * yes depend on something Strait would not key by (the path, the host), so then nothing is kept.
+     */
+    private static RouteSpec.AuthCache authCache(String key, String duration, List<String> warn) {
+        if (key == null || key.isBlank()) {
+            if (duration != null && !duration.isBlank()) {
+                warn.add(field(AUTH_CACHE_DURATION) + ": applies with " + field(AUTH_CACHE_KEY) + ", which is not set;"
+                        + " it has no effect");
+            }
+            return null;
+        }
+        String notKept = "; no yes is kept, every request is asked";
+        List<String> headers = new ArrayList<>();
+        List<String> cookies = new ArrayList<>();
+        java.util.regex.Matcher m = CACHE_KEY_PART.matcher(key);
+        while (m.find()) {
+            String v = m.group(1);
+            String name;
+            if (v.equals("remote_user") || v.startsWith("http_") && v.length() > 5) {
+                name = v.equals("remote_user") ? "authorization" : v.substring(5).replace('_', '-').toLowerCase(Locale.ROOT);
+                if (!headers.contains(name)) {
+                    headers.add(name);
+                }
+            } else if (v.startsWith("cookie_") && v.length() > 7) {
+                name = v.substring(7);
+                if (!cookies.contains(name)) {
+                    cookies.add(name);
+                }
+            } else {
+                warn.add(field(AUTH_CACHE_KEY) + ": $" + v + " is not one Strait keys yeses by ($http_NAME, $cookie_NAME,"
+                        + " $remote_user)" + notKept);
+                return null;
+            }
+        }
+        if (headers.isEmpty() && cookies.isEmpty()) {
+            warn.add(field(AUTH_CACHE_KEY) + ": \"" + key + "\" names no request field or cookie" + notKept);
+            return null;
+        }
+        // ingress-nginx's default: 200 202 401 for 5m. Strait keeps yeses only (a refusal is asked again).
+        String[] parts = (duration == null || duration.isBlank() ? "200 202 401 5m" : duration.trim()).split("\\s+");
+        String time = parts[parts.length - 1];
+        boolean yes = parts.length == 1;
+        for (int i = 0; i < parts.length - 1; i++) {
+            yes |= parts[i].equals("any") || parts[i].length() == 3 && parts[i].charAt(0) == '2';
+        }
+        if (!yes) {
+            warn.add(field(AUTH_CACHE_DURATION) + ": \"" + duration + "\" keeps no 2xx, and Strait keeps yeses only" + notKept);
+            return null;
+        }
+        java.time.Duration d;
+        try {
+            d = dev.strait.model.Durations.parse(time);
+        } catch (IllegalArgumentException e) {
+            d = null;
+        }
+        if (d == null || d.isZero() || d.compareTo(java.time.Duration.ofHours(24)) > 0) {
+            warn.add(field(AUTH_CACHE_DURATION) + ": \"" + time + "\" is not a duration of 1ms to 24h (30s, 5m, 1h)" + notKept);
+            return null;
+        }
+        RouteSpec.AuthCache c = new RouteSpec.AuthCache();
+        c.headers = headers.isEmpty() ? null : headers;
+        c.cookies = cookies.isEmpty() ? null : cookies;
+        c.duration = time;
+        return c;
     }
 
     /**

@@ -59,6 +59,34 @@ class IngressForwardAuthTest {
                 + " below 400 only");
     }
 
+    /** auth-cache-key and auth-cache-duration: the fields and cookies a yes is kept for; what cannot be keyed keeps none. */
+    @Test
+    void authCacheKeyKeepsYesesForTheFieldsAndCookiesItNames() {
+        String url = "http://auth.shop.svc/verify";
+        Translation t = translate("auth-url", url, "auth-cache-key", "$remote_user$http_authorization$cookie__oauth2_proxy",
+                "auth-cache-duration", "200 202 401 30m");
+        assertThat(check(t).cache()).isEqualTo(new Route.AuthCache(List.of("authorization"), List.of("_oauth2_proxy"),
+                java.time.Duration.ofMinutes(30)));
+        assertThat(ingressReport(t, "shop", "site").errors()).containsExactly(GONE);
+        // ingress-nginx's default duration is 5 minutes; ${http_x_api_key} is a field too.
+        t = translate("auth-url", url, "auth-cache-key", "${http_x_api_key}");
+        assertThat(check(t).cache()).isEqualTo(new Route.AuthCache(List.of("x-api-key"), List.of(),
+                java.time.Duration.ofMinutes(5)));
+        String[][] none = {
+            {"$remote_user$request_uri", "", "$request_uri is not one Strait keys yeses by"},
+            {"static", "", "names no request field or cookie"},
+            {"$http_authorization", "401 5m", "keeps no 2xx, and Strait keeps yeses only"},
+            {"$http_authorization", "200 2d", "\"2d\" is not a duration of 1ms to 24h"},
+        };
+        for (String[] c : none) {
+            t = c[1].isEmpty() ? translate("auth-url", url, "auth-cache-key", c[0])
+                    : translate("auth-url", url, "auth-cache-key", c[0], "auth-cache-duration", c[1]);
+            assertThat(check(t).cache()).as(c[0]).isNull();
+            assertThat(ingressReport(t, "shop", "site").errors()).as(c[0]).anySatisfy(e -> assertThat(e).contains(c[2])
+                    .endsWith("; no yes is kept, every request is asked"));
+        }
+    }
+
     @Test
     void theClusterNamesOfAServiceOfTheNamespaceAreItsCheck() {
         String[][] cases = {
@@ -315,11 +343,9 @@ class IngressForwardAuthTest {
     /** What Strait's check does not do is said, and the check guards as it is. */
     @Test
     void theOtherAuthAnnotationsAreReportedAsNotRead() {
-        Translation t = translate("auth-url", "http://auth.shop.svc/verify", "auth-cache-key", "$remote_user$http_authorization",
-                "auth-keepalive", "10", "auth-request-redirect",
+        Translation t = translate("auth-url", "http://auth.shop.svc/verify", "auth-keepalive", "10", "auth-request-redirect",
                 "https://app.example.com/", "auth-always-set-cookie", "true", "auth-tls-verify-depth", "2");
         assertThat(ingressReport(t, "shop", "site").errors()).containsExactlyInAnyOrder(GONE,
-                "metadata.annotations[" + N + "auth-cache-key]: is not read by Strait; it has no effect",
                 "metadata.annotations[" + N + "auth-keepalive]: is not read by Strait; it has no effect",
                 "metadata.annotations[" + N + "auth-request-redirect]: is not read by Strait; it has no effect",
                 "metadata.annotations[" + N + "auth-tls-verify-depth]: applies with metadata.annotations[" + N

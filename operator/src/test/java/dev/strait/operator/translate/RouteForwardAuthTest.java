@@ -51,9 +51,11 @@ class RouteForwardAuthTest {
                 .contains(org.assertj.core.groups.Tuple.tuple("service.shop.auth.4180",
                         List.of(new dev.strait.model.HostPort("10.0.0.7", 4180))));
         Fixtures.parse(t.snapshot(STRAIT).json());
-        t = Fixtures.translate(route("shop", "site", 1, SPEC.replace("signIn:", "alwaysSetCookie: true\n      signIn:")),
-                AUTH, AUTH_PODS);
+        t = Fixtures.translate(route("shop", "site", 1, SPEC.replace("signIn:", "alwaysSetCookie: true\n"
+                + "      cache: { headers: [ Authorization ], duration: 2m }\n      signIn:")), AUTH, AUTH_PODS);
         assertThat(rules(t).get(0).forwardAuth().alwaysSetCookie()).isTrue();
+        assertThat(rules(t).get(0).forwardAuth().cache()).isEqualTo(new Route.AuthCache(List.of("authorization"), List.of(),
+                java.time.Duration.ofMinutes(2)));
     }
 
     @Test
