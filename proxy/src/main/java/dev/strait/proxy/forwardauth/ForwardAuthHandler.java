@@ -81,7 +81,6 @@ public final class ForwardAuthHandler extends HandlerDecorator {
     void allow(Exchange ex, HttpHeaders answer, HeldBody body, String key) {
         grant(ex, answer);
         ex.onCancel(NOTHING); // the check's call is over; the action sets its own
-        // Not from inside the check's call stack: its upstream connection is still being put back.
         List<String> cookies = answer.getAll(HttpHeaderNames.SET_COOKIE);
         if (key != null && cookies.isEmpty()) {
             HttpHeaders kept = new io.netty.handler.codec.http.DefaultHttpHeaders();
@@ -92,6 +91,7 @@ public final class ForwardAuthHandler extends HandlerDecorator {
         }
         java.util.function.Consumer<Exchange> action =
                 e -> inner.handle(cookies.isEmpty() ? e : new AuthorizedExchange(e, cookies, alwaysSetCookie));
+        // Not from inside the check's call stack: its upstream connection is still being put back.
         ex.eventLoop().execute(() -> {
             if (body == null) {
                 action.accept(ex);
