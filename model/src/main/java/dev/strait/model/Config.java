@@ -111,9 +111,11 @@ public record Config(
      * @param crl           PEM (inline or a file) of revocation lists of {@code ca}'s CAs, or null: a certificate one
      *                      of them lists is refused, and so is every one of a CA whose list has expired (nginx's
      *                      {@code ssl_crl})
+     * @param errorPage     where a refused request is sent instead (302; an http(s) URL or a path), or null: the 400
+     *                      or 403 itself (ingress-nginx's {@code auth-tls-error-page})
      */
     public record ClientValidation(List<String> hosts, String ca, ClientValidationMode mode, int verifyDepth,
-                                   String subjectMatch, boolean forwardCertificate, String crl) {
+                                   String subjectMatch, boolean forwardCertificate, String crl, String errorPage) {
         public static final int DEFAULT_VERIFY_DEPTH = 1;
 
         public ClientValidation {
@@ -121,13 +123,18 @@ public record Config(
         }
 
         public ClientValidation(List<String> hosts, String ca, ClientValidationMode mode, int verifyDepth,
+                                String subjectMatch, boolean forwardCertificate, String crl) {
+            this(hosts, ca, mode, verifyDepth, subjectMatch, forwardCertificate, crl, null);
+        }
+
+        public ClientValidation(List<String> hosts, String ca, ClientValidationMode mode, int verifyDepth,
                                 String subjectMatch, boolean forwardCertificate) {
-            this(hosts, ca, mode, verifyDepth, subjectMatch, forwardCertificate, null);
+            this(hosts, ca, mode, verifyDepth, subjectMatch, forwardCertificate, null, null);
         }
 
         /** The same settings for other hosts (none: the settings alone, to compare two entries by). */
         public ClientValidation withHosts(List<String> others) {
-            return new ClientValidation(others, ca, mode, verifyDepth, subjectMatch, forwardCertificate, crl);
+            return new ClientValidation(others, ca, mode, verifyDepth, subjectMatch, forwardCertificate, crl, errorPage);
         }
     }
 

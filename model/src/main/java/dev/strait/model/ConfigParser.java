@@ -415,7 +415,7 @@ public final class ConfigParser {
         if (!object(n, path)) {
             return null;
         }
-        known(n, path, "hosts", "ca", "mode", "verifyDepth", "subjectMatch", "forwardCertificate", "crl");
+        known(n, path, "hosts", "ca", "mode", "verifyDepth", "subjectMatch", "forwardCertificate", "crl", "errorPage");
         List<String> hosts = list(n.get("hosts"), path + ".hosts", true, (h, p) -> {
             String host = host(h, p);
             if (host != null && !taken.add(host)) {
@@ -455,7 +455,23 @@ public final class ConfigParser {
                 error(path + ".crl", "revokes certificates of the ca's CAs: give a ca too");
             }
         }
-        return new Config.ClientValidation(nonNull(hosts), ca, mode, depth, subject, forward, crl);
+        String errorPage = null;
+        JsonNode ep = n.get("errorPage");
+        if (ep != null && !ep.isNull()) {
+            errorPage = requiredText(ep, path + ".errorPage");
+            if (errorPage != null && !redirectTarget(errorPage)) {
+                error(path + ".errorPage", "must be an http(s) URL or a path starting with /, without spaces, got \""
+                        + errorPage + "\"");
+            }
+        }
+        return new Config.ClientValidation(nonNull(hosts), ca, mode, depth, subject, forward, crl, errorPage);
+    }
+
+    /** An absolute http(s) URL or a path, of printable ASCII: what a Location field may carry as given. */
+    private static boolean redirectTarget(String s) {
+        boolean absolute = s.startsWith("https://") || s.startsWith("http://");
+        return (absolute || s.startsWith("/") && !s.startsWith("//")) && s.length() <= 2048
+                && s.chars().noneMatch(ch -> ch <= 0x20 || ch >= 0x7f);
     }
 
     private Upstream upstream(JsonNode n, String path) {
@@ -838,9 +854,7 @@ public final class ConfigParser {
         JsonNode si = n.get("signIn");
         if (si != null && !si.isNull()) {
             signIn = si.asText("");
-            boolean absolute = signIn.startsWith("https://") || signIn.startsWith("http://");
-            if (!absolute && !signIn.startsWith("/") || signIn.startsWith("//") || signIn.length() > 2048
-                    || signIn.chars().anyMatch(ch -> ch <= 0x20 || ch >= 0x7f)) {
+            if (!redirectTarget(signIn)) {
                 error(path + ".signIn", "must be an http(s) URL or a path starting with /, without spaces, got \""
                         + signIn + "\"");
             }

@@ -334,6 +334,9 @@ public final class ConfigWriter {
                         if (cv.crl() != null) {
                             co.put("crl", cv.crl());
                         }
+                        if (cv.errorPage() != null) {
+                            co.put("errorPage", cv.errorPage());
+                        }
                     }
                 }
             }

@@ -1327,6 +1327,10 @@ class ConfigParserTest {
                         ("listeners: [ { name: s, address: \"127.0.0.1:1\", tls: { certificates: [ { cert: /a, key: /b } ],"
                                 + " clientValidation: [ { hosts: [ a.example ], mode: optional-no-ca, crl: /c.crl } ] } } ]\nroutes: []\n"),
                         "listeners[0].tls.clientValidation[0].crl", "give a ca too"),
+                arguments("client validation error page not a URL",
+                        ("listeners: [ { name: s, address: \"127.0.0.1:1\", tls: { certificates: [ { cert: /a, key: /b } ],"
+                                + " clientValidation: [ { hosts: [ a.example ], ca: /c, errorPage: \"ftp://x\" } ] } } ]\nroutes: []\n"),
+                        "listeners[0].tls.clientValidation[0].errorPage", "must be an http(s) URL or a path"),
                 arguments("client validation bad subject pattern",
                         ("listeners: [ { name: s, address: \"127.0.0.1:1\", tls: { certificates: [ { cert: /a, key: /b } ],"
                                 + " clientValidation: [ { hosts: [ a.example ], ca: /c, subjectMatch: \"CN=(a\" } ] } } ]\nroutes: []\n"),

@@ -47,7 +47,7 @@ class ConfigWriterTest {
                   clientValidation:
                     - { hosts: [ api.example.com, "*.partners.example.com" ], ca: /ca.crt, crl: /ca.crl, verifyDepth: 2,
                         subjectMatch: "CN=(a|b)", forwardCertificate: true }
-                    - { hosts: [ "*" ], mode: optional-no-ca }
+                    - { hosts: [ "*" ], mode: optional-no-ca, errorPage: "https://example.com/no-certificate" }
             admin: { address: "[::1]:9901" }
             upstreams:
               - { name: a, endpoints: [ "10.0.0.1:80", "[fd00::1]:80", "svc.ns.svc:8080" ], protocol: h2c,

@@ -97,6 +97,11 @@ public class RouteSpec {
 
         /** {@code true}: the certificate goes upstream too, URL-escaped PEM in {@code ssl-client-cert}. */
         public Boolean forwardCertificate;
+
+        /** Where a refused request is sent (302) instead of answered 400 or 403: an http(s) URL or a path. */
+        @Pattern("^(https?://|/[^/])[!-~]*$")
+        @Size(max = 2048)
+        public String errorPage;
     }
 
     public enum ClientValidationMode {

@@ -589,10 +589,16 @@ final class IngressAnnotations {
             warn.add(field(AUTH_TLS_PASS_CERTIFICATE_TO_UPSTREAM) + ": \"" + pass + "\" is not true or false; the"
                     + " certificate is not sent upstream");
         }
-        String page = a.get(AUTH_TLS_ERROR_PAGE);
-        if (page != null && !page.isBlank()) {
-            warn.add(field(AUTH_TLS_ERROR_PAGE) + ": not applied: a client whose certificate is missing or not valid"
-                    + " gets 400 (403 when auth-tls-match-cn does not match), not a redirect to the page");
+        String page = a.get(AUTH_TLS_ERROR_PAGE) == null ? "" : a.get(AUTH_TLS_ERROR_PAGE).trim();
+        if (!page.isEmpty()) {
+            boolean absolute = page.startsWith("https://") || page.startsWith("http://");
+            if ((absolute || page.startsWith("/") && !page.startsWith("//")) && page.length() <= 2048
+                    && page.chars().noneMatch(ch -> ch <= 0x20 || ch >= 0x7f)) {
+                cv.errorPage = page; // nginx's error_page 495 496 = URL: a 302 there
+            } else {
+                warn.add(field(AUTH_TLS_ERROR_PAGE) + ": \"" + page + "\" is not an http(s) URL or a path; a client whose"
+                        + " certificate is refused gets 400 (403 when auth-tls-match-cn does not match)");
+            }
         }
         return cv;
     }

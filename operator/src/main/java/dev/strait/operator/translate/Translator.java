@@ -1474,7 +1474,7 @@ public final class Translator {
             return null;
         }
         return new Config.ClientValidation(List.of(), ca, mode, depth, cv.subjectMatch,
-                Boolean.TRUE.equals(cv.forwardCertificate), crl);
+                Boolean.TRUE.equals(cv.forwardCertificate), crl, cv.errorPage);
     }
 
     /** The key of a CA Secret that holds revocation lists of its CAs (PEM {@code X509 CRL}), as ingress-nginx reads it. */

@@ -166,15 +166,21 @@ class IngressClientValidationTest {
 
     @Test
     void whatCannotBeFollowedButChecksAsAskedIsAWarning() throws Exception {
-        Translation t = site("auth-tls-secret", "clients-ca", "auth-tls-error-page", "https://example.com/denied",
+        Translation t = site("auth-tls-secret", "clients-ca", "auth-tls-error-page", "ftp://example.com/denied",
                 "auth-tls-pass-certificate-to-upstream", "yes");
         assertThat(ingressReport(t, "shop", "site").errors()).containsExactlyInAnyOrder(
-                "metadata.annotations[" + N + "auth-tls-error-page]: not applied: a client whose certificate is missing"
-                        + " or not valid gets 400 (403 when auth-tls-match-cn does not match), not a redirect to the page",
+                "metadata.annotations[" + N + "auth-tls-error-page]: \"ftp://example.com/denied\" is not an http(s) URL or"
+                        + " a path; a client whose certificate is refused gets 400 (403 when auth-tls-match-cn does not match)",
                 "metadata.annotations[" + N + "auth-tls-pass-certificate-to-upstream]: \"yes\" is not true or false; the"
                         + " certificate is not sent upstream");
         assertThat(clientValidation(t)).containsExactly(require("site.example.com"));
         assertThat(route(t, "shop.site..ingress-0").rules()).extracting(Route.Rule::action).containsExactly(WEB);
+        // An http(s) URL or a path: refused requests are sent there (nginx's error_page 495 496 = URL).
+        t = site("auth-tls-secret", "clients-ca", "auth-tls-error-page", "https://example.com/denied");
+        assertThat(ingressReport(t, "shop", "site").errors()).isEmpty();
+        assertThat(clientValidation(t)).extracting(Config.ClientValidation::errorPage).containsExactly("https://example.com/denied");
+        assertThat(Fixtures.parse(t.snapshot(STRAIT).json()).listeners().get(1).tls().clientValidation())
+                .extracting(Config.ClientValidation::errorPage).containsExactly("https://example.com/denied");
 
         t = site("auth-tls-verify-client", "on", "auth-tls-match-cn", "CN=a");
         assertThat(ingressReport(t, "shop", "site").errors()).containsExactlyInAnyOrder(

@@ -414,7 +414,7 @@ public final class Http1ServerHandler extends ChannelInboundHandlerAdapter {
         ClientCheck client = ClientCheck.of(tls, snapshot.tls(), listener, host, rule);
         if (client.refusal() != null) {
             requests++;
-            ex.sendError(client.refusal(), client.reason());
+            client.answer(ex);
             return;
         }
         client.applyTo(headers);

@@ -283,7 +283,7 @@ public final class Http2Exchange implements Exchange, StreamDeadlines.Expiry {
         CompiledRule r = snapshot.route(connection.listener(), tls != null, "https".equals(scheme), host, matchPath, m, headers);
         ClientCheck client = ClientCheck.of(tls, snapshot.tls(), connection.listener(), host, r);
         if (client.refusal() != null) {
-            sendError(client.refusal(), client.reason());
+            client.answer(this);
             return;
         }
         client.applyTo(headers);

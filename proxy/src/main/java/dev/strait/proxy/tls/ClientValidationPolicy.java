@@ -43,6 +43,8 @@ public final class ClientValidationPolicy {
     private final int verifyDepth;
     private final Pattern subjectMatch;
     private final boolean forwardCertificate;
+    /** Where a refused request is sent (302), or null. */
+    private final String errorPage;
     /** Revocation lists by issuer; null: none given, nothing is looked up. */
     private final java.util.Map<X500Principal, java.security.cert.X509CRL> crls;
     private final String key;
@@ -65,6 +67,7 @@ public final class ClientValidationPolicy {
         this.verifyDepth = spec.verifyDepth();
         this.subjectMatch = spec.subjectMatch() == null ? null : Pattern.compile(spec.subjectMatch());
         this.forwardCertificate = spec.forwardCertificate();
+        this.errorPage = spec.errorPage();
         if (crls == null) {
             this.crls = null;
         } else {
@@ -74,7 +77,7 @@ public final class ClientValidationPolicy {
         }
         this.askKey = digest(cas, "");
         this.key = digest(cas, spec.mode() + "|" + spec.verifyDepth() + "|" + spec.subjectMatch() + "|"
-                + spec.forwardCertificate() + "|" + crlDigest(crls));
+                + spec.forwardCertificate() + "|" + crlDigest(crls) + "|" + spec.errorPage());
     }
 
     /**
@@ -104,6 +107,10 @@ public final class ClientValidationPolicy {
 
     boolean forwardCertificate() {
         return forwardCertificate;
+    }
+
+    String errorPage() {
+        return errorPage;
     }
 
     /** Takes whatever the client sends: the verdict is {@link #judge}'s, per request. */

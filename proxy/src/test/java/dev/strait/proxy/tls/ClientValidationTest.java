@@ -327,6 +327,18 @@ class ClientValidationTest {
         }
     }
 
+    /** ingress-nginx's auth-tls-error-page: a refused request is sent there instead of answered. */
+    @Test
+    void aRefusedRequestGoesToTheErrorPageWhenOneIsGiven() throws Exception {
+        proxy.reloadConfig(config(", crl: " + q(pki.crlPem(carol.certificate().getSerialNumber()))
+                + ", errorPage: \"https://example.test/certificates?why=1\""));
+        await().atMost(Duration.ofSeconds(10)).until(() -> get(carol, "opt.example.test", "opt.example.test").status() == 302);
+        TlsClient.Response r = get(carol, "opt.example.test", "opt.example.test");
+        assertThat(r.headers()).containsEntry("location", "https://example.test/certificates?why=1")
+                .containsEntry("cache-control", "no-store");
+        assertThat(get(alice, "opt.example.test", "opt.example.test").status()).isEqualTo(200);
+    }
+
     /** HTTP/2 takes the same check (curl: the JDK's client cannot be pointed at a name without DNS). */
     @Test
     void http2RequestsAreCheckedToo() throws Exception {
