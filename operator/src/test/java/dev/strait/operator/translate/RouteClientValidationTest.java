@@ -109,6 +109,15 @@ class RouteClientValidationTest {
     }
 
     @Test
+    void anErrorPageGoesAlong() throws Exception {
+        Translation t = Fixtures.translate(with(route("shop", "site", 1, spec("example.com",
+                "{ caSecretName: clients-ca, errorPage: /no-certificate.html }"))));
+        assertThat(Fixtures.routeReport(t, "shop", "site").errors()).isEmpty();
+        assertThat(proxyView(t).listeners().get(1).tls().clientValidation()).singleElement()
+                .extracting(Config.ClientValidation::errorPage).isEqualTo("/no-certificate.html");
+    }
+
+    @Test
     void theDefaultsAreRequireAndADepthOfOne() throws Exception {
         Translation t = Fixtures.translate(with(route("shop", "site", 1, spec("example.com", "{ caSecretName: clients-ca }"))));
         assertThat(proxyView(t).listeners().get(1).tls().clientValidation()).containsExactly(new Config.ClientValidation(
