@@ -526,7 +526,7 @@ public final class ConfigParser {
             Upstream.SetCookie setCookie = null;
             JsonNode sc = ho.get("setCookie");
             if (sc != null && !sc.isNull() && object(sc, path + ".hashOn.setCookie")) {
-                known(sc, path + ".hashOn.setCookie", "path", "maxAge");
+                known(sc, path + ".hashOn.setCookie", "path", "maxAge", "sameSite");
                 if (source != Upstream.HashSource.COOKIE) {
                     error(path + ".hashOn.setCookie", "is only used with source cookie");
                 }
@@ -535,8 +535,13 @@ public final class ConfigParser {
                     error(path + ".hashOn.setCookie.path", "\"" + cookiePath + "\" is not a cookie path (starts with /;"
                             + " no spaces, ; or control characters)");
                 }
+                String sameSite = sc.hasNonNull("sameSite") ? requiredText(sc.get("sameSite"), path + ".hashOn.setCookie.sameSite")
+                        : null;
+                if (sameSite != null && !Upstream.SetCookie.SAME_SITE.contains(sameSite)) {
+                    error(path + ".hashOn.setCookie.sameSite", "must be Strict, Lax or None, got \"" + sameSite + "\"");
+                }
                 setCookie = new Upstream.SetCookie(cookiePath,
-                        positiveDuration(sc.get("maxAge"), path + ".hashOn.setCookie.maxAge", null));
+                        positiveDuration(sc.get("maxAge"), path + ".hashOn.setCookie.maxAge", null), sameSite);
             }
             hashOn = new Upstream.HashOn(source, hn, setCookie);
             if (lb != Upstream.LoadBalancer.CONSISTENT_HASH) {

@@ -407,6 +407,9 @@ public final class ConfigWriter {
                 if (sc.maxAge() != null) {
                     c.put("maxAge", Durations.format(sc.maxAge()));
                 }
+                if (sc.sameSite() != null) {
+                    c.put("sameSite", sc.sameSite());
+                }
             }
         }
         Upstream.HealthCheck hc = u.healthCheck();

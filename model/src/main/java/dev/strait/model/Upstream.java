@@ -135,11 +135,19 @@ public record Upstream(
      * The affinity cookie a consistent-hash upstream sets (ingress-nginx's {@code affinity: cookie}, Envoy's cookie
      * hash policy with a TTL): a random key, hashed as the cookie will be on the requests that bring it back.
      *
-     * @param path   the cookie's {@code Path}
-     * @param maxAge its {@code Max-Age}; null: a session cookie, gone when the browser closes
+     * @param path     the cookie's {@code Path}
+     * @param maxAge   its {@code Max-Age}; null: a session cookie, gone when the browser closes
+     * @param sameSite its {@code SameSite} ({@code Strict}, {@code Lax} or {@code None}), or null for none (browsers
+     *                 take {@code Lax}); {@code None} is only sent with {@code Secure} (on https), as browsers drop
+     *                 it otherwise
      */
-    public record SetCookie(String path, Duration maxAge) {
-        public static final SetCookie SESSION = new SetCookie("/", null);
+    public record SetCookie(String path, Duration maxAge, String sameSite) {
+        public static final SetCookie SESSION = new SetCookie("/", null, null);
+        public static final java.util.List<String> SAME_SITE = java.util.List.of("Strict", "Lax", "None");
+
+        public SetCookie(String path, Duration maxAge) {
+            this(path, maxAge, null);
+        }
     }
 
     public enum HashSource { HEADER, COOKIE, CLIENT_ADDRESS }

@@ -339,10 +339,10 @@ class ConfigParserTest {
         @Test
         void aCookieHashMaySetItsCookie() throws Exception {
             Config c = parse(LISTENER + "upstreams: [ { name: a, loadBalancer: consistent-hash, hashOn: { source: cookie,"
-                    + " name: route, setCookie: { path: /shop, maxAge: 48h } } },"
+                    + " name: route, setCookie: { path: /shop, maxAge: 48h, sameSite: None } } },"
                     + " { name: b, loadBalancer: consistent-hash, hashOn: { source: cookie, name: route, setCookie: {} } } ]\n");
             assertThat(c.upstreams().get(0).hashOn()).isEqualTo(new Upstream.HashOn(Upstream.HashSource.COOKIE, "route",
-                    new Upstream.SetCookie("/shop", Duration.ofHours(48))));
+                    new Upstream.SetCookie("/shop", Duration.ofHours(48), "None")));
             assertThat(c.upstreams().get(1).hashOn().setCookie()).isEqualTo(Upstream.SetCookie.SESSION);
             assertThat(ConfigParser.parse(ConfigWriter.toJson(c, false), "written")).isEqualTo(c);
         }
@@ -973,6 +973,10 @@ class ConfigParserTest {
                 arguments("hashOn cookie bad name",
                         l + "upstreams: [ { name: app, loadBalancer: consistent-hash, hashOn: { source: cookie, name: \"a b\" } } ]\n",
                         "upstreams[0].hashOn.name", "is not a cookie name"),
+                arguments("setCookie with an unknown SameSite",
+                        LISTENER + "upstreams: [ { name: a, loadBalancer: consistent-hash, hashOn: { source: cookie, name: r,"
+                                + " setCookie: { sameSite: strict } } } ]\n",
+                        "upstreams[0].hashOn.setCookie.sameSite", "must be Strict, Lax or None, got \"strict\""),
                 arguments("setCookie on a header hash",
                         l + "upstreams: [ { name: app, loadBalancer: consistent-hash, hashOn: { source: header, name: x,"
                                 + " setCookie: {} } } ]\n",

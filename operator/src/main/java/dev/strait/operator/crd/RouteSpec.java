@@ -666,6 +666,10 @@ public class RouteSpec {
         /** Absent: a session cookie, gone when the browser closes. */
         @Pattern(Patterns.DURATION)
         public String maxAge;
+
+        /** The cookie's {@code SameSite}: {@code Strict}, {@code Lax} or {@code None} (sent on https only). */
+        @Pattern("^(Strict|Lax|None)$")
+        public String sameSite;
     }
 
     /** The rule's response cache; keys and defaults as in docs/config.md ("Cache"). */

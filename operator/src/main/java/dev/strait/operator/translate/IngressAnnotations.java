@@ -803,8 +803,16 @@ final class IngressAnnotations {
         }
         String sameSite = a.get(SESSION_COOKIE_SAMESITE);
         if (sameSite != null && !sameSite.isBlank()) {
-            warn.add(field(SESSION_COOKIE_SAMESITE) + ": \"" + sameSite + "\" is not applied (the cookie has no"
-                    + " SameSite; browsers treat it as Lax)");
+            String want = sameSite.trim();
+            // ingress-nginx writes what it is given; browsers know these three, in any case.
+            String known = dev.strait.model.Upstream.SetCookie.SAME_SITE.stream().filter(v -> v.equalsIgnoreCase(want))
+                    .findFirst().orElse(null);
+            if (known != null) {
+                s.sameSite = known;
+            } else {
+                warn.add(field(SESSION_COOKIE_SAMESITE) + ": \"" + sameSite + "\" is not Strict, Lax or None; the cookie"
+                        + " has no SameSite (browsers treat it as Lax)");
+            }
         }
         if ("true".equals(a.get(SESSION_COOKIE_CHANGE_ON_FAILURE))) {
             warn.add(field(SESSION_COOKIE_CHANGE_ON_FAILURE) + ": not applied (a browser whose endpoint fails is served"

@@ -108,6 +108,9 @@ record ServiceBalancing(Upstream.LoadBalancer loadBalancer, Upstream.HashOn hash
             Upstream.SetCookie c = hashOn.setCookie();
             if (c != null) {
                 settings.append('|').append(c.path()).append('|').append(c.maxAge() == null ? "" : c.maxAge().toSeconds());
+                if (c.sameSite() != null) {
+                    settings.append('|').append(c.sameSite()); // absent: the digest upstreams already have
+                }
             }
         }
         if (connectTimeout != null) {

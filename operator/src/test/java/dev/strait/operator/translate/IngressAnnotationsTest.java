@@ -430,15 +430,18 @@ class IngressAnnotationsTest {
                 .allSatisfy(b -> assertThat(b.upstream()).startsWith("service.shop.web.80.sticky-")));
 
         t = translate(annotated("site", spec, "affinity", "cookie", "session-cookie-name", "route",
-                "session-cookie-path", "/", "affinity-mode", "persistent", "session-cookie-samesite", "Strict"));
+                "session-cookie-path", "/", "affinity-mode", "persistent", "session-cookie-samesite", "strict"));
         assertThat(t.snapshot(STRAIT).config().upstreams()).extracting(dev.strait.model.Upstream::hashOn)
                 .as("one cookie for every path").containsOnlyOnce(new dev.strait.model.Upstream.HashOn(
-                        dev.strait.model.Upstream.HashSource.COOKIE, "route", dev.strait.model.Upstream.SetCookie.SESSION));
+                        dev.strait.model.Upstream.HashSource.COOKIE, "route",
+                        new dev.strait.model.Upstream.SetCookie("/", null, "Strict")));
         assertThat(ingressReport(t, "shop", "site").errors()).contains(
                 "metadata.annotations[" + N + "affinity-mode]: \"persistent\" is not applied: Strait's affinity is"
-                        + " balanced (a browser moves when endpoints are added)",
-                "metadata.annotations[" + N + "session-cookie-samesite]: \"Strict\" is not applied (the cookie has no"
-                        + " SameSite; browsers treat it as Lax)");
+                        + " balanced (a browser moves when endpoints are added)");
+        t = translate(annotated("site", spec, "affinity", "cookie", "session-cookie-samesite", "Sometimes"));
+        assertThat(ingressReport(t, "shop", "site").errors()).contains("metadata.annotations[" + N
+                + "session-cookie-samesite]: \"Sometimes\" is not Strict, Lax or None; the cookie has no SameSite"
+                + " (browsers treat it as Lax)");
 
         t = translate(annotated("site", spec, "affinity", "ip"));
         assertThat(t.snapshot(STRAIT).config().upstreams()).extracting(dev.strait.model.Upstream::hashOn).containsOnlyNulls();

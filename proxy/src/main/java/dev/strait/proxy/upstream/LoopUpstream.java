@@ -281,6 +281,11 @@ public final class LoopUpstream {
         if (secure) {
             b.append("; Secure");
         }
+        String sameSite = on.setCookie().sameSite();
+        // SameSite=None without Secure is dropped by browsers: over plain http the cookie goes without it (Lax).
+        if (sameSite != null && (secure || !sameSite.equals("None"))) {
+            b.append("; SameSite=").append(sameSite);
+        }
         return b.toString();
     }
 

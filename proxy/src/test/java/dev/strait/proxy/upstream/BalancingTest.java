@@ -171,6 +171,22 @@ class BalancingTest {
         assertThat(keys).as("each new browser its own key").hasSize(30);
         assertThat(firstEndpoints).as("new browsers spread over the endpoints, not all on one client address")
                 .hasSize(3);
+
+        // SameSite as asked; None only where the cookie is Secure (https), as browsers drop it otherwise.
+        h.reload(config("  - { name: app, loadBalancer: consistent-hash, hashOn: { source: cookie, name: route,"
+                + " setCookie: { sameSite: Strict } }, endpoints: [ " + eps + " ] }", "[ { upstream: app } ]"));
+        assertThat(h.get("/shop").header("set-cookie")).matches("route=[0-9a-f]{16}; Path=/; HttpOnly; SameSite=Strict");
+        h.reload(config("  - { name: app, loadBalancer: consistent-hash, hashOn: { source: cookie, name: route,"
+                + " setCookie: { sameSite: None } }, endpoints: [ " + eps + " ] }", "[ { upstream: app } ]"));
+        assertThat(h.get("/shop").header("set-cookie")).matches("route=[0-9a-f]{16}; Path=/; HttpOnly");
+        assertThat(h.get("/shop", "X-Forwarded-Proto: https").header("set-cookie")).as("not a trusted peer: still http")
+                .doesNotContain("SameSite");
+        // Behind a load balancer that ended TLS (a trusted peer): https, so Secure and SameSite=None.
+        h.reload("forwardedHeaders: { trustedPeers: [ 127.0.0.1/32 ] }\n" + config("  - { name: app, loadBalancer:"
+                + " consistent-hash, hashOn: { source: cookie, name: route, setCookie: { sameSite: None } }, endpoints: [ "
+                + eps + " ] }", "[ { upstream: app } ]"));
+        assertThat(h.get("/shop", "X-Forwarded-Proto: https").header("set-cookie"))
+                .matches("route=[0-9a-f]{16}; Path=/; HttpOnly; Secure; SameSite=None");
     }
 
     @Test
