@@ -526,7 +526,7 @@ public final class ConfigParser {
             Upstream.SetCookie setCookie = null;
             JsonNode sc = ho.get("setCookie");
             if (sc != null && !sc.isNull() && object(sc, path + ".hashOn.setCookie")) {
-                known(sc, path + ".hashOn.setCookie", "path", "maxAge", "sameSite");
+                known(sc, path + ".hashOn.setCookie", "path", "maxAge", "sameSite", "changeOnFailure");
                 if (source != Upstream.HashSource.COOKIE) {
                     error(path + ".hashOn.setCookie", "is only used with source cookie");
                 }
@@ -541,7 +541,8 @@ public final class ConfigParser {
                     error(path + ".hashOn.setCookie.sameSite", "must be Strict, Lax or None, got \"" + sameSite + "\"");
                 }
                 setCookie = new Upstream.SetCookie(cookiePath,
-                        positiveDuration(sc.get("maxAge"), path + ".hashOn.setCookie.maxAge", null), sameSite);
+                        positiveDuration(sc.get("maxAge"), path + ".hashOn.setCookie.maxAge", null), sameSite,
+                        bool(sc.get("changeOnFailure"), path + ".hashOn.setCookie.changeOnFailure", false));
             }
             hashOn = new Upstream.HashOn(source, hn, setCookie);
             if (lb != Upstream.LoadBalancer.CONSISTENT_HASH) {

@@ -410,6 +410,9 @@ public final class ConfigWriter {
                 if (sc.sameSite() != null) {
                     c.put("sameSite", sc.sameSite());
                 }
+                if (sc.changeOnFailure()) {
+                    c.put("changeOnFailure", true);
+                }
             }
         }
         Upstream.HealthCheck hc = u.healthCheck();

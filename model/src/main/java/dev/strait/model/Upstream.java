@@ -140,13 +140,20 @@ public record Upstream(
      * @param sameSite its {@code SameSite} ({@code Strict}, {@code Lax} or {@code None}), or null for none (browsers
      *                 take {@code Lax}); {@code None} is only sent with {@code Secure} (on https), as browsers drop
      *                 it otherwise
+     * @param changeOnFailure a browser served by another endpoint than its key's (its own failed or was
+     *                 ejected) gets a new key for the one that served it, and stays there (ingress-nginx's
+     *                 {@code session-cookie-change-on-failure}); otherwise it goes back once its own recovers
      */
-    public record SetCookie(String path, Duration maxAge, String sameSite) {
-        public static final SetCookie SESSION = new SetCookie("/", null, null);
+    public record SetCookie(String path, Duration maxAge, String sameSite, boolean changeOnFailure) {
+        public static final SetCookie SESSION = new SetCookie("/", null, null, false);
         public static final java.util.List<String> SAME_SITE = java.util.List.of("Strict", "Lax", "None");
 
+        public SetCookie(String path, Duration maxAge, String sameSite) {
+            this(path, maxAge, sameSite, false);
+        }
+
         public SetCookie(String path, Duration maxAge) {
-            this(path, maxAge, null);
+            this(path, maxAge, null, false);
         }
     }
 

@@ -339,10 +339,10 @@ class ConfigParserTest {
         @Test
         void aCookieHashMaySetItsCookie() throws Exception {
             Config c = parse(LISTENER + "upstreams: [ { name: a, loadBalancer: consistent-hash, hashOn: { source: cookie,"
-                    + " name: route, setCookie: { path: /shop, maxAge: 48h, sameSite: None } } },"
+                    + " name: route, setCookie: { path: /shop, maxAge: 48h, sameSite: None, changeOnFailure: true } } },"
                     + " { name: b, loadBalancer: consistent-hash, hashOn: { source: cookie, name: route, setCookie: {} } } ]\n");
             assertThat(c.upstreams().get(0).hashOn()).isEqualTo(new Upstream.HashOn(Upstream.HashSource.COOKIE, "route",
-                    new Upstream.SetCookie("/shop", Duration.ofHours(48), "None")));
+                    new Upstream.SetCookie("/shop", Duration.ofHours(48), "None", true)));
             assertThat(c.upstreams().get(1).hashOn().setCookie()).isEqualTo(Upstream.SetCookie.SESSION);
             assertThat(ConfigParser.parse(ConfigWriter.toJson(c, false), "written")).isEqualTo(c);
         }

@@ -670,6 +670,9 @@ public class RouteSpec {
         /** The cookie's {@code SameSite}: {@code Strict}, {@code Lax} or {@code None} (sent on https only). */
         @Pattern("^(Strict|Lax|None)$")
         public String sameSite;
+
+        /** A browser served elsewhere because its endpoint failed gets a cookie for where it was served. */
+        public Boolean changeOnFailure;
     }
 
     /** The rule's response cache; keys and defaults as in docs/config.md ("Cache"). */

@@ -815,8 +815,7 @@ final class IngressAnnotations {
             }
         }
         if ("true".equals(a.get(SESSION_COOKIE_CHANGE_ON_FAILURE))) {
-            warn.add(field(SESSION_COOKIE_CHANGE_ON_FAILURE) + ": not applied (a browser whose endpoint fails is served"
-                    + " by the next one and goes back once it recovers)");
+            s.changeOnFailure = Boolean.TRUE;
         }
         return s;
     }

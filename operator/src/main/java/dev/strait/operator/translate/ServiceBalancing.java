@@ -111,6 +111,9 @@ record ServiceBalancing(Upstream.LoadBalancer loadBalancer, Upstream.HashOn hash
                 if (c.sameSite() != null) {
                     settings.append('|').append(c.sameSite()); // absent: the digest upstreams already have
                 }
+                if (c.changeOnFailure()) {
+                    settings.append("|change-on-failure");
+                }
             }
         }
         if (connectTimeout != null) {

@@ -172,7 +172,7 @@ public final class Translator {
             }
         }
         return new Upstream.HashOn(Upstream.HashSource.COOKIE, a.cookieName,
-                new Upstream.SetCookie(a.path == null ? "/" : a.path, maxAge, a.sameSite));
+                new Upstream.SetCookie(a.path == null ? "/" : a.path, maxAge, a.sameSite, Boolean.TRUE.equals(a.changeOnFailure)));
     }
 
     /** Between an Ingress's name and its host's index in the model name of a Route made for it (ADR 0012). */

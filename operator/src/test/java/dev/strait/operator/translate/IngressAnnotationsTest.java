@@ -430,11 +430,12 @@ class IngressAnnotationsTest {
                 .allSatisfy(b -> assertThat(b.upstream()).startsWith("service.shop.web.80.sticky-")));
 
         t = translate(annotated("site", spec, "affinity", "cookie", "session-cookie-name", "route",
-                "session-cookie-path", "/", "affinity-mode", "persistent", "session-cookie-samesite", "strict"));
+                "session-cookie-path", "/", "affinity-mode", "persistent", "session-cookie-samesite", "strict",
+                "session-cookie-change-on-failure", "true"));
         assertThat(t.snapshot(STRAIT).config().upstreams()).extracting(dev.strait.model.Upstream::hashOn)
                 .as("one cookie for every path").containsOnlyOnce(new dev.strait.model.Upstream.HashOn(
                         dev.strait.model.Upstream.HashSource.COOKIE, "route",
-                        new dev.strait.model.Upstream.SetCookie("/", null, "Strict")));
+                        new dev.strait.model.Upstream.SetCookie("/", null, "Strict", true)));
         assertThat(ingressReport(t, "shop", "site").errors()).contains(
                 "metadata.annotations[" + N + "affinity-mode]: \"persistent\" is not applied: Strait's affinity is"
                         + " balanced (a browser moves when endpoints are added)");

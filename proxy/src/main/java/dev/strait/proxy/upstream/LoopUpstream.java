@@ -264,6 +264,32 @@ public final class LoopUpstream {
         return String.format("%016x", r);
     }
 
+    /**
+     * With {@code changeOnFailure}: a new key for a browser whose request {@code served} answered although its
+     * key's own endpoint is another (failed, ejected or excluded by a retry), so that it stays where it is now
+     * served; else null. A random key lands on a given endpoint about once in as many tries as there are
+     * endpoints; after 256 misses the browser keeps its key.
+     */
+    public String reissuedKey(long hash, EndpointPool served) {
+        Upstream.HashOn on = spec.config.hashOn();
+        if (on == null || on.setCookie() == null || !on.setCookie().changeOnFailure() || served == null
+                || spec.config.loadBalancer() != Upstream.LoadBalancer.CONSISTENT_HASH) {
+            return null;
+        }
+        HashRing ring = spec.ring;
+        if (all[ring.owner(ring.position(hash))] == served) {
+            return null;
+        }
+        ThreadLocalRandom rnd = ThreadLocalRandom.current();
+        for (int i = 0; i < 256; i++) {
+            String key = String.format("%016x", rnd.nextLong());
+            if (all[ring.owner(ring.position(keyHash(key)))] == served) {
+                return key;
+            }
+        }
+        return null;
+    }
+
     /** The hash of an affinity key, as {@link #hash} reads it back from the cookie. */
     public static long keyHash(String key) {
         return Hashing.hash(key);

@@ -189,6 +189,37 @@ class BalancingTest {
                 .matches("route=[0-9a-f]{16}; Path=/; HttpOnly; Secure; SameSite=None");
     }
 
+    /**
+     * changeOnFailure (ingress-nginx's session-cookie-change-on-failure): a browser whose endpoint is down is served
+     * by another and handed a key for that one; without it, it keeps its key (and goes back once its own is up).
+     */
+    @Test
+    void aBrowserWhoseEndpointFailedGetsAKeyForTheOneThatServedIt() throws Exception {
+        List<TestUpstream> ups = upstreams(3);
+        String eps = "\"%s\", \"%s\", \"%s\"".formatted(ups.get(0).endpoint(), ups.get(1).endpoint(),
+                ups.get(2).endpoint());
+        h.start(config("  - { name: app, loadBalancer: consistent-hash, hashOn: { source: cookie, name: route,"
+                + " setCookie: { changeOnFailure: true } }, endpoints: [ " + eps + " ] }", "[ { upstream: app } ]"));
+        try (RawClient c = h.client()) {
+            RawClient.Response first = c.send("GET / HTTP/1.1\r\nHost: a\r\n\r\n").read();
+            String key = first.header("set-cookie").substring("route=".length(), first.header("set-cookie").indexOf(';'));
+            String home = first.text();
+            ups.stream().filter(u -> home.equals(u.name)).findFirst().orElseThrow().close();
+            RawClient.Response moved = c.send("GET / HTTP/1.1\r\nHost: a\r\nCookie: route=" + key + "\r\n\r\n").read();
+            assertThat(moved.status()).isEqualTo(200);
+            assertThat(moved.text()).isNotEqualTo(home);
+            String set = moved.header("set-cookie");
+            assertThat(set).as("a key for where it was served").matches("route=[0-9a-f]{16}; Path=/; HttpOnly");
+            String newKey = set.substring("route=".length(), set.indexOf(';'));
+            for (int i = 0; i < 3; i++) {
+                RawClient.Response again = c.send("GET / HTTP/1.1\r\nHost: a\r\nCookie: route=" + newKey + "\r\n\r\n")
+                        .read();
+                assertThat(again.text()).isEqualTo(moved.text());
+                assertThat(again.header("set-cookie")).as("at home again: nothing to change").isNull();
+            }
+        }
+    }
+
     @Test
     void consistentHashMovesOnlyTheKeysOfARemovedEndpoint() {
         String[] four = {"10.0.0.1:80", "10.0.0.2:80", "10.0.0.3:80", "10.0.0.4:80"};

@@ -352,8 +352,9 @@ final class H2ProxyCall extends ChannelInboundHandlerAdapter implements BodyRece
                 out.add(name, e.getValue());
             }
             HopByHop.stripResponse(out);
-            if (affinityKey != null) {
-                out.add(HttpHeaderNames.SET_COOKIE, upstream.affinityCookie(affinityKey, "https".equals(ex.scheme())));
+            String key = affinityKey != null ? affinityKey : upstream.reissuedKey(hash, endpoint);
+            if (key != null) {
+                out.add(HttpHeaderNames.SET_COOKIE, upstream.affinityCookie(key, "https".equals(ex.scheme())));
             }
             clientStarted = true;
             if (f.isEndStream()) {

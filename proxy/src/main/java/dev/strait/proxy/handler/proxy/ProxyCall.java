@@ -170,6 +170,14 @@ final class ProxyCall implements UpstreamListener, BodyReceiver, Runnable {
         attempt(false);
     }
 
+    /** The affinity cookie for a new browser, or a new key for one its endpoint failed (changeOnFailure). */
+    private void addAffinityCookie(HttpHeaders h) {
+        String key = affinityKey != null ? affinityKey : upstream.reissuedKey(hash, endpoint);
+        if (key != null) {
+            h.add(HttpHeaderNames.SET_COOKIE, upstream.affinityCookie(key, "https".equals(ex.scheme())));
+        }
+    }
+
     // ---- tries ----
 
     private void attempt(boolean fresh) {
@@ -521,9 +529,7 @@ final class ProxyCall implements UpstreamListener, BodyReceiver, Runnable {
         String upgradeTo = h.get(HttpHeaderNames.UPGRADE);
         HopByHop.stripResponse(h, r.connectionFields());
         h.set(HttpHeaderNames.UPGRADE, upgradeTo);
-        if (affinityKey != null) {
-            h.add(HttpHeaderNames.SET_COOKIE, upstream.affinityCookie(affinityKey, "https".equals(ex.scheme())));
-        }
+        addAffinityCookie(h);
         TunnelRelay[] relays = TunnelRelay.pair(c.channel(), rule.idleTimeoutNanos);
         ex.switchProtocols(h, relays[0]);
         c.tunnel(relays[1]);
@@ -592,9 +598,7 @@ final class ProxyCall implements UpstreamListener, BodyReceiver, Runnable {
             }
         }
         HopByHop.stripResponse(h, r.connectionFields());
-        if (affinityKey != null) {
-            h.add(HttpHeaderNames.SET_COOKIE, upstream.affinityCookie(affinityKey, "https".equals(ex.scheme())));
-        }
+        addAffinityCookie(h);
         ex.startResponse(r.status(), h, length);
         if (pendingParts != null) {
             ByteBuf part;
