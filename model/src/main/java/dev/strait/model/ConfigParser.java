@@ -468,7 +468,7 @@ public final class ConfigParser {
     }
 
     /** An absolute http(s) URL or a path, of printable ASCII: what a Location field may carry as given. */
-    private static boolean redirectTarget(String s) {
+    public static boolean redirectTarget(String s) {
         boolean absolute = s.startsWith("https://") || s.startsWith("http://");
         return (absolute || s.startsWith("/") && !s.startsWith("//")) && s.length() <= 2048
                 && s.chars().noneMatch(ch -> ch <= 0x20 || ch >= 0x7f);

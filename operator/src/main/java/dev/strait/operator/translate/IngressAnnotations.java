@@ -591,9 +591,7 @@ final class IngressAnnotations {
         }
         String page = a.get(AUTH_TLS_ERROR_PAGE) == null ? "" : a.get(AUTH_TLS_ERROR_PAGE).trim();
         if (!page.isEmpty()) {
-            boolean absolute = page.startsWith("https://") || page.startsWith("http://");
-            if ((absolute || page.startsWith("/") && !page.startsWith("//")) && page.length() <= 2048
-                    && page.chars().noneMatch(ch -> ch <= 0x20 || ch >= 0x7f)) {
+            if (dev.strait.model.ConfigParser.redirectTarget(page)) {
                 cv.errorPage = page; // nginx's error_page 495 496 = URL: a 302 there
             } else {
                 warn.add(field(AUTH_TLS_ERROR_PAGE) + ": \"" + page + "\" is not an http(s) URL or a path; a client whose"
