@@ -3,12 +3,12 @@ package dev.strait.proxy.forwardauth;
 import dev.strait.model.Route;
 import dev.strait.proxy.http.Exchange;
 import dev.strait.proxy.http.HeldBody;
+import dev.strait.proxy.http.PercentEncoding;
 import dev.strait.proxy.route.Handler;
 import dev.strait.proxy.route.HandlerDecorator;
 import io.netty.handler.codec.http.HttpHeaderNames;
 import io.netty.handler.codec.http.HttpHeaders;
 import io.netty.handler.codec.http.HttpResponseStatus;
-import java.nio.charset.StandardCharsets;
 import java.util.List;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -125,9 +125,9 @@ public final class ForwardAuthHandler extends HandlerDecorator {
         if (signIn == null) {
             return null;
         }
-        String url = escape(ex.scheme() + "://" + ex.host() + ex.request().uri());
+        String url = PercentEncoding.component(ex.scheme() + "://" + ex.host() + ex.request().uri());
         if (signIn.contains("{url}") || signIn.contains("{uri}")) {
-            return signIn.replace("{url}", url).replace("{uri}", escape(ex.request().uri()));
+            return signIn.replace("{url}", url).replace("{uri}", PercentEncoding.component(ex.request().uri()));
         }
         return signIn + (signIn.indexOf('?') < 0 ? "?" : "&") + "rd=" + url;
     }
@@ -137,21 +137,6 @@ public final class ForwardAuthHandler extends HandlerDecorator {
         return path;
     }
 
-    /** Percent-encodes all but RFC 3986's unreserved characters, so the URL is one query value. */
-    static String escape(String s) {
-        StringBuilder out = new StringBuilder(s.length() + 16);
-        for (byte b : s.getBytes(StandardCharsets.UTF_8)) {
-            int c = b & 0xff;
-            if (c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z' || c >= '0' && c <= '9' || c == '-' || c == '.'
-                    || c == '_' || c == '~') {
-                out.append((char) c);
-            } else {
-                out.append('%').append(Character.toUpperCase(Character.forDigit(c >> 4, 16)))
-                        .append(Character.toUpperCase(Character.forDigit(c & 15, 16)));
-            }
-        }
-        return out.toString();
-    }
 
     @Override
     protected Handler around(Handler bound) {

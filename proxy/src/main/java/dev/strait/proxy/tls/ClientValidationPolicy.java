@@ -34,8 +34,6 @@ public final class ClientValidationPolicy {
     /** {@code clientAuth} in an extended key usage, and "any". */
     private static final String CLIENT_AUTH = "1.3.6.1.5.5.7.3.2";
     private static final String ANY_USAGE = "2.5.29.37.0";
-    /** How the escaped certificate keeps a character: RFC 3986's unreserved ones. */
-    private static final String UNRESERVED = "-._~";
 
     private final X509Certificate[] cas;
     private final Set<TrustAnchor> anchors;
@@ -250,17 +248,7 @@ public final class ClientValidationPolicy {
         } catch (CertificateEncodingException e) {
             return null;
         }
-        StringBuilder b = new StringBuilder(pem.length() * 3 / 2);
-        for (byte x : pem.getBytes(StandardCharsets.US_ASCII)) {
-            char ch = (char) x;
-            if (ch >= 'a' && ch <= 'z' || ch >= 'A' && ch <= 'Z' || ch >= '0' && ch <= '9' || UNRESERVED.indexOf(ch) >= 0) {
-                b.append(ch);
-            } else {
-                b.append('%').append(Character.toUpperCase(Character.forDigit((x >> 4) & 0xF, 16)))
-                        .append(Character.toUpperCase(Character.forDigit(x & 0xF, 16)));
-            }
-        }
-        return b.toString();
+        return dev.strait.proxy.http.PercentEncoding.component(pem);
     }
 
     private static String digest(List<X509Certificate> cas, String more) {
