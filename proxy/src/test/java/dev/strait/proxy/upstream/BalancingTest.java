@@ -30,6 +30,11 @@ class BalancingTest {
         return out;
     }
 
+    /** The upstreams' addresses as a YAML flow list's items: {@code "127.0.0.1:1", "127.0.0.1:2"}. */
+    private static String endpoints(List<TestUpstream> ups) {
+        return String.join(", ", ups.stream().map(u -> "\"" + u.endpoint() + "\"").toList());
+    }
+
     private static String config(String upstreamBody, String backends) {
         return """
                 workers: 1
@@ -128,8 +133,7 @@ class BalancingTest {
     @Test
     void consistentHashOnACookieAndOnTheClientAddress() throws Exception {
         List<TestUpstream> ups = upstreams(3);
-        String eps = "\"%s\", \"%s\", \"%s\"".formatted(ups.get(0).endpoint(), ups.get(1).endpoint(),
-                ups.get(2).endpoint());
+        String eps = endpoints(ups);
         h.start(config("  - { name: app, loadBalancer: consistent-hash, hashOn: { source: cookie, name: sid },"
                 + " endpoints: [ " + eps + " ] }", "[ { upstream: app } ]"));
         for (int s = 0; s < 10; s++) {
@@ -144,8 +148,7 @@ class BalancingTest {
     @Test
     void anAffinityCookieIsSetOnceAndKeepsTheBrowserOnItsEndpoint() throws Exception {
         List<TestUpstream> ups = upstreams(3);
-        String eps = "\"%s\", \"%s\", \"%s\"".formatted(ups.get(0).endpoint(), ups.get(1).endpoint(),
-                ups.get(2).endpoint());
+        String eps = endpoints(ups);
         h.start(config("  - { name: app, loadBalancer: consistent-hash, hashOn: { source: cookie, name: route,"
                 + " setCookie: { path: /shop, maxAge: 1h } }, endpoints: [ " + eps + " ] }", "[ { upstream: app } ]"));
         java.util.Set<String> firstEndpoints = new java.util.HashSet<>();
@@ -196,8 +199,7 @@ class BalancingTest {
     @Test
     void aBrowserWhoseEndpointFailedGetsAKeyForTheOneThatServedIt() throws Exception {
         List<TestUpstream> ups = upstreams(3);
-        String eps = "\"%s\", \"%s\", \"%s\"".formatted(ups.get(0).endpoint(), ups.get(1).endpoint(),
-                ups.get(2).endpoint());
+        String eps = endpoints(ups);
         h.start(config("  - { name: app, loadBalancer: consistent-hash, hashOn: { source: cookie, name: route,"
                 + " setCookie: { changeOnFailure: true } }, endpoints: [ " + eps + " ] }", "[ { upstream: app } ]"));
         try (RawClient c = h.client()) {
