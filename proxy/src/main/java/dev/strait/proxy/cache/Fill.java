@@ -143,7 +143,7 @@ final class Fill implements Exchange {
     void start() {
         requestTime = System.currentTimeMillis();
         if (!passOnly && client != null) {
-            client.onCancel(this::clientGone);
+            client.onCancel(this::onClientGone);
         }
         origin.forward(this);
     }
@@ -474,7 +474,7 @@ final class Fill implements Exchange {
     }
 
     /** The client left: a fetch being stored goes on for the cache and the waiters; any other stops. */
-    private void clientGone() {
+    private void onClientGone() {
         client = null;
         if (mode == STREAM) {
             cancelFetch();
@@ -589,6 +589,12 @@ final class Fill implements Exchange {
         if (c != null) {
             c.upstream(endpoint); // the client's log line names who answered, hit or miss
         }
+    }
+
+    @Override
+    public boolean clientGone() {
+        Exchange c = client;
+        return passOnly && (c == null || c.clientGone()); // a fill for the cache goes on without its client
     }
 
     @Override

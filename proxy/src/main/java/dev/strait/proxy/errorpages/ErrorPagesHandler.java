@@ -49,7 +49,12 @@ public final class ErrorPagesHandler extends HandlerDecorator {
     void fetch(Exchange client, int status) {
         PageExchange page = new PageExchange(client, status, pathFor(status));
         // Not from inside the action's own call stack: it may still be tidying up its upstream connection.
-        client.eventLoop().execute(() -> pages.handle(page));
+        // A client that left meanwhile has been counted (499) and would never cancel the fetch: none is made.
+        client.eventLoop().execute(() -> {
+            if (!client.clientGone()) {
+                pages.handle(page);
+            }
+        });
     }
 
     @Override

@@ -204,6 +204,15 @@ public interface Exchange {
     void onCancel(Runnable task);
 
     /**
+     * Whether the client left before this exchange was answered (its connection closed, its stream reset):
+     * its cancel has run, none will come any more, and whatever is sent through it is dropped. Work started
+     * for an exchange after its dispatch (an error page's fetch) asks this first, since nothing would stop it.
+     */
+    default boolean clientGone() {
+        return false;
+    }
+
+    /**
      * Runs {@code task} once when this exchange is over, however it ends (answered, refused, abandoned by its
      * client, a tunnel closed): when it is counted in the metrics and the access log. For what a guard holds
      * while a request is under way; one task per exchange.

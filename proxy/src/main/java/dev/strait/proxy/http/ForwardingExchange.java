@@ -189,6 +189,11 @@ public abstract class ForwardingExchange implements Exchange {
     }
 
     @Override
+    public boolean clientGone() {
+        return ex.clientGone();
+    }
+
+    @Override
     public void onEnd(Runnable task) {
         ex.onEnd(task);
     }

@@ -55,6 +55,8 @@ final class Http1Exchange implements Exchange {
     boolean hasBody;
     BodyReceiver receiver;
     Runnable onCancel;
+    /** The connection closed before the answer was complete ({@link #clientGone()}). */
+    boolean gone;
     int status;
     long bytes;
     /** The endpoint that served it, if an upstream did (logged). */
@@ -322,6 +324,11 @@ final class Http1Exchange implements Exchange {
     @Override
     public void onCancel(Runnable task) {
         this.onCancel = task;
+    }
+
+    @Override
+    public boolean clientGone() {
+        return gone;
     }
 
     @Override

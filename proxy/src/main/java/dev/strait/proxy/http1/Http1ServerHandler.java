@@ -898,6 +898,7 @@ public final class Http1ServerHandler extends ChannelInboundHandlerAdapter {
      * handler still sends for it is dropped ({@link #answeredAlready}).
      */
     private void abandoned(Http1Exchange ex) {
+        ex.gone = true;
         ex.responded = true;
         if (!ex.streaming) {
             ex.status = 499;

@@ -116,6 +116,8 @@ public final class Http2Exchange implements Exchange, StreamDeadlines.Expiry {
     private boolean streaming;
     /** The response is complete, or the stream was reset. */
     private boolean responded;
+    /** The stream was reset or its connection closed before the answer was complete. */
+    private boolean gone;
     /** The response has no body (HEAD, 204, 304): body parts are dropped. */
     private boolean bodyless;
     private boolean flushHeld;
@@ -531,6 +533,7 @@ public final class Http2Exchange implements Exchange, StreamDeadlines.Expiry {
         onCancel = null;
         if (!responded) {
             responded = true;
+            gone = true;
             if (!streaming) {
                 status = resetStatus != 0 ? resetStatus : 499;
             }
@@ -959,6 +962,11 @@ public final class Http2Exchange implements Exchange, StreamDeadlines.Expiry {
     @Override
     public void onCancel(Runnable task) {
         this.onCancel = task;
+    }
+
+    @Override
+    public boolean clientGone() {
+        return gone;
     }
 
     @Override
