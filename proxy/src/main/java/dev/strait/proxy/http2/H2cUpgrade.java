@@ -72,6 +72,7 @@ public final class H2cUpgrade {
             public void upgradeFrom(ChannelHandlerContext ctx) {
                 p.remove(ENCODER); // the 101 is written: no more HTTP/1.1 responses
                 // Before the codec, which Http2ServerUpgradeCodec puts right after the upgrade handler.
+                p.addBefore(UPGRADE, "h2-linger", h2.lingeringClose());
                 p.addBefore(UPGRADE, "h2-frames", h2.frameTimeout());
             }
         };

@@ -4,6 +4,7 @@ import dev.strait.model.Limits;
 import dev.strait.proxy.accesslog.AccessLog;
 import dev.strait.proxy.config.Serving;
 import dev.strait.proxy.metrics.ProxyMetrics;
+import dev.strait.proxy.server.LingeringClose;
 import io.netty.channel.ChannelHandler;
 import io.netty.handler.codec.http2.AbstractHttp2ConnectionHandlerBuilder;
 import io.netty.handler.codec.http2.DefaultHttp2Connection;
@@ -20,6 +21,7 @@ import io.netty.handler.codec.http2.UniformStreamByteDistributor;
  * a connection's pipeline once it speaks HTTP/2 (ALPN h2, h2c prior knowledge or h2c Upgrade):
  *
  * <pre>
+ *   LingeringClose         a close sends what was written and reads the client out first (no RST)
  *   Http2FrameTimeout      a frame or header block begun must end within headerTimeout
  *   Http2ServerHandler     frames, HPACK, flow control, Netty's flood protections (Netty's
  *                          Http2ConnectionHandler), and the streams: an {@link Http2Exchange} each
@@ -43,6 +45,14 @@ public final class Http2Connections {
         this.serving = serving;
         this.metrics = metrics;
         this.accessLog = accessLog;
+    }
+
+    /**
+     * Goes first, before {@link #frameTimeout()}: a close (after a GOAWAY, say) lingers so that a client still
+     * sending does not have it reset away.
+     */
+    public ChannelHandler lingeringClose() {
+        return new LingeringClose();
     }
 
     /** Goes right before {@link #handler()}: it reads the bytes the codec is given. */

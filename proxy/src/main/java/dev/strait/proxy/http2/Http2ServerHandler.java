@@ -39,7 +39,8 @@ import org.slf4j.LoggerFactory;
  * exchange and no child channel, pipeline or per-stream handler (ADR 0026):
  *
  * <pre>
- *   Http2FrameTimeout -> Http2ServerHandler (streams: Http2Exchange each) -> Http2ConnectionGuard
+ *   LingeringClose -> Http2FrameTimeout -> Http2ServerHandler (streams: Http2Exchange each)
+ *   -> Http2ConnectionGuard
  * </pre>
  *
  * <p>Writes go through the connection's encoder; DATA waits in Netty's remote flow controller until the

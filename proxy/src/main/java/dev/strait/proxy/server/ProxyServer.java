@@ -56,7 +56,8 @@ import org.slf4j.LoggerFactory;
  *   HTTP/1.1:       [ChunkedWriteHandler under TLS]
  *     -> Http1RequestDecoder   bytes to request heads and body parts, with our limits
  *     -> Http1ServerHandler    checks, route lookup, framing, ordering, keep-alive (and Upgrade: h2c)
- *   HTTP/2:         Http2FrameTimeout -> Http2ServerHandler (the codec; each stream an Http2Exchange)
+ *   HTTP/2:         LingeringClose -> Http2FrameTimeout -> Http2ServerHandler (the codec; each stream an
+ *                   Http2Exchange)
  *                   -> Http2ConnectionGuard
  *   routing:        with the table of the listener that accepted the connection (AcceptedOn)
  *   then the rule's Handler    respond / files / backends (proxy: upstream connections on the same loop)
@@ -343,7 +344,8 @@ public final class ProxyServer implements AutoCloseable {
 
     /** HTTP/2: frames, flow control and the streams, then the connection's guard (see Http2Connections). */
     private void http2(ChannelPipeline p) {
-        p.addLast("h2-frames", h2.frameTimeout())
+        p.addLast("h2-linger", h2.lingeringClose())
+                .addLast("h2-frames", h2.frameTimeout())
                 .addLast("h2", h2.handler())
                 .addLast("h2-connection", h2.guard());
     }
