@@ -127,6 +127,9 @@ class ManifestsTest {
         List<Ingress> ingresses = Chart.all(objs, Ingress.class);
         if (List.of("ingress.yaml", "admin-guarded.yaml").contains(file.getFileName().toString())) {
             services = Chart.all(load(EXAMPLES.resolve("basic-route.yaml")), Service.class);
+        } else if (file.getFileName().toString().equals("forward-auth.yaml")) {
+            services = new ArrayList<>(services); // its app is basic-route.yaml's
+            services.addAll(Chart.all(load(EXAMPLES.resolve("basic-route.yaml")), Service.class));
         }
         // The API server turns stringData into data; the operator reads data.
         List<Secret> secrets = Chart.all(objs, Secret.class);

@@ -6,12 +6,20 @@ import io.fabric8.generator.annotation.Min;
 import io.fabric8.generator.annotation.Pattern;
 import io.fabric8.generator.annotation.Required;
 
-/** A Service in the resource's own namespace and one of its ports (the Service port, not the target port). */
+/**
+ * A Service and one of its ports (the Service port, not the target port), in the resource's own namespace unless
+ * {@code namespace} names another, whose Service must then accept references from this one's namespace (its
+ * annotation {@code strait.dev/accept-references-from}).
+ */
 @JsonInclude(JsonInclude.Include.NON_NULL)
 public class ServiceRef {
     @Required
     @Pattern(Patterns.NAME)
     public String name;
+
+    /** Another namespace's Service; absent: the resource's own namespace. */
+    @Pattern(Patterns.NAME)
+    public String namespace;
 
     @Required
     @Min(1)

@@ -1104,11 +1104,12 @@ final class IngressAnnotations {
     /**
      * ingress-nginx's external authentication ({@code auth-url} with {@code auth-signin},
      * {@code auth-response-headers} and {@code auth-method}) as a {@code forwardAuth}, or null without
-     * {@code auth-url}. The URL must name a Service of the Ingress's namespace over plain HTTP, written as cluster
-     * DNS resolves it ({@code http://NAME[.NAMESPACE[.svc[.cluster.local]]][:PORT]/path?query}, port 80 by
-     * default): that Service and port are the check's backend, the path and query its path. Or it names the
+     * {@code auth-url}. The URL must name a Service, written as cluster DNS resolves it
+     * ({@code http(s)://NAME[.NAMESPACE[.svc[.cluster.local]]][:PORT]/path?query}, port 80 or 443 by default): that
+     * Service and port are the check's backend, the path and query its path. A Service of another namespace must
+     * accept references from the Ingress's (its annotation {@code strait.dev/accept-references-from}). Or it names the
      * request's own host ({@code https://$host/oauth2/auth}): the check has no backend and is routed as a request
-     * for the path on that host. What cannot be honoured (https, another namespace, a host outside the cluster,
+     * for the path on that host. What cannot be honoured (a host outside the cluster, a Service that does not accept,
      * other nginx variables, a field that cannot be taken) is an error in {@code guard}: the paths answer 503, as
      * ingress-nginx denies a location whose authentication it cannot read, and never serve unchecked. A sign-in or
      * method that cannot be read is only a warning: the check still guards the paths, its 401 going to the client
@@ -1282,10 +1283,6 @@ final class IngressAnnotations {
             return "is not a Service of the cluster (http(s)://NAME, NAME.NAMESPACE, NAME.NAMESPACE.svc or"
                     + " NAME.NAMESPACE.svc.cluster.local, with an optional port)";
         }
-        if (labels.length > 1 && !labels[1].equals(namespace)) {
-            return "names Service \"" + labels[0] + "\" of namespace \"" + labels[1] + "\": only a Service of the"
-                    + " Ingress's namespace can be asked";
-        }
         int port = u.getPort() == -1 ? tls ? 443 : 80 : u.getPort();
         if (port < 1 || port > 65535) {
             return "has no port from 1 to 65535";
@@ -1297,6 +1294,9 @@ final class IngressAnnotations {
         }
         f.backend = new RouteSpec.Backend();
         f.backend.service = new dev.strait.operator.crd.ServiceRef(labels[0], port);
+        if (labels.length > 1 && !labels[1].equals(namespace)) {
+            f.backend.service.namespace = labels[1]; // asked if it accepts this namespace's references (ADR 0078)
+        }
         if (tls) {
             // Over TLS without checking the certificate, as nginx's proxy_ssl_verify (off) and backend-protocol HTTPS.
             f.backend.protocol = RouteSpec.ServiceProtocol.HTTPS;

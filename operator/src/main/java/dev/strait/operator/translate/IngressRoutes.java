@@ -593,6 +593,7 @@ final class IngressRoutes {
             String url = IngressAnnotations.field(IngressAnnotations.AUTH_URL);
             fields.put(rule + ".forwardAuth.backend.service.name", url);
             fields.put(rule + ".forwardAuth.backend.service.port", url);
+            fields.put(rule + ".forwardAuth.backend.service.namespace", url);
             fields.put(rule + ".forwardAuth", url);
         }
     }

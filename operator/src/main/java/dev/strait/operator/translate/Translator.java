@@ -1006,7 +1006,7 @@ public final class Translator {
         tree.put("name", upstreamName(ns, u.getMetadata().getName()));
         ArrayNode eps = tree.putArray("endpoints");
         ServiceRef svc = u.getSpec().service;
-        ServiceEndpoints.Resolution res = endpoints.resolve(ns, svc.name, svc.port);
+        ServiceEndpoints.Resolution res = endpoints.resolve(ns, svc.namespace, svc.name, svc.port);
         if (!res.ok()) {
             st.refErrors.add("spec.service." + res.field() + ": " + res.error());
         }
@@ -1183,13 +1183,14 @@ public final class Translator {
                         UpstreamState t = upstreams.get(ns + "/" + b.upstream);
                         sb.append(t == null ? "?" + b.upstream : t.model == null ? "!" + t.unusable() : t.model.name());
                     } else if (b.service != null && b.service.name != null && b.service.port != null) {
-                        ServiceEndpoints.Resolution res = endpoints.resolve(ns, b.service.name, b.service.port);
+                        String target = b.service.namespace == null ? ns : b.service.namespace;
+                        ServiceEndpoints.Resolution res = endpoints.resolve(ns, target, b.service.name, b.service.port);
                         if (res.ok()) {
                             String protocol = b.protocol == null ? res.protocol() : JSON.convertValue(b.protocol, String.class);
                             // errors are reported when the Route is checked; here only the name counts
                             ServiceBalancing balancing = ServiceBalancing.of(JSON.valueToTree(b), "", new ArrayList<>());
-                            String model = serviceUpstreamName(ns, b.service.name, b.service.port, protocol, balancing);
-                            String clusterIp = balancing.clusterIp() ? endpoints.clusterIp(ns, b.service.name) : null;
+                            String model = serviceUpstreamName(target, b.service.name, b.service.port, protocol, balancing);
+                            String clusterIp = balancing.clusterIp() ? endpoints.clusterIp(target, b.service.name) : null;
                             serviceUpstreams.put(model, serviceUpstream(model,
                                     targets(res, balancing, clusterIp, b.service.port), protocol, balancing));
                             sb.append(model);
@@ -1352,6 +1353,7 @@ public final class Translator {
         } else if (svc != null && svc.isObject() && svc.path("name").isTextual() && svc.path("port").isInt()) {
             String name = svc.get("name").asText();
             int port = svc.get("port").asInt();
+            String target = svc.path("namespace").isTextual() ? svc.get("namespace").asText() : ns;
             // Not a field of the model's backend: it chooses the upstream made for the Service.
             String protocol = b.path("protocol").isTextual() ? b.get("protocol").asText() : null;
             b.remove("protocol");
@@ -1365,12 +1367,14 @@ public final class Translator {
                 st.declared.put(UNRESOLVED, Upstream.Protocol.HTTP1);
                 return;
             }
-            ServiceEndpoints.Resolution res = endpoints.resolve(ns, name, port);
+            ServiceEndpoints.Resolution res = endpoints.resolve(ns, target, name, port);
             if (!res.ok()) {
-                st.refError(b, "BackendNotFound", path + ".service." + res.field() + ": " + res.error());
+                // Gateway API's reason for a reference its target did not consent to.
+                st.refError(b, res.field().equals("namespace") ? "RefNotPermitted" : "BackendNotFound",
+                        path + ".service." + res.field() + ": " + res.error());
                 return;
             }
-            String clusterIp = balancing.clusterIp() ? endpoints.clusterIp(ns, name) : null;
+            String clusterIp = balancing.clusterIp() ? endpoints.clusterIp(target, name) : null;
             if (balancing.clusterIp() && clusterIp == null) {
                 st.refError(b, "BackendNotFound", path + ".useClusterIP: Service \"" + name + "\" has no cluster IP"
                         + " (headless); its pods can be reached only through its endpoints");
@@ -1379,7 +1383,7 @@ public final class Translator {
             if (protocol == null) {
                 protocol = res.protocol(); // the backend's protocol wins over the Service port's appProtocol
             }
-            Upstream made = serviceUpstream(serviceUpstreamName(ns, name, port, protocol, balancing),
+            Upstream made = serviceUpstream(serviceUpstreamName(target, name, port, protocol, balancing),
                     targets(res, balancing, clusterIp, port), protocol, balancing);
             serviceUpstreams.put(made.name(), made);
             st.use(b, made.name(), made.protocol());

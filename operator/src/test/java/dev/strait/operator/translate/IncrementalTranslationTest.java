@@ -128,7 +128,7 @@ class IncrementalTranslationTest {
      * match for one host and so leave its other host to a younger Route.
      */
     private static void change(Map<String, Object> world, Random rnd) {
-        int what = rnd.nextInt(24);
+        int what = rnd.nextInt(25);
         String ns = NAMESPACES[rnd.nextInt(NAMESPACES.length)];
         if (what < 10) {
             // An edit keeps the Route's age; a new Route gets one.
@@ -177,6 +177,15 @@ class IncrementalTranslationTest {
             if (world.remove("svc/" + ns + "/api") == null) {
                 world.put("svc/" + ns + "/api", service(ns, "api", "http:8080"));
             }
+        } else if (what < 24) {
+            // The Service accepts the other namespace's references, or stops accepting them (ADR 0078).
+            Object svc = world.get("svc/" + ns + "/api");
+            if (svc != null) {
+                io.fabric8.kubernetes.api.model.Service edited = Serialization.clone((io.fabric8.kubernetes.api.model.Service) svc);
+                edited.getMetadata().setAnnotations(edited.getMetadata().getAnnotations() == null
+                        ? Map.of(ServiceEndpoints.ACCEPT_FROM, "*") : null);
+                world.put("svc/" + ns + "/api", edited);
+            }
         } else {
             String name = "ing" + rnd.nextInt(3);
             if (world.remove("ingress/" + ns + "/" + name) == null) {
@@ -221,7 +230,8 @@ class IncrementalTranslationTest {
             }
             switch (rnd.nextInt(5)) {
                 case 0 -> spec.append("backends: [ { upstream: ").append(rnd.nextInt(4) == 0 ? "nope" : "api").append(" } ]\n");
-                case 1 -> spec.append("backends: [ { service: { name: api, port: 8080 } } ]\n");
+                case 1 -> spec.append("backends: [ { service: { name: api, ").append(rnd.nextInt(3) == 0
+                        ? "namespace: " + (ns.equals("shop") ? "blog" : "shop") + ", " : "").append("port: 8080 } } ]\n");
                 case 2 -> spec.append("respond: { status: 999 }\n"); // invalid
                 default -> spec.append("respond: { status: 200, body: \"v").append(rnd.nextInt(3)).append("\" }\n");
             }

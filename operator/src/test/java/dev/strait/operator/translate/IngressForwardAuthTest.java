@@ -271,9 +271,6 @@ class IngressForwardAuthTest {
         String notAService = "is not a Service of the cluster (http(s)://NAME, NAME.NAMESPACE, NAME.NAMESPACE.svc or"
                 + " NAME.NAMESPACE.svc.cluster.local, with an optional port)";
         String[][] cases = {
-            {"auth-url", "http://oauth2-proxy.identity.svc.cluster.local/oauth2/auth", "\"http://oauth2-proxy.identity"
-                + ".svc.cluster.local/oauth2/auth\" names Service \"oauth2-proxy\" of namespace \"identity\": only a"
-                + " Service of the Ingress's namespace can be asked"},
             {"auth-url", "http://auth.example.com/verify", "\"http://auth.example.com/verify\" " + notAService},
             {"auth-url", "http://10.0.0.5:4180/verify", "\"http://10.0.0.5:4180/verify\" " + notAService},
             {"auth-url", "https://$server_name/oauth2/auth", "\"https://$server_name/oauth2/auth\" uses nginx variables,"
@@ -308,6 +305,53 @@ class IngressForwardAuthTest {
                 assertThat(rule.forwardAuth()).isNull();
             });
         }
+    }
+
+    /**
+     * oauth2-proxy in a namespace of its own, as it is usually installed: asked when its Service accepts the Ingress's
+     * namespace (strait.dev/accept-references-from), else the paths answer 503 and the annotation says what to add.
+     */
+    @Test
+    void aServiceOfAnotherNamespaceIsAskedWhenItAcceptsTheIngresssNamespace() {
+        String url = "http://oauth2-proxy.identity.svc.cluster.local:4180/oauth2/auth";
+        for (String accepts : new String[] {"shop", "team-a, shop", "*"}) {
+            Translation t = IngressAnnotationsTest.translate(identity(accepts),
+                    slice("identity", "oauth2-proxy", "op-1", "http", 4180, "10.1.0.9"),
+                    annotated("site", SITE, "auth-url", url));
+            assertThat(ingressReport(t, "shop", "site").errors()).as(accepts).containsExactly(GONE);
+            assertThat(check(t)).as(accepts).isEqualTo(new Route.ForwardAuth("service.identity.oauth2-proxy.4180",
+                    "/oauth2/auth", List.of(), null));
+            assertThat(Fixtures.parse(t.snapshot(STRAIT).json()).upstreams()).as(accepts)
+                    .filteredOn(u -> u.name().equals("service.identity.oauth2-proxy.4180")).singleElement()
+                    .extracting(dev.strait.model.Upstream::endpoints).asList()
+                    .containsExactly(new dev.strait.model.HostPort("10.1.0.9", 4180));
+        }
+        for (String accepts : new String[] {null, "team-a", "", "shop-2"}) {
+            Translation t = IngressAnnotationsTest.translate(identity(accepts),
+                    slice("identity", "oauth2-proxy", "op-1", "http", 4180, "10.1.0.9"),
+                    annotated("site", SITE, "auth-url", url));
+            ResourceReport r = ingressReport(t, "shop", "site");
+            assertThat(r.errors()).as(accepts).containsExactly(URL + ": Service \"oauth2-proxy\" of namespace"
+                    + " \"identity\" does not accept references from namespace \"shop\": its annotation"
+                    + " strait.dev/accept-references-from must list \"shop\" (or be \"*\"); the rule answers 503");
+            assertThat(r.resolvedRefs().status()).isFalse();
+            assertThat(rules(t)).as(accepts).hasSize(4).allSatisfy(rule -> {
+                assertThat(rule.action()).isEqualTo(LOCKED);
+                assertThat(rule.forwardAuth().upstream()).isEqualTo(Translator.UNRESOLVED);
+            });
+        }
+        Translation t = IngressAnnotationsTest.translate(annotated("site", SITE, "auth-url", url));
+        assertThat(ingressReport(t, "shop", "site").errors()).containsExactly(URL + ": Service \"oauth2-proxy\" of"
+                + " namespace \"identity\" not found; the rule answers 503");
+    }
+
+    /** oauth2-proxy's Service in namespace identity, accepting the namespaces {@code accepts} lists (null: none). */
+    private static io.fabric8.kubernetes.api.model.Service identity(String accepts) {
+        io.fabric8.kubernetes.api.model.Service s = service("identity", "oauth2-proxy", "http:4180");
+        if (accepts != null) {
+            s.getMetadata().setAnnotations(java.util.Map.of(ServiceEndpoints.ACCEPT_FROM, accepts));
+        }
+        return s;
     }
 
     /** The Service or its port missing: the paths answer 503, the error said of the annotation. */

@@ -40,6 +40,21 @@ class ReferencesTest {
                           - matches: [ { path: { value: /api } } ]
                             backends: [ { upstream: web }, { service: { name: gone, port: 80 } } ]"""),
                         "BackendNotFound", "spec.rules[2].backends[1].service.name: Service \"gone\" not found"),
+                Arguments.of("Service of another namespace that does not accept it", rule("""
+                          - matches: [ { path: { value: /api } } ]
+                            backends: [ { service: { name: web, namespace: other, port: 80 } } ]"""),
+                        "RefNotPermitted", "spec.rules[2].backends[0].service.namespace: Service \"web\" of namespace"
+                                + " \"other\" does not accept references from namespace \"shop\": its annotation"
+                                + " strait.dev/accept-references-from must list \"shop\" (or be \"*\")"),
+                Arguments.of("Service of another namespace that accepts others", rule("""
+                          - matches: [ { path: { value: /api } } ]
+                            backends: [ { service: { name: open, namespace: other, port: 81 } } ]"""),
+                        "BackendNotFound", "spec.rules[2].backends[0].service.port: Service \"open\" has no TCP port 81"),
+                Arguments.of("missing Service of another namespace", rule("""
+                          - matches: [ { path: { value: /api } } ]
+                            backends: [ { service: { name: gone, namespace: other, port: 80 } } ]"""),
+                        "BackendNotFound", "spec.rules[2].backends[0].service.name: Service \"gone\" of namespace"
+                                + " \"other\" not found"),
                 Arguments.of("missing Service port", rule("""
                           - matches: [ { path: { value: /api } } ]
                             backends: [ { service: { name: web, port: 81 } } ]"""),
@@ -51,6 +66,12 @@ class ReferencesTest {
                         "spec.tls.secretName: Secret \"opaque\" needs PEM data in tls.crt and tls.key (type kubernetes.io/tls)"));
     }
 
+    /** {@code svc} accepting references from the namespaces {@code namespaces} lists (ADR 0078). */
+    static io.fabric8.kubernetes.api.model.Service accepting(io.fabric8.kubernetes.api.model.Service svc, String namespaces) {
+        svc.getMetadata().setAnnotations(java.util.Map.of(ServiceEndpoints.ACCEPT_FROM, namespaces));
+        return svc;
+    }
+
     @ParameterizedTest(name = "{0}")
     @MethodSource("cases")
     void unresolvedReferenceDegradesOnlyWhatItNames(String name, String spec, String reason, String error) {
@@ -58,6 +79,8 @@ class ReferencesTest {
                 Fixtures.upstream("shop", "web", "service: { name: web, port: 80 }"),
                 Fixtures.upstream("other", "elsewhere", "service: { name: web, port: 80 }"),
                 Fixtures.service("shop", "web", "http:80"),
+                Fixtures.service("other", "web", "http:80"),
+                accepting(Fixtures.service("other", "open", "http:80"), "team-a,shop"),
                 Fixtures.tlsSecret("shop", "opaque", "not pem", "not pem"),
                 route("shop", "site", 1, spec));
         ResourceReport r = Fixtures.routeReport(t, "shop", "site");
@@ -108,5 +131,45 @@ class ReferencesTest {
         assertThat(u.resolvedRefs().message()).isEqualTo("spec.service.name: Service \"api\" not found");
         assertThat(Fixtures.routeNames(t)).containsExactly("shop.site");
         assertThat(t.snapshot(Fixtures.STRAIT).config().upstreams().get(0).endpoints()).isEmpty();
+    }
+
+    /**
+     * A Service of another namespace that accepts this one (ADR 0078) is a backend like one's own: a Route's backend and
+     * an Upstream's service reach its endpoints; once it stops accepting, both lose them and say why.
+     */
+    @org.junit.jupiter.api.Test
+    void aServiceOfAnotherNamespaceServesWhileItAcceptsTheNamespace() {
+        Object[] world = {
+            Fixtures.slice("identity", "auth", "auth-1", "http", 4180, "10.1.0.9"),
+            Fixtures.upstream("shop", "auth", "service: { name: auth, namespace: identity, port: 80 }"),
+            route("shop", "site", 1, """
+                    hosts: [ example.com ]
+                    rules:
+                      - matches: [ { path: { value: /a } } ]
+                        backends: [ { service: { name: auth, namespace: identity, port: 80 } } ]
+                      - backends: [ { upstream: auth } ]
+                    """)};
+        Translation t = Fixtures.translate(with(world, accepting(Fixtures.service("identity", "auth", "http:80"), "shop")));
+        assertThat(Fixtures.routeReport(t, "shop", "site").resolvedRefs().status()).isTrue();
+        assertThat(Fixtures.upstreamReport(t, "shop", "auth").resolvedRefs().status()).isTrue();
+        var upstreams = t.snapshot(Fixtures.STRAIT).config().upstreams();
+        assertThat(upstreams).extracting(dev.strait.model.Upstream::name)
+                .containsExactlyInAnyOrder("service.identity.auth.80", Translator.upstreamName("shop", "auth"));
+        assertThat(upstreams).allSatisfy(u -> assertThat(u.endpoints())
+                .containsExactly(new dev.strait.model.HostPort("10.1.0.9", 4180)));
+
+        t = Fixtures.translate(with(world, Fixtures.service("identity", "auth", "http:80")));
+        assertThat(Fixtures.routeReport(t, "shop", "site").resolvedRefs().reason()).isEqualTo("RefNotPermitted");
+        ResourceReport u = Fixtures.upstreamReport(t, "shop", "auth");
+        assertThat(u.resolvedRefs().status()).isFalse();
+        assertThat(u.resolvedRefs().message()).startsWith("spec.service.namespace: Service \"auth\" of namespace"
+                + " \"identity\" does not accept references from namespace \"shop\"");
+        assertThat(t.snapshot(Fixtures.STRAIT).config().upstreams()).allSatisfy(up -> assertThat(up.endpoints()).isEmpty());
+    }
+
+    private static Object[] with(Object[] world, Object more) {
+        Object[] all = java.util.Arrays.copyOf(world, world.length + 1);
+        all[world.length] = more;
+        return all;
     }
 }
