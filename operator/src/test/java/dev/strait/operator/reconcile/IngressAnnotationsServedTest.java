@@ -215,6 +215,58 @@ class IngressAnnotationsServedTest {
     }
 
     /**
+     * auth-url naming oauth2-proxy in a namespace of its own (ADR 0078): the paths answer 503 until its Service accepts
+     * the Ingress's namespace, then the check is asked; taking the consent back locks the paths again.
+     */
+    @Test
+    void authUrlAsksAServiceOfAnotherNamespaceOnceItAccepts() throws Exception {
+        HttpServer auth = HttpServer.create(new java.net.InetSocketAddress("127.0.0.1", 0), 0);
+        auth.createContext("/", x -> {
+            boolean alice = "session=alice".equals(x.getRequestHeaders().getFirst("Cookie"));
+            if (alice) {
+                x.getResponseHeaders().add("X-Auth-Request-User", "alice");
+            }
+            x.sendResponseHeaders(alice ? 202 : 401, -1);
+            x.close();
+        });
+        auth.start();
+        HttpServer whoami = whoami();
+        try {
+            create(client, dev.strait.operator.translate.Fixtures.service("identity", "oauth2-proxy", "http:4180"));
+            create(client, dev.strait.operator.translate.Fixtures.slice("identity", "oauth2-proxy", "op-1", "http",
+                    auth.getAddress().getPort(), "127.0.0.1"));
+            OperatorHarness.serviceBackend(client, "whoami", "http", 80, whoami);
+            create(client, ingress("team", "nginx.ingress.kubernetes.io/auth-url: "
+                    + "\"http://oauth2-proxy.identity.svc.cluster.local:4180/oauth2/auth\", "
+                    + "nginx.ingress.kubernetes.io/auth-response-headers: \"X-Auth-Request-User\"",
+                    "- { path: /, pathType: Prefix, backend: { service: { name: whoami, port: { name: http } } } }"));
+            await().atMost(WAIT).untilAsserted(() -> assertThat(proxy.exchange("team.example.com", "/x",
+                    "Cookie: session=alice")).startsWith("HTTP/1.1 503 "));
+
+            accept("shop");
+            await().atMost(WAIT).untilAsserted(() -> assertThat(proxy.exchange("team.example.com", "/x",
+                    "Cookie: session=alice")).startsWith("HTTP/1.1 200 ").endsWith("\r\n\r\nuser alice"));
+            assertThat(proxy.exchange("team.example.com", "/x")).startsWith("HTTP/1.1 401 ");
+
+            accept(null);
+            await().atMost(WAIT).untilAsserted(() -> assertThat(proxy.exchange("team.example.com", "/x",
+                    "Cookie: session=alice")).startsWith("HTTP/1.1 503 "));
+        } finally {
+            auth.stop(0);
+            whoami.stop(0);
+        }
+    }
+
+    /** Sets (or, with null, removes) oauth2-proxy's consent to be named from {@code namespaces}. */
+    private static void accept(String namespaces) {
+        client.services().inNamespace("identity").withName("oauth2-proxy").edit(s -> {
+            s.getMetadata().setAnnotations(namespaces == null ? null
+                    : java.util.Map.of("strait.dev/accept-references-from", namespaces));
+            return s;
+        });
+    }
+
+    /**
      * ingress-nginx's oauth2-proxy example: the check asks the request's own host, where a second Ingress routes
      * /oauth2 to oauth2-proxy. Until that Ingress exists the check lands on the guarded path itself, which fails
      * closed (500), never the app; then a 401 signs in on the same host and a 2xx reaches the app with the user.
