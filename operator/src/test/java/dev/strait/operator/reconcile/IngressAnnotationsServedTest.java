@@ -182,17 +182,7 @@ class IngressAnnotationsServedTest {
      */
     @Test
     void authUrlAsksTheServiceWhetherARequestMayPass() throws Exception {
-        HttpServer auth = HttpServer.create(new java.net.InetSocketAddress("127.0.0.1", 0), 0);
-        auth.createContext("/", x -> {
-            boolean alice = "session=alice".equals(x.getRequestHeaders().getFirst("Cookie"))
-                    && "/oauth2/auth?allowed_groups=staff".equals(x.getRequestURI().toString());
-            if (alice) {
-                x.getResponseHeaders().add("X-Auth-Request-User", "alice");
-            }
-            x.sendResponseHeaders(alice ? 202 : 401, -1);
-            x.close();
-        });
-        auth.start();
+        HttpServer auth = oauth2Proxy("/oauth2/auth?allowed_groups=staff");
         HttpServer whoami = whoami();
         try {
             OperatorHarness.serviceBackend(client, "auth", "http", 4180, auth);
@@ -220,16 +210,7 @@ class IngressAnnotationsServedTest {
      */
     @Test
     void authUrlAsksAServiceOfAnotherNamespaceOnceItAccepts() throws Exception {
-        HttpServer auth = HttpServer.create(new java.net.InetSocketAddress("127.0.0.1", 0), 0);
-        auth.createContext("/", x -> {
-            boolean alice = "session=alice".equals(x.getRequestHeaders().getFirst("Cookie"));
-            if (alice) {
-                x.getResponseHeaders().add("X-Auth-Request-User", "alice");
-            }
-            x.sendResponseHeaders(alice ? 202 : 401, -1);
-            x.close();
-        });
-        auth.start();
+        HttpServer auth = oauth2Proxy("/oauth2/auth");
         HttpServer whoami = whoami();
         try {
             create(client, dev.strait.operator.translate.Fixtures.service("identity", "oauth2-proxy", "http:4180"));
@@ -255,6 +236,22 @@ class IngressAnnotationsServedTest {
             auth.stop(0);
             whoami.stop(0);
         }
+    }
+
+    /** An oauth2-proxy stand-in: 202 naming alice for her session cookie at {@code uri}, else 401. */
+    private static HttpServer oauth2Proxy(String uri) throws java.io.IOException {
+        HttpServer auth = HttpServer.create(new java.net.InetSocketAddress("127.0.0.1", 0), 0);
+        auth.createContext("/", x -> {
+            boolean alice = "session=alice".equals(x.getRequestHeaders().getFirst("Cookie"))
+                    && uri.equals(x.getRequestURI().toString());
+            if (alice) {
+                x.getResponseHeaders().add("X-Auth-Request-User", "alice");
+            }
+            x.sendResponseHeaders(alice ? 202 : 401, -1);
+            x.close();
+        });
+        auth.start();
+        return auth;
     }
 
     /** Sets (or, with null, removes) oauth2-proxy's consent to be named from {@code namespaces}. */
