@@ -165,6 +165,22 @@ final class RawH2 implements AutoCloseable {
         return frames;
     }
 
+    /** Frames up to and including the first that {@code last} accepts, or to the end of the connection or a read timeout. */
+    List<Frame> readUntil(java.util.function.Predicate<Frame> last) throws IOException {
+        List<Frame> frames = new ArrayList<>();
+        try {
+            for (Frame f; (f = next()) != null; ) {
+                frames.add(f);
+                if (last.test(f)) {
+                    break;
+                }
+            }
+        } catch (SocketTimeoutException e) {
+            // quiet: what came so far is the answer
+        }
+        return frames;
+    }
+
     /** Frames until the answer on {@code stream} has ended (a frame with END_STREAM on it), all included. */
     List<Frame> answer(int stream) throws IOException {
         List<Frame> frames = new ArrayList<>();
