@@ -69,30 +69,6 @@ class Http2FloodTest {
         othersAreStillServed();
     }
 
-    /**
-     * A connection ended while its client is still sending (server/LingeringClose, ADR 0077): the client's bytes are
-     * read out and dropped, so its sending completes, its GOAWAY arrives, and the connection ends in FIN, not in the
-     * RST a socket closed with unread input sends (which fails the client's writes and drops what was not yet sent).
-     */
-    @Test
-    void aClientStillSendingGetsItsGoAwayAndAnOrderlyEnd() throws Exception {
-        try (RawH2 c = new RawH2(proxy.address())) {
-            ByteArrayOutputStream burst = new ByteArrayOutputStream();
-            burst.write(frame(DATA, 0, 0, new byte[] {'x'})); // DATA on stream 0: a connection error (RFC 9113 6.1)
-            byte[] ping = frame(PING, 0, 0, new byte[8]);
-            while (burst.size() < 4 << 20) {
-                burst.write(ping); // 4 MiB that follow it, never decoded: far more than one read takes
-            }
-            c.send(burst.toByteArray());
-            List<RawH2.Frame> frames = c.readUntilGoAway(1000); // flushes the burst first: a reset would fail it
-
-            assertThat(frames).as("frames " + frames.stream().map(RawH2.Frame::type).toList())
-                    .anyMatch(f -> f.type() == GOAWAY && f.errorCode() == PROTOCOL_ERROR);
-            c.socket.setSoTimeout(10_000);
-            assertThat(c.socket.getInputStream().read()).as("FIN after the GOAWAY, not a reset").isEqualTo(-1);
-        }
-    }
-
     @Test
     void aContinuationFloodIsCutOff() throws Exception {
         // CVE-2024-27316 and kin: a header block that never ends, in ever more CONTINUATION frames.

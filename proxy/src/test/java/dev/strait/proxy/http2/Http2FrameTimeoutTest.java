@@ -22,10 +22,10 @@ import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.EnumSource;
 
 /**
- * {@code Http2FrameTimeout} reads frame boundaries from the bytes before the codec, so it must be in step
- * with them however the connection became HTTP/2: a connection that only ever sends whole frames is not
- * closed at {@code headerTimeout}, on h2c by prior knowledge, h2c by Upgrade, and h2 over TLS. (The
- * connections that must be closed are in {@link Http2ConnectionLimitsTest}.)
+ * The handlers before the codec, however the connection became HTTP/2 (h2c by prior knowledge, h2c by Upgrade,
+ * h2 over TLS). {@code Http2FrameTimeout} reads frame boundaries from the bytes, so it must be in step with them:
+ * a connection that only ever sends whole frames is not closed at {@code headerTimeout} (the connections that
+ * must be closed are in {@link Http2ConnectionLimitsTest}). {@code LingeringClose} must be there on every way.
  */
 class Http2FrameTimeoutTest {
     enum Start { PRIOR_KNOWLEDGE, UPGRADE, TLS }
@@ -141,6 +141,36 @@ class Http2FrameTimeoutTest {
             assertThat(c.closesWithin(800)).isFalse();
             c.send(frame(HEADERS, END_HEADERS | END_STREAM, 3, GET));
             assertThat(c.answer(3)).anyMatch(f -> f.type() == DATA && f.text().equals("ok"));
+        }
+    }
+
+    /**
+     * A connection ended while its client is still sending (server/LingeringClose, ADR 0077): the client's bytes are
+     * read out and dropped, so its sending goes on without error and the connection ends in FIN (after close_notify
+     * under TLS), not in the RST that a socket closed with unread input, or written to once closed, answers with:
+     * that fails the client's writes and drops whatever of ours it had not read yet.
+     */
+    @ParameterizedTest
+    @EnumSource(Start.class)
+    void aClientStillSendingGetsItsGoAwayAndAnOrderlyEnd(Start how) throws Exception {
+        try (RawH2 c = open(how)) {
+            c.send(frame(DATA, 0, 0, new byte[] {'x'})); // DATA on stream 0: a connection error (RFC 9113 6.1)
+            java.util.List<Frame> frames = c.readUntilGoAway(100);
+            assertThat(frames).as("frames " + frames.stream().map(Frame::type).toList())
+                    .anyMatch(f -> f.type() == GOAWAY && f.errorCode() == PROTOCOL_ERROR);
+
+            // Frames sent before the client read the GOAWAY: 8 MiB, more than a socket buffers, never decoded.
+            ByteArrayOutputStream pings = new ByteArrayOutputStream();
+            while (pings.size() < 64 << 10) {
+                pings.write(frame(PING, 0, 0, new byte[8]));
+            }
+            java.io.OutputStream out = c.socket.getOutputStream();
+            for (int sent = 0; sent < 8 << 20; sent += pings.size()) {
+                out.write(pings.toByteArray()); // a reset fails this
+            }
+            out.flush();
+            c.socket.setSoTimeout(10_000);
+            assertThat(c.socket.getInputStream().read()).as("the end after the GOAWAY, not a reset").isEqualTo(-1);
         }
     }
 }
