@@ -71,11 +71,16 @@ public class RouteSpec {
                     + " optional-no-ca")
     public static class ClientValidation {
         /**
-         * A Secret in the Route's namespace whose {@code ca.crt} holds the CA certificates (PEM): {@code Opaque}, or
+         * A Secret in the Route's namespace (or {@code caSecretNamespace}'s) whose {@code ca.crt} holds the CA
+         * certificates (PEM): {@code Opaque}, or
          * {@code kubernetes.io/tls} as cert-manager writes a CA's (the operator watches those two types).
          */
         @Pattern(Patterns.NAME)
         public String caSecretName;
+
+        /** Another namespace's CA Secret, which must accept references from the Route's (ADR 0078). */
+        @Pattern(Patterns.NAME)
+        public String caSecretNamespace;
 
         /**
          * {@code require} (the default): a request without a valid certificate gets 400; {@code optional}: none is
@@ -374,10 +379,17 @@ public class RouteSpec {
         @Pattern("^[ -!#-\\[\\]-~]*$")
         public String realm;
 
-        /** A Secret in the Route's namespace: htpasswd lines in its key {@code auth}, or as {@code secretType} says. */
+        /**
+         * A Secret in the Route's namespace (or {@code secretNamespace}'s): htpasswd lines in its key {@code auth}, or
+         * as {@code secretType} says.
+         */
         @Required
         @Pattern(Patterns.NAME)
         public String secretName;
+
+        /** Another namespace's Secret, which must accept references from the Route's (ADR 0078). */
+        @Pattern(Patterns.NAME)
+        public String secretNamespace;
 
         /**
          * How the Secret holds the users (ingress-nginx's {@code auth-secret-type}): {@code auth-file} (the

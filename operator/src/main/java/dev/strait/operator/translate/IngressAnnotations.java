@@ -547,10 +547,8 @@ final class IngressAnnotations {
         }
         int slash = secret.indexOf('/');
         if (slash >= 0) {
-            if (!secret.substring(0, slash).equals(namespace)) {
-                guard.add(field(AUTH_TLS_SECRET) + ": \"" + secret + "\": only a Secret in the Ingress's namespace is"
-                        + " read" + fail);
-                return null;
+            if (slash > 0 && !secret.substring(0, slash).equals(namespace)) {
+                cv.caSecretNamespace = secret.substring(0, slash); // if it accepts this namespace (ADR 0078)
             }
             secret = secret.substring(slash + 1);
         }
@@ -1039,11 +1037,10 @@ final class IngressAnnotations {
         }
         String secret = a.get(AUTH_SECRET) == null ? "" : a.get(AUTH_SECRET).trim();
         int slash = secret.indexOf('/');
+        String secretNamespace = null;
         if (slash >= 0) {
-            if (!secret.substring(0, slash).equals(namespace)) {
-                guard.add(field(AUTH_SECRET) + ": \"" + secret + "\": only a Secret in the Ingress's namespace is read"
-                        + fail);
-                return null;
+            if (slash > 0 && !secret.substring(0, slash).equals(namespace)) {
+                secretNamespace = secret.substring(0, slash); // if it accepts this namespace (ADR 0078)
             }
             secret = secret.substring(slash + 1);
         }
@@ -1059,6 +1056,7 @@ final class IngressAnnotations {
         }
         RouteSpec.BasicAuth b = new RouteSpec.BasicAuth();
         b.secretName = secret;
+        b.secretNamespace = secretNamespace;
         b.secretType = secretType.equals("auth-map") ? RouteSpec.SecretType.AUTH_MAP : null;
         String realm = a.get(AUTH_REALM);
         if (realm != null && !realm.isEmpty()) {

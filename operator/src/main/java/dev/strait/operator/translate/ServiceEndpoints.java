@@ -24,12 +24,6 @@ import java.util.TreeSet;
  */
 final class ServiceEndpoints {
     static final String SERVICE_NAME_LABEL = "kubernetes.io/service-name";
-    /**
-     * On a Service: the namespaces whose Routes, Upstreams and Ingresses may name it (comma-separated, or
-     * {@code *} for all). The consent is the Service's own, given by whoever may edit it, as Gateway API's
-     * ReferenceGrant is the target namespace's.
-     */
-    static final String ACCEPT_FROM = "strait.dev/accept-references-from";
 
     private final Map<String, Service> services = new HashMap<>();
     private final Map<String, List<EndpointSlice>> slices = new HashMap<>();
@@ -113,8 +107,7 @@ final class ServiceEndpoints {
     /**
      * {@link #resolve(String, String, Integer)} for a reference from a resource of namespace {@code from} to a
      * Service of namespace {@code target} (null: {@code from}'s own). Another namespace's Service is resolved only
-     * when it says so: its annotation {@value #ACCEPT_FROM} lists {@code from} (or is {@code *}); else the error is
-     * the namespace's (ADR 0078).
+     * when it says so ({@link Consent}); else the error is the namespace's (ADR 0078).
      */
     Resolution resolve(String from, String target, String name, Integer port) {
         if (target == null || target.equals(from)) {
@@ -124,28 +117,10 @@ final class ServiceEndpoints {
         if (svc == null) {
             return new Resolution(List.of(), "name", "Service \"" + name + "\" of namespace \"" + target + "\" not found");
         }
-        if (!accepts(svc, from)) {
-            return new Resolution(List.of(), "namespace", "Service \"" + name + "\" of namespace \"" + target
-                    + "\" does not accept references from namespace \"" + from + "\": its annotation " + ACCEPT_FROM
-                    + " must list \"" + from + "\" (or be \"*\")");
+        if (!Consent.accepts(svc, from)) {
+            return new Resolution(List.of(), "namespace", Consent.refused("Service", name, target, from));
         }
         return resolve(target, name, port);
-    }
-
-    /** Whether {@code svc} consents to be named from namespace {@code from}: its {@value #ACCEPT_FROM} lists it. */
-    private static boolean accepts(Service svc, String from) {
-        Map<String, String> annotations = svc.getMetadata().getAnnotations();
-        String list = annotations == null ? null : annotations.get(ACCEPT_FROM);
-        if (list == null) {
-            return false;
-        }
-        for (String ns : list.split(",")) {
-            String n = ns.trim();
-            if (n.equals("*") || n.equals(from)) {
-                return true;
-            }
-        }
-        return false;
     }
 
     Resolution resolve(String namespace, String name, Integer port) {

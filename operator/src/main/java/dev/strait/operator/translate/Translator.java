@@ -1208,8 +1208,8 @@ public final class Translator {
         if (r.getSpec().rules != null) {
             for (RouteSpec.Rule rule : r.getSpec().rules) {
                 if (rule != null && rule.basicAuth != null) {
-                    Secret s = secrets.get(ns + "/" + rule.basicAuth.secretName);
-                    sb.append("|auth:").append(s == null ? "?" : String.valueOf(s.getData() == null ? 0 : s.getData().hashCode()));
+                    SecretLookup s = secret(secrets, ns, rule.basicAuth.secretNamespace, rule.basicAuth.secretName);
+                    sb.append("|auth:").append(s.fingerprint());
                 }
             }
         }
@@ -1218,8 +1218,7 @@ public final class Translator {
             sb.append("|tls:").append(s == null ? "?" : String.valueOf(s.getData() == null ? 0 : s.getData().hashCode()));
             RouteSpec.ClientValidation cv = r.getSpec().tls.clientValidation;
             if (cv != null && cv.caSecretName != null) {
-                Secret ca = secrets.get(ns + "/" + cv.caSecretName);
-                sb.append("|ca:").append(ca == null ? "?" : String.valueOf(ca.getData() == null ? 0 : ca.getData().hashCode()));
+                sb.append("|ca:").append(secret(secrets, ns, cv.caSecretNamespace, cv.caSecretName).fingerprint());
             }
         }
         return sb.toString();
@@ -1451,11 +1450,12 @@ public final class Translator {
         String crl = null;
         if (cv.caSecretName != null) {
             String path = CLIENT_VALIDATION + ".caSecretName";
-            Secret s = secrets.get(ns + "/" + cv.caSecretName);
+            SecretLookup found = secret(secrets, ns, cv.caSecretNamespace, cv.caSecretName);
+            Secret s = found.secret();
             String pem = s == null || s.getData() == null ? null : pem(s.getData().get(CA_KEY));
             String problem = s == null ? null : pem == null ? "needs PEM data in " + CA_KEY : TlsMaterial.caProblem(pem);
             if (s == null) {
-                st.refError(null, "SecretNotFound", path + ": Secret \"" + cv.caSecretName + "\" not found" + answers);
+                st.refError(null, found.reason(), path + ": " + found.error() + answers);
             } else if (problem != null) {
                 st.refError(null, "InvalidSecret", path + ": Secret \"" + cv.caSecretName + "\" " + problem + answers);
             } else {
@@ -1481,6 +1481,31 @@ public final class Translator {
                 Boolean.TRUE.equals(cv.forwardCertificate), crl, cv.errorPage);
     }
 
+    /** A Secret reference resolved: the Secret, or the condition reason and the message saying why not. */
+    record SecretLookup(Secret secret, String reason, String error) {
+        /** What the reference resolves to, for a Route's reference fingerprint (its data, or why there is none). */
+        String fingerprint() {
+            return secret == null ? "?" + error : String.valueOf(secret.getData() == null ? 0 : secret.getData().hashCode());
+        }
+    }
+
+    /**
+     * The Secret {@code name} named by a resource of namespace {@code ns}: of its own namespace, or of {@code namespace}
+     * when that Secret accepts references from {@code ns} ({@link Consent}, ADR 0078).
+     */
+    static SecretLookup secret(Map<String, Secret> secrets, String ns, String namespace, String name) {
+        boolean other = namespace != null && !namespace.equals(ns);
+        Secret s = name == null ? null : secrets.get((other ? namespace : ns) + "/" + name);
+        if (s == null) {
+            return new SecretLookup(null, "SecretNotFound", "Secret \"" + name + "\""
+                    + (other ? " of namespace \"" + namespace + "\"" : "") + " not found");
+        }
+        if (other && !Consent.accepts(s, ns)) {
+            return new SecretLookup(null, "RefNotPermitted", Consent.refused("Secret", name, namespace, ns));
+        }
+        return new SecretLookup(s, null, null);
+    }
+
     /** The key of a CA Secret that holds revocation lists of its CAs (PEM {@code X509 CRL}), as ingress-nginx reads it. */
     static final String CRL_KEY = "ca.crl";
 
@@ -1497,11 +1522,13 @@ public final class Translator {
         String name = auth.path("secretName").asText(null);
         boolean map = "auth-map".equals(auth.path("secretType").asText(null));
         auth.remove("secretType");
-        Secret s = name == null ? null : secrets.get(ns + "/" + name);
+        SecretLookup found = secret(secrets, ns, auth.path("secretNamespace").asText(null), name);
+        auth.remove("secretNamespace");
+        Secret s = found.secret();
         String text = s == null ? null : map ? mapLines(s.getData() == null ? Map.of() : s.getData())
                 : s.getData() == null ? null : decoded(s.getData().get(AUTH_KEY));
         if (s == null) {
-            st.refError(null, "SecretNotFound", path + ": Secret \"" + name + "\" not found; the rule answers 503");
+            st.refError(null, found.reason(), path + ": " + found.error() + "; the rule answers 503");
         } else if (text == null) {
             st.refError(null, "InvalidSecret", path + ": Secret \"" + name + "\" has no \"" + AUTH_KEY
                     + "\" key (htpasswd lines); the rule answers 503");

@@ -183,7 +183,7 @@ class IncrementalTranslationTest {
             if (svc != null) {
                 io.fabric8.kubernetes.api.model.Service edited = Serialization.clone((io.fabric8.kubernetes.api.model.Service) svc);
                 edited.getMetadata().setAnnotations(edited.getMetadata().getAnnotations() == null
-                        ? Map.of(ServiceEndpoints.ACCEPT_FROM, "*") : null);
+                        ? Map.of(Consent.ANNOTATION, "*") : null);
                 world.put("svc/" + ns + "/api", edited);
             }
         } else {

@@ -283,7 +283,8 @@ class IngressAnnotationsTest {
         ResourceReport r = ingressReport(t, "shop", "site");
         assertThat(r.errors()).contains("metadata.annotations[" + N + "auth-secret]: Secret \"basic-auth\" not found;"
                 + " the rule answers 503");
-        for (String[] c : new String[][] {{"auth-secret", "other/basic-auth", "only a Secret in the Ingress's namespace is read"},
+        for (String[] c : new String[][] {{"auth-secret", "other/basic-auth", "Secret \"basic-auth\" of namespace \"other\""
+                        + " not found"},
                 {"auth-secret-type", "auth-json", "only auth-file (htpasswd lines in the key auth) and auth-map (a key"
                         + " per user) are read"}}) {
             t = translate(Fixtures.authSecret("shop", "basic-auth", "alice:{PLAIN}x"), annotated("site", SITE,
@@ -291,6 +292,24 @@ class IngressAnnotationsTest {
             assertThat(ingressReport(t, "shop", "site").errors()).as(c[1]).anySatisfy(e -> assertThat(e).contains(c[2]));
             assertThat(actions(t)).as(c[1]).containsOnly(new Route.Backends(List.of(new Route.Backend(Translator.UNRESOLVED, 1))));
         }
+    }
+
+    /** A shared htpasswd Secret of another namespace is read once it accepts the Ingress's namespace (ADR 0078). */
+    @Test
+    void basicAuthFromAnotherNamespacesSecretThatAcceptsIt() {
+        io.fabric8.kubernetes.api.model.Secret shared = Fixtures.authSecret("users", "staff", "alice:{PLAIN}x");
+        shared.getMetadata().setAnnotations(java.util.Map.of(Consent.ANNOTATION, "*"));
+        Translation t = translate(shared, annotated("site", SITE, "auth-type", "basic", "auth-secret", "users/staff"));
+        assertThat(basicAuths(t)).hasSize(4).allSatisfy(b -> assertThat(b.htpasswd()).isEqualTo("alice:{PLAIN}x\n"));
+
+        t = translate(Fixtures.authSecret("users", "staff", "alice:{PLAIN}x"),
+                annotated("site", SITE, "auth-type", "basic", "auth-secret", "users/staff"));
+        assertThat(basicAuths(t)).containsOnlyNulls();
+        ResourceReport r = ingressReport(t, "shop", "site");
+        assertThat(r.errors()).contains("metadata.annotations[" + N + "auth-secret]: Secret \"staff\" of namespace \"users\""
+                + " does not accept references from namespace \"shop\": its annotation strait.dev/accept-references-from"
+                + " must list \"shop\" (or be \"*\"); the rule answers 503");
+        assertThat(r.resolvedRefs().reason()).isEqualTo("RefNotPermitted");
     }
 
     @Test

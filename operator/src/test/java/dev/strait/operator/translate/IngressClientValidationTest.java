@@ -141,15 +141,29 @@ class IngressClientValidationTest {
         }
     }
 
-    /** As auth-url to another namespace: only the Ingress's own namespace is read. */
+    /**
+     * A CA of another namespace (cert-manager's, shared by every team) is read once its Secret accepts the Ingress's
+     * namespace (ADR 0078); until then, and for a Secret that is not there, the paths answer 503.
+     */
     @Test
-    void aSecretOfAnotherNamespaceLocksThePaths() throws Exception {
+    void aSecretOfAnotherNamespaceIsReadOnceItAccepts() throws Exception {
+        io.fabric8.kubernetes.api.model.Secret shared = Fixtures.caSecret("pki", "clients-ca", CA);
+        shared.getMetadata().setAnnotations(Map.of(Consent.ANNOTATION, "team-a, shop"));
+        Translation t = translate(shared, annotated("site", 1, SITE, "auth-tls-secret", "pki/clients-ca"));
+        assertThat(ingressReport(t, "shop", "site").errors()).isEmpty();
+        assertThat(route(t, "shop.site..ingress-0").rules()).extracting(Route.Rule::action).containsExactly(WEB);
+        assertThat(clientValidation(t)).singleElement().satisfies(cv -> assertThat(cv.ca()).isNotNull());
+
+        String answers = "; the Ingress's paths answer 503";
         String[][] cases = {
-            {"other/clients-ca", SECRET + ": \"other/clients-ca\": only a Secret in the Ingress's namespace is read" + FAIL},
+            {"pki/clients-ca", SECRET + ": Secret \"clients-ca\" of namespace \"pki\" does not accept references from"
+                + " namespace \"shop\": its annotation strait.dev/accept-references-from must list \"shop\" (or be \"*\")"
+                + answers},
+            {"other/clients-ca", SECRET + ": Secret \"clients-ca\" of namespace \"other\" not found" + answers},
             {"shop/", SECRET + ": names no Secret" + FAIL},
         };
         for (String[] c : cases) {
-            Translation t = site("auth-tls-secret", c[0]);
+            t = translate(Fixtures.caSecret("pki", "clients-ca", CA), annotated("site", 1, SITE, "auth-tls-secret", c[0]));
             assertThat(ingressReport(t, "shop", "site").errors()).as(c[0]).containsExactly(c[1]);
             assertThat(route(t, "shop.site..ingress-0").rules()).extracting(Route.Rule::action).containsExactly(LOCKED);
             assertThat(clientValidation(t)).isEmpty();

@@ -349,7 +349,7 @@ class IngressForwardAuthTest {
     private static io.fabric8.kubernetes.api.model.Service identity(String accepts) {
         io.fabric8.kubernetes.api.model.Service s = service("identity", "oauth2-proxy", "http:4180");
         if (accepts != null) {
-            s.getMetadata().setAnnotations(java.util.Map.of(ServiceEndpoints.ACCEPT_FROM, accepts));
+            s.getMetadata().setAnnotations(java.util.Map.of(Consent.ANNOTATION, accepts));
         }
         return s;
     }

@@ -68,7 +68,7 @@ class ReferencesTest {
 
     /** {@code svc} accepting references from the namespaces {@code namespaces} lists (ADR 0078). */
     static io.fabric8.kubernetes.api.model.Service accepting(io.fabric8.kubernetes.api.model.Service svc, String namespaces) {
-        svc.getMetadata().setAnnotations(java.util.Map.of(ServiceEndpoints.ACCEPT_FROM, namespaces));
+        svc.getMetadata().setAnnotations(java.util.Map.of(Consent.ANNOTATION, namespaces));
         return svc;
     }
 
