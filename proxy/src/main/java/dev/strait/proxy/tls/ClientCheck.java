@@ -20,6 +20,8 @@ public record ClientCheck(HttpResponseStatus refusal, String reason, ClientCerti
     private static final AsciiString SUBJECT = AsciiString.cached("ssl-client-subject-dn");
     private static final AsciiString ISSUER = AsciiString.cached("ssl-client-issuer-dn");
     private static final AsciiString CERT = AsciiString.cached("ssl-client-cert");
+    /** Envoy's field, for apps written for Envoy, Istio or Contour. */
+    private static final AsciiString XFCC = AsciiString.cached("x-forwarded-client-cert");
 
     static final ClientCheck CLEARTEXT = new ClientCheck(HttpResponseStatus.FORBIDDEN,
             "this host takes requests over https with a client certificate only", null, false, null);
@@ -80,8 +82,11 @@ public record ClientCheck(HttpResponseStatus refusal, String reason, ClientCerti
         if (certificate == null) {
             return;
         }
-        headers.remove(VERIFY).remove(SUBJECT).remove(ISSUER).remove(CERT);
+        headers.remove(VERIFY).remove(SUBJECT).remove(ISSUER).remove(CERT).remove(XFCC);
         headers.set(VERIFY, certificate.verify());
+        if (certificate.forwardedClientCert() != null) {
+            headers.set(XFCC, certificate.forwardedClientCert());
+        }
         if (certificate.sent()) {
             headers.set(SUBJECT, certificate.subjectDn()).set(ISSUER, certificate.issuerDn());
             if (forward && certificate.escapedPem() != null) {

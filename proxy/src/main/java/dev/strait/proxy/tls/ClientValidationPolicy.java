@@ -139,7 +139,49 @@ public final class ClientValidationPolicy {
         String issuer = leaf.getIssuerX500Principal().getName(X500Principal.RFC2253);
         String pem = forwardCertificate ? escapedPem(leaf) : null;
         String failure = failure(peer, leaf);
-        return new ClientCertificate(failure == null ? "SUCCESS" : "FAILED:" + failure, subject, issuer, pem);
+        return new ClientCertificate(failure == null ? "SUCCESS" : "FAILED:" + failure, subject, issuer, pem,
+                failure == null ? forwardedClientCert(leaf, subject, pem) : null);
+    }
+
+    /**
+     * Envoy's {@code x-forwarded-client-cert} element for {@code leaf} (what Envoy, Istio and Contour send apps
+     * behind them): {@code Hash} (SHA-256 of the DER, hex), {@code Cert} (the escaped PEM, when forwarded),
+     * {@code Subject}, and a {@code URI} (a SPIFFE id, say) and {@code DNS} pair per such subject alternative name.
+     */
+    static String forwardedClientCert(X509Certificate leaf, String subject, String escapedPem) {
+        StringBuilder sb = new StringBuilder("Hash=");
+        try {
+            sb.append(HexFormat.of().formatHex(
+                    MessageDigest.getInstance("SHA-256").digest(leaf.getEncoded())));
+        } catch (CertificateEncodingException | NoSuchAlgorithmException e) {
+            return null;
+        }
+        if (escapedPem != null) {
+            sb.append(";Cert=\"").append(escapedPem).append('"');
+        }
+        sb.append(";Subject=").append(xfccValue(subject, true));
+        try {
+            java.util.Collection<List<?>> sans = leaf.getSubjectAlternativeNames();
+            if (sans != null) {
+                for (List<?> san : sans) {
+                    if (san.size() == 2 && san.get(1) instanceof String v && (Integer.valueOf(6).equals(san.get(0))
+                            || Integer.valueOf(2).equals(san.get(0)))) {
+                        sb.append(Integer.valueOf(6).equals(san.get(0)) ? ";URI=" : ";DNS=").append(xfccValue(v, false));
+                    }
+                }
+            }
+        } catch (CertificateParsingException e) {
+            // names that cannot be read are left out; the hash still identifies the certificate
+        }
+        return sb.toString();
+    }
+
+    /** A value as XFCC writes it: in double quotes (with {@code "} and {@code \} escaped) when asked or needed. */
+    private static String xfccValue(String v, boolean quote) {
+        if (!quote && v.chars().noneMatch(c -> c == ',' || c == ';' || c == '=' || c == '"' || c == '\\')) {
+            return v;
+        }
+        return '"' + v.replace("\\", "\\\\").replace("\"", "\\\"") + '"';
     }
 
     /** Why the chain is not one of this policy's CAs' (OpenSSL's words, as nginx's {@code $ssl_client_verify}), or null. */

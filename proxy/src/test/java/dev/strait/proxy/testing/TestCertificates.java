@@ -97,7 +97,8 @@ public final class TestCertificates {
         if (sans.length > 0) {
             List<GeneralName> names = new ArrayList<>();
             for (String n : sans) {
-                names.add(new GeneralName(GeneralName.dNSName, n));
+                // a URI (a SPIFFE id, say) where it has a scheme, else a DNS name
+                names.add(new GeneralName(n.contains("://") ? GeneralName.uniformResourceIdentifier : GeneralName.dNSName, n));
             }
             b.addExtension(Extension.subjectAlternativeName, false, new GeneralNames(names.toArray(GeneralName[]::new)));
         }

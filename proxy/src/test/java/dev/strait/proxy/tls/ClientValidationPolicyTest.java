@@ -137,4 +137,20 @@ class ClientValidationPolicyTest {
         return new JcaX509CertificateConverter().getCertificate(b.build(
                 new JcaContentSignerBuilder("SHA256withECDSA").build(signer)));
     }
+
+    /** Envoy's x-forwarded-client-cert element: the certificate's hash, its subject, and its URI and DNS names. */
+    @Test
+    void theForwardedClientCertElementNamesTheCertificateAsEnvoyDoes() throws Exception {
+        dev.strait.proxy.testing.TestCertificates pki = new dev.strait.proxy.testing.TestCertificates();
+        X509Certificate web = pki.issue(dev.strait.proxy.testing.TestCertificates.KeyType.EC, "web",
+                "spiffe://cluster.local/ns/shop/sa/web", "web.shop.svc").certificate();
+        String hash = java.util.HexFormat.of().formatHex(
+                java.security.MessageDigest.getInstance("SHA-256").digest(web.getEncoded()));
+        assertThat(ClientValidationPolicy.forwardedClientCert(web, "CN=web", null)).isEqualTo("Hash=" + hash
+                + ";Subject=\"CN=web\";URI=spiffe://cluster.local/ns/shop/sa/web;DNS=web.shop.svc");
+        // Quotes where the subject holds them; the escaped PEM when it is forwarded.
+        assertThat(ClientValidationPolicy.forwardedClientCert(web, "CN=a\\,b,O=\"x\"", "PEM%0A"))
+                .isEqualTo("Hash=" + hash + ";Cert=\"PEM%0A\";Subject=\"CN=a\\\\,b,O=\\\"x\\\"\""
+                        + ";URI=spiffe://cluster.local/ns/shop/sa/web;DNS=web.shop.svc");
+    }
 }

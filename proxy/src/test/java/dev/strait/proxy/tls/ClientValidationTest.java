@@ -165,6 +165,11 @@ class ClientValidationTest {
         String pem = java.net.URLDecoder.decode(seen.header("ssl-client-cert"), StandardCharsets.UTF_8);
         assertThat(pem).startsWith("-----BEGIN CERTIFICATE-----\n").endsWith("-----END CERTIFICATE-----\n");
         assertThat(seen.header("ssl-client-cert")).startsWith("-----BEGIN%20CERTIFICATE-----%0A");
+        // And Envoy's field, for apps written for Envoy, Istio or Contour.
+        String hash = java.util.HexFormat.of().formatHex(
+                java.security.MessageDigest.getInstance("SHA-256").digest(alice.certificate().getEncoded()));
+        assertThat(seen.header("x-forwarded-client-cert")).isEqualTo("Hash=" + hash + ";Cert=\""
+                + seen.header("ssl-client-cert") + "\";Subject=\"CN=alice\"");
     }
 
     @Test
@@ -192,10 +197,13 @@ class ClientValidationTest {
 
     @Test
     void optionalTakesNoCertificateButNotABadOneAndNoCaTakesAny() throws Exception {
-        // A client's own ssl-client-verify never reaches the app as if a certificate had been shown.
+        // A client's own ssl-client-verify, or x-forwarded-client-cert, never reaches the app as if a certificate had
+        // been shown.
         try (TlsClient c = new TlsClient(client(null), https(), "opt.example.test")) {
-            assertThat(c.get("/x", "opt.example.test").status()).isEqualTo(200);
+            assertThat(c.rawRequest("GET /x HTTP/1.1\r\nHost: opt.example.test\r\nSSL-Client-Verify: SUCCESS\r\n"
+                    + "X-Forwarded-Client-Cert: Hash=forged;Subject=\"CN=admin\"\r\n\r\n").status()).isEqualTo(200);
         }
+        assertThat(app.last().header("x-forwarded-client-cert")).isNull();
         assertThat(app.last().header("ssl-client-verify")).isEqualTo("NONE");
         assertThat(app.last().header("ssl-client-subject-dn")).isNull();
         assertThat(get(alice, "opt.example.test", "opt.example.test").status()).isEqualTo(200);
