@@ -545,13 +545,9 @@ final class IngressAnnotations {
                 return null;
             }
         }
-        int slash = secret.indexOf('/');
-        if (slash >= 0) {
-            if (slash > 0 && !secret.substring(0, slash).equals(namespace)) {
-                cv.caSecretNamespace = secret.substring(0, slash); // if it accepts this namespace (ADR 0078)
-            }
-            secret = secret.substring(slash + 1);
-        }
+        SecretName named = SecretName.of(secret, namespace);
+        cv.caSecretNamespace = named.namespace();
+        secret = named.name();
         if (secret.isEmpty()) {
             guard.add(field(AUTH_TLS_SECRET) + ": names no Secret" + fail);
             return null;
@@ -1036,14 +1032,8 @@ final class IngressAnnotations {
             return null;
         }
         String secret = a.get(AUTH_SECRET) == null ? "" : a.get(AUTH_SECRET).trim();
-        int slash = secret.indexOf('/');
-        String secretNamespace = null;
-        if (slash >= 0) {
-            if (slash > 0 && !secret.substring(0, slash).equals(namespace)) {
-                secretNamespace = secret.substring(0, slash); // if it accepts this namespace (ADR 0078)
-            }
-            secret = secret.substring(slash + 1);
-        }
+        SecretName named = SecretName.of(secret, namespace);
+        secret = named.name();
         if (secret.isEmpty()) {
             guard.add(field(AUTH_TYPE) + ": \"basic\" needs " + field(AUTH_SECRET) + fail);
             return null;
@@ -1056,7 +1046,7 @@ final class IngressAnnotations {
         }
         RouteSpec.BasicAuth b = new RouteSpec.BasicAuth();
         b.secretName = secret;
-        b.secretNamespace = secretNamespace;
+        b.secretNamespace = named.namespace();
         b.secretType = secretType.equals("auth-map") ? RouteSpec.SecretType.AUTH_MAP : null;
         String realm = a.get(AUTH_REALM);
         if (realm != null && !realm.isEmpty()) {
@@ -1067,6 +1057,21 @@ final class IngressAnnotations {
             b.realm = realm;
         }
         return b;
+    }
+
+    /**
+     * A Secret an annotation names, {@code name} or {@code namespace/name} as ingress-nginx reads it: {@code namespace}
+     * only when it is another than the Ingress's (that Secret must then accept references from it, ADR 0078).
+     */
+    private record SecretName(String namespace, String name) {
+        static SecretName of(String value, String own) {
+            int slash = value.indexOf('/');
+            if (slash < 0) {
+                return new SecretName(null, value);
+            }
+            String ns = value.substring(0, slash);
+            return new SecretName(ns.isEmpty() || ns.equals(own) ? null : ns, value.substring(slash + 1));
+        }
     }
 
     /** Request fields the proxy frames itself: a check's answer cannot give them (as ConfigParser refuses). */

@@ -164,9 +164,9 @@ public final class ClientValidationPolicy {
             java.util.Collection<List<?>> sans = leaf.getSubjectAlternativeNames();
             if (sans != null) {
                 for (List<?> san : sans) {
-                    if (san.size() == 2 && san.get(1) instanceof String v && (Integer.valueOf(6).equals(san.get(0))
-                            || Integer.valueOf(2).equals(san.get(0)))) {
-                        sb.append(Integer.valueOf(6).equals(san.get(0)) ? ";URI=" : ";DNS=").append(xfccValue(v, false));
+                    if (san.size() == 2 && san.get(0) instanceof Integer type && san.get(1) instanceof String v
+                            && (type == SAN_URI || type == SAN_DNS)) {
+                        sb.append(type == SAN_URI ? ";URI=" : ";DNS=").append(xfccValue(v, false));
                     }
                 }
             }
@@ -175,6 +175,9 @@ public final class ClientValidationPolicy {
         }
         return sb.toString();
     }
+
+    /** The GeneralName tags of X509Certificate.getSubjectAlternativeNames (RFC 5280 4.2.1.6). */
+    private static final int SAN_DNS = 2, SAN_URI = 6;
 
     /** A value as XFCC writes it: in double quotes (with {@code "} and {@code \} escaped) when asked or needed. */
     private static String xfccValue(String v, boolean quote) {
