@@ -29,7 +29,8 @@ public record Config(
         List<Route> routes,
         RequestId requestId,
         CacheStore cache,
-        ForwardedHeaders forwardedHeaders) {
+        ForwardedHeaders forwardedHeaders,
+        Resolver resolver) {
 
     public Config {
         listeners = List.copyOf(listeners);
@@ -44,6 +45,16 @@ public record Config(
         if (forwardedHeaders == null) {
             forwardedHeaders = ForwardedHeaders.DEFAULTS;
         }
+        if (resolver == null) {
+            resolver = Resolver.DEFAULTS;
+        }
+    }
+
+    public Config(int workers, Transport transport, AccessLog accessLog, Limits limits, List<Listener> listeners,
+                  Admin admin, List<Upstream> upstreams, List<Route> routes, RequestId requestId, CacheStore cache,
+                  ForwardedHeaders forwardedHeaders) {
+        this(workers, transport, accessLog, limits, listeners, admin, upstreams, routes, requestId, cache,
+                forwardedHeaders, Resolver.DEFAULTS);
     }
 
     public Config(int workers, Transport transport, AccessLog accessLog, Limits limits, List<Listener> listeners,
@@ -206,5 +217,19 @@ public record Config(
      */
     public record CacheStore(long maxBytes) {
         public static final CacheStore DEFAULTS = new CacheStore(128L * 1024 * 1024);
+    }
+
+    /**
+     * How endpoint names are looked up (DNS, without blocking an event loop). Read at start only.
+     *
+     * @param nameservers the DNS servers to ask, in order; empty: those of {@code /etc/resolv.conf}
+     * @param timeout     how long one query may take; {@code null}: {@code /etc/resolv.conf}'s (5 s by default)
+     */
+    public record Resolver(List<HostPort> nameservers, java.time.Duration timeout) {
+        public static final Resolver DEFAULTS = new Resolver(List.of(), null);
+
+        public Resolver {
+            nameservers = List.copyOf(nameservers);
+        }
     }
 }

@@ -166,7 +166,7 @@ public final class ConfigParser {
             return null;
         }
         known(n, "", "workers", "transport", "accessLog", "limits", "listeners", "admin", "upstreams", "routes",
-                "requestId", "cache", "forwardedHeaders");
+                "requestId", "cache", "forwardedHeaders", "resolver");
         int workers = integer(n.get("workers"), "workers", 0, 0, 1024);
         Config.Transport transport = enumValue(n.get("transport"), "transport", Config.Transport.AUTO,
                 Config.Transport.class);
@@ -270,8 +270,27 @@ public final class ConfigParser {
             forwarded = new Config.ForwardedHeaders(nonNull(list(fh.get("trustedPeers"), "forwardedHeaders.trustedPeers",
                     false, this::ipBlock)));
         }
+        Config.Resolver resolver = Config.Resolver.DEFAULTS;
+        JsonNode rn = n.get("resolver");
+        if (rn != null && !rn.isNull() && object(rn, "resolver")) {
+            known(rn, "resolver", "nameservers", "timeout");
+            List<HostPort> servers = list(rn.get("nameservers"), "resolver.nameservers", false, (e, p) -> {
+                HostPort a = address(e, p);
+                if (a != null) {
+                    try {
+                        IpBlock.parse(a.host());
+                    } catch (IllegalArgumentException notAnAddress) {
+                        error(p, "\"" + a.host() + "\" is not an IP address (a name server is not looked up by name)");
+                        return null;
+                    }
+                }
+                return a;
+            });
+            resolver = new Config.Resolver(nonNull(servers),
+                    positiveDuration(rn.get("timeout"), "resolver.timeout", null));
+        }
         return new Config(workers, transport, accessLog, limits, nonNull(listeners), admin, nonNull(upstreams),
-                nonNull(routes), requestId, cacheStore, forwarded);
+                nonNull(routes), requestId, cacheStore, forwarded, resolver);
     }
 
     /** A route's listeners must be listeners of this config: a typo would otherwise serve it nowhere. */
@@ -479,7 +498,7 @@ public final class ConfigParser {
             return null;
         }
         known(n, path, "name", "endpoints", "protocol", "loadBalancer", "hashOn", "healthCheck", "outlierDetection",
-                "panicThreshold", "pool", "maxConnections", "tls");
+                "panicThreshold", "pool", "maxConnections", "tls", "refuseLocalAddresses");
         String name = name(n.get("name"), path + ".name");
         Map<HostPort, Integer> weights = new HashMap<>();
         List<HostPort> endpoints = list(n.get("endpoints"), path + ".endpoints", false, (e, p) -> {
@@ -622,8 +641,9 @@ public final class ConfigParser {
         if (tls == null && protocol == Upstream.Protocol.H2) {
             tls = new Upstream.Tls(null, null, null, null); // h2 is HTTP/2 over TLS: the JDK's trust store, the endpoint's name
         }
+        boolean refuseLocal = bool(n.get("refuseLocalAddresses"), path + ".refuseLocalAddresses", false);
         return new Upstream(name, nonNull(endpoints), protocol, lb, hc, weights, hashOn, pool, od, panic,
-                maxConnections, tls);
+                maxConnections, tls, refuseLocal);
     }
 
     private Route route(JsonNode n, String path) {

@@ -359,6 +359,16 @@ public final class ConfigWriter {
             ArrayNode peers = n.putObject("forwardedHeaders").putArray("trustedPeers");
             c.forwardedHeaders().trustedPeers().forEach(b -> peers.add(b.text()));
         }
+        if (!c.resolver().equals(Config.Resolver.DEFAULTS)) {
+            ObjectNode r = n.putObject("resolver");
+            if (!c.resolver().nameservers().isEmpty()) {
+                ArrayNode servers = r.putArray("nameservers");
+                c.resolver().nameservers().forEach(a -> servers.add(a.toString()));
+            }
+            if (c.resolver().timeout() != null) {
+                r.put("timeout", Durations.format(c.resolver().timeout()));
+            }
+        }
         return n;
     }
 
@@ -435,6 +445,9 @@ public final class ConfigWriter {
                 .put("connectTimeout", Durations.format(p.connectTimeout()));
         if (u.maxConnections() > 0) {
             o.put("maxConnections", u.maxConnections());
+        }
+        if (u.refuseLocalAddresses()) {
+            o.put("refuseLocalAddresses", true);
         }
         Upstream.Tls t = u.tls();
         if (t != null) {

@@ -20,6 +20,9 @@ import java.util.Map;
  * @param maxConnections   the most connections this proxy keeps to each endpoint; {@code 0} means the
  *                         protocol's default (fastcgi: {@link #FASTCGI_DEFAULT_MAX_CONNECTIONS}, http: no cap)
  * @param tls              TLS to the endpoints (http1 only), or {@code null} for cleartext
+ * @param refuseLocalAddresses whether an endpoint given by name may not resolve to a loopback, link-local,
+ *                         unspecified or multicast address (the operator sets it for ExternalName Services,
+ *                         whose owners must not reach the proxy's own ports or the node's metadata service)
  */
 public record Upstream(
         String name,
@@ -33,7 +36,8 @@ public record Upstream(
         OutlierDetection outlierDetection,
         int panicThreshold,
         int maxConnections,
-        Tls tls) {
+        Tls tls,
+        boolean refuseLocalAddresses) {
 
     public static final int DEFAULT_PANIC_THRESHOLD = 50;
     /** Below php-fpm's stock {@code pm.max_children = 5}: each kept FastCGI connection pins one child. */
@@ -58,7 +62,15 @@ public record Upstream(
                     HealthCheck healthCheck, Map<HostPort, Integer> weights, HashOn hashOn, Pool pool,
                     OutlierDetection outlierDetection, int panicThreshold, int maxConnections) {
         this(name, endpoints, protocol, loadBalancer, healthCheck, weights, hashOn, pool, outlierDetection,
-                panicThreshold, maxConnections, null);
+                panicThreshold, maxConnections, null, false);
+    }
+
+    /** Names may resolve to any address. */
+    public Upstream(String name, List<HostPort> endpoints, Protocol protocol, LoadBalancer loadBalancer,
+                    HealthCheck healthCheck, Map<HostPort, Integer> weights, HashOn hashOn, Pool pool,
+                    OutlierDetection outlierDetection, int panicThreshold, int maxConnections, Tls tls) {
+        this(name, endpoints, protocol, loadBalancer, healthCheck, weights, hashOn, pool, outlierDetection,
+                panicThreshold, maxConnections, tls, false);
     }
 
     /**

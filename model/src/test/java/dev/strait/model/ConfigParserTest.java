@@ -558,6 +558,33 @@ class ConfigParserTest {
             assertThat(ConfigParser.parse(ConfigWriter.toJson(c, false), "written")).isEqualTo(c);
             assertThat(ConfigWriter.toJson(parse(MINIMAL), false)).as("written only when set").doesNotContain("forwardedHeaders");
         }
+
+        @Test
+        void theResolverAsksTheSystemsServersUnlessGivenAddresses() throws Exception {
+            assertThat(parse(MINIMAL).resolver()).isEqualTo(Config.Resolver.DEFAULTS);
+            Config c = parse(LISTENER + "resolver: { nameservers: [ \"10.96.0.10:53\", \"[fd00::a]:5353\" ], timeout: 2s }\n");
+            assertThat(c.resolver()).isEqualTo(new Config.Resolver(
+                    List.of(new HostPort("10.96.0.10", 53), new HostPort("fd00::a", 5353)), Duration.ofSeconds(2)));
+            assertThat(ConfigParser.parse(ConfigWriter.toJson(c, false), "written")).isEqualTo(c);
+            assertThat(ConfigWriter.toJson(parse(MINIMAL), false)).as("written only when set").doesNotContain("resolver");
+            assertThat(errors(LISTENER + "resolver: { nameservers: [ \"dns.example:53\" ], timeout: 0s, ttl: 5s }\n"))
+                    .containsExactlyInAnyOrder(
+                            new ConfigError("resolver.ttl", "unknown field (expected one of nameservers, timeout)"),
+                            new ConfigError("resolver.nameservers[0]",
+                                    "\"dns.example\" is not an IP address (a name server is not looked up by name)"),
+                            new ConfigError("resolver.timeout", "must be longer than 0"));
+        }
+
+        @Test
+        void anUpstreamMayRefuseLocalAddresses() throws Exception {
+            Config c = parse(LISTENER + "upstreams: [ { name: a, endpoints: [ \"db.example:80\" ], refuseLocalAddresses: true },"
+                    + " { name: b, endpoints: [ \"db.example:80\" ] } ]\n");
+            assertThat(c.upstreams().get(0).refuseLocalAddresses()).isTrue();
+            assertThat(c.upstreams().get(1).refuseLocalAddresses()).isFalse();
+            assertThat(ConfigParser.parse(ConfigWriter.toJson(c, false), "written")).isEqualTo(c);
+            assertThat(errors(LISTENER + "upstreams: [ { name: a, refuseLocalAddresses: 1 } ]\n"))
+                    .containsExactly(new ConfigError("upstreams[0].refuseLocalAddresses", "must be true or false, got 1"));
+        }
     }
 
     @Nested

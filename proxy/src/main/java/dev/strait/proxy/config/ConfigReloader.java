@@ -180,6 +180,9 @@ public final class ConfigReloader implements AutoCloseable {
             changes.add("admin " + (a.admin() == null ? "none" : a.admin().address()) + " -> "
                     + (b.admin() == null ? "none" : b.admin().address()));
         }
+        if (!a.resolver().equals(b.resolver())) {
+            changes.add("resolver");
+        }
         return changes;
     }
 

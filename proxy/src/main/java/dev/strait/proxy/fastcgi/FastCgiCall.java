@@ -121,7 +121,7 @@ final class FastCgiCall implements BodyReceiver, FastCgiPool.Waiter, FastCgiConn
 
     private void acquire() {
         ex.upstream(target.endpoint());
-        pool = FastCgiPools.pool(loop, target.address(), target.maxConnections());
+        pool = FastCgiPools.pool(loop, target.address(), target.maxConnections(), target.refuseLocal());
         queued = true;
         pool.acquire(this);
     }

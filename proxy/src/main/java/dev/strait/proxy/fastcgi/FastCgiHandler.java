@@ -59,7 +59,7 @@ public final class FastCgiHandler implements Handler {
     private record Backend(int weight, Target[] targets) {}
 
     /** One endpoint of an upstream, as requests use it. */
-    record Target(String upstream, HostPort endpoint, SocketAddress address, int maxConnections) {
+    record Target(String upstream, HostPort endpoint, SocketAddress address, int maxConnections, boolean refuseLocal) {
         String label() {
             return upstream + " (" + endpoint + ")";
         }
@@ -114,7 +114,7 @@ public final class FastCgiHandler implements Handler {
             }
             int max = u.maxConnections() > 0 ? u.maxConnections() : Upstream.FASTCGI_DEFAULT_MAX_CONNECTIONS;
             Target[] targets = u.endpoints().stream()
-                    .map(e -> new Target(u.name(), e, address(e), max))
+                    .map(e -> new Target(u.name(), e, address(e), max, u.refuseLocalAddresses()))
                     .toArray(Target[]::new);
             backends.add(new Backend(b.weight(), targets));
         }
@@ -123,7 +123,7 @@ public final class FastCgiHandler implements Handler {
         return new FastCgiHandler(route.name(), rule.fastcgi(), timeout, backends);
     }
 
-    /** IP literals are used as they are; names are resolved when a connection is made. */
+    /** IP literals are used as they are; names are looked up when a connection is made (FastCgiPool). */
     private static SocketAddress address(HostPort e) {
         byte[] ip = NetUtil.createByteArrayFromIpAddressString(e.host());
         if (ip != null) {

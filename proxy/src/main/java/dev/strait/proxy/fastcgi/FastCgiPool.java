@@ -1,5 +1,7 @@
 package dev.strait.proxy.fastcgi;
 
+import dev.strait.model.HostPort;
+import dev.strait.proxy.upstream.LoopContext;
 import io.netty.bootstrap.Bootstrap;
 import io.netty.channel.Channel;
 import io.netty.channel.ChannelFuture;
@@ -13,6 +15,7 @@ import io.netty.channel.socket.nio.NioSocketChannel;
 import io.netty.channel.uring.CoalescingIoUringHandler;
 import io.netty.channel.uring.IoUringIoHandler;
 import io.netty.channel.uring.IoUringSocketChannel;
+import java.net.InetSocketAddress;
 import java.net.SocketAddress;
 import java.util.ArrayDeque;
 import java.util.concurrent.ConcurrentHashMap;
@@ -155,7 +158,8 @@ final class FastCgiPool {
                         ch.pipeline().addLast("fastcgi-decoder", new FastCgiRecordDecoder()).addLast("fastcgi", conn);
                     }
                 });
-        ChannelFuture f = b.connect(budget.address);
+        ChannelFuture f = budget.address instanceof InetSocketAddress isa && isa.isUnresolved()
+                ? connectByName(b, isa, w.connectTimeoutMillis()) : b.connect(budget.address);
         conn.channel = f.channel();
         // Bootstrap closes the channel when the connect fails, so this accounts for every connection once.
         f.channel().closeFuture().addListener(x -> closed(conn));
@@ -166,6 +170,28 @@ final class FastCgiPool {
                 w.onConnectFailure(x.cause());
             }
         });
+    }
+
+    /**
+     * A name is looked up first, on this loop and without blocking it (the bootstrap's own resolver would
+     * ask the JDK's, which blocks); failing that, the registered channel is closed as a failed connect's is.
+     */
+    private ChannelFuture connectByName(Bootstrap b, InetSocketAddress name, int timeoutMillis) {
+        ChannelFuture reg = b.register();
+        Channel ch = reg.channel();
+        LoopContext here = LoopContext.current();
+        if (here == null) {
+            ch.close();
+            return ch.newFailedFuture(new IllegalStateException("no resolver on this loop for " + name.getHostString()));
+        }
+        ChannelFuture f = here.names().connect(ch, new HostPort(name.getHostString(), name.getPort()), null,
+                budget.refuseLocal, timeoutMillis);
+        f.addListener(x -> {
+            if (!x.isSuccess()) {
+                ch.close();
+            }
+        });
+        return f;
     }
 
     private void closed(FastCgiConnection c) {
@@ -272,6 +298,8 @@ final class FastCgiPool {
     static final class Budget {
         final SocketAddress address;
         volatile int max;
+        /** The last config's refuseLocalAddresses for this endpoint (checked when a name is looked up). */
+        volatile boolean refuseLocal;
         private final AtomicInteger used = new AtomicInteger();
         /** Loops with waiting requests that could not open a connection, in the order they asked. */
         final ConcurrentLinkedQueue<FastCgiPool> hungry = new ConcurrentLinkedQueue<>();

@@ -20,6 +20,11 @@ final class FastCgiPools {
     private FastCgiPools() {}
 
     static FastCgiPool pool(EventLoop loop, SocketAddress address, int maxConnections) {
+        return pool(loop, address, maxConnections, false);
+    }
+
+    /** {@code refuseLocal}: a name may not lead to a local address (the upstream's refuseLocalAddresses). */
+    static FastCgiPool pool(EventLoop loop, SocketAddress address, int maxConnections, boolean refuseLocal) {
         EventExecutorGroup group = loop.parent() != null ? loop.parent() : loop;
         ConcurrentHashMap<SocketAddress, FastCgiPool.Budget> budgets = GROUPS.get(group);
         if (budgets == null) {
@@ -34,6 +39,7 @@ final class FastCgiPools {
         if (budget == null) {
             budget = budgets.computeIfAbsent(address, a -> new FastCgiPool.Budget(a, maxConnections));
         }
+        budget.refuseLocal = refuseLocal;
         if (budget.max != maxConnections) {
             // A reload changed it: connections over a lower bound are closed as they are released, and
             // a higher bound lets waiting requests in.

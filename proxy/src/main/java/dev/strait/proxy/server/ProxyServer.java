@@ -16,6 +16,7 @@ import dev.strait.proxy.tls.SniTable;
 import dev.strait.proxy.tls.TlsEngine;
 import dev.strait.proxy.upstream.LoopContext;
 import dev.strait.proxy.upstream.UpstreamContext;
+import dev.strait.proxy.resolve.NameResolution;
 import io.netty.bootstrap.ServerBootstrap;
 import io.netty.channel.Channel;
 import io.netty.channel.ChannelHandlerContext;
@@ -73,6 +74,8 @@ public final class ProxyServer implements AutoCloseable {
     private final Transport transport;
     private final EventLoopGroup loops;
     private final UpstreamContext upstreams;
+    /** Endpoint names, looked up on the loops (the resolver settings are read at start only). */
+    private final NameResolution names;
     private final ResponseCache cache;
     private final Http2Connections h2;
     private final H2cUpgrade h2cUpgrade;
@@ -112,7 +115,9 @@ public final class ProxyServer implements AutoCloseable {
         }
         this.transport = chosen;
         this.loops = group;
-        this.upstreams = new UpstreamContext(loops, transport.socketChannel(), metrics);
+        this.names = new NameResolution(serving.snapshot().config().resolver(), transport::datagramChannel,
+                transport.socketChannel());
+        this.upstreams = new UpstreamContext(loops, transport.socketChannel(), metrics, names);
         this.cache = new ResponseCache(serving.snapshot().config().cache().maxBytes(),
                 metrics == null ? null : metrics.registry());
         this.h2 = new Http2Connections(serving, metrics, accessLog);
@@ -395,6 +400,7 @@ public final class ProxyServer implements AutoCloseable {
         listeners.close().awaitUninterruptibly(2, TimeUnit.SECONDS);
         connections.close().awaitUninterruptibly(2, TimeUnit.SECONDS);
         upstreams.close();
+        names.close();
         loops.shutdownGracefully(0, 2, TimeUnit.SECONDS).awaitUninterruptibly(5, TimeUnit.SECONDS);
         cache.close(); // after the loops: no answer is being set up from an entry any more
     }

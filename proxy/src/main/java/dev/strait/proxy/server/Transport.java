@@ -6,6 +6,10 @@ import io.netty.channel.IoHandlerFactory;
 import io.netty.channel.ServerChannel;
 import io.netty.channel.epoll.Epoll;
 import io.netty.channel.epoll.EpollChannelOption;
+import io.netty.channel.epoll.EpollDatagramChannel;
+import io.netty.channel.socket.DatagramChannel;
+import io.netty.channel.socket.nio.NioDatagramChannel;
+import io.netty.channel.uring.IoUringDatagramChannel;
 import io.netty.channel.epoll.EpollIoHandler;
 import io.netty.channel.epoll.EpollServerSocketChannel;
 import io.netty.channel.epoll.EpollSocketChannel;
@@ -90,6 +94,15 @@ public enum Transport {
             case IO_URING -> IoUringSocketChannel.class;
             case EPOLL -> EpollSocketChannel.class;
             case NIO -> NioSocketChannel.class;
+        };
+    }
+
+    /** The UDP socket class, for DNS queries (dev.strait.proxy.resolve). */
+    public Class<? extends DatagramChannel> datagramChannel() {
+        return switch (this) {
+            case IO_URING -> IoUringDatagramChannel.class;
+            case EPOLL -> EpollDatagramChannel.class;
+            case NIO -> NioDatagramChannel.class;
         };
     }
 

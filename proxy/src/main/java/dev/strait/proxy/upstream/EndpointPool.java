@@ -175,7 +175,7 @@ public final class EndpointPool {
         }
         ch.config().setOption(ChannelOption.CONNECT_TIMEOUT_MILLIS, (int) Math.min(Integer.MAX_VALUE, timeout));
         c.attach(listener);
-        ch.connect(spec.address(index)).addListener(f -> {
+        spec.connect(ch, index, loop.context.names(), timeout).addListener(f -> {
             if (f.isSuccess()) {
                 if (c.listenerIs(listener)) {
                     listener.onConnected(c, false);
@@ -216,8 +216,9 @@ public final class EndpointPool {
         return spec.connectTimeoutMillis;
     }
 
-    java.net.InetSocketAddress socketAddress() {
-        return spec.address(index);
+    /** Connects an HTTP/2 session's channel to this endpoint (see {@link UpstreamSpec#connect}). */
+    io.netty.channel.ChannelFuture connect(Channel ch, long timeoutMillis) {
+        return spec.connect(ch, index, loop.context.names(), timeoutMillis);
     }
 
     void h2ChannelClosed(H2Session s) {

@@ -84,7 +84,7 @@ public final class H2Session extends ChannelInboundHandlerAdapter {
             pool.h2ChannelClosed(s);
             s.retire(new java.nio.channels.ClosedChannelException());
         });
-        ch.connect(pool.socketAddress()).addListener(f -> {
+        pool.connect(ch, timeout).addListener(f -> {
             if (f.isSuccess() && tls != null) {
                 io.netty.handler.ssl.SslHandler ssl = ch.pipeline().get(io.netty.handler.ssl.SslHandler.class);
                 ssl.handshakeFuture().addListener(h -> {

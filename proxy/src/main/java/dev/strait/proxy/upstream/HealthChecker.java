@@ -79,7 +79,7 @@ final class HealthChecker {
         ScheduledFuture<?> timeout = loop.schedule(() -> probe.finish(ch, false, "no answer within "
                 + hc.timeout().toMillis() + " ms"), hc.timeout().toNanos(), TimeUnit.NANOSECONDS);
         ch.closeFuture().addListener(f -> timeout.cancel(false));
-        ch.connect(spec.address(i)).addListener(f -> {
+        spec.connect(ch, i, upstream.context.names(), Math.max(1, hc.timeout().toMillis())).addListener(f -> {
             if (!f.isSuccess()) {
                 probe.finish(ch, false, "connect: " + f.cause());
             }

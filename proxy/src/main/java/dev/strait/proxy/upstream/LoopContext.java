@@ -55,6 +55,11 @@ public final class LoopContext {
                 });
     }
 
+    /** Where this loop looks endpoint names up. */
+    public dev.strait.proxy.resolve.NameResolution names() {
+        return context.names();
+    }
+
     /** The loop this context belongs to (for timers). */
     public EventLoop loopExecutor() {
         return loop;

@@ -1,6 +1,7 @@
 package dev.strait.proxy.upstream;
 
 import dev.strait.proxy.metrics.ProxyMetrics;
+import dev.strait.proxy.resolve.NameResolution;
 import io.netty.channel.EventLoop;
 import io.netty.channel.EventLoopGroup;
 import io.netty.channel.socket.SocketChannel;
@@ -22,6 +23,7 @@ public final class UpstreamContext implements AutoCloseable {
     private final EventLoopGroup loops;
     private final Class<? extends SocketChannel> channelClass;
     private final ProxyMetrics metrics;
+    private final NameResolution names;
     private final ConcurrentHashMap<String, UpstreamShared> shared = new ConcurrentHashMap<>();
     private final List<LoopContext> contexts = new ArrayList<>();
     private boolean closed;
@@ -31,10 +33,17 @@ public final class UpstreamContext implements AutoCloseable {
         return contexts.size();
     }
 
-    public UpstreamContext(EventLoopGroup loops, Class<? extends SocketChannel> channelClass, ProxyMetrics metrics) {
+    public UpstreamContext(EventLoopGroup loops, Class<? extends SocketChannel> channelClass, ProxyMetrics metrics,
+                           NameResolution names) {
         this.loops = loops;
         this.channelClass = channelClass;
         this.metrics = metrics;
+        this.names = names;
+    }
+
+    /** Endpoint names are looked up here (never on the JDK's blocking resolver). */
+    NameResolution names() {
+        return names;
     }
 
     ProxyMetrics metrics() {

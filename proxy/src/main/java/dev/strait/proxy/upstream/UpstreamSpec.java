@@ -26,7 +26,7 @@ public final class UpstreamSpec {
     /** Increases with every build: per-loop state moves to a newer spec, never back to an older one. */
     final long generation;
     final HostPort[] endpoints;
-    /** IP literals resolved now (no DNS); {@code null} for names, resolved when connecting. */
+    /** IP literals resolved now (no DNS); {@code null} for names, looked up when connecting. */
     final InetSocketAddress[] resolved;
     final int[] weights;
     final boolean weighted;
@@ -104,10 +104,13 @@ public final class UpstreamSpec {
         return fallbackHost;
     }
 
-    /** The address to connect to for endpoint {@code i}; a name is resolved now (the JVM caches lookups). */
-    InetSocketAddress address(int i) {
-        InetSocketAddress a = resolved[i];
-        return a != null ? a : new InetSocketAddress(endpoints[i].host(), endpoints[i].port());
+    /**
+     * Connects {@code ch} to endpoint {@code i}: an address at once, a name once {@code names} has found it
+     * (without blocking the loop), both within {@code timeoutMillis}.
+     */
+    io.netty.channel.ChannelFuture connect(io.netty.channel.Channel ch, int i, dev.strait.proxy.resolve.NameResolution names,
+                                           long timeoutMillis) {
+        return names.connect(ch, endpoints[i], resolved[i], config.refuseLocalAddresses(), timeoutMillis);
     }
 
     @Override

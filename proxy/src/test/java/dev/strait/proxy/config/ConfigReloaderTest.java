@@ -136,11 +136,12 @@ class ConfigReloaderTest {
                   - { name: http, address: "127.0.0.1:8081" }
                   - { name: extra, address: "127.0.0.1:8082" }
                 workers: 3
+                resolver: { nameservers: [ "10.96.0.10:53" ] }
                 """, "c");
         assertThat(ConfigReloader.restartOnlyChanges(a, certs)).isEmpty();
         assertThat(ConfigReloader.restartOnlyChanges(a, moved)).containsExactly(
                 "listener http address 127.0.0.1:8080 -> 127.0.0.1:8081", "listener extra added (127.0.0.1:8082)",
-                "listener https removed", "workers 0 -> 3", "admin 127.0.0.1:9901 -> none");
+                "listener https removed", "workers 0 -> 3", "admin 127.0.0.1:9901 -> none", "resolver");
     }
 
     @Test

@@ -417,4 +417,35 @@ class FastCgiProtocolTest {
             assertThat(HttpConn.once(a, HttpConn.get("/a.php")).status()).isEqualTo(502);
         }
     }
+
+    /** A named endpoint is looked up on the loop (resolver settings apply), and refuseLocalAddresses holds. */
+    @Test
+    void aNamedEndpointIsLookedUpOnTheLoop() throws Exception {
+        FakeFastCgi app = app((r, out, s) -> respond(out, "Status: 200 OK\r\n\r\nnamed"));
+        dev.strait.proxy.testing.TestDnsServer dns = new dev.strait.proxy.testing.TestDnsServer();
+        started.add(dns);
+        dns.add("php.strait.test", "127.0.0.1", 60);
+        for (boolean refuse : new boolean[] {false, true}) {
+            Serving serving = TestServing.serving("""
+                    workers: 1
+                    accessLog: { enabled: false }
+                    listeners: [ { name: http, address: "127.0.0.1:0" } ]
+                    resolver: { nameservers: [ "%s" ] }
+                    upstreams:
+                      - { name: app, protocol: fastcgi, endpoints: [ "php.strait.test:%d" ], refuseLocalAddresses: %s }
+                    routes:
+                      - name: fcgi
+                        hosts: [ "*" ]
+                        rules:
+                          - backends: [ { upstream: app } ]
+                            fastcgi: { root: /srv/app }
+                    """.formatted(dns.address(), app.port(), refuse));
+            ProxyServer server = new ProxyServer(serving.snapshot().config(), serving, new ProxyMetrics(), null).start();
+            started.add(0, server);
+            HttpConn.Response r = HttpConn.once(server.address("http"), HttpConn.get("/a.php"));
+            assertThat(r.status()).as("refuseLocalAddresses: " + refuse).isEqualTo(refuse ? 502 : 200);
+        }
+        assertThat(dns.asked("php.strait.test")).isEqualTo(2); // one server each, each with its own cache
+        assertThat(app.requests).hasSize(1);
+    }
 }
