@@ -1276,12 +1276,11 @@ final class IngressAnnotations {
         if (u.getRawUserInfo() != null || u.getRawFragment() != null) {
             return "has user information or a fragment, which the check cannot carry";
         }
-        // The names cluster DNS gives a Service: NAME (from a pod of its namespace), NAME.NAMESPACE,
-        // NAME.NAMESPACE.svc and NAME.NAMESPACE.svc.cluster.local.
-        String[] labels = u.getHost().toLowerCase(Locale.ROOT).split("\\.", -1);
-        boolean service = labels.length == 1 || labels.length == 2
-                || labels.length == 3 && labels[2].equals("svc")
-                || labels.length == 5 && String.join(".", labels[2], labels[3], labels[4]).equals("svc.cluster.local");
+        // The names cluster DNS gives a Service: NAME (from a pod of its namespace), NAME.NAMESPACE (the same,
+        // through the pods' search domains), NAME.NAMESPACE.svc and NAME.NAMESPACE.svc.cluster.local.
+        String host = u.getHost().toLowerCase(Locale.ROOT);
+        String[] labels = host.split("\\.", -1);
+        boolean service = labels.length == 1 || labels.length == 2 || ClusterDns.service(host) != null;
         if (!service || !SERVICE_NAME.matcher(labels[0]).matches()) {
             return "is not a Service of the cluster (http(s)://NAME, NAME.NAMESPACE, NAME.NAMESPACE.svc or"
                     + " NAME.NAMESPACE.svc.cluster.local, with an optional port)";

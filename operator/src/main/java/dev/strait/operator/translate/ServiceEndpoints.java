@@ -9,6 +9,7 @@ import io.fabric8.kubernetes.api.model.discovery.v1.EndpointSlice;
 import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.List;
+import java.util.Locale;
 import java.util.Map;
 import java.util.Objects;
 import java.util.TreeSet;
@@ -21,6 +22,15 @@ import java.util.TreeSet;
  * are terminating but still {@code serving} are used instead (graceful drain, as kube-proxy, Envoy and
  * Contour do): a Deployment of one replica being rolled, or the last pods of a scale-down, keep
  * answering until they stop serving, rather than every request getting 503.
+ *
+ * <p>A Service of type ExternalName has no endpoints of its own: it is its {@code externalName}, looked up by
+ * the proxy when it connects, with the backend's port (a CNAME: the client connects to the port it asked for).
+ * Its owner chooses where the proxy connects, so the name may not lead to the proxy's own host or the node's
+ * (loopback, link-local such as the cloud metadata service at 169.254.169.254, unspecified, multicast: refused
+ * here when the name says so, and by the proxy when the name resolves there; Contour's GHSA-5ph6-qq5x-7jwc,
+ * CVE-2021-25740). A name of a Service of the cluster ({@link ClusterDns}) is not looked up but followed, as a
+ * reference from the ExternalName Service's namespace that needs the same consent as any other ({@link Consent}):
+ * else an ExternalName Service would reach another namespace's Service that never accepted its namespace.
  */
 final class ServiceEndpoints {
     static final String SERVICE_NAME_LABEL = "kubernetes.io/service-name";
@@ -41,14 +51,25 @@ final class ServiceEndpoints {
         }
     }
 
+    /** ResolvedRefs' reasons (Gateway API's where it has one). */
+    static final String NOT_FOUND = "BackendNotFound";
+    static final String NOT_PERMITTED = "RefNotPermitted";
+    static final String INVALID = "InvalidBackend";
+
     /**
-     * Either the endpoints (sorted, maybe none) or an error about {@code name} or {@code port}.
+     * Either the endpoints (sorted, maybe none) or an error about the reference's {@code field} ({@code name},
+     * {@code namespace} or {@code port}), with the condition reason for it.
      *
      * @param appProtocol the Service port's {@code appProtocol}, or null
+     * @param clusterIp   the cluster IP of the Service the endpoints are of, or null (headless, ExternalName)
+     * @param byName      the one endpoint is an ExternalName Service's name, looked up by the proxy, which may not
+     *                    lead to a local address ({@link dev.strait.model.Upstream#refuseLocalAddresses})
      */
-    record Resolution(List<HostPort> endpoints, String field, String error, String appProtocol) {
-        Resolution(List<HostPort> endpoints, String field, String error) {
-            this(endpoints, field, error, null);
+    record Resolution(List<HostPort> endpoints, String field, String reason, String error, String appProtocol,
+                      String clusterIp, boolean byName) {
+
+        static Resolution failed(String field, String reason, String error) {
+            return new Resolution(List.of(), field, reason, error, null, null, false);
         }
 
         boolean ok() {
@@ -66,13 +87,6 @@ final class ServiceEndpoints {
                 default -> null;
             };
         }
-    }
-
-    /** The Service's cluster IP, or null where it has none (headless, ExternalName) or is not known. */
-    String clusterIp(String namespace, String name) {
-        Service svc = services.get(namespace + "/" + name);
-        String ip = svc == null || svc.getSpec() == null ? null : svc.getSpec().getClusterIP();
-        return ip == null || ip.isEmpty() || ip.equals("None") ? null : ip;
     }
 
     /** The number of a Service's first TCP port (ingress-nginx's choice for a default backend), or null. */
@@ -115,22 +129,84 @@ final class ServiceEndpoints {
         }
         Service svc = services.get(target + "/" + name);
         if (svc == null) {
-            return new Resolution(List.of(), "name", "Service \"" + name + "\" of namespace \"" + target + "\" not found");
+            return Resolution.failed("name", NOT_FOUND, "Service \"" + name + "\" of namespace \"" + target + "\" not found");
         }
         if (!Consent.accepts(svc, from)) {
-            return new Resolution(List.of(), "namespace", Consent.refused("Service", name, target, from));
+            return Resolution.failed("namespace", NOT_PERMITTED, Consent.refused("Service", name, target, from));
         }
         return resolve(target, name, port);
     }
 
+    /** A Service of {@code namespace} and one of its ports, from a resource of the same namespace. */
     Resolution resolve(String namespace, String name, Integer port) {
         Service svc = services.get(namespace + "/" + name);
         if (svc == null) {
-            return new Resolution(List.of(), "name", "Service \"" + name + "\" not found");
+            return Resolution.failed("name", NOT_FOUND, "Service \"" + name + "\" not found");
         }
-        if ("ExternalName".equals(svc.getSpec().getType())) {
-            return new Resolution(List.of(), "name", "Service \"" + name + "\" is of type ExternalName, which is not supported");
+        if (isExternalName(svc)) {
+            return externalName(svc, namespace, name, port);
         }
+        return endpoints(svc, namespace, name, port);
+    }
+
+    private static boolean isExternalName(Service svc) {
+        return svc.getSpec() != null && "ExternalName".equals(svc.getSpec().getType());
+    }
+
+    /**
+     * An ExternalName Service's port {@code port}: one endpoint, its name (lower-case, without the trailing dot)
+     * and that port, or the Service it names in the cluster, or why neither.
+     */
+    private Resolution externalName(Service svc, String namespace, String name, Integer port) {
+        String given = svc.getSpec().getExternalName();
+        if (given == null || given.isEmpty()) {
+            return Resolution.failed("name", INVALID, "Service \"" + name + "\" is of type ExternalName but has no"
+                    + " spec.externalName");
+        }
+        String what = "Service \"" + name + "\" (ExternalName \"" + given + "\")";
+        if (port == null) {
+            return Resolution.failed("port", NOT_FOUND, what + ": a port is required");
+        }
+        String host = given.toLowerCase(Locale.ROOT);
+        if (host.endsWith(".")) {
+            host = host.substring(0, host.length() - 1); // absolute: the name itself
+        }
+        String problem = ExternalNames.problem(host);
+        if (problem != null) {
+            return Resolution.failed("name", INVALID, what + " " + problem);
+        }
+        ClusterDns.ServiceName in = ClusterDns.service(host);
+        if (in == null) {
+            String appProtocol = null;
+            for (ServicePort p : svc.getSpec().getPorts() == null ? List.<ServicePort>of() : svc.getSpec().getPorts()) {
+                if (port.equals(p.getPort()) && (p.getProtocol() == null || p.getProtocol().equals("TCP"))) {
+                    appProtocol = p.getAppProtocol();
+                }
+            }
+            return new Resolution(List.of(new HostPort(host, port)), null, null, null, appProtocol, null, true);
+        }
+        // A Service of the cluster, named from the ExternalName Service's namespace: its consent is asked as for any
+        // reference from there, or the ExternalName would be a way round it (a confused deputy).
+        Service target = services.get(in.namespace() + "/" + in.name());
+        String named = "Service \"" + in.name() + "\" of namespace \"" + in.namespace() + "\"";
+        if (target == null) {
+            return Resolution.failed("name", NOT_FOUND, what + ": " + named + " not found");
+        }
+        if (isExternalName(target)) {
+            return Resolution.failed("name", INVALID, what + " names " + named + ", of type ExternalName too: one"
+                    + " ExternalName is followed, not a chain");
+        }
+        if (!in.namespace().equals(namespace) && !Consent.accepts(target, namespace)) {
+            return Resolution.failed("name", NOT_PERMITTED, what + ": "
+                    + Consent.refused("Service", in.name(), in.namespace(), namespace));
+        }
+        Resolution r = endpoints(target, in.namespace(), in.name(), port);
+        return r.ok() ? r : Resolution.failed(r.field().equals("port") ? "port" : "name", r.reason(),
+                what + ": " + r.error());
+    }
+
+    /** The ready endpoints of a Service's port (see the class documentation). */
+    private Resolution endpoints(Service svc, String namespace, String name, Integer port) {
         ServicePort sp = null;
         if (svc.getSpec().getPorts() != null) {
             for (ServicePort p : svc.getSpec().getPorts()) {
@@ -140,7 +216,7 @@ final class ServiceEndpoints {
             }
         }
         if (sp == null) {
-            return new Resolution(List.of(), "port", "Service \"" + name + "\" has no TCP port " + port);
+            return Resolution.failed("port", NOT_FOUND, "Service \"" + name + "\" has no TCP port " + port);
         }
         String portName = sp.getName() == null ? "" : sp.getName();
         TreeSet<String> seen = new TreeSet<>();
@@ -183,6 +259,8 @@ final class ServiceEndpoints {
         }
         List<HostPort> use = out.isEmpty() ? draining : out;
         use.sort((a, b) -> a.toString().compareTo(b.toString()));
-        return new Resolution(List.copyOf(use), null, null, sp.getAppProtocol());
+        String ip = svc.getSpec().getClusterIP();
+        ip = ip == null || ip.isEmpty() || ip.equals("None") ? null : ip;
+        return new Resolution(List.copyOf(use), null, null, null, sp.getAppProtocol(), ip, false);
     }
 }

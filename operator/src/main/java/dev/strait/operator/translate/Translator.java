@@ -116,13 +116,26 @@ public final class Translator {
         return serviceUpstreamName(namespace, service, port, protocol) + balancing.nameSuffix();
     }
 
-    /** Where a Service backend's requests go: the Service's cluster IP and port when asked, else its endpoints. */
+    /**
+     * Where a Service backend's requests go: the Service's cluster IP and port when asked, else its endpoints. An
+     * ExternalName Service's name is its one endpoint either way: there is nothing for a cluster IP to balance.
+     */
     private static List<dev.strait.model.HostPort> targets(ServiceEndpoints.Resolution res, ServiceBalancing balancing,
-                                                          String clusterIp, int port) {
-        if (!balancing.clusterIp()) {
+                                                          int port) {
+        if (!balancing.clusterIp() || res.byName()) {
             return res.endpoints();
         }
-        return clusterIp == null ? List.of() : List.of(new dev.strait.model.HostPort(clusterIp, port));
+        return res.clusterIp() == null ? List.of() : List.of(new dev.strait.model.HostPort(res.clusterIp(), port));
+    }
+
+    /**
+     * The upstream made for a resolved Service backend, balanced and connected to as {@code balancing} says; an
+     * ExternalName Service's name may not lead the proxy to a local address (ADR 0078's consent aside, its owner
+     * would otherwise choose where the proxy connects: its admin port, the node's metadata service).
+     */
+    private static Upstream serviceUpstream(String model, ServiceEndpoints.Resolution res, String protocol,
+                                            ServiceBalancing balancing, int port) {
+        return serviceUpstream(model, targets(res, balancing, port), protocol, balancing, res.byName());
     }
 
     /** The upstream made for a Service backend: its endpoints, spoken to with the backend's {@code protocol}. */
@@ -133,6 +146,11 @@ public final class Translator {
     /** The same, balanced and connected to as {@code balancing} says. */
     static Upstream serviceUpstream(String model, List<dev.strait.model.HostPort> endpoints, String protocol,
                                     ServiceBalancing balancing) {
+        return serviceUpstream(model, endpoints, protocol, balancing, false);
+    }
+
+    private static Upstream serviceUpstream(String model, List<dev.strait.model.HostPort> endpoints, String protocol,
+                                            ServiceBalancing balancing, boolean refuseLocalAddresses) {
         Upstream.Protocol p = protocol == null ? Upstream.Protocol.HTTP1 : switch (protocol) {
             case "h2c" -> Upstream.Protocol.H2C;
             case "h2" -> Upstream.Protocol.H2;
@@ -140,7 +158,8 @@ public final class Translator {
         };
         boolean tls = "https".equals(protocol) || "h2".equals(protocol);
         return new Upstream(model, endpoints, p, balancing.loadBalancer(), null, Map.of(), balancing.hashOn(),
-                balancing.pool(), null, Upstream.DEFAULT_PANIC_THRESHOLD, 0, tls ? Upstream.Tls.UNVERIFIED : null);
+                balancing.pool(), null, Upstream.DEFAULT_PANIC_THRESHOLD, 0, tls ? Upstream.Tls.UNVERIFIED : null,
+                refuseLocalAddresses);
     }
 
     /**
@@ -363,7 +382,9 @@ public final class Translator {
                     : StatusCondition.no(StatusCondition.ACCEPTED, "Invalid", String.join("; ", st.specErrors));
             StatusCondition resolved = st.refErrors.isEmpty()
                     ? StatusCondition.yes(StatusCondition.RESOLVED_REFS, "ResolvedRefs", st.model == null
-                            ? "Service found" : st.model.endpoints().size() + " ready endpoint(s)")
+                            ? "Service found" : st.model.refuseLocalAddresses()
+                            ? "ExternalName " + st.model.endpoints().get(0) + ", looked up by the proxy"
+                            : st.model.endpoints().size() + " ready endpoint(s)")
                     : StatusCondition.no(StatusCondition.RESOLVED_REFS, st.refReason, String.join("; ", st.refErrors));
             List<String> errors = new ArrayList<>(st.specErrors);
             errors.addAll(st.refErrors);
@@ -1008,9 +1029,13 @@ public final class Translator {
         ServiceRef svc = u.getSpec().service;
         ServiceEndpoints.Resolution res = endpoints.resolve(ns, svc.namespace, svc.name, svc.port);
         if (!res.ok()) {
+            st.refReason = res.reason();
             st.refErrors.add("spec.service." + res.field() + ": " + res.error());
         }
         res.endpoints().forEach(e -> eps.add(e.toString()));
+        if (res.byName()) {
+            tree.put("refuseLocalAddresses", true); // an ExternalName Service's name: see serviceUpstream
+        }
         if (u.getSpec().tls != null) {
             tree.set("tls", upstreamTls(u.getSpec().tls, ns, secrets, st));
         }
@@ -1190,12 +1215,11 @@ public final class Translator {
                             // errors are reported when the Route is checked; here only the name counts
                             ServiceBalancing balancing = ServiceBalancing.of(JSON.valueToTree(b), "", new ArrayList<>());
                             String model = serviceUpstreamName(target, b.service.name, b.service.port, protocol, balancing);
-                            String clusterIp = balancing.clusterIp() ? endpoints.clusterIp(target, b.service.name) : null;
-                            serviceUpstreams.put(model, serviceUpstream(model,
-                                    targets(res, balancing, clusterIp, b.service.port), protocol, balancing));
+                            serviceUpstreams.put(model, serviceUpstream(model, res, protocol, balancing, b.service.port));
                             sb.append(model);
-                            if (balancing.clusterIp()) {
-                                sb.append('@').append(clusterIp); // a Service gaining or losing one changes the Route
+                            if (balancing.clusterIp() && !res.byName()) {
+                                // a Service gaining or losing one changes the Route
+                                sb.append('@').append(res.clusterIp());
                             }
                         } else {
                             sb.append('!').append(res.field()).append(res.error());
@@ -1368,13 +1392,10 @@ public final class Translator {
             }
             ServiceEndpoints.Resolution res = endpoints.resolve(ns, target, name, port);
             if (!res.ok()) {
-                // Gateway API's reason for a reference its target did not consent to.
-                st.refError(b, res.field().equals("namespace") ? "RefNotPermitted" : "BackendNotFound",
-                        path + ".service." + res.field() + ": " + res.error());
+                st.refError(b, res.reason(), path + ".service." + res.field() + ": " + res.error());
                 return;
             }
-            String clusterIp = balancing.clusterIp() ? endpoints.clusterIp(target, name) : null;
-            if (balancing.clusterIp() && clusterIp == null) {
+            if (balancing.clusterIp() && !res.byName() && res.clusterIp() == null) {
                 st.refError(b, "BackendNotFound", path + ".useClusterIP: Service \"" + name + "\" has no cluster IP"
                         + " (headless); its pods can be reached only through its endpoints");
                 return;
@@ -1382,8 +1403,8 @@ public final class Translator {
             if (protocol == null) {
                 protocol = res.protocol(); // the backend's protocol wins over the Service port's appProtocol
             }
-            Upstream made = serviceUpstream(serviceUpstreamName(target, name, port, protocol, balancing),
-                    targets(res, balancing, clusterIp, port), protocol, balancing);
+            Upstream made = serviceUpstream(serviceUpstreamName(target, name, port, protocol, balancing), res, protocol,
+                    balancing, port);
             serviceUpstreams.put(made.name(), made);
             st.use(b, made.name(), made.protocol());
         } else {

@@ -105,6 +105,17 @@ public final class Fixtures {
     }
 
     /**
+     * A Service of type ExternalName for {@code externalName} (null: none), with one TCP port per {@code "name:port"}
+     * as {@link #service} (an ExternalName Service need list none).
+     */
+    public static Service externalName(String ns, String name, String externalName, String... ports) {
+        Service s = service(ns, name, ports);
+        s.getSpec().setType("ExternalName");
+        s.getSpec().setExternalName(externalName);
+        return s;
+    }
+
+    /**
      * One slice of a Service: port {@code portName -> port}, endpoints as {@code "10.0.0.1"}, {@code "10.0.0.2!"}
      * (not ready) or {@code "10.0.0.3~"} (terminating, not ready, still serving); an address with a colon
      * makes an IPv6 slice.

@@ -49,9 +49,11 @@ class IncrementalTranslationTest {
         }
         Translator incremental = new Translator(ProxyDefaults.STANDARD);
         Random writes = new Random(seed * 31); // apart from rnd, so the sequences of changes stay what they were
+        Random kinds = new Random(seed * 37);
         for (int step = 0; step < 60; step++) {
             change(world, rnd);
             statusWrite(world, writes);
+            serviceKind(world, kinds);
             List<Object> resources = new ArrayList<>(world.values());
             Translation got = incremental.translate(Fixtures.inputs(resources.toArray()));
             Collections.shuffle(resources, rnd);
@@ -85,6 +87,35 @@ class IncrementalTranslationTest {
                 e.setValue(written);
             }
         }
+    }
+
+    /**
+     * Now and then a Service api becomes of type ExternalName, or a plain one again (ADR 0025 with ExternalName
+     * Services): a name outside (its upstream's endpoint), a refused one, the other namespace's api by its cluster
+     * name (with that one's consent or without, or an ExternalName itself: a chain), or ports that change. Its
+     * consent annotation stays as it was.
+     */
+    private static void serviceKind(Map<String, Object> world, Random rnd) {
+        if (rnd.nextInt(4) != 0) {
+            return;
+        }
+        String ns = NAMESPACES[rnd.nextInt(NAMESPACES.length)];
+        String other = ns.equals("shop") ? "blog" : "shop";
+        String key = "svc/" + ns + "/api";
+        io.fabric8.kubernetes.api.model.Service now = (io.fabric8.kubernetes.api.model.Service) world.get(key);
+        if (now == null) {
+            return;
+        }
+        io.fabric8.kubernetes.api.model.Service next = switch (rnd.nextInt(6)) {
+            case 0 -> Fixtures.externalName(ns, "api", "api.example.com", "http:8080");
+            case 1 -> Fixtures.externalName(ns, "api", "API.Example.org.");
+            case 2 -> Fixtures.externalName(ns, "api", "api." + other + ".svc.cluster.local", "http:8080");
+            case 3 -> Fixtures.externalName(ns, "api", rnd.nextBoolean() ? "localhost" : "169.254.169.254");
+            case 4 -> Fixtures.externalName(ns, "api", "api.example.com", "http:9090");
+            default -> service(ns, "api", "http:8080");
+        };
+        next.getMetadata().setAnnotations(now.getMetadata().getAnnotations());
+        world.put(key, next);
     }
 
     /** A status write (a new object, same generation) keeps the Route's state: its Service upstream is not made again. */

@@ -41,6 +41,7 @@ public final class NameResolution implements AutoCloseable {
     private final Config.Resolver settings;
     private final java.util.function.Supplier<Class<? extends DatagramChannel>> datagramChannel;
     private final Class<? extends SocketChannel> socketChannel;
+    private final Search search;
     private volatile AddressResolverGroup<InetSocketAddress> group;
     /** The resolvers' UDP channels, so that closing waits for them before the loops stop. */
     private final java.util.List<Channel> channels = new java.util.concurrent.CopyOnWriteArrayList<>();
@@ -54,10 +55,20 @@ public final class NameResolution implements AutoCloseable {
     public NameResolution(Config.Resolver settings,
                           java.util.function.Supplier<Class<? extends DatagramChannel>> datagramChannel,
                           Class<? extends SocketChannel> socketChannel) {
+        this(settings, datagramChannel, socketChannel, null);
+    }
+
+    /** With {@code search} instead of {@code /etc/resolv.conf}'s search domains and ndots (tests). */
+    NameResolution(Config.Resolver settings, java.util.function.Supplier<Class<? extends DatagramChannel>> datagramChannel,
+                   Class<? extends SocketChannel> socketChannel, Search search) {
         this.settings = settings;
         this.datagramChannel = datagramChannel;
         this.socketChannel = socketChannel;
+        this.search = search;
     }
+
+    /** Search domains, and the dots a name needs to be tried as it is first. */
+    record Search(java.util.List<String> domains, int ndots) {}
 
     /**
      * Connects {@code ch} (registered on its loop) to {@code endpoint}: at once to {@code literal} when the
@@ -102,7 +113,11 @@ public final class NameResolution implements AutoCloseable {
             return loop.newFailedFuture(e); // closed, or the loop is shutting down
         }
         Promise<InetSocketAddress> out = loop.newPromise();
-        resolver.resolve(InetSocketAddress.createUnresolved(endpoint.host(), endpoint.port())).addListener(f -> {
+        // A name that may not lead anywhere local is taken as absolute, as Kubernetes takes an ExternalName
+        // (a CNAME target): with the pod's search domains, "api.identity" would become the Service
+        // api.identity.svc.cluster.local, or "db-0.db.payments" a pod, past the consent of ADR 0078.
+        String name = refuseLocal && !endpoint.host().endsWith(".") ? endpoint.host() + "." : endpoint.host();
+        resolver.resolve(InetSocketAddress.createUnresolved(name, endpoint.port())).addListener(f -> {
             if (!f.isSuccess()) {
                 UnknownHostException e = new UnknownHostException("cannot resolve " + endpoint.host() + ": "
                         + (f.cause().getMessage() != null ? f.cause().getMessage() : f.cause().toString()));
@@ -142,7 +157,7 @@ public final class NameResolution implements AutoCloseable {
                 }
                 g = group;
                 if (g == null) {
-                    group = g = Dns.group(settings, datagramChannel.get(), socketChannel, channels);
+                    group = g = Dns.group(settings, datagramChannel.get(), socketChannel, channels, search);
                 }
             }
         }
@@ -157,7 +172,7 @@ public final class NameResolution implements AutoCloseable {
         static AddressResolverGroup<InetSocketAddress> group(Config.Resolver settings,
                                                              Class<? extends DatagramChannel> datagramChannel,
                                                              Class<? extends SocketChannel> socketChannel,
-                                                             java.util.List<Channel> channels) {
+                                                             java.util.List<Channel> channels, Search search) {
             ReflectiveChannelFactory<? extends DatagramChannel> udp = new ReflectiveChannelFactory<>(datagramChannel);
             DnsNameResolverBuilder b = new DnsNameResolverBuilder()
                     .datagramChannelFactory(() -> {
@@ -176,6 +191,9 @@ public final class NameResolution implements AutoCloseable {
             }
             if (settings.timeout() != null) {
                 b.queryTimeoutMillis(Math.max(1, settings.timeout().toMillis()));
+            }
+            if (search != null) {
+                b.searchDomains(search.domains()).ndots(search.ndots());
             }
             return new RoundRobinDnsAddressResolverGroup(b);
         }

@@ -176,4 +176,28 @@ class NameResolutionTest {
         }
         assertThat(good.seen()).extracting(TestUpstream.Seen::uri).contains("/healthz", "/x");
     }
+
+    /** The pod's search domains would turn a short ExternalName into another namespace's Service. */
+    @Test
+    void aNameThatMayNotLeadAnywhereLocalIsTakenAsAbsolute() throws Exception {
+        dns.add("api.identity.svc.cluster.local", "10.1.2.3", 60);
+        io.netty.channel.EventLoopGroup group = new io.netty.channel.MultiThreadIoEventLoopGroup(1,
+                io.netty.channel.nio.NioIoHandler.newFactory());
+        NameResolution names = new NameResolution(
+                new dev.strait.model.Config.Resolver(java.util.List.of(dev.strait.model.HostPort.parse(dns.address())), null),
+                () -> io.netty.channel.socket.nio.NioDatagramChannel.class, io.netty.channel.socket.nio.NioSocketChannel.class,
+                new NameResolution.Search(java.util.List.of("svc.cluster.local", "cluster.local"), 5));
+        try {
+            io.netty.channel.EventLoop loop = group.next();
+            dev.strait.model.HostPort api = new dev.strait.model.HostPort("api.identity", 80);
+            var searched = loop.submit(() -> names.resolve(loop, api, false)).get().await();
+            assertThat(searched.getNow().getAddress().getHostAddress()).as("with the search domains").isEqualTo("10.1.2.3");
+            var absolute = loop.submit(() -> names.resolve(loop, api, true)).get().await();
+            assertThat(absolute.cause()).isInstanceOf(java.net.UnknownHostException.class)
+                    .hasMessageStartingWith("cannot resolve api.identity:");
+        } finally {
+            names.close();
+            group.shutdownGracefully(0, 1, java.util.concurrent.TimeUnit.SECONDS).await();
+        }
+    }
 }
