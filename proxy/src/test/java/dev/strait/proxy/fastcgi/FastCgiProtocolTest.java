@@ -51,7 +51,7 @@ class FastCgiProtocolTest {
     }
 
     private InetSocketAddress proxy(int port, int maxConnections, String timeout) throws Exception {
-        Serving serving = TestServing.serving("""
+        return serve("""
                 workers: 2
                 accessLog: { enabled: false }
                 listeners: [ { name: http, address: "127.0.0.1:0" } ]
@@ -65,6 +65,11 @@ class FastCgiProtocolTest {
                         fastcgi: { root: /srv/app }
                         timeouts: { request: %s }
                 """.formatted(port, maxConnections, timeout));
+    }
+
+    /** A proxy serving {@code yaml}; its HTTP listener's address. */
+    private InetSocketAddress serve(String yaml) throws Exception {
+        Serving serving = TestServing.serving(yaml);
         ProxyServer server = new ProxyServer(serving.snapshot().config(), serving, new ProxyMetrics(), null).start();
         started.add(0, server);
         return server.address("http");
@@ -426,7 +431,7 @@ class FastCgiProtocolTest {
         started.add(dns);
         dns.add("php.strait.test", "127.0.0.1", 60);
         for (boolean refuse : new boolean[] {false, true}) {
-            Serving serving = TestServing.serving("""
+            InetSocketAddress a = serve("""
                     workers: 1
                     accessLog: { enabled: false }
                     listeners: [ { name: http, address: "127.0.0.1:0" } ]
@@ -440,9 +445,7 @@ class FastCgiProtocolTest {
                           - backends: [ { upstream: app } ]
                             fastcgi: { root: /srv/app }
                     """.formatted(dns.address(), app.port(), refuse));
-            ProxyServer server = new ProxyServer(serving.snapshot().config(), serving, new ProxyMetrics(), null).start();
-            started.add(0, server);
-            HttpConn.Response r = HttpConn.once(server.address("http"), HttpConn.get("/a.php"));
+            HttpConn.Response r = HttpConn.once(a, HttpConn.get("/a.php"));
             assertThat(r.status()).as("refuseLocalAddresses: " + refuse).isEqualTo(refuse ? 502 : 200);
         }
         assertThat(dns.asked("php.strait.test")).isEqualTo(2); // one server each, each with its own cache
