@@ -25,7 +25,8 @@ import java.util.regex.PatternSyntaxException;
  * it was not meant to get, or unguarded: so do authentication annotations it cannot honour. {@code auth-type:
  * basic} is the rules' {@code basicAuth} (ADR 0061), {@code auth-url} naming a Service or the request's own host
  * ({@code $host}) their {@code forwardAuth}, {@code auth-tls-secret} and its settings the {@code tls.clientValidation}
- * of the Ingress's TLS hosts (ADR 0075).
+ * of the Ingress's TLS hosts (ADR 0075), {@code proxy-ssl-*} the TLS of the upstreams made for its Service backends
+ * (checked with the Secret's CAs, with its client certificate).
  */
 final class IngressAnnotations {
     static final String PREFIX = "nginx.ingress.kubernetes.io/";
@@ -97,6 +98,23 @@ final class IngressAnnotations {
     static final String AUTH_REALM = PREFIX + "auth-realm";
     /** How the backend is spoken to: HTTP (default), HTTPS, GRPC, GRPCS, AUTO_HTTP or FCGI. */
     static final String BACKEND_PROTOCOL = PREFIX + "backend-protocol";
+    /**
+     * The Secret ({@code name}, or {@code namespace/name}) whose {@code ca.crt} holds the CAs the backends' certificates
+     * are checked against, and whose {@code tls.crt} and {@code tls.key}, when there, are the client certificate the
+     * proxy presents to them (nginx's {@code proxy_ssl_trusted_certificate}, {@code proxy_ssl_certificate}).
+     */
+    static final String PROXY_SSL_SECRET = PREFIX + "proxy-ssl-secret";
+    /** {@code on} or {@code off} (the default): whether the backends' certificates are checked. */
+    static final String PROXY_SSL_VERIFY = PREFIX + "proxy-ssl-verify";
+    /** The name checked in the backends' certificates (and sent as SNI); nginx's {@code proxy_ssl_name}. */
+    static final String PROXY_SSL_NAME = PREFIX + "proxy-ssl-name";
+    /** {@code on} or {@code off} (the default): whether that name is sent as SNI. */
+    static final String PROXY_SSL_SERVER_NAME = PREFIX + "proxy-ssl-server-name";
+    /** How long the backend's chain may be (nginx's default 1); Strait checks chains of any length to the CAs. */
+    static final String PROXY_SSL_VERIFY_DEPTH = PREFIX + "proxy-ssl-verify-depth";
+    /** nginx's TLS versions and ciphers to backends; Strait speaks TLS 1.3 and 1.2 with ciphers of its own. */
+    static final String PROXY_SSL_PROTOCOLS = PREFIX + "proxy-ssl-protocols";
+    static final String PROXY_SSL_CIPHERS = PREFIX + "proxy-ssl-ciphers";
     /** The Host sent upstream. */
     static final String UPSTREAM_VHOST = PREFIX + "upstream-vhost";
     /** Seconds between two reads from, and two writes to, the backend. */
@@ -171,9 +189,10 @@ final class IngressAnnotations {
             TEMPORAL_REDIRECT, TEMPORAL_REDIRECT_CODE, REWRITE_TARGET, USE_REGEX, ALLOWLIST_SOURCE_RANGE,
             WHITELIST_SOURCE_RANGE, DENYLIST_SOURCE_RANGE, AUTH_TYPE, AUTH_URL, AUTH_TLS_SECRET, AUTH_TLS_VERIFY_CLIENT,
             AUTH_TLS_VERIFY_DEPTH, AUTH_TLS_PASS_CERTIFICATE_TO_UPSTREAM, AUTH_TLS_MATCH_CN, AUTH_TLS_ERROR_PAGE,
-            AUTH_SECRET, AUTH_SECRET_TYPE, AUTH_REALM, BACKEND_PROTOCOL, UPSTREAM_VHOST, PROXY_READ_TIMEOUT,
-            PROXY_SEND_TIMEOUT, APP_ROOT, CANARY, CANARY_WEIGHT, CANARY_WEIGHT_TOTAL, CANARY_BY_HEADER,
-            CANARY_BY_HEADER_VALUE, CANARY_BY_HEADER_PATTERN, CANARY_BY_COOKIE, LIMIT_RPS, LIMIT_RPM, LIMIT_BURST_MULTIPLIER, LIMIT_WHITELIST, LIMIT_ALLOWLIST,
+            AUTH_SECRET, AUTH_SECRET_TYPE, AUTH_REALM, BACKEND_PROTOCOL, PROXY_SSL_SECRET, PROXY_SSL_VERIFY,
+            PROXY_SSL_NAME, PROXY_SSL_SERVER_NAME, PROXY_SSL_VERIFY_DEPTH, PROXY_SSL_PROTOCOLS, PROXY_SSL_CIPHERS,
+            UPSTREAM_VHOST, PROXY_READ_TIMEOUT, PROXY_SEND_TIMEOUT, APP_ROOT, CANARY, CANARY_WEIGHT, CANARY_WEIGHT_TOTAL,
+            CANARY_BY_HEADER, CANARY_BY_HEADER_VALUE, CANARY_BY_HEADER_PATTERN, CANARY_BY_COOKIE, LIMIT_RPS, LIMIT_RPM, LIMIT_BURST_MULTIPLIER, LIMIT_WHITELIST, LIMIT_ALLOWLIST,
             ENABLE_CORS, CORS_ALLOW_ORIGIN, CORS_ALLOW_METHODS, CORS_ALLOW_HEADERS, CORS_EXPOSE_HEADERS,
             CORS_ALLOW_CREDENTIALS, CORS_MAX_AGE, PROXY_BODY_SIZE, AFFINITY, AFFINITY_MODE, SESSION_COOKIE_NAME,
             SESSION_COOKIE_PATH, SESSION_COOKIE_MAX_AGE, SESSION_COOKIE_EXPIRES, SESSION_COOKIE_SAMESITE,
@@ -226,6 +245,11 @@ final class IngressAnnotations {
     final RouteSpec.ClientValidation clientValidation;
     /** {@code backend-protocol} as every Service backend's {@code protocol}, or null for HTTP/1.1 in the clear. */
     final RouteSpec.ServiceProtocol backendProtocol;
+    /**
+     * {@code proxy-ssl-*} as the TLS of every Service backend spoken to over TLS ({@code backend-protocol} HTTPS or
+     * GRPCS), or null for {@code backend-protocol}'s unchecked TLS. The translator reads the Secret.
+     */
+    final BackendTls backendTls;
     /** {@code upstream-vhost} as every backend rule's {@code hostRewrite}, or null. */
     final String hostRewrite;
     /** The longer of {@code proxy-read-timeout} and {@code proxy-send-timeout} as {@code timeouts.idle}, or null. */
@@ -366,8 +390,13 @@ final class IngressAnnotations {
         clients.deny = ranges(DENYLIST_SOURCE_RANGE, a.get(DENYLIST_SOURCE_RANGE), guard);
         clientAddresses = clients.allow == null && clients.deny == null ? null : clients;
         basicAuth = basicAuth(a, namespace, guard);
+        int beforeProtocol = guard.size();
         backendProtocol = backendProtocol(a.get(BACKEND_PROTOCOL), guard);
         List<String> warn = new ArrayList<>();
+        // An unknown backend-protocol answers 503 already: its proxy-ssl-* would only repeat it.
+        backendTls = guard.size() > beforeProtocol ? null : backendTls(a, namespace,
+                backendProtocol == RouteSpec.ServiceProtocol.HTTPS || backendProtocol == RouteSpec.ServiceProtocol.H2,
+                guard, warn);
         String vhost = a.get(UPSTREAM_VHOST);
         if (vhost != null && !vhost.isBlank() && !HOST_VALUE.matcher(vhost.trim()).matches()) {
             guard.add(field(UPSTREAM_VHOST) + ": \"" + vhost + "\" is not a host (nginx variables are not read); the"
@@ -987,9 +1016,9 @@ final class IngressAnnotations {
 
     /**
      * ingress-nginx's {@code backend-protocol} as a Service backend's protocol: HTTPS and GRPCS are TLS whose
-     * certificate is not checked, as ingress-nginx's (its {@code proxy-ssl-verify} is off by default). What
-     * Strait cannot speak this way is an error in {@code guard}: the paths answer 503, since the app would
-     * only get bytes it cannot read.
+     * certificate is not checked, as ingress-nginx's (its {@code proxy-ssl-verify} is off by default; see
+     * {@link #backendTls} for what it is on). What Strait cannot speak this way is an error in {@code guard}: the
+     * paths answer 503, since the app would only get bytes it cannot read.
      */
     private static RouteSpec.ServiceProtocol backendProtocol(String value, List<String> guard) {
         if (value == null || value.isBlank()) {
@@ -1014,6 +1043,119 @@ final class IngressAnnotations {
                     + " AUTO_HTTP; the Ingress's paths answer 503");
         }
         return null;
+    }
+
+    /**
+     * What {@code proxy-ssl-*} ask of the TLS to the Ingress's Service backends: the Secret ({@code secretNamespace}
+     * null for the Ingress's own), the name checked in their certificates and sent as SNI, and whether they are
+     * checked. {@code secretName} is null only without {@code verify} (SNI alone).
+     */
+    record BackendTls(String secretNamespace, String secretName, String serverName, boolean verify) {}
+
+    /** The {@code proxy-ssl-*} annotations Strait takes (the others are reported as not applied). */
+    private static final List<String> PROXY_SSL = List.of(PROXY_SSL_SECRET, PROXY_SSL_VERIFY, PROXY_SSL_NAME,
+            PROXY_SSL_SERVER_NAME);
+
+    /**
+     * ingress-nginx's TLS to the backends ({@code proxy-ssl-*}) as a {@link BackendTls}, or null where
+     * {@code backend-protocol}'s unchecked TLS is what they come to (none set, or only settings that change nothing).
+     * {@code proxy-ssl-verify: on} is a check asked for: where it cannot be made (the backends are spoken to in the
+     * clear, no Secret, a name that is no host name) it is an error in {@code guard}, and the paths answer 503 rather
+     * than reach backends nobody checked. As in nginx, the name is sent as SNI with {@code proxy-ssl-server-name: on};
+     * a checked name is always sent (the backend then shows the certificate for it). The chain's depth, TLS versions
+     * and ciphers are not Strait's to choose: warnings.
+     *
+     * @param tls {@code backend-protocol} is HTTPS or GRPCS
+     */
+    private static BackendTls backendTls(Map<String, String> a, String namespace, boolean tls, List<String> guard,
+                                         List<String> warn) {
+        if (!tls) {
+            if (trimmed(a, PROXY_SSL_VERIFY).equals("on")) {
+                guard.add(field(PROXY_SSL_VERIFY) + ": \"on\" needs " + field(BACKEND_PROTOCOL) + " HTTPS or GRPCS (the"
+                        + " backends are spoken to in the clear); the Ingress's paths answer 503");
+                return null;
+            }
+            for (String name : List.of(PROXY_SSL_SECRET, PROXY_SSL_VERIFY, PROXY_SSL_NAME, PROXY_SSL_SERVER_NAME,
+                    PROXY_SSL_VERIFY_DEPTH, PROXY_SSL_PROTOCOLS, PROXY_SSL_CIPHERS)) {
+                if (!trimmed(a, name).isEmpty()) {
+                    warn.add(field(name) + ": applies with " + field(BACKEND_PROTOCOL) + " HTTPS or GRPCS; the backends"
+                            + " are spoken to in the clear, so it has no effect");
+                }
+            }
+            return null;
+        }
+        if (!trimmed(a, PROXY_SSL_VERIFY_DEPTH).isEmpty()) {
+            warn.add(field(PROXY_SSL_VERIFY_DEPTH) + ": is not applied: a backend's chain is checked up to a CA of the"
+                    + " Secret's ca.crt whatever its length");
+        }
+        if (!trimmed(a, PROXY_SSL_PROTOCOLS).isEmpty()) {
+            warn.add(field(PROXY_SSL_PROTOCOLS) + ": is not applied: Strait speaks TLS 1.3 or 1.2 to backends");
+        }
+        if (!trimmed(a, PROXY_SSL_CIPHERS).isEmpty()) {
+            warn.add(field(PROXY_SSL_CIPHERS) + ": is not applied: Strait offers backends the ciphers of its own TLS 1.3"
+                    + " and 1.2");
+        }
+        if (PROXY_SSL.stream().allMatch(name -> trimmed(a, name).isEmpty())) {
+            return null;
+        }
+        String fail = "; the Ingress's paths answer 503 rather than reach backends whose certificates nobody checked";
+        String verify = trimmed(a, PROXY_SSL_VERIFY);
+        if (!verify.isEmpty() && !verify.equals("on") && !verify.equals("off")) {
+            guard.add(field(PROXY_SSL_VERIFY) + ": \"" + a.get(PROXY_SSL_VERIFY) + "\" is not on or off" + fail);
+            return null;
+        }
+        boolean on = verify.equals("on");
+        String name = trimmed(a, PROXY_SSL_NAME).toLowerCase(Locale.ROOT);
+        if (!name.isEmpty() && (name.length() > 253 || !HOST.matcher(name).matches())) {
+            String problem = field(PROXY_SSL_NAME) + ": \"" + a.get(PROXY_SSL_NAME) + "\" is not a host name (nginx"
+                    + " variables are not read)";
+            if (on) {
+                guard.add(problem + fail);
+                return null;
+            }
+            warn.add(problem + "; it is not sent");
+            name = "";
+        }
+        String sni = trimmed(a, PROXY_SSL_SERVER_NAME);
+        switch (sni) {
+            case "", "off" -> {
+                if (on && sni.equals("off") && !name.isEmpty()) {
+                    warn.add(field(PROXY_SSL_SERVER_NAME) + ": \"off\" is not applied: the name " + field(PROXY_SSL_NAME)
+                            + " checks in the backends' certificates is sent as SNI too");
+                }
+            }
+            case "on" -> {
+                if (name.isEmpty()) {
+                    warn.add(field(PROXY_SSL_SERVER_NAME) + ": applies with " + field(PROXY_SSL_NAME) + ", which is not"
+                            + " set; it has no effect");
+                }
+            }
+            default -> warn.add(field(PROXY_SSL_SERVER_NAME) + ": \"" + a.get(PROXY_SSL_SERVER_NAME) + "\" is not on or"
+                    + " off; off applies");
+        }
+        // Unchecked, the name is only SNI, which nginx sends only when asked.
+        String serverName = name.isEmpty() || !on && !sni.equals("on") ? null : name;
+        String secret = trimmed(a, PROXY_SSL_SECRET);
+        SecretName named = secret.isEmpty() ? null : SecretName.of(secret, namespace);
+        if (named != null && named.name().isEmpty()) {
+            guard.add(field(PROXY_SSL_SECRET) + ": names no Secret; the Ingress's paths answer 503");
+            return null;
+        }
+        if (on && named == null) {
+            guard.add(field(PROXY_SSL_VERIFY) + ": \"on\" needs " + field(PROXY_SSL_SECRET) + " (its ca.crt: the CAs the"
+                    + " backends' certificates are checked against)" + fail);
+            return null;
+        }
+        if (named == null && serverName == null) {
+            return null;
+        }
+        return new BackendTls(named == null ? null : named.namespace(), named == null ? null : named.name(), serverName,
+                on);
+    }
+
+    /** An annotation's value trimmed, empty when absent. */
+    private static String trimmed(Map<String, String> a, String name) {
+        return a.get(name) == null ? "" : a.get(name).trim();
     }
 
     /**

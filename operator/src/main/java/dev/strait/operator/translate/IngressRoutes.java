@@ -73,11 +73,13 @@ final class IngressRoutes {
 
     /**
      * One host of an Ingress (or a whole Route) as a Route, with the Ingress fields its Route fields
-     * came from and the errors found while rewriting it.
+     * came from and the errors found while rewriting it; {@code backendTls}: the Ingress's {@code proxy-ssl-*}, for
+     * the rules' Service backends spoken to over TLS (null: unchecked TLS, the only kind a Route's backend has).
      */
-    record Piece(Route route, Map<String, String> paths, List<String> refErrors, String refReason) {
+    record Piece(Route route, Map<String, String> paths, List<String> refErrors, String refReason,
+                 IngressAnnotations.BackendTls backendTls) {
         Piece(Route route, Map<String, String> paths, List<String> refErrors) {
-            this(route, paths, refErrors, null);
+            this(route, paths, refErrors, null, null);
         }
 
         static Piece of(Route r) {
@@ -406,7 +408,7 @@ final class IngressRoutes {
             }
             if (!rs.rules.isEmpty()) {
                 out.add(new Piece(piece(ing, ns, index, "", pieceKey, rs), fields, errors,
-                        unsupported ? UNSUPPORTED_ANNOTATION : null));
+                        unsupported ? UNSUPPORTED_ANNOTATION : null, annotations.backendTls));
             }
             if (redirect) {
                 // The host's plain requests, every path: one rule on http, so no longer prefix of the host wins.
@@ -493,7 +495,8 @@ final class IngressRoutes {
                 dsFields.put("spec.rules[0].backends[0]", "spec.defaultBackend");
                 dsFields.put("spec.rules[0]", "spec.defaultBackend");
                 out.add(new Piece(piece(ing, ns, index, DEFAULT_BACKEND, pieceKey, ds), dsFields, fallbackErrors,
-                        annotations.problems().isEmpty() && noTls == null ? null : UNSUPPORTED_ANNOTATION));
+                        annotations.problems().isEmpty() && noTls == null ? null : UNSUPPORTED_ANNOTATION,
+                        annotations.backendTls));
             }
             index++;
         }

@@ -117,6 +117,29 @@ public final class Translator {
     }
 
     /**
+     * The same, over {@code tls} ({@code null}, or the unchecked TLS of {@code https} and {@code h2}: the name above).
+     * Other TLS (an Ingress's {@code proxy-ssl-*}) adds a digest of it, so that Ingresses that speak to one Service
+     * with other CAs, names or client certificates never share an upstream (and its pooled connections); a digest
+     * that cannot be steered, since whoever names a Service others name could otherwise choose the name of theirs.
+     */
+    static String serviceUpstreamName(String namespace, String service, int port, String protocol,
+                                      ServiceBalancing balancing, Upstream.Tls tls) {
+        String name = serviceUpstreamName(namespace, service, port, protocol, balancing);
+        if (tls == null || tls.equals(Upstream.Tls.UNVERIFIED)) {
+            return name;
+        }
+        String settings = (tls.verify() ? "verify" : "unverified") + '\u0000' + tls.ca() + '\u0000' + tls.serverName()
+                + '\u0000' + tls.cert() + '\u0000' + tls.key();
+        try {
+            byte[] digest = java.security.MessageDigest.getInstance("SHA-256")
+                    .digest(settings.getBytes(StandardCharsets.UTF_8));
+            return name + ".tls-" + java.util.HexFormat.of().formatHex(digest, 0, 8);
+        } catch (java.security.NoSuchAlgorithmException e) {
+            throw new IllegalStateException(e); // every JDK has SHA-256
+        }
+    }
+
+    /**
      * Where a Service backend's requests go: the Service's cluster IP and port when asked, else its endpoints. An
      * ExternalName Service's name is its one endpoint either way: there is nothing for a cluster IP to balance.
      */
@@ -134,8 +157,8 @@ public final class Translator {
      * would otherwise choose where the proxy connects: its admin port, the node's metadata service).
      */
     private static Upstream serviceUpstream(String model, ServiceEndpoints.Resolution res, String protocol,
-                                            ServiceBalancing balancing, int port) {
-        return serviceUpstream(model, targets(res, balancing, port), protocol, balancing, res.byName());
+                                            ServiceBalancing balancing, int port, Upstream.Tls tls) {
+        return serviceUpstream(model, targets(res, balancing, port), protocol, balancing, res.byName(), tls);
     }
 
     /** The upstream made for a Service backend: its endpoints, spoken to with the backend's {@code protocol}. */
@@ -146,11 +169,12 @@ public final class Translator {
     /** The same, balanced and connected to as {@code balancing} says. */
     static Upstream serviceUpstream(String model, List<dev.strait.model.HostPort> endpoints, String protocol,
                                     ServiceBalancing balancing) {
-        return serviceUpstream(model, endpoints, protocol, balancing, false);
+        return serviceUpstream(model, endpoints, protocol, balancing, false, null);
     }
 
+    /** @param given the TLS of {@code https} and {@code h2}, null for the unchecked kind (ignored for other protocols) */
     private static Upstream serviceUpstream(String model, List<dev.strait.model.HostPort> endpoints, String protocol,
-                                            ServiceBalancing balancing, boolean refuseLocalAddresses) {
+                                            ServiceBalancing balancing, boolean refuseLocalAddresses, Upstream.Tls given) {
         Upstream.Protocol p = protocol == null ? Upstream.Protocol.HTTP1 : switch (protocol) {
             case "h2c" -> Upstream.Protocol.H2C;
             case "h2" -> Upstream.Protocol.H2;
@@ -158,8 +182,8 @@ public final class Translator {
         };
         boolean tls = "https".equals(protocol) || "h2".equals(protocol);
         return new Upstream(model, endpoints, p, balancing.loadBalancer(), null, Map.of(), balancing.hashOn(),
-                balancing.pool(), null, Upstream.DEFAULT_PANIC_THRESHOLD, 0, tls ? Upstream.Tls.UNVERIFIED : null,
-                refuseLocalAddresses);
+                balancing.pool(), null, Upstream.DEFAULT_PANIC_THRESHOLD, 0,
+                tls ? given != null ? given : Upstream.Tls.UNVERIFIED : null, refuseLocalAddresses);
     }
 
     /**
@@ -285,7 +309,7 @@ public final class Translator {
                 states = new ArrayList<>(src.pieces().size());
                 for (IngressRoutes.Piece piece : src.pieces()) {
                     RouteCall c = new RouteCall();
-                    states.add(route(piece.route(), endpoints, upstreamStates, secrets, models, c));
+                    states.add(route(piece, endpoints, upstreamStates, secrets, models, c));
                     call = src.pieces().size() == 1 && piece.route() == src.meta() && c.memoKey != null ? c : null;
                 }
             }
@@ -629,7 +653,7 @@ public final class Translator {
         List<Translation.Programmed> routes = programmed.computeIfAbsent(scope, s -> new ArrayList<>());
         List<Object> applied = new ArrayList<>();
         for (IngressRoutes.Piece piece : src.pieces()) {
-            RouteState st = route(piece.route(), endpoints, upstreamStates, secrets, models, new RouteCall());
+            RouteState st = route(piece, endpoints, upstreamStates, secrets, models, new RouteCall());
             specErrors.addAll(piece.rewrite(st.specErrors));
             refErrors.addAll(piece.refErrors());
             refErrors.addAll(piece.rewrite(st.refErrors));
@@ -1164,17 +1188,20 @@ public final class Translator {
      * none of these changed since the last translation, the last result is reused without touching the
      * spec. The upstreams made for Service backends are rebuilt every time (their endpoints move).
      */
-    private RouteState route(Route r, ServiceEndpoints endpoints, Map<String, UpstreamState> upstreams,
+    private RouteState route(IngressRoutes.Piece piece, ServiceEndpoints endpoints, Map<String, UpstreamState> upstreams,
                              Map<String, Secret> secrets, Map<String, Upstream> models, RouteCall call) {
+        Route r = piece.route();
+        ServiceTls tls = piece.backendTls() == null ? null
+                : serviceTls(piece.backendTls(), r.getMetadata().getNamespace(), secrets);
         Long generation = r.getMetadata().getGeneration();
         if (generation == null || r.getSpec() == null) {
-            return resolveAndCheck(r, endpoints, upstreams, secrets, models);
+            return resolveAndCheck(r, tls, endpoints, upstreams, secrets, models);
         }
         Map<String, Upstream> serviceUpstreams = new LinkedHashMap<>();
-        String refs = references(r, endpoints, upstreams, secrets, serviceUpstreams);
+        String refs = references(r, tls, endpoints, upstreams, secrets, serviceUpstreams);
         String key = "S" + r.getMetadata().getUid() + "/" + r.getMetadata().getNamespace() + "/"
                 + r.getMetadata().getName() + "@" + generation + "|" + refs;
-        RouteState st = memo(key, () -> resolveAndCheck(r, endpoints, upstreams, secrets, new HashMap<>()));
+        RouteState st = memo(key, () -> resolveAndCheck(r, tls, endpoints, upstreams, secrets, new HashMap<>()));
         call.memoKey = key;
         if (st.model != null) {
             models.putAll(serviceUpstreams);
@@ -1183,9 +1210,13 @@ public final class Translator {
         return st;
     }
 
-    /** What each reference of a Route resolves to, as text; fills in the upstreams made for Service backends. */
-    private static String references(Route r, ServiceEndpoints endpoints, Map<String, UpstreamState> upstreams,
-                                     Map<String, Secret> secrets, Map<String, Upstream> serviceUpstreams) {
+    /**
+     * What each reference of a Route resolves to, as text; fills in the upstreams made for Service backends (those of
+     * its rules' backends spoken to over TLS with {@code tls}, when given).
+     */
+    private static String references(Route r, ServiceTls tls, ServiceEndpoints endpoints,
+                                     Map<String, UpstreamState> upstreams, Map<String, Secret> secrets,
+                                     Map<String, Upstream> serviceUpstreams) {
         String ns = r.getMetadata().getNamespace();
         StringBuilder sb = new StringBuilder();
         if (r.getSpec().rules != null) {
@@ -1194,13 +1225,15 @@ public final class Translator {
                     continue;
                 }
                 List<RouteSpec.Backend> all = new ArrayList<>(rule.backends == null ? List.of() : rule.backends);
+                int own = all.size(); // the rule's backends; proxy-ssl-* are not its pages' or its check's
                 if (rule.errorPages != null && rule.errorPages.backend != null) {
                     all.add(rule.errorPages.backend); // where its pages come from is a reference too
                 }
                 if (rule.forwardAuth != null && rule.forwardAuth.backend != null) {
                     all.add(rule.forwardAuth.backend); // and who is asked whether a request may pass
                 }
-                for (RouteSpec.Backend b : all) {
+                for (int k = 0; k < all.size(); k++) {
+                    RouteSpec.Backend b = all.get(k);
                     if (b == null) {
                         continue;
                     }
@@ -1210,12 +1243,18 @@ public final class Translator {
                     } else if (b.service != null && b.service.name != null && b.service.port != null) {
                         String target = b.service.namespace == null ? ns : b.service.namespace;
                         ServiceEndpoints.Resolution res = endpoints.resolve(ns, target, b.service.name, b.service.port);
-                        if (res.ok()) {
-                            String protocol = b.protocol == null ? res.protocol() : JSON.convertValue(b.protocol, String.class);
+                        String protocol = b.protocol == null ? res.protocol() : JSON.convertValue(b.protocol, String.class);
+                        ServiceTls over = k < own && tls != null && overTls(protocol) ? tls : null;
+                        if (res.ok() && over != null && over.error() != null) {
+                            sb.append('!').append(over.error());
+                        } else if (res.ok()) {
+                            Upstream.Tls given = over == null ? null : over.tls();
                             // errors are reported when the Route is checked; here only the name counts
                             ServiceBalancing balancing = ServiceBalancing.of(JSON.valueToTree(b), "", new ArrayList<>());
-                            String model = serviceUpstreamName(target, b.service.name, b.service.port, protocol, balancing);
-                            serviceUpstreams.put(model, serviceUpstream(model, res, protocol, balancing, b.service.port));
+                            String model = serviceUpstreamName(target, b.service.name, b.service.port, protocol, balancing,
+                                    given);
+                            serviceUpstreams.put(model, serviceUpstream(model, res, protocol, balancing, b.service.port,
+                                    given));
                             sb.append(model);
                             if (balancing.clusterIp() && !res.byName()) {
                                 // a Service gaining or losing one changes the Route
@@ -1237,6 +1276,9 @@ public final class Translator {
                 }
             }
         }
+        if (tls != null) {
+            sb.append("|proxy-ssl:").append(tls.fingerprint());
+        }
         if (r.getSpec().tls != null) {
             Secret s = secrets.get(ns + "/" + r.getSpec().tls.secretName);
             sb.append("|tls:").append(s == null ? "?" : String.valueOf(s.getData() == null ? 0 : s.getData().hashCode()));
@@ -1248,8 +1290,9 @@ public final class Translator {
         return sb.toString();
     }
 
-    private RouteState resolveAndCheck(Route r, ServiceEndpoints endpoints, Map<String, UpstreamState> upstreams,
-                                       Map<String, Secret> secrets, Map<String, Upstream> models) {
+    private RouteState resolveAndCheck(Route r, ServiceTls tls, ServiceEndpoints endpoints,
+                                       Map<String, UpstreamState> upstreams, Map<String, Secret> secrets,
+                                       Map<String, Upstream> models) {
         RouteState st = new RouteState();
         String ns = r.getMetadata().getNamespace();
         RouteSpec spec = r.getSpec();
@@ -1300,7 +1343,7 @@ public final class Translator {
                 for (int j = 0; j < backends.size(); j++) {
                     if (backends.get(j) instanceof ObjectNode b) {
                         backend(b, "spec.rules[" + i + "].backends[" + j + "]", ns, st, endpoints, upstreams,
-                                serviceUpstreams);
+                                serviceUpstreams, tls);
                         if (rule.has("fastcgi") && UNRESOLVED.equals(b.path("upstream").asText())) {
                             b.put("upstream", UNRESOLVED_FASTCGI);
                             st.declared.put(UNRESOLVED_FASTCGI, Upstream.Protocol.FASTCGI);
@@ -1357,6 +1400,13 @@ public final class Translator {
 
     private static void backend(ObjectNode b, String path, String ns, RouteState st, ServiceEndpoints endpoints,
                                 Map<String, UpstreamState> upstreams, Map<String, Upstream> serviceUpstreams) {
+        backend(b, path, ns, st, endpoints, upstreams, serviceUpstreams, null);
+    }
+
+    /** @param tls how a Service backend spoken to over TLS is, or null for unchecked TLS */
+    private static void backend(ObjectNode b, String path, String ns, RouteState st, ServiceEndpoints endpoints,
+                                Map<String, UpstreamState> upstreams, Map<String, Upstream> serviceUpstreams,
+                                ServiceTls tls) {
         JsonNode up = b.get("upstream");
         JsonNode svc = b.get("service");
         if (up != null && up.isTextual() && up.asText().equals(IngressRoutes.UNRESOLVED)) {
@@ -1403,8 +1453,17 @@ public final class Translator {
             if (protocol == null) {
                 protocol = res.protocol(); // the backend's protocol wins over the Service port's appProtocol
             }
-            Upstream made = serviceUpstream(serviceUpstreamName(target, name, port, protocol, balancing), res, protocol,
-                    balancing, port);
+            Upstream.Tls given = null;
+            if (tls != null && overTls(protocol)) {
+                if (tls.error() != null) {
+                    // Never the backend unchecked, or without the client certificate it asks for: 503 until it resolves.
+                    st.refError(b, tls.reason(), tls.error());
+                    return;
+                }
+                given = tls.tls();
+            }
+            Upstream made = serviceUpstream(serviceUpstreamName(target, name, port, protocol, balancing, given), res,
+                    protocol, balancing, port, given);
             serviceUpstreams.put(made.name(), made);
             st.use(b, made.name(), made.protocol());
         } else {
@@ -1526,6 +1585,74 @@ public final class Translator {
         }
         return new SecretLookup(s, null, null);
     }
+
+    /**
+     * What an Ingress's {@code proxy-ssl-*} come to for its Service backends spoken to over TLS: the TLS, or why they
+     * answer 503 ({@code reason}, {@code error}); {@code fingerprint} is what its Secret resolved to, for the Route's
+     * references, so a changed Secret (or consent) applies at the next translation.
+     */
+    private record ServiceTls(Upstream.Tls tls, String reason, String error, String fingerprint) {}
+
+    /** Whether a Service backend's protocol ({@code null}: http1) is spoken over TLS. */
+    private static boolean overTls(String protocol) {
+        return "https".equals(protocol) || "h2".equals(protocol);
+    }
+
+    /**
+     * The TLS {@code proxy-ssl-*} ask for, the Ingress being of namespace {@code ns}: with {@code verify}, the Secret's
+     * {@code ca.crt} is what the backends' certificates are checked against (required); its {@code tls.crt} and
+     * {@code tls.key}, when there, the client certificate presented, checked or not, as nginx does. A Secret of another
+     * namespace needs its consent (ADR 0078). What cannot be had is an unresolved reference naming the annotation.
+     * The PEM is checked once per content of the Secret (a key's check signs), not at every translation.
+     */
+    private ServiceTls serviceTls(IngressAnnotations.BackendTls spec, String ns, Map<String, Secret> secrets) {
+        if (spec.secretName() == null) {
+            return new ServiceTls(new Upstream.Tls(null, spec.serverName(), null, null, spec.verify()), null, null, "");
+        }
+        String field = IngressAnnotations.field(IngressAnnotations.PROXY_SSL_SECRET);
+        String answers = "; the Ingress's paths answer 503";
+        SecretLookup found = secret(secrets, ns, spec.secretNamespace(), spec.secretName());
+        if (found.secret() == null) {
+            return new ServiceTls(null, found.reason(), field + ": " + found.error() + answers, found.fingerprint());
+        }
+        return memo("T" + ns + "|" + spec + "|" + found.fingerprint(), () -> serviceTls(spec, found));
+    }
+
+    /** The TLS of {@link #serviceTls(IngressAnnotations.BackendTls, String, Map)} from the Secret {@code found}. */
+    private static ServiceTls serviceTls(IngressAnnotations.BackendTls spec, SecretLookup found) {
+        String answers = "; the Ingress's paths answer 503";
+        Map<String, String> data = found.secret().getData() == null ? Map.of() : found.secret().getData();
+        String secret = IngressAnnotations.field(IngressAnnotations.PROXY_SSL_SECRET) + ": Secret \"" + spec.secretName()
+                + "\"";
+        String ca = null;
+        if (spec.verify()) {
+            ca = pem(data.get(CA_KEY));
+            String problem = ca == null ? "needs PEM data in " + CA_KEY + " (the CAs the backends' certificates are"
+                    + " checked against)" : TlsMaterial.caProblem(ca);
+            if (problem != null) {
+                return new ServiceTls(null, "InvalidSecret", secret + " " + problem + answers, found.fingerprint());
+            }
+        }
+        String cert = null;
+        String key = null;
+        if (data.containsKey(CERT_KEY) || data.containsKey(KEY_KEY)) {
+            cert = pem(data.get(CERT_KEY));
+            key = pem(data.get(KEY_KEY));
+            boolean both = cert != null && key != null;
+            String problem = both ? TlsMaterial.problem(cert, key)
+                    : "needs PEM data in both " + CERT_KEY + " and " + KEY_KEY + " (the client certificate it holds)";
+            if (problem != null) {
+                return new ServiceTls(null, "InvalidSecret", secret + (both ? ": " : " ") + problem + answers,
+                        found.fingerprint());
+            }
+        }
+        return new ServiceTls(new Upstream.Tls(ca, spec.serverName(), cert, key, spec.verify()), null, null,
+                found.fingerprint());
+    }
+
+    /** The keys of a {@code kubernetes.io/tls} Secret: the certificate chain and its private key, PEM. */
+    static final String CERT_KEY = "tls.crt";
+    static final String KEY_KEY = "tls.key";
 
     /** The key of a CA Secret that holds revocation lists of its CAs (PEM {@code X509 CRL}), as ingress-nginx reads it. */
     static final String CRL_KEY = "ca.crl";

@@ -46,6 +46,7 @@ class IngressAnnotationsServedTest {
         client.services().inAnyNamespace().delete();
         client.discovery().v1().endpointSlices().inAnyNamespace().delete();
         client.v1().events().inAnyNamespace().delete();
+        client.secrets().inAnyNamespace().delete();
     }
 
     private static Ingress ingress(String name, String annotations, String paths) {
@@ -345,6 +346,49 @@ class IngressAnnotationsServedTest {
                     "- { path: /, pathType: Prefix, backend: { service: { name: secure, port: { number: 443 } } } }"));
             await().atMost(WAIT).untilAsserted(() ->
                     assertThat(proxy.get("dashboard.example.com", "/ui")).isEqualTo("200 OK secure saw /ui over TLS"));
+        } finally {
+            secure.stop(0);
+        }
+    }
+
+    /**
+     * proxy-ssl-verify: the backend's certificate is checked against the Secret's CAs and the name proxy-ssl-name, and
+     * the Secret's client certificate is presented to a backend that asks for one (mutual TLS). Without the name, the
+     * endpoint's address is checked; with another CA in the Secret, nothing reaches the backend: 502.
+     */
+    @Test
+    void proxySslVerifyChecksTheBackendAndPresentsTheClientCertificate() throws Exception {
+        java.time.Instant now = java.time.Instant.now();
+        java.time.Duration day = java.time.Duration.ofDays(1);
+        var backendCa = dev.strait.operator.publish.tls.ChannelPki.newCa("backend", now, day);
+        var clientCa = dev.strait.operator.publish.tls.ChannelPki.newCa("clients", now, day);
+        var presented = dev.strait.operator.publish.tls.ChannelPki.clientCertificate(clientCa, "strait", now, day);
+        HttpServer secure = OperatorHarness.echoUpstreamTls("secure", backendCa, clientCa);
+        try {
+            OperatorHarness.serviceBackend(client, "secure", "https", 443, secure);
+            io.fabric8.kubernetes.api.model.Secret secret = new io.fabric8.kubernetes.api.model.SecretBuilder()
+                    .withNewMetadata().withNamespace("shop").withName("backend-tls").endMetadata()
+                    .withType("kubernetes.io/tls").withData(new java.util.HashMap<>(java.util.Map.of(
+                            "ca.crt", dev.strait.operator.translate.Fixtures.b64(backendCa.certificatePem()),
+                            "tls.crt", dev.strait.operator.translate.Fixtures.b64(presented.certificatePem()),
+                            "tls.key", dev.strait.operator.translate.Fixtures.b64(presented.keyPem())))).build();
+            client.secrets().resource(secret).create();
+            String tls = "nginx.ingress.kubernetes.io/backend-protocol: HTTPS, "
+                    + "nginx.ingress.kubernetes.io/proxy-ssl-secret: shop/backend-tls, "
+                    + "nginx.ingress.kubernetes.io/proxy-ssl-verify: \"on\"";
+            String path = "- { path: /, pathType: Prefix, backend: { service: { name: secure, port: { number: 443 } } } }";
+            create(client, ingress("verified", tls + ", nginx.ingress.kubernetes.io/proxy-ssl-name: web.shop.svc", path));
+            create(client, ingress("by-address", tls, path));
+            await().atMost(WAIT).untilAsserted(() ->
+                    assertThat(proxy.get("verified.example.com", "/ui")).isEqualTo("200 OK secure saw /ui over TLS"));
+            assertThat(proxy.get("by-address.example.com", "/ui").split(" ")[0]).as("127.0.0.1 is not web.shop.svc")
+                    .isEqualTo("502");
+
+            var otherCa = dev.strait.operator.publish.tls.ChannelPki.newCa("backend", now, day);
+            secret.getData().put("ca.crt", dev.strait.operator.translate.Fixtures.b64(otherCa.certificatePem()));
+            client.secrets().resource(secret).update();
+            await().atMost(WAIT).untilAsserted(() ->
+                    assertThat(proxy.get("verified.example.com", "/ui").split(" ")[0]).isEqualTo("502"));
         } finally {
             secure.stop(0);
         }

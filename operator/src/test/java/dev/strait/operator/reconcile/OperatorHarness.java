@@ -135,8 +135,17 @@ final class OperatorHarness {
      * one, as HTTPS backends behind ingress-nginx often have).
      */
     static HttpServer echoUpstreamTls(String name) throws Exception {
+        return echoUpstreamTls(name, dev.strait.operator.publish.tls.ChannelPki.newCa("backend", java.time.Instant.now(),
+                java.time.Duration.ofDays(1)), null);
+    }
+
+    /**
+     * The same with a certificate for {@code web.shop.svc} that {@code ca} issued; with {@code clientCa}, only for a
+     * client that presents a certificate that CA issued (mutual TLS).
+     */
+    static HttpServer echoUpstreamTls(String name, dev.strait.operator.publish.tls.ChannelPki.Issued ca,
+                                      dev.strait.operator.publish.tls.ChannelPki.Issued clientCa) throws Exception {
         java.time.Instant now = java.time.Instant.now();
-        var ca = dev.strait.operator.publish.tls.ChannelPki.newCa("backend", now, java.time.Duration.ofDays(1));
         var issued = dev.strait.operator.publish.tls.ChannelPki.serverCertificate(ca, java.util.List.of("web.shop.svc"),
                 now, java.time.Duration.ofDays(1));
         java.security.KeyStore ks = java.security.KeyStore.getInstance("PKCS12");
@@ -145,11 +154,28 @@ final class OperatorHarness {
         javax.net.ssl.KeyManagerFactory kmf = javax.net.ssl.KeyManagerFactory.getInstance(
                 javax.net.ssl.KeyManagerFactory.getDefaultAlgorithm());
         kmf.init(ks, new char[0]);
+        javax.net.ssl.TrustManager[] trust = null;
+        if (clientCa != null) {
+            java.security.KeyStore cas = java.security.KeyStore.getInstance("PKCS12");
+            cas.load(null, null);
+            cas.setCertificateEntry("ca", clientCa.certificate());
+            javax.net.ssl.TrustManagerFactory tmf = javax.net.ssl.TrustManagerFactory.getInstance(
+                    javax.net.ssl.TrustManagerFactory.getDefaultAlgorithm());
+            tmf.init(cas);
+            trust = tmf.getTrustManagers();
+        }
         javax.net.ssl.SSLContext tls = javax.net.ssl.SSLContext.getInstance("TLS");
-        tls.init(kmf.getKeyManagers(), null, null);
+        tls.init(kmf.getKeyManagers(), trust, null);
         com.sun.net.httpserver.HttpsServer s = com.sun.net.httpserver.HttpsServer.create(
                 new InetSocketAddress("127.0.0.1", 0), 0);
-        s.setHttpsConfigurator(new com.sun.net.httpserver.HttpsConfigurator(tls));
+        s.setHttpsConfigurator(new com.sun.net.httpserver.HttpsConfigurator(tls) {
+            @Override
+            public void configure(com.sun.net.httpserver.HttpsParameters params) {
+                javax.net.ssl.SSLParameters p = getSSLContext().getDefaultSSLParameters();
+                p.setNeedClientAuth(clientCa != null);
+                params.setSSLParameters(p);
+            }
+        });
         s.createContext("/", x -> {
             byte[] body = (name + " saw " + x.getRequestURI().getRawPath() + " over TLS").getBytes(StandardCharsets.UTF_8);
             x.sendResponseHeaders(200, body.length);

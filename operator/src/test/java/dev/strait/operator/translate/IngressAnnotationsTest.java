@@ -141,6 +141,7 @@ class IngressAnnotationsTest {
         "permanent-redirect | https://a.example.com/ | https://b.example.com/ | /x",
         "allowlist-source-range | 10.0.0.0/8 | 192.0.2.0/24 | office",
         "backend-protocol | HTTPS | GRPC | HTTP",
+        "proxy-ssl-verify | on | off | on",
         "proxy-read-timeout | 30 | 3600 | soon",
         "canary | true | false | true",
         "limit-rps | 10 | 20 | x",
