@@ -8,11 +8,9 @@ import static dev.strait.operator.reconcile.OperatorHarness.yaml;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.awaitility.Awaitility.await;
 
-import com.sun.net.httpserver.HttpServer;
 import dev.strait.operator.crd.Route;
 import dev.strait.operator.publish.TestProxy;
 import dev.strait.operator.translate.Fixtures;
-import dev.strait.proxy.control.Identity;
 import io.fabric8.kubernetes.api.model.networking.v1.Ingress;
 import io.fabric8.kubernetes.client.KubernetesClient;
 import io.fabric8.kubernetes.client.server.mock.EnableKubernetesMockClient;
@@ -29,28 +27,18 @@ import org.junit.jupiter.api.Test;
 class ExternalNameServedTest {
     static KubernetesClient client;
 
-    private OperatorApp app;
+    private OperatorHarness.Served served;
     private TestProxy proxy;
-    private HttpServer upstream;
 
     @BeforeEach
     void start() throws Exception {
-        OperatorHarness.installCrds(client);
-        upstream = OperatorHarness.echoUpstream();
-        app = new OperatorApp(client, OperatorHarness.settings()).start();
-        OperatorHarness.webBackend(client, upstream);
-        proxy = TestProxy.start(app.controlAddress(), Identity.ingress("strait"), null);
+        served = OperatorHarness.Served.start(client);
+        proxy = served.proxy();
     }
 
     @AfterEach
     void stop() {
-        proxy.close();
-        app.close();
-        upstream.stop(0);
-        client.network().v1().ingresses().inAnyNamespace().delete();
-        client.resources(Route.class).inAnyNamespace().delete();
-        client.services().inAnyNamespace().delete();
-        client.discovery().v1().endpointSlices().inAnyNamespace().delete();
+        served.close();
     }
 
     /**

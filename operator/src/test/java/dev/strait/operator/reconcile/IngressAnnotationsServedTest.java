@@ -8,7 +8,6 @@ import static org.awaitility.Awaitility.await;
 
 import com.sun.net.httpserver.HttpServer;
 import dev.strait.operator.publish.TestProxy;
-import dev.strait.proxy.control.Identity;
 import io.fabric8.kubernetes.api.model.networking.v1.Ingress;
 import io.fabric8.kubernetes.client.KubernetesClient;
 import io.fabric8.kubernetes.client.server.mock.EnableKubernetesMockClient;
@@ -24,29 +23,22 @@ import org.junit.jupiter.api.Test;
 class IngressAnnotationsServedTest {
     static KubernetesClient client;
 
+    private OperatorHarness.Served served;
     private OperatorApp app;
     private TestProxy proxy;
     private HttpServer upstream;
 
     @BeforeEach
     void start() throws Exception {
-        OperatorHarness.installCrds(client);
-        upstream = OperatorHarness.echoUpstream();
-        app = new OperatorApp(client, OperatorHarness.settings()).start();
-        OperatorHarness.webBackend(client, upstream);
-        proxy = TestProxy.start(app.controlAddress(), Identity.ingress("strait"), null);
+        served = OperatorHarness.Served.start(client);
+        upstream = served.upstream();
+        app = served.app();
+        proxy = served.proxy();
     }
 
     @AfterEach
     void stop() {
-        proxy.close();
-        app.close();
-        upstream.stop(0);
-        client.network().v1().ingresses().inAnyNamespace().delete();
-        client.services().inAnyNamespace().delete();
-        client.discovery().v1().endpointSlices().inAnyNamespace().delete();
-        client.v1().events().inAnyNamespace().delete();
-        client.secrets().inAnyNamespace().delete();
+        served.close();
     }
 
     private static Ingress ingress(String name, String annotations, String paths) {

@@ -9,6 +9,7 @@ import dev.strait.operator.crd.Route;
 import dev.strait.operator.crd.Upstream;
 import dev.strait.operator.publish.Authenticator;
 import dev.strait.operator.publish.ChannelTest;
+import dev.strait.operator.publish.TestProxy;
 import io.fabric8.kubernetes.api.model.Condition;
 import io.fabric8.kubernetes.api.model.HasMetadata;
 import io.fabric8.kubernetes.client.KubernetesClient;
@@ -29,6 +30,35 @@ final class OperatorHarness {
     private OperatorHarness() {}
 
     /** Test settings: SSA off (the mock answers 415 to apply patches), no field selectors, loopback proxies. */
+    /**
+     * The served set-up of the end-to-end tests: the CRDs, an echoing app behind the Service {@code web}, the
+     * operator, and a real ingress proxy on its channel. Closing stops them and deletes what the test made.
+     */
+    record Served(KubernetesClient client, HttpServer upstream, OperatorApp app, TestProxy proxy) implements AutoCloseable {
+        static Served start(KubernetesClient client) throws Exception {
+            installCrds(client);
+            HttpServer upstream = echoUpstream();
+            OperatorApp app = new OperatorApp(client, settings()).start();
+            webBackend(client, upstream);
+            return new Served(client, upstream, app,
+                    TestProxy.start(app.controlAddress(), dev.strait.proxy.control.Identity.ingress("strait"), null));
+        }
+
+        @Override
+        public void close() {
+            proxy.close();
+            app.close();
+            upstream.stop(0);
+            client.network().v1().ingresses().inAnyNamespace().delete();
+            client.resources(Route.class).inAnyNamespace().delete();
+            client.resources(Upstream.class).inAnyNamespace().delete();
+            client.services().inAnyNamespace().delete();
+            client.discovery().v1().endpointSlices().inAnyNamespace().delete();
+            client.v1().events().inAnyNamespace().delete();
+            client.secrets().inAnyNamespace().delete();
+        }
+    }
+
     static OperatorApp.Settings settings() {
         return new OperatorApp.Settings(new InetSocketAddress("127.0.0.1", 0), ChannelTest.LOOPBACK,
                 Duration.ofMillis(100), Duration.ofSeconds(1), false, false, null, null, Authenticator.OPEN);
