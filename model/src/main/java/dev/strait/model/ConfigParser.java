@@ -617,8 +617,12 @@ public final class ConfigParser {
         JsonNode t = n.get("tls");
         if (t != null && !t.isNull() && object(t, path + ".tls")) {
             String tp = path + ".tls";
-            known(t, tp, "ca", "serverName", "cert", "key", "verify");
+            known(t, tp, "ca", "serverName", "cert", "key", "verify", "verifyDepth");
             boolean verify = bool(t.get("verify"), tp + ".verify", true);
+            int depth = integer(t.get("verifyDepth"), tp + ".verifyDepth", 0, 1, 10);
+            if (depth > 0 && !t.hasNonNull("ca")) {
+                error(tp + ".verifyDepth", "needs ca (the depth counts up to one of its CAs)");
+            }
             if (!verify && t.hasNonNull("ca")) {
                 error(tp + ".ca", "is not used with verify: false (nothing is checked); give one or the other");
             }
@@ -636,7 +640,7 @@ public final class ConfigParser {
             if (protocol != Upstream.Protocol.HTTP1 && protocol != Upstream.Protocol.H2) {
                 error(tp, "is only available for http1 and h2 upstreams (h2c and fastcgi are cleartext)");
             }
-            tls = new Upstream.Tls(text(t.get("ca"), tp + ".ca", null), serverName, cert, key, verify);
+            tls = new Upstream.Tls(text(t.get("ca"), tp + ".ca", null), serverName, cert, key, verify, depth);
         }
         if (tls == null && protocol == Upstream.Protocol.H2) {
             tls = new Upstream.Tls(null, null, null, null); // h2 is HTTP/2 over TLS: the JDK's trust store, the endpoint's name

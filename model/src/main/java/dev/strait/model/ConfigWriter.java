@@ -459,6 +459,9 @@ public final class ConfigWriter {
             if (!t.verify()) {
                 to.put("verify", false);
             }
+            if (t.verifyDepth() > 0) {
+                to.put("verifyDepth", t.verifyDepth());
+            }
         }
     }
 

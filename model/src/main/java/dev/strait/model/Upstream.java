@@ -85,8 +85,15 @@ public record Upstream(
      * @param verify     whether the endpoint's certificate is checked (chain and name); false only on request,
      *                   for endpoints with certificates nobody issued for them (ingress-nginx's
      *                   {@code backend-protocol: HTTPS}, Envoy without a validation context)
+     * @param verifyDepth the most certificates that may stand between the endpoint's and a CA of {@code ca}
+     *                    (nginx's {@code proxy_ssl_verify_depth}: 1, issued by such a CA directly); 0: any
      */
-    public record Tls(String ca, String serverName, String cert, String key, boolean verify) {
+    public record Tls(String ca, String serverName, String cert, String key, boolean verify, int verifyDepth) {
+
+        /** Without a limit on the chain's length. */
+        public Tls(String ca, String serverName, String cert, String key, boolean verify) {
+            this(ca, serverName, cert, key, verify, 0);
+        }
 
         /** Checked TLS. */
         public Tls(String ca, String serverName, String cert, String key) {

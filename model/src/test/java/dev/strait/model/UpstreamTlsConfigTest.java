@@ -25,6 +25,9 @@ class UpstreamTlsConfigTest {
         assertThat(unverified.upstreams().get(0).tls()).isEqualTo(Upstream.Tls.UNVERIFIED);
         assertThat(parse(ConfigWriter.toJson(unverified, false))).isEqualTo(unverified);
         assertThat(ConfigWriter.toJson(c, false)).as("verify written only when false").doesNotContain("verify");
+        Config deep = parse(upstream(", tls: { ca: /etc/ca.pem, verifyDepth: 2 }"));
+        assertThat(deep.upstreams().get(0).tls()).isEqualTo(new Upstream.Tls("/etc/ca.pem", null, null, null, true, 2));
+        assertThat(parse(ConfigWriter.toJson(deep, false))).isEqualTo(deep);
     }
 
     private static java.util.List<String> texts(String yaml) {
@@ -42,6 +45,10 @@ class UpstreamTlsConfigTest {
         assertThat(texts(upstream(", tls: { sni: x }"))).hasSize(1).allMatch(e -> e.startsWith("upstreams[0].tls.sni"));
         assertThat(texts(upstream(", tls: { verify: false, ca: /etc/ca.pem }")))
                 .containsExactly("upstreams[0].tls.ca: is not used with verify: false (nothing is checked); give one or the other");
+        assertThat(texts(upstream(", tls: { ca: /etc/ca.pem, verifyDepth: 11 }")))
+                .containsExactly("upstreams[0].tls.verifyDepth: must be a whole number 1..10, got 11");
+        assertThat(texts(upstream(", tls: { verifyDepth: 2 }")))
+                .containsExactly("upstreams[0].tls.verifyDepth: needs ca (the depth counts up to one of its CAs)");
         assertThat(texts(upstream(", protocol: fastcgi, tls: {}")))
                 .contains("upstreams[0].tls: is only available for http1 and h2 upstreams (h2c and fastcgi are cleartext)");
     }

@@ -1050,7 +1050,8 @@ final class IngressAnnotations {
      * null for the Ingress's own), the name checked in their certificates and sent as SNI, and whether they are
      * checked. {@code secretName} is null only without {@code verify} (SNI alone).
      */
-    record BackendTls(String secretNamespace, String secretName, String serverName, boolean verify) {}
+    /** @param verifyDepth how far the backend's certificate may be from a CA of the Secret (checked TLS only) */
+    record BackendTls(String secretNamespace, String secretName, String serverName, boolean verify, int verifyDepth) {}
 
     /** The {@code proxy-ssl-*} annotations Strait takes (the others are reported as not applied). */
     private static final List<String> PROXY_SSL = List.of(PROXY_SSL_SECRET, PROXY_SSL_VERIFY, PROXY_SSL_NAME,
@@ -1084,10 +1085,6 @@ final class IngressAnnotations {
             }
             return null;
         }
-        if (!trimmed(a, PROXY_SSL_VERIFY_DEPTH).isEmpty()) {
-            warn.add(field(PROXY_SSL_VERIFY_DEPTH) + ": is not applied: a backend's chain is checked up to a CA of the"
-                    + " Secret's ca.crt whatever its length");
-        }
         if (!trimmed(a, PROXY_SSL_PROTOCOLS).isEmpty()) {
             warn.add(field(PROXY_SSL_PROTOCOLS) + ": is not applied: Strait speaks TLS 1.3 or 1.2 to backends");
         }
@@ -1105,6 +1102,24 @@ final class IngressAnnotations {
             return null;
         }
         boolean on = verify.equals("on");
+        // nginx's proxy_ssl_verify_depth, 1 unless given: the backend's certificate issued by a CA of ca.crt directly.
+        String depthText = trimmed(a, PROXY_SSL_VERIFY_DEPTH);
+        int depth = 1;
+        if (!depthText.isEmpty()) {
+            depth = depthText.matches("[0-9]{1,2}") ? Integer.parseInt(depthText) : -1;
+            if (depth < 1 || depth > 10) {
+                if (on) {
+                    guard.add(field(PROXY_SSL_VERIFY_DEPTH) + ": \"" + a.get(PROXY_SSL_VERIFY_DEPTH)
+                            + "\" is not a whole number from 1 to 10" + fail);
+                    return null;
+                }
+                depth = 1;
+            }
+            if (!on) {
+                warn.add(field(PROXY_SSL_VERIFY_DEPTH) + ": applies with " + field(PROXY_SSL_VERIFY)
+                        + ": \"on\"; nothing is checked, so it has no effect");
+            }
+        }
         String name = trimmed(a, PROXY_SSL_NAME).toLowerCase(Locale.ROOT);
         if (!name.isEmpty() && (name.length() > 253 || !HOST.matcher(name).matches())) {
             String problem = field(PROXY_SSL_NAME) + ": \"" + a.get(PROXY_SSL_NAME) + "\" is not a host name (nginx"
@@ -1150,7 +1165,7 @@ final class IngressAnnotations {
             return null;
         }
         return new BackendTls(named == null ? null : named.namespace(), named == null ? null : named.name(), serverName,
-                on);
+                on, on ? depth : 0);
     }
 
     /** An annotation's value trimmed, empty when absent. */

@@ -128,7 +128,7 @@ public final class Translator {
         if (tls == null || tls.equals(Upstream.Tls.UNVERIFIED)) {
             return name;
         }
-        String settings = (tls.verify() ? "verify" : "unverified") + '\u0000' + tls.ca() + '\u0000' + tls.serverName()
+        String settings = (tls.verify() ? "verify" + tls.verifyDepth() : "unverified") + '\u0000' + tls.ca() + '\u0000' + tls.serverName()
                 + '\u0000' + tls.cert() + '\u0000' + tls.key();
         try {
             byte[] digest = java.security.MessageDigest.getInstance("SHA-256")
@@ -1646,7 +1646,7 @@ public final class Translator {
                         found.fingerprint());
             }
         }
-        return new ServiceTls(new Upstream.Tls(ca, spec.serverName(), cert, key, spec.verify()), null, null,
+        return new ServiceTls(new Upstream.Tls(ca, spec.serverName(), cert, key, spec.verify(), spec.verifyDepth()), null, null,
                 found.fingerprint());
     }
 

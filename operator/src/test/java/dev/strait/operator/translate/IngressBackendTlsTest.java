@@ -111,7 +111,7 @@ class IngressBackendTlsTest {
             assertThat(ingressReport(t, "shop", "site").errors()).as(secret).isEmpty();
             Upstream u = webUpstreams(t).get(0);
             assertThat(webUpstreams(t)).as("the paths and the defaultBackend share it").hasSize(1);
-            assertThat(u.tls()).isEqualTo(new Upstream.Tls(CA, NAME, null, null, true));
+            assertThat(u.tls()).isEqualTo(new Upstream.Tls(CA, NAME, null, null, true, 1));
             assertThat(u.protocol()).isEqualTo(Upstream.Protocol.HTTP1);
             assertThat(u.name()).matches("service\\.shop\\.web\\.443\\.https\\.tls-[0-9a-f]{16}");
             assertThat(actions(t, "site")).hasSize(4)
@@ -121,7 +121,7 @@ class IngressBackendTlsTest {
         assertThat(ingressReport(grpcs, "shop", "site").errors()).isEmpty();
         assertThat(webUpstreams(grpcs)).singleElement().satisfies(u -> {
             assertThat(u.protocol()).isEqualTo(Upstream.Protocol.H2);
-            assertThat(u.tls()).isEqualTo(new Upstream.Tls(CA, NAME, null, null, true));
+            assertThat(u.tls()).isEqualTo(new Upstream.Tls(CA, NAME, null, null, true, 1));
             assertThat(u.name()).startsWith("service.shop.web.443.h2.tls-");
         });
         // The snapshot is one a proxy loads.
@@ -134,7 +134,7 @@ class IngressBackendTlsTest {
         Translation t = site("backend-protocol", "HTTPS", "proxy-ssl-secret", "backend-ca", "proxy-ssl-verify", "on");
         assertThat(ingressReport(t, "shop", "site").errors()).isEmpty();
         assertThat(webUpstreams(t)).singleElement().extracting(Upstream::tls)
-                .isEqualTo(new Upstream.Tls(CA, null, null, null, true));
+                .isEqualTo(new Upstream.Tls(CA, null, null, null, true, 1));
     }
 
     /** As nginx: tls.crt and tls.key are presented whether or not the backend's certificate is checked. */
@@ -142,7 +142,7 @@ class IngressBackendTlsTest {
     void theSecretsClientCertificateIsPresented() {
         Secret both = secret("shop", "backend-mtls", "kubernetes.io/tls", "ca.crt", CA, "tls.crt", CERT, "tls.key", KEY);
         Object[][] cases = {
-            {VERIFIED, new Upstream.Tls(CA, NAME, CERT, KEY, true)},
+            {VERIFIED, new Upstream.Tls(CA, NAME, CERT, KEY, true, 1)},
             {new String[] {"backend-protocol", "HTTPS", "proxy-ssl-secret", "backend-mtls"},
                 new Upstream.Tls(null, null, CERT, KEY, false)},
             {new String[] {"backend-protocol", "HTTPS", "proxy-ssl-secret", "backend-mtls", "proxy-ssl-verify", "off",
@@ -162,7 +162,7 @@ class IngressBackendTlsTest {
         Secret opaque = secret("shop", "backend-mtls", "Opaque", "ca.crt", CA, "tls.crt", CERT, "tls.key", KEY);
         Translation t = translate(opaque, annotated("site", 1, SITE, with(VERIFIED, "proxy-ssl-secret", "backend-mtls")));
         assertThat(webUpstreams(t)).singleElement().extracting(Upstream::tls)
-                .isEqualTo(new Upstream.Tls(CA, NAME, CERT, KEY, true));
+                .isEqualTo(new Upstream.Tls(CA, NAME, CERT, KEY, true, 1));
     }
 
     /** Unchecked and without a client certificate, the TLS is backend-protocol's own: the same upstream. */
@@ -196,17 +196,17 @@ class IngressBackendTlsTest {
                         with(VERIFIED, "proxy-ssl-name", "web.shop.svc")));
         List<Upstream> upstreams = webUpstreams(t);
         assertThat(upstreams).extracting(Upstream::tls).containsExactlyInAnyOrder(
-                new Upstream.Tls(CA, NAME, null, null, true), Upstream.Tls.UNVERIFIED,
-                new Upstream.Tls(CERT, NAME, null, null, true), new Upstream.Tls(CA, "web.shop.svc", null, null, true));
+                new Upstream.Tls(CA, NAME, null, null, true, 1), Upstream.Tls.UNVERIFIED,
+                new Upstream.Tls(CERT, NAME, null, null, true, 1), new Upstream.Tls(CA, "web.shop.svc", null, null, true, 1));
         for (String ingress : List.of("site", "same", "plain", "other-ca", "other-name")) {
             Route.Backends b = (Route.Backends) actions(t, ingress).get(0);
             Upstream used = upstreams.stream().filter(u -> u.name().equals(b.backends().get(0).upstream())).findFirst()
                     .orElseThrow();
             Upstream.Tls want = switch (ingress) {
                 case "plain" -> Upstream.Tls.UNVERIFIED;
-                case "other-ca" -> new Upstream.Tls(CERT, NAME, null, null, true);
-                case "other-name" -> new Upstream.Tls(CA, "web.shop.svc", null, null, true);
-                default -> new Upstream.Tls(CA, NAME, null, null, true);
+                case "other-ca" -> new Upstream.Tls(CERT, NAME, null, null, true, 1);
+                case "other-name" -> new Upstream.Tls(CA, "web.shop.svc", null, null, true, 1);
+                default -> new Upstream.Tls(CA, NAME, null, null, true, 1);
             };
             assertThat(used.tls()).as(ingress).isEqualTo(want);
         }
@@ -264,7 +264,7 @@ class IngressBackendTlsTest {
         t = translate(accepting, ing);
         assertThat(ingressReport(t, "shop", "site").errors()).isEmpty();
         assertThat(webUpstreams(t)).singleElement().extracting(Upstream::tls)
-                .isEqualTo(new Upstream.Tls(CERT, NAME, null, null, true));
+                .isEqualTo(new Upstream.Tls(CERT, NAME, null, null, true, 1));
     }
 
     /** A check asked for that cannot be made: the paths answer 503 rather than reach a backend nobody checked. */
@@ -298,22 +298,34 @@ class IngressBackendTlsTest {
         }
     }
 
+    /** nginx's proxy_ssl_verify_depth: 1 unless given; a depth that cannot be read is no check at all: 503. */
+    @Test
+    void theChainsDepthIsNginxsUnlessGiven() {
+        assertThat(webUpstreams(site(with(VERIFIED)))).singleElement().extracting(u -> u.tls().verifyDepth()).isEqualTo(1);
+        assertThat(webUpstreams(site(with(VERIFIED, "proxy-ssl-verify-depth", "3")))).singleElement()
+                .extracting(u -> u.tls().verifyDepth()).isEqualTo(3);
+        for (String bad : new String[] {"0", "11", "two", "-1"}) {
+            Translation t = site(with(VERIFIED, "proxy-ssl-verify-depth", bad));
+            assertThat(ingressReport(t, "shop", "site").errors()).as(bad).containsExactly("metadata.annotations[" + N
+                    + "proxy-ssl-verify-depth]: \"" + bad + "\" is not a whole number from 1 to 10; the Ingress's paths"
+                    + " answer 503 rather than reach backends whose certificates nobody checked");
+        }
+    }
+
     /** Settings Strait does not apply but that weaken nothing are reported; the paths serve, checked as asked. */
     @Test
     void whatChangesNothingIsAWarning() {
         Translation t = site(with(VERIFIED, "proxy-ssl-verify-depth", "2", "proxy-ssl-protocols", "TLSv1.2 TLSv1.3",
                 "proxy-ssl-ciphers", "HIGH:!aNULL", "proxy-ssl-server-name", "off"));
         assertThat(ingressReport(t, "shop", "site").errors()).containsExactlyInAnyOrder(
-                "metadata.annotations[" + N + "proxy-ssl-verify-depth]: is not applied: a backend's chain is checked up"
-                        + " to a CA of the Secret's ca.crt whatever its length",
                 "metadata.annotations[" + N + "proxy-ssl-protocols]: is not applied: Strait speaks TLS 1.3 or 1.2 to"
                         + " backends",
                 "metadata.annotations[" + N + "proxy-ssl-ciphers]: is not applied: Strait offers backends the ciphers of"
                         + " its own TLS 1.3 and 1.2",
                 "metadata.annotations[" + N + "proxy-ssl-server-name]: \"off\" is not applied: the name metadata.annotations["
                         + N + "proxy-ssl-name] checks in the backends' certificates is sent as SNI too");
-        assertThat(webUpstreams(t)).singleElement().extracting(Upstream::tls)
-                .isEqualTo(new Upstream.Tls(CA, NAME, null, null, true));
+        assertThat(webUpstreams(t)).as("the depth applies").singleElement().extracting(Upstream::tls)
+                .isEqualTo(new Upstream.Tls(CA, NAME, null, null, true, 2));
 
         // In the clear, as in nginx, they do nothing (proxy-ssl-verify: on aside, above).
         t = site("proxy-ssl-secret", "backend-ca", "proxy-ssl-name", NAME);
@@ -373,7 +385,7 @@ class IngressBackendTlsTest {
         t.snapshot(STRAIT).config().upstreams().forEach(u -> upstreams.put(u.name(), u));
         Route.Backends split = (Route.Backends) actions(t, "site").get(0);
         assertThat(split.backends()).hasSize(2).allSatisfy(b -> assertThat(upstreams.get(b.upstream()).tls())
-                .isEqualTo(new Upstream.Tls(CA, NAME, null, null, true)));
+                .isEqualTo(new Upstream.Tls(CA, NAME, null, null, true, 1)));
         assertThat(split.backends()).extracting(Route.Backend::weight).containsExactly(90, 10);
     }
 }

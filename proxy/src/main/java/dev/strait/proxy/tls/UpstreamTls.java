@@ -78,7 +78,8 @@ public final class UpstreamTls {
         String ca = t.ca() == null ? null : PemMaterial.text(t.ca(), path + ".ca");
         String cert = t.cert() == null ? null : PemMaterial.text(t.cert(), path + ".cert");
         String key = t.key() == null ? null : PemMaterial.text(t.key(), path + ".key");
-        String id = digest(ca + "\u0000" + cert + "\u0000" + key + (h2 ? "\u0000h2" : "") + (t.verify() ? "" : "\u0000unverified"));
+        String id = digest(ca + "\u0000" + cert + "\u0000" + key + (h2 ? "\u0000h2" : "") + (t.verify() ? "" : "\u0000unverified")
+                + (t.verifyDepth() > 0 ? "\u0000depth" + t.verifyDepth() : ""));
         synchronized (CACHE) {
             SslContext c = CACHE.get(id);
             if (c != null) {
@@ -101,7 +102,15 @@ public final class UpstreamTls {
                     io.netty.handler.ssl.ApplicationProtocolConfig.SelectedListenerFailureBehavior.ACCEPT,
                     io.netty.handler.ssl.ApplicationProtocolNames.HTTP_2));
         }
-        if (ca != null) {
+        if (ca != null && t.verifyDepth() > 0) {
+            try {
+                b.trustManager(DepthLimitedTrustManager.of(PemMaterial.certificates(ca, path + ".ca"), t.verifyDepth()));
+            } catch (PemMaterial.Invalid e) {
+                throw e;
+            } catch (Exception e) {
+                throw new PemMaterial.Invalid(path + ".ca", "cannot set up the CAs: " + e.getMessage());
+            }
+        } else if (ca != null) {
             b.trustManager(PemMaterial.certificates(ca, path + ".ca").toArray(new X509Certificate[0]));
         }
         if (cert != null && key != null) {

@@ -47,6 +47,27 @@ public final class TestCertificates {
 
     private final KeyPair caKeys;
     private final X509Certificate ca;
+    /** The certificates above {@link #ca} as PEM, for an intermediate CA; empty for a root. */
+    private final String above;
+
+    private TestCertificates(KeyPair caKeys, X509Certificate ca, String above) {
+        this.caKeys = caKeys;
+        this.ca = ca;
+        this.above = above;
+    }
+
+    /** An intermediate CA that this one issued: what it issues carries the chain up to this CA. */
+    public TestCertificates intermediate(String name) throws Exception {
+        KeyPair keys = keyPair(KeyType.EC);
+        Instant now = Instant.now();
+        JcaX509v3CertificateBuilder b = new JcaX509v3CertificateBuilder(ca, serial(),
+                Date.from(now.minus(Duration.ofHours(1))), Date.from(now.plus(Duration.ofDays(2))),
+                new X500Name("CN=" + name), keys.getPublic());
+        b.addExtension(Extension.basicConstraints, true, new BasicConstraints(true));
+        X509Certificate cert = new JcaX509CertificateConverter().getCertificate(b.build(
+                new JcaContentSignerBuilder("SHA256withECDSA").build(caKeys.getPrivate())));
+        return new TestCertificates(keys, cert, pem(ca) + above);
+    }
 
     public TestCertificates() throws Exception {
         this("strait test CA");
@@ -62,6 +83,7 @@ public final class TestCertificates {
         b.addExtension(Extension.basicConstraints, true, new BasicConstraints(true));
         ca = new JcaX509CertificateConverter().getCertificate(b.build(
                 new JcaContentSignerBuilder("SHA256withECDSA").build(caKeys.getPrivate())));
+        above = "";
     }
 
     public X509Certificate ca() {
@@ -111,7 +133,7 @@ public final class TestCertificates {
                         256, ((java.security.interfaces.ECPrivateKey) kp.getPrivate()).getS(),
                         new org.bouncycastle.asn1.x9.X962Parameters(org.bouncycastle.asn1.sec.SECObjectIdentifiers.secp256r1))
                         .getEncoded()));
-        return new Issued(cert, kp.getPrivate(), pem(cert) + pem(ca), keyPem);
+        return new Issued(cert, kp.getPrivate(), pem(cert) + pem(ca) + above, keyPem);
     }
 
     /** A revocation list of this CA (PEM) naming {@code revoked}, current for a day. */

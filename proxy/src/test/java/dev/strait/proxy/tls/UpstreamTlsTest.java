@@ -92,6 +92,30 @@ class UpstreamTlsTest {
         assertThat(up.requests()).isZero();
     }
 
+    /** nginx's proxy_ssl_verify_depth: 1 is issued by a CA of ours directly, 2 through one intermediate. */
+    @Test
+    void verifyDepthLimitsHowFarTheEndpointIsFromTheCa() throws Exception {
+        Issued viaIntermediate = pki.intermediate("strait test intermediate").issue(KeyType.EC, "app.internal", "app.internal");
+        SslContext sendsItsChain = SslContextBuilder.forServer(
+                new java.io.ByteArrayInputStream(viaIntermediate.certPem().getBytes(java.nio.charset.StandardCharsets.US_ASCII)),
+                new java.io.ByteArrayInputStream(viaIntermediate.keyPem().getBytes(java.nio.charset.StandardCharsets.US_ASCII)))
+                .build();
+        TestUpstream deep = proxy.add(TestUpstream.startTls(sendsItsChain, TestUpstream.reply(200, "deep")));
+        String checked = "{ ca: " + q(pki.caPem()) + ", serverName: app.internal";
+        proxy.start(config(deep, checked + " }"));
+        assertThat(status("/x")).as("no limit").isEqualTo(200);
+        proxy.reload(config(deep, checked + ", verifyDepth: 2 }"));
+        assertThat(status("/x")).isEqualTo(200);
+        proxy.reload(config(deep, checked + ", verifyDepth: 1 }"));
+        assertThat(status("/x")).as("one intermediate is one too many").isEqualTo(502);
+        assertThat(deep.requests()).isEqualTo(2);
+        TestUpstream direct = proxy.add(TestUpstream.startTls(serverContext(false), TestUpstream.reply(200, "direct")));
+        proxy.reload(config(direct, checked + ", verifyDepth: 1 }"));
+        assertThat(status("/x")).isEqualTo(200);
+        proxy.reload(config(direct, "{ ca: " + q(pki.caPem()) + ", serverName: other.internal, verifyDepth: 1 }"));
+        assertThat(status("/x")).as("the name is still checked").isEqualTo(502);
+    }
+
     /** ingress-nginx's backend-protocol HTTPS: encrypted, with a certificate nobody here can check (ADR 0062). */
     @Test
     void verifyFalseTakesAnyCertificateAndOnlyWhenAskedFor() throws Exception {
