@@ -64,6 +64,20 @@ public final class Fixtures {
                 Ingress.class);
     }
 
+    /**
+     * The same, with ingress-nginx's annotations ({@code name, value, ...}, names without the
+     * {@code nginx.ingress.kubernetes.io/} prefix), in the order given.
+     */
+    public static Ingress annotatedIngress(String ns, String name, int minute, String spec, String... annotations) {
+        Ingress ing = ingress(ns, name, minute, spec);
+        Map<String, String> a = new java.util.LinkedHashMap<>();
+        for (int i = 0; i < annotations.length; i += 2) {
+            a.put("nginx.ingress.kubernetes.io/" + annotations[i], annotations[i + 1]);
+        }
+        ing.getMetadata().setAnnotations(a);
+        return ing;
+    }
+
     /** An IngressClass, of this operator's controller unless {@code controller} says otherwise. */
     public static IngressClass ingressClass(String name, String controller, boolean isDefault) {
         return Serialization.unmarshal("""

@@ -51,15 +51,9 @@ class IngressBackendTlsTest {
     private static final String[] VERIFIED = {"backend-protocol", "HTTPS", "proxy-ssl-secret", "backend-ca",
         "proxy-ssl-verify", "on", "proxy-ssl-name", NAME};
 
-    /** An Ingress with these annotations ({@code name, value, ...}, names without ingress-nginx's prefix). */
+    /** An Ingress of shop with these annotations ({@code name, value, ...}, names without ingress-nginx's prefix). */
     private static Ingress annotated(String name, int minute, String spec, String... annotations) {
-        Ingress ing = Fixtures.ingress("shop", name, minute, spec);
-        Map<String, String> a = new LinkedHashMap<>();
-        for (int i = 0; i < annotations.length; i += 2) {
-            a.put(N + annotations[i], annotations[i + 1]);
-        }
-        ing.getMetadata().setAnnotations(a);
-        return ing;
+        return Fixtures.annotatedIngress("shop", name, minute, spec, annotations);
     }
 
     private static String[] with(String[] annotations, String... more) {

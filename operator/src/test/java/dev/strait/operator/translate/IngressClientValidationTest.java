@@ -11,7 +11,6 @@ import dev.strait.model.ConfigParser;
 import dev.strait.model.Route;
 import io.fabric8.kubernetes.api.model.networking.v1.Ingress;
 import java.util.ArrayList;
-import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import org.junit.jupiter.api.Test;
@@ -38,15 +37,9 @@ class IngressClientValidationTest {
                     - { path: /, pathType: Prefix, backend: { service: { name: web, port: { number: 80 } } } }
             """;
 
-    /** An Ingress with these annotations ({@code name, value, ...}, names without ingress-nginx's prefix). */
+    /** An Ingress of shop with these annotations ({@code name, value, ...}, names without ingress-nginx's prefix). */
     private static Ingress annotated(String name, int minute, String spec, String... annotations) {
-        Ingress ing = Fixtures.ingress("shop", name, minute, spec);
-        Map<String, String> a = new LinkedHashMap<>();
-        for (int i = 0; i < annotations.length; i += 2) {
-            a.put(N + annotations[i], annotations[i + 1]);
-        }
-        ing.getMetadata().setAnnotations(a);
-        return ing;
+        return Fixtures.annotatedIngress("shop", name, minute, spec, annotations);
     }
 
     /** The web Service, the site's certificate and the clients' CA, with {@code more}. */
