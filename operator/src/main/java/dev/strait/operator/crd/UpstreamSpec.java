@@ -114,6 +114,8 @@ public class UpstreamSpec {
      * operator puts their PEM inline in the snapshot. There is no switch to skip verification.
      */
     @JsonInclude(JsonInclude.Include.NON_NULL)
+    @ValidationRule(value = "!has(self.verifyDepth) || has(self.caSecretName)",
+            message = "tls.verifyDepth counts up to a CA of caSecretName, which it needs")
     public static class Tls {
         /** A Secret whose {@code ca.crt} holds the CA certificates (config {@code ca}); absent: the JDK's trust store. */
         @Pattern(Patterns.NAME)
@@ -126,6 +128,14 @@ public class UpstreamSpec {
         /** A {@code kubernetes.io/tls} Secret whose {@code tls.crt} and {@code tls.key} are the client certificate (mutual TLS). */
         @Pattern(Patterns.NAME)
         public String clientCertificateSecretName;
+
+        /**
+         * How far the endpoint's certificate may be from a CA of {@code caSecretName}: 1 issued by one directly, 2
+         * through one intermediate (nginx's {@code proxy_ssl_verify_depth}); absent: any length.
+         */
+        @Min(1)
+        @Max(10)
+        public Integer verifyDepth;
     }
 
     @JsonInclude(JsonInclude.Include.NON_NULL)

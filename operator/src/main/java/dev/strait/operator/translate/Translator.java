@@ -1096,6 +1096,9 @@ public final class Translator {
         if (spec.serverName != null) {
             tls.put("serverName", spec.serverName);
         }
+        if (spec.verifyDepth != null) {
+            tls.put("verifyDepth", spec.verifyDepth);
+        }
         if (spec.clientCertificateSecretName != null) {
             String path = "spec.tls.clientCertificateSecretName";
             String name = spec.clientCertificateSecretName;

@@ -122,6 +122,6 @@ class CrdSchemaTest {
         assertThat(spec.getProperties().get("pool").getProperties().get("connectTimeout").getPattern())
                 .isEqualTo("^[0-9]{1,9}(ms|s|m|h)$");
         assertThat(spec.getProperties().get("tls").getProperties()).as("Secrets in place of PEM")
-                .containsOnlyKeys("caSecretName", "serverName", "clientCertificateSecretName");
+                .containsOnlyKeys("caSecretName", "serverName", "clientCertificateSecretName", "verifyDepth");
     }
 }

@@ -39,9 +39,9 @@ class ModelParityTest {
             """;
 
     /** The config's {@code tls} keys, and the CRD's: the same keys, with Secrets in place of PEM. */
-    private static final String CONFIG_TLS = "tls: { ca: %s, serverName: api.internal, cert: %s, key: %s }\n";
+    private static final String CONFIG_TLS = "tls: { ca: %s, serverName: api.internal, cert: %s, key: %s, verifyDepth: 2 }\n";
     private static final String CRD_TLS = "tls: { caSecretName: api-ca, serverName: api.internal, "
-            + "clientCertificateSecretName: api-client }\n";
+            + "clientCertificateSecretName: api-client, verifyDepth: 2 }\n";
 
     private static final String PHP_SPEC = """
             protocol: fastcgi

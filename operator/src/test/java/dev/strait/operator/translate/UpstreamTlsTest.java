@@ -52,6 +52,16 @@ class UpstreamTlsTest {
     }
 
     @Test
+    void aChainDepthIsPassedOn() {
+        Translation t = Fixtures.translate(with(upstream("shop", "api", """
+                service: { name: api, port: 80 }
+                tls: { caSecretName: api-ca, verifyDepth: 2 }""")));
+        assertThat(Fixtures.upstreamReport(t, "shop", "api").errors()).isEmpty();
+        assertThat(t.snapshot(Fixtures.STRAIT).config().upstreams().get(0).tls())
+                .isEqualTo(new Upstream.Tls(CERT, null, null, null, true, 2));
+    }
+
+    @Test
     void onlyAServerNameNeedsNoSecret() {
         Translation t = Fixtures.translate(with(upstream("shop", "api", """
                 service: { name: api, port: 80 }
