@@ -9,8 +9,6 @@ import static dev.strait.operator.reconcile.OperatorHarness.yaml;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.awaitility.Awaitility.await;
 
-import com.sun.net.httpserver.HttpServer;
-import dev.strait.operator.crd.Route;
 import dev.strait.operator.crd.Upstream;
 import dev.strait.operator.publish.TestProxy;
 import dev.strait.proxy.control.Identity;
@@ -37,31 +35,22 @@ class EventsTest {
 
     private static final String REWRITE = "nginx.ingress.kubernetes.io/rewrite-target";
 
+    private OperatorHarness.Served served;
     private OperatorApp app;
     private TestProxy proxy;
-    private HttpServer upstream;
 
     @BeforeEach
     void start() throws Exception {
-        OperatorHarness.installCrds(client);
-        upstream = OperatorHarness.echoUpstream();
-        app = new OperatorApp(client, OperatorHarness.settings()).start();
-        OperatorHarness.webBackend(client, upstream);
+        served = OperatorHarness.Served.withoutProxy(client);
+        app = served.app();
     }
 
     @AfterEach
     void stop() {
         if (proxy != null) {
-            proxy.close();
+            proxy.close(); // connected by the test that needs one
         }
-        app.close();
-        upstream.stop(0);
-        client.network().v1().ingresses().inAnyNamespace().delete();
-        client.resources(Route.class).inAnyNamespace().delete();
-        client.resources(Upstream.class).inAnyNamespace().delete();
-        client.services().inAnyNamespace().delete();
-        client.discovery().v1().endpointSlices().inAnyNamespace().delete();
-        client.v1().events().inAnyNamespace().delete();
+        served.close();
     }
 
     /** {@code /api/(.*)} with {@code rewrite-target: /$1?page=1}, which Strait cannot express (ADR 0054, 0058): it answers 503. */

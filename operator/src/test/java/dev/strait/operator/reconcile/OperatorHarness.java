@@ -36,17 +36,25 @@ final class OperatorHarness {
      */
     record Served(KubernetesClient client, HttpServer upstream, OperatorApp app, TestProxy proxy) implements AutoCloseable {
         static Served start(KubernetesClient client) throws Exception {
+            Served s = withoutProxy(client);
+            return new Served(client, s.upstream, s.app,
+                    TestProxy.start(s.app.controlAddress(), dev.strait.proxy.control.Identity.ingress("strait"), null));
+        }
+
+        /** The same before any proxy has connected ({@link #proxy} is null): the test connects one when it needs to. */
+        static Served withoutProxy(KubernetesClient client) throws Exception {
             installCrds(client);
             HttpServer upstream = echoUpstream();
             OperatorApp app = new OperatorApp(client, settings()).start();
             webBackend(client, upstream);
-            return new Served(client, upstream, app,
-                    TestProxy.start(app.controlAddress(), dev.strait.proxy.control.Identity.ingress("strait"), null));
+            return new Served(client, upstream, app, null);
         }
 
         @Override
         public void close() {
-            proxy.close();
+            if (proxy != null) {
+                proxy.close();
+            }
             app.close();
             upstream.stop(0);
             client.network().v1().ingresses().inAnyNamespace().delete();

@@ -51,25 +51,32 @@ class FastCgiProtocolTest {
     }
 
     private InetSocketAddress proxy(int port, int maxConnections, String timeout) throws Exception {
-        return serve("""
-                workers: 2
+        return serve("workers: 2", "endpoints: [ \"127.0.0.1:" + port + "\" ], maxConnections: " + maxConnections,
+                "timeouts: { request: " + timeout + " }");
+    }
+
+    /**
+     * A proxy whose one route sends everything to the FastCGI upstream {@code app}; its HTTP listener's address.
+     *
+     * @param top      the config's own settings ({@code workers}, {@code resolver})
+     * @param upstream the upstream's settings after its name and protocol
+     * @param rule     the rule's settings after its backend and root
+     */
+    private InetSocketAddress serve(String top, String upstream, String rule) throws Exception {
+        Serving serving = TestServing.serving("""
+                %s
                 accessLog: { enabled: false }
                 listeners: [ { name: http, address: "127.0.0.1:0" } ]
                 upstreams:
-                  - { name: app, protocol: fastcgi, endpoints: [ "127.0.0.1:%d" ], maxConnections: %d }
+                  - { name: app, protocol: fastcgi, %s }
                 routes:
                   - name: fcgi
                     hosts: [ "*" ]
                     rules:
                       - backends: [ { upstream: app } ]
                         fastcgi: { root: /srv/app }
-                        timeouts: { request: %s }
-                """.formatted(port, maxConnections, timeout));
-    }
-
-    /** A proxy serving {@code yaml}; its HTTP listener's address. */
-    private InetSocketAddress serve(String yaml) throws Exception {
-        Serving serving = TestServing.serving(yaml);
+                        %s
+                """.formatted(top, upstream, rule));
         ProxyServer server = new ProxyServer(serving.snapshot().config(), serving, new ProxyMetrics(), null).start();
         started.add(0, server);
         return server.address("http");
@@ -431,20 +438,8 @@ class FastCgiProtocolTest {
         started.add(dns);
         dns.add("php.strait.test", "127.0.0.1", 60);
         for (boolean refuse : new boolean[] {false, true}) {
-            InetSocketAddress a = serve("""
-                    workers: 1
-                    accessLog: { enabled: false }
-                    listeners: [ { name: http, address: "127.0.0.1:0" } ]
-                    resolver: { nameservers: [ "%s" ] }
-                    upstreams:
-                      - { name: app, protocol: fastcgi, endpoints: [ "php.strait.test:%d" ], refuseLocalAddresses: %s }
-                    routes:
-                      - name: fcgi
-                        hosts: [ "*" ]
-                        rules:
-                          - backends: [ { upstream: app } ]
-                            fastcgi: { root: /srv/app }
-                    """.formatted(dns.address(), app.port(), refuse));
+            InetSocketAddress a = serve("workers: 1\nresolver: { nameservers: [ \"" + dns.address() + "\" ] }",
+                    "endpoints: [ \"php.strait.test:" + app.port() + "\" ], refuseLocalAddresses: " + refuse, "");
             HttpConn.Response r = HttpConn.once(a, HttpConn.get("/a.php"));
             assertThat(r.status()).as("refuseLocalAddresses: " + refuse).isEqualTo(refuse ? 502 : 200);
         }
