@@ -14,7 +14,6 @@ import java.security.cert.PKIXParameters;
 import java.security.cert.PKIXReason;
 import java.security.cert.TrustAnchor;
 import java.security.cert.X509Certificate;
-import java.util.ArrayList;
 import java.util.Base64;
 import java.util.HashSet;
 import java.util.HexFormat;
@@ -193,19 +192,7 @@ public final class ClientValidationPolicy {
             return "unable to get local issuer certificate";
         }
         try {
-            // The chain as sent, from the client's certificate up to the one a CA of ours issued (a client may send
-            // its root too, or certificates that belong to no chain); what follows is not looked at.
-            List<X509Certificate> path = new ArrayList<>(peer.length);
-            path.add(leaf);
-            X509Certificate top = leaf;
-            for (int i = 1; i < peer.length && !issuedByCa(top); i++) {
-                if (!(peer[i] instanceof X509Certificate next) || isAnchor(next)
-                        || !next.getSubjectX500Principal().equals(top.getIssuerX500Principal())) {
-                    break;
-                }
-                path.add(next);
-                top = next;
-            }
+            List<X509Certificate> path = CaChain.toCa(leaf, peer, cas);
             List<String> usage = leaf.getExtendedKeyUsage();
             if (usage != null && !usage.contains(CLIENT_AUTH) && !usage.contains(ANY_USAGE)) {
                 return "unsupported certificate purpose";
@@ -263,24 +250,6 @@ public final class ClientValidationPolicy {
             }
         }
         return null;
-    }
-
-    private boolean issuedByCa(X509Certificate c) {
-        for (X509Certificate ca : cas) {
-            if (ca.getSubjectX500Principal().equals(c.getIssuerX500Principal())) {
-                return true;
-            }
-        }
-        return false;
-    }
-
-    private boolean isAnchor(X509Certificate c) {
-        for (X509Certificate ca : cas) {
-            if (ca.equals(c)) {
-                return true;
-            }
-        }
-        return false;
     }
 
     /** The certificate as PEM, percent-escaped but for RFC 3986's unreserved characters (nginx's {@code $ssl_client_escaped_cert}). */

@@ -14,14 +14,14 @@ import javax.net.ssl.X509ExtendedTrustManager;
  * An upstream's trust in its CAs, with nginx's {@code proxy_ssl_verify_depth}: after the JDK's PKIX check (chain,
  * validity, and the name through the engine's endpoint identification), the endpoint's certificate must be at most
  * {@code depth} certificates away from one of the CAs: 1 when a CA issued it directly, 2 through one intermediate.
- * The count runs up the chain as the endpoint sent it, to the first certificate a CA of ours issued.
+ * The count runs up the chain as the endpoint sent it, to the first certificate a CA of ours issued ({@link CaChain}).
  */
 final class DepthLimitedTrustManager extends X509ExtendedTrustManager {
     private final X509ExtendedTrustManager pkix;
-    private final List<X509Certificate> cas;
+    private final X509Certificate[] cas;
     private final int depth;
 
-    private DepthLimitedTrustManager(X509ExtendedTrustManager pkix, List<X509Certificate> cas, int depth) {
+    private DepthLimitedTrustManager(X509ExtendedTrustManager pkix, X509Certificate[] cas, int depth) {
         this.pkix = pkix;
         this.cas = cas;
         this.depth = depth;
@@ -38,7 +38,7 @@ final class DepthLimitedTrustManager extends X509ExtendedTrustManager {
         f.init(store);
         for (TrustManager tm : f.getTrustManagers()) {
             if (tm instanceof X509ExtendedTrustManager x) {
-                return new DepthLimitedTrustManager(x, List.copyOf(cas), depth);
+                return new DepthLimitedTrustManager(x, cas.toArray(new X509Certificate[0]), depth);
             }
         }
         throw new IllegalStateException("the JDK has no X509 trust manager");
@@ -63,39 +63,13 @@ final class DepthLimitedTrustManager extends X509ExtendedTrustManager {
         checkDepth(chain);
     }
 
-    /** Certificates from the endpoint's up to the first one a CA issued; more than {@code depth} fail. */
+    /** Certificates from the endpoint's up to the first one a CA issued ({@link CaChain}); more than {@code depth} fail. */
     void checkDepth(X509Certificate[] chain) throws CertificateException {
-        int n = 1;
-        X509Certificate top = chain[0];
-        for (int i = 1; i < chain.length && !issuedByCa(top) && !isCa(chain[i]); i++) {
-            if (!chain[i].getSubjectX500Principal().equals(top.getIssuerX500Principal())) {
-                break;
-            }
-            top = chain[i];
-            n++;
-        }
+        int n = CaChain.toCa(chain[0], chain, cas).size();
         if (n > depth) {
             throw new CertificateException("certificate chain too long: " + n + " certificate(s) to a CA, "
                     + "verifyDepth allows " + depth);
         }
-    }
-
-    private boolean issuedByCa(X509Certificate c) {
-        for (X509Certificate ca : cas) {
-            if (ca.getSubjectX500Principal().equals(c.getIssuerX500Principal())) {
-                try {
-                    c.verify(ca.getPublicKey());
-                    return true;
-                } catch (Exception notThisOne) {
-                    // a CA with the same name but another key
-                }
-            }
-        }
-        return false;
-    }
-
-    private boolean isCa(X509Certificate c) {
-        return cas.contains(c);
     }
 
     @Override
