@@ -85,12 +85,16 @@ public final class NameResolution implements AutoCloseable {
             }
             return ch.connect(literal);
         }
+        Future<InetSocketAddress> found = resolve(ch.eventLoop(), endpoint, refuseLocal);
+        if (found.isDone()) { // a cached answer (the usual case): no timer
+            return found.isSuccess() ? ch.connect(found.getNow()) : ch.newFailedFuture(found.cause());
+        }
         ChannelPromise connected = ch.newPromise();
         ScheduledFuture<?> timer = ch.eventLoop().schedule(() -> {
             connected.tryFailure(new ConnectTimeoutException("looking up " + endpoint.host() + " took longer than "
                     + timeoutMillis + " ms"));
         }, timeoutMillis, TimeUnit.MILLISECONDS);
-        resolve(ch.eventLoop(), endpoint, refuseLocal).addListener(f -> {
+        found.addListener(f -> {
             timer.cancel(false);
             if (connected.isDone()) {
                 return;
