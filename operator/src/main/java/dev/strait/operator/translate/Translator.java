@@ -1649,8 +1649,8 @@ public final class Translator {
                         found.fingerprint());
             }
         }
-        return new ServiceTls(new Upstream.Tls(ca, spec.serverName(), cert, key, spec.verify(), spec.verifyDepth()), null, null,
-                found.fingerprint());
+        return new ServiceTls(new Upstream.Tls(ca, spec.serverName(), cert, key, spec.verify(), spec.verifyDepth()),
+                null, null, found.fingerprint());
     }
 
     /** The keys of a {@code kubernetes.io/tls} Secret: the certificate chain and its private key, PEM. */
