@@ -17,7 +17,8 @@ import org.slf4j.LoggerFactory;
  * A rule's action behind its {@code forwardAuth} (ADR 0072): each request is first checked with
  * {@code GET path} on the authorization upstream ({@link AuthCheckExchange}); a 2xx lets it through to the
  * action with the fields the answer grants, any other answer is the client's. The request's body waits,
- * unread past what had arrived ({@link HeldBody}), so a refused upload is never sent anywhere.
+ * unread past what had arrived ({@link HeldBody}), so a refused upload is never sent anywhere; a client that
+ * sent {@code Expect: 100-continue} is asked for its body only after the yes, so it never sends a refused one.
  */
 public final class ForwardAuthHandler extends HandlerDecorator {
     private static final Logger log = LoggerFactory.getLogger(ForwardAuthHandler.class);
@@ -48,6 +49,12 @@ public final class ForwardAuthHandler extends HandlerDecorator {
                 config.alwaysSetCookie(), config.cache() == null ? null : new VerdictCache(config.cache()));
     }
 
+    /** The check comes first: a client holding its body back is asked for it only once the check said yes. */
+    @Override
+    public boolean decidesBeforeBody() {
+        return true;
+    }
+
     @Override
     public void handle(Exchange ex) {
         if (ex.checking()) {
@@ -64,6 +71,7 @@ public final class ForwardAuthHandler extends HandlerDecorator {
             HttpHeaders kept = verdicts.granted(ex, key);
             if (kept != null) {
                 grant(ex, kept); // a yes for these credentials a moment ago: no need to ask again
+                ex.continueBody();
                 inner.handle(ex);
                 return;
             }
@@ -93,6 +101,7 @@ public final class ForwardAuthHandler extends HandlerDecorator {
                 e -> inner.handle(cookies.isEmpty() ? e : new AuthorizedExchange(e, cookies, alwaysSetCookie));
         // Not from inside the check's call stack: its upstream connection is still being put back.
         ex.eventLoop().execute(() -> {
+            ex.continueBody(); // a client holding its upload back for 100 Continue sends it now
             if (body == null) {
                 action.accept(ex);
             } else {

@@ -148,9 +148,9 @@ public final class RuleGuard {
     private static void run(Exchange ex, Handler handler, HeldBody body) {
         try {
             if (body == null) {
-                handler.handle(ex);
+                Handler.start(handler, ex);
             } else {
-                body.resume(ex, handler::handle);
+                body.resume(ex, e -> Handler.start(handler, e));
             }
         } catch (RuntimeException e) {
             log.error("handler failed on {} {} after its credentials were checked", ex.request().method(),

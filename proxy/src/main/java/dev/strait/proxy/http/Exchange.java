@@ -174,6 +174,16 @@ public interface Exchange {
     void resumeReading();
 
     /**
+     * Asks for a body the client holds back until it hears {@code 100 Continue} ({@code Expect: 100-continue}),
+     * if it still waits: the request is going to its action. The servers call it as the action starts, or a
+     * handler that decides first ({@link dev.strait.proxy.route.Handler#decidesBeforeBody}) once it lets the
+     * request through. A final answer sent while the client still waits closes an HTTP/1.1 connection (the
+     * client may or may not send the body) and ends an HTTP/2 stream (RFC 9110 10.1.1). Otherwise a no-op.
+     */
+    default void continueBody() {
+    }
+
+    /**
      * An interim (1xx) response ahead of the final one, such as 103 Early Hints, which a proxy must pass on
      * (RFC 9110 15.2). Dropped where it cannot go: an HTTP/1.0 client, or once the final answer started.
      * {@code headers} must be free of hop-by-hop fields. By default nothing is sent.

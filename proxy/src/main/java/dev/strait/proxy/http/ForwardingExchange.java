@@ -159,6 +159,11 @@ public abstract class ForwardingExchange implements Exchange {
     }
 
     @Override
+    public void continueBody() {
+        ex.continueBody();
+    }
+
+    @Override
     public void sendInformational(HttpResponseStatus status, HttpHeaders headers) {
         ex.sendInformational(status, headers);
     }

@@ -50,4 +50,9 @@ public abstract class SubRequestExchange extends ForwardingExchange {
     public void receiveBody(BodyReceiver receiver) {
         receiver.onBodyEnd(EmptyHttpHeaders.INSTANCE);
     }
+
+    /** This request has no body to ask for; the client's waits for its own action. */
+    @Override
+    public void continueBody() {
+    }
 }

@@ -53,6 +53,8 @@ final class Http1Exchange implements Exchange {
     boolean chunked;
     boolean bodyless;
     boolean hasBody;
+    /** The client sent {@code Expect: 100-continue} and has not been asked for its body yet. */
+    boolean continuePending;
     BodyReceiver receiver;
     Runnable onCancel;
     /** The connection closed before the answer was complete ({@link #clientGone()}). */
@@ -289,6 +291,11 @@ final class Http1Exchange implements Exchange {
     @Override
     public void resumeReading() {
         connection.pauseReading(false);
+    }
+
+    @Override
+    public void continueBody() {
+        connection.continueBody(this);
     }
 
     @Override

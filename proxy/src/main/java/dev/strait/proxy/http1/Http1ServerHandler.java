@@ -16,6 +16,7 @@ import dev.strait.proxy.http.ForwardedProto;
 import dev.strait.proxy.http2.H2cUpgrade;
 import dev.strait.proxy.metrics.ProxyMetrics;
 import dev.strait.proxy.route.CompiledRule;
+import dev.strait.proxy.route.Handler;
 import dev.strait.proxy.route.RouteTable;
 import dev.strait.proxy.server.FatalErrors;
 import dev.strait.proxy.tls.ClientCheck;
@@ -398,11 +399,9 @@ public final class Http1ServerHandler extends ChannelInboundHandlerAdapter {
                 refuse(ex, HttpResponseStatus.EXPECTATION_FAILED);
                 return;
             }
-            if (version.minorVersion() == 1 && ex.hasBody) {
-                // The body is read (and discarded where the action does not use it): ask for it.
-                ctx.write(Unpooled.wrappedBuffer(CONTINUE));
-                flushPending = true;
-            }
+            // Asked for as the action starts (continueBody): a request refused before then (no rule, a
+            // client certificate, a guard, a forward-auth check) is answered without the body ever sent.
+            ex.continuePending = version.minorVersion() == 1 && ex.hasBody;
         }
 
         if (tls != null && tls.misdirected(host)) {
@@ -433,7 +432,7 @@ public final class Http1ServerHandler extends ChannelInboundHandlerAdapter {
             return;
         }
         try {
-            rule.handler().handle(ex);
+            Handler.start(rule.handler(), ex);
         } catch (RuntimeException e) {
             log.error("route {} rule {}: handler failed on {} {}", rule.route(), rule.index(), req.method(), uri, e);
             if (!ex.responded) {
@@ -628,6 +627,20 @@ public final class Http1ServerHandler extends ChannelInboundHandlerAdapter {
         }
     }
 
+    /**
+     * {@code 100 Continue} for a client that holds its body back, once its request goes to the action (read and
+     * discarded where the action does not use it). Until then a final answer closes the connection instead
+     * ({@link #writeFraming}): whether the body follows it is the client's choice (RFC 9110 10.1.1).
+     */
+    void continueBody(Http1Exchange ex) {
+        if (!ex.continuePending || ex != current || ex.responded || ex.streaming) {
+            return;
+        }
+        ex.continuePending = false;
+        ctx.write(Unpooled.wrappedBuffer(CONTINUE), ctx.voidPromise());
+        flushSoon();
+    }
+
     /** An interim answer (103 Early Hints, ...) before the final one; HTTP/1.0 clients get none (RFC 9110 15.2). */
     void sendInformational(Http1Exchange ex, HttpResponseStatus status, HttpHeaders headers) {
         if (ex.responded || ex.streaming || ex != current || ex.request.protocolVersion().minorVersion() == 0) {
@@ -805,7 +818,8 @@ public final class Http1ServerHandler extends ChannelInboundHandlerAdapter {
      * on a connection not draining, which {@link SharedAnswers} may then serve whole.
      */
     boolean plainFraming(Http1Exchange ex) {
-        return ex.keepAlive && !drainRequested && ex.request.protocolVersion().minorVersion() == 1;
+        return ex.keepAlive && !drainRequested && ex.request.protocolVersion().minorVersion() == 1
+                && !ex.continuePending;
     }
 
     /** Writes Date, Connection and the blank line that ends the head. */
@@ -819,6 +833,10 @@ public final class Http1ServerHandler extends ChannelInboundHandlerAdapter {
         }
         if (drainRequested) {
             ex.keepAlive = false; // SIGTERM came while this request was in flight: say so in its answer
+        }
+        if (ex.continuePending && !(ex == current && currentBodyDone)) {
+            // Answered before the body was asked for: it may come or not, so nothing after it can be read.
+            ex.keepAlive = false;
         }
         if (!ex.keepAlive) {
             buf.writeBytes(CONNECTION_CLOSE);

@@ -17,6 +17,7 @@ import dev.strait.proxy.http.RequestTokens;
 import dev.strait.proxy.http1.HeadParser;
 import dev.strait.proxy.metrics.ProxyMetrics;
 import dev.strait.proxy.route.CompiledRule;
+import dev.strait.proxy.route.Handler;
 import dev.strait.proxy.route.RouteTable;
 import dev.strait.proxy.tls.ClientCheck;
 import dev.strait.proxy.tls.TlsConnection;
@@ -30,6 +31,7 @@ import io.netty.channel.ChannelPromise;
 import io.netty.channel.EventLoop;
 import io.netty.handler.codec.http.DefaultHttpHeadersFactory;
 import io.netty.handler.codec.http.DefaultHttpRequest;
+import io.netty.handler.codec.http.EmptyHttpHeaders;
 import io.netty.handler.codec.http.HttpHeaderNames;
 import io.netty.handler.codec.http.HttpHeaderValues;
 import io.netty.handler.codec.http.HttpHeaders;
@@ -102,6 +104,8 @@ public final class Http2Exchange implements Exchange, StreamDeadlines.Expiry {
     private String query;
     private boolean head;
     private boolean hasBody;
+    /** The client sent {@code Expect: 100-continue} with a body and has not been asked for it yet. */
+    private boolean continuePending;
     private boolean bodyDone;
     private long bodyBytes;
     private long maxBodyBytes;
@@ -251,6 +255,7 @@ public final class Http2Exchange implements Exchange, StreamDeadlines.Expiry {
             headers.set(HttpHeaderNames.TRANSFER_ENCODING, HttpHeaderValues.CHUNKED);
         }
         request = new DefaultHttpRequest(HTTP_2, m, target, headers);
+        continuePending = hasBody && HttpHeaderValues.CONTINUE.contentEqualsIgnoreCase(headers.get(HttpHeaderNames.EXPECT));
         if (count > snapshot.limits().maxHeaderCount() || listSize > snapshot.limits().maxHeaderBytes()) {
             // As HTTP/1.1 answers a head too large; the codec decodes up to twice maxHeaderBytes
             // (Http2Connections.decodedHeaderListSize), so the stream is answered, not reset.
@@ -306,7 +311,7 @@ public final class Http2Exchange implements Exchange, StreamDeadlines.Expiry {
             return;
         }
         try {
-            r.handler().handle(this);
+            Handler.start(r.handler(), this);
         } catch (RuntimeException e) {
             log.error("route {} rule {}: handler failed on {} {} (HTTP/2)", r.route(), r.index(), m, target, e);
             if (!responded && !streaming) {
@@ -871,6 +876,18 @@ public final class Http2Exchange implements Exchange, StreamDeadlines.Expiry {
         return h;
     }
 
+    /**
+     * {@code 100 Continue} as an interim HEADERS frame (RFC 9113 8.1) once the request goes to its action. An
+     * answer before then ends the stream and resets it with NO_ERROR, so the client sends no body.
+     */
+    @Override
+    public void continueBody() {
+        if (continuePending) {
+            continuePending = false;
+            sendInformational(HttpResponseStatus.CONTINUE, EmptyHttpHeaders.INSTANCE);
+        }
+    }
+
     @Override
     public void sendInformational(HttpResponseStatus status, HttpHeaders headers) {
         if (responded || streaming || !open()) {
@@ -1039,7 +1056,14 @@ public final class Http2Exchange implements Exchange, StreamDeadlines.Expiry {
         responded = true;
         onCancel = null;
         record();
-        if (!bodyDone && !draining) {
+        if (!bodyDone && continuePending) {
+            // Answered before the body was asked for: the client holds it back, so none is coming to drain;
+            // the reset tells it to keep the answer and send nothing (RFC 9113 8.1).
+            bodyDone = true;
+            deadlines.waitForBody(false);
+            abortBody(new IllegalStateException("answered before the body was asked for"));
+            resetAfterAnswer(Http2Error.NO_ERROR);
+        } else if (!bodyDone && !draining) {
             // Answered before the body ended (413, a fixed answer to a POST): the rest is read and dropped
             // up to DRAIN_LIMIT, then the stream is reset. Resetting at once made clients (curl) that were
             // still sending report an error instead of the answer.

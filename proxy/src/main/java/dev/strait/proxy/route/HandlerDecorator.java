@@ -20,6 +20,11 @@ public abstract class HandlerDecorator implements PrefixAware {
     }
 
     @Override
+    public boolean decidesBeforeBody() {
+        return inner.decidesBeforeBody();
+    }
+
+    @Override
     public Handler forPrefix(String prefix) {
         if (inner instanceof PrefixAware pa) {
             Handler bound = pa.forPrefix(prefix);

@@ -185,6 +185,29 @@ class ForwardAuthTest {
         c.close();
     }
 
+    /**
+     * A client that holds its upload back for {@code 100 Continue} is asked for it only once the check said yes
+     * (the service has been asked by the time the 100 comes); a refused one never hears it, never sends the
+     * body, and the connection ends with the answer, since the body might still follow it (RFC 9110 10.1.1).
+     */
+    @Test
+    void aHeldBackUploadIsAskedForOnlyAfterTheCheckSaidYes() throws Exception {
+        String upload = "POST /upload HTTP/1.1\r\nHost: a\r\nContent-Length: 5\r\nExpect: 100-continue\r\n";
+        try (RawClient refused = h.client()) {
+            RawClient.Response r = refused.send(upload + "\r\n").read();
+            assertThat(r.status()).isEqualTo(401);
+            assertThat(r.header("connection")).isEqualTo("close");
+            assertThat(refused.closedByServer()).isTrue();
+        }
+        try (RawClient c = h.client()) {
+            c.send(upload + "Authorization: Bearer good\r\n\r\n");
+            assertThat(c.read().status()).isEqualTo(100);
+            assertThat(auth.requests()).as("the check came first").isEqualTo(2);
+            assertThat(c.send("hello").read().text()).isEqualTo("app POST /upload user=[alice] body=5");
+        }
+        assertThat(app.requests()).isEqualTo(1);
+    }
+
     /** Pipelined requests behind checks, one with a body, one refused, are answered in order on one connection. */
     @Test
     void pipelinedRequestsWaitTheirTurn() throws Exception {

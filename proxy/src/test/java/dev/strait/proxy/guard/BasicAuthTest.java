@@ -108,6 +108,34 @@ class BasicAuthTest {
         assertThat(ok.body()).hasSize(70_000);
     }
 
+    /**
+     * A client that holds its upload back for {@code 100 Continue} is asked for it only once its credentials
+     * passed, also when their hash is worked out off the loop; a refused one hears no 100, and the connection
+     * ends with the 401, since the body might still follow it (RFC 9110 10.1.1).
+     */
+    @Test
+    void aHeldBackUploadIsAskedForOnlyOnceTheCredentialsPass() throws Exception {
+        TestUpstream app = h.upstream("app", TestUpstream.echo());
+        h.start(config(app.endpoint(), "alice:{PLAIN}secret\ndave:" + BasicAuthGuardTest.bcrypt("s3cret", 10)));
+        String upload = "POST /admin/x HTTP/1.1\r\nHost: a\r\nContent-Length: 5\r\nExpect: 100-continue\r\n";
+        for (String wrong : new String[] {"alice:wrong", "dave:wrong"}) {
+            try (RawClient refused = h.client()) {
+                RawClient.Response r = refused.send(upload + "Authorization: " + basic(wrong) + "\r\n\r\n").read();
+                assertThat(r.status()).as(wrong).isEqualTo(401);
+                assertThat(r.header("connection")).isEqualTo("close");
+                assertThat(refused.closedByServer()).isTrue();
+            }
+        }
+        for (String user : new String[] {"alice:secret", "dave:s3cret"}) {
+            try (RawClient c = h.client()) {
+                c.send(upload + "Authorization: " + basic(user) + "\r\n\r\n");
+                assertThat(c.read().status()).as(user).isEqualTo(100);
+                assertThat(c.send("hello").read().text()).isEqualTo("hello");
+            }
+        }
+        assertThat(app.requests()).isEqualTo(2);
+    }
+
     /** satisfy: any: the office's addresses need no password; anyone else is asked for one, not refused. */
     @Test
     void satisfyAnyAdmitsAnAllowedAddressOrAUser() throws Exception {

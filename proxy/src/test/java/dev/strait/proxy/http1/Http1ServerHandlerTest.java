@@ -142,6 +142,18 @@ class Http1ServerHandlerTest {
         assertThat(exchange("GET /b HTTP/1.1\r\nHost: example.com\r\n\r\n")).endsWith("B");
     }
 
+    /**
+     * A request refused before its action (here: no rule) is not asked for a body its client holds back; as the
+     * client may send it or not, the connection ends with the answer (RFC 9110 10.1.1).
+     */
+    @Test
+    void aRequestRefusedBeforeItsActionIsNotAskedForItsBody() {
+        String out = exchange("POST /nothing HTTP/1.1\r\nHost: example.com\r\nContent-Length: 5\r\n"
+                + "Expect: 100-continue\r\n\r\n");
+        assertThat(out).startsWith("HTTP/1.1 404 ").contains("Connection: close\r\n").doesNotContain("100 Continue");
+        assertThat(ch.isOpen()).isFalse();
+    }
+
     @Test
     void bodiesOverTheLimitGet413AndClose() {
         assertThat(exchange("POST /a HTTP/1.1\r\nHost: example.com\r\nContent-Length: 5000\r\n\r\n"))

@@ -324,6 +324,54 @@ class Http2ServingTest {
         }
     }
 
+    /**
+     * {@code Expect: 100-continue} over HTTP/2: an interim 100 HEADERS frame once the request goes to its action,
+     * then the answer to the body sent after it; a request refused before its action (no rule) gets its answer
+     * and a NO_ERROR reset instead (RFC 9113 8.1), so its client never sends the body.
+     */
+    @Test
+    void expectContinueGetsAnInterim100OnlyFromTheAction() throws Exception {
+        try (RawH2 c = new RawH2(proxy.server.address("http"))) {
+            c.send(RawH2.frame(RawH2.HEADERS, RawH2.END_HEADERS, 1, expecting("/app/x")));
+            assertThat(seen(c, c.readUntil(f -> f.stream() == 1 && f.type() == RawH2.HEADERS), 1))
+                    .containsExactly("100");
+            c.send(RawH2.frame(RawH2.DATA, RawH2.END_STREAM, 1, "hello".getBytes(StandardCharsets.US_ASCII)));
+            assertThat(seen(c, c.answer(1), 1)).containsExactly("200", "data hello");
+
+            c.send(RawH2.frame(RawH2.HEADERS, RawH2.END_HEADERS, 3, expecting("/nothing")));
+            assertThat(seen(c, c.readUntil(f -> f.stream() == 3 && f.type() == RawH2.RST_STREAM), 3))
+                    .containsExactly("404", "data 404 Not Found\n", "reset " + RawH2.NO_ERROR);
+        }
+    }
+
+    /** A POST to {@code path} with {@code Expect: 100-continue}, its body to follow. */
+    private static byte[] expecting(String path) {
+        java.io.ByteArrayOutputStream b = new java.io.ByteArrayOutputStream();
+        b.writeBytes(new byte[] {(byte) 0x83, (byte) 0x86}); // :method POST, :scheme http (static table)
+        RawH2.literal(b, ":path", path, false);
+        RawH2.literal(b, ":authority", "a", false);
+        RawH2.literal(b, "expect", "100-continue", false);
+        return b.toByteArray();
+    }
+
+    /** What came on {@code stream}: each HEADERS frame's status, DATA as text, a reset with its code. */
+    private static List<String> seen(RawH2 c, List<RawH2.Frame> frames, int stream) throws Exception {
+        List<String> seen = new ArrayList<>();
+        for (RawH2.Frame f : frames) {
+            if (f.type() == RawH2.HEADERS) {
+                CharSequence status = c.headers(f).status(); // decoded in order, whichever stream: HPACK state
+                if (f.stream() == stream) {
+                    seen.add(status.toString());
+                }
+            } else if (f.stream() == stream && f.type() == RawH2.DATA && f.payload().length > 0) {
+                seen.add("data " + f.text());
+            } else if (f.stream() == stream && f.type() == RawH2.RST_STREAM) {
+                seen.add("reset " + f.errorCode());
+            }
+        }
+        return seen;
+    }
+
     /** 103 Early Hints from the upstream reach an HTTP/2 client as an interim HEADERS frame, then the answer. */
     @Test
     void earlyHintsGoAheadOfTheAnswerAsAnInterimHeadersFrame() throws Exception {
@@ -332,7 +380,7 @@ class Http2ServingTest {
         byte[] get = {(byte) 0x82, (byte) 0x86, 0x04, 0x06, '/', 'a', 'p', 'p', '/', 'x', 0x01, 0x01, 'a'};
         try (RawH2 c = new RawH2(proxy.server.address("http"))) {
             c.send(RawH2.frame(RawH2.HEADERS, RawH2.END_HEADERS | RawH2.END_STREAM, 1, get));
-            java.util.List<String> seen = new java.util.ArrayList<>();
+            List<String> seen = new ArrayList<>();
             for (RawH2.Frame f : c.answer(1)) {
                 if (f.stream() == 1 && f.type() == RawH2.HEADERS) {
                     var h = c.headers(f);
