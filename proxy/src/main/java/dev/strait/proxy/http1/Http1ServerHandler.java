@@ -432,7 +432,11 @@ public final class Http1ServerHandler extends ChannelInboundHandlerAdapter {
             return;
         }
         try {
-            Handler.start(rule.handler(), ex);
+            if (ex.continuePending) {
+                Handler.start(rule.handler(), ex); // asks for the body unless the action decides first
+            } else {
+                rule.handler().handle(ex); // the hot path: nothing to ask for
+            }
         } catch (RuntimeException e) {
             log.error("route {} rule {}: handler failed on {} {}", rule.route(), rule.index(), req.method(), uri, e);
             if (!ex.responded) {

@@ -311,7 +311,11 @@ public final class Http2Exchange implements Exchange, StreamDeadlines.Expiry {
             return;
         }
         try {
-            Handler.start(r.handler(), this);
+            if (continuePending) {
+                Handler.start(r.handler(), this); // asks for the body unless the action decides first
+            } else {
+                r.handler().handle(this);
+            }
         } catch (RuntimeException e) {
             log.error("route {} rule {}: handler failed on {} {} (HTTP/2)", r.route(), r.index(), m, target, e);
             if (!responded && !streaming) {
