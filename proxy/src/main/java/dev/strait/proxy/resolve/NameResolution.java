@@ -108,6 +108,43 @@ public final class NameResolution implements AutoCloseable {
         return connected;
     }
 
+    /**
+     * Whether a connection made to {@code address} for the name {@code endpoint} may still be used: false only
+     * when the name's answer is at hand (cached) and no longer holds that address, so a pooled keep-alive
+     * connection follows a moved name as new connections do. An answer not at hand (its TTL ran out) is
+     * asked for without waiting, and until it comes the connection serves on.
+     */
+    public boolean stillLeadsTo(EventLoop loop, HostPort endpoint, boolean refuseLocal, InetAddress address) {
+        if (address == null) {
+            return true;
+        }
+        Future<java.util.List<InetSocketAddress>> all;
+        try {
+            all = group().getResolver(loop).resolveAll(
+                    InetSocketAddress.createUnresolved(lookupName(endpoint, refuseLocal), endpoint.port()));
+        } catch (IllegalStateException e) {
+            return true; // closed, or the loop is shutting down: nothing better to offer
+        }
+        if (!all.isDone() || !all.isSuccess()) {
+            return true;
+        }
+        for (InetSocketAddress a : all.getNow()) {
+            if (address.equals(a.getAddress())) {
+                return true;
+            }
+        }
+        return false;
+    }
+
+    /**
+     * The name as looked up. One that may not lead anywhere local is taken as absolute, as Kubernetes takes
+     * an ExternalName (a CNAME target): with the pod's search domains, "api.identity" would become the
+     * Service api.identity.svc.cluster.local, or "db-0.db.payments" a pod, past the consent of ADR 0078.
+     */
+    private static String lookupName(HostPort endpoint, boolean refuseLocal) {
+        return refuseLocal && !endpoint.host().endsWith(".") ? endpoint.host() + "." : endpoint.host();
+    }
+
     /** The address to connect to for a name, on {@code loop}; failed with the reason when there is none. */
     public Future<InetSocketAddress> resolve(EventLoop loop, HostPort endpoint, boolean refuseLocal) {
         AddressResolver<InetSocketAddress> resolver;
@@ -117,11 +154,7 @@ public final class NameResolution implements AutoCloseable {
             return loop.newFailedFuture(e); // closed, or the loop is shutting down
         }
         Promise<InetSocketAddress> out = loop.newPromise();
-        // A name that may not lead anywhere local is taken as absolute, as Kubernetes takes an ExternalName
-        // (a CNAME target): with the pod's search domains, "api.identity" would become the Service
-        // api.identity.svc.cluster.local, or "db-0.db.payments" a pod, past the consent of ADR 0078.
-        String name = refuseLocal && !endpoint.host().endsWith(".") ? endpoint.host() + "." : endpoint.host();
-        resolver.resolve(InetSocketAddress.createUnresolved(name, endpoint.port())).addListener(f -> {
+        resolver.resolve(InetSocketAddress.createUnresolved(lookupName(endpoint, refuseLocal), endpoint.port())).addListener(f -> {
             if (!f.isSuccess()) {
                 UnknownHostException e = new UnknownHostException("cannot resolve " + endpoint.host() + ": "
                         + (f.cause().getMessage() != null ? f.cause().getMessage() : f.cause().toString()));

@@ -105,11 +105,18 @@ public final class EndpointPool {
             UpstreamConnection c;
             while ((c = idle.pollLast()) != null) {
                 idleCount--;
-                if (c.channel.isActive()) {
-                    c.attach(listener);
-                    listener.onConnected(c, true);
-                    return;
+                if (!c.channel.isActive()) {
+                    continue;
                 }
+                if (!spec.stillCurrent(c.channel, index, loop.context.names())) {
+                    // The endpoint's name moved: the next request goes where new connections go.
+                    c.idle = false;
+                    c.channel.close();
+                    continue;
+                }
+                c.attach(listener);
+                listener.onConnected(c, true);
+                return;
             }
         }
         if (maxConnections > 0 && live >= maxConnections) {

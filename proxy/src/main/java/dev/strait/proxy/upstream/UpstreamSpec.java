@@ -113,6 +113,17 @@ public final class UpstreamSpec {
         return names.connect(ch, endpoints[i], resolved[i], config.refuseLocalAddresses(), timeoutMillis);
     }
 
+    /**
+     * Whether {@code ch}, connected to endpoint {@code i}, may serve another request: always for an address;
+     * for a name, while the name's current answer still holds the address it was connected to.
+     */
+    boolean stillCurrent(io.netty.channel.Channel ch, int i, dev.strait.proxy.resolve.NameResolution names) {
+        if (resolved[i] != null || !(ch.remoteAddress() instanceof java.net.InetSocketAddress remote)) {
+            return true;
+        }
+        return names.stillLeadsTo(ch.eventLoop(), endpoints[i], config.refuseLocalAddresses(), remote.getAddress());
+    }
+
     @Override
     public String toString() {
         return "upstream " + name;

@@ -87,6 +87,26 @@ class NameResolutionTest {
         assertThat(dns.asked("app.strait.test")).isGreaterThanOrEqualTo(2);
     }
 
+    /**
+     * A pooled keep-alive connection follows a moved name too: once the new answer is at hand, the idle
+     * connection to the old address is closed rather than reused, and requests go where new connections go.
+     */
+    @Test
+    void aPooledConnectionIsNotReusedOnceItsNameMoved() throws Exception {
+        TestUpstream up = h.upstream(TestUpstream.reply(200, "app"));
+        dns.add("app.strait.test", "127.0.0.1", 1);
+        h.start(config("app.strait.test:" + up.port(), "", "").replace("maxIdlePerLoop: 0", "maxIdlePerLoop: 4"));
+        assertThat(status("/a")).isEqualTo(200);
+        assertThat(status("/b")).isEqualTo(200);
+        assertThat(up.connections()).as("the second request reused the pooled connection").isEqualTo(1);
+        // The name moves to an address where nothing listens; the pooled connection to the old one still works.
+        dns.add("app.strait.test", "127.0.0.3", 1);
+        await().atMost(Duration.ofSeconds(10)).pollInterval(Duration.ofMillis(100))
+                .until(() -> status("/c") == 502);
+        assertThat(up.connections()).as("no new connection went to the old address").isEqualTo(1);
+        await().atMost(Duration.ofSeconds(5)).until(() -> up.openConnections() == 0);
+    }
+
     @Test
     void anUnknownNameIsABadGateway() throws Exception {
         h.start(config("nowhere.strait.test:80", "", ""));
