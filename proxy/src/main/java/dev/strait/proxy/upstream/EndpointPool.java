@@ -108,7 +108,7 @@ public final class EndpointPool {
                 if (!c.channel.isActive()) {
                     continue;
                 }
-                if (!spec.stillCurrent(c.channel, index, loop.context.names())) {
+                if (!stillCurrent(c.channel)) {
                     // The endpoint's name moved: the next request goes where new connections go.
                     c.idle = false;
                     c.channel.close();
@@ -209,10 +209,19 @@ public final class EndpointPool {
     public void openH2Stream(io.netty.channel.ChannelHandler handler, H2Session.Opener opener, long deadline) {
         inflight++;
         loop.upstreamInflight++;
+        if (h2 != null && h2.usable() && !h2.stillCurrent()) {
+            h2.leave(); // the endpoint's name moved: new streams go where a new connection goes
+            h2 = null;
+        }
         if (h2 == null || !h2.usable()) {
             h2 = H2Session.connect(this, deadline);
         }
         h2.open(handler, opener);
+    }
+
+    /** Whether {@code ch}, connected here, still goes where the endpoint leads (a name may have moved). */
+    boolean stillCurrent(Channel ch) {
+        return spec.stillCurrent(ch, index, loop.context.names());
     }
 
     dev.strait.proxy.tls.UpstreamTls tls() {

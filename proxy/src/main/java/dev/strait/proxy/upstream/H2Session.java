@@ -44,6 +44,8 @@ public final class H2Session extends ChannelInboundHandlerAdapter {
     private final ArrayDeque<Waiting> waiting = new ArrayDeque<>();
     private boolean connected;
     private boolean retired;
+    /** The endpoint's name moved away from this connection: no new streams ({@link #leave}). */
+    private boolean left;
     private int active;
     private long maxStreams = 100; // until the peer's SETTINGS say otherwise
     private long idleSince;
@@ -113,7 +115,27 @@ public final class H2Session extends ChannelInboundHandlerAdapter {
 
     /** Whether new streams may still be asked of this session. */
     boolean usable() {
-        return !retired;
+        return !retired && !left;
+    }
+
+    /** Whether this session still goes where the endpoint's name leads ({@link EndpointPool#stillCurrent}). */
+    boolean stillCurrent() {
+        return !connected || pool.stillCurrent(channel);
+    }
+
+    /**
+     * The endpoint's name moved: new streams go to a new session; those open or waiting here are served, then
+     * the connection closes.
+     */
+    void leave() {
+        left = true;
+        closeIfLeftAndDone();
+    }
+
+    private void closeIfLeftAndDone() {
+        if (left && active == 0 && waiting.isEmpty()) {
+            channel.close();
+        }
     }
 
     /** Opens a stream with {@code handler} in its pipeline, now or when one is free. */
@@ -145,6 +167,11 @@ public final class H2Session extends ChannelInboundHandlerAdapter {
 
     private void streamClosed() {
         active--;
+        if (left) {
+            drain();
+            closeIfLeftAndDone();
+            return;
+        }
         if (active == 0) {
             idleSince = System.nanoTime();
             long idle = pool.idleTimeoutNanos;

@@ -5,6 +5,7 @@ import static org.awaitility.Awaitility.await;
 
 import dev.strait.proxy.testing.ProxyHarness;
 import dev.strait.proxy.testing.RawClient;
+import dev.strait.proxy.testing.TestDnsServer;
 import io.netty.bootstrap.ServerBootstrap;
 import io.netty.buffer.ByteBuf;
 import io.netty.buffer.Unpooled;
@@ -183,6 +184,36 @@ class H2cUpstreamTest {
                       - backends: [ { upstream: grpc } ]
                         %s
                 """.formatted(endpoint, ruleExtra));
+    }
+
+    /**
+     * The one h2c connection per loop follows a moved endpoint name: once the new answer is at hand, new streams
+     * go to a new connection at the new address (nothing listens there: 502), none to the old connection.
+     */
+    @Test
+    void theMultiplexedConnectionFollowsAMovedName() throws Exception {
+        String port = startUpstream().substring("127.0.0.1:".length());
+        try (TestDnsServer dns = new TestDnsServer()) {
+            dns.add("grpc.strait.test", "127.0.0.1", 1);
+            proxy.start("""
+                    workers: 1
+                    resolver: { nameservers: [ "%s" ] }
+                    upstreams: [ { name: grpc, endpoints: [ "grpc.strait.test:%s" ], protocol: h2c } ]
+                    routes:
+                      - name: r
+                        hosts: [ "*" ]
+                        rules:
+                          - backends: [ { upstream: grpc } ]
+                            retries: { attempts: 0 }
+                    """.formatted(dns.address(), port));
+            assertThat(proxy.get("/a").status()).isEqualTo(200);
+            assertThat(proxy.get("/b").status()).isEqualTo(200);
+            assertThat(streams.get()).isEqualTo(2);
+            dns.add("grpc.strait.test", "127.0.0.3", 1);
+            await().atMost(Duration.ofSeconds(10)).pollInterval(Duration.ofMillis(100))
+                    .until(() -> proxy.get("/c").status() == 502);
+            assertThat(connections.get()).as("one connection, to the old address, ever").isEqualTo(1);
+        }
     }
 
     @Test
