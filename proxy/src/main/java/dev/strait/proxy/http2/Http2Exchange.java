@@ -255,7 +255,8 @@ public final class Http2Exchange implements Exchange, StreamDeadlines.Expiry {
             headers.set(HttpHeaderNames.TRANSFER_ENCODING, HttpHeaderValues.CHUNKED);
         }
         request = new DefaultHttpRequest(HTTP_2, m, target, headers);
-        continuePending = hasBody && HttpHeaderValues.CONTINUE.contentEqualsIgnoreCase(headers.get(HttpHeaderNames.EXPECT));
+        continuePending = hasBody
+                && HttpHeaderValues.CONTINUE.contentEqualsIgnoreCase(headers.get(HttpHeaderNames.EXPECT));
         if (count > snapshot.limits().maxHeaderCount() || listSize > snapshot.limits().maxHeaderBytes()) {
             // As HTTP/1.1 answers a head too large; the codec decodes up to twice maxHeaderBytes
             // (Http2Connections.decodedHeaderListSize), so the stream is answered, not reset.

@@ -115,9 +115,6 @@ public final class NameResolution implements AutoCloseable {
      * asked for without waiting, and until it comes the connection serves on.
      */
     public boolean stillLeadsTo(EventLoop loop, HostPort endpoint, boolean refuseLocal, InetAddress address) {
-        if (address == null) {
-            return true;
-        }
         Future<java.util.List<InetSocketAddress>> all;
         try {
             all = group().getResolver(loop).resolveAll(
@@ -154,7 +151,8 @@ public final class NameResolution implements AutoCloseable {
             return loop.newFailedFuture(e); // closed, or the loop is shutting down
         }
         Promise<InetSocketAddress> out = loop.newPromise();
-        resolver.resolve(InetSocketAddress.createUnresolved(lookupName(endpoint, refuseLocal), endpoint.port())).addListener(f -> {
+        String name = lookupName(endpoint, refuseLocal);
+        resolver.resolve(InetSocketAddress.createUnresolved(name, endpoint.port())).addListener(f -> {
             if (!f.isSuccess()) {
                 UnknownHostException e = new UnknownHostException("cannot resolve " + endpoint.host() + ": "
                         + (f.cause().getMessage() != null ? f.cause().getMessage() : f.cause().toString()));
