@@ -532,14 +532,15 @@ public final class ConfigParser {
             Upstream.HashSource source = enumValue(ho.get("source"), path + ".hashOn.source",
                     Upstream.HashSource.CLIENT_ADDRESS, Upstream.HashSource.class);
             String hn = null;
-            if (source == Upstream.HashSource.CLIENT_ADDRESS) {
+            if (!source.named()) {
                 if (ho.has("name")) {
-                    error(path + ".hashOn.name", "is only used with source header or cookie");
+                    error(path + ".hashOn.name", "is only used with source header, cookie or query");
                 }
             } else {
                 hn = requiredText(ho.get("name"), path + ".hashOn.name");
                 if (hn != null && !TOKEN.matcher(hn).matches()) {
-                    error(path + ".hashOn.name", "\"" + hn + "\" is not a " + configName(source) + " name");
+                    error(path + ".hashOn.name", "\"" + hn + "\" is not a "
+                            + (source == Upstream.HashSource.QUERY ? "query parameter" : configName(source)) + " name");
                 }
             }
             Upstream.SetCookie setCookie = null;

@@ -136,8 +136,11 @@ public record Upstream(
     }
 
     /**
-     * What consistent hashing hashes: a request header, a cookie, or the client's address.
+     * What consistent hashing hashes: a request header, a cookie, the request target ({@code uri}: path and query
+     * as the client sent them, nginx's {@code $request_uri}; {@code path}: the normalised path, nginx's
+     * {@code $uri}), one query parameter, or the client's address.
      *
+     * @param name      the header's, cookie's or query parameter's name; null for the other sources
      * @param setCookie with a cookie source: the cookie the proxy sets on the answer to a request without it, so
      *                  that a browser stays on the endpoint its first request went to (sticky sessions); null: none
      *                  is set, and a request without the cookie is hashed on its client address
@@ -176,7 +179,14 @@ public record Upstream(
         }
     }
 
-    public enum HashSource { HEADER, COOKIE, CLIENT_ADDRESS }
+    public enum HashSource {
+        HEADER, COOKIE, QUERY, URI, PATH, CLIENT_ADDRESS;
+
+        /** Whether the source names what it hashes (a header, cookie or query parameter). */
+        public boolean named() {
+            return this == HEADER || this == COOKIE || this == QUERY;
+        }
+    }
 
     /**
      * Connection pools, one per event loop and endpoint.

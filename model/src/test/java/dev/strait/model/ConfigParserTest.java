@@ -337,6 +337,17 @@ class ConfigParserTest {
         }
 
         @Test
+        void theRequestTargetAndAQueryParameterCanBeHashed() throws Exception {
+            Config c = parse(LISTENER + "upstreams: [ { name: a, loadBalancer: consistent-hash, hashOn: { source: uri } },\n"
+                    + " { name: b, loadBalancer: consistent-hash, hashOn: { source: path } },\n"
+                    + " { name: c, loadBalancer: consistent-hash, hashOn: { source: query, name: tenant } } ]\n");
+            assertThat(c.upstreams()).extracting(Upstream::hashOn).containsExactly(
+                    new Upstream.HashOn(Upstream.HashSource.URI, null),
+                    new Upstream.HashOn(Upstream.HashSource.PATH, null),
+                    new Upstream.HashOn(Upstream.HashSource.QUERY, "tenant"));
+        }
+
+        @Test
         void aCookieHashMaySetItsCookie() throws Exception {
             Config c = parse(LISTENER + "upstreams: [ { name: a, loadBalancer: consistent-hash, hashOn: { source: cookie,"
                     + " name: route, setCookie: { path: /shop, maxAge: 48h, sameSite: None, changeOnFailure: true } } },"
@@ -992,8 +1003,18 @@ class ConfigParserTest {
                         l + "upstreams: [ { name: app, hashOn: { source: header, name: x-user } } ]\n",
                         "upstreams[0].hashOn", "is only used with loadBalancer: consistent-hash"),
                 arguments("hashOn unknown source",
+                        l + "upstreams: [ { name: app, loadBalancer: consistent-hash, hashOn: { source: body } } ]\n",
+                        "upstreams[0].hashOn.source",
+                        "must be one of client-address, cookie, header, path, query, uri, got \"body\""),
+                arguments("hashOn query without name",
                         l + "upstreams: [ { name: app, loadBalancer: consistent-hash, hashOn: { source: query } } ]\n",
-                        "upstreams[0].hashOn.source", "must be one of client-address, cookie, header, got \"query\""),
+                        "upstreams[0].hashOn.name", "is required"),
+                arguments("hashOn query bad name",
+                        l + "upstreams: [ { name: app, loadBalancer: consistent-hash, hashOn: { source: query, name: \"a=b\" } } ]\n",
+                        "upstreams[0].hashOn.name", "\"a=b\" is not a query parameter name"),
+                arguments("hashOn uri with a name",
+                        l + "upstreams: [ { name: app, loadBalancer: consistent-hash, hashOn: { source: uri, name: x } } ]\n",
+                        "upstreams[0].hashOn.name", "is only used with source header, cookie or query"),
                 arguments("hashOn header without name",
                         l + "upstreams: [ { name: app, loadBalancer: consistent-hash, hashOn: { source: header } } ]\n",
                         "upstreams[0].hashOn.name", "is required"),
@@ -1014,7 +1035,7 @@ class ConfigParserTest {
                         "upstreams[0].hashOn.setCookie.path", "is not a cookie path"),
                 arguments("hashOn client address with a name",
                         l + "upstreams: [ { name: app, loadBalancer: consistent-hash, hashOn: { source: client-address, name: x } } ]\n",
-                        "upstreams[0].hashOn.name", "is only used with source header or cookie"),
+                        "upstreams[0].hashOn.name", "is only used with source header, cookie or query"),
                 arguments("panicThreshold over 100",
                         l + "upstreams: [ { name: app, panicThreshold: 101 } ]\n",
                         "upstreams[0].panicThreshold", "must be a whole number 0..100, got 101"),

@@ -62,12 +62,18 @@ public class UpstreamSpec {
     public enum HashSource {
         @JsonProperty("header") HEADER,
         @JsonProperty("cookie") COOKIE,
+        /** One query parameter's raw value (ingress-nginx's {@code $arg_NAME}). */
+        @JsonProperty("query") QUERY,
+        /** The request target, path and query as the client sent them (ingress-nginx's {@code $request_uri}). */
+        @JsonProperty("uri") URI,
+        /** The normalised path, without query (ingress-nginx's {@code $uri}). */
+        @JsonProperty("path") PATH,
         @JsonProperty("client-address") CLIENT_ADDRESS
     }
 
     @JsonInclude(JsonInclude.Include.NON_NULL)
-    @ValidationRule(value = "(has(self.source) && self.source != 'client-address') == has(self.name)",
-            message = "a header or cookie hash needs a name; client-address takes none")
+    @ValidationRule(value = "(has(self.source) && self.source in ['header', 'cookie', 'query']) == has(self.name)",
+            message = "a header, cookie or query hash needs a name; uri, path and client-address take none")
     public static class HashOn {
         public HashSource source;
 

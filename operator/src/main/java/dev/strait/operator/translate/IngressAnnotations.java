@@ -747,13 +747,14 @@ final class IngressAnnotations {
     /** A Service's name (an RFC 1035 label). */
     private static final Pattern SERVICE_NAME = Pattern.compile("[a-z]([-a-z0-9]{0,61}[a-z0-9])?");
 
-    private static final Pattern HASH_VARIABLE = Pattern.compile(
-            "\\$(remote_addr|binary_remote_addr|http_([A-Za-z0-9_]+)|cookie_([A-Za-z0-9_]+))");
+    /** One nginx variable, as {@code $name} or {@code ${name}}. */
+    private static final Pattern HASH_VARIABLE = Pattern.compile("\\$(?:\\{([A-Za-z0-9_]+)}|([A-Za-z0-9_]+))");
 
     /**
      * {@code upstream-hash-by} as what a consistent hash hashes, where the value is one variable Strait can
-     * read: the client's address, a request field ({@code $http_x_user}: {@code x-user}) or a cookie. Other
-     * values ({@code $request_uri}, several variables) are a warning, and the Service is balanced as
+     * read: the client's address, a request field ({@code $http_x_user}: {@code x-user}), a cookie, a query
+     * parameter ({@code $arg_tenant}), the request target ({@code $request_uri}) or its path ({@code $uri}).
+     * Other values (several variables, text around one) are a warning, and the Service is balanced as
      * {@code load-balance} says; so is {@code upstream-hash-by-subset}, which is not read.
      */
     private static dev.strait.operator.crd.UpstreamSpec.HashOn hashBy(String value, List<String> warn) {
@@ -761,20 +762,29 @@ final class IngressAnnotations {
             return null;
         }
         java.util.regex.Matcher m = HASH_VARIABLE.matcher(value.trim());
-        if (!m.matches()) {
-            warn.add(field(UPSTREAM_HASH_BY) + ": \"" + value + "\" is not one of the variables Strait can hash on"
-                    + " ($remote_addr, $http_NAME, $cookie_NAME); it is not applied");
-            return null;
-        }
+        String variable = m.matches() ? (m.group(1) != null ? m.group(1) : m.group(2)) : "";
         dev.strait.operator.crd.UpstreamSpec.HashOn h = new dev.strait.operator.crd.UpstreamSpec.HashOn();
-        if (m.group(2) != null) {
+        if (variable.startsWith("http_") && variable.length() > 5) {
             h.source = dev.strait.operator.crd.UpstreamSpec.HashSource.HEADER;
-            h.name = m.group(2).replace('_', '-').toLowerCase(Locale.ROOT);
-        } else if (m.group(3) != null) {
+            h.name = variable.substring(5).replace('_', '-').toLowerCase(Locale.ROOT);
+        } else if (variable.startsWith("cookie_") && variable.length() > 7) {
             h.source = dev.strait.operator.crd.UpstreamSpec.HashSource.COOKIE;
-            h.name = m.group(3);
+            h.name = variable.substring(7);
+        } else if (variable.startsWith("arg_") && variable.length() > 4) {
+            h.source = dev.strait.operator.crd.UpstreamSpec.HashSource.QUERY;
+            h.name = variable.substring(4);
         } else {
-            h.source = dev.strait.operator.crd.UpstreamSpec.HashSource.CLIENT_ADDRESS;
+            h.source = switch (variable) {
+                case "remote_addr", "binary_remote_addr" -> dev.strait.operator.crd.UpstreamSpec.HashSource.CLIENT_ADDRESS;
+                case "request_uri" -> dev.strait.operator.crd.UpstreamSpec.HashSource.URI;
+                case "uri", "document_uri" -> dev.strait.operator.crd.UpstreamSpec.HashSource.PATH;
+                default -> null;
+            };
+        }
+        if (h.source == null) {
+            warn.add(field(UPSTREAM_HASH_BY) + ": \"" + value + "\" is not one of the variables Strait can hash on"
+                    + " ($remote_addr, $http_NAME, $cookie_NAME, $arg_NAME, $request_uri, $uri); it is not applied");
+            return null;
         }
         return h;
     }

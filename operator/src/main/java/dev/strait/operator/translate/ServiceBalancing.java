@@ -77,21 +77,25 @@ record ServiceBalancing(Upstream.LoadBalancer loadBalancer, Upstream.HashOn hash
         Upstream.HashSource s = switch (source) {
             case "header" -> Upstream.HashSource.HEADER;
             case "cookie" -> Upstream.HashSource.COOKIE;
+            case "query" -> Upstream.HashSource.QUERY;
+            case "uri" -> Upstream.HashSource.URI;
+            case "path" -> Upstream.HashSource.PATH;
             case "client-address", "" -> Upstream.HashSource.CLIENT_ADDRESS; // absent: the client's address
             default -> null;
         };
         if (s == null) {
-            errors.add(path + ".source: \"" + source + "\" is not header, cookie or client-address");
+            errors.add(path + ".source: \"" + source + "\" is not header, cookie, query, uri, path or client-address");
             return Upstream.HashOn.CLIENT_ADDRESS;
         }
-        if (s == Upstream.HashSource.CLIENT_ADDRESS) {
+        if (!s.named()) {
             if (name != null) {
-                errors.add(path + ".name: client-address takes none");
+                errors.add(path + ".name: " + source + " takes none");
             }
-            return Upstream.HashOn.CLIENT_ADDRESS;
+            return s == Upstream.HashSource.CLIENT_ADDRESS ? Upstream.HashOn.CLIENT_ADDRESS : new Upstream.HashOn(s, null);
         }
         if (name == null || !TOKEN.matcher(name).matches()) {
-            errors.add(path + ".name: a " + source + " hash needs the " + source + "'s name");
+            errors.add(path + ".name: a " + source + " hash needs the "
+                    + (s == Upstream.HashSource.QUERY ? "query parameter" : source) + "'s name");
             return Upstream.HashOn.CLIENT_ADDRESS;
         }
         return new Upstream.HashOn(s, name);

@@ -115,9 +115,10 @@ class CrdSchemaTest {
                 .containsExactlyInAnyOrder("\"http1\"", "\"h2c\"", "\"h2\"", "\"fastcgi\"");
         JSONSchemaProps hashOn = spec.getProperties().get("hashOn");
         assertThat(hashOn.getProperties().get("source").getEnum()).extracting(Object::toString)
-                .containsExactlyInAnyOrder("\"header\"", "\"cookie\"", "\"client-address\"");
+                .containsExactlyInAnyOrder("\"header\"", "\"cookie\"", "\"query\"", "\"uri\"", "\"path\"",
+                        "\"client-address\"");
         assertThat(hashOn.getXKubernetesValidations()).extracting(r -> r.getMessage())
-                .containsExactly("a header or cookie hash needs a name; client-address takes none");
+                .containsExactly("a header, cookie or query hash needs a name; uri, path and client-address take none");
         assertThat(spec.getProperties().get("panicThreshold").getMaximum()).isEqualTo(100.0);
         assertThat(spec.getProperties().get("pool").getProperties().get("connectTimeout").getPattern())
                 .isEqualTo("^[0-9]{1,9}(ms|s|m|h)$");

@@ -505,12 +505,20 @@ class IngressAnnotationsTest {
         assertThat(byClient.loadBalancer()).isEqualTo(dev.strait.model.Upstream.LoadBalancer.CONSISTENT_HASH);
         assertThat(byClient.hashOn()).isEqualTo(dev.strait.model.Upstream.HashOn.CLIENT_ADDRESS);
 
-        t = translate(annotated("site", spec, "upstream-hash-by", "$request_uri", "load-balance", "random",
+        assertThat(web.apply(translate(annotated("site", spec, "upstream-hash-by", "$request_uri"))).hashOn())
+                .isEqualTo(new dev.strait.model.Upstream.HashOn(dev.strait.model.Upstream.HashSource.URI, null));
+        assertThat(web.apply(translate(annotated("site", spec, "upstream-hash-by", "${uri}"))).hashOn())
+                .isEqualTo(new dev.strait.model.Upstream.HashOn(dev.strait.model.Upstream.HashSource.PATH, null));
+        assertThat(web.apply(translate(annotated("site", spec, "upstream-hash-by", "$arg_tenant"))).hashOn())
+                .isEqualTo(new dev.strait.model.Upstream.HashOn(dev.strait.model.Upstream.HashSource.QUERY, "tenant"));
+
+        t = translate(annotated("site", spec, "upstream-hash-by", "$request_uri$host", "load-balance", "random",
                 "proxy-connect-timeout", "5s"));
         assertThat(web.apply(t).name()).as("nothing applied: the plain upstream").isEqualTo("service.shop.web.80");
         assertThat(ingressReport(t, "shop", "site").errors()).containsExactlyInAnyOrder(
-                "metadata.annotations[" + N + "upstream-hash-by]: \"$request_uri\" is not one of the variables Strait"
-                        + " can hash on ($remote_addr, $http_NAME, $cookie_NAME); it is not applied",
+                "metadata.annotations[" + N + "upstream-hash-by]: \"$request_uri$host\" is not one of the variables"
+                        + " Strait can hash on ($remote_addr, $http_NAME, $cookie_NAME, $arg_NAME, $request_uri, $uri);"
+                        + " it is not applied",
                 "metadata.annotations[" + N + "load-balance]: \"random\" is not round_robin or ewma; round robin applies",
                 "metadata.annotations[" + N + "proxy-connect-timeout]: \"5s\" is not a number of seconds above 0; the"
                         + " default 5s applies");

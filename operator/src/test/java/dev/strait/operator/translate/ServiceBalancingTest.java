@@ -72,6 +72,11 @@ class ServiceBalancingTest {
         Upstream byClient = only(translate("{ service: { name: api, port: 80 }, loadBalancer: consistent-hash }"));
         assertThat(byClient.hashOn()).isEqualTo(Upstream.HashOn.CLIENT_ADDRESS);
         assertThat(byClient.name()).isNotEqualTo(byHeader.name());
+        Upstream byUri = only(translate("{ service: { name: api, port: 80 }, hashOn: { source: uri } }"));
+        assertThat(byUri.hashOn()).isEqualTo(new Upstream.HashOn(Upstream.HashSource.URI, null));
+        Upstream byTenant = only(translate("{ service: { name: api, port: 80 }, hashOn: { source: query, name: tenant } }"));
+        assertThat(byTenant.hashOn()).isEqualTo(new Upstream.HashOn(Upstream.HashSource.QUERY, "tenant"));
+        assertThat(java.util.Set.of(byUri.name(), byTenant.name(), byHeader.name(), byClient.name())).hasSize(4);
 
         Upstream quick = only(translate("{ service: { name: api, port: 80 }, connectTimeout: 250ms }"));
         assertThat(quick.pool().connectTimeout()).isEqualTo(Duration.ofMillis(250));
@@ -142,7 +147,9 @@ class ServiceBalancingTest {
                 "{ service: { name: api, port: 80 }, loadBalancer: round-robin, hashOn: { source: client-address } }",
                 "{ service: { name: api, port: 80 }, hashOn: { source: cookie } }",
                 "{ service: { name: api, port: 80 }, connectTimeout: \"5\" }",
-                "{ service: { name: api, port: 80 }, loadBalancer: least-request }");
+                "{ service: { name: api, port: 80 }, loadBalancer: least-request }",
+                "{ service: { name: api, port: 80 }, hashOn: { source: path, name: x } }",
+                "{ service: { name: api, port: 80 }, hashOn: { source: query } }");
         assertThat(Fixtures.routeReport(t, "shop", "r0").errors()).containsExactly("spec.rules[0].backends[0]:"
                 + " sessionAffinity is a consistent hash of its own; it takes no loadBalancer or hashOn");
         assertThat(Fixtures.routeReport(t, "shop", "r1").errors()).containsExactly("spec.rules[0].backends[0].hashOn:"
@@ -152,6 +159,10 @@ class ServiceBalancingTest {
         assertThat(Fixtures.routeReport(t, "shop", "r3").errors()).singleElement().asString()
                 .startsWith("spec.rules[0].backends[0].connectTimeout: must be a duration");
         assertThat(Fixtures.routeReport(t, "shop", "r4").errors()).isEmpty();
+        assertThat(Fixtures.routeReport(t, "shop", "r5").errors()).containsExactly("spec.rules[0].backends[0].hashOn.name:"
+                + " path takes none");
+        assertThat(Fixtures.routeReport(t, "shop", "r6").errors()).containsExactly("spec.rules[0].backends[0].hashOn.name:"
+                + " a query hash needs the query parameter's name");
         assertThat(Fixtures.routeNames(t)).as("only the good Route is programmed").hasSize(1);
     }
 }

@@ -4,6 +4,7 @@ import dev.strait.model.HostPort;
 import dev.strait.model.Upstream;
 import io.netty.handler.codec.http.HttpHeaderNames;
 import io.netty.handler.codec.http.HttpHeaders;
+import io.netty.handler.codec.http.HttpRequest;
 import java.net.InetSocketAddress;
 import java.net.SocketAddress;
 import java.util.HashMap;
@@ -214,30 +215,47 @@ public final class LoopUpstream {
         }
     }
 
-    /** The consistent-hash key of a request; 0 when the upstream does not hash. */
-    public long hash(HttpHeaders headers, SocketAddress remote) {
+    /**
+     * The consistent-hash key of a request; 0 when the upstream does not hash.
+     *
+     * @param path  the request's normalised path, without query
+     * @param query its raw query string without '?', or null
+     */
+    public long hash(HttpRequest request, String path, String query, SocketAddress remote) {
         Upstream.HashOn on = spec.config.hashOn();
         if (on == null) {
             return 0;
         }
         switch (on.source()) {
             case HEADER -> {
-                String v = headers.get(on.name());
+                String v = request.headers().get(on.name());
                 if (v != null) {
                     return Hashing.hash(v);
                 }
             }
             case COOKIE -> {
-                for (Iterator<String> it = headers.valueStringIterator(HttpHeaderNames.COOKIE); it.hasNext(); ) {
+                for (Iterator<String> it = request.headers().valueStringIterator(HttpHeaderNames.COOKIE); it.hasNext(); ) {
                     long h = cookieHash(it.next(), on.name());
                     if (h != 0) {
                         return h;
                     }
                 }
             }
+            case QUERY -> {
+                long h = queryHash(query, on.name());
+                if (h != 0) {
+                    return h;
+                }
+            }
+            case URI -> {
+                return Hashing.hash(request.uri(), originFormStart(request.uri()), request.uri().length());
+            }
+            case PATH -> {
+                return Hashing.hash(path);
+            }
             default -> { }
         }
-        // No header or cookie to hash: the client's address keeps a client on one endpoint all the same.
+        // No header, cookie or parameter to hash: the client's address keeps a client on one endpoint all the same.
         if (remote instanceof InetSocketAddress isa && isa.getAddress() != null) {
             return Hashing.mix(isa.getAddress().hashCode() * 0x9E3779B97F4A7C15L);
         }
@@ -313,6 +331,42 @@ public final class LoopUpstream {
             b.append("; SameSite=").append(sameSite);
         }
         return b.toString();
+    }
+
+    /**
+     * Where the path starts in a request target: 0 in origin form ({@code /a?b}), after the authority in absolute
+     * form ({@code http://host/a?b}), so that both hash alike (nginx's {@code $request_uri} leaves the scheme and
+     * host out too).
+     */
+    static int originFormStart(String target) {
+        if (target.isEmpty() || target.charAt(0) == '/') {
+            return 0;
+        }
+        int scheme = target.indexOf("://");
+        int slash = scheme < 0 ? -1 : target.indexOf('/', scheme + 3);
+        return slash < 0 ? target.length() : slash;
+    }
+
+    /** The hash of parameter {@code name}'s raw value in a query string ({@code a=1&b=2}); 0 when absent. */
+    static long queryHash(String query, String name) {
+        if (query == null) {
+            return 0;
+        }
+        int n = query.length();
+        for (int i = 0; i < n; ) {
+            int end = query.indexOf('&', i);
+            if (end < 0) {
+                end = n;
+            }
+            int eq = query.indexOf('=', i);
+            int nameEnd = eq >= 0 && eq < end ? eq : end;
+            if (nameEnd - i == name.length() && query.regionMatches(i, name, 0, name.length())) {
+                long h = Hashing.hash(query, Math.min(nameEnd + 1, end), end);
+                return h != 0 ? h : 1;
+            }
+            i = end + 1;
+        }
+        return 0;
     }
 
     /** The hash of cookie {@code name}'s value in a Cookie header ({@code a=1; b=2}); 0 when absent. */

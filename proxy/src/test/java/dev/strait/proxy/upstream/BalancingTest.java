@@ -49,10 +49,15 @@ class BalancingTest {
     }
 
     private Map<String, Integer> count(int requests, String... headerLines) throws Exception {
+        return count(java.util.Collections.nCopies(requests, "/b"), headerLines);
+    }
+
+    /** Which endpoint answered how many of the requests for {@code targets}, one request per target. */
+    private Map<String, Integer> count(List<String> targets, String... headerLines) throws Exception {
         Map<String, Integer> counts = new HashMap<>();
         RawClient c = h.client();
-        for (int i = 0; i < requests; i++) {
-            StringBuilder sb = new StringBuilder("GET /b HTTP/1.1\r\nHost: a\r\n");
+        for (String target : targets) {
+            StringBuilder sb = new StringBuilder("GET " + target + " HTTP/1.1\r\nHost: a\r\n");
             for (String l : headerLines) {
                 sb.append(l).append("\r\n");
             }
@@ -142,6 +147,49 @@ class BalancingTest {
         h.reload(config("  - { name: app, loadBalancer: consistent-hash, endpoints: [ " + eps + " ] }",
                 "[ { upstream: app } ]"));
         assertThat(count(9)).as("every request from 127.0.0.1 goes to one endpoint").hasSize(1);
+    }
+
+    /** ingress-nginx's upstream-hash-by: $request_uri, $uri and $arg_NAME, as a cache in front of sharded endpoints uses. */
+    @Test
+    void consistentHashOnTheRequestTargetThePathOrAQueryParameter() throws Exception {
+        List<TestUpstream> ups = upstreams(4);
+        String eps = endpoints(ups);
+        h.start(config("  - { name: app, loadBalancer: consistent-hash, hashOn: { source: uri }, endpoints: [ " + eps
+                + " ] }", "[ { upstream: app } ]"));
+        java.util.Set<String> owners = new java.util.HashSet<>();
+        for (int i = 0; i < 40; i++) {
+            String target = "/b/item-" + i + "?v=1";
+            Map<String, Integer> counts = count(List.of(target, target, "http://a" + target));
+            assertThat(counts).as("%s, also in absolute form, goes to one endpoint", target).hasSize(1);
+            owners.addAll(counts.keySet());
+        }
+        assertThat(owners).as("targets spread over the endpoints").hasSizeGreaterThanOrEqualTo(3);
+        assertThat(count(List.of("/b/x?v=1", "/b/x?v=2", "/b/x?v=3", "/b/x?v=4", "/b/x?v=5", "/b/x?v=6")))
+                .as("the query is part of the key").hasSizeGreaterThan(1);
+
+        h.reload(config("  - { name: app, loadBalancer: consistent-hash, hashOn: { source: path }, endpoints: [ " + eps
+                + " ] }", "[ { upstream: app } ]"));
+        owners.clear();
+        for (int i = 0; i < 40; i++) {
+            Map<String, Integer> counts = count(List.of("/b/item-" + i + "?v=1", "/b/item-" + i + "?v=2",
+                    "/b/./item-" + i));
+            assertThat(counts).as("/b/item-%d goes to one endpoint whatever its query", i).hasSize(1);
+            owners.addAll(counts.keySet());
+        }
+        assertThat(owners).hasSizeGreaterThanOrEqualTo(3);
+
+        h.reload(config("  - { name: app, loadBalancer: consistent-hash, hashOn: { source: query, name: tenant },"
+                + " endpoints: [ " + eps + " ] }", "[ { upstream: app } ]"));
+        owners.clear();
+        for (int t = 0; t < 40; t++) {
+            Map<String, Integer> counts = count(List.of("/b?tenant=t" + t, "/b/other?x=1&tenant=t" + t + "&y=2",
+                    "/b?tenants=z&tenant=t" + t));
+            assertThat(counts).as("tenant t%d goes to one endpoint", t).hasSize(1);
+            owners.addAll(counts.keySet());
+        }
+        assertThat(owners).hasSizeGreaterThanOrEqualTo(3);
+        assertThat(count(List.of("/b?a=1", "/b?a=2", "/b?xtenant=1", "/b?xtenant=2", "/b", "/c")))
+                .as("without the parameter, the client's address (127.0.0.1)").hasSize(1);
     }
 
     /** hashOn.setCookie: sticky sessions as ingress-nginx's affinity: cookie, each new client its own key. */

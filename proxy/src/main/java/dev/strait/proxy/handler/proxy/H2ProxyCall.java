@@ -107,7 +107,7 @@ final class H2ProxyCall extends ChannelInboundHandlerAdapter implements BodyRece
         if (spec.config().hashOn() != null) {
             affinityKey = upstream.newAffinityKey(ex.request().headers());
             hash = affinityKey != null ? LoopUpstream.keyHash(affinityKey)
-                    : upstream.hash(ex.request().headers(), ex.clientAddress());
+                    : upstream.hash(ex.request(), ex.path(), ex.query(), ex.clientAddress());
         }
         head = RequestHead.encodeHttp2(ex, lc, rule.hostRewrite, target, rule.keepsRequestId(ex),
                 spec.fallbackHost(), spec.config().protocol() == dev.strait.model.Upstream.Protocol.H2 ? "https" : "http");

@@ -162,7 +162,7 @@ final class ProxyCall implements UpstreamListener, BodyReceiver, Runnable {
         if (spec.config().hashOn() != null) {
             affinityKey = upstream.newAffinityKey(ex.request().headers());
             hash = affinityKey != null ? LoopUpstream.keyHash(affinityKey)
-                    : upstream.hash(ex.request().headers(), ex.clientAddress());
+                    : upstream.hash(ex.request(), ex.path(), ex.query(), ex.clientAddress());
         }
         head = RequestHead.encode(ex, lc, rule.hostRewrite, target, rule.keepsRequestId(ex), chunkedBody,
                 spec.fallbackHost(), upgrade);
