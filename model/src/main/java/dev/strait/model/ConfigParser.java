@@ -240,6 +240,7 @@ public final class ConfigParser {
             }
             checkBackendRefs(r, "routes[" + i + "]", upstreamsByName);
             checkListeners(r, "routes[" + i + "]", listenerNames);
+            checkPassthroughHosts(routes, i);
         }
         Config.RequestId requestId = Config.RequestId.DEFAULTS;
         JsonNode rid = n.get("requestId");
@@ -307,7 +308,38 @@ public final class ConfigParser {
         }
     }
 
+    /** A host one listener passes through for two routes would leave its connections' way to chance. */
+    private void checkPassthroughHosts(List<Route> routes, int i) {
+        Route r = routes.get(i);
+        if (r.tlsPassthrough() == null) {
+            return;
+        }
+        for (int j = 0; j < i; j++) {
+            Route o = routes.get(j);
+            if (o == null || o.tlsPassthrough() == null || (r.listeners() != null && o.listeners() != null
+                    && r.listeners().stream().noneMatch(o.listeners()::contains))) {
+                continue;
+            }
+            for (int k = 0; k < r.hosts().size(); k++) {
+                if (r.hosts().get(k) != null && o.hosts().contains(r.hosts().get(k))) {
+                    error("routes[" + i + "].hosts[" + k + "]", "\"" + r.hosts().get(k) + "\" is passed through by route "
+                            + o.name() + " already");
+                }
+            }
+        }
+    }
+
     private void checkBackendRefs(Route r, String path, Map<String, Upstream> upstreams) {
+        if (r.tlsPassthrough() != null && r.tlsPassthrough().upstream() != null) {
+            String p = path + ".tlsPassthrough.upstream";
+            Upstream u = upstreams.get(r.tlsPassthrough().upstream());
+            if (u == null) {
+                error(p, "upstream \"" + r.tlsPassthrough().upstream() + "\" is not defined in upstreams");
+            } else if (u.protocol() != Upstream.Protocol.HTTP1 || u.tls() != null || u.healthCheck() != null) {
+                error(p, "upstream \"" + u.name() + "\" gets the client's TLS bytes as they are: it takes no protocol,"
+                        + " tls or healthCheck (its endpoints' connect failures still eject them)");
+            }
+        }
         for (int j = 0; j < r.rules().size(); j++) {
             Route.Rule rule = r.rules().get(j);
             if (rule == null) {
@@ -655,10 +687,27 @@ public final class ConfigParser {
         if (!object(n, path)) {
             return null;
         }
-        known(n, path, "name", "hosts", "rules", "listeners");
+        known(n, path, "name", "hosts", "rules", "listeners", "tlsPassthrough");
         String name = name(n.get("name"), path + ".name");
         List<String> hosts = list(n.get("hosts"), path + ".hosts", true, this::host);
-        List<Route.Rule> rules = list(n.get("rules"), path + ".rules", true, this::rule);
+        Route.TlsPassthrough passthrough = null;
+        JsonNode tp = n.get("tlsPassthrough");
+        if (tp != null && !tp.isNull() && object(tp, path + ".tlsPassthrough")) {
+            known(tp, path + ".tlsPassthrough", "upstream");
+            passthrough = new Route.TlsPassthrough(name(tp.get("upstream"), path + ".tlsPassthrough.upstream"));
+            for (int i = 0; i < hosts.size(); i++) {
+                if ("*".equals(hosts.get(i))) {
+                    error(path + ".hosts[" + i + "]", "tlsPassthrough needs host names: a connection is passed"
+                            + " through on the name its ClientHello sends (SNI), so * cannot be told apart");
+                }
+            }
+            if (n.hasNonNull("rules")) {
+                error(path + ".rules", "a route with tlsPassthrough has no rules: its TLS connections go to the"
+                        + " upstream as they are, and plain-HTTP requests for its hosts are redirected to https");
+            }
+        }
+        List<Route.Rule> rules = passthrough != null ? List.of()
+                : list(n.get("rules"), path + ".rules", true, this::rule);
         // Absent: every listener. Present: at least one name (an empty list would serve the route nowhere);
         // whether each names a listener of the config is checked with the whole config (checkListeners).
         JsonNode ln = n.get("listeners");
@@ -672,7 +721,7 @@ public final class ConfigParser {
                 }
             }
         }
-        return new Route(name, nonNull(hosts), nonNull(rules), listeners);
+        return new Route(name, nonNull(hosts), nonNull(rules), listeners, passthrough);
     }
 
     private String host(JsonNode n, String path) {

@@ -382,6 +382,10 @@ public final class ConfigWriter {
             ArrayNode listeners = o.putArray("listeners");
             r.listeners().forEach(listeners::add);
         }
+        if (r.tlsPassthrough() != null) {
+            o.putObject("tlsPassthrough").put("upstream", r.tlsPassthrough().upstream());
+            return o;
+        }
         ArrayNode rules = o.putArray("rules");
         r.rules().forEach(rule -> rule(rules.addObject(), rule));
         return o;

@@ -8,16 +8,32 @@ import java.util.Map;
  * A virtual host: the host names it answers and its rules, tried in the documented precedence
  * (see docs/config.md).
  *
- * @param listeners the names of the listeners that serve this route, or {@code null} for every listener
- *                  (Gateway API's {@code parentRefs[].sectionName}); never empty
+ * @param listeners      the names of the listeners that serve this route, or {@code null} for every listener
+ *                       (Gateway API's {@code parentRefs[].sectionName}); never empty
+ * @param tlsPassthrough where a TLS listener sends the connections whose ClientHello names one of the hosts, as
+ *                       they are (the upstream ends TLS), or {@code null}; such a route has no rules
  */
-public record Route(String name, List<String> hosts, List<Rule> rules, List<String> listeners) {
+public record Route(String name, List<String> hosts, List<Rule> rules, List<String> listeners,
+                    TlsPassthrough tlsPassthrough) {
 
     public Route {
         hosts = List.copyOf(hosts);
         rules = List.copyOf(rules);
         listeners = listeners == null ? null : List.copyOf(listeners);
     }
+
+    /** A route whose rules answer (no TLS passthrough). */
+    public Route(String name, List<String> hosts, List<Rule> rules, List<String> listeners) {
+        this(name, hosts, rules, listeners, null);
+    }
+
+    /**
+     * TLS passthrough (ingress-nginx's {@code ssl-passthrough}, Contour's {@code tls.passthrough}): a TLS
+     * listener does not end TLS for the route's hosts but relays the connection's bytes, ClientHello first, to an
+     * endpoint of {@code upstream}, which holds the certificate. Plain-HTTP requests for the hosts get a 308 to
+     * https.
+     */
+    public record TlsPassthrough(String upstream) {}
 
     /** A route served on every listener. */
     public Route(String name, List<String> hosts, List<Rule> rules) {

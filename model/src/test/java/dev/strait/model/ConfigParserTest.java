@@ -337,6 +337,15 @@ class ConfigParserTest {
         }
 
         @Test
+        void aRouteMayPassTlsThroughToAnUpstream() throws Exception {
+            Config c = parse(LISTENER + "upstreams: [ { name: argocd, endpoints: [ \"10.0.0.1:8443\" ] } ]\n"
+                    + "routes: [ { name: argocd, hosts: [ argocd.example.com ], tlsPassthrough: { upstream: argocd } } ]\n");
+            Route r = c.routes().get(0);
+            assertThat(r.tlsPassthrough()).isEqualTo(new Route.TlsPassthrough("argocd"));
+            assertThat(r.rules()).isEmpty();
+        }
+
+        @Test
         void theRequestTargetAndAQueryParameterCanBeHashed() throws Exception {
             Config c = parse(LISTENER + "upstreams: [ { name: a, loadBalancer: consistent-hash, hashOn: { source: uri } },\n"
                     + " { name: b, loadBalancer: consistent-hash, hashOn: { source: path } },\n"
@@ -1006,6 +1015,29 @@ class ConfigParserTest {
                         l + "upstreams: [ { name: app, loadBalancer: consistent-hash, hashOn: { source: body } } ]\n",
                         "upstreams[0].hashOn.source",
                         "must be one of client-address, cookie, header, path, query, uri, got \"body\""),
+                arguments("tlsPassthrough with rules",
+                        l + "upstreams: [ { name: a } ]\nroutes: [ { name: r, hosts: [ a.example.com ],"
+                                + " tlsPassthrough: { upstream: a }, rules: [ { respond: {} } ] } ]\n",
+                        "routes[0].rules", "a route with tlsPassthrough has no rules"),
+                arguments("tlsPassthrough on every host",
+                        l + "upstreams: [ { name: a } ]\nroutes: [ { name: r, hosts: [ a.example.com, \"*\" ],"
+                                + " tlsPassthrough: { upstream: a } } ]\n",
+                        "routes[0].hosts[1]", "tlsPassthrough needs host names"),
+                arguments("tlsPassthrough to no upstream",
+                        l + "routes: [ { name: r, hosts: [ a.example.com ], tlsPassthrough: { upstream: a } } ]\n",
+                        "routes[0].tlsPassthrough.upstream", "upstream \"a\" is not defined in upstreams"),
+                arguments("tlsPassthrough to an upstream that speaks HTTP",
+                        l + "upstreams: [ { name: a, healthCheck: { path: /h } } ]\nroutes: [ { name: r,"
+                                + " hosts: [ a.example.com ], tlsPassthrough: { upstream: a } } ]\n",
+                        "routes[0].tlsPassthrough.upstream", "it takes no protocol, tls or healthCheck"),
+                arguments("one host passed through twice",
+                        l + "upstreams: [ { name: a }, { name: b } ]\nroutes: [ { name: r, hosts: [ a.example.com ],"
+                                + " tlsPassthrough: { upstream: a } }, { name: s, hosts: [ b.example.com, a.example.com ],"
+                                + " tlsPassthrough: { upstream: b } } ]\n",
+                        "routes[1].hosts[1]", "\"a.example.com\" is passed through by route r already"),
+                arguments("tlsPassthrough without upstream",
+                        l + "routes: [ { name: r, hosts: [ a.example.com ], tlsPassthrough: {} } ]\n",
+                        "routes[0].tlsPassthrough.upstream", "is required"),
                 arguments("hashOn query without name",
                         l + "upstreams: [ { name: app, loadBalancer: consistent-hash, hashOn: { source: query } } ]\n",
                         "upstreams[0].hashOn.name", "is required"),
@@ -1098,7 +1130,7 @@ class ConfigParserTest {
                 arguments("route unknown field (CRD-only ingressClassName)",
                         l + "routes: [ { name: r, ingressClassName: strait, hosts: [\"*\"], rules: [ " + OK_RULE
                                 + " ] } ]\n",
-                        "routes[0].ingressClassName", "unknown field (expected one of name, hosts, rules, listeners)"),
+                        "routes[0].ingressClassName", "unknown field (expected one of name, hosts, rules, listeners, tlsPassthrough)"),
                 arguments("rule not a mapping", withRules("respond"), "routes[0].rules[0]", "must be a mapping"),
 
                 // rules and actions

@@ -54,6 +54,7 @@ class ConfigWriterTest {
                   loadBalancer: least-request, healthCheck: { path: /ready, interval: 250ms } }
               - { name: b, protocol: h2, loadBalancer: consistent-hash }
               - { name: c, protocol: fastcgi, endpoints: [ "127.0.0.1:9000" ], maxConnections: 2 }
+              - { name: e, endpoints: [ "10.0.0.9:443" ] }
               - name: d
                 endpoints: [ "10.0.0.5:80", { address: "10.0.0.6:80", weight: 5 }, { address: "10.0.0.7:80", weight: 0 } ]
                 loadBalancer: consistent-hash
@@ -103,6 +104,10 @@ class ConfigWriterTest {
                     redirect: { scheme: https, hostname: new.example.com, port: 8443,
                                 path: { replaceFullPath: /new }, statusCode: 308 }
                   - redirect: {}
+              - name: three
+                hosts: [ argocd.example.com, "*.tls.example.com" ]
+                listeners: [ https ]
+                tlsPassthrough: { upstream: e }
             requestId: { trustIncoming: false }
             cache: { maxBytes: 1000000 }
             """;
