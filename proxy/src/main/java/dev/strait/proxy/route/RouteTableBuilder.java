@@ -147,9 +147,10 @@ public final class RouteTableBuilder {
             Route route = config.routes().get(ri);
             // Every rule's handler is asked for on every build (making one may check the machine, and
             // reports what is wrong); the same Route with the same handlers keeps its pairs list.
-            Handler[] made = new Handler[route.rules().size()];
+            List<Route.Rule> ruleList = rulesOf(route);
+            Handler[] made = new Handler[ruleList.size()];
             for (int i = 0; i < made.length; i++) {
-                made[i] = handlers.create(ri, route, i, route.rules().get(i));
+                made[i] = handlers.create(ri, route, i, ruleList.get(i));
             }
             List<Object> before = memo == null ? null : memo.previousRoutes.get(route);
             List<Object> rules = before != null && sameHandlers(before, made) ? before : pairs(route, made);
@@ -255,6 +256,25 @@ public final class RouteTableBuilder {
     }
 
     /**
+     * What answers HTTP for the hosts of a {@code tlsPassthrough} route, whose TLS connections never reach the
+     * table: a plain-HTTP request is sent to https (308, method and body kept), and one that came over TLS this
+     * listener ended (its SNI named another host, or none) is told it reached the wrong server (421, RFC 9110
+     * 15.5.20), since the host's certificate is its backend's.
+     */
+    private static final List<Route.Rule> PASSTHROUGH_RULES = List.of(
+            new Route.Rule(List.of(new Route.Match(null, null, List.of())),
+                    new Route.Redirect("https", null, null, null, 308), null, null, null),
+            new Route.Rule(List.of(new Route.Match(null, null, List.of())),
+                    new Route.Respond(421, "421 Misdirected Request: this host's TLS is passed through to its"
+                            + " backend; connect with its name as the TLS server name (SNI)\n",
+                            Map.of("content-type", "text/plain; charset=utf-8")), null, null, null));
+
+    /** The rules a route answers with. */
+    private static List<Route.Rule> rulesOf(Route route) {
+        return route.tlsPassthrough() != null ? PASSTHROUGH_RULES : route.rules();
+    }
+
+    /**
      * A route's (compiled rule, match) pairs, read only. A rule's matches share one compiled rule, except
      * where its handler answers per matched prefix ({@link PrefixAware}): each Prefix match then gets the
      * handler for its own prefix, so the rule found for a request carries the prefix that matched it.
@@ -262,12 +282,12 @@ public final class RouteTableBuilder {
     private static List<Object> pairs(Route route, Handler[] made) {
         List<Object> out = new ArrayList<>();
         for (int i = 0; i < made.length; i++) {
-            Route.Rule rule = route.rules().get(i);
+            Route.Rule rule = rulesOf(route).get(i);
             RuleGuard guard = RuleGuard.of(rule);
             long maxBody = rule.maxBodyBytes() == null ? -1 : rule.maxBodyBytes();
             CompiledRule compiled = new CompiledRule(route.name(), i, decorated(made[i], rule), guard, maxBody,
                     rule.accessLog());
-            for (Route.Match m : route.rules().get(i).matches()) {
+            for (Route.Match m : rule.matches()) {
                 CompiledRule c = compiled;
                 if (made[i] instanceof PrefixAware pa && (m.path() == null || m.path().type() == Route.PathType.Prefix)) {
                     Handler h = pa.forPrefix(m.path() == null ? "/" : prefixValue(m.path().value()));

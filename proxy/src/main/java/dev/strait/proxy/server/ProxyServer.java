@@ -11,6 +11,7 @@ import dev.strait.proxy.http2.H2cUpgrade;
 import dev.strait.proxy.http2.Http2Connections;
 import dev.strait.proxy.http2.PriorKnowledge;
 import dev.strait.proxy.metrics.ProxyMetrics;
+import dev.strait.proxy.passthrough.TlsPassthrough;
 import dev.strait.proxy.tls.SniSelector;
 import dev.strait.proxy.tls.SniTable;
 import dev.strait.proxy.tls.TlsEngine;
@@ -71,6 +72,8 @@ public final class ProxyServer implements AutoCloseable {
     private final Serving serving;
     private final ProxyMetrics metrics;
     private final AccessLog accessLog;
+    /** Takes the TLS connections for hosts that routes pass through (their ClientHello names one). */
+    private final TlsPassthrough passthrough;
     private final Transport transport;
     private final EventLoopGroup loops;
     private final UpstreamContext upstreams;
@@ -93,6 +96,7 @@ public final class ProxyServer implements AutoCloseable {
         this.serving = serving;
         this.metrics = metrics;
         this.accessLog = accessLog;
+        this.passthrough = new TlsPassthrough(serving, accessLog);
         int workers = config.workers() > 0 ? config.workers() : Runtime.getRuntime().availableProcessors();
         boolean auto = config.transport() == Config.Transport.AUTO;
         Transport chosen = Transport.choose(config.transport());
@@ -295,7 +299,7 @@ public final class ProxyServer implements AutoCloseable {
     private void initTls(Channel ch, String listener) {
         long handshakeTimeout = serving.snapshot().limits().headerTimeout().toMillis();
         ch.pipeline()
-                .addLast("sni", new SniSelector(() -> tlsTable(listener), handshakeTimeout))
+                .addLast("sni", new SniSelector(() -> tlsTable(listener), handshakeTimeout, passthrough))
                 .addLast("alpn", new Alpn());
     }
 

@@ -17,6 +17,7 @@ import java.security.cert.X509Certificate;
 import java.time.Instant;
 import java.util.ArrayList;
 import java.util.HexFormat;
+import java.util.HashMap;
 import java.util.LinkedHashMap;
 import java.util.LinkedHashSet;
 import java.util.List;
@@ -126,6 +127,18 @@ public final class ServerTls {
         return files;
     }
 
+    /** The hosts listener {@code name} passes through, with their route and upstream (the parser made them unique). */
+    private static Map<String, SniTable.Passthrough> passthrough(Config config, String name) {
+        Map<String, SniTable.Passthrough> out = new HashMap<>();
+        for (dev.strait.model.Route r : config.routes()) {
+            if (r.tlsPassthrough() != null && r.servedOn(name)) {
+                SniTable.Passthrough p = new SniTable.Passthrough(r.name(), r.tlsPassthrough().upstream());
+                r.hosts().forEach(h -> out.putIfAbsent(h, p));
+            }
+        }
+        return out;
+    }
+
     /** Builds every TLS listener's table, adding an error with its field path for each bad certificate or key. */
     public static ServerTls build(Config config, List<ConfigError> errors) {
         if (config.listeners().stream().noneMatch(l -> l.tls() != null)) {
@@ -211,7 +224,7 @@ public final class ServerTls {
                 }
             }
             if (certs.size() == l.tls().certificates().size() && policiesOk) {
-                tables.put(l.name(), new SniTable(certs, policies));
+                tables.put(l.name(), new SniTable(certs, policies, passthrough(config, l.name())));
             }
         }
         for (String w : warnings) {

@@ -33,16 +33,34 @@ public final class SniSelector extends SniHandler {
                 + body.length() + "\r\nConnection: close\r\n\r\n" + body).getBytes(StandardCharsets.US_ASCII);
     }
 
+    /** Takes over a connection whose ClientHello names a passed-through host (routes' {@code tlsPassthrough}). */
+    public interface PassthroughStart {
+        /**
+         * Called once, in place of the TLS handshake, with this selector's context: the starter puts its own handler
+         * where the selector was; the bytes read so far, ClientHello first, reach that handler as this one leaves.
+         */
+        void start(ChannelHandlerContext ctx, String serverName, SniTable.Passthrough to);
+    }
+
     private final Supplier<SniTable> table;
+    private final PassthroughStart passthroughStart;
+    /** Where this connection is passed through, when its ClientHello named such a host. */
+    private SniTable.Passthrough passthrough;
     private ServerCertificate chosen;
     private ClientValidationPolicy policy;
     /** The client spoke plain HTTP: answered, closing; whatever else it sends is dropped. */
     private boolean plain;
 
     public SniSelector(Supplier<SniTable> table, long handshakeTimeoutMillis) {
+        this(table, handshakeTimeoutMillis, null);
+    }
+
+    /** @param passthroughStart what takes over passed-through connections; null: the table passes none through */
+    public SniSelector(Supplier<SniTable> table, long handshakeTimeoutMillis, PassthroughStart passthroughStart) {
         // The mapping is unused: lookup() below picks the certificate and remembers which it was.
         super((io.netty.util.Mapping<String, SslContext>) name -> null, 16 * 1024, handshakeTimeoutMillis);
         this.table = table;
+        this.passthroughStart = passthroughStart;
     }
 
     @Override
@@ -87,6 +105,10 @@ public final class SniSelector extends SniHandler {
     @Override
     protected Future<SslContext> lookup(ChannelHandlerContext ctx, String hostname) {
         SniTable t = table.get();
+        passthrough = passthroughStart == null ? null : t.passthrough(hostname);
+        if (passthrough != null) {
+            return ctx.executor().newSucceededFuture(null);
+        }
         chosen = t.select(hostname);
         // A host that asks for client certificates gets a context that asks too (ADR 0075).
         policy = t.policyFor(hostname == null ? null : ServerCertificate.normalize(hostname));
@@ -95,6 +117,10 @@ public final class SniSelector extends SniHandler {
 
     @Override
     protected void replaceHandler(ChannelHandlerContext ctx, String hostname, SslContext sslContext) throws Exception {
+        if (passthrough != null) {
+            passthroughStart.start(ctx, hostname, passthrough);
+            return;
+        }
         io.netty.channel.Channel ch = ctx.channel();
         super.replaceHandler(ctx, hostname, sslContext);
         io.netty.handler.ssl.SslHandler ssl = ch.pipeline().get(io.netty.handler.ssl.SslHandler.class);

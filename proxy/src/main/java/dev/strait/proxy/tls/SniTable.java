@@ -20,12 +20,28 @@ public final class SniTable {
     private final Map<String, ClientValidationPolicy> wildcardPolicies;
     private final ClientValidationPolicy anyPolicy;
 
+    /** Hosts whose connections are passed through (routes' {@code tlsPassthrough}): exact names, wildcards' suffixes. */
+    private final Map<String, Passthrough> exactPassthrough;
+    private final Map<String, Passthrough> wildcardPassthrough;
+
+    /** A passed-through host's route and the upstream its connections go to. */
+    public record Passthrough(String route, String upstream) {}
+
     SniTable(List<ServerCertificate> certificates) {
-        this(certificates, Map.of());
+        this(certificates, Map.of(), Map.of());
     }
 
-    /** @param policies the client-certificate policy of each host a {@code clientValidation} entry names */
-    SniTable(List<ServerCertificate> certificates, Map<String, ClientValidationPolicy> policies) {
+    /**
+     * @param policies    the client-certificate policy of each host a {@code clientValidation} entry names
+     * @param passthrough the hosts (names and {@code *.domain} wildcards) whose TLS this listener passes through
+     */
+    SniTable(List<ServerCertificate> certificates, Map<String, ClientValidationPolicy> policies,
+             Map<String, Passthrough> passthrough) {
+        Map<String, Passthrough> te = new HashMap<>();
+        Map<String, Passthrough> tw = new HashMap<>();
+        passthrough.forEach((h, p) -> (h.startsWith("*.") ? tw : te).put(h.startsWith("*.") ? h.substring(2) : h, p));
+        this.exactPassthrough = te;
+        this.wildcardPassthrough = tw;
         this.all = List.copyOf(certificates);
         this.fallback = all.get(0);
         Map<String, ServerCertificate> e = new HashMap<>();
@@ -90,6 +106,23 @@ public final class SniTable {
             return anyPolicy;
         }
         return byName(exactPolicies, wildcardPolicies, anyPolicy, host);
+    }
+
+    /**
+     * Where a connection whose ClientHello names {@code serverName} is passed through, or {@code null} when this
+     * listener ends its TLS. As routes' hosts match: the exact name, then the longest wildcard ({@code
+     * *.example.com} covers {@code a.b.example.com} too). Without SNI nothing is passed through.
+     */
+    public Passthrough passthrough(String serverName) {
+        if (serverName == null || serverName.isEmpty() || (exactPassthrough.isEmpty() && wildcardPassthrough.isEmpty())) {
+            return null;
+        }
+        String host = ServerCertificate.normalize(serverName);
+        Passthrough p = exactPassthrough.get(host);
+        for (int dot = host.indexOf('.'); p == null && dot > 0; dot = host.indexOf('.', dot + 1)) {
+            p = wildcardPassthrough.get(host.substring(dot + 1));
+        }
+        return p;
     }
 
     /** Whether any host of this listener asks for client certificates. */

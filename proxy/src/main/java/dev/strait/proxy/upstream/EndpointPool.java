@@ -202,6 +202,22 @@ public final class EndpointPool {
     }
 
     /**
+     * A new connection that carries bytes as they are (TLS passthrough): not pooled, no HTTP codec, {@code relay}
+     * its one handler. It connects within the pool's connect timeout, to where the endpoint's name leads now.
+     */
+    public ChannelFuture connectRaw(io.netty.channel.ChannelHandler relay) {
+        ChannelFuture reg = loop.bootstrap.register();
+        if (reg.isDone() && !reg.isSuccess()) {
+            return reg;
+        }
+        Channel ch = reg.channel();
+        ch.pipeline().addLast("relay", relay);
+        long timeout = spec.connectTimeoutMillis;
+        ch.config().setOption(ChannelOption.CONNECT_TIMEOUT_MILLIS, (int) Math.min(Integer.MAX_VALUE, timeout));
+        return spec.connect(ch, index, loop.context.names(), timeout);
+    }
+
+    /**
      * Opens an HTTP/2 stream to this endpoint with {@code handler} in its pipeline, on this loop's h2c
      * connection (made when there is none, or the last one went away). Counts as in flight like
      * {@link #acquire}; call {@link #done()} once when the request is over.

@@ -256,6 +256,11 @@ public final class LoopUpstream {
             default -> { }
         }
         // No header, cookie or parameter to hash: the client's address keeps a client on one endpoint all the same.
+        return addressHash(remote);
+    }
+
+    /** The consistent-hash key of a client's address (what a connection without requests can be hashed on). */
+    public static long addressHash(SocketAddress remote) {
         if (remote instanceof InetSocketAddress isa && isa.getAddress() != null) {
             return Hashing.mix(isa.getAddress().hashCode() * 0x9E3779B97F4A7C15L);
         }

@@ -24,7 +24,7 @@ import java.util.concurrent.TimeUnit;
  * for {@link ProxyCall#UPSTREAM_SEND_TIMEOUT} (or the idle timeout, if longer) closes both. When one
  * side has closed, the other has as long to take what is left before it is closed too.
  */
-final class TunnelRelay extends ChannelInboundHandlerAdapter {
+public final class TunnelRelay extends ChannelInboundHandlerAdapter {
     /** Where this side's bytes go; the client's channel is learned when the client side's relay is added. */
     private Channel peer;
     private final long idleNanos;
@@ -34,6 +34,8 @@ final class TunnelRelay extends ChannelInboundHandlerAdapter {
     /** When this side stopped being read because the peer could take no more; meaningful while not autoRead. */
     private long pausedSince;
     private ScheduledFuture<?> timer;
+    /** Bytes this side read and passed to its peer. */
+    private long relayed;
 
     private TunnelRelay(Channel peer, long idleNanos) {
         this.peer = peer;
@@ -41,7 +43,7 @@ final class TunnelRelay extends ChannelInboundHandlerAdapter {
     }
 
     /** A relay for each direction; add {@code [0]} to the client channel first, then {@code [1]} to the upstream's. */
-    static TunnelRelay[] pair(Channel upstream, long idleNanos) {
+    public static TunnelRelay[] pair(Channel upstream, long idleNanos) {
         TunnelRelay toUpstream = new TunnelRelay(upstream, idleNanos);
         TunnelRelay toClient = new TunnelRelay(null, idleNanos);
         toUpstream.other = toClient;
@@ -94,7 +96,15 @@ final class TunnelRelay extends ChannelInboundHandlerAdapter {
             return;
         }
         lastActivity = System.nanoTime();
+        if (msg instanceof io.netty.buffer.ByteBuf b) {
+            relayed += b.readableBytes();
+        }
         peer.write(msg, peer.voidPromise());
+    }
+
+    /** The bytes this side has read and passed on to its peer so far. */
+    public long relayed() {
+        return relayed;
     }
 
     private boolean paused() {

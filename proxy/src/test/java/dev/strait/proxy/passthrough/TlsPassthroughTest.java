@@ -1,0 +1,264 @@
+package dev.strait.proxy.passthrough;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+import static org.awaitility.Awaitility.await;
+
+import dev.strait.proxy.accesslog.AccessLog;
+import dev.strait.proxy.metrics.ProxyMetrics;
+import dev.strait.proxy.server.ProxyServer;
+import dev.strait.proxy.testing.ProxyHarness;
+import dev.strait.proxy.testing.RawClient;
+import dev.strait.proxy.testing.TestCertificates;
+import dev.strait.proxy.testing.TestCertificates.Issued;
+import dev.strait.proxy.testing.TestCertificates.KeyType;
+import dev.strait.proxy.testing.TestServing;
+import dev.strait.proxy.testing.TlsClient;
+import java.io.ByteArrayOutputStream;
+import java.io.IOException;
+import java.io.InputStream;
+import java.io.OutputStream;
+import java.net.InetAddress;
+import java.net.InetSocketAddress;
+import java.net.ServerSocket;
+import java.nio.charset.StandardCharsets;
+import java.security.KeyStore;
+import java.security.cert.Certificate;
+import java.time.Duration;
+import java.util.concurrent.atomic.AtomicInteger;
+import javax.net.ssl.ExtendedSSLSession;
+import javax.net.ssl.KeyManagerFactory;
+import javax.net.ssl.SNIHostName;
+import javax.net.ssl.SSLContext;
+import javax.net.ssl.SSLServerSocket;
+import javax.net.ssl.SSLSocket;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.Test;
+
+/** TLS passthrough on real sockets: the backend's own certificate, SNI choice, HTTP for such hosts, failed endpoints. */
+class TlsPassthroughTest {
+    static TestCertificates pki;
+    static Issued proxyCert;
+    static Issued backendCert;
+
+    final ProxyHarness proxy = new ProxyHarness();
+
+    @BeforeAll
+    static void certificates() throws Exception {
+        pki = new TestCertificates();
+        proxyCert = pki.issue(KeyType.EC, "proxy.test", "proxy.test", "*.example.test");
+        backendCert = pki.issue(KeyType.RSA, "backend.example.test", "backend.example.test", "*.pass.example.test");
+    }
+
+    @AfterEach
+    void stop() throws Exception {
+        proxy.close();
+    }
+
+    static String q(String s) {
+        return "\"" + s.replace("\\", "\\\\").replace("\"", "\\\"").replace("\n", "\\n") + "\"";
+    }
+
+    /** An https and an http listener; the backend's hosts passed through to {@code endpoints}, the rest answered. */
+    static String config(String endpoints, String extra) {
+        return """
+                workers: 1
+                accessLog: { enabled: true }
+                listeners:
+                  - name: https
+                    address: "127.0.0.1:0"
+                    tls: { certificates: [ { cert: %s, key: %s } ] }
+                  - name: http
+                    address: "127.0.0.1:0"
+                %s
+                upstreams: [ { name: backend, endpoints: [ %s ] } ]
+                routes:
+                  - name: backend
+                    hosts: [ backend.example.test, "*.pass.example.test" ]
+                    tlsPassthrough: { upstream: backend }
+                  - name: site
+                    hosts: [ "*" ]
+                    rules: [ { respond: { status: 200, body: "from the proxy" } } ]
+                """.formatted(q(proxyCert.certPem()), q(proxyCert.keyPem()), extra, endpoints);
+    }
+
+    ByteArrayOutputStream logged;
+
+    void start(String yaml) throws Exception {
+        logged = new ByteArrayOutputStream();
+        proxy.serving = TestServing.serving(yaml);
+        proxy.metrics = new ProxyMetrics();
+        AccessLog log = proxy.add(new AccessLog(logged));
+        proxy.server = proxy.add(new ProxyServer(proxy.serving.snapshot().config(), proxy.serving, proxy.metrics, log)
+                .start());
+    }
+
+    InetSocketAddress https() {
+        return proxy.server.address("https");
+    }
+
+    String log() {
+        synchronized (logged) {
+            return logged.toString(StandardCharsets.UTF_8);
+        }
+    }
+
+    @Test
+    void aPassedThroughHostIsAnsweredByItsBackendOverItsOwnTls() throws Exception {
+        TlsBackend backend = proxy.add(new TlsBackend(0));
+        start(config("\"" + backend.endpoint() + "\"", ""));
+        for (String name : new String[] {"backend.example.test", "a.pass.example.test", "x.y.pass.example.test"}) {
+            try (TlsClient c = new TlsClient(pki.clientContext(), https(), name)) {
+                assertThat(c.peerCn()).as("%s: the backend's certificate, not the proxy's", name)
+                        .isEqualTo("backend.example.test");
+                TlsClient.Response r = c.get("/x", name);
+                assertThat(r.status()).isEqualTo(200);
+                assertThat(r.body()).as("the ClientHello reached the backend as sent").isEqualTo("backend saw " + name);
+            }
+        }
+        try (TlsClient c = new TlsClient(pki.clientContext(), https(), "other.example.test")) {
+            assertThat(c.peerCn()).as("other names end TLS here").isEqualTo("proxy.test");
+            assertThat(c.get("/", "other.example.test").body()).isEqualTo("from the proxy");
+        }
+        assertThat(backend.connections.get()).isEqualTo(3);
+        await().atMost(Duration.ofSeconds(5)).until(() -> log().lines()
+                .filter(l -> l.contains("\"tls-passthrough\"") && l.contains("\"status\":200")).count() == 3);
+        assertThat(log()).contains("\"route\":\"backend\"").contains("\"host\":\"a.pass.example.test\"");
+    }
+
+    @Test
+    void aPassedThroughConnectionOutlivesTheHandshakeTimeout() throws Exception {
+        TlsBackend backend = proxy.add(new TlsBackend(1500));
+        start(config("\"" + backend.endpoint() + "\"", "limits: { headerTimeout: 1s }"));
+        try (TlsClient c = new TlsClient(pki.clientContext(), https(), "backend.example.test")) {
+            assertThat(c.get("/slow", "backend.example.test").body()).isEqualTo("backend saw backend.example.test");
+        }
+    }
+
+    @Test
+    void plainHttpForAPassedThroughHostGoesToHttpsAndEndedTlsIsMisdirected() throws Exception {
+        TlsBackend backend = proxy.add(new TlsBackend(0));
+        start(config("\"" + backend.endpoint() + "\"", ""));
+        try (RawClient c = new RawClient(proxy.server.address("http"))) {
+            RawClient.Response r = c.send("GET /app?a=1 HTTP/1.1\r\nHost: backend.example.test\r\n\r\n").read();
+            assertThat(r.status()).isEqualTo(308);
+            assertThat(r.header("location")).isEqualTo("https://backend.example.test/app?a=1");
+            assertThat(c.send("GET / HTTP/1.1\r\nHost: www.example.test\r\n\r\n").read().text()).isEqualTo("from the proxy");
+        }
+        // TLS ended here (the SNI named another host) for a request to a passed-through host: 421, as RFC 9110 says.
+        try (TlsClient c = new TlsClient(pki.clientContext(), https(), "www.example.test")) {
+            TlsClient.Response r = c.get("/", "backend.example.test");
+            assertThat(r.status()).isEqualTo(421);
+        }
+        assertThat(backend.connections.get()).isZero();
+    }
+
+    @Test
+    void aRefusingEndpointIsSkippedAndWithNoneLeftTheClientIsClosed() throws Exception {
+        TlsBackend backend = proxy.add(new TlsBackend(0));
+        int dead = deadPort();
+        start(config("\"127.0.0.1:" + dead + "\", \"" + backend.endpoint() + "\"", ""));
+        for (int i = 0; i < 4; i++) {
+            try (TlsClient c = new TlsClient(pki.clientContext(), https(), "backend.example.test")) {
+                assertThat(c.get("/", "backend.example.test").status()).as("try %d", i).isEqualTo(200);
+            }
+        }
+        proxy.reloadConfig(config("\"127.0.0.1:" + dead + "\"", ""));
+        assertThatThrownBy(() -> new TlsClient(pki.clientContext(), https(), "backend.example.test").close())
+                .as("no endpoint took it: closed, never answered with the proxy's certificate")
+                .isInstanceOf(IOException.class);
+        await().atMost(Duration.ofSeconds(5)).until(() -> log().contains("\"status\":502"));
+    }
+
+    @Test
+    void aReloadStartsAndStopsPassingThroughForNewConnections() throws Exception {
+        TlsBackend backend = proxy.add(new TlsBackend(0));
+        String passing = config("\"" + backend.endpoint() + "\"", "");
+        start(passing.replace("tlsPassthrough: { upstream: backend }", "rules: [ { respond: { body: \"ended here\" } } ]"));
+        try (TlsClient c = new TlsClient(pki.clientContext(), https(), "backend.example.test")) {
+            assertThat(c.peerCn()).isEqualTo("proxy.test");
+            assertThat(c.get("/", "backend.example.test").body()).isEqualTo("ended here");
+        }
+        proxy.reloadConfig(passing);
+        try (TlsClient c = new TlsClient(pki.clientContext(), https(), "backend.example.test")) {
+            assertThat(c.peerCn()).isEqualTo("backend.example.test");
+        }
+    }
+
+    private static int deadPort() throws IOException {
+        try (ServerSocket s = new ServerSocket(0, 1, InetAddress.getLoopbackAddress())) {
+            return s.getLocalPort(); // closed again: connecting is refused
+        }
+    }
+
+    /** A TLS server with the backend's certificate that answers each request with the SNI name it was sent. */
+    static final class TlsBackend implements AutoCloseable {
+        final SSLServerSocket server;
+        final AtomicInteger connections = new AtomicInteger();
+        private final Thread acceptor;
+
+        TlsBackend(long answerDelayMillis) throws Exception {
+            KeyStore ks = KeyStore.getInstance("PKCS12");
+            ks.load(null, null);
+            ks.setKeyEntry("backend", backendCert.key(), new char[0], new Certificate[] {backendCert.certificate()});
+            KeyManagerFactory kmf = KeyManagerFactory.getInstance(KeyManagerFactory.getDefaultAlgorithm());
+            kmf.init(ks, new char[0]);
+            SSLContext ctx = SSLContext.getInstance("TLS");
+            ctx.init(kmf.getKeyManagers(), null, null);
+            server = (SSLServerSocket) ctx.getServerSocketFactory().createServerSocket(0, 50,
+                    InetAddress.getLoopbackAddress());
+            acceptor = new Thread(() -> {
+                while (!server.isClosed()) {
+                    try {
+                        SSLSocket s = (SSLSocket) server.accept();
+                        connections.incrementAndGet();
+                        new Thread(() -> serve(s, answerDelayMillis), "tls-backend-conn").start();
+                    } catch (IOException e) {
+                        return;
+                    }
+                }
+            }, "tls-backend");
+            acceptor.start();
+        }
+
+        String endpoint() {
+            return "127.0.0.1:" + server.getLocalPort();
+        }
+
+        private static void serve(SSLSocket s, long delay) {
+            try (s) {
+                s.setSoTimeout(10_000);
+                InputStream in = s.getInputStream();
+                int matched = 0;
+                while (matched < 4) {
+                    int c = in.read();
+                    if (c < 0) {
+                        return;
+                    }
+                    matched = (c == "\r\n\r\n".charAt(matched)) ? matched + 1 : (c == '\r' ? 1 : 0);
+                }
+                if (delay > 0) {
+                    Thread.sleep(delay);
+                }
+                String sni = ((ExtendedSSLSession) s.getSession()).getRequestedServerNames().stream()
+                        .filter(n -> n instanceof SNIHostName).map(n -> ((SNIHostName) n).getAsciiName())
+                        .findFirst().orElse("no name");
+                byte[] body = ("backend saw " + sni).getBytes(StandardCharsets.UTF_8);
+                OutputStream out = s.getOutputStream();
+                out.write(("HTTP/1.1 200 OK\r\nContent-Length: " + body.length + "\r\nConnection: close\r\n\r\n")
+                        .getBytes(StandardCharsets.ISO_8859_1));
+                out.write(body);
+                out.flush();
+            } catch (IOException | InterruptedException e) {
+                // the client went away: nothing to answer
+            }
+        }
+
+        @Override
+        public void close() throws Exception {
+            server.close();
+            acceptor.join(5000);
+        }
+    }
+}
