@@ -3,6 +3,7 @@ package dev.strait.proxy.passthrough;
 import dev.strait.proxy.accesslog.AccessLog;
 import dev.strait.proxy.config.Serving;
 import dev.strait.proxy.handler.proxy.TunnelRelay;
+import dev.strait.proxy.metrics.ProxyMetrics;
 import dev.strait.proxy.server.FatalErrors;
 import dev.strait.proxy.tls.SniSelector;
 import dev.strait.proxy.tls.SniTable;
@@ -26,7 +27,8 @@ import org.slf4j.LoggerFactory;
  * TLS passthrough (routes' {@code tlsPassthrough}; ADR 0082): a connection whose ClientHello names a passed-through
  * host is not decrypted but joined to a new connection to an endpoint of the route's upstream, ClientHello first,
  * bytes as they are both ways. The upstream ends TLS with its own certificate, so the proxy sees no requests: one
- * access-log line per connection, status 200 once joined or 502 when no endpoint took it (nginx's stream module).
+ * access-log line per connection, status 200 once joined or 502 when no endpoint took it (nginx's stream module),
+ * counted in {@code strait_requests} under the route with that status.
  *
  * <p>The client is not read while the endpoint is chosen and connected; a failed connect counts against that
  * endpoint's health and the next one is tried once, as a request's failed connect is retried.
@@ -39,11 +41,13 @@ public final class TlsPassthrough implements SniSelector.PassthroughStart {
     private static final int TRIES = 2;
 
     private final Serving serving;
+    private final ProxyMetrics metrics;
     private final AccessLog accessLog;
 
     /** @param accessLog where the connections are logged, or null */
-    public TlsPassthrough(Serving serving, AccessLog accessLog) {
+    public TlsPassthrough(Serving serving, ProxyMetrics metrics, AccessLog accessLog) {
         this.serving = serving;
+        this.metrics = metrics;
         this.accessLog = accessLog;
     }
 
@@ -125,6 +129,8 @@ public final class TlsPassthrough implements SniSelector.PassthroughStart {
             over = true;
             client.pipeline().replace(this, "relay", pair[0]);
             up.pipeline().replace("relay", "relay", pair[1]);
+            // Counted as a WebSocket tunnel is: once, when it starts, with the time it took to start.
+            metrics.route(to.route()).record(200, System.nanoTime() - startNanos);
             client.closeFuture().addListener(c -> logged(200, pair[1].relayed(), endpoint));
             client.config().setAutoRead(true);
         }
@@ -135,6 +141,7 @@ public final class TlsPassthrough implements SniSelector.PassthroughStart {
             release();
             log.debug("{}: TLS for {} not passed through: {}", client.remoteAddress(), serverName, why);
             client.close();
+            metrics.route(to.route()).record(502, System.nanoTime() - startNanos);
             logged(502, 0, null);
         }
 

@@ -96,7 +96,7 @@ public final class ProxyServer implements AutoCloseable {
         this.serving = serving;
         this.metrics = metrics;
         this.accessLog = accessLog;
-        this.passthrough = new TlsPassthrough(serving, accessLog);
+        this.passthrough = new TlsPassthrough(serving, metrics, accessLog);
         int workers = config.workers() > 0 ? config.workers() : Runtime.getRuntime().availableProcessors();
         boolean auto = config.transport() == Config.Transport.AUTO;
         Transport chosen = Transport.choose(config.transport());

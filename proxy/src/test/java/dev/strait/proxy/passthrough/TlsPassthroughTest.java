@@ -125,6 +125,7 @@ class TlsPassthroughTest {
         await().atMost(Duration.ofSeconds(5)).until(() -> log().lines()
                 .filter(l -> l.contains("\"tls-passthrough\"") && l.contains("\"status\":200")).count() == 3);
         assertThat(log()).contains("\"route\":\"backend\"").contains("\"host\":\"a.pass.example.test\"");
+        assertThat(proxy.metrics.scrape()).contains("strait_requests_total{route=\"backend\",status=\"200\"} 3.0");
     }
 
     @Test
@@ -169,6 +170,7 @@ class TlsPassthroughTest {
                 .as("no endpoint took it: closed, never answered with the proxy's certificate")
                 .isInstanceOf(IOException.class);
         await().atMost(Duration.ofSeconds(5)).until(() -> log().contains("\"status\":502"));
+        assertThat(proxy.metrics.scrape()).contains("strait_requests_total{route=\"backend\",status=\"502\"} 1.0");
     }
 
     @Test
