@@ -16,6 +16,14 @@ import java.util.Map;
  * plus {@code ingressClassName} and {@code tls}. Key names and meanings are those of docs/config.md.
  */
 @JsonInclude(JsonInclude.Include.NON_NULL)
+@ValidationRule(value = "has(self.rules) != has(self.tlsPassthrough)",
+        message = "a Route takes either rules or tlsPassthrough (whose connections go to its backend as they are)")
+// An equality with a constant: its cost does not grow with the hosts' unbounded length (see hosts).
+@ValidationRule(value = "!has(self.tlsPassthrough) || !self.hosts.exists(h, h == '*')",
+        message = "tlsPassthrough needs host names: a connection is passed through on the name its ClientHello"
+                + " sends (SNI), so * cannot be told apart")
+@ValidationRule(value = "!has(self.tlsPassthrough) || !has(self.tls)",
+        message = "a Route with tlsPassthrough takes no tls: its backend ends TLS with its own certificate")
 public class RouteSpec {
     /** Which proxies serve this route; absent means the operator's default class ({@code strait}). */
     @Pattern(Patterns.NAME)
@@ -46,9 +54,32 @@ public class RouteSpec {
     @Size(min = 1, max = 2)
     public List<@Pattern(Patterns.NAME) String> listeners;
 
-    @Required
+    /** What the Route's requests get; required unless {@code tlsPassthrough} is given. */
     @Size(min = 1, max = 256)
     public List<Rule> rules;
+
+    /**
+     * TLS passthrough (ingress-nginx's {@code ssl-passthrough}): the https listener does not end TLS for these hosts
+     * but relays each connection whose ClientHello names one of them (SNI), bytes as they are, to the backend,
+     * which holds the certificate. Plain-HTTP requests for the hosts get a 308 to https. Such a Route has no
+     * {@code rules} and no {@code tls}, and its hosts are names or wildcards, never {@code *}.
+     */
+    public TlsPassthrough tlsPassthrough;
+
+    /**
+     * Where a passed-through host's connections go: an Upstream without {@code protocol}, {@code tls} or
+     * {@code healthCheck} (it gets the client's TLS bytes, not HTTP), or a Service and port, whose endpoints get
+     * them whatever its {@code appProtocol} says.
+     */
+    @JsonInclude(JsonInclude.Include.NON_NULL)
+    @ValidationRule(value = "has(self.upstream) != has(self.service)",
+            message = "tlsPassthrough names either an upstream or a service")
+    public static class TlsPassthrough {
+        @Pattern(Patterns.NAME)
+        public String upstream;
+
+        public ServiceRef service;
+    }
 
     @JsonInclude(JsonInclude.Include.NON_NULL)
     public static class Tls {

@@ -33,6 +33,8 @@ import java.util.stream.Collectors;
 final class Conflicts {
     /** The claim key of a host's catch-all from an Ingress's defaultBackend (no path key looks like it). */
     private static final String DEFAULT_BACKEND = "defaultBackend";
+    /** The claim key of a host a Route passes TLS through for. */
+    private static final String PASSTHROUGH = "tlsPassthrough";
 
     private final Map<String, ResourceKey> owners;
     /** Each Route's claim keys, by rule, match and host: a Route's are the same every time (ADR 0025). */
@@ -129,28 +131,47 @@ final class Conflicts {
                     // One key per host and listener that serves the route: Routes on different listeners (the
                     // ssl-redirect on http, the site on https) do not compete.
                     List<String> on = route.listeners() == null ? ProxyDefaults.LISTENERS : route.listeners();
-                    // An Ingress's defaultBackend competes only with other defaultBackends: every explicit path
-                    // of the host answers before it, whatever their ages (ADR 0056).
-                    boolean fallback = IngressRoutes.yields(route.name());
-                    int hosts = route.hosts().size();
-                    k = new String[route.rules().size()][][];
-                    for (int i = 0; i < k.length; i++) {
-                        List<Route.Match> ms = route.rules().get(i).matches();
-                        k[i] = new String[ms.size()][hosts * on.size()];
-                        for (int j = 0; j < ms.size(); j++) {
-                            for (int h = 0; h < hosts; h++) {
-                                String key = fallback ? route.hosts().get(h) + " " + DEFAULT_BACKEND
-                                        : key(route.hosts().get(h), ms.get(j));
-                                for (int l = 0; l < on.size(); l++) {
-                                    k[i][j][h * on.size() + l] = on.get(l) + " " + key;
-                                }
-                            }
-                        }
-                    }
+                    k = route.tlsPassthrough() != null ? passthroughKeys(route, on) : ruleKeys(route, on);
                 }
                 current.put(route, k);
             }
             return k;
+        }
+
+        private static String[][][] ruleKeys(Route route, List<String> on) {
+            // An Ingress's defaultBackend competes only with other defaultBackends: every explicit path
+            // of the host answers before it, whatever their ages (ADR 0056).
+            boolean fallback = IngressRoutes.yields(route.name());
+            int hosts = route.hosts().size();
+            String[][][] k = new String[route.rules().size()][][];
+            for (int i = 0; i < k.length; i++) {
+                List<Route.Match> ms = route.rules().get(i).matches();
+                k[i] = new String[ms.size()][hosts * on.size()];
+                for (int j = 0; j < ms.size(); j++) {
+                    for (int h = 0; h < hosts; h++) {
+                        String key = fallback ? route.hosts().get(h) + " " + DEFAULT_BACKEND
+                                : key(route.hosts().get(h), ms.get(j));
+                        for (int l = 0; l < on.size(); l++) {
+                            k[i][j][h * on.size() + l] = on.get(l) + " " + key;
+                        }
+                    }
+                }
+            }
+            return k;
+        }
+
+        /**
+         * A passed-through Route's keys, as one match of one rule: a host per listener, which only another Route
+         * passing the host through competes for (the model lets one Route pass a host through per listener).
+         */
+        private static String[][][] passthroughKeys(Route route, List<String> on) {
+            String[] k = new String[route.hosts().size() * on.size()];
+            for (int h = 0; h < route.hosts().size(); h++) {
+                for (int l = 0; l < on.size(); l++) {
+                    k[h * on.size() + l] = on.get(l) + " " + route.hosts().get(h) + " " + PASSTHROUGH;
+                }
+            }
+            return new String[][][] {{k}};
         }
 
         /** A translation is done: keep what it used. */
@@ -176,6 +197,9 @@ final class Conflicts {
                 }
             }
             return route;
+        }
+        if (route.tlsPassthrough() != null) {
+            return claimPassthrough(key, route, k[0][0], lost);
         }
         List<Route.Rule> rules = null; // made only once a match is lost
         List<String> claimed = new ArrayList<>();
@@ -220,6 +244,37 @@ final class Conflicts {
             owners.putIfAbsent(c, key);
         }
         return rules == null ? route : new Route(route.name(), route.hosts(), rules, route.listeners());
+    }
+
+    /**
+     * A passed-through Route without the hosts an older Route passes through on one of its listeners (its connections
+     * cannot go two ways); with none left, its hosts are empty and it serves nothing.
+     */
+    private Route claimPassthrough(ResourceKey key, Route route, String[] k, List<String> lost) {
+        int perHost = k.length / route.hosts().size(); // one per listener
+        List<String> hosts = new ArrayList<>();
+        List<String> claimed = new ArrayList<>();
+        for (int h = 0; h < route.hosts().size(); h++) {
+            String conflict = null;
+            for (int l = h * perHost; l < (h + 1) * perHost && conflict == null; l++) {
+                ResourceKey owner = owners.get(k[l]);
+                if (owner != null && !owner.equals(key)) {
+                    conflict = "spec.hosts[" + h + "]: host \"" + route.hosts().get(h) + "\"" + (route.listeners() == null
+                            ? "" : " on listener " + k[l].substring(0, k[l].indexOf(' '))) + " is already passed through by "
+                            + owner.kind() + " " + owner.namespace() + "/" + owner.name() + " (the older Route wins)";
+                }
+            }
+            if (conflict != null) {
+                lost.add(conflict);
+            } else {
+                hosts.add(route.hosts().get(h));
+                claimed.addAll(Arrays.asList(k).subList(h * perHost, (h + 1) * perHost));
+            }
+        }
+        for (String c : claimed) {
+            owners.putIfAbsent(c, key);
+        }
+        return new Route(route.name(), hosts, List.of(), route.listeners(), route.tlsPassthrough());
     }
 
     /** Whether another (older) source already owns one of these keys. */

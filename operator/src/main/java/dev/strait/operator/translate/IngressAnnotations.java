@@ -201,7 +201,10 @@ final class IngressAnnotations {
             CUSTOM_HTTP_ERRORS, ENABLE_ACCESS_LOG, AUTH_SIGNIN, AUTH_SIGNIN_REDIRECT_PARAM, AUTH_RESPONSE_HEADERS,
             AUTH_ALWAYS_SET_COOKIE, AUTH_CACHE_KEY, AUTH_CACHE_DURATION,
             AUTH_METHOD, AUTH_SNIPPET, AUTH_PROXY_SET_HEADERS);
-    /** {@code "true"}: TLS passed through to the backend, which Strait does not do. */
+    /**
+     * {@code "true"}: each host's TLS connections go to the backend of its path {@code /} as they are (a Route's
+     * {@code tlsPassthrough}); every other annotation of the Ingress is then not applied, as in ingress-nginx.
+     */
     static final String SSL_PASSTHROUGH = PREFIX + "ssl-passthrough";
     /** The annotations this class reads; any other of ingress-nginx's is reported as not read. */
     private static final java.util.Set<String> READ = readAnnotations();
@@ -222,6 +225,12 @@ final class IngressAnnotations {
     /** nginx's size syntax (ngx_parse_offset): digits and an optional unit. */
     private static final Pattern SIZE = Pattern.compile("([0-9]{1,19})([kKmMgG]?)");
 
+    /**
+     * {@code ssl-passthrough: "true"}: the Ingress's hosts are passed through ({@link IngressRoutes}), and every other
+     * annotation reads as absent: the proxy hands the connection over before any HTTP is read (ingress-nginx's
+     * "invalidates all the other available annotations").
+     */
+    final boolean sslPassthrough;
     final boolean sslRedirect;
     final boolean forceSslRedirect;
     /** Every rule's action, or null. */
@@ -331,14 +340,16 @@ final class IngressAnnotations {
 
     /** @param namespace the Ingress's, for an {@code auth-secret} written as {@code namespace/name} */
     IngressAnnotations(Map<String, String> annotations, String namespace) {
-        Map<String, String> a = annotations == null ? Map.of() : annotations;
+        Map<String, String> all = annotations == null ? Map.of() : annotations;
+        sslPassthrough = "true".equals(all.get(SSL_PASSTHROUGH));
+        Map<String, String> a = sslPassthrough ? Map.of() : all;
         sslRedirect = !"false".equals(a.get(SSL_REDIRECT));
         forceSslRedirect = "true".equals(a.get(FORCE_SSL_REDIRECT));
         // ingress-nginx rewrites only with a non-empty target.
         rewriteTarget = a.get(REWRITE_TARGET) == null || a.get(REWRITE_TARGET).isEmpty() ? null : a.get(REWRITE_TARGET);
         useRegex = "true".equals(a.get(USE_REGEX));
         StringBuilder k = new StringBuilder();
-        for (Map.Entry<String, String> e : new java.util.TreeMap<>(a).entrySet()) {
+        for (Map.Entry<String, String> e : new java.util.TreeMap<>(all).entrySet()) {
             // Every ingress-nginx annotation: those not read are reported, so a change to one is seen too.
             if (e.getKey().startsWith(PREFIX)) {
                 k.append('|').append(e.getKey().substring(PREFIX.length())).append('=').append(e.getValue());
@@ -515,10 +526,6 @@ final class IngressAnnotations {
             warn.add(field(SSL_REDIRECT) + ": \"false\" does not apply to hosts that ask for client certificates ("
                     + field(AUTH_TLS_SECRET) + "): they are served on https only, and plain requests are not redirected");
         }
-        if ("true".equals(a.get(SSL_PASSTHROUGH))) {
-            guard.add(field(SSL_PASSTHROUGH) + ": Strait ends TLS itself and does not pass it through to the backend;"
-                    + " the Ingress's paths answer 503 rather than serve its hosts with another certificate");
-        }
         guardErrors = List.copyOf(guard);
         List<String> unread = new ArrayList<>();
         for (String annotation : new java.util.TreeSet<>(a.keySet())) {
@@ -531,6 +538,14 @@ final class IngressAnnotations {
                     : ": is not read by Strait; it has no effect"));
         }
         warn.addAll(unread);
+        if (sslPassthrough) {
+            for (String annotation : new java.util.TreeSet<>(all.keySet())) {
+                if (annotation.startsWith(PREFIX) && !annotation.equals(SSL_PASSTHROUGH)) {
+                    warn.add(field(annotation) + ": not applied: with " + field(SSL_PASSTHROUGH) + " the connections go"
+                            + " to the backend as they are, and no other annotation applies (as in ingress-nginx)");
+                }
+            }
+        }
         warnings = List.copyOf(warn);
     }
 

@@ -140,8 +140,10 @@ final class IngressRoutes {
      */
     /** Whether an Ingress is an ingress-nginx canary of another ({@code canary: "true"}, ADR 0063). */
     static boolean isCanary(Ingress ing) {
-        return ing.getMetadata().getAnnotations() != null
-                && "true".equals(ing.getMetadata().getAnnotations().get(IngressAnnotations.CANARY));
+        Map<String, String> a = ing.getMetadata().getAnnotations();
+        // ssl-passthrough leaves no annotation applied, canary among them: its hosts are passed through
+        return a != null && "true".equals(a.get(IngressAnnotations.CANARY))
+                && !"true".equals(a.get(IngressAnnotations.SSL_PASSTHROUGH));
     }
 
     static boolean isDefaultBackend(String modelName) {
@@ -258,6 +260,9 @@ final class IngressRoutes {
             hosts.putIfAbsent("*", new ArrayList<>());
         }
         IngressAnnotations annotations = new IngressAnnotations(ing.getMetadata().getAnnotations(), ns);
+        if (annotations.sslPassthrough) {
+            return passthrough(ing, ns, spec, annotations, endpoints, leftOut);
+        }
         // server-alias names more hosts for the Ingress's first host (ingress-nginx's server_name).
         String aliased = hosts.keySet().stream().filter(k -> !k.equals("*")).findFirst().orElse(null);
         List<Piece> out = new ArrayList<>();
@@ -501,6 +506,87 @@ final class IngressRoutes {
             index++;
         }
         return out;
+    }
+
+    /**
+     * ingress-nginx's {@code ssl-passthrough}: each host of the rules as a Route whose {@code tlsPassthrough} is the
+     * backend of the host's path {@code /} (ingress-nginx's root location), else the Ingress's {@code defaultBackend};
+     * its other paths are not served (reported). A rule without a host cannot be passed through (a connection is told
+     * apart by the name its ClientHello sends), nor can the defaultBackend's catch-all: reported and left unserved,
+     * never served with TLS ended here, which the backend did not ask for. Unlike ingress-nginx, which still serves the
+     * paths over plain HTTP, the proxy answers a passed-through host's plain requests with a 308 to https.
+     */
+    private static List<Piece> passthrough(Ingress ing, String ns, io.fabric8.kubernetes.api.model.networking.v1.IngressSpec spec,
+                                           IngressAnnotations annotations, ServiceEndpoints endpoints, List<String> leftOut) {
+        String annotation = IngressAnnotations.field(IngressAnnotations.SSL_PASSTHROUGH);
+        Map<String, Integer> hostRule = new LinkedHashMap<>();
+        Map<String, List<Object[]>> hosts = hostPaths(spec, hostRule);
+        IngressBackend fallback = spec.getDefaultBackend();
+        // What concerns the whole Ingress, on each of its Routes (the report lists it once).
+        List<String> common = new ArrayList<>(annotations.warnings);
+        boolean fallbackUsed = false;
+        List<Piece> out = new ArrayList<>();
+        int index = 0;
+        for (Map.Entry<String, List<Object[]>> h : hosts.entrySet()) {
+            String rule = "spec.rules[" + hostRule.get(h.getKey()) + "]";
+            if (h.getKey().equals("*")) {
+                common.add(rule + ".host: a rule without a host cannot be passed through (" + annotation + "): a"
+                        + " connection is told apart by the name its ClientHello sends (SNI); its paths are not served");
+                continue;
+            }
+            List<String> errors = new ArrayList<>();
+            Map<String, String> fields = new LinkedHashMap<>();
+            fields.put("spec.hosts[0]", rule + ".host");
+            RouteSpec.Backend backend = null;
+            boolean pathsLeftOut = false;
+            for (Object[] p : h.getValue()) {
+                HTTPIngressPath path = (HTTPIngressPath) p[0];
+                boolean root = path.getPath() == null || path.getPath().isEmpty() || path.getPath().equals("/");
+                if (root && backend == null) {
+                    backend = backend(path.getBackend(), ns, p[1] + ".backend", endpoints, errors);
+                    fields.put("spec.tlsPassthrough", p[1] + ".backend");
+                } else {
+                    pathsLeftOut = true;
+                    errors.add(p[1] + ".path: not served: " + annotation + " passes the host's connections whole to"
+                            + " the backend of its path /");
+                }
+            }
+            if (backend == null && fallback != null) {
+                backend = backend(fallback, ns, "spec.defaultBackend", endpoints, errors);
+                fields.put("spec.tlsPassthrough", "spec.defaultBackend");
+                fallbackUsed = true;
+            }
+            if (backend == null) {
+                common.add(rule + ".host: \"" + h.getKey() + "\" has no path / and the Ingress no defaultBackend: "
+                        + annotation + " has no backend to pass its connections to; it is not served");
+                continue;
+            }
+            RouteSpec rs = new RouteSpec();
+            rs.hosts = List.of(h.getKey());
+            rs.tlsPassthrough = new RouteSpec.TlsPassthrough();
+            rs.tlsPassthrough.service = backend.service;
+            rs.tlsPassthrough.upstream = backend.upstream;
+            // a path left out is the annotation's doing; a backend that does not resolve is reported as any
+            out.add(new Piece(piece(ing, ns, index++, "", annotations.key, rs), fields, errors,
+                    pathsLeftOut ? UNSUPPORTED_ANNOTATION : null, null));
+        }
+        if (fallback != null && !fallbackUsed) {
+            common.add("spec.defaultBackend: not served: " + annotation + " passes a host of the rules to it when the"
+                    + " host has no path /, and none here does; hosts the Ingress does not name cannot be passed through"
+                    + " (no name to match the ClientHello's against)");
+        }
+        if (out.isEmpty()) {
+            leftOut.addAll(common);
+            return out;
+        }
+        List<Piece> withCommon = new ArrayList<>(out.size());
+        for (Piece p : out) {
+            List<String> errors = new ArrayList<>(common);
+            errors.addAll(p.refErrors());
+            withCommon.add(new Piece(p.route(), p.paths(), errors, common.isEmpty() ? p.refReason() : UNSUPPORTED_ANNOTATION,
+                    null));
+        }
+        return withCommon;
     }
 
     /** {@code www.HOST} for a host, {@code HOST} for {@code www.HOST}; null for a wildcard, {@code *} or one label. */

@@ -146,6 +146,9 @@ public final class Translation {
                 cv.hosts().forEach(h -> policyOf.put(h, policy));
                 policies.computeIfAbsent(policy, k -> new LinkedHashSet<>()).addAll(cv.hosts());
             }
+            if (!https && r.tlsPassthrough() != null) {
+                continue; // no listener to pass through on (the translator has left these out and said so)
+            }
             boolean ingress = r.name().contains(Translator.INGRESS_PIECE);
             if (!https && ingress && r.name().endsWith(IngressRoutes.TO_HTTPS)) {
                 continue; // an Ingress's ssl-redirect, to an https that does not exist here

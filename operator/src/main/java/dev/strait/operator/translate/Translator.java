@@ -117,6 +117,15 @@ public final class Translator {
     }
 
     /**
+     * The upstream a Route's {@code tlsPassthrough} makes of a Service port: its endpoints get the client's TLS bytes
+     * as they are, so it is always plain (no protocol from the port's {@code appProtocol}, no health check, no TLS of
+     * its own), and apart from the port's HTTP upstreams, whose pools and failures are another matter.
+     */
+    static String passthroughUpstreamName(String namespace, String service, int port) {
+        return serviceUpstreamName(namespace, service, port) + ".passthrough";
+    }
+
+    /**
      * The same, over {@code tls} ({@code null}, or the unchecked TLS of {@code https} and {@code h2}: the name above).
      * Other TLS (an Ingress's {@code proxy-ssl-*}) adds a digest of it, so that Ingresses that speak to one Service
      * with other CAs, names or client certificates never share an upstream (and its pooled connections); a digest
@@ -344,6 +353,7 @@ public final class Translator {
             }
         }
         Set<ResourceKey> reopened = new HashSet<>();
+        List<PassedThrough> passedThrough = new ArrayList<>();
         ClientValidationOwners validationOwners = new ClientValidationOwners();
         StatesByKey statesByKey = new StatesByKey(sources, allStates, changed);
         for (Conflicts c : conflicts.values()) {
@@ -386,13 +396,23 @@ public final class Translator {
                 programmed.computeIfAbsent(scope, s -> new ArrayList<>()).addAll(served);
                 contents.put(key, content);
                 for (Translation.Programmed p : served) {
-                    for (String u : p.upstreams()) {
-                        upstreamScopes.computeIfAbsent(u, x -> new HashSet<>()).add(scope);
+                    if (p.route().tlsPassthrough() != null) {
+                        passedThrough.add(new PassedThrough(scope, key, p, served.size()));
                     }
                 }
             }
             reports.put(key, report);
         }
+        if (!passedThrough.isEmpty()) {
+            withoutTlsListener(passedThrough, programmed, reports, contents);
+        }
+        programmed.forEach((scope, served) -> {
+            for (Translation.Programmed p : served) {
+                for (String u : p.upstreams()) {
+                    upstreamScopes.computeIfAbsent(u, x -> new HashSet<>()).add(scope);
+                }
+            }
+        });
 
         for (Source src : canarySources) {
             canary(src, programmed, endpoints, upstreamStates, secrets, models, reports, contents, upstreamScopes);
@@ -423,6 +443,49 @@ public final class Translator {
         conflictsLost = false;
         writers.keySet().retainAll(programmed.keySet());
         return new Translation(defaults, programmed, models, reports, contents, writers);
+    }
+
+    /** A served Route with tlsPassthrough, one of the {@code served} Routes its source has in {@code scope}. */
+    private record PassedThrough(Scope scope, ResourceKey key, Translation.Programmed programmed, int served) {}
+
+    /**
+     * Leaves out the Routes with tlsPassthrough of the scopes whose snapshots have no TLS listener to pass their
+     * connections through on: the model's TLS listener needs a certificate, so a snapshot has one only when a Route of
+     * the scope brings a usable one (see {@link Translation}). Their plain-HTTP redirect to https would lead nowhere.
+     * Decided on every translation, after every source: it depends on the whole scope.
+     */
+    private void withoutTlsListener(List<PassedThrough> passedThrough, Map<Scope, List<Translation.Programmed>> programmed,
+                                    Map<ResourceKey, ResourceReport> reports, Map<ResourceKey, Integer> contents) {
+        Map<ResourceKey, Integer> left = new HashMap<>();
+        Map<Scope, Boolean> withTls = new HashMap<>();
+        for (PassedThrough pt : passedThrough) {
+            List<Translation.Programmed> served = programmed.get(pt.scope());
+            if (withTls.computeIfAbsent(pt.scope(), s -> defaults.https() != null
+                    && served.stream().anyMatch(p -> p.certificate() != null))) {
+                continue;
+            }
+            served.remove(pt.programmed());
+            int remaining = left.merge(pt.key(), pt.served() - 1, (a, b) -> a - 1);
+            ResourceReport r = reports.get(pt.key());
+            String field = pt.key().kind().equals("Ingress")
+                    ? IngressAnnotations.field(IngressAnnotations.SSL_PASSTHROUGH) : "spec.tlsPassthrough";
+            String message = field + ": the proxies of " + pt.scope() + " have no https listener to pass connections"
+                    + " through on" + (defaults.https() == null ? " (the operator is run without one)"
+                    : ": it comes with the first Route or Ingress of theirs whose TLS certificate resolves")
+                    + "; until then the hosts are not served";
+            List<String> errors = new ArrayList<>(r.errors());
+            if (!errors.contains(message)) {
+                errors.add(message);
+            }
+            reports.put(pt.key(), new ResourceReport(r.key(), r.generation(), r.accepted(), r.resolvedRefs(),
+                    remaining == 0 ? Set.of() : r.scopes(), errors));
+            if (remaining == 0) {
+                contents.remove(pt.key());
+            } else {
+                contents.put(pt.key(), java.util.Objects.hash(contents.get(pt.key()), remaining));
+            }
+        }
+        programmed.values().removeIf(List::isEmpty);
     }
 
     /**
@@ -603,7 +666,7 @@ public final class Translator {
                         .claim(key, st.model, st.implicitMatches, lostHere);
                 claims.add(new ClaimOutcome(route, List.copyOf(lostHere)));
                 lost.addAll(src.pieces().get(i).rewrite(lostHere));
-                if (!route.rules().isEmpty()) {
+                if (!route.rules().isEmpty() || route.tlsPassthrough() != null && !route.hosts().isEmpty()) {
                     kept.add(new Translation.Programmed(route, st.upstreams, st.certificate, st.clientValidation));
                 }
             }
@@ -1271,6 +1334,27 @@ public final class Translator {
                 }
             }
         }
+        RouteSpec.TlsPassthrough passthrough = r.getSpec().tlsPassthrough;
+        if (passthrough != null) {
+            sb.append("|passthrough:");
+            if (passthrough.upstream != null) {
+                UpstreamState t = upstreams.get(ns + "/" + passthrough.upstream);
+                // whether it adds anything to the bytes decides whether the Route can use it
+                sb.append(t == null ? "?" + passthrough.upstream : t.model == null ? "!" + t.unusable()
+                        : t.model.name() + (plain(t.model) ? "" : "!not-plain"));
+            } else if (passthrough.service != null && passthrough.service.name != null && passthrough.service.port != null) {
+                ServiceRef svc = passthrough.service;
+                String target = svc.namespace == null ? ns : svc.namespace;
+                ServiceEndpoints.Resolution res = endpoints.resolve(ns, target, svc.name, svc.port);
+                if (res.ok()) {
+                    String model = passthroughUpstreamName(target, svc.name, svc.port);
+                    serviceUpstreams.put(model, serviceUpstream(model, res, null, ServiceBalancing.DEFAULT, svc.port, null));
+                    sb.append(model);
+                } else {
+                    sb.append('!').append(res.field()).append(res.error());
+                }
+            }
+        }
         if (r.getSpec().rules != null) {
             for (RouteSpec.Rule rule : r.getSpec().rules) {
                 if (rule != null && rule.basicAuth != null) {
@@ -1309,8 +1393,16 @@ public final class Translator {
         ObjectNode named = JSON.createObjectNode().put("name", routeName(ns, r.getMetadata().getName()));
         named.setAll(tree);
         Map<String, Upstream> serviceUpstreams = new LinkedHashMap<>();
+        boolean passthrough = named.get("tlsPassthrough") instanceof ObjectNode;
+        if (named.get("tlsPassthrough") instanceof ObjectNode tp) {
+            if (spec.tls != null) {
+                st.specErrors.add("spec.tls: a Route with tlsPassthrough takes no tls: its backend ends TLS with its own"
+                        + " certificate");
+            }
+            passthrough(tp, ns, st, endpoints, upstreams, serviceUpstreams);
+        }
         // Resolved before the rules: until its hosts can ask for client certificates, they are locked.
-        boolean asksForCertificates = spec.tls != null && spec.tls.clientValidation != null;
+        boolean asksForCertificates = !passthrough && spec.tls != null && spec.tls.clientValidation != null;
         Config.ClientValidation policy = null;
         boolean locked = false;
         if (asksForCertificates) {
@@ -1355,7 +1447,7 @@ public final class Translator {
                 }
             }
         }
-        if (spec.tls != null && !asksForCertificates) {
+        if (spec.tls != null && !asksForCertificates && !passthrough) {
             tls(spec.tls.secretName, ns, secrets, st);
         }
         ModelCheck.Checked<dev.strait.model.Route> checked = memo("R" + st.declared + named,
@@ -1388,6 +1480,9 @@ public final class Translator {
      * must declare every upstream a rule names, or proxies refuse it whole).
      */
     private static boolean uses(dev.strait.model.Route route, String upstream) {
+        if (route.tlsPassthrough() != null && route.tlsPassthrough().upstream().equals(upstream)) {
+            return true;
+        }
         for (dev.strait.model.Route.Rule rule : route.rules()) {
             if (rule.action() instanceof dev.strait.model.Route.Backends p
                     && p.backends().stream().anyMatch(b -> b.upstream().equals(upstream))) {
@@ -1404,6 +1499,69 @@ public final class Translator {
     private static void backend(ObjectNode b, String path, String ns, RouteState st, ServiceEndpoints endpoints,
                                 Map<String, UpstreamState> upstreams, Map<String, Upstream> serviceUpstreams) {
         backend(b, path, ns, st, endpoints, upstreams, serviceUpstreams, null);
+    }
+
+    /** Whether an upstream adds nothing to the bytes it is given: it can take passed-through TLS connections. */
+    private static boolean plain(Upstream u) {
+        return u.protocol() == Upstream.Protocol.HTTP1 && u.tls() == null && u.healthCheck() == null;
+    }
+
+    /**
+     * A Route's {@code tlsPassthrough} as the model's: an Upstream that adds nothing to the bytes, or a plain upstream
+     * of the Service's endpoints ({@link #passthroughUpstreamName}). One that cannot be used is an unresolved reference
+     * (ADR 0049): the hosts stay the Route's, their connections closed for want of endpoints, and are never served
+     * with TLS ended here instead.
+     */
+    private static void passthrough(ObjectNode tp, String ns, RouteState st, ServiceEndpoints endpoints,
+                                    Map<String, UpstreamState> upstreams, Map<String, Upstream> serviceUpstreams) {
+        String path = "spec.tlsPassthrough";
+        JsonNode up = tp.get("upstream");
+        JsonNode svc = tp.get("service");
+        if (up != null && up.isTextual() && up.asText().equals(IngressRoutes.UNRESOLVED)) {
+            // an Ingress backend that could not be rewritten; its error is reported with the Ingress's fields
+            tp.put("upstream", UNRESOLVED);
+            st.declared.put(UNRESOLVED, Upstream.Protocol.HTTP1);
+        } else if (up != null && up.isTextual()) {
+            UpstreamState target = upstreams.get(ns + "/" + up.asText());
+            if (target == null) {
+                st.refError(tp, "BackendNotFound", path + ".upstream: Upstream \"" + up.asText() + "\" not found");
+            } else if (target.model == null) {
+                st.refError(tp, "InvalidBackend", path + ".upstream: Upstream \"" + up.asText() + "\" is not valid: "
+                        + String.join("; ", target.unusable()));
+            } else if (!plain(target.model)) {
+                Upstream u = target.model;
+                List<String> adds = new ArrayList<>();
+                if (u.protocol() != Upstream.Protocol.HTTP1) {
+                    adds.add("protocol " + u.protocol().name().toLowerCase(java.util.Locale.ROOT));
+                }
+                if (u.tls() != null) {
+                    adds.add("tls");
+                }
+                if (u.healthCheck() != null) {
+                    adds.add("healthCheck");
+                }
+                st.refError(tp, "InvalidBackend", path + ".upstream: Upstream \"" + up.asText() + "\" gets the client's TLS"
+                        + " bytes as they are: it takes no protocol, tls or healthCheck, and has " + String.join(", ", adds)
+                        + "; the hosts' connections are closed until it has none (or name the Service instead)");
+            } else {
+                st.use(tp, target.model.name(), Upstream.Protocol.HTTP1);
+            }
+        } else if (svc != null && svc.isObject() && svc.path("name").isTextual() && svc.path("port").isInt()) {
+            String name = svc.get("name").asText();
+            int port = svc.get("port").asInt();
+            String target = svc.path("namespace").isTextual() ? svc.get("namespace").asText() : ns;
+            ServiceEndpoints.Resolution res = endpoints.resolve(ns, target, name, port);
+            if (!res.ok()) {
+                st.refError(tp, res.reason(), path + ".service." + res.field() + ": " + res.error());
+                return;
+            }
+            Upstream made = serviceUpstream(passthroughUpstreamName(target, name, port), res, null,
+                    ServiceBalancing.DEFAULT, port, null);
+            serviceUpstreams.put(made.name(), made);
+            st.use(tp, made.name(), Upstream.Protocol.HTTP1);
+        } else {
+            st.specErrors.add(path + ": names either an upstream or a service {name, port}");
+        }
     }
 
     /** @param tls how a Service backend spoken to over TLS is, or null for unchecked TLS */

@@ -37,7 +37,23 @@ class CrdSchemaTest {
     void routeSchemaCarriesTheChecksTheApiServerCanMake() throws IOException {
         JSONSchemaProps spec = crd("routes.strait.dev-v1.yml").getSpec().getVersions().get(0).getSchema()
                 .getOpenAPIV3Schema().getProperties().get("spec");
-        assertThat(spec.getRequired()).containsExactlyInAnyOrder("hosts", "rules");
+        // rules are required unless the Route passes TLS through, which a rule of the spec says
+        assertThat(spec.getRequired()).containsExactly("hosts");
+        assertThat(spec.getXKubernetesValidations()).extracting(r -> r.getRule())
+                .containsExactly("has(self.rules) != has(self.tlsPassthrough)",
+                        "!has(self.tlsPassthrough) || !self.hosts.exists(h, h == '*')",
+                        "!has(self.tlsPassthrough) || !has(self.tls)");
+        assertThat(spec.getXKubernetesValidations()).extracting(r -> r.getMessage())
+                .containsExactly("a Route takes either rules or tlsPassthrough (whose connections go to its backend as"
+                                + " they are)",
+                        "tlsPassthrough needs host names: a connection is passed through on the name its ClientHello"
+                                + " sends (SNI), so * cannot be told apart",
+                        "a Route with tlsPassthrough takes no tls: its backend ends TLS with its own certificate");
+        JSONSchemaProps passthrough = spec.getProperties().get("tlsPassthrough");
+        assertThat(passthrough.getProperties()).containsOnlyKeys("upstream", "service");
+        assertThat(passthrough.getXKubernetesValidations()).extracting(r -> r.getRule())
+                .containsExactly("has(self.upstream) != has(self.service)");
+        assertThat(passthrough.getProperties().get("service").getRequired()).containsExactlyInAnyOrder("name", "port");
         JSONSchemaProps rule = spec.getProperties().get("rules").getItems().getSchema();
         assertThat(rule.getXKubernetesValidations()).extracting(r -> r.getMessage())
                 .containsExactly("a rule takes exactly one action: respond, files, backends or redirect",

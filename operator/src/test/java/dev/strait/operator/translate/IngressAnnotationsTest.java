@@ -612,15 +612,6 @@ class IngressAnnotationsTest {
         assertThat(actions(t)).contains(new Route.Backends(List.of(new Route.Backend("service.shop.web.80", 1))));
     }
 
-    /** ssl-passthrough: the backend expects the client's TLS; Strait's own would serve the host wrongly. */
-    @Test
-    void sslPassthroughIsRefusedWith503() {
-        Translation t = translate(annotated("site", SITE, "ssl-passthrough", "true"));
-        assertThat(actions(t)).containsOnly(new Route.Backends(List.of(new Route.Backend(Translator.UNRESOLVED, 1))));
-        assertThat(ingressReport(t, "shop", "site").errors()).anySatisfy(e -> assertThat(e)
-                .startsWith("metadata.annotations[" + N + "ssl-passthrough]: Strait ends TLS itself"));
-    }
-
     /** proxy-next-upstream and its tries as every backend rule's retries; tries count the first one. */
     @Test
     void nextUpstreamBecomesRetries() {

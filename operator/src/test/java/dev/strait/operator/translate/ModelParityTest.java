@@ -112,6 +112,29 @@ class ModelParityTest {
                 %s""".formatted(RULES.formatted("upstream.shop.api", "upstream.shop.php").indent(4))).routes());
     }
 
+    /** A route's {@code tlsPassthrough} is the CRD's too, an Upstream's name in place of the model's. */
+    @Test
+    void tlsPassthroughIsACrdFieldWithTheSameMeaning() throws Exception {
+        UpstreamSpec argocd = STRICT.readValue("service: { name: argocd, port: 443 }", UpstreamSpec.class);
+        RouteSpec site = STRICT.readValue("hosts: [ argocd.example.com ]\ntlsPassthrough: { upstream: argocd }",
+                RouteSpec.class);
+        Translation t = Fixtures.translate(resource(new Route(), site), resource(new Upstream(), argocd),
+                service("shop", "argocd", "https:443"), slice("shop", "argocd", "argocd-1", "https", 8080, "10.0.0.7"),
+                Fixtures.route("shop", "shop", 1, "hosts: [ shop.example.com ]\ntls: { secretName: shop-tls }\n"
+                        + "rules: [ { respond: { status: 200 } } ]"),
+                Fixtures.tlsSecret("shop", "shop-tls", Fixtures.CERT, Fixtures.KEY));
+
+        assertThat(Fixtures.routeReport(t, "shop", "site").errors()).isEmpty();
+        assertThat(t.snapshot(STRAIT).config().routes()).contains(parse("""
+                listeners: [ { name: http, address: 0.0.0.0:8080 } ]
+                upstreams: [ { name: upstream.shop.argocd, endpoints: [ 10.0.0.7:8080 ] } ]
+                routes:
+                  - name: shop.site
+                    hosts: [ argocd.example.com ]
+                    tlsPassthrough: { upstream: upstream.shop.argocd }
+                """).routes().get(0));
+    }
+
     @Test
     void aFastCgiRuleWithAMissingUpstreamReportsOnlyTheMissingUpstream() {
         Translation t = Fixtures.translate(Fixtures.route("shop", "php", 1, """
