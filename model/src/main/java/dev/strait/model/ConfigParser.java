@@ -242,6 +242,7 @@ public final class ConfigParser {
             checkListeners(r, "routes[" + i + "]", listenerNames);
             checkPassthroughHosts(routes, i);
         }
+        checkCertificates(listeners, routes);
         Config.RequestId requestId = Config.RequestId.DEFAULTS;
         JsonNode rid = n.get("requestId");
         if (rid != null && !rid.isNull() && object(rid, "requestId")) {
@@ -304,6 +305,28 @@ public final class ConfigParser {
             if (l != null && !listenerNames.contains(l)) {
                 error(path + ".listeners[" + i + "]", "listener \"" + l + "\" not found (listeners: "
                         + String.join(", ", new java.util.TreeSet<>(listenerNames)) + ")");
+            }
+        }
+    }
+
+    /**
+     * A TLS listener without certificates can only pass TLS through: with no route doing so on it, every handshake
+     * would fail.
+     */
+    private void checkCertificates(List<Config.Listener> listeners, List<Route> routes) {
+        for (int i = 0; i < listeners.size(); i++) {
+            Config.Listener l = listeners.get(i);
+            if (l == null || l.tls() == null || !l.tls().certificates().isEmpty()) {
+                continue;
+            }
+            boolean passes = routes.stream().anyMatch(r -> r != null && r.tlsPassthrough() != null
+                    && (l.name() == null || r.servedOn(l.name())));
+            if (!passes) {
+                error("listeners[" + i + "].tls.certificates", "must list at least one certificate (a TLS listener"
+                        + " without one only passes TLS through, and no route passes it through here)");
+            } else if (!l.tls().clientValidation().isEmpty()) {
+                error("listeners[" + i + "].tls.clientValidation", "needs a certificate of the listener's own to ask"
+                        + " for clients' certificates under");
             }
         }
     }
@@ -443,7 +466,8 @@ public final class ConfigParser {
         JsonNode t = n.get("tls");
         if (t != null && !t.isNull() && object(t, path + ".tls")) {
             known(t, path + ".tls", "certificates", "clientValidation");
-            List<Config.Certificate> certs = list(t.get("certificates"), path + ".tls.certificates", true,
+            // May be empty when the listener only passes TLS through (checked with the routes: checkCertificates).
+            List<Config.Certificate> certs = list(t.get("certificates"), path + ".tls.certificates", false,
                     (c, p) -> {
                         if (!object(c, p)) {
                             return null;

@@ -343,6 +343,10 @@ class ConfigParserTest {
             Route r = c.routes().get(0);
             assertThat(r.tlsPassthrough()).isEqualTo(new Route.TlsPassthrough("argocd"));
             assertThat(r.rules()).isEmpty();
+            Config only = parse("listeners: [ { name: https, address: \"0.0.0.0:8443\", tls: { certificates: [] } } ]\n"
+                    + "upstreams: [ { name: argocd } ]\n"
+                    + "routes: [ { name: argocd, hosts: [ argocd.example.com ], tlsPassthrough: { upstream: argocd } } ]\n");
+            assertThat(only.listeners().get(0).tls().certificates()).as("a listener that only passes TLS through").isEmpty();
         }
 
         @Test
@@ -927,10 +931,23 @@ class ConfigParserTest {
                 arguments("tls not a mapping", "listeners: [ { name: h, address: \"0.0.0.0:443\", tls: true } ]\n",
                         "listeners[0].tls", "must be a mapping"),
                 arguments("tls without certificates", "listeners: [ { name: h, address: \"0.0.0.0:443\", tls: {} } ]\n",
-                        "listeners[0].tls.certificates", "is required and must list at least one item"),
+                        "listeners[0].tls.certificates", "must list at least one certificate (a TLS listener without"
+                                + " one only passes TLS through, and no route passes it through here)"),
                 arguments("tls with empty certificates",
                         "listeners: [ { name: h, address: \"0.0.0.0:443\", tls: { certificates: [] } } ]\n",
-                        "listeners[0].tls.certificates", "must list at least one item"),
+                        "listeners[0].tls.certificates", "must list at least one certificate"),
+                arguments("tls without certificates where the passthrough is on another listener",
+                        "listeners: [ { name: h, address: \"0.0.0.0:443\", tls: { certificates: [] } },"
+                                + " { name: g, address: \"0.0.0.0:8443\", tls: { certificates: [] } } ]\n"
+                                + "upstreams: [ { name: a } ]\nroutes: [ { name: r, hosts: [ a.example.com ], listeners: [ h ],"
+                                + " tlsPassthrough: { upstream: a } } ]\n",
+                        "listeners[1].tls.certificates", "must list at least one certificate"),
+                arguments("client certificates asked for without a certificate",
+                        "listeners: [ { name: h, address: \"0.0.0.0:443\", tls: { certificates: [],"
+                                + " clientValidation: [ { hosts: [ b.example.com ], ca: /ca.crt } ] } } ]\n"
+                                + "upstreams: [ { name: a } ]\nroutes: [ { name: r, hosts: [ a.example.com ],"
+                                + " tlsPassthrough: { upstream: a } } ]\n",
+                        "listeners[0].tls.clientValidation", "needs a certificate of the listener's own"),
                 arguments("certificate without key",
                         "listeners: [ { name: h, address: \"0.0.0.0:443\", tls: { certificates: [ { cert: /c } ] } } ]\n",
                         "listeners[0].tls.certificates[0].key", "is required"),

@@ -117,7 +117,11 @@ public final class Translation {
                 certs.add(p.certificate());
             }
         }
-        boolean https = !certs.isEmpty() && defaults.https() != null;
+        // The https listener serves the certificates of the scope's Routes, and passes through the hosts of those
+        // with tlsPassthrough: with neither there is none. Without a certificate it only passes through.
+        boolean certified = !certs.isEmpty() && defaults.https() != null;
+        boolean https = certified || (defaults.https() != null
+                && programmed.stream().anyMatch(p -> p.route().tlsPassthrough() != null));
         // Oldest first, then the Ingresses' defaultBackends and www redirects (oldest first): the proxy merges a
         // host's Routes in this order, so those answer only what no other Route of the host matches (ADR 0056).
         List<Programmed> ordered = new ArrayList<>(programmed.size());
@@ -133,7 +137,7 @@ public final class Translation {
             Route r = p.route();
             Config.ClientValidation cv = p.clientValidation();
             if (cv != null) {
-                if (!https) {
+                if (!certified) {
                     continue; // nowhere to ask for its certificates, and never served without the check
                 }
                 Config.ClientValidation policy = cv.withHosts(List.of());
@@ -150,10 +154,11 @@ public final class Translation {
                 continue; // no listener to pass through on (the translator has left these out and said so)
             }
             boolean ingress = r.name().contains(Translator.INGRESS_PIECE);
-            if (!https && ingress && r.name().endsWith(IngressRoutes.TO_HTTPS)) {
-                continue; // an Ingress's ssl-redirect, to an https that does not exist here
+            if (!certified && ingress && r.name().endsWith(IngressRoutes.TO_HTTPS)) {
+                continue; // an Ingress's ssl-redirect, to an https that has no certificate for it here
             }
-            if (!https && r.listeners() != null && r.listeners().contains(ProxyDefaults.HTTPS)) {
+            if (!certified && r.tlsPassthrough() == null && r.listeners() != null
+                    && r.listeners().contains(ProxyDefaults.HTTPS)) {
                 // No TLS listener in this snapshot (no Route of the scope has a usable certificate): the proxy
                 // would refuse a Route naming it.
                 if (r.listeners().size() > 1 || ingress) {

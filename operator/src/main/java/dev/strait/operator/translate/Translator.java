@@ -403,7 +403,7 @@ public final class Translator {
             }
             reports.put(key, report);
         }
-        if (!passedThrough.isEmpty()) {
+        if (!passedThrough.isEmpty() && defaults.https() == null) {
             withoutTlsListener(passedThrough, programmed, reports, contents);
         }
         programmed.forEach((scope, served) -> {
@@ -449,30 +449,23 @@ public final class Translator {
     private record PassedThrough(Scope scope, ResourceKey key, Translation.Programmed programmed, int served) {}
 
     /**
-     * Leaves out the Routes with tlsPassthrough of the scopes whose snapshots have no TLS listener to pass their
-     * connections through on: the model's TLS listener needs a certificate, so a snapshot has one only when a Route of
-     * the scope brings a usable one (see {@link Translation}). Their plain-HTTP redirect to https would lead nowhere.
-     * Decided on every translation, after every source: it depends on the whole scope.
+     * Leaves out the Routes with tlsPassthrough when the proxies have no TLS listener to pass their connections
+     * through on: the operator runs without one ({@code ProxyDefaults.https}). Otherwise a snapshot with such a Route
+     * has an https listener, one without certificates when no Route of the scope brings one (see
+     * {@link Translation}). Their plain-HTTP redirect to https would lead nowhere.
      */
     private void withoutTlsListener(List<PassedThrough> passedThrough, Map<Scope, List<Translation.Programmed>> programmed,
                                     Map<ResourceKey, ResourceReport> reports, Map<ResourceKey, Integer> contents) {
         Map<ResourceKey, Integer> left = new HashMap<>();
-        Map<Scope, Boolean> withTls = new HashMap<>();
         for (PassedThrough pt : passedThrough) {
             List<Translation.Programmed> served = programmed.get(pt.scope());
-            if (withTls.computeIfAbsent(pt.scope(), s -> defaults.https() != null
-                    && served.stream().anyMatch(p -> p.certificate() != null))) {
-                continue;
-            }
             served.remove(pt.programmed());
             int remaining = left.merge(pt.key(), pt.served() - 1, (a, b) -> a - 1);
             ResourceReport r = reports.get(pt.key());
             String field = pt.key().kind().equals("Ingress")
                     ? IngressAnnotations.field(IngressAnnotations.SSL_PASSTHROUGH) : "spec.tlsPassthrough";
             String message = field + ": the proxies of " + pt.scope() + " have no https listener to pass connections"
-                    + " through on" + (defaults.https() == null ? " (the operator is run without one)"
-                    : ": it comes with the first Route or Ingress of theirs whose TLS certificate resolves")
-                    + "; until then the hosts are not served";
+                    + " through on (the operator is run without one); the hosts are not served";
             List<String> errors = new ArrayList<>(r.errors());
             if (!errors.contains(message)) {
                 errors.add(message);

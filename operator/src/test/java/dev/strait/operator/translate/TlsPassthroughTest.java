@@ -20,11 +20,11 @@ import org.junit.jupiter.api.Test;
 
 /**
  * A Route's {@code tlsPassthrough}: its hosts' TLS connections go, as they are, to a plain upstream of a Service's
- * endpoints or to an Upstream that adds nothing to the bytes; one Route per passed-through host; only where the
- * proxies have an https listener.
+ * endpoints or to an Upstream that adds nothing to the bytes; one Route per passed-through host; the https listener
+ * comes with them, without a certificate where no Route brings one.
  */
 class TlsPassthroughTest {
-    /** A Route that brings the https listener (a certificate), which passthrough needs. */
+    /** A Route that brings a certificate to the https listener. */
     private static final Object[] SITE = {
         route("shop", "site", 0, "hosts: [ shop.example.com ]\ntls: { secretName: site-tls }\n"
                 + "rules: [ { respond: { status: 200 } } ]"),
@@ -147,17 +147,35 @@ class TlsPassthroughTest {
         assertThat(routeReport(t, "shop", "third").inSnapshot()).isFalse();
     }
 
-    /** A model TLS listener needs a certificate: without any Route bringing one, there is nowhere to pass through. */
+    /** An Argo CD on its own brings no certificate: the https listener then has none, and only passes through. */
     @Test
-    void withoutAnHttpsListenerTheRouteIsLeftOutAndSaysWhy() {
+    void withoutACertificateTheHttpsListenerOnlyPassesThrough() {
         Translation t = Fixtures.translate(argocd()[0], argocd()[1], route("shop", "argocd", 1, """
                 hosts: [ argocd.example.com ]
                 tlsPassthrough: { service: { name: argocd, port: 443 } }
                 """));
+        Fixtures.parse(t.snapshot(STRAIT).json()); // a proxy takes it
+        assertThat(routeReport(t, "shop", "argocd").errors()).isEmpty();
+        assertThat(routeReport(t, "shop", "argocd").inSnapshot()).isTrue();
+        Config c = t.snapshot(STRAIT).config();
+        assertThat(c.listeners()).extracting(Config.Listener::name).containsExactly("http", "https");
+        assertThat(c.listeners().get(1).tls().certificates()).isEmpty();
+        assertThat(modelRoute(t, "shop.argocd").tlsPassthrough()).isNotNull();
+    }
+
+    /** An operator run without an https listener has nowhere to pass through: the Route says so and is left out. */
+    @Test
+    void withoutAnHttpsListenerTheRouteIsLeftOutAndSaysWhy() {
+        ProxyDefaults plainOnly = new ProxyDefaults("strait", "strait-sidecar", new HostPort("0.0.0.0", 8080), null,
+                null, dev.strait.model.Limits.DEFAULTS, true);
+        Translation t = new Translator(plainOnly).translate(Fixtures.inputs(argocd()[0], argocd()[1],
+                route("shop", "argocd", 1, """
+                        hosts: [ argocd.example.com ]
+                        tlsPassthrough: { service: { name: argocd, port: 443 } }
+                        """)));
         ResourceReport r = routeReport(t, "shop", "argocd");
         assertThat(r.errors()).containsExactly("spec.tlsPassthrough: the proxies of class strait have no https listener"
-                + " to pass connections through on: it comes with the first Route or Ingress of theirs whose TLS"
-                + " certificate resolves; until then the hosts are not served");
+                + " to pass connections through on (the operator is run without one); the hosts are not served");
         assertThat(r.inSnapshot()).isFalse();
         assertThat(t.snapshot(STRAIT).config().routes()).isEmpty();
         assertThat(t.snapshot(STRAIT).config().upstreams()).isEmpty();

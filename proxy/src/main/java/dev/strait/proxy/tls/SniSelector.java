@@ -50,6 +50,8 @@ public final class SniSelector extends SniHandler {
     private ClientValidationPolicy policy;
     /** The client spoke plain HTTP: answered, closing; whatever else it sends is dropped. */
     private boolean plain;
+    /** No certificate for the name (a listener that only passes TLS through): closing, the rest dropped. */
+    private boolean refused;
 
     public SniSelector(Supplier<SniTable> table, long handshakeTimeoutMillis) {
         this(table, handshakeTimeoutMillis, null);
@@ -65,7 +67,7 @@ public final class SniSelector extends SniHandler {
 
     @Override
     protected void decode(ChannelHandlerContext ctx, ByteBuf in, List<Object> out) throws Exception {
-        if (plain) {
+        if (plain || refused) {
             in.skipBytes(in.readableBytes());
             return;
         }
@@ -110,6 +112,12 @@ public final class SniSelector extends SniHandler {
             return ctx.executor().newSucceededFuture(null);
         }
         chosen = t.select(hostname);
+        if (chosen == null) {
+            // A listener that only passes TLS through, and this name is not passed through: no certificate to
+            // answer with, so the connection is closed (replaceHandler) and what it sends is dropped (decode).
+            refused = true;
+            return ctx.executor().newSucceededFuture(null);
+        }
         // A host that asks for client certificates gets a context that asks too (ADR 0075).
         policy = t.policyFor(hostname == null ? null : ServerCertificate.normalize(hostname));
         return ctx.executor().newSucceededFuture(chosen.context(policy));
@@ -119,6 +127,11 @@ public final class SniSelector extends SniHandler {
     protected void replaceHandler(ChannelHandlerContext ctx, String hostname, SslContext sslContext) throws Exception {
         if (passthrough != null) {
             passthroughStart.start(ctx, hostname, passthrough);
+            return;
+        }
+        if (refused) {
+            log.debug("{}: no certificate for TLS server name {}: closed", ctx.channel().remoteAddress(), hostname);
+            ctx.close();
             return;
         }
         io.netty.channel.Channel ch = ctx.channel();

@@ -43,7 +43,7 @@ public final class SniTable {
         this.exactPassthrough = te;
         this.wildcardPassthrough = tw;
         this.all = List.copyOf(certificates);
-        this.fallback = all.get(0);
+        this.fallback = all.isEmpty() ? null : all.get(0); // none: a listener that only passes TLS through
         Map<String, ServerCertificate> e = new HashMap<>();
         Map<String, ServerCertificate> w = new HashMap<>();
         for (ServerCertificate c : all) {
@@ -70,7 +70,10 @@ public final class SniTable {
         this.anyPolicy = any;
     }
 
-    /** The certificate for a client's SNI name ({@code null}: none sent). */
+    /**
+     * The certificate for a client's SNI name ({@code null}: none sent); {@code null} on a listener without
+     * certificates, which only passes TLS through.
+     */
     public ServerCertificate select(String serverName) {
         if (serverName == null || serverName.isEmpty()) {
             return fallback;

@@ -140,11 +140,19 @@ class TlsPassthroughTest {
     @Test
     void plainHttpForAPassedThroughHostGoesToHttpsAndEndedTlsIsMisdirected() throws Exception {
         TlsBackend backend = proxy.add(new TlsBackend(0));
-        start(config("\"" + backend.endpoint() + "\"", ""));
+        start(config("\"" + backend.endpoint() + "\"", "") + """
+                  - name: acme-solver
+                    hosts: [ backend.example.test ]
+                    rules:
+                      - matches: [ { path: { type: Prefix, value: /.well-known/acme-challenge/ } } ]
+                        respond: { status: 200, body: "token" }
+                """);
         try (RawClient c = new RawClient(proxy.server.address("http"))) {
             RawClient.Response r = c.send("GET /app?a=1 HTTP/1.1\r\nHost: backend.example.test\r\n\r\n").read();
             assertThat(r.status()).isEqualTo(308);
             assertThat(r.header("location")).isEqualTo("https://backend.example.test/app?a=1");
+            assertThat(c.send("GET /.well-known/acme-challenge/t1 HTTP/1.1\r\nHost: backend.example.test\r\n\r\n")
+                    .read().text()).as("another route's rule for the host answers plain HTTP").isEqualTo("token");
             assertThat(c.send("GET / HTTP/1.1\r\nHost: www.example.test\r\n\r\n").read().text()).isEqualTo("from the proxy");
         }
         // TLS ended here (the SNI named another host) for a request to a passed-through host: 421, as RFC 9110 says.
@@ -185,6 +193,25 @@ class TlsPassthroughTest {
         proxy.reloadConfig(passing);
         try (TlsClient c = new TlsClient(pki.clientContext(), https(), "backend.example.test")) {
             assertThat(c.peerCn()).isEqualTo("backend.example.test");
+        }
+    }
+
+    /** An ingress whose only TLS use is passthrough (an Argo CD on its own) holds no certificate at all. */
+    @Test
+    void aListenerWithoutCertificatesOnlyPassesThrough() throws Exception {
+        TlsBackend backend = proxy.add(new TlsBackend(0));
+        start(config("\"" + backend.endpoint() + "\"", "")
+                .replace("tls: { certificates: [ { cert: " + q(proxyCert.certPem()) + ", key: " + q(proxyCert.keyPem())
+                        + " } ] }", "tls: { certificates: [] }"));
+        try (TlsClient c = new TlsClient(pki.clientContext(), https(), "backend.example.test")) {
+            assertThat(c.get("/", "backend.example.test").body()).isEqualTo("backend saw backend.example.test");
+        }
+        for (String other : new String[] {"other.example.test", null}) {
+            assertThatThrownBy(() -> new TlsClient(pki.clientContext(), https(), other).close())
+                    .as("%s: no certificate to answer with", other).isInstanceOf(IOException.class);
+        }
+        try (TlsClient c = new TlsClient(pki.clientContext(), https(), "a.pass.example.test")) {
+            assertThat(c.peerCn()).as("the listener still serves after refusing").isEqualTo("backend.example.test");
         }
     }
 
