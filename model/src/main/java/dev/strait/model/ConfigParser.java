@@ -459,7 +459,7 @@ public final class ConfigParser {
         if (!object(n, path)) {
             return null;
         }
-        known(n, path, "name", "address", "tls", "maxConnections");
+        known(n, path, "name", "address", "tls", "maxConnections", "proxyProtocol");
         String name = name(n.get("name"), path + ".name");
         HostPort address = address(n.get("address"), path + ".address");
         Config.Tls tls = null;
@@ -482,7 +482,8 @@ public final class ConfigParser {
             tls = new Config.Tls(nonNull(certs), nonNull(clients));
         }
         int maxConnections = integer(n.get("maxConnections"), path + ".maxConnections", 0, 0, 10_000_000);
-        return new Config.Listener(name, address, tls, maxConnections);
+        return new Config.Listener(name, address, tls, maxConnections,
+                bool(n.get("proxyProtocol"), path + ".proxyProtocol", false));
     }
 
     /** One {@code clientValidation} entry of a TLS listener; {@code taken} holds the hosts of the entries before it. */

@@ -312,6 +312,9 @@ public final class ConfigWriter {
             if (li.maxConnections() > 0) {
                 o.put("maxConnections", li.maxConnections());
             }
+            if (li.proxyProtocol()) {
+                o.put("proxyProtocol", true);
+            }
             if (li.tls() != null) {
                 ObjectNode to = o.putObject("tls");
                 ArrayNode certs = to.putArray("certificates");

@@ -40,6 +40,7 @@ class ConfigWriterTest {
                 maxConnections: 500
               - name: https
                 address: 0.0.0.0:8443
+                proxyProtocol: true
                 tls:
                   certificates:
                     - { cert: /a.crt, key: /a.key }

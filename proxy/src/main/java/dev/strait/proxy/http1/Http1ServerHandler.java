@@ -7,6 +7,7 @@ import dev.strait.proxy.accesslog.AccessLog;
 import dev.strait.proxy.config.Serving;
 import dev.strait.proxy.config.Snapshot;
 import dev.strait.proxy.http.AcceptedOn;
+import dev.strait.proxy.http.PeerAddress;
 import dev.strait.proxy.http.BodyReceiver;
 import dev.strait.proxy.http.Exchange;
 import dev.strait.proxy.http.ConnectionTimer;
@@ -47,6 +48,7 @@ import io.netty.handler.codec.http.HttpVersion;
 import io.netty.handler.codec.http.LastHttpContent;
 import io.netty.handler.ssl.SslHandler;
 import io.netty.handler.stream.ChunkedWriteHandler;
+import io.netty.util.NetUtil;
 import io.netty.util.ReferenceCountUtil;
 import io.netty.util.ReferenceCounted;
 import java.net.InetSocketAddress;
@@ -95,6 +97,8 @@ public final class Http1ServerHandler extends ChannelInboundHandlerAdapter {
     private final Serving serving;
     /** The listener that accepted the connection, whose routes it is served (null: not known, in tests). */
     private String listener;
+    /** The connection's peer: the socket's, or the client a PROXY protocol header named ({@link PeerAddress}). */
+    private SocketAddress peer;
     private final ProxyMetrics metrics;
     private final AccessLog accessLog;
     private final Http1RequestDecoder decoder;
@@ -185,6 +189,7 @@ public final class Http1ServerHandler extends ChannelInboundHandlerAdapter {
     public void handlerAdded(ChannelHandlerContext ctx) {
         this.ctx = ctx;
         this.listener = AcceptedOn.listener(ctx.channel());
+        this.peer = PeerAddress.of(ctx.channel());
         TlsConnection t = TlsConnection.of(ctx.channel());
         this.tls = t;
         this.scheme = t != null ? "https" : "http";
@@ -379,9 +384,9 @@ public final class Http1ServerHandler extends ChannelInboundHandlerAdapter {
         // The rule is found first: its own body limit, when it has one, decides the 413 (nginx's
         // client_max_body_size in a location), before 100 Continue asks for the body.
         Config.ForwardedHeaders trust = snapshot.config().forwardedHeaders();
-        ex.scheme = ForwardedProto.scheme(scheme, headers, ctx.channel().remoteAddress(), trust);
+        ex.scheme = ForwardedProto.scheme(scheme, headers, peer, trust);
         if (!trust.trustedPeers().isEmpty()) {
-            ex.client = ForwardedFor.client(headers, ctx.channel().remoteAddress(), trust);
+            ex.client = ForwardedFor.client(headers, peer, trust);
         }
         CompiledRule rule = snapshot.route(listener, tls != null, "https".equals(ex.scheme), host, matchPath, req.method(),
                 headers);
@@ -506,7 +511,7 @@ public final class Http1ServerHandler extends ChannelInboundHandlerAdapter {
     }
 
     SocketAddress remoteAddress() {
-        return ctx.channel().remoteAddress();
+        return peer;
     }
 
     SocketAddress localAddress() {
@@ -988,7 +993,7 @@ public final class Http1ServerHandler extends ChannelInboundHandlerAdapter {
             }
             HttpHeaders headers = req.headers();
             accessLog.log(new AccessLog.Entry(System.currentTimeMillis(),
-                    remote instanceof InetSocketAddress isa ? isa.getAddress().getHostAddress() : String.valueOf(remote),
+                    remote instanceof InetSocketAddress isa ? NetUtil.toAddressString(isa.getAddress()) : String.valueOf(remote),
                     method, uri, protocol, ex.host, ex.status, ex.bytes, nanos, rule == null ? null : rule.route(),
                     headers.get(HttpHeaderNames.USER_AGENT), AccessLog.requestId(headers), ex.upstream));
         }

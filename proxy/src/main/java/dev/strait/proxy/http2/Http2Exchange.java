@@ -10,6 +10,7 @@ import dev.strait.proxy.config.Snapshot;
 import dev.strait.proxy.http.BodyReceiver;
 import dev.strait.proxy.http.DateHeader;
 import dev.strait.proxy.http.Exchange;
+import dev.strait.proxy.http.PeerAddress;
 import dev.strait.proxy.http.FileParts;
 import dev.strait.proxy.http.ForwardedFor;
 import dev.strait.proxy.http.ForwardedProto;
@@ -44,6 +45,7 @@ import io.netty.handler.codec.http2.Http2Error;
 import io.netty.handler.codec.http2.Http2Headers;
 import io.netty.handler.codec.http2.Http2Stream;
 import io.netty.util.AsciiString;
+import io.netty.util.NetUtil;
 import io.netty.util.ReferenceCountUtil;
 import io.netty.util.concurrent.PromiseNotifier;
 import java.io.IOException;
@@ -284,9 +286,10 @@ public final class Http2Exchange implements Exchange, StreamDeadlines.Expiry {
             return;
         }
         Config.ForwardedHeaders trust = snapshot.config().forwardedHeaders();
-        scheme = ForwardedProto.scheme(tls != null ? "https" : "http", headers, ctx.channel().remoteAddress(), trust);
+        SocketAddress peer = PeerAddress.of(ctx.channel());
+        scheme = ForwardedProto.scheme(tls != null ? "https" : "http", headers, peer, trust);
         if (!trust.trustedPeers().isEmpty()) {
-            client = ForwardedFor.client(headers, ctx.channel().remoteAddress(), trust);
+            client = ForwardedFor.client(headers, peer, trust);
         }
         CompiledRule r = snapshot.route(connection.listener(), tls != null, "https".equals(scheme), host, matchPath, m, headers);
         ClientCheck client = ClientCheck.of(tls, snapshot.tls(), connection.listener(), host, r);
@@ -669,12 +672,12 @@ public final class Http2Exchange implements Exchange, StreamDeadlines.Expiry {
 
     @Override
     public SocketAddress remoteAddress() {
-        return ctx.channel().remoteAddress();
+        return PeerAddress.of(ctx.channel());
     }
 
     @Override
     public SocketAddress clientAddress() {
-        return client != null ? client : ctx.channel().remoteAddress();
+        return client != null ? client : PeerAddress.of(ctx.channel());
     }
 
     @Override
@@ -1180,7 +1183,7 @@ public final class Http2Exchange implements Exchange, StreamDeadlines.Expiry {
         if (accessLog != null && serving.snapshot().accessLog() && (rule == null || rule.accessLog())) {
             SocketAddress remote = clientAddress();
             accessLog.log(new AccessLog.Entry(System.currentTimeMillis(),
-                    remote instanceof InetSocketAddress isa ? isa.getAddress().getHostAddress() : String.valueOf(remote),
+                    remote instanceof InetSocketAddress isa ? NetUtil.toAddressString(isa.getAddress()) : String.valueOf(remote),
                     request.method() == UNKNOWN_METHOD ? null : request.method().name(), noPath ? null : request.uri(),
                     "HTTP/2.0",
                     host, status, bytes, nanos,

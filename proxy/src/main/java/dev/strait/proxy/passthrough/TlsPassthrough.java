@@ -3,6 +3,7 @@ package dev.strait.proxy.passthrough;
 import dev.strait.proxy.accesslog.AccessLog;
 import dev.strait.proxy.config.Serving;
 import dev.strait.proxy.handler.proxy.TunnelRelay;
+import dev.strait.proxy.http.PeerAddress;
 import dev.strait.proxy.metrics.ProxyMetrics;
 import dev.strait.proxy.server.FatalErrors;
 import dev.strait.proxy.tls.SniSelector;
@@ -15,6 +16,7 @@ import io.netty.buffer.ByteBuf;
 import io.netty.channel.Channel;
 import io.netty.channel.ChannelHandlerContext;
 import io.netty.channel.ChannelInboundHandlerAdapter;
+import io.netty.util.NetUtil;
 import io.netty.util.ReferenceCountUtil;
 import java.net.InetSocketAddress;
 import java.util.ArrayList;
@@ -88,7 +90,7 @@ public final class TlsPassthrough implements SniSelector.PassthroughStart {
                 return;
             }
             LoopUpstream lu = lc.upstream(spec);
-            EndpointPool endpoint = lu.pick(LoopUpstream.addressHash(client.remoteAddress()), failed);
+            EndpointPool endpoint = lu.pick(LoopUpstream.addressHash(PeerAddress.of(client)), failed);
             if (endpoint == null) {
                 refuse("no endpoint of upstream " + to.upstream() + " is available");
                 return;
@@ -139,7 +141,7 @@ public final class TlsPassthrough implements SniSelector.PassthroughStart {
         private void refuse(String why) {
             over = true;
             release();
-            log.debug("{}: TLS for {} not passed through: {}", client.remoteAddress(), serverName, why);
+            log.debug("{}: TLS for {} not passed through: {}", PeerAddress.of(client), serverName, why);
             client.close();
             metrics.route(to.route()).record(502, System.nanoTime() - startNanos);
             logged(502, 0, null);
@@ -149,8 +151,8 @@ public final class TlsPassthrough implements SniSelector.PassthroughStart {
             if (accessLog == null || !AccessLog.onHere()) {
                 return;
             }
-            String remote = client.remoteAddress() instanceof InetSocketAddress a ? a.getAddress().getHostAddress()
-                    : String.valueOf(client.remoteAddress());
+            String remote = PeerAddress.of(client) instanceof InetSocketAddress a ? NetUtil.toAddressString(a.getAddress())
+                    : String.valueOf(PeerAddress.of(client));
             accessLog.log(new AccessLog.Entry(System.currentTimeMillis(), remote, null, null, "tls-passthrough",
                     serverName, status, bytes, System.nanoTime() - startNanos, to.route(), null, null,
                     endpoint == null ? null : endpoint.address()));

@@ -29,6 +29,7 @@ import io.netty.channel.EventLoopGroup;
 import io.netty.channel.MultiThreadIoEventLoopGroup;
 import io.netty.channel.group.ChannelGroup;
 import io.netty.channel.group.DefaultChannelGroup;
+import io.netty.handler.codec.haproxy.HAProxyMessageDecoder;
 import io.netty.handler.ssl.ApplicationProtocolNames;
 import io.netty.handler.ssl.ApplicationProtocolNegotiationHandler;
 import io.netty.handler.stream.ChunkedWriteHandler;
@@ -272,17 +273,14 @@ public final class ProxyServer implements AutoCloseable {
                         connections.add(ch);
                         // The HTTP layers route with this listener's table (routes may name listeners).
                         ch.attr(AcceptedOn.KEY).set(listener.name());
-                        if (listener.tls() != null) {
-                            initTls(ch, listener.name());
+                        if (listener.proxyProtocol()) {
+                            // The load balancer's header first: it names the client the rest will see.
+                            ch.pipeline().addLast(ProxyProtocolReader.DECODER, new HAProxyMessageDecoder())
+                                    .addLast("proxy-protocol", new ProxyProtocolReader(
+                                            serving.snapshot().limits().headerTimeout().toMillis(),
+                                            () -> protocols(ch, listener)));
                         } else {
-                            // Cleartext: HTTP/1.1, or h2c with prior knowledge (the preface) or by Upgrade.
-                            ch.pipeline().addLast("detect", new PriorKnowledge((ctx, h2) -> {
-                                if (h2) {
-                                    http2(ctx.pipeline());
-                                } else {
-                                    http1(ctx.pipeline(), true, h2cUpgrade);
-                                }
-                            }, serving.snapshot().limits().headerTimeout().toMillis()));
+                            protocols(ch, listener);
                         }
                     }
                 });
@@ -290,6 +288,22 @@ public final class ProxyServer implements AutoCloseable {
             transport.setReusePort(b);
         }
         return b;
+    }
+
+    /** The listener's protocol handlers: TLS, or cleartext HTTP/1.1 and h2c. */
+    private void protocols(Channel ch, Config.Listener listener) {
+        if (listener.tls() != null) {
+            initTls(ch, listener.name());
+        } else {
+            // Cleartext: HTTP/1.1, or h2c with prior knowledge (the preface) or by Upgrade.
+            ch.pipeline().addLast("detect", new PriorKnowledge((ctx, h2) -> {
+                if (h2) {
+                    http2(ctx.pipeline());
+                } else {
+                    http1(ctx.pipeline(), true, h2cUpgrade);
+                }
+            }, serving.snapshot().limits().headerTimeout().toMillis()));
+        }
     }
 
     /**

@@ -20,7 +20,7 @@ public final class SniTable {
     private final Map<String, ClientValidationPolicy> wildcardPolicies;
     private final ClientValidationPolicy anyPolicy;
 
-    /** Hosts whose connections are passed through (routes' {@code tlsPassthrough}): exact names, wildcards' suffixes. */
+    /** Hosts whose connections are passed through (routes' {@code tlsPassthrough}): exact names, wildcard suffixes. */
     private final Map<String, Passthrough> exactPassthrough;
     private final Map<String, Passthrough> wildcardPassthrough;
 
@@ -117,7 +117,8 @@ public final class SniTable {
      * *.example.com} covers {@code a.b.example.com} too). Without SNI nothing is passed through.
      */
     public Passthrough passthrough(String serverName) {
-        if (serverName == null || serverName.isEmpty() || (exactPassthrough.isEmpty() && wildcardPassthrough.isEmpty())) {
+        if (serverName == null || serverName.isEmpty()
+                || (exactPassthrough.isEmpty() && wildcardPassthrough.isEmpty())) {
             return null;
         }
         String host = ServerCertificate.normalize(serverName);

@@ -6,6 +6,7 @@ import io.netty.channel.ChannelInitializer;
 import io.netty.channel.ChannelOption;
 import io.netty.channel.EventLoop;
 import io.netty.channel.socket.SocketChannel;
+import io.netty.util.NetUtil;
 import io.netty.util.concurrent.FastThreadLocal;
 import java.net.InetAddress;
 import java.net.InetSocketAddress;
@@ -143,9 +144,8 @@ public final class LoopContext {
         if (cached == a || a.equals(cached)) {
             return addressTexts[slot];
         }
-        String text = a.getHostAddress();
-        int zone = text.indexOf('%');
-        text = zone >= 0 ? text.substring(0, zone) : text;
+        // RFC 5952's form (2001:db8::7), as nginx writes it and FastCGI's REMOTE_ADDR has it; no zone.
+        String text = NetUtil.toAddressString(a);
         addresses[slot] = a;
         addressTexts[slot] = text;
         return text;
