@@ -718,8 +718,9 @@ public final class ConfigParser {
         Route.TlsPassthrough passthrough = null;
         JsonNode tp = n.get("tlsPassthrough");
         if (tp != null && !tp.isNull() && object(tp, path + ".tlsPassthrough")) {
-            known(tp, path + ".tlsPassthrough", "upstream");
-            passthrough = new Route.TlsPassthrough(name(tp.get("upstream"), path + ".tlsPassthrough.upstream"));
+            known(tp, path + ".tlsPassthrough", "upstream", "proxyProtocol");
+            passthrough = new Route.TlsPassthrough(name(tp.get("upstream"), path + ".tlsPassthrough.upstream"),
+                    integer(tp.get("proxyProtocol"), path + ".tlsPassthrough.proxyProtocol", 0, 1, 2));
             for (int i = 0; i < hosts.size(); i++) {
                 if ("*".equals(hosts.get(i))) {
                     error(path + ".hosts[" + i + "]", "tlsPassthrough needs host names: a connection is passed"

@@ -386,7 +386,10 @@ public final class ConfigWriter {
             r.listeners().forEach(listeners::add);
         }
         if (r.tlsPassthrough() != null) {
-            o.putObject("tlsPassthrough").put("upstream", r.tlsPassthrough().upstream());
+            ObjectNode tp = o.putObject("tlsPassthrough").put("upstream", r.tlsPassthrough().upstream());
+            if (r.tlsPassthrough().proxyProtocol() > 0) {
+                tp.put("proxyProtocol", r.tlsPassthrough().proxyProtocol());
+            }
             return o;
         }
         ArrayNode rules = o.putArray("rules");

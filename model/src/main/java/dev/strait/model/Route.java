@@ -32,8 +32,15 @@ public record Route(String name, List<String> hosts, List<Rule> rules, List<Stri
      * listener does not end TLS for the route's hosts but relays the connection's bytes, ClientHello first, to an
      * endpoint of {@code upstream}, which holds the certificate. Plain-HTTP requests for the hosts get a 308 to
      * https.
+     *
+     * @param proxyProtocol the PROXY protocol version (1 or 2) of a header sent ahead of the client's bytes, naming
+     *                      the client to the backend; 0: none
      */
-    public record TlsPassthrough(String upstream) {}
+    public record TlsPassthrough(String upstream, int proxyProtocol) {
+        public TlsPassthrough(String upstream) {
+            this(upstream, 0);
+        }
+    }
 
     /** A route served on every listener. */
     public Route(String name, List<String> hosts, List<Rule> rules) {

@@ -1055,6 +1055,10 @@ class ConfigParserTest {
                                 + " tlsPassthrough: { upstream: a } }, { name: s, hosts: [ b.example.com, a.example.com ],"
                                 + " tlsPassthrough: { upstream: b } } ]\n",
                         "routes[1].hosts[1]", "\"a.example.com\" is passed through by route r already"),
+                arguments("tlsPassthrough with a PROXY protocol version that does not exist",
+                        l + "upstreams: [ { name: a } ]\nroutes: [ { name: r, hosts: [ a.example.com ],"
+                                + " tlsPassthrough: { upstream: a, proxyProtocol: 3 } } ]\n",
+                        "routes[0].tlsPassthrough.proxyProtocol", ""),
                 arguments("tlsPassthrough without upstream",
                         l + "routes: [ { name: r, hosts: [ a.example.com ], tlsPassthrough: {} } ]\n",
                         "routes[0].tlsPassthrough.upstream", "is required"),

@@ -108,7 +108,7 @@ class ConfigWriterTest {
               - name: three
                 hosts: [ argocd.example.com, "*.tls.example.com" ]
                 listeners: [ https ]
-                tlsPassthrough: { upstream: e }
+                tlsPassthrough: { upstream: e, proxyProtocol: 2 }
             requestId: { trustIncoming: false }
             cache: { maxBytes: 1000000 }
             """;

@@ -79,6 +79,14 @@ public class RouteSpec {
         public String upstream;
 
         public ServiceRef service;
+
+        /**
+         * A PROXY protocol header (version 1 or 2) sent to the backend ahead of the client's bytes, so that it knows
+         * the client's address (Traefik's {@code proxyProtocol.version}); the backend must expect it.
+         */
+        @Min(1)
+        @Max(2)
+        public Integer proxyProtocol;
     }
 
     @JsonInclude(JsonInclude.Include.NON_NULL)

@@ -50,7 +50,9 @@ class CrdSchemaTest {
                                 + " sends (SNI), so * cannot be told apart",
                         "a Route with tlsPassthrough takes no tls: its backend ends TLS with its own certificate");
         JSONSchemaProps passthrough = spec.getProperties().get("tlsPassthrough");
-        assertThat(passthrough.getProperties()).containsOnlyKeys("upstream", "service");
+        assertThat(passthrough.getProperties()).containsOnlyKeys("upstream", "service", "proxyProtocol");
+        assertThat(passthrough.getProperties().get("proxyProtocol").getMinimum()).isEqualTo(1.0);
+        assertThat(passthrough.getProperties().get("proxyProtocol").getMaximum()).isEqualTo(2.0);
         assertThat(passthrough.getXKubernetesValidations()).extracting(r -> r.getRule())
                 .containsExactly("has(self.upstream) != has(self.service)");
         assertThat(passthrough.getProperties().get("service").getRequired()).containsExactlyInAnyOrder("name", "port");

@@ -85,6 +85,17 @@ class TlsPassthroughTest {
         assertThat(upstream(t, "upstream.shop.argocd")).isNotNull();
     }
 
+    @Test
+    void theBackendMayAskForAProxyProtocolHeader() {
+        Translation t = translate(route("shop", "argocd", 1, """
+                hosts: [ argocd.example.com ]
+                tlsPassthrough: { service: { name: argocd, port: 443 }, proxyProtocol: 2 }
+                """));
+        assertThat(routeReport(t, "shop", "argocd").errors()).isEmpty();
+        assertThat(modelRoute(t, "shop.argocd").tlsPassthrough())
+                .isEqualTo(new dev.strait.model.Route.TlsPassthrough("service.shop.argocd.443.passthrough", 2));
+    }
+
     /** The model refuses such an upstream: the Route says why, and every other Route serves on. */
     @Test
     void anUpstreamWithAProtocolOrHealthCheckIsAnErrorOnThatRouteAlone() {

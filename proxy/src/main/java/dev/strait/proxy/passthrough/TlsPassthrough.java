@@ -16,6 +16,7 @@ import io.netty.buffer.ByteBuf;
 import io.netty.channel.Channel;
 import io.netty.channel.ChannelHandlerContext;
 import io.netty.channel.ChannelInboundHandlerAdapter;
+import io.netty.handler.codec.haproxy.HAProxyMessageEncoder;
 import io.netty.util.NetUtil;
 import io.netty.util.ReferenceCountUtil;
 import java.net.InetSocketAddress;
@@ -122,6 +123,13 @@ public final class TlsPassthrough implements SniSelector.PassthroughStart {
         }
 
         private void join(Channel up, EndpointPool endpoint) {
+            if (to.proxyProtocol() > 0) {
+                // Ahead of the ClientHello, so that the backend knows the client (its certificate is its own).
+                up.pipeline().addFirst("proxy-protocol", HAProxyMessageEncoder.INSTANCE);
+                up.write(ProxyProtocolHeader.of(to.proxyProtocol(), PeerAddress.of(client), client.localAddress()),
+                        up.voidPromise());
+                up.pipeline().remove("proxy-protocol");
+            }
             for (Object m : held) {
                 up.write(m, up.voidPromise());
             }

@@ -132,7 +132,8 @@ public final class ServerTls {
         Map<String, SniTable.Passthrough> out = new HashMap<>();
         for (dev.strait.model.Route r : config.routes()) {
             if (r.tlsPassthrough() != null && r.servedOn(name)) {
-                SniTable.Passthrough p = new SniTable.Passthrough(r.name(), r.tlsPassthrough().upstream());
+                SniTable.Passthrough p = new SniTable.Passthrough(r.name(), r.tlsPassthrough().upstream(),
+                        r.tlsPassthrough().proxyProtocol());
                 r.hosts().forEach(h -> out.putIfAbsent(h, p));
             }
         }

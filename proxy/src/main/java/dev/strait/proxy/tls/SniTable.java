@@ -24,8 +24,11 @@ public final class SniTable {
     private final Map<String, Passthrough> exactPassthrough;
     private final Map<String, Passthrough> wildcardPassthrough;
 
-    /** A passed-through host's route and the upstream its connections go to. */
-    public record Passthrough(String route, String upstream) {}
+    /**
+     * A passed-through host's route, the upstream its connections go to, and the PROXY protocol version of the
+     * header sent ahead of them (0: none).
+     */
+    public record Passthrough(String route, String upstream, int proxyProtocol) {}
 
     SniTable(List<ServerCertificate> certificates) {
         this(certificates, Map.of(), Map.of());

@@ -21,6 +21,7 @@ import java.io.OutputStream;
 import java.net.InetAddress;
 import java.net.InetSocketAddress;
 import java.net.ServerSocket;
+import java.net.Socket;
 import java.nio.charset.StandardCharsets;
 import java.security.KeyStore;
 import java.security.cert.Certificate;
@@ -30,7 +31,6 @@ import javax.net.ssl.ExtendedSSLSession;
 import javax.net.ssl.KeyManagerFactory;
 import javax.net.ssl.SNIHostName;
 import javax.net.ssl.SSLContext;
-import javax.net.ssl.SSLServerSocket;
 import javax.net.ssl.SSLSocket;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeAll;
@@ -215,34 +215,79 @@ class TlsPassthroughTest {
         }
     }
 
+    /** A listener behind a balancer's PROXY header passes the client it named on to a backend that asks for one. */
+    @Test
+    void theBackendIsToldTheClientInAProxyProtocolHeader() throws Exception {
+        TlsBackend backend = proxy.add(new TlsBackend(0, true));
+        String behindBalancer = config("\"" + backend.endpoint() + "\"", "")
+                .replace("  - name: https\n    address: \"127.0.0.1:0\"",
+                        "  - name: https\n    address: \"127.0.0.1:0\"\n    proxyProtocol: true");
+        start(behindBalancer.replace("tlsPassthrough: { upstream: backend }",
+                "tlsPassthrough: { upstream: backend, proxyProtocol: 2 }"));
+        assertThat(throughBalancer("203.0.113.7")).endsWith("backend saw backend.example.test");
+        assertThat(backend.headers).containsExactly("v2 203.0.113.7");
+        await().atMost(Duration.ofSeconds(5)).until(() -> log().contains("\"remote\":\"203.0.113.7\""));
+
+        proxy.reloadConfig(behindBalancer.replace("tlsPassthrough: { upstream: backend }",
+                "tlsPassthrough: { upstream: backend, proxyProtocol: 1 }"));
+        assertThat(throughBalancer("198.51.100.9")).endsWith("backend saw backend.example.test");
+        assertThat(backend.headers).containsExactly("v2 203.0.113.7", "v1 198.51.100.9");
+    }
+
+    /** One request as a TCP balancer forwards it: its PROXY header naming {@code client}, then the client's TLS. */
+    private String throughBalancer(String client) throws Exception {
+        try (Socket raw = new Socket(https().getAddress(), https().getPort())) {
+            raw.getOutputStream().write(("PROXY TCP4 " + client + " 10.0.0.1 51234 443\r\n")
+                    .getBytes(StandardCharsets.US_ASCII));
+            SSLSocket tls = (SSLSocket) pki.clientContext().getSocketFactory().createSocket(raw, "backend.example.test",
+                    https().getPort(), false);
+            javax.net.ssl.SSLParameters p = tls.getSSLParameters();
+            p.setServerNames(java.util.List.of(new SNIHostName("backend.example.test")));
+            tls.setSSLParameters(p);
+            tls.setSoTimeout(5000);
+            tls.getOutputStream().write("GET / HTTP/1.1\r\nHost: backend.example.test\r\n\r\n"
+                    .getBytes(StandardCharsets.US_ASCII));
+            return new String(tls.getInputStream().readAllBytes(), StandardCharsets.ISO_8859_1);
+        }
+    }
+
     private static int deadPort() throws IOException {
         try (ServerSocket s = new ServerSocket(0, 1, InetAddress.getLoopbackAddress())) {
             return s.getLocalPort(); // closed again: connecting is refused
         }
     }
 
-    /** A TLS server with the backend's certificate that answers each request with the SNI name it was sent. */
+    /**
+     * A TLS server with the backend's certificate that answers each request with the SNI name it was sent; with
+     * {@code proxyHeader}, each connection first brings a PROXY protocol header, whose client it records.
+     */
     static final class TlsBackend implements AutoCloseable {
-        final SSLServerSocket server;
+        final ServerSocket server;
         final AtomicInteger connections = new AtomicInteger();
+        /** The client each connection's PROXY header named ({@code v1 203.0.113.7}, {@code v2 203.0.113.7}). */
+        final java.util.List<String> headers = new java.util.concurrent.CopyOnWriteArrayList<>();
+        private final SSLContext ctx;
         private final Thread acceptor;
 
         TlsBackend(long answerDelayMillis) throws Exception {
+            this(answerDelayMillis, false);
+        }
+
+        TlsBackend(long answerDelayMillis, boolean proxyHeader) throws Exception {
             KeyStore ks = KeyStore.getInstance("PKCS12");
             ks.load(null, null);
             ks.setKeyEntry("backend", backendCert.key(), new char[0], new Certificate[] {backendCert.certificate()});
             KeyManagerFactory kmf = KeyManagerFactory.getInstance(KeyManagerFactory.getDefaultAlgorithm());
             kmf.init(ks, new char[0]);
-            SSLContext ctx = SSLContext.getInstance("TLS");
+            ctx = SSLContext.getInstance("TLS");
             ctx.init(kmf.getKeyManagers(), null, null);
-            server = (SSLServerSocket) ctx.getServerSocketFactory().createServerSocket(0, 50,
-                    InetAddress.getLoopbackAddress());
+            server = new ServerSocket(0, 50, InetAddress.getLoopbackAddress());
             acceptor = new Thread(() -> {
                 while (!server.isClosed()) {
                     try {
-                        SSLSocket s = (SSLSocket) server.accept();
+                        Socket s = server.accept();
                         connections.incrementAndGet();
-                        new Thread(() -> serve(s, answerDelayMillis), "tls-backend-conn").start();
+                        new Thread(() -> serve(s, answerDelayMillis, proxyHeader), "tls-backend-conn").start();
                     } catch (IOException e) {
                         return;
                     }
@@ -255,9 +300,14 @@ class TlsPassthroughTest {
             return "127.0.0.1:" + server.getLocalPort();
         }
 
-        private static void serve(SSLSocket s, long delay) {
-            try (s) {
-                s.setSoTimeout(10_000);
+        private void serve(Socket raw, long delay, boolean proxyHeader) {
+            try (raw) {
+                raw.setSoTimeout(10_000);
+                if (proxyHeader) {
+                    headers.add(readProxyHeader(raw.getInputStream()));
+                }
+                SSLSocket s = (SSLSocket) ctx.getSocketFactory().createSocket(raw, null, raw.getPort(), false);
+                s.setUseClientMode(false);
                 InputStream in = s.getInputStream();
                 int matched = 0;
                 while (matched < 4) {
@@ -282,6 +332,22 @@ class TlsPassthroughTest {
             } catch (IOException | InterruptedException e) {
                 // the client went away: nothing to answer
             }
+        }
+
+        /** {@code v1 ADDRESS} from a text header, {@code v2 ADDRESS} from a binary one over TCP4. */
+        private static String readProxyHeader(InputStream in) throws IOException {
+            int first = in.read();
+            if (first == 'P') {
+                StringBuilder line = new StringBuilder("P");
+                for (int c = in.read(); c >= 0 && c != '\n'; c = in.read()) {
+                    line.append((char) c);
+                }
+                return "v1 " + line.toString().trim().split(" ")[2];
+            }
+            byte[] fixed = in.readNBytes(15);
+            byte[] rest = in.readNBytes(((fixed[13] & 0xff) << 8) | (fixed[14] & 0xff));
+            return fixed[12] == 0x11 ? "v2 " + InetAddress.getByAddress(java.util.Arrays.copyOf(rest, 4)).getHostAddress()
+                    : "v2 family " + fixed[12];
         }
 
         @Override
