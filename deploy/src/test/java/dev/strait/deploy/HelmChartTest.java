@@ -68,6 +68,7 @@ class HelmChartTest {
                 "--webhook-service=strait-operator", "--sidecar-image=ghcr.io/strait-dev/strait-proxy:0.1.0");
         assertThat(op.getReadinessProbe().getHttpGet().getPath()).isEqualTo("/healthz");
         assertThat(op.getArgs()).as("nobody's X-Forwarded-Proto by default").noneMatch(a -> a.startsWith("--proxy-trusted-peers"));
+        assertThat(op.getArgs()).as("no PROXY protocol header expected by default").noneMatch(a -> a.startsWith("--proxy-protocol"));
 
         Deployment proxy = one(objs, Deployment.class, "strait-proxy");
         assertThat(proxy.getSpec().getReplicas()).isEqualTo(2);
@@ -217,11 +218,12 @@ class HelmChartTest {
                 "operator.replicas", 1,
                 "proxy.ingressClass.name", "edge",
                 "proxy.ingressAddress", "203.0.113.7",
-                "proxy.trustedPeers", "10.0.0.0/8")));
+                "proxy.trustedPeers", "10.0.0.0/8",
+                "proxy.proxyProtocol", true)));
         assertThat(all(objs, MutatingWebhookConfiguration.class)).isEmpty();
         Container op = one(objs, Deployment.class, "edge-strait-operator").getSpec().getTemplate().getSpec().getContainers().get(0);
         assertThat(op.getArgs()).contains("--secure=false", "--ingress-address=203.0.113.7", "--proxy-trusted-peers=10.0.0.0/8",
-                "--control-names=edge-strait-operator.strait-system.svc,edge-strait-operator.strait-system.svc.cluster.local");
+                "--proxy-protocol=true", "--control-names=edge-strait-operator.strait-system.svc,edge-strait-operator.strait-system.svc.cluster.local");
         assertThat(op.getArgs()).noneMatch(a -> a.startsWith("--webhook"));
         assertThat(op.getReadinessProbe().getTcpSocket()).isNotNull();
         assertThat(one(objs, ClusterRole.class, "edge-strait-operator").getRules())
@@ -241,5 +243,7 @@ class HelmChartTest {
                 .hasMessageContaining("replica");
         assertThatThrownBy(() -> Chart.template("strait", Map.of("proxy.seccompProfile.type", "Off")))
                 .hasMessageContaining("/proxy/seccompProfile/type");
+        assertThatThrownBy(() -> Chart.template("strait", Map.of("proxy.proxyProtocol", "yes")))
+                .hasMessageContaining("/proxy/proxyProtocol");
     }
 }

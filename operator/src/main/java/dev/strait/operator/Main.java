@@ -66,6 +66,9 @@ public final class Main {
               --proxy-admin-address H:P    the proxies' admin listener (default 0.0.0.0:9901)
               --proxy-trusted-peers A,B,...  addresses or CIDR blocks (a load balancer that ends TLS) whose
                                            X-Forwarded-Proto the ingress proxies believe (default: none)
+              --proxy-protocol true|false  the ingress proxies' listeners read a PROXY protocol header (v1 or
+                                           v2) from a TCP load balancer first, and refuse connections
+                                           without one (default false)
               --server-side-apply true|false  patch status with server-side apply and let the API server
                                            filter Secrets (default true; false for API servers without,
                                            such as fabric8's mock server)
@@ -107,7 +110,8 @@ public final class Main {
                     HostPort.parse(opts.getOrDefault("proxy-http-address", d.http().toString())),
                     HostPort.parse(opts.getOrDefault("proxy-https-address", d.https().toString())),
                     HostPort.parse(opts.getOrDefault("proxy-admin-address", d.admin().toString())),
-                    d.limits(), d.accessLog(), trustedPeers(opts.get("proxy-trusted-peers"))));
+                    d.limits(), d.accessLog(), trustedPeers(opts.get("proxy-trusted-peers")),
+                    proxyProtocol(opts.get("proxy-protocol"))));
         } catch (IllegalArgumentException e) {
             System.err.println("--proxy-* " + e.getMessage());
             System.exit(2);
@@ -258,10 +262,25 @@ public final class Main {
         return new Config.ForwardedHeaders(blocks);
     }
 
+    /**
+     * {@code --proxy-protocol}: true or false, nothing else. A misspelt value is refused rather than read as
+     * false: the proxies would then take the balancer's header for the request's first bytes.
+     */
+    static boolean proxyProtocol(String value) {
+        if (value == null || value.isBlank()) {
+            return false;
+        }
+        return switch (value.trim().toLowerCase(java.util.Locale.ROOT)) {
+            case "true" -> true;
+            case "false" -> false;
+            default -> throw new IllegalArgumentException("--proxy-protocol \"" + value + "\" is neither true nor false");
+        };
+    }
+
     static Map<String, String> options(String[] args) {
         return Flags.parse(args, List.of("control-address", "leader-election", "secure", "control-names",
                 "ingress-address", "webhook-address", "webhook-config", "webhook-service", "sidecar-image",
                 "proxy-http-address", "proxy-https-address", "proxy-admin-address", "proxy-trusted-peers",
-                "server-side-apply"), USAGE);
+                "proxy-protocol", "server-side-apply"), USAGE);
     }
 }

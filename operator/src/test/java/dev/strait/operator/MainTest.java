@@ -18,4 +18,21 @@ class MainTest {
         assertThatThrownBy(() -> Main.trustedPeers("10.0.0.0/8,lb.internal"))
                 .isInstanceOf(IllegalArgumentException.class).hasMessageContaining("lb.internal");
     }
+
+    @Test
+    void proxyProtocolIsTrueOrFalseAndOffByDefault() {
+        assertThat(Main.proxyProtocol(null)).isFalse();
+        assertThat(Main.proxyProtocol(" ")).isFalse();
+        assertThat(Main.proxyProtocol("true")).isTrue();
+        assertThat(Main.proxyProtocol("TRUE")).isTrue();
+        assertThat(Main.proxyProtocol("false")).isFalse();
+        assertThatThrownBy(() -> Main.proxyProtocol("yes"))
+                .isInstanceOf(IllegalArgumentException.class).hasMessageContaining("\"yes\"");
+    }
+
+    @Test
+    void proxyProtocolIsAnOptionOfItsOwn() {
+        assertThat(Main.options(new String[] {"--proxy-protocol=true"})).containsEntry("proxy-protocol", "true");
+        assertThat(Main.options(new String[] {"--proxy-protocol", "false"})).containsEntry("proxy-protocol", "false");
+    }
 }

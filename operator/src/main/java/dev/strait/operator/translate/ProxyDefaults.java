@@ -16,6 +16,8 @@ import java.util.List;
  * @param admin        the proxies' admin listener; null for none
  * @param forwardedHeaders the peers (a load balancer that ends TLS) whose {@code X-Forwarded-Proto} ingress
  *                     proxies believe (ADR 0057); sidecars trust none
+ * @param proxyProtocol whether the ingress proxies' listeners read a PROXY protocol header first (a TCP load
+ *                     balancer in front, ADR 0083); sidecars' never do, their traffic comes from pods
  */
 public record ProxyDefaults(
         String defaultClass,
@@ -25,7 +27,8 @@ public record ProxyDefaults(
         HostPort admin,
         Limits limits,
         boolean accessLog,
-        Config.ForwardedHeaders forwardedHeaders) {
+        Config.ForwardedHeaders forwardedHeaders,
+        boolean proxyProtocol) {
 
     public ProxyDefaults {
         if (forwardedHeaders == null) {
@@ -36,6 +39,11 @@ public record ProxyDefaults(
     public ProxyDefaults(String defaultClass, String sidecarClass, HostPort http, HostPort https, HostPort admin,
                          Limits limits, boolean accessLog) {
         this(defaultClass, sidecarClass, http, https, admin, limits, accessLog, Config.ForwardedHeaders.DEFAULTS);
+    }
+
+    public ProxyDefaults(String defaultClass, String sidecarClass, HostPort http, HostPort https, HostPort admin,
+                         Limits limits, boolean accessLog, Config.ForwardedHeaders forwardedHeaders) {
+        this(defaultClass, sidecarClass, http, https, admin, limits, accessLog, forwardedHeaders, false);
     }
 
     /** The plain listener's name in every snapshot (Routes may name it in {@code listeners}). */

@@ -172,16 +172,18 @@ public final class Translation {
             rs.add(r);
             p.upstreams().forEach(u -> used.put(u, upstreams.get(u)));
         }
+        // Sidecars take traffic from other pods, never from the load balancer in front of the ingress proxies.
+        boolean ingressProxy = scope.namespace() == null;
+        boolean proxyProtocol = ingressProxy && defaults.proxyProtocol();
         List<Config.Listener> listeners = new ArrayList<>();
-        listeners.add(new Config.Listener(ProxyDefaults.HTTP, defaults.http(), null));
+        listeners.add(new Config.Listener(ProxyDefaults.HTTP, defaults.http(), null, 0, proxyProtocol));
         if (https) {
             List<Config.ClientValidation> validation = new ArrayList<>(policies.size());
             policies.forEach((policy, hosts) -> validation.add(policy.withHosts(List.copyOf(hosts))));
             listeners.add(new Config.Listener(ProxyDefaults.HTTPS, defaults.https(),
-                    new Config.Tls(List.copyOf(certs), validation)));
+                    new Config.Tls(List.copyOf(certs), validation), 0, proxyProtocol));
         }
-        // Sidecars take traffic from other pods, never from the load balancer in front of the ingress proxies.
-        Config.ForwardedHeaders forwarded = scope.namespace() == null ? defaults.forwardedHeaders()
+        Config.ForwardedHeaders forwarded = ingressProxy ? defaults.forwardedHeaders()
                 : Config.ForwardedHeaders.DEFAULTS;
         Config config = new Config(0, Config.Transport.AUTO, new Config.AccessLog(defaults.accessLog()),
                 defaults.limits(), listeners, defaults.adminConfig(), List.copyOf(used.values()), rs,

@@ -2,6 +2,7 @@ package dev.strait.operator.translate;
 
 import static dev.strait.operator.translate.Fixtures.route;
 import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.tuple;
 
 import dev.strait.model.Config;
 import dev.strait.model.ConfigParser;
@@ -37,6 +38,32 @@ class ListenersTest {
                 .containsExactly(java.util.List.of("https"), java.util.List.of("http"));
         // The snapshot as a proxy reads it: its listeners are the ones named.
         assertThat(ConfigParser.parse(t.snapshot(Fixtures.STRAIT).json(), "snapshot").routes()).hasSize(2);
+    }
+
+    /** --proxy-protocol: both listeners of the ingress proxies read the balancer's header (ADR 0083), sidecars' never. */
+    @Test
+    void proxyProtocolIsOnTheIngressProxiesListenersOnly() throws Exception {
+        ProxyDefaults d = ProxyDefaults.STANDARD;
+        Translator translator = new Translator(new ProxyDefaults(d.defaultClass(), d.sidecarClass(), d.http(), d.https(),
+                d.admin(), d.limits(), d.accessLog(), d.forwardedHeaders(), true));
+        Object[] resources = {
+                Fixtures.tlsSecret("shop", "site-tls", Fixtures.CERT, Fixtures.KEY),
+                route("shop", "site", 1, SITE),
+                route("shop", "to-https", 2, REDIRECT),
+                route("shop", "side", 3, "ingressClassName: strait-sidecar\n" + SITE.replace("example.com", "side.example.com")
+                        .replace("listeners: [ https ]", "listeners: [ http, https ]"))};
+        Translation t = translator.translate(Fixtures.inputs(resources));
+        Config ingress = t.snapshot(Fixtures.STRAIT).config();
+        assertThat(ingress.listeners()).extracting(Config.Listener::name, Config.Listener::proxyProtocol)
+                .containsExactly(tuple("http", true), tuple("https", true));
+        // As a proxy reads the snapshot.
+        assertThat(ConfigParser.parse(t.snapshot(Fixtures.STRAIT).json(), "snapshot").listeners())
+                .extracting(Config.Listener::proxyProtocol).containsExactly(true, true);
+        Config sidecar = t.snapshot(Scope.sidecar("strait-sidecar", "shop")).config();
+        assertThat(sidecar.listeners()).extracting(Config.Listener::name).contains("http");
+        assertThat(sidecar.listeners()).extracting(Config.Listener::proxyProtocol).containsOnly(false);
+        // Without the flag nothing is written: snapshots keep the versions they had.
+        assertThat(Fixtures.translate(resources).snapshot(Fixtures.STRAIT).json()).doesNotContain("proxyProtocol");
     }
 
     @Test
