@@ -84,11 +84,9 @@ public record Config(
     /**
      * @param maxConnections open connections this listener takes, within {@code limits.maxConnections} for
      *                       all listeners; more are closed at once (0 = no cap of its own)
-     */
-    /**
-     * @param proxyProtocol every connection starts with a PROXY protocol header (v1 or v2), whose source address is
-     *                      the client's: behind a load balancer that passes TCP on with it (nginx's
-     *                      {@code listen ... proxy_protocol}, ingress-nginx's {@code use-proxy-protocol})
+     * @param proxyProtocol  every connection starts with a PROXY protocol header (v1 or v2), whose source address is
+     *                       the client's: behind a load balancer that passes TCP on with it (nginx's
+     *                       {@code listen ... proxy_protocol}, ingress-nginx's {@code use-proxy-protocol})
      */
     public record Listener(String name, HostPort address, Tls tls, int maxConnections, boolean proxyProtocol) {
         public Listener(String name, HostPort address, Tls tls, int maxConnections) {

@@ -99,6 +99,21 @@ public class ChannelTest {
         assertThat(proxy.get("example.com", "/hello")).isEqualTo("200 OK two");
     }
 
+    /** Listeners are made when the proxy starts: a snapshot that changes them says a restart is pending. */
+    @Test
+    void aListenerChangeIsServedAsFarAsItCanAndWaitsForARestart() throws Exception {
+        publish(route("shop", "site", 1, hello("one")));
+        TestProxy proxy = proxy(INGRESS, null);
+        assertThat(proxy.metrics.scrape()).contains("strait_config_restart_pending 0.0");
+        ProxyDefaults balanced = new ProxyDefaults("strait", "strait-sidecar", new HostPort("127.0.0.1", 0), null, null,
+                Limits.DEFAULTS, false, dev.strait.model.Config.ForwardedHeaders.DEFAULTS, true);
+        Translation t = new Translator(balanced).translate(Fixtures.inputs(route("shop", "site", 1, hello("two"))));
+        fleet.publish(t);
+        awaitAcked(t.snapshot(Scope.ingress("strait")).version(), 1);
+        assertThat(proxy.get("example.com", "/hello")).as("the routes apply now").isEqualTo("200 OK two");
+        assertThat(proxy.metrics.scrape()).contains("strait_config_restart_pending 1.0");
+    }
+
     @Test
     void aRefusedSnapshotIsNackedAndTheLastGoodOneKeepsServing() throws Exception {
         String v1 = publish(route("shop", "site", 1, hello("one"))).snapshot(Scope.ingress("strait")).version();

@@ -32,12 +32,14 @@ public final class TestProxy implements AutoCloseable {
 
     public final ControlClient client;
     public final Serving serving;
+    public final ProxyMetrics metrics;
     final ProxyServer server;
     final Snapshot kept;
 
-    private TestProxy(ControlClient client, Serving serving, ProxyServer server, Snapshot kept) {
+    private TestProxy(ControlClient client, Serving serving, ProxyMetrics metrics, ProxyServer server, Snapshot kept) {
         this.client = client;
         this.serving = serving;
+        this.metrics = metrics;
         this.server = server;
         this.kept = kept;
     }
@@ -58,7 +60,7 @@ public final class TestProxy implements AutoCloseable {
         ProxyServer server = new ProxyServer(first.config(), serving, metrics,
                 new AccessLog(OutputStream.nullOutputStream())).start();
         client.attach(serving, metrics);
-        return new TestProxy(client, serving, server, kept);
+        return new TestProxy(client, serving, metrics, server, kept);
     }
 
     public String version() {

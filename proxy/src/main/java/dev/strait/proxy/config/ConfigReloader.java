@@ -153,7 +153,7 @@ public final class ConfigReloader implements AutoCloseable {
     }
 
     /** What differs between the two configs in settings only a restart applies. */
-    static List<String> restartOnlyChanges(Config a, Config b) {
+    public static List<String> restartOnlyChanges(Config a, Config b) {
         List<String> changes = new ArrayList<>();
         Map<String, Config.Listener> before = new LinkedHashMap<>();
         a.listeners().forEach(l -> before.put(l.name(), l));
@@ -167,6 +167,8 @@ public final class ConfigReloader implements AutoCloseable {
                 changes.add("listener " + l.name() + (l.tls() == null ? " without TLS" : " with TLS"));
             } else if (was.maxConnections() != l.maxConnections()) {
                 changes.add("listener " + l.name() + " maxConnections " + was.maxConnections() + " -> " + l.maxConnections());
+            } else if (was.proxyProtocol() != l.proxyProtocol()) {
+                changes.add("listener " + l.name() + " proxyProtocol " + was.proxyProtocol() + " -> " + l.proxyProtocol());
             }
         }
         before.keySet().forEach(name -> changes.add("listener " + name + " removed"));

@@ -9,6 +9,7 @@ import dev.strait.model.ConfigParser;
 import dev.strait.model.ConfigWriter;
 import dev.strait.model.HostPort;
 import dev.strait.model.InvalidConfigException;
+import dev.strait.proxy.config.ConfigReloader;
 import dev.strait.proxy.config.Serving;
 import dev.strait.proxy.config.Snapshot;
 import dev.strait.proxy.config.SnapshotBuilder;
@@ -37,6 +38,7 @@ import io.netty.handler.timeout.IdleStateEvent;
 import io.netty.handler.timeout.IdleStateHandler;
 import java.io.IOException;
 import java.nio.charset.StandardCharsets;
+import java.util.List;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicLong;
@@ -93,6 +95,8 @@ public final class ControlClient implements AutoCloseable {
     private final WarmUp warmUp = new WarmUp(Integer.getInteger("strait.proxy.warmUpIterations", WarmUp.ITERATIONS));
     private volatile boolean closed;
     private volatile Channel channel;
+    /** The config the proxy started serving with: what its listeners, loops and admin were made from (guarded by this). */
+    private Config started;
     // Guarded by this: before attach() accepted snapshots wait in `latest`; after it they are swapped in.
     private Serving serving;
     private ProxyMetrics metrics;
@@ -140,6 +144,7 @@ public final class ControlClient implements AutoCloseable {
         synchronized (this) {
             this.serving = serving;
             this.metrics = metrics;
+            this.started = serving.snapshot().config();
             if (latest != null && !latest.version().equals(serving.snapshot().version())) {
                 swap(latest);
             }
@@ -300,13 +305,20 @@ public final class ControlClient implements AutoCloseable {
     }
 
     private void swap(Snapshot next) {
-        String was = serving.snapshot().version();
+        Snapshot was = serving.snapshot();
         serving.swap(next);
+        // Listeners, workers, transport, admin and resolver stay as the proxy started (a pod restart applies them).
+        List<String> pending = ConfigReloader.restartOnlyChanges(started, next.config());
         if (metrics != null) {
             metrics.reloadAccepted();
             metrics.configVersion(next.version());
+            metrics.restartPending(!pending.isEmpty());
         }
-        log.info("control channel: now serving version {} (was {})", next.version(), was);
+        log.info("control channel: now serving version {} (was {})", next.version(), was.version());
+        if (!pending.isEmpty() && !pending.equals(ConfigReloader.restartOnlyChanges(started, was.config()))) {
+            log.warn("control channel: these take effect when the proxy restarts, not now: {}; everything else applies"
+                    + " now", String.join("; ", pending));
+        }
     }
 
     private static ByteBuf message(ObjectNode n) {

@@ -138,6 +138,13 @@ class ConfigReloaderTest {
                 workers: 3
                 resolver: { nameservers: [ "10.96.0.10:53" ] }
                 """, "c");
+        dev.strait.model.Config balanced = dev.strait.model.ConfigParser.parse("""
+                listeners:
+                  - { name: http, address: "127.0.0.1:8080", proxyProtocol: true }
+                  - { name: https, address: "127.0.0.1:8443", tls: { certificates: [ { cert: /a.crt, key: /a.key } ] } }
+                admin: { address: "127.0.0.1:9901" }
+                """, "d");
+        assertThat(ConfigReloader.restartOnlyChanges(a, balanced)).containsExactly("listener http proxyProtocol false -> true");
         assertThat(ConfigReloader.restartOnlyChanges(a, certs)).isEmpty();
         assertThat(ConfigReloader.restartOnlyChanges(a, moved)).containsExactly(
                 "listener http address 127.0.0.1:8080 -> 127.0.0.1:8081", "listener extra added (127.0.0.1:8082)",
