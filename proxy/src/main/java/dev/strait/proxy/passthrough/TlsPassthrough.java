@@ -87,7 +87,8 @@ public final class TlsPassthrough implements SniSelector.PassthroughStart {
             UpstreamSpec spec = serving.snapshot().upstreams().get(to.upstream());
             LoopContext lc = LoopContext.current();
             if (spec == null || lc == null || !client.isActive()) {
-                refuse(spec == null ? "upstream " + to.upstream() + " is gone" : "the client left");
+                refuse(spec == null ? "upstream " + to.upstream() + " is gone"
+                        : lc == null ? "no upstream pools on this thread" : "the client left");
                 return;
             }
             LoopUpstream lu = lc.upstream(spec);

@@ -56,10 +56,6 @@ class TlsPassthroughTest {
         proxy.close();
     }
 
-    static String q(String s) {
-        return "\"" + s.replace("\\", "\\\\").replace("\"", "\\\"").replace("\n", "\\n") + "\"";
-    }
-
     /** An https and an http listener; the backend's hosts passed through to {@code endpoints}, the rest answered. */
     static String config(String endpoints, String extra) {
         return """
@@ -68,7 +64,7 @@ class TlsPassthroughTest {
                 listeners:
                   - name: https
                     address: "127.0.0.1:0"
-                    tls: { certificates: [ { cert: %s, key: %s } ] }
+                    tls: { certificates: [ %s ] }
                   - name: http
                     address: "127.0.0.1:0"
                 %s
@@ -80,7 +76,7 @@ class TlsPassthroughTest {
                   - name: site
                     hosts: [ "*" ]
                     rules: [ { respond: { status: 200, body: "from the proxy" } } ]
-                """.formatted(q(proxyCert.certPem()), q(proxyCert.keyPem()), extra, endpoints);
+                """.formatted(proxyCert.configEntry(), extra, endpoints);
     }
 
     ByteArrayOutputStream logged;
@@ -201,8 +197,7 @@ class TlsPassthroughTest {
     void aListenerWithoutCertificatesOnlyPassesThrough() throws Exception {
         TlsBackend backend = proxy.add(new TlsBackend(0));
         start(config("\"" + backend.endpoint() + "\"", "")
-                .replace("tls: { certificates: [ { cert: " + q(proxyCert.certPem()) + ", key: " + q(proxyCert.keyPem())
-                        + " } ] }", "tls: { certificates: [] }"));
+                .replace("tls: { certificates: [ " + proxyCert.configEntry() + " ] }", "tls: { certificates: [] }"));
         try (TlsClient c = new TlsClient(pki.clientContext(), https(), "backend.example.test")) {
             assertThat(c.get("/", "backend.example.test").body()).isEqualTo("backend saw backend.example.test");
         }

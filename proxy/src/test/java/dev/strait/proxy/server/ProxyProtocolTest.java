@@ -97,8 +97,7 @@ class ProxyProtocolTest {
         TestCertificates pki = new TestCertificates();
         Issued cert = pki.issue(KeyType.EC, "site.test", "site.test");
         TestUpstream app = proxy.upstream(TestUpstream.reply(200, "app"));
-        proxy.startConfig(config(app.endpoint(), ", tls: { certificates: [ { cert: " + q(cert.certPem()) + ", key: "
-                + q(cert.keyPem()) + " } ] }"));
+        proxy.startConfig(config(app.endpoint(), ", tls: { certificates: [ " + cert.configEntry() + " ] }"));
         try (Socket raw = new Socket(lb().getAddress(), lb().getPort())) {
             raw.getOutputStream().write("PROXY TCP6 2001:db8::7 2001:db8::1 51234 443\r\n".getBytes(StandardCharsets.US_ASCII));
             SSLSocket tls = (SSLSocket) pki.clientContext().getSocketFactory().createSocket(raw, "site.test",
@@ -113,10 +112,6 @@ class ProxyProtocolTest {
         }
         assertThat(app.last().headers().get("x-forwarded-for")).isEqualTo("2001:db8::7");
         assertThat(app.last().headers().get("x-forwarded-proto")).isEqualTo("https");
-    }
-
-    private static String q(String s) {
-        return "\"" + s.replace("\\", "\\\\").replace("\"", "\\\"").replace("\n", "\\n") + "\"";
     }
 
     private static String readAll(InputStream in) throws Exception {

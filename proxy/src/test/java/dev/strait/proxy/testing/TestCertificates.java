@@ -43,6 +43,15 @@ public final class TestCertificates {
             Files.writeString(k, keyPem);
             return new Path[] {c, k};
         }
+
+        /** {@code { cert: "PEM", key: "PEM" }}: this pair inline, as one entry of a listener's {@code tls.certificates}. */
+        public String configEntry() {
+            return "{ cert: " + quoted(certPem) + ", key: " + quoted(keyPem) + " }";
+        }
+
+        private static String quoted(String pem) {
+            return "\"" + pem.replace("\\", "\\\\").replace("\"", "\\\"").replace("\n", "\\n") + "\"";
+        }
     }
 
     private final KeyPair caKeys;
