@@ -210,6 +210,62 @@ class TlsPassthroughTest {
         }
     }
 
+    /** Connections that end every way (answered, quiet, cut mid-hello, reset) leave nothing open on either side. */
+    @Test
+    void connectionsThatEndEveryWayLeaveNothingOpen() throws Exception {
+        TlsBackend backend = proxy.add(new TlsBackend(0));
+        start(config("\"" + backend.endpoint() + "\"", ""));
+        java.util.concurrent.ExecutorService clients = java.util.concurrent.Executors.newFixedThreadPool(8);
+        try {
+            java.util.List<java.util.concurrent.Future<?>> done = new java.util.ArrayList<>();
+            for (int i = 0; i < 80; i++) {
+                int kind = i % 4;
+                done.add(clients.submit(() -> {
+                    endOneWay(kind);
+                    return null;
+                }));
+            }
+            for (java.util.concurrent.Future<?> f : done) {
+                f.get(20, java.util.concurrent.TimeUnit.SECONDS);
+            }
+        } finally {
+            clients.shutdownNow();
+        }
+        await().atMost(Duration.ofSeconds(10)).untilAsserted(() -> {
+            assertThat(proxy.metrics.openConnections()).as("the proxy's client connections").isZero();
+            assertThat(backend.open.get()).as("the backend's connections").isZero();
+        });
+        assertThat(backend.connections.get()).as("every handshake that got through reached the backend").isEqualTo(60);
+    }
+
+    /** 0: a request answered; 1: a handshake, then a close; 2: half a ClientHello, then a close; 3: a reset. */
+    private void endOneWay(int kind) throws Exception {
+        switch (kind) {
+            case 0 -> {
+                try (TlsClient c = new TlsClient(pki.clientContext(), https(), "backend.example.test")) {
+                    assertThat(c.get("/", "backend.example.test").status()).isEqualTo(200);
+                }
+            }
+            case 1 -> new TlsClient(pki.clientContext(), https(), "backend.example.test").close();
+            case 2 -> {
+                try (Socket s = new Socket(https().getAddress(), https().getPort())) {
+                    s.getOutputStream().write(new byte[] {0x16, 0x03, 0x01, 0x02, 0x00, 0x01, 0x00, 0x01, (byte) 0xfc});
+                }
+            }
+            default -> {
+                Socket raw = new Socket(https().getAddress(), https().getPort());
+                SSLSocket tls = (SSLSocket) pki.clientContext().getSocketFactory().createSocket(raw,
+                        "backend.example.test", https().getPort(), true);
+                javax.net.ssl.SSLParameters p = tls.getSSLParameters();
+                p.setServerNames(java.util.List.of(new SNIHostName("backend.example.test")));
+                tls.setSSLParameters(p);
+                tls.startHandshake();
+                raw.setSoLinger(true, 0); // closed with a reset
+                raw.close();
+            }
+        }
+    }
+
     /** A listener behind a balancer's PROXY header passes the client it named on to a backend that asks for one. */
     @Test
     void theBackendIsToldTheClientInAProxyProtocolHeader() throws Exception {
@@ -259,6 +315,8 @@ class TlsPassthroughTest {
     static final class TlsBackend implements AutoCloseable {
         final ServerSocket server;
         final AtomicInteger connections = new AtomicInteger();
+        /** Connections accepted and not yet closed. */
+        final AtomicInteger open = new AtomicInteger();
         /** The client each connection's PROXY header named ({@code v1 203.0.113.7}, {@code v2 203.0.113.7}). */
         final java.util.List<String> headers = new java.util.concurrent.CopyOnWriteArrayList<>();
         private final SSLContext ctx;
@@ -282,6 +340,7 @@ class TlsPassthroughTest {
                     try {
                         Socket s = server.accept();
                         connections.incrementAndGet();
+                        open.incrementAndGet();
                         new Thread(() -> serve(s, answerDelayMillis, proxyHeader), "tls-backend-conn").start();
                     } catch (IOException e) {
                         return;
@@ -296,7 +355,7 @@ class TlsPassthroughTest {
         }
 
         private void serve(Socket raw, long delay, boolean proxyHeader) {
-            try (raw) {
+            try (raw; AutoCloseable counted = open::decrementAndGet) {
                 raw.setSoTimeout(10_000);
                 if (proxyHeader) {
                     headers.add(readProxyHeader(raw.getInputStream()));
@@ -324,7 +383,7 @@ class TlsPassthroughTest {
                         .getBytes(StandardCharsets.ISO_8859_1));
                 out.write(body);
                 out.flush();
-            } catch (IOException | InterruptedException e) {
+            } catch (Exception e) {
                 // the client went away: nothing to answer
             }
         }
