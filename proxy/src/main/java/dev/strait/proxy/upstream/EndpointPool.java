@@ -203,7 +203,8 @@ public final class EndpointPool {
 
     /**
      * A new connection that carries bytes as they are (TLS passthrough): not pooled, no HTTP codec, {@code relay}
-     * its one handler. It connects within the pool's connect timeout, to where the endpoint's name leads now.
+     * its one handler. It connects within the pool's connect timeout, to where the endpoint's name leads now, and
+     * counts as a request in flight here while it is open, so that least-request weighs it.
      */
     public ChannelFuture connectRaw(io.netty.channel.ChannelHandler relay) {
         ChannelFuture reg = loop.bootstrap.register();
@@ -211,6 +212,8 @@ public final class EndpointPool {
             return reg;
         }
         Channel ch = reg.channel();
+        inflight++; // not the loop's upstreamInflight: a quiet tunnel must not make the loop wait for batches
+        ch.closeFuture().addListener(f -> inflight--);
         ch.pipeline().addLast("relay", relay);
         long timeout = spec.connectTimeoutMillis;
         ch.config().setOption(ChannelOption.CONNECT_TIMEOUT_MILLIS, (int) Math.min(Integer.MAX_VALUE, timeout));

@@ -210,6 +210,29 @@ class TlsPassthroughTest {
         }
     }
 
+    /** A long-lived passed-through connection weighs on its endpoint: least-request sends the next ones elsewhere. */
+    @Test
+    void leastRequestCountsTheOpenConnections() throws Exception {
+        TlsBackend first = proxy.add(new TlsBackend(0));
+        TlsBackend second = proxy.add(new TlsBackend(0));
+        start(config("\"" + first.endpoint() + "\", \"" + second.endpoint() + "\"", "")
+                .replace("{ name: backend, endpoints:", "{ name: backend, loadBalancer: least-request, endpoints:"));
+        try (TlsClient held = new TlsClient(pki.clientContext(), https(), "backend.example.test")) {
+            await().atMost(Duration.ofSeconds(5)).until(() -> first.open.get() + second.open.get() == 1);
+            TlsBackend busy = first.open.get() == 1 ? first : second;
+            TlsBackend idle = busy == first ? second : first;
+            for (int i = 0; i < 20; i++) {
+                try (TlsClient c = new TlsClient(pki.clientContext(), https(), "backend.example.test")) {
+                    assertThat(c.get("/", "backend.example.test").status()).isEqualTo(200);
+                }
+                await().atMost(Duration.ofSeconds(5)).until(() -> proxy.metrics.openConnections() == 1
+                        && idle.open.get() == 0);
+            }
+            assertThat(idle.connections.get()).as("of 20 short connections while one is held on the other")
+                    .isGreaterThanOrEqualTo(18);
+        }
+    }
+
     /** Connections that end every way (answered, quiet, cut mid-hello, reset) leave nothing open on either side. */
     @Test
     void connectionsThatEndEveryWayLeaveNothingOpen() throws Exception {
