@@ -254,6 +254,100 @@ class LocalClusterTest {
     }
 
     /**
+     * An Ingress with ingress-nginx's {@code ssl-passthrough}: the proxy process, programmed by the operator process,
+     * relays a TLS connection naming the host to the Service's endpoint (a TLS server here, with its own certificate),
+     * and sends plain HTTP for the host to https. No Route or Ingress of the class brings a certificate.
+     */
+    @Test
+    void anSslPassthroughIngressReachesItsBackendsOwnTls() throws Exception {
+        installCrds();
+        java.time.Instant now = java.time.Instant.now();
+        dev.strait.operator.publish.tls.ChannelPki.Issued ca =
+                dev.strait.operator.publish.tls.ChannelPki.newCa("backend CA", now, Duration.ofHours(1));
+        dev.strait.operator.publish.tls.ChannelPki.Issued leaf = dev.strait.operator.publish.tls.ChannelPki
+                .serverCertificate(ca, List.of("argocd.example.com"), now, Duration.ofHours(1));
+        KeyStore keys = KeyStore.getInstance("PKCS12");
+        keys.load(null, null);
+        keys.setKeyEntry("backend", leaf.key(), new char[0], new java.security.cert.Certificate[] {leaf.certificate()});
+        javax.net.ssl.KeyManagerFactory kmf = javax.net.ssl.KeyManagerFactory.getInstance(
+                javax.net.ssl.KeyManagerFactory.getDefaultAlgorithm());
+        kmf.init(keys, new char[0]);
+        SSLContext serverTls = SSLContext.getInstance("TLS");
+        serverTls.init(kmf.getKeyManagers(), null, null);
+        try (javax.net.ssl.SSLServerSocket backend = (javax.net.ssl.SSLServerSocket) serverTls.getServerSocketFactory()
+                .createServerSocket(0, 50, java.net.InetAddress.getLoopbackAddress())) {
+            Thread serving = new Thread(() -> answerEachConnection(backend), "tls-backend");
+            serving.setDaemon(true);
+            serving.start();
+
+            Service svc = client.resource(new io.fabric8.kubernetes.api.model.ServiceBuilder().withNewMetadata()
+                    .withNamespace("default").withName("argocd").endMetadata().withNewSpec()
+                    .addNewPort().withName("https").withPort(443).endPort().endSpec().build()).create();
+            endpoints(svc, backend.getLocalPort());
+            client.resource(Serialization.unmarshal("""
+                    apiVersion: networking.k8s.io/v1
+                    kind: Ingress
+                    metadata:
+                      name: argocd
+                      namespace: default
+                      annotations: { nginx.ingress.kubernetes.io/ssl-passthrough: "true" }
+                    spec:
+                      ingressClassName: strait
+                      rules:
+                        - host: argocd.example.com
+                          http:
+                            paths:
+                              - { path: /, pathType: Prefix, backend: { service: { name: argocd, port: { name: https } } } }
+                    """, Ingress.class)).create();
+
+            ProxyProcess operator = operator("--proxy-https-address", "127.0.0.1:0");
+            Matcher m = CONTROL.matcher(operator.stderr());
+            assertThat(m.find()).as(operator.stderr()).isTrue();
+            ProxyProcess proxy = strait.start(Map.of("STRAIT_INGRESS_CLASS", "strait"),
+                    "--control", "127.0.0.1:" + m.group(1), "--state-dir", dir.resolve("state").toString()).awaitServing();
+            int https = proxy.port("https");
+            SSLContext trustingTheCa = SSLContext.getInstance("TLS");
+            KeyStore trust = KeyStore.getInstance("PKCS12");
+            trust.load(null, null);
+            trust.setCertificateEntry("ca", ca.certificate());
+            TrustManagerFactory tmf = TrustManagerFactory.getInstance(TrustManagerFactory.getDefaultAlgorithm());
+            tmf.init(trust);
+            trustingTheCa.init(null, tmf.getTrustManagers(), null);
+            await().atMost(Duration.ofSeconds(20)).untilAsserted(() -> {
+                try (javax.net.ssl.SSLSocket tls = (javax.net.ssl.SSLSocket) trustingTheCa.getSocketFactory()
+                        .createSocket("127.0.0.1", https)) {
+                    javax.net.ssl.SSLParameters p = tls.getSSLParameters();
+                    p.setServerNames(List.of(new javax.net.ssl.SNIHostName("argocd.example.com")));
+                    tls.setSSLParameters(p);
+                    tls.setSoTimeout(5000);
+                    tls.getOutputStream().write("GET / HTTP/1.1\r\nHost: argocd.example.com\r\n\r\n"
+                            .getBytes(StandardCharsets.US_ASCII));
+                    assertThat(new String(tls.getInputStream().readAllBytes(), StandardCharsets.ISO_8859_1))
+                            .as("the backend's own TLS, trusted through its CA only").endsWith("argocd here");
+                }
+            });
+            assertThat(get(proxy.port("http"), "argocd.example.com", "/applications")).startsWith("308 ");
+        }
+    }
+
+    /** A TLS server's connections, each answered once with {@code argocd here} and closed. */
+    private static void answerEachConnection(ServerSocket server) {
+        while (!server.isClosed()) {
+            try (Socket s = server.accept()) {
+                s.setSoTimeout(5000);
+                InputStream in = s.getInputStream();
+                for (int matched = 0, c; matched < 4 && (c = in.read()) >= 0; ) {
+                    matched = c == "\r\n\r\n".charAt(matched) ? matched + 1 : c == '\r' ? 1 : 0;
+                }
+                s.getOutputStream().write("HTTP/1.1 200 OK\r\nContent-Length: 11\r\nConnection: close\r\n\r\nargocd here"
+                        .getBytes(StandardCharsets.US_ASCII));
+            } catch (IOException e) {
+                // a client that went away, or the server closed: the loop decides
+            }
+        }
+    }
+
+    /**
      * sidecar-app.yaml as the API server and the kubelet would run it: the pod template sent to the
      * operator's webhook over HTTPS (trusting only the caBundle the operator wrote into the
      * MutatingWebhookConfiguration of install.yaml), the answered patch applied, then the injected
