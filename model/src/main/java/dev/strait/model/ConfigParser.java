@@ -35,10 +35,10 @@ public final class ConfigParser {
             Pattern.compile("(\\[[0-9A-Fa-f:.]+]|[A-Za-z0-9]([A-Za-z0-9.-]{0,251}[A-Za-z0-9])?)(:[0-9]{1,5})?");
     private static final Pattern STATUS = Pattern.compile("[1-5][0-9][0-9]");
     /** Headers the proxy writes itself; a fixed response may not set them. */
-    private static final Set<String> RESERVED_RESPONSE_HEADERS =
+    public static final Set<String> RESERVED_RESPONSE_HEADERS =
             Set.of("content-length", "transfer-encoding", "connection", "date", "keep-alive", "upgrade");
     /** Request fields a rule cannot change: the framing and hop-by-hop ones, and Host (that is hostRewrite). */
-    private static final Set<String> RESERVED_REQUEST_HEADERS = Set.of("host", "content-length", "transfer-encoding",
+    public static final Set<String> RESERVED_REQUEST_HEADERS = Set.of("host", "content-length", "transfer-encoding",
             "connection", "keep-alive", "proxy-connection", "te", "upgrade", "expect", "trailer");
 
     private final List<ConfigError> errors = new ArrayList<>();

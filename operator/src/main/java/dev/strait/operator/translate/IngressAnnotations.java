@@ -178,6 +178,8 @@ final class IngressAnnotations {
     static final String PROXY_NEXT_UPSTREAM_TRIES = PREFIX + "proxy-next-upstream-tries";
     /** The value of the {@code X-Forwarded-Prefix} field sent upstream. */
     static final String X_FORWARDED_PREFIX = PREFIX + "x-forwarded-prefix";
+    /** nginx lines for every location of the Ingress: read where they only edit header fields (ADR 0084). */
+    static final String CONFIGURATION_SNIPPET = PREFIX + "configuration-snippet";
     /** nginx's {@code client_max_body_size}: bytes, or a number with {@code k}, {@code m} or {@code g}; 0 is no limit. */
     static final String PROXY_BODY_SIZE = PREFIX + "proxy-body-size";
 
@@ -196,7 +198,8 @@ final class IngressAnnotations {
             ENABLE_CORS, CORS_ALLOW_ORIGIN, CORS_ALLOW_METHODS, CORS_ALLOW_HEADERS, CORS_EXPOSE_HEADERS,
             CORS_ALLOW_CREDENTIALS, CORS_MAX_AGE, PROXY_BODY_SIZE, AFFINITY, AFFINITY_MODE, SESSION_COOKIE_NAME,
             SESSION_COOKIE_PATH, SESSION_COOKIE_MAX_AGE, SESSION_COOKIE_EXPIRES, SESSION_COOKIE_SAMESITE,
-            SESSION_COOKIE_CHANGE_ON_FAILURE, X_FORWARDED_PREFIX, PROXY_NEXT_UPSTREAM, PROXY_NEXT_UPSTREAM_TRIES,
+            SESSION_COOKIE_CHANGE_ON_FAILURE, X_FORWARDED_PREFIX, CONFIGURATION_SNIPPET, PROXY_NEXT_UPSTREAM,
+            PROXY_NEXT_UPSTREAM_TRIES,
             PROXY_CONNECT_TIMEOUT, LOAD_BALANCE, UPSTREAM_HASH_BY, SERVICE_UPSTREAM, DEFAULT_BACKEND, SATISFY,
             CUSTOM_HTTP_ERRORS, ENABLE_ACCESS_LOG, AUTH_SIGNIN, AUTH_SIGNIN_REDIRECT_PARAM, AUTH_RESPONSE_HEADERS,
             AUTH_ALWAYS_SET_COOKIE, AUTH_CACHE_KEY, AUTH_CACHE_DURATION,
@@ -275,6 +278,8 @@ final class IngressAnnotations {
     final RouteSpec.Retries retries;
     /** {@code x-forwarded-prefix}: every backend rule sets {@code X-Forwarded-Prefix} to it upstream; or null. */
     final String forwardedPrefix;
+    /** {@code configuration-snippet}'s header edits on every backend rule, or null (none, or not understood). */
+    final ConfigurationSnippet.Edits snippet;
     /** {@code proxy-body-size} as every backend rule's {@code maxBodyBytes}, or null for the proxy's limit. */
     final Long maxBodyBytes;
     /**
@@ -472,6 +477,9 @@ final class IngressAnnotations {
             prefix = null;
         }
         forwardedPrefix = prefix == null || prefix.isBlank() ? null : prefix.trim();
+        String snippetText = a.get(CONFIGURATION_SNIPPET);
+        snippet = snippetText == null || snippetText.isBlank() ? null
+                : ConfigurationSnippet.read(snippetText, field(CONFIGURATION_SNIPPET), warn);
         canary = "true".equals(a.get(CANARY));
         int total = 100;
         int weight = 0;

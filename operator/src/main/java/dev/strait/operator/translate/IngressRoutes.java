@@ -666,9 +666,24 @@ final class IngressRoutes {
             r.cors = annotations.cors;
             r.maxBodyBytes = annotations.maxBodyBytes;
             r.retries = annotations.retries;
+            if (annotations.snippet != null) {
+                r.requestHeaders = annotations.snippet.request();
+                r.responseHeaders = annotations.snippet.response();
+            }
             if (annotations.forwardedPrefix != null) {
-                r.requestHeaders = new RouteSpec.HeaderEdits();
-                r.requestHeaders.set = Map.of("X-Forwarded-Prefix", annotations.forwardedPrefix);
+                RouteSpec.HeaderEdits edits = new RouteSpec.HeaderEdits();
+                Map<String, String> set = new java.util.LinkedHashMap<>();
+                if (r.requestHeaders != null) {
+                    edits.add = r.requestHeaders.add;
+                    edits.remove = r.requestHeaders.remove;
+                    if (r.requestHeaders.set != null) {
+                        set.putAll(r.requestHeaders.set);
+                    }
+                }
+                set.keySet().removeIf(k -> k.equalsIgnoreCase("X-Forwarded-Prefix")); // the annotation's wins
+                set.put("X-Forwarded-Prefix", annotations.forwardedPrefix);
+                edits.set = set;
+                r.requestHeaders = edits;
             }
         }
     }

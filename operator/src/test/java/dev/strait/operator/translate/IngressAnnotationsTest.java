@@ -602,10 +602,10 @@ class IngressAnnotationsTest {
     /** An ingress-nginx annotation Strait does not read is said, so a migration sees what has no effect. */
     @Test
     void annotationsNotReadAreReportedAndThePathsServe() {
-        Translation t = translate(annotated("site", SITE, "proxy-buffering", "on", "configuration-snippet",
+        Translation t = translate(annotated("site", SITE, "proxy-buffering", "on", "server-snippet",
                 "more_set_headers \"X-A: b\";", "ssl-redirect", "false"));
         assertThat(ingressReport(t, "shop", "site").errors()).containsExactlyInAnyOrder(
-                "metadata.annotations[" + N + "configuration-snippet]: nginx configuration is never read by Strait; it is"
+                "metadata.annotations[" + N + "server-snippet]: nginx configuration is never read by Strait; it is"
                         + " not applied (rules take requestHeaders, responseHeaders and the other settings of docs/config.md)",
                 "metadata.annotations[" + N + "proxy-buffering]: is not read by Strait; it has no effect",
                 "spec.rules[0].http.paths[0].backend.service.name: Service \"gone\" not found");

@@ -1,0 +1,263 @@
+package dev.strait.operator.translate;
+
+import dev.strait.model.ConfigParser;
+import dev.strait.operator.crd.RouteSpec;
+import java.util.ArrayList;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Locale;
+import java.util.Map;
+import java.util.regex.Pattern;
+
+/**
+ * ingress-nginx's {@code configuration-snippet} where all it does is edit header fields with fixed values, which is
+ * what most such snippets do (ADR 0084): {@code more_set_headers "Name: value"}, {@code more_clear_headers Name},
+ * {@code add_header Name value [always]} on the answer; {@code proxy_set_header Name value},
+ * {@code more_set_input_headers "Name: value"}, {@code more_clear_input_headers Name} on the request going upstream.
+ * The forms that say what the proxy does anyway ({@code proxy_set_header Host $host},
+ * {@code X-Forwarded-For $proxy_add_x_forwarded_for}, ...) are taken as they are: nothing to change.
+ *
+ * <p>Anything else (another directive, a variable, a block, an option of headers-more) and the whole snippet is
+ * not applied, with a warning naming what was not understood: applying part of it could leave out a line that
+ * narrows who is served.
+ */
+final class ConfigurationSnippet {
+    private static final Pattern NAME = Pattern.compile("[!#$%&'*+\\-.^_`|~0-9A-Za-z]+");
+    /** {@code proxy_set_header} lines that ask for what the proxy sends anyway (docs/config.md, What goes upstream). */
+    private static final Map<String, List<String>> ALREADY_SO = Map.of(
+            "host", List.of("$host", "$http_host"),
+            "x-forwarded-for", List.of("$proxy_add_x_forwarded_for"),
+            "x-forwarded-proto", List.of("$scheme"),
+            "x-forwarded-host", List.of("$host", "$http_host"),
+            "upgrade", List.of("$http_upgrade"),
+            "connection", List.of("$connection_upgrade", "upgrade"));
+
+    /** The edits, on the request going upstream and on the answer; either may be null. */
+    record Edits(RouteSpec.HeaderEdits request, RouteSpec.HeaderEdits response) {}
+
+    private ConfigurationSnippet() {}
+
+    /**
+     * The snippet's header edits, or null (with a warning naming {@code field} and what was not understood) when it
+     * holds anything else, or nothing.
+     */
+    static Edits read(String snippet, String field, List<String> warn) {
+        List<List<String>> statements;
+        try {
+            statements = statements(snippet);
+        } catch (IllegalArgumentException e) {
+            warn.add(field + ": " + e.getMessage() + "; the snippet is not applied");
+            return null;
+        }
+        Edit request = new Edit();
+        Edit response = new Edit();
+        for (List<String> s : statements) {
+            String why = apply(s, request, response);
+            if (why != null) {
+                warn.add(field + ": \"" + String.join(" ", s) + "\" " + why + "; the snippet is not applied (Strait"
+                        + " reads only header directives with fixed values: more_set_headers, more_clear_headers,"
+                        + " add_header, proxy_set_header, more_set_input_headers, more_clear_input_headers)");
+                return null;
+            }
+        }
+        if (request.empty() && response.empty()) {
+            return null;
+        }
+        return new Edits(request.empty() ? null : request.spec(), response.empty() ? null : response.spec());
+    }
+
+    /** Applies one statement; null when understood, else why not. */
+    private static String apply(List<String> s, Edit request, Edit response) {
+        String directive = s.get(0);
+        List<String> args = s.subList(1, s.size());
+        switch (directive) {
+            case "more_set_headers", "more_set_input_headers" -> {
+                Edit to = directive.equals("more_set_headers") ? response : request;
+                if (args.isEmpty()) {
+                    return "names no header";
+                }
+                for (String a : args) {
+                    if (a.startsWith("-")) {
+                        return "has an option (" + a + ") Strait does not read";
+                    }
+                    int colon = a.indexOf(':');
+                    if (colon <= 0) {
+                        return "is not \"Name: value\"";
+                    }
+                    String why = to.set(a.substring(0, colon).trim(), a.substring(colon + 1).trim(), to == request);
+                    if (why != null) {
+                        return why;
+                    }
+                }
+                return null;
+            }
+            case "more_clear_headers", "more_clear_input_headers" -> {
+                Edit from = directive.equals("more_clear_headers") ? response : request;
+                if (args.isEmpty()) {
+                    return "names no header";
+                }
+                for (String a : args) {
+                    if (a.startsWith("-")) {
+                        return "has an option (" + a + ") Strait does not read";
+                    }
+                    String why = from.remove(a, from == request);
+                    if (why != null) {
+                        return why;
+                    }
+                }
+                return null;
+            }
+            case "add_header" -> {
+                if (args.size() < 2 || args.size() > 3 || args.size() == 3 && !args.get(2).equals("always")) {
+                    return "is not \"add_header Name value [always]\"";
+                }
+                return args.get(1).isEmpty() ? null : response.add(args.get(0), args.get(1));
+            }
+            case "proxy_set_header" -> {
+                if (args.size() != 2) {
+                    return "is not \"proxy_set_header Name value\"";
+                }
+                List<String> same = ALREADY_SO.get(args.get(0).toLowerCase(Locale.ROOT));
+                if (same != null && same.contains(args.get(1))) {
+                    return null; // what the proxy sends anyway
+                }
+                return args.get(1).isEmpty() ? request.remove(args.get(0), true)
+                        : request.set(args.get(0), args.get(1), true);
+            }
+            default -> {
+                return "is nginx configuration Strait does not read";
+            }
+        }
+    }
+
+    /** The edits of one side, as the Route's {@code requestHeaders} or {@code responseHeaders} take them. */
+    private static final class Edit {
+        final Map<String, String> set = new LinkedHashMap<>();
+        final Map<String, String> add = new LinkedHashMap<>();
+        final List<String> remove = new ArrayList<>();
+
+        boolean empty() {
+            return set.isEmpty() && add.isEmpty() && remove.isEmpty();
+        }
+
+        String set(String name, String value, boolean request) {
+            String why = checked(name, value, request);
+            if (why != null) {
+                return why;
+            }
+            if (value.isEmpty()) {
+                return remove(name, request); // headers-more: "Name:" clears it
+            }
+            String n = name.toLowerCase(Locale.ROOT);
+            forget(n); // a later line wins, as nginx runs them in order
+            set.put(n, value);
+            return null;
+        }
+
+        String add(String name, String value) {
+            String why = checked(name, value, false);
+            if (why == null) {
+                String n = name.toLowerCase(Locale.ROOT);
+                remove.remove(n);
+                set.remove(n);
+                add.put(n, value);
+            }
+            return why;
+        }
+
+        String remove(String name, boolean request) {
+            String why = checked(name, "", request);
+            if (why == null) {
+                String n = name.toLowerCase(Locale.ROOT);
+                forget(n);
+                remove.add(n);
+            }
+            return why;
+        }
+
+        private void forget(String name) {
+            set.remove(name);
+            add.remove(name);
+            remove.remove(name);
+        }
+
+        private static String checked(String name, String value, boolean request) {
+            if (!NAME.matcher(name).matches() || name.contains("*")) {
+                return "names \"" + name + "\", which is not a header name";
+            }
+            if ((request ? ConfigParser.RESERVED_REQUEST_HEADERS : ConfigParser.RESERVED_RESPONSE_HEADERS)
+                    .contains(name.toLowerCase(Locale.ROOT))) {
+                return "changes " + name + ", which is the proxy's to set";
+            }
+            if (value.contains("$")) {
+                return "holds an nginx variable";
+            }
+            if (value.length() > 8192 || value.chars().anyMatch(ch -> ch < 0x20 && ch != '\t' || ch == 0x7f)) {
+                return "has a value with control characters, or longer than 8192";
+            }
+            return null;
+        }
+
+        RouteSpec.HeaderEdits spec() {
+            RouteSpec.HeaderEdits e = new RouteSpec.HeaderEdits();
+            e.set = set.isEmpty() ? null : Map.copyOf(set);
+            e.add = add.isEmpty() ? null : Map.copyOf(add);
+            e.remove = remove.isEmpty() ? null : List.copyOf(remove);
+            return e;
+        }
+    }
+
+    /**
+     * nginx's statements: words and quoted strings ({@code "..."} or {@code '...'}, backslash escapes), ended by
+     * {@code ;}, with {@code #} comments to the end of the line. A block ({@code { }}) is refused.
+     */
+    static List<List<String>> statements(String text) {
+        List<List<String>> out = new ArrayList<>();
+        List<String> current = new ArrayList<>();
+        StringBuilder word = null;
+        for (int i = 0; i < text.length(); i++) {
+            char c = text.charAt(i);
+            if (c == '#' && word == null) {
+                while (i < text.length() && text.charAt(i) != '\n') {
+                    i++;
+                }
+            } else if (c == '"' || c == '\'') {
+                StringBuilder q = new StringBuilder();
+                int j = i + 1;
+                for (; j < text.length() && text.charAt(j) != c; j++) {
+                    char d = text.charAt(j);
+                    if (d == '\\' && j + 1 < text.length()) {
+                        d = text.charAt(++j);
+                    }
+                    q.append(d);
+                }
+                if (j >= text.length()) {
+                    throw new IllegalArgumentException("a quote is not closed");
+                }
+                (word == null ? (word = new StringBuilder()) : word).append(q);
+                i = j;
+            } else if (c == '{' || c == '}') {
+                throw new IllegalArgumentException("holds a block ({ }), which is nginx configuration Strait does not"
+                        + " read");
+            } else if (c == ';' || Character.isWhitespace(c)) {
+                if (word != null) {
+                    current.add(word.toString());
+                    word = null;
+                }
+                if (c == ';') {
+                    if (current.isEmpty()) {
+                        throw new IllegalArgumentException("has an empty statement");
+                    }
+                    out.add(current);
+                    current = new ArrayList<>();
+                }
+            } else {
+                (word == null ? (word = new StringBuilder()) : word).append(c);
+            }
+        }
+        if (word != null || !current.isEmpty()) {
+            throw new IllegalArgumentException("does not end its last statement with ;");
+        }
+        return out;
+    }
+}
