@@ -119,6 +119,12 @@ public final class AccessLog implements AutoCloseable {
         return s != null && s.snapshot().accessLog();
     }
 
+    /** The {@code remote} of a line: the client's IP in RFC 5952's form ({@code 2001:db8::7}), no port. */
+    public static String remote(java.net.SocketAddress a) {
+        return a instanceof java.net.InetSocketAddress isa && isa.getAddress() != null
+                ? io.netty.util.NetUtil.toAddressString(isa.getAddress()) : String.valueOf(a);
+    }
+
     /** A request id worth keeping and logging: 1 to 128 of {@code A-Z a-z 0-9 - _ . : + / = @ ~}. */
     public static boolean saneRequestId(CharSequence v) {
         int n = v.length();

@@ -48,10 +48,8 @@ import io.netty.handler.codec.http.HttpVersion;
 import io.netty.handler.codec.http.LastHttpContent;
 import io.netty.handler.ssl.SslHandler;
 import io.netty.handler.stream.ChunkedWriteHandler;
-import io.netty.util.NetUtil;
 import io.netty.util.ReferenceCountUtil;
 import io.netty.util.ReferenceCounted;
-import java.net.InetSocketAddress;
 import java.net.SocketAddress;
 import java.nio.charset.StandardCharsets;
 import java.util.ArrayDeque;
@@ -993,7 +991,7 @@ public final class Http1ServerHandler extends ChannelInboundHandlerAdapter {
             }
             HttpHeaders headers = req.headers();
             accessLog.log(new AccessLog.Entry(System.currentTimeMillis(),
-                    remote instanceof InetSocketAddress isa ? NetUtil.toAddressString(isa.getAddress()) : String.valueOf(remote),
+                    AccessLog.remote(remote),
                     method, uri, protocol, ex.host, ex.status, ex.bytes, nanos, rule == null ? null : rule.route(),
                     headers.get(HttpHeaderNames.USER_AGENT), AccessLog.requestId(headers), ex.upstream));
         }

@@ -45,11 +45,9 @@ import io.netty.handler.codec.http2.Http2Error;
 import io.netty.handler.codec.http2.Http2Headers;
 import io.netty.handler.codec.http2.Http2Stream;
 import io.netty.util.AsciiString;
-import io.netty.util.NetUtil;
 import io.netty.util.ReferenceCountUtil;
 import io.netty.util.concurrent.PromiseNotifier;
 import java.io.IOException;
-import java.net.InetSocketAddress;
 import java.net.SocketAddress;
 import java.nio.channels.FileChannel;
 import java.nio.charset.StandardCharsets;
@@ -1183,7 +1181,7 @@ public final class Http2Exchange implements Exchange, StreamDeadlines.Expiry {
         if (accessLog != null && serving.snapshot().accessLog() && (rule == null || rule.accessLog())) {
             SocketAddress remote = clientAddress();
             accessLog.log(new AccessLog.Entry(System.currentTimeMillis(),
-                    remote instanceof InetSocketAddress isa ? NetUtil.toAddressString(isa.getAddress()) : String.valueOf(remote),
+                    AccessLog.remote(remote),
                     request.method() == UNKNOWN_METHOD ? null : request.method().name(), noPath ? null : request.uri(),
                     "HTTP/2.0",
                     host, status, bytes, nanos,

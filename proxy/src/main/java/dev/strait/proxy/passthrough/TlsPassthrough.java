@@ -17,9 +17,7 @@ import io.netty.channel.Channel;
 import io.netty.channel.ChannelHandlerContext;
 import io.netty.channel.ChannelInboundHandlerAdapter;
 import io.netty.handler.codec.haproxy.HAProxyMessageEncoder;
-import io.netty.util.NetUtil;
 import io.netty.util.ReferenceCountUtil;
-import java.net.InetSocketAddress;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.TimeUnit;
@@ -160,9 +158,8 @@ public final class TlsPassthrough implements SniSelector.PassthroughStart {
             if (accessLog == null || !AccessLog.onHere()) {
                 return;
             }
-            String remote = PeerAddress.of(client) instanceof InetSocketAddress a ? NetUtil.toAddressString(a.getAddress())
-                    : String.valueOf(PeerAddress.of(client));
-            accessLog.log(new AccessLog.Entry(System.currentTimeMillis(), remote, null, null, "tls-passthrough",
+            accessLog.log(new AccessLog.Entry(System.currentTimeMillis(), AccessLog.remote(PeerAddress.of(client)), null,
+                    null, "tls-passthrough",
                     serverName, status, bytes, System.nanoTime() - startNanos, to.route(), null, null,
                     endpoint == null ? null : endpoint.address()));
         }
