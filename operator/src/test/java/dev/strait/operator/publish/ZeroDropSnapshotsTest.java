@@ -59,15 +59,19 @@ class ZeroDropSnapshotsTest {
                 InetSocketAddress http = proxy.server.address("http");
                 AtomicBoolean running = new AtomicBoolean(true);
                 AtomicInteger ok = new AtomicInteger();
+                // Which snapshot was last published when a request failed: a failure's message says, so that a rare
+                // one (seen once in CI) can be told apart from a swap's doing.
+                AtomicInteger generation = new AtomicInteger();
                 ConcurrentLinkedQueue<String> failures = new ConcurrentLinkedQueue<>();
                 List<Thread> clients = new ArrayList<>();
                 for (int i = 0; i < 3; i++) {
-                    Thread t = new Thread(() -> load(http, running, ok, failures));
+                    Thread t = new Thread(() -> load(http, running, ok, failures, generation));
                     t.start();
                     clients.add(t);
                 }
                 String last = null;
                 for (int g = 1; g <= 100; g++) {
+                    generation.set(g);
                     last = publish(fleet, g);
                     String version = last;
                     await().atMost(Duration.ofSeconds(10)).until(() -> version.equals(proxy.version()));
@@ -86,22 +90,29 @@ class ZeroDropSnapshotsTest {
         }
     }
 
+    private static String where(int publishedBefore, AtomicInteger generation, long startedNanos) {
+        return " (sent after generation " + publishedBefore + ", failed after generation "
+                + generation.get() + ", " + (System.nanoTime() - startedNanos) / 1_000_000 + " ms after it was sent)";
+    }
+
     /** Keep-alive requests (the JDK client pools connections) until told to stop; bounded by the test. */
     private static void load(InetSocketAddress http, AtomicBoolean running, AtomicInteger ok,
-                             ConcurrentLinkedQueue<String> failures) {
+                             ConcurrentLinkedQueue<String> failures, AtomicInteger generation) {
         HttpClient client = HttpClient.newBuilder().version(HttpClient.Version.HTTP_1_1).build();
         URI uri = URI.create("http://127.0.0.1:" + http.getPort() + "/gen");
         for (int n = 0; running.get() && n < 100_000; n++) {
+            long started = System.nanoTime();
+            int publishedBefore = generation.get();
             try {
                 HttpResponse<String> r = client.send(HttpRequest.newBuilder(uri).timeout(Duration.ofSeconds(5)).build(),
                         HttpResponse.BodyHandlers.ofString());
                 if (r.statusCode() == 200 && r.body().startsWith("generation ")) {
                     ok.incrementAndGet();
                 } else {
-                    failures.add(r.statusCode() + " " + r.body());
+                    failures.add(r.statusCode() + " " + r.body() + where(publishedBefore, generation, started));
                 }
             } catch (Exception e) {
-                failures.add(e.toString());
+                failures.add(e + where(publishedBefore, generation, started));
             }
         }
     }
