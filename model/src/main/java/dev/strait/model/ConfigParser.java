@@ -37,9 +37,12 @@ public final class ConfigParser {
     /** Headers the proxy writes itself; a fixed response may not set them. */
     public static final Set<String> RESERVED_RESPONSE_HEADERS =
             Set.of("content-length", "transfer-encoding", "connection", "date", "keep-alive", "upgrade");
-    /** Request fields a rule cannot change: the framing and hop-by-hop ones, and Host (that is hostRewrite). */
+    /**
+     * Request fields a rule cannot change: the framing and hop-by-hop ones, Host (that is hostRewrite) and X-Real-IP
+     * (the proxy sets it to the client, ADR 0085).
+     */
     public static final Set<String> RESERVED_REQUEST_HEADERS = Set.of("host", "content-length", "transfer-encoding",
-            "connection", "keep-alive", "proxy-connection", "te", "upgrade", "expect", "trailer");
+            "connection", "keep-alive", "proxy-connection", "te", "upgrade", "expect", "trailer", "x-real-ip");
 
     private final List<ConfigError> errors = new ArrayList<>();
     private Memo memo;

@@ -811,6 +811,8 @@ class ConfigParserTest {
                         "routes[0].rules[0].matches[0].headers[0].type", "must be Exact or RegularExpression, got \"Prefix\""),
                 arguments("requestHeaders sets Host", withRules("{ respond: {}, requestHeaders: { set: { Host: a } } }"),
                         "routes[0].rules[0].requestHeaders.set.Host", "is the proxy's to set (Host: use hostRewrite)"),
+                arguments("requestHeaders sets X-Real-IP", withRules("{ respond: {}, requestHeaders: { set: { X-Real-IP: a } } }"),
+                        "routes[0].rules[0].requestHeaders.set.X-Real-IP", "is the proxy's to set"),
                 arguments("requestHeaders removes Content-Length",
                         withRules("{ respond: {}, requestHeaders: { remove: [ content-length ] } }"),
                         "routes[0].rules[0].requestHeaders.remove[0]", "is the proxy's to set"),

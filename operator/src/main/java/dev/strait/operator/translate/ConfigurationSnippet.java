@@ -29,6 +29,7 @@ final class ConfigurationSnippet {
             "x-forwarded-for", List.of("$proxy_add_x_forwarded_for"),
             "x-forwarded-proto", List.of("$scheme"),
             "x-forwarded-host", List.of("$host", "$http_host"),
+            "x-real-ip", List.of("$remote_addr"),
             "upgrade", List.of("$http_upgrade"),
             "connection", List.of("$connection_upgrade", "upgrade"));
 

@@ -23,6 +23,7 @@ class ConfigurationSnippetTest {
             proxy_set_header X-Tenant "blue";
             proxy_set_header Host $host;
             proxy_set_header X-Forwarded-For $proxy_add_x_forwarded_for;
+            proxy_set_header X-Real-IP $remote_addr;
             proxy_set_header Upgrade $http_upgrade;
             proxy_set_header Connection "upgrade";
             """;
@@ -51,7 +52,7 @@ class ConfigurationSnippetTest {
     void anythingElseLeavesTheWholeSnippetOut() {
         Map<String, String> refused = Map.of(
                 "more_set_headers \"X-A: 1\";\ndeny all;\n", "\"deny all\" is nginx configuration Strait does not read",
-                "proxy_set_header X-Real-IP $remote_addr;\n", "\"proxy_set_header X-Real-IP $remote_addr\" holds an nginx variable",
+                "proxy_set_header X-Client $remote_addr;\n", "\"proxy_set_header X-Client $remote_addr\" holds an nginx variable",
                 "more_set_headers -s 404 \"X-A: 1\";\n", "has an option (-s) Strait does not read",
                 "if ($host = a) { return 403; }\n", "holds a block ({ }), which is nginx configuration Strait does not read",
                 "add_header X-A 1\n", "does not end its last statement with ;",

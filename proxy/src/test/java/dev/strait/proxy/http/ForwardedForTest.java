@@ -99,9 +99,12 @@ class ForwardedForTest {
         TestUpstream app = h.upstream(TestUpstream.name());
         String upstream = "{ name: app, endpoints: [ \"%s\" ] }".formatted(app.endpoint());
         CapturedAccessLog log = CapturedAccessLog.start(h, proxied("[ 127.0.0.1 ]", upstream));
-        assertThat(h.get("/a", "X-Forwarded-For: 1.2.3.4, 203.0.113.9").status()).isEqualTo(200);
+        assertThat(h.get("/a", "X-Forwarded-For: 1.2.3.4, 203.0.113.9", "X-Real-IP: 6.6.6.6").status()).isEqualTo(200);
         assertThat(app.last().header("x-forwarded-for")).isEqualTo("1.2.3.4, 203.0.113.9, 127.0.0.1");
-        assertThat(h.get("/b").status()).as("no list: the peer").isEqualTo(200);
+        assertThat(app.last().headers().getAll("x-real-ip")).as("the trusted peer's client; the client's own dropped")
+                .containsExactly("203.0.113.9");
+        assertThat(h.get("/b", "X-Real-IP: 6.6.6.6").status()).as("no list: the peer").isEqualTo(200);
+        assertThat(app.last().headers().getAll("x-real-ip")).containsExactly("127.0.0.1");
 
         h.serving.swap(TestServing.snapshot(CapturedAccessLog.full(proxied("[ 10.0.0.0/8 ]", upstream))));
         assertThat(h.get("/c", "X-Forwarded-For: 203.0.113.9").status()).isEqualTo(200);

@@ -29,7 +29,8 @@ import java.util.Map;
  *   <li>exactly one framing header: the client's {@code Content-Length}, or {@code Transfer-Encoding: chunked}
  *       when the client's body was chunked (we re-chunk it as it streams);</li>
  *   <li>{@code Host} kept (or the rule's {@code hostRewrite}); {@code X-Forwarded-For} appended with the
- *       client's address; {@code X-Forwarded-Proto} set to the exchange's scheme, which is a trusted peer's
+ *       client's address; {@code X-Real-IP} set to the client (a trusted peer's client; a client's own is
+ *       dropped, since apps behind ingress-nginx and Traefik trust it); {@code X-Forwarded-Proto} set to the exchange's scheme, which is a trusted peer's
  *       own {@code X-Forwarded-Proto} where it sent one ({@code ForwardedProto}, ADR 0057), and
  *       {@code X-Forwarded-Host} set (a client's own are replaced); {@code X-Request-Id} kept when trusted
  *       and sane, else a new one.</li>
@@ -39,6 +40,7 @@ final class RequestHead {
     private static final byte[] HTTP11 = " HTTP/1.1\r\n".getBytes(CharsetUtil.US_ASCII);
     private static final byte[] HOST = "Host: ".getBytes(CharsetUtil.US_ASCII);
     private static final byte[] XFF = "X-Forwarded-For: ".getBytes(CharsetUtil.US_ASCII);
+    private static final byte[] XREALIP = "X-Real-IP: ".getBytes(CharsetUtil.US_ASCII);
     private static final byte[] XFPROTO = "X-Forwarded-Proto: ".getBytes(CharsetUtil.US_ASCII);
     private static final byte[] XFHOST = "X-Forwarded-Host: ".getBytes(CharsetUtil.US_ASCII);
     private static final byte[] XRID = "X-Request-Id: ".getBytes(CharsetUtil.US_ASCII);
@@ -47,6 +49,7 @@ final class RequestHead {
     private static final byte[] CONTENT_LENGTH = "Content-Length: ".getBytes(CharsetUtil.US_ASCII);
     private static final byte[] CONNECTION_UPGRADE = "Connection: Upgrade\r\n".getBytes(CharsetUtil.US_ASCII);
     private static final AsciiString X_FORWARDED_FOR = AsciiString.cached("x-forwarded-for");
+    private static final AsciiString X_REAL_IP = AsciiString.cached("x-real-ip");
     private static final AsciiString X_FORWARDED_PROTO = AsciiString.cached("x-forwarded-proto");
     private static final AsciiString X_FORWARDED_HOST = AsciiString.cached("x-forwarded-host");
     private static final AsciiString X_REQUEST_ID = AsciiString.cached("x-request-id");
@@ -142,6 +145,9 @@ final class RequestHead {
             }
         }
         b.writeCharSequence(lc.addressText(ex.remoteAddress()), CharsetUtil.US_ASCII);
+        crlf(b);
+        b.writeBytes(XREALIP);
+        b.writeCharSequence(lc.addressText(ex.clientAddress()), CharsetUtil.US_ASCII);
         crlf(b);
         b.writeBytes(XFPROTO);
         b.writeCharSequence(ex.scheme(), CharsetUtil.US_ASCII);
@@ -246,6 +252,7 @@ final class RequestHead {
         }
         String client = lc.addressText(ex.remoteAddress());
         out.add(X_FORWARDED_FOR, xff == null ? client : xff.append(client).toString());
+        out.add(X_REAL_IP, lc.addressText(ex.clientAddress()));
         out.add(X_FORWARDED_PROTO, ex.scheme());
         if (clientHost != null) {
             out.add(X_FORWARDED_HOST, clientHost);
@@ -290,6 +297,7 @@ final class RequestHead {
             case 4 -> eq(n, HttpHeaderNames.HOST) ? DROP : FORWARD;
             case 6 -> eq(n, HttpHeaderNames.EXPECT) ? DROP : FORWARD;
             case 7 -> eq(n, HttpHeaderNames.UPGRADE) ? DROP : FORWARD;
+            case 9 -> eq(n, X_REAL_IP) ? DROP : FORWARD;
             case 10 -> eq(n, HttpHeaderNames.CONNECTION) || eq(n, HttpHeaderNames.KEEP_ALIVE) ? DROP : FORWARD;
             case 12 -> eq(n, X_REQUEST_ID) ? XRID_KIND : FORWARD;
             case 14 -> eq(n, HttpHeaderNames.CONTENT_LENGTH) ? DROP : FORWARD;

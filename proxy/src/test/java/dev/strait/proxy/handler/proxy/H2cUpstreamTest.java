@@ -217,10 +217,12 @@ class H2cUpstreamTest {
         startProxy(startUpstream(), "");
         RawClient c = proxy.client();
         RawClient.Response r = c.send("POST /echo?x=1 HTTP/1.1\r\nHost: api.example.com\r\nConnection: keep-alive\r\n"
-                + "TE: trailers\r\nContent-Length: 5\r\n\r\nhello").read();
+                + "TE: trailers\r\nX-Real-IP: 6.6.6.6\r\nContent-Length: 5\r\n\r\nhello").read();
         assertThat(r.status()).isEqualTo(200);
         assertThat(r.text()).isEqualTo("POST /echo?x=1 authority=api.example.com xfp=http xff=127.0.0.1 te=trailers"
                 + " connection=null body=hello");
+        assertThat(seen.get(0).getAll("x-real-ip")).as("the client, never the client's own").extracting(Object::toString)
+                .containsExactly("127.0.0.1");
         RawClient.Response chunked = c.send("POST /echo HTTP/1.1\r\nHost: a\r\nTransfer-Encoding: chunked\r\n\r\n"
                 + "3\r\nabc\r\n3\r\ndef\r\n0\r\n\r\n").read();
         assertThat(chunked.text()).endsWith("body=abcdef");
