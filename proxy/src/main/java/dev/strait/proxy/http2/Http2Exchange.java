@@ -99,6 +99,8 @@ public final class Http2Exchange implements Exchange, StreamDeadlines.Expiry {
     private String scheme;
     /** The client a trusted peer named ({@link ForwardedFor}); {@code null}: the connection's peer. */
     private SocketAddress client;
+    /** The connection's peer ({@link PeerAddress}), read once when the head is; null before. */
+    private SocketAddress peer;
     private String host;
     private String path;
     private String query;
@@ -284,7 +286,7 @@ public final class Http2Exchange implements Exchange, StreamDeadlines.Expiry {
             return;
         }
         Config.ForwardedHeaders trust = snapshot.config().forwardedHeaders();
-        SocketAddress peer = PeerAddress.of(ctx.channel());
+        peer = PeerAddress.of(ctx.channel());
         scheme = ForwardedProto.scheme(tls != null ? "https" : "http", headers, peer, trust);
         if (!trust.trustedPeers().isEmpty()) {
             client = ForwardedFor.client(headers, peer, trust);
@@ -670,12 +672,12 @@ public final class Http2Exchange implements Exchange, StreamDeadlines.Expiry {
 
     @Override
     public SocketAddress remoteAddress() {
-        return PeerAddress.of(ctx.channel());
+        return peer != null ? peer : PeerAddress.of(ctx.channel());
     }
 
     @Override
     public SocketAddress clientAddress() {
-        return client != null ? client : PeerAddress.of(ctx.channel());
+        return client != null ? client : remoteAddress();
     }
 
     @Override

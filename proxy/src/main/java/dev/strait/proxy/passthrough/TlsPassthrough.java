@@ -95,12 +95,9 @@ public final class TlsPassthrough implements SniSelector.PassthroughStart {
                 refuse("no endpoint of upstream " + to.upstream() + " is available");
                 return;
             }
-            io.netty.channel.ChannelFuture f = endpoint.connectRaw(new ChannelInboundHandlerAdapter() {
-                @Override
-                public void handlerAdded(ChannelHandlerContext c) {
-                    upstream = c.channel();
-                }
-            });
+            // A placeholder until the relay takes its place, once connected.
+            io.netty.channel.ChannelFuture f = endpoint.connectRaw(new ChannelInboundHandlerAdapter());
+            upstream = f.channel();
             f.addListener(done -> {
                 if (!done.isSuccess()) {
                     f.channel().close();
