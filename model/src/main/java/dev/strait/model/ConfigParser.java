@@ -402,6 +402,16 @@ public final class ConfigParser {
                             + u.name() + "\"");
                 }
             }
+            for (int m = 0; m < rule.mirrors().size(); m++) {
+                String name = rule.mirrors().get(m).upstream();
+                Upstream u = name == null ? null : upstreams.get(name);
+                if (name != null && u == null) {
+                    error(rulePath + ".mirrors[" + m + "].upstream", "upstream \"" + name + "\" is not defined in upstreams");
+                } else if (u != null && u.protocol() == Upstream.Protocol.FASTCGI) {
+                    error(rulePath + ".mirrors[" + m + "].upstream", "copies go to an HTTP upstream, not fastcgi \""
+                            + name + "\"");
+                }
+            }
             if (rule.forwardAuth() != null && rule.forwardAuth().upstream() != null) {
                 Upstream u = upstreams.get(rule.forwardAuth().upstream());
                 if (u == null) {
@@ -777,7 +787,7 @@ public final class ConfigParser {
         known(n, path, "matches", "respond", "files", "backends", "redirect", "cache", "timeouts", "retries",
                 "hostRewrite", "pathRewrite", "fastcgi", "clientAddresses",
                 "basicAuth", "rateLimit", "cors", "maxBodyBytes", "requestHeaders", "responseHeaders", "inFlightLimit",
-                "satisfy", "errorPages", "accessLog", "forwardAuth");
+                "satisfy", "errorPages", "accessLog", "forwardAuth", "mirrors");
         List<Route.Match> matches = n.has("matches")
                 ? list(n.get("matches"), path + ".matches", true, this::match)
                 : List.of(new Route.Match(null, null, List.of()));
@@ -932,7 +942,35 @@ public final class ConfigParser {
         boolean logged = bool(n.get("accessLog"), path + ".accessLog", true);
         return new Route.Rule(nonNull(matches), action, cache, timeouts, retries, hostRewrite, fastcgi, pathRewrite,
                 clients, basicAuth, rateLimit, cors, maxBodyBytes, requestHeaders, responseHeaders, inFlight, satisfy,
-                errorPages, logged, forwardAuth(n.get("forwardAuth"), path + ".forwardAuth"));
+                errorPages, logged, forwardAuth(n.get("forwardAuth"), path + ".forwardAuth"),
+                nonNull(list(n.get("mirrors"), path + ".mirrors", false, this::mirror)));
+    }
+
+    /** {@code { upstream, percent, hostRewrite, body }}. */
+    private Route.Mirror mirror(JsonNode n, String path) {
+        if (!object(n, path)) {
+            return null;
+        }
+        known(n, path, "upstream", "percent", "hostRewrite", "body");
+        String upstream = name(n.get("upstream"), path + ".upstream");
+        double percent = 100;
+        JsonNode pn = n.get("percent");
+        if (pn != null && !pn.isNull()) {
+            if (!pn.isNumber() || !(pn.asDouble() > 0) || pn.asDouble() > 100) {
+                error(path + ".percent", "must be a number over 0 and at most 100, got " + describe(pn));
+            } else {
+                percent = pn.asDouble();
+            }
+        }
+        String hostRewrite = null;
+        JsonNode hr = n.get("hostRewrite");
+        if (hr != null && !hr.isNull()) {
+            hostRewrite = requiredText(hr, path + ".hostRewrite");
+            if (hostRewrite != null && !HOST_VALUE.matcher(hostRewrite).matches()) {
+                error(path + ".hostRewrite", "\"" + hostRewrite + "\" is not a host (name or address, optional :port)");
+            }
+        }
+        return new Route.Mirror(upstream, percent, hostRewrite, bool(n.get("body"), path + ".body", true));
     }
 
     /** {@code { upstream, path, responseHeaders, signIn, alwaysSetCookie, cache }}, or null when absent. */

@@ -656,6 +656,21 @@ public final class ConfigWriter {
                 co.put("duration", Durations.format(fa.cache().duration()));
             }
         }
+        if (!rule.mirrors().isEmpty()) {
+            ArrayNode mirrors = o.putArray("mirrors");
+            for (Route.Mirror m : rule.mirrors()) {
+                ObjectNode mo = mirrors.addObject().put("upstream", m.upstream());
+                if (m.percent() != 100) {
+                    mo.put("percent", m.percent());
+                }
+                if (m.hostRewrite() != null) {
+                    mo.put("hostRewrite", m.hostRewrite());
+                }
+                if (!m.body()) {
+                    mo.put("body", false);
+                }
+            }
+        }
         if (rule.fastcgi() != null) {
             Route.FastCgi f = rule.fastcgi();
             ObjectNode fo = o.putObject("fastcgi").put("root", f.root()).put("index", f.index())

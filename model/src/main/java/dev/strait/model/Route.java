@@ -65,17 +65,30 @@ public record Route(String name, List<String> hosts, List<Rule> rules, List<Stri
      * @param responseHeaders what it changes in the fields of every answer its action gives, or null
      * @param inFlightLimit   how many requests each client may have in flight at once, or null for any number
      * @param forwardAuth     the service asked whether each request may pass before the action sees it, or null
+     * @param mirrors         where copies of the requests the action serves are sent too, their answers dropped
      */
     public record Rule(List<Match> matches, Action action, Cache cache, Timeouts timeouts, Retries retries,
                        String hostRewrite, FastCgi fastcgi, PathModifier pathRewrite, ClientAddresses clientAddresses,
                        BasicAuth basicAuth, RateLimit rateLimit, Cors cors, Long maxBodyBytes, HeaderEdits requestHeaders,
                        HeaderEdits responseHeaders, InFlightLimit inFlightLimit, Satisfy satisfy, ErrorPages errorPages,
-                       boolean accessLog, ForwardAuth forwardAuth) {
+                       boolean accessLog, ForwardAuth forwardAuth, List<Mirror> mirrors) {
         public Rule {
             matches = List.copyOf(matches);
             if (satisfy == null) {
                 satisfy = Satisfy.ALL;
             }
+            mirrors = mirrors == null ? List.of() : List.copyOf(mirrors);
+        }
+
+        /** A rule whose requests are not mirrored. */
+        public Rule(List<Match> matches, Action action, Cache cache, Timeouts timeouts, Retries retries,
+                    String hostRewrite, FastCgi fastcgi, PathModifier pathRewrite, ClientAddresses clientAddresses,
+                    BasicAuth basicAuth, RateLimit rateLimit, Cors cors, Long maxBodyBytes, HeaderEdits requestHeaders,
+                    HeaderEdits responseHeaders, InFlightLimit inFlightLimit, Satisfy satisfy, ErrorPages errorPages,
+                    boolean accessLog, ForwardAuth forwardAuth) {
+            this(matches, action, cache, timeouts, retries, hostRewrite, fastcgi, pathRewrite, clientAddresses, basicAuth,
+                    rateLimit, cors, maxBodyBytes, requestHeaders, responseHeaders, inFlightLimit, satisfy, errorPages,
+                    accessLog, forwardAuth, List.of());
         }
 
         /** A rule that asks no authorization service. */
@@ -193,6 +206,23 @@ public record Route(String name, List<String> hosts, List<Rule> rules, List<Stri
     public record ErrorPages(List<Integer> statuses, String upstream, String path) {
         public ErrorPages {
             statuses = statuses.stream().distinct().sorted().toList();
+        }
+    }
+
+    /**
+     * Request mirroring (nginx's {@code mirror}, ingress-nginx's {@code mirror-target}, Envoy's request mirror
+     * policy, Gateway API's {@code RequestMirror}): a share of the requests the rule's action serves is copied to
+     * {@code upstream} as well, body included, and its answers are dropped. The client never waits for a mirror:
+     * one that falls behind the client's body, or too many in flight, is given up (ADR 0086).
+     *
+     * @param percent     the share of requests copied, over 0 and at most 100
+     * @param hostRewrite the Host the copies carry instead of the client's ({@code null}: kept)
+     * @param body        whether copies carry the request's body; without it they go as bodiless requests
+     */
+    public record Mirror(String upstream, double percent, String hostRewrite, boolean body) {
+        /** Every request copied to {@code upstream}, with its body and Host. */
+        public Mirror(String upstream) {
+            this(upstream, 100, null, true);
         }
     }
 

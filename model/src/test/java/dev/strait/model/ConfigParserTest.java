@@ -481,6 +481,17 @@ class ConfigParserTest {
         }
 
         @Test
+        void ruleMirrors() throws Exception {
+            Config c = parse(withRules("{ backends: [ { upstream: app } ], mirrors: [ { upstream: app },"
+                    + " { upstream: app, percent: 12.5, hostRewrite: \"shadow.internal:8080\", body: false } ] }",
+                    "{ respond: {} }"));
+            assertThat(c.routes().get(0).rules()).extracting(Route.Rule::mirrors).containsExactly(
+                    List.of(new Route.Mirror("app"), new Route.Mirror("app", 12.5, "shadow.internal:8080", false)),
+                    List.of());
+            assertThat(ConfigParser.parse(ConfigWriter.toJson(c, false), "written")).isEqualTo(c);
+        }
+
+        @Test
         void ruleAccessLog() throws Exception {
             Config c = parse(withRules("{ respond: {}, accessLog: false }", "{ respond: {}, accessLog: true }", "{ respond: {} }"));
             assertThat(c.routes().get(0).rules()).extracting(Route.Rule::accessLog).containsExactly(false, true, true);
@@ -835,6 +846,20 @@ class ConfigParserTest {
                         "upstream \"nope\" is not defined in upstreams"),
                 arguments("errorPages path", withRules("{ respond: {}, errorPages: { statuses: [ 404 ], upstream: app,"
                         + " path: errors } }"), "routes[0].rules[0].errorPages.path", "must be a path starting with /"),
+                arguments("mirror to nowhere", withRules("{ respond: {}, mirrors: [ { upstream: nope } ] }"),
+                        "routes[0].rules[0].mirrors[0].upstream", "upstream \"nope\" is not defined in upstreams"),
+                arguments("mirror without upstream", withRules("{ respond: {}, mirrors: [ { percent: 5 } ] }"),
+                        "routes[0].rules[0].mirrors[0].upstream", "is required"),
+                arguments("mirror of no requests", withRules("{ respond: {}, mirrors: [ { upstream: app, percent: 0 } ] }"),
+                        "routes[0].rules[0].mirrors[0].percent", "must be a number over 0 and at most 100"),
+                arguments("mirror of more than all", withRules("{ respond: {}, mirrors: [ { upstream: app,"
+                        + " percent: 150 } ] }"), "routes[0].rules[0].mirrors[0].percent", "must be a number over 0"),
+                arguments("mirror share as text", withRules("{ respond: {}, mirrors: [ { upstream: app,"
+                        + " percent: \"10%\" } ] }"), "routes[0].rules[0].mirrors[0].percent", "must be a number"),
+                arguments("mirror Host", withRules("{ respond: {}, mirrors: [ { upstream: app, hostRewrite: \"a b\" } ] }"),
+                        "routes[0].rules[0].mirrors[0].hostRewrite", "is not a host"),
+                arguments("mirror field", withRules("{ respond: {}, mirrors: [ { upstream: app, timeout: 1s } ] }"),
+                        "routes[0].rules[0].mirrors[0].timeout", "unknown"),
                 arguments("forwardAuth without upstream or path", withRules("{ respond: {}, forwardAuth: {} }"),
                         "routes[0].rules[0].forwardAuth.path", "is required without an upstream"),
                 arguments("forwardAuth to nowhere", withRules("{ respond: {}, forwardAuth: { upstream: nope } }"),
@@ -1170,7 +1195,7 @@ class ConfigParserTest {
                 arguments("rule unknown field", withRules("{ respond: {}, rewrite: { to: / } }"),
                         "routes[0].rules[0].rewrite",
                         "unknown field (expected one of matches, respond, files, backends, redirect, cache, timeouts, "
-                                + "retries, hostRewrite, pathRewrite, fastcgi, clientAddresses, basicAuth, rateLimit, cors, maxBodyBytes, requestHeaders, responseHeaders, inFlightLimit, satisfy, errorPages, accessLog, forwardAuth)"),
+                                + "retries, hostRewrite, pathRewrite, fastcgi, clientAddresses, basicAuth, rateLimit, cors, maxBodyBytes, requestHeaders, responseHeaders, inFlightLimit, satisfy, errorPages, accessLog, forwardAuth, mirrors)"),
                 arguments("cors origin with a path", withRules("{ respond: {}, cors: { allowOrigins: [ \"https://a.example.com/x\" ] } }"),
                         "routes[0].rules[0].cors.allowOrigins[0]", "is not * or an origin"),
                 arguments("cors * among others", withRules("{ respond: {}, cors: { allowOrigins: [ \"*\", \"https://a.example.com\" ] } }"),
