@@ -11,8 +11,10 @@ import dev.strait.proxy.handler.files.FileHandler;
 import dev.strait.proxy.handler.fixed.FixedResponseHandler;
 import dev.strait.proxy.handler.proxy.ProxyHandler;
 import dev.strait.proxy.handler.redirect.RedirectHandler;
+import dev.strait.proxy.mirror.MirrorHandler;
 import dev.strait.proxy.route.Handler;
 import dev.strait.proxy.upstream.UpstreamSpec;
+import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
 
@@ -31,6 +33,15 @@ public final class Handlers {
     public static Handler create(Config config, Route route, int index, Route.Rule rule, String path,
                                  Map<String, UpstreamSpec> upstreams) {
         Handler handler = action(config, route, index, rule, path, upstreams);
+        if (!rule.mirrors().isEmpty()) {
+            // Inside the guards and the check: a request refused never reaches a mirror (nginx's mirror runs
+            // after its access phase).
+            List<Handler> proxies = new ArrayList<>();
+            for (int i = 0; i < rule.mirrors().size(); i++) {
+                proxies.add(mirror(config, route, index, rule, i, path + ".mirrors[" + i + "]", upstreams));
+            }
+            handler = MirrorHandler.wrap(handler, route.name(), rule.mirrors(), proxies, config.requestId());
+        }
         Route.ForwardAuth auth = rule.forwardAuth();
         if (auth != null) {
             // Without an upstream the check is routed by the table, as a request of the same host.
@@ -55,6 +66,21 @@ public final class Handlers {
         Route.Backends from = new Route.Backends(List.of(new Route.Backend(upstream, 1)));
         Route.Rule rule = new Route.Rule(List.of(), from, null, null, null);
         return ProxyHandler.create(route.name(), index, rule, from, upstreams, config.requestId(), path);
+    }
+
+    /**
+     * What sends a rule's copies to its mirror number {@code i}: the mirror's upstream proxied with the rule's path
+     * rewrite and timeouts, the mirror's own Host, and no retries or cache (a copy is sent once).
+     */
+    private static Handler mirror(Config config, Route route, int index, Route.Rule rule, int i, String path,
+                                  Map<String, UpstreamSpec> upstreams) {
+        Route.Mirror m = rule.mirrors().get(i);
+        Route.Backends to = new Route.Backends(List.of(new Route.Backend(m.upstream(), 1)));
+        Route.PathModifier rewrite = rule.action() instanceof Route.Backends && rule.fastcgi() == null
+                ? rule.pathRewrite() : null;
+        Route.Rule copy = new Route.Rule(List.of(), to, null, rule.timeouts(), null, m.hostRewrite(), null, rewrite,
+                null, null, null, null, null);
+        return ProxyHandler.create(route.name(), index, copy, to, upstreams, config.requestId(), path);
     }
 
     private static Handler action(Config config, Route route, int index, Route.Rule rule, String path,

@@ -245,6 +245,15 @@ public interface Exchange {
         sub.sendError(HttpResponseStatus.NOT_FOUND);
     }
 
+    /**
+     * Whether the request's {@code X-Request-Id} was settled by this proxy before its action (a mirrored request's,
+     * which its copies carry too, ADR 0086): sent upstream as it is, whoever the peer. By default it is not, and a
+     * client's own is kept only from a peer {@code requestId.trustIncoming} trusts.
+     */
+    default boolean requestIdSettled() {
+        return false;
+    }
+
     /** Whether this exchange is a forward-auth check (which is never checked itself). */
     default boolean checking() {
         return false;

@@ -234,6 +234,11 @@ public abstract class ForwardingExchange implements Exchange {
     }
 
     @Override
+    public boolean requestIdSettled() {
+        return ex.requestIdSettled();
+    }
+
+    @Override
     public boolean checking() {
         return ex.checking();
     }

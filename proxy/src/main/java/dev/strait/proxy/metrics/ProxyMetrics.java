@@ -117,6 +117,18 @@ public final class ProxyMetrics {
         return registry.scrape();
     }
 
+    /**
+     * The counter of one rule mirror's copies ending {@code outcome}: {@code answered} (the mirror's upstream
+     * answered, whatever the status), {@code failed} (no answer: refused, reset, timed out), {@code abandoned}
+     * (given up: it fell behind the client's body, or that body broke off), {@code skipped} (not sent: too many
+     * copies already in flight to it). Looked up once per mirror and outcome.
+     */
+    public Counter mirrorCopies(String route, String upstream, String outcome) {
+        return Counter.builder("strait_mirror_requests")
+                .description("Copies of requests sent to a rule's mirror, by how they ended")
+                .tag("route", route).tag("upstream", upstream).tag("outcome", outcome).register(registry);
+    }
+
     /** Per-route meters: request counters by status and a latency histogram. */
     public final class RouteMeters {
         private final String route;

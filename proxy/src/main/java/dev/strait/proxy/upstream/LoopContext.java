@@ -61,6 +61,11 @@ public final class LoopContext {
         return context.names();
     }
 
+    /** The proxy's meters. */
+    public dev.strait.proxy.metrics.ProxyMetrics metrics() {
+        return context.metrics();
+    }
+
     /** The loop this context belongs to (for timers). */
     public EventLoop loopExecutor() {
         return loop;

@@ -226,6 +226,11 @@ public final class ProxyHandler implements PrefixAware {
         }
     }
 
+    /** Whether {@code ex} asks for a WebSocket, which an upstream's 101 turns into a tunnel. */
+    public static boolean isWebSocketHandshake(Exchange ex) {
+        return ProxyCall.isWebSocketHandshake(ex);
+    }
+
     /** The upstream for one request: by weight among the rule's backends; {@code null} when all weigh 0. */
     UpstreamSpec chooseUpstream() {
         if (totalWeight == 0) {
@@ -253,8 +258,11 @@ public final class ProxyHandler implements PrefixAware {
         return retryStatus[status];
     }
 
-    /** Whether the X-Request-Id the request came with is kept: from a peer {@code requestId.trustIncoming} trusts. */
+    /**
+     * Whether the X-Request-Id the request came with is kept: one this proxy settled (a mirrored request's), or
+     * from a peer {@code requestId.trustIncoming} trusts.
+     */
     boolean keepsRequestId(Exchange ex) {
-        return requestId.trusts(ex.remoteAddress() instanceof java.net.InetSocketAddress a ? a.getAddress() : null);
+        return ex.requestIdSettled() || requestId.trusts(ex.remoteAddress() instanceof java.net.InetSocketAddress a ? a.getAddress() : null);
     }
 }
