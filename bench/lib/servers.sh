@@ -1,6 +1,6 @@
 # Scenarios, the servers under test and the upstream applications, for bench/run.sh. Sourced.
 
-ALL_SCENARIOS="respond static-small static-1m proxy cache-hit tls-h2-static-small tls-static-1m php node python auth auth-cached"
+ALL_SCENARIOS="respond static-small static-1m proxy cache-hit tls-h2-static-small tls-static-1m php node python auth auth-cached mirror"
 ALL_SERVERS="nginx haproxy caddy strait"
 
 # ---------------------------------------------------------------- scenarios
@@ -15,6 +15,7 @@ scenario_kind() { # the config file each server loads: bench/configs/<server>/<k
     php) echo php ;;
     auth) echo auth ;;
     auth-cached) echo auth-cached ;;
+    mirror) echo mirror ;;
     *) return 1 ;;
   esac
 }
@@ -23,7 +24,7 @@ scenario_path() {
     respond) echo /hello ;;
     static-small | tls-h2-static-small) echo /hello.txt ;;
     static-1m | tls-static-1m) echo /1m.bin ;;
-    proxy | auth | auth-cached) echo /api/hello ;;
+    proxy | auth | auth-cached | mirror) echo /api/hello ;;
     cache-hit) echo /cached/hello ;;
     php) echo /hello.php ;;
     node) echo /node/hello ;;
@@ -34,7 +35,7 @@ scenario_scheme() { case $1 in tls-*) echo https ;; *) echo http ;; esac; }
 scenario_loader() { case $1 in tls-h2-*) echo h2load ;; *) echo wrk ;; esac; }
 scenario_app() { # what runs behind the server on APP_CPU
   case $1 in
-    proxy | cache-hit | auth | auth-cached) echo upstream-nginx ;;
+    proxy | cache-hit | auth | auth-cached | mirror) echo upstream-nginx ;;
     node) echo node ;;
     python) echo python ;;
     php) echo php-fpm ;;
@@ -55,6 +56,8 @@ server_na() { # prints why a server has no equivalent for the scenario (the cell
     caddy/cache-hit) echo "stock caddy has no response cache" ;;
     haproxy/auth | haproxy/auth-cached) echo "haproxy has no auth subrequest without Lua" ;;
     caddy/auth-cached) echo "caddy's forward_auth keeps no answers" ;;
+    haproxy/mirror) echo "haproxy mirrors only through an SPOE agent" ;;
+    caddy/mirror) echo "stock caddy has no request mirroring" ;;
   esac
 }
 
