@@ -196,6 +196,23 @@ public final class Translator {
     }
 
     /**
+     * The upstream an Ingress's {@code mirror-target} outside the cluster becomes
+     * ({@code external.HOST.PORT[.https]}): one endpoint, the host, which the proxy looks up when it connects and which
+     * may not lead to a local address, as an ExternalName Service's name. Over TLS the certificate is checked against
+     * the proxy's trust store for the host (sent as SNI): the copies carry the clients' requests, credentials and all,
+     * out of the cluster, where nginx would send them unchecked (its {@code proxy_ssl_verify off}).
+     */
+    static Upstream hostUpstream(String host, int port, boolean tls) {
+        return serviceUpstream(hostUpstreamName(host, port, tls), List.of(new dev.strait.model.HostPort(host, port)),
+                tls ? "https" : null, ServiceBalancing.DEFAULT, true, tls ? new Upstream.Tls(null, null, null, null) : null);
+    }
+
+    /** The name of {@link #hostUpstream}: never a Service's or an Upstream resource's ({@code service.}, {@code upstream.}). */
+    static String hostUpstreamName(String host, int port, boolean tls) {
+        return "external." + host + "." + port + (tls ? ".https" : "");
+    }
+
+    /**
      * A Service backend's {@code sessionAffinity} (under {@code path}) as the hash of its upstream: a consistent
      * hash on the cookie, which the proxy sets. Null without one; what cannot be read is an error in {@code errors}.
      */
@@ -1253,14 +1270,16 @@ public final class Translator {
         ServiceTls tls = piece.backendTls() == null ? null
                 : serviceTls(piece.backendTls(), r.getMetadata().getNamespace(), secrets);
         Long generation = r.getMetadata().getGeneration();
+        Upstream external = piece.external();
         if (generation == null || r.getSpec() == null) {
-            return resolveAndCheck(r, tls, endpoints, upstreams, secrets, models);
+            return resolveAndCheck(r, tls, external, endpoints, upstreams, secrets, models);
         }
         Map<String, Upstream> serviceUpstreams = new LinkedHashMap<>();
-        String refs = references(r, tls, endpoints, upstreams, secrets, serviceUpstreams);
+        String refs = references(r, tls, external, endpoints, upstreams, secrets, serviceUpstreams);
         String key = "S" + r.getMetadata().getUid() + "/" + r.getMetadata().getNamespace() + "/"
                 + r.getMetadata().getName() + "@" + generation + "|" + refs;
-        RouteState st = memo(key, () -> resolveAndCheck(r, tls, endpoints, upstreams, secrets, new HashMap<>()));
+        RouteState st = memo(key, () -> resolveAndCheck(r, tls, external, endpoints, upstreams, secrets,
+                new HashMap<>()));
         call.memoKey = key;
         if (st.model != null) {
             models.putAll(serviceUpstreams);
@@ -1271,9 +1290,9 @@ public final class Translator {
 
     /**
      * What each reference of a Route resolves to, as text; fills in the upstreams made for Service backends (those of
-     * its rules' backends spoken to over TLS with {@code tls}, when given).
+     * its rules' backends spoken to over TLS with {@code tls}, when given), and {@code external} where a mirror names it.
      */
-    private static String references(Route r, ServiceTls tls, ServiceEndpoints endpoints,
+    private static String references(Route r, ServiceTls tls, Upstream external, ServiceEndpoints endpoints,
                                      Map<String, UpstreamState> upstreams, Map<String, Secret> secrets,
                                      Map<String, Upstream> serviceUpstreams) {
         String ns = r.getMetadata().getNamespace();
@@ -1301,7 +1320,10 @@ public final class Translator {
                     if (b == null) {
                         continue;
                     }
-                    if (b.upstream != null) {
+                    if (external != null && IngressRoutes.EXTERNAL.equals(b.upstream)) {
+                        serviceUpstreams.put(external.name(), external);
+                        sb.append(external.name());
+                    } else if (b.upstream != null) {
                         UpstreamState t = upstreams.get(ns + "/" + b.upstream);
                         // Whether it speaks fastcgi decides whether copies and checks may go to it, so it is a reference.
                         sb.append(t == null ? "?" + b.upstream : t.model == null ? "!" + t.unusable() : t.model.name()
@@ -1377,7 +1399,8 @@ public final class Translator {
         return sb.toString();
     }
 
-    private RouteState resolveAndCheck(Route r, ServiceTls tls, ServiceEndpoints endpoints,
+    /** @param external the upstream of an Ingress's {@code mirror-target} outside the cluster, or null */
+    private RouteState resolveAndCheck(Route r, ServiceTls tls, Upstream external, ServiceEndpoints endpoints,
                                        Map<String, UpstreamState> upstreams, Map<String, Secret> secrets,
                                        Map<String, Upstream> models) {
         RouteState st = new RouteState();
@@ -1434,7 +1457,7 @@ public final class Translator {
                 // After the guards: a rule they lock has no mirrors left (lock), so nothing unguarded is copied.
                 if (rule instanceof ObjectNode ruleNode && ruleNode.get("mirrors") instanceof ArrayNode mirrors) {
                     mirrors(ruleNode, mirrors, "spec.rules[" + i + "].mirrors", ns, st, endpoints, upstreams,
-                            serviceUpstreams);
+                            serviceUpstreams, external);
                 }
                 JsonNode backends = rule.get("backends");
                 if (backends == null || !backends.isArray()) {
@@ -1898,11 +1921,12 @@ public final class Translator {
      * A rule's {@code mirrors} (under {@code path}), each backend resolved as any other; the model names only its
      * upstream. A mirror whose backend does not resolve, or is a FastCGI Upstream (copies are HTTP requests), is left
      * out and reported as an unresolved reference: unlike a guard it protects nothing, so the rule serves as it would
-     * without it, and the Route is not refused for it.
+     * without it, and the Route is not refused for it. {@code external}: the upstream an Ingress's mirror-target
+     * outside the cluster names as {@link IngressRoutes#EXTERNAL}, or null.
      */
     private static void mirrors(ObjectNode rule, ArrayNode mirrors, String path, String ns, RouteState st,
                                 ServiceEndpoints endpoints, Map<String, UpstreamState> upstreams,
-                                Map<String, Upstream> serviceUpstreams) {
+                                Map<String, Upstream> serviceUpstreams, Upstream external) {
         ArrayNode kept = mirrors.arrayNode();
         for (int j = 0; j < mirrors.size(); j++) {
             if (!(mirrors.get(j) instanceof ObjectNode m) || !(m.get("backend") instanceof ObjectNode b)) {
@@ -1915,7 +1939,12 @@ public final class Translator {
             Set<String> used = new TreeSet<>(st.upstreams);
             Map<String, Upstream.Protocol> declared = new TreeMap<>(st.declared);
             int reported = st.refErrors.size();
-            backend(b, at, ns, st, endpoints, upstreams, serviceUpstreams);
+            if (external != null && IngressRoutes.EXTERNAL.equals(named)) {
+                serviceUpstreams.put(external.name(), external);
+                st.use(b, external.name(), external.protocol());
+            } else {
+                backend(b, at, ns, st, endpoints, upstreams, serviceUpstreams);
+            }
             String upstream = b.path("upstream").asText();
             boolean fastcgi = st.declared.get(upstream) == Upstream.Protocol.FASTCGI;
             if (fastcgi) {
