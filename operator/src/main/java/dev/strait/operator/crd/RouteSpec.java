@@ -255,6 +255,40 @@ public class RouteSpec {
          * Without a backend, {@code path} is asked of this host through the proxy's own routes.
          */
         public ForwardAuth forwardAuth;
+
+        /**
+         * Copies of the requests the action serves (all, or each mirror's {@code percent} of them) go to each
+         * mirror's backend too, and its answers are dropped: the client never waits for a mirror (nginx's
+         * {@code mirror}, ingress-nginx's {@code mirror-target}, Gateway API's RequestMirror). A mirror whose backend
+         * does not resolve is left out and reported; the rule serves as it would without it.
+         */
+        @Size(min = 1, max = 16)
+        public List<Mirror> mirrors;
+    }
+
+    /** Where a rule's requests are copied to, and how many of them. */
+    @JsonInclude(JsonInclude.Include.NON_NULL)
+    @ValidationRule(value = "!has(self.backend) || !has(self.backend.weight)",
+            message = "a mirror's backend takes no weight: percent is its share of the requests")
+    // The proxy sets an affinity cookie on the answers of the upstream; a mirror's answers never reach the client.
+    @ValidationRule(value = "!has(self.backend) || !has(self.backend.sessionAffinity)",
+            message = "a mirror's answers are dropped, so its backend takes no sessionAffinity")
+    public static class Mirror {
+        /** An Upstream (not fastcgi), or a Service and port (with the Service backend's settings). */
+        @Required
+        public Backend backend;
+
+        /** The share of the requests copied, over 0 and at most 100 ({@code 12.5} allowed); default 100. */
+        @Min(value = 0, inclusive = false)
+        @Max(100)
+        public Double percent;
+
+        /** The Host the copies carry (a name or address, optional {@code :port}); absent: the client's. */
+        @Pattern(Patterns.HOST_VALUE)
+        public String hostRewrite;
+
+        /** {@code false}: copies go without the request's body; default {@code true}. */
+        public Boolean body;
     }
 
     /** A rule's forward authentication: {@code GET path} on the backend with the request's fields, no body. */

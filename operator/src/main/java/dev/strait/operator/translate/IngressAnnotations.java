@@ -26,7 +26,8 @@ import java.util.regex.PatternSyntaxException;
  * basic} is the rules' {@code basicAuth} (ADR 0061), {@code auth-url} naming a Service or the request's own host
  * ({@code $host}) their {@code forwardAuth}, {@code auth-tls-secret} and its settings the {@code tls.clientValidation}
  * of the Ingress's TLS hosts (ADR 0075), {@code proxy-ssl-*} the TLS of the upstreams made for its Service backends
- * (checked with the Secret's CAs, with its client certificate).
+ * (checked with the Secret's CAs, with its client certificate), {@code mirror-target} a mirror on every backend rule
+ * (a mirror guards nothing: one that cannot be had is reported, and the paths serve unmirrored).
  */
 final class IngressAnnotations {
     static final String PREFIX = "nginx.ingress.kubernetes.io/";
@@ -182,6 +183,14 @@ final class IngressAnnotations {
     static final String CONFIGURATION_SNIPPET = PREFIX + "configuration-snippet";
     /** nginx's {@code client_max_body_size}: bytes, or a number with {@code k}, {@code m} or {@code g}; 0 is no limit. */
     static final String PROXY_BODY_SIZE = PREFIX + "proxy-body-size";
+    /** Where every request of the Ingress is copied to as well: a URL, {@code https://test.example.com$request_uri}. */
+    static final String MIRROR_TARGET = PREFIX + "mirror-target";
+    /** {@code off}: the copies go without the request's body ({@code on}, the default). */
+    static final String MIRROR_REQUEST_BODY = PREFIX + "mirror-request-body";
+    /** The Host the copies carry; the target's host name by default. */
+    static final String MIRROR_HOST = PREFIX + "mirror-host";
+    /** ingress-nginx's older mirror, to a location the Ingress's own nginx configuration had to define: not applied. */
+    static final String MIRROR_URI = PREFIX + "mirror-uri";
 
     private static final Pattern TOKEN = Pattern.compile("[!#$%&'*+.^_`|~0-9A-Za-z-]+");
     private static final Pattern HOST_VALUE = Pattern.compile(
@@ -203,7 +212,7 @@ final class IngressAnnotations {
             PROXY_CONNECT_TIMEOUT, LOAD_BALANCE, UPSTREAM_HASH_BY, SERVICE_UPSTREAM, DEFAULT_BACKEND, SATISFY,
             CUSTOM_HTTP_ERRORS, ENABLE_ACCESS_LOG, AUTH_SIGNIN, AUTH_SIGNIN_REDIRECT_PARAM, AUTH_RESPONSE_HEADERS,
             AUTH_ALWAYS_SET_COOKIE, AUTH_CACHE_KEY, AUTH_CACHE_DURATION,
-            AUTH_METHOD, AUTH_SNIPPET, AUTH_PROXY_SET_HEADERS);
+            AUTH_METHOD, AUTH_SNIPPET, AUTH_PROXY_SET_HEADERS, MIRROR_TARGET, MIRROR_REQUEST_BODY, MIRROR_HOST);
     /**
      * {@code "true"}: each host's TLS connections go to the backend of its path {@code /} as they are (a Route's
      * {@code tlsPassthrough}); every other annotation of the Ingress is then not applied, as in ingress-nginx.
@@ -215,7 +224,7 @@ final class IngressAnnotations {
     private static java.util.Set<String> readAnnotations() {
         java.util.Set<String> out = new java.util.HashSet<>(RULE_ANNOTATIONS);
         out.addAll(List.of(SSL_REDIRECT, FORCE_SSL_REDIRECT, LIMIT_CONNECTIONS, SSL_PASSTHROUGH, SERVER_ALIAS,
-                FROM_TO_WWW_REDIRECT));
+                FROM_TO_WWW_REDIRECT, MIRROR_URI));
         return java.util.Set.copyOf(out);
     }
 
@@ -249,6 +258,13 @@ final class IngressAnnotations {
     final RouteSpec.BasicAuth basicAuth;
     /** {@code auth-url} and its settings as every backend rule's {@code forwardAuth}, or null. */
     final RouteSpec.ForwardAuth forwardAuth;
+    /** {@code mirror-target} and its settings as every backend rule's one mirror, or null. */
+    final RouteSpec.Mirror mirror;
+    /**
+     * The upstream of a {@code mirror-target} outside the cluster, which {@code mirror}'s backend names as
+     * {@link IngressRoutes#EXTERNAL}; null for a Service's (or without a mirror).
+     */
+    final dev.strait.model.Upstream mirrorUpstream;
     /**
      * {@code auth-tls-secret} and its settings as the {@code tls.clientValidation} of every host of the Ingress, or
      * null (none asked, {@code auth-tls-verify-client: off}, a canary, or settings that cannot be honoured: those are
@@ -530,6 +546,9 @@ final class IngressAnnotations {
             }
         }
         clientValidation = canary ? canaryClientValidation(a, warn) : clientValidation(a, namespace, guard, warn);
+        Mirrored mirrored = canary ? canaryMirror(a, warn) : mirror(a, namespace, warn);
+        mirror = mirrored == null ? null : mirrored.mirror();
+        mirrorUpstream = mirrored == null ? null : mirrored.upstream();
         if (clientValidation != null && !sslRedirect && !forceSslRedirect) {
             warn.add(field(SSL_REDIRECT) + ": \"false\" does not apply to hosts that ask for client certificates ("
                     + field(AUTH_TLS_SECRET) + "): they are served on https only, and plain requests are not redirected");
@@ -546,6 +565,10 @@ final class IngressAnnotations {
                     : ": is not read by Strait; it has no effect"));
         }
         warn.addAll(unread);
+        if (a.get(MIRROR_URI) != null && !a.get(MIRROR_URI).isBlank()) {
+            warn.add(field(MIRROR_URI) + ": mirrors to a location of the Ingress's own nginx configuration, which Strait"
+                    + " does not read; it is not applied (write " + field(MIRROR_TARGET) + " instead)");
+        }
         if (sslPassthrough) {
             for (String annotation : new java.util.TreeSet<>(all.keySet())) {
                 if (annotation.startsWith(PREFIX) && !annotation.equals(SSL_PASSTHROUGH)) {
@@ -645,6 +668,138 @@ final class IngressAnnotations {
             }
         }
         return cv;
+    }
+
+    /** A rule's mirror, and the upstream of its target when that is outside the cluster (else null). */
+    private record Mirrored(RouteSpec.Mirror mirror, dev.strait.model.Upstream upstream) {}
+
+    /** The request's own target in nginx: what Strait's mirrors send. */
+    private static final String OWN_TARGET = "$request_uri";
+
+    /**
+     * ingress-nginx's {@code mirror-target} (with {@code mirror-request-body} and {@code mirror-host}) as the mirror of
+     * every backend rule, or null. The target is {@code http(s)://HOST[:PORT]} and {@code $request_uri}, or nothing:
+     * the copy is of the request's own target, all that Strait's mirrors send (ingress-nginx's documented
+     * {@code https://HOST/$request_uri} is read so too, where nginx sends the path after a second slash). A HOST that
+     * is a Service's cluster name ({@code NAME.NAMESPACE.svc}, {@code NAME.NAMESPACE.svc.cluster.local}) is that
+     * Service's port (80, or 443 for https, by default; TLS unchecked, as for {@code auth-url}), another namespace's
+     * once it accepts the Ingress's (ADR 0078). Any other host becomes an upstream of its own
+     * ({@link Translator#hostUpstream}), refused where an ExternalName Service's name would be ({@link ExternalNames}).
+     * The copies carry {@code mirror-host} as their Host, else the target's host name, as ingress-nginx sends them.
+     * What cannot be read is a warning and the paths are not mirrored: a mirror guards nothing, so leaving it out
+     * opens nothing.
+     */
+    private static Mirrored mirror(Map<String, String> a, String namespace, List<String> warn) {
+        String target = a.get(MIRROR_TARGET);
+        if (target == null || target.isBlank()) {
+            for (String needsTarget : List.of(MIRROR_REQUEST_BODY, MIRROR_HOST)) {
+                if (a.get(needsTarget) != null && !a.get(needsTarget).isBlank()) {
+                    warn.add(field(needsTarget) + ": applies with " + field(MIRROR_TARGET) + ", which is not set; it has"
+                            + " no effect");
+                }
+            }
+            return null;
+        }
+        String value = target.trim();
+        String notApplied = "; it is not applied (the Ingress's requests are not mirrored)";
+        String base = value;
+        if (base.endsWith(OWN_TARGET)) {
+            base = base.substring(0, base.length() - OWN_TARGET.length());
+            if (base.endsWith("/")) {
+                base = base.substring(0, base.length() - 1); // ingress-nginx's documented spelling
+            }
+        }
+        if (base.indexOf('$') >= 0) {
+            warn.add(field(MIRROR_TARGET) + ": \"" + target + "\" uses nginx variables besides a final " + OWN_TARGET
+                    + ", which Strait does not have" + notApplied);
+            return null;
+        }
+        URI u;
+        try {
+            u = new URI(base);
+        } catch (URISyntaxException e) {
+            warn.add(field(MIRROR_TARGET) + ": \"" + target + "\" is not a URL (" + e.getReason() + ")" + notApplied);
+            return null;
+        }
+        String scheme = u.getScheme() == null ? "" : u.getScheme().toLowerCase(Locale.ROOT);
+        boolean tls = scheme.equals("https");
+        if (!tls && !scheme.equals("http") || u.getHost() == null || u.getRawUserInfo() != null) {
+            warn.add(field(MIRROR_TARGET) + ": \"" + target + "\" is not an http(s) URL of a host" + notApplied);
+            return null;
+        }
+        if (!u.getRawPath().isEmpty() || u.getRawQuery() != null || u.getRawFragment() != null) {
+            warn.add(field(MIRROR_TARGET) + ": \"" + target + "\" sends a path or query of its own; Strait's copies go"
+                    + " for the request's own path and query, as " + OWN_TARGET + " alone (or nothing) after the host"
+                    + " asks" + notApplied);
+            return null;
+        }
+        String host = u.getHost().toLowerCase(Locale.ROOT);
+        int port = u.getPort() == -1 ? tls ? 443 : 80 : u.getPort();
+        if (port < 1 || port > 65535) {
+            warn.add(field(MIRROR_TARGET) + ": \"" + target + "\" has no port from 1 to 65535" + notApplied);
+            return null;
+        }
+        RouteSpec.Mirror m = new RouteSpec.Mirror();
+        m.backend = new RouteSpec.Backend();
+        dev.strait.model.Upstream upstream = null;
+        ClusterDns.ServiceName service = ClusterDns.service(host);
+        if (service != null) {
+            if (!SERVICE_NAME.matcher(service.name()).matches() || !SERVICE_NAME.matcher(service.namespace()).matches()) {
+                warn.add(field(MIRROR_TARGET) + ": \"" + target + "\" names no Service (NAME.NAMESPACE.svc)" + notApplied);
+                return null;
+            }
+            m.backend.service = new dev.strait.operator.crd.ServiceRef(service.name(), port);
+            if (!service.namespace().equals(namespace)) {
+                m.backend.service.namespace = service.namespace(); // asked if it accepts this namespace's (ADR 0078)
+            }
+            if (tls) {
+                m.backend.protocol = RouteSpec.ServiceProtocol.HTTPS; // unchecked, as for auth-url and nginx
+            }
+        } else {
+            String problem = host.startsWith("[") ? "is an IPv6 address, which Strait does not mirror to; name the host"
+                    : ExternalNames.problem(host);
+            if (problem == null && Translator.hostUpstreamName(host, port, tls).length() > 253) {
+                problem = "is too long to name an upstream";
+            }
+            if (problem != null) {
+                warn.add(field(MIRROR_TARGET) + ": \"" + target + "\": host \"" + host + "\" " + problem + notApplied);
+                return null;
+            }
+            upstream = Translator.hostUpstream(host, port, tls);
+            m.backend.upstream = IngressRoutes.EXTERNAL;
+        }
+        // ingress-nginx sends the target's host name, not the client's, unless mirror-host says otherwise.
+        m.hostRewrite = host;
+        String vhost = a.get(MIRROR_HOST);
+        if (vhost != null && !vhost.isBlank()) {
+            if (HOST_VALUE.matcher(vhost.trim()).matches()) {
+                m.hostRewrite = vhost.trim();
+            } else {
+                warn.add(field(MIRROR_HOST) + ": \"" + vhost + "\" is not a host (nginx variables are not read); the"
+                        + " copies carry \"" + host + "\", the target's");
+            }
+        }
+        String body = a.get(MIRROR_REQUEST_BODY) == null ? "" : a.get(MIRROR_REQUEST_BODY).trim();
+        if (body.equals("off")) {
+            m.body = false;
+        } else if (!body.isEmpty() && !body.equals("on")) {
+            warn.add(field(MIRROR_REQUEST_BODY) + ": \"" + body + "\" is neither on nor off; the copies carry the body,"
+                    + " as with on");
+        }
+        return new Mirrored(m, upstream);
+    }
+
+    /**
+     * A canary's {@code mirror-*}: not read, as in ingress-nginx; its share of a path's requests is mirrored as the
+     * Ingress it splits asks (the canary joins that Ingress's rules, mirrors and all). Null, with a warning for each.
+     */
+    private static Mirrored canaryMirror(Map<String, String> a, List<String> warn) {
+        for (String name : List.of(MIRROR_TARGET, MIRROR_REQUEST_BODY, MIRROR_HOST)) {
+            if (a.get(name) != null && !a.get(name).isBlank()) {
+                warn.add(field(name) + ": not read on a canary: its requests are mirrored as the Ingress it splits says");
+            }
+        }
+        return null;
     }
 
     /**

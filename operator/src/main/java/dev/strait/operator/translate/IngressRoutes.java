@@ -53,6 +53,11 @@ final class IngressRoutes {
     static final String LEGACY_CLASS_ANNOTATION = "kubernetes.io/ingress.class";
     /** A backend that could not be resolved before translation; never a valid Kubernetes name. */
     static final String UNRESOLVED = "-unresolved-";
+    /**
+     * A mirror's backend that is the host of a {@code mirror-target} outside the cluster: the upstream its piece
+     * carries ({@link Piece#external}). Never a valid Kubernetes name, so no Route can name it.
+     */
+    static final String EXTERNAL = "-external-";
     /** ingress-nginx's annotation; {@code "false"} turns off the redirect of TLS hosts to https. */
     static final String SSL_REDIRECT_ANNOTATION = IngressAnnotations.SSL_REDIRECT;
     /** The reason of an Ingress's ResolvedRefs when an annotation cannot be expressed (its paths answer 503). */
@@ -74,12 +79,19 @@ final class IngressRoutes {
     /**
      * One host of an Ingress (or a whole Route) as a Route, with the Ingress fields its Route fields
      * came from and the errors found while rewriting it; {@code backendTls}: the Ingress's {@code proxy-ssl-*}, for
-     * the rules' Service backends spoken to over TLS (null: unchecked TLS, the only kind a Route's backend has).
+     * the rules' Service backends spoken to over TLS (null: unchecked TLS, the only kind a Route's backend has);
+     * {@code external}: the upstream of its {@code mirror-target} outside the cluster, which its rules' mirrors name
+     * as {@link #EXTERNAL}, or null.
      */
     record Piece(Route route, Map<String, String> paths, List<String> refErrors, String refReason,
-                 IngressAnnotations.BackendTls backendTls) {
+                 IngressAnnotations.BackendTls backendTls, dev.strait.model.Upstream external) {
         Piece(Route route, Map<String, String> paths, List<String> refErrors) {
             this(route, paths, refErrors, null, null);
+        }
+
+        Piece(Route route, Map<String, String> paths, List<String> refErrors, String refReason,
+              IngressAnnotations.BackendTls backendTls) {
+            this(route, paths, refErrors, refReason, backendTls, null);
         }
 
         static Piece of(Route r) {
@@ -265,6 +277,11 @@ final class IngressRoutes {
         }
         // server-alias names more hosts for the Ingress's first host (ingress-nginx's server_name).
         String aliased = hosts.keySet().stream().filter(k -> !k.equals("*")).findFirst().orElse(null);
+        List<String> served = new ArrayList<>(hosts.keySet());
+        served.addAll(annotations.serverAliases);
+        String mirrorLoop = mirrorLoop(annotations, served);
+        RouteSpec.Mirror mirror = mirrorLoop == null ? annotations.mirror : null;
+        dev.strait.model.Upstream external = mirror == null ? null : annotations.mirrorUpstream;
         List<Piece> out = new ArrayList<>();
         int index = 0;
         for (Map.Entry<String, List<Object[]>> h : hosts.entrySet()) {
@@ -274,6 +291,9 @@ final class IngressRoutes {
             Map<String, String> fields = new LinkedHashMap<>();
             List<String> errors = new ArrayList<>(annotations.problems());
             errors.addAll(annotations.warnings);
+            if (mirrorLoop != null) {
+                errors.add(mirrorLoop);
+            }
             RouteSpec rs = new RouteSpec();
             List<String> names = new ArrayList<>(List.of(h.getKey()));
             if (h.getKey().equals(aliased)) {
@@ -319,7 +339,8 @@ final class IngressRoutes {
             rs.rules = new ArrayList<>();
             boolean rootPrefix = false;
             boolean regexHost = false;
-            boolean unsupported = !annotations.problems().isEmpty() || !annotations.warnings.isEmpty() || noTls != null;
+            boolean unsupported = !annotations.problems().isEmpty() || !annotations.warnings.isEmpty() || noTls != null
+                    || mirrorLoop != null;
             if (aliased == null && index == 0 && !annotations.serverAliases.isEmpty()) {
                 errors.add(IngressAnnotations.field(IngressAnnotations.SERVER_ALIAS)
                         + ": the Ingress has no host to add names to; it is not applied");
@@ -382,7 +403,7 @@ final class IngressRoutes {
                     r.backends = List.of(b);
                     unsupported = true;
                 } else {
-                    act(r, annotations, noTls != null, () -> orDefaultBackend(backend(path.getBackend(), ns,
+                    act(r, annotations, mirror, noTls != null, () -> orDefaultBackend(backend(path.getBackend(), ns,
                             field + ".backend", endpoints, errors), field + ".backend", annotations.defaultBackend, ns,
                             endpoints, errors));
                     errorPages(r, annotations, ns, endpoints, errors);
@@ -391,6 +412,7 @@ final class IngressRoutes {
                                 IngressAnnotations.field(IngressAnnotations.AUTH_SECRET));
                     }
                     authFields(r, "spec.rules[" + i + "]", fields);
+                    mirrorFields(r, "spec.rules[" + i + "]", fields);
                     if (rw.rewrite() != null) {
                         r.pathRewrite = rw.rewrite();
                         fields.put("spec.rules[" + i + "].pathRewrite", IngressAnnotations.field(
@@ -413,7 +435,7 @@ final class IngressRoutes {
             }
             if (!rs.rules.isEmpty()) {
                 out.add(new Piece(piece(ing, ns, index, "", pieceKey, rs), fields, errors,
-                        unsupported ? UNSUPPORTED_ANNOTATION : null, annotations.backendTls));
+                        unsupported ? UNSUPPORTED_ANNOTATION : null, annotations.backendTls, external));
             }
             if (redirect) {
                 // The host's plain requests, every path: one rule on http, so no longer prefix of the host wins.
@@ -481,8 +503,9 @@ final class IngressRoutes {
                 if (noTls != null) {
                     fallbackErrors.add(noTls);
                 }
-                act(r, annotations, noTls != null, () -> orDefaultBackend(backend(fallback, ns, "spec.defaultBackend", endpoints,
-                        fallbackErrors), "spec.defaultBackend", annotations.defaultBackend, ns, endpoints, fallbackErrors));
+                act(r, annotations, mirror, noTls != null, () -> orDefaultBackend(backend(fallback, ns, "spec.defaultBackend",
+                        endpoints, fallbackErrors), "spec.defaultBackend", annotations.defaultBackend, ns, endpoints,
+                        fallbackErrors));
                 errorPages(r, annotations, ns, endpoints, fallbackErrors);
                 ds.rules = List.of(r);
                 Map<String, String> dsFields = new LinkedHashMap<>();
@@ -490,6 +513,7 @@ final class IngressRoutes {
                     dsFields.put("spec.rules[0].basicAuth.secretName", IngressAnnotations.field(IngressAnnotations.AUTH_SECRET));
                 }
                 authFields(r, "spec.rules[0]", dsFields);
+                mirrorFields(r, "spec.rules[0]", dsFields);
                 for (String f : new String[] {"spec.hosts[0]", "spec.tls.clientValidation.caSecretName",
                         "spec.tls.clientValidation", "spec.tls"}) {
                     if (fields.containsKey(f)) {
@@ -501,7 +525,7 @@ final class IngressRoutes {
                 dsFields.put("spec.rules[0]", "spec.defaultBackend");
                 out.add(new Piece(piece(ing, ns, index, DEFAULT_BACKEND, pieceKey, ds), dsFields, fallbackErrors,
                         annotations.problems().isEmpty() && noTls == null ? null : UNSUPPORTED_ANNOTATION,
-                        annotations.backendTls));
+                        annotations.backendTls, external));
             }
             index++;
         }
@@ -625,10 +649,11 @@ final class IngressRoutes {
      * looked up: a redirect-only Ingress often names a Service that does not exist), else the backend;
      * a redirect that cannot be expressed answers 503 rather than serve what was meant to move, and so does a
      * backend whose guard (an access list, authentication) cannot be honoured. A backend rule takes the
-     * source-range annotations as its {@code clientAddresses}. {@code locked}: the host cannot ask for the client
-     * certificates the Ingress wants, and every rule of it answers 503, its redirects too.
+     * source-range annotations as its {@code clientAddresses}, and {@code mirror} (or none) as its mirrors. {@code locked}:
+     * the host cannot ask for the client certificates the Ingress wants, and every rule of it answers 503, its
+     * redirects too.
      */
-    private static void act(RouteSpec.Rule r, IngressAnnotations annotations, boolean locked,
+    private static void act(RouteSpec.Rule r, IngressAnnotations annotations, RouteSpec.Mirror mirror, boolean locked,
                             java.util.function.Supplier<RouteSpec.Backend> backend) {
         r.accessLog = annotations.accessLog();
         if (locked) {
@@ -660,6 +685,7 @@ final class IngressRoutes {
             r.clientAddresses = annotations.clientAddresses;
             r.basicAuth = annotations.basicAuth;
             r.forwardAuth = annotations.forwardAuth;
+            r.mirrors = mirror == null ? null : List.of(mirror);
             r.satisfy = annotations.satisfy;
             r.rateLimit = annotations.rateLimit;
             r.inFlightLimit = annotations.inFlightLimit;
@@ -700,6 +726,35 @@ final class IngressRoutes {
             fields.put(rule + ".forwardAuth.backend.service.namespace", url);
             fields.put(rule + ".forwardAuth", url);
         }
+    }
+
+    /**
+     * Where the errors of a rule's mirror come from: its Service and port are the {@code mirror-target}'s ("Service
+     * \"shadow\" not found" is said of the annotation).
+     */
+    private static void mirrorFields(RouteSpec.Rule r, String rule, Map<String, String> fields) {
+        if (r.mirrors != null) {
+            String target = IngressAnnotations.field(IngressAnnotations.MIRROR_TARGET);
+            fields.put(rule + ".mirrors[0].backend.service.name", target);
+            fields.put(rule + ".mirrors[0].backend.service.port", target);
+            fields.put(rule + ".mirrors[0].backend.service.namespace", target);
+            fields.put(rule + ".mirrors[0]", target);
+        }
+    }
+
+    /**
+     * Why the Ingress's {@code mirror-target} is not applied although it could be read: its host is one the Ingress
+     * itself serves ({@code served}: its hosts and aliases), so each copy would come back through the proxies and be
+     * copied again, without end (as it would in nginx). A wildcard host is not taken for the target's: the name may
+     * well lead elsewhere. Null when it is applied, or there is none.
+     */
+    private static String mirrorLoop(IngressAnnotations annotations, List<String> served) {
+        if (annotations.mirror == null || annotations.mirrorUpstream == null) {
+            return null;
+        }
+        String target = annotations.mirrorUpstream.endpoints().get(0).host();
+        return !served.contains(target) ? null : IngressAnnotations.field(IngressAnnotations.MIRROR_TARGET) + ": host \""
+                + target + "\" is served by this Ingress: each copy would come back and be copied again; it is not applied";
     }
 
     /**

@@ -196,6 +196,23 @@ public final class Translator {
     }
 
     /**
+     * The upstream an Ingress's {@code mirror-target} outside the cluster becomes
+     * ({@code external.HOST.PORT[.https]}): one endpoint, the host, which the proxy looks up when it connects and which
+     * may not lead to a local address, as an ExternalName Service's name. Over TLS the certificate is checked against
+     * the proxy's trust store for the host (sent as SNI): the copies carry the clients' requests, credentials and all,
+     * out of the cluster, where nginx would send them unchecked (its {@code proxy_ssl_verify off}).
+     */
+    static Upstream hostUpstream(String host, int port, boolean tls) {
+        return serviceUpstream(hostUpstreamName(host, port, tls), List.of(new dev.strait.model.HostPort(host, port)),
+                tls ? "https" : null, ServiceBalancing.DEFAULT, true, tls ? new Upstream.Tls(null, null, null, null) : null);
+    }
+
+    /** The name of {@link #hostUpstream}: never a Service's or an Upstream resource's ({@code service.}, {@code upstream.}). */
+    static String hostUpstreamName(String host, int port, boolean tls) {
+        return "external." + host + "." + port + (tls ? ".https" : "");
+    }
+
+    /**
      * A Service backend's {@code sessionAffinity} (under {@code path}) as the hash of its upstream: a consistent
      * hash on the cookie, which the proxy sets. Null without one; what cannot be read is an error in {@code errors}.
      */
@@ -1253,14 +1270,16 @@ public final class Translator {
         ServiceTls tls = piece.backendTls() == null ? null
                 : serviceTls(piece.backendTls(), r.getMetadata().getNamespace(), secrets);
         Long generation = r.getMetadata().getGeneration();
+        Upstream external = piece.external();
         if (generation == null || r.getSpec() == null) {
-            return resolveAndCheck(r, tls, endpoints, upstreams, secrets, models);
+            return resolveAndCheck(r, tls, external, endpoints, upstreams, secrets, models);
         }
         Map<String, Upstream> serviceUpstreams = new LinkedHashMap<>();
-        String refs = references(r, tls, endpoints, upstreams, secrets, serviceUpstreams);
+        String refs = references(r, tls, external, endpoints, upstreams, secrets, serviceUpstreams);
         String key = "S" + r.getMetadata().getUid() + "/" + r.getMetadata().getNamespace() + "/"
                 + r.getMetadata().getName() + "@" + generation + "|" + refs;
-        RouteState st = memo(key, () -> resolveAndCheck(r, tls, endpoints, upstreams, secrets, new HashMap<>()));
+        RouteState st = memo(key, () -> resolveAndCheck(r, tls, external, endpoints, upstreams, secrets,
+                new HashMap<>()));
         call.memoKey = key;
         if (st.model != null) {
             models.putAll(serviceUpstreams);
@@ -1271,9 +1290,9 @@ public final class Translator {
 
     /**
      * What each reference of a Route resolves to, as text; fills in the upstreams made for Service backends (those of
-     * its rules' backends spoken to over TLS with {@code tls}, when given).
+     * its rules' backends spoken to over TLS with {@code tls}, when given), and {@code external} where a mirror names it.
      */
-    private static String references(Route r, ServiceTls tls, ServiceEndpoints endpoints,
+    private static String references(Route r, ServiceTls tls, Upstream external, ServiceEndpoints endpoints,
                                      Map<String, UpstreamState> upstreams, Map<String, Secret> secrets,
                                      Map<String, Upstream> serviceUpstreams) {
         String ns = r.getMetadata().getNamespace();
@@ -1291,14 +1310,24 @@ public final class Translator {
                 if (rule.forwardAuth != null && rule.forwardAuth.backend != null) {
                     all.add(rule.forwardAuth.backend); // and who is asked whether a request may pass
                 }
+                if (rule.mirrors != null) {
+                    for (RouteSpec.Mirror m : rule.mirrors) {
+                        all.add(m == null ? null : m.backend); // and where its requests are copied to
+                    }
+                }
                 for (int k = 0; k < all.size(); k++) {
                     RouteSpec.Backend b = all.get(k);
                     if (b == null) {
                         continue;
                     }
-                    if (b.upstream != null) {
+                    if (external != null && IngressRoutes.EXTERNAL.equals(b.upstream)) {
+                        serviceUpstreams.put(external.name(), external);
+                        sb.append(external.name());
+                    } else if (b.upstream != null) {
                         UpstreamState t = upstreams.get(ns + "/" + b.upstream);
-                        sb.append(t == null ? "?" + b.upstream : t.model == null ? "!" + t.unusable() : t.model.name());
+                        // Whether it speaks fastcgi decides whether copies and checks may go to it, so it is a reference.
+                        sb.append(t == null ? "?" + b.upstream : t.model == null ? "!" + t.unusable() : t.model.name()
+                                + (t.model.protocol() == Upstream.Protocol.FASTCGI ? "!fastcgi" : ""));
                     } else if (b.service != null && b.service.name != null && b.service.port != null) {
                         String target = b.service.namespace == null ? ns : b.service.namespace;
                         ServiceEndpoints.Resolution res = endpoints.resolve(ns, target, b.service.name, b.service.port);
@@ -1370,7 +1399,8 @@ public final class Translator {
         return sb.toString();
     }
 
-    private RouteState resolveAndCheck(Route r, ServiceTls tls, ServiceEndpoints endpoints,
+    /** @param external the upstream of an Ingress's {@code mirror-target} outside the cluster, or null */
+    private RouteState resolveAndCheck(Route r, ServiceTls tls, Upstream external, ServiceEndpoints endpoints,
                                        Map<String, UpstreamState> upstreams, Map<String, Secret> secrets,
                                        Map<String, Upstream> models) {
         RouteState st = new RouteState();
@@ -1424,6 +1454,11 @@ public final class Translator {
                     forwardAuth(ruleNode, auth, b, "spec.rules[" + i + "].forwardAuth.backend", ns, st, endpoints,
                             upstreams, serviceUpstreams);
                 }
+                // After the guards: a rule they lock has no mirrors left (lock), so nothing unguarded is copied.
+                if (rule instanceof ObjectNode ruleNode && ruleNode.get("mirrors") instanceof ArrayNode mirrors) {
+                    mirrors(ruleNode, mirrors, "spec.rules[" + i + "].mirrors", ns, st, endpoints, upstreams,
+                            serviceUpstreams, external);
+                }
                 JsonNode backends = rule.get("backends");
                 if (backends == null || !backends.isArray()) {
                     continue;
@@ -1446,9 +1481,10 @@ public final class Translator {
         ModelCheck.Checked<dev.strait.model.Route> checked = memo("R" + st.declared + named,
                 () -> ModelCheck.route(named, st.declared));
         for (String e : checked.errors()) {
-            // The model's upstream of a check or a page is the resource's backend.
+            // The model's upstream of a check, a page or a mirror is the resource's backend.
             st.specErrors.add(e.replace(".forwardAuth.upstream:", ".forwardAuth.backend:")
-                    .replace(".errorPages.upstream:", ".errorPages.backend:"));
+                    .replace(".errorPages.upstream:", ".errorPages.backend:")
+                    .replaceFirst("(\\.mirrors\\[\\d+])\\.upstream:", "$1.backend:"));
         }
         // An unresolved reference degrades only what it names (ADR 0049): its backend answers 503 (a stand-in
         // upstream without endpoints), a missing certificate leaves the host to the listener's default one;
@@ -1469,8 +1505,8 @@ public final class Translator {
     }
 
     /**
-     * Whether any rule names the upstream: as a backend, or as where its error pages come from (the snapshot
-     * must declare every upstream a rule names, or proxies refuse it whole).
+     * Whether any rule names the upstream: as a backend, or as where its error pages, checks or copies go (the
+     * snapshot must declare every upstream a rule names, or proxies refuse it whole).
      */
     private static boolean uses(dev.strait.model.Route route, String upstream) {
         if (route.tlsPassthrough() != null && route.tlsPassthrough().upstream().equals(upstream)) {
@@ -1482,7 +1518,8 @@ public final class Translator {
                 return true;
             }
             if (rule.errorPages() != null && rule.errorPages().upstream().equals(upstream)
-                    || rule.forwardAuth() != null && upstream.equals(rule.forwardAuth().upstream())) {
+                    || rule.forwardAuth() != null && upstream.equals(rule.forwardAuth().upstream())
+                    || rule.mirrors().stream().anyMatch(m -> m.upstream().equals(upstream))) {
                 return true;
             }
         }
@@ -1881,12 +1918,68 @@ public final class Translator {
     }
 
     /**
+     * A rule's {@code mirrors} (under {@code path}), each backend resolved as any other; the model names only its
+     * upstream. A mirror whose backend does not resolve, or is a FastCGI Upstream (copies are HTTP requests), is left
+     * out and reported as an unresolved reference: unlike a guard it protects nothing, so the rule serves as it would
+     * without it, and the Route is not refused for it. {@code external}: the upstream an Ingress's mirror-target
+     * outside the cluster names as {@link IngressRoutes#EXTERNAL}, or null.
+     */
+    private static void mirrors(ObjectNode rule, ArrayNode mirrors, String path, String ns, RouteState st,
+                                ServiceEndpoints endpoints, Map<String, UpstreamState> upstreams,
+                                Map<String, Upstream> serviceUpstreams, Upstream external) {
+        ArrayNode kept = mirrors.arrayNode();
+        for (int j = 0; j < mirrors.size(); j++) {
+            if (!(mirrors.get(j) instanceof ObjectNode m) || !(m.get("backend") instanceof ObjectNode b)) {
+                kept.add(mirrors.get(j)); // the model's parser names what is missing
+                continue;
+            }
+            String at = path + "[" + j + "].backend";
+            String named = b.path("upstream").asText(null);
+            // What the rule used before, so that a mirror left out leaves nothing of its own in the snapshot.
+            Set<String> used = new TreeSet<>(st.upstreams);
+            Map<String, Upstream.Protocol> declared = new TreeMap<>(st.declared);
+            int reported = st.refErrors.size();
+            if (external != null && IngressRoutes.EXTERNAL.equals(named)) {
+                serviceUpstreams.put(external.name(), external);
+                st.use(b, external.name(), external.protocol());
+            } else {
+                backend(b, at, ns, st, endpoints, upstreams, serviceUpstreams);
+            }
+            String upstream = b.path("upstream").asText();
+            boolean fastcgi = st.declared.get(upstream) == Upstream.Protocol.FASTCGI;
+            if (fastcgi) {
+                st.refError(null, "InvalidBackend", at + ".upstream: Upstream \"" + named + "\" speaks fastcgi, and a"
+                        + " mirror's copies are HTTP requests");
+            }
+            if (fastcgi || UNRESOLVED.equals(upstream)) {
+                st.upstreams.clear();
+                st.upstreams.addAll(used);
+                st.declared.clear();
+                st.declared.putAll(declared);
+                for (int k = reported; k < st.refErrors.size(); k++) {
+                    st.refErrors.set(k, st.refErrors.get(k) + "; the mirror is left out");
+                }
+                continue;
+            }
+            m.set("upstream", b.get("upstream")); // the backend's weight and settings are not the mirror's
+            m.remove("backend");
+            kept.add(m);
+        }
+        if (kept.isEmpty()) {
+            rule.remove("mirrors");
+        } else {
+            rule.set("mirrors", kept);
+        }
+    }
+
+    /**
      * A guarded rule whose guard cannot be had: every action and setting that needs one dropped, its only backend
-     * the stand-in an unresolved Ingress backend gets (the backends pass makes it the 503 upstream).
+     * the stand-in an unresolved Ingress backend gets (the backends pass makes it the 503 upstream). Its mirrors go
+     * too: without its basicAuth the stand-in serves every request, and no copy of one may reach a mirror unguarded.
      */
     private static void lock(ObjectNode rule) {
         for (String action : new String[] {"respond", "files", "redirect", "backends", "fastcgi", "pathRewrite",
-                "hostRewrite", "cache", "retries", "timeouts", "basicAuth", "satisfy"}) {
+                "hostRewrite", "cache", "retries", "timeouts", "basicAuth", "satisfy", "mirrors"}) {
             rule.remove(action);
         }
         rule.putArray("backends").addObject().put("upstream", IngressRoutes.UNRESOLVED);

@@ -8,9 +8,9 @@
  *   <li>Each Upstream is resolved to its Service's ready endpoints and checked by the config parser.</li>
  *   <li>Each Route is checked by the config parser (so the operator and the proxy agree on what is
  *       valid), its backends and TLS Secret resolved; a Route with a spec error is dropped and reported,
- *       an unresolved reference is reported and degrades only its backend (503) or certificate (ADR 0049);
- *       a rule whose guard (basicAuth's users, forwardAuth's backend) does not resolve answers 503, never
- *       unguarded. A Route whose hosts ask for client certificates ({@code tls.clientValidation}) is bound to
+ *       an unresolved reference is reported and degrades only its backend (503) or certificate (ADR 0049), or
+ *       leaves out its mirror (the rule serves unmirrored); a rule whose guard (basicAuth's users, forwardAuth's
+ *       backend) does not resolve answers 503, never unguarded, and copies nothing to its mirrors. A Route whose hosts ask for client certificates ({@code tls.clientValidation}) is bound to
  *       https alone, and answers 503 until its CA Secret and certificate resolve.</li>
  *   <li>Within each scope, matches claiming a host and path that an older Route claims are dropped from
  *       the younger one and reported on it (oldest wins, then namespace/name, as in Gateway API). The

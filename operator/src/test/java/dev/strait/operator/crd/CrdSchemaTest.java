@@ -122,6 +122,61 @@ class CrdSchemaTest {
                 .containsExactlyInAnyOrder("pattern", "substitution");
     }
 
+    /**
+     * A rule's mirrors: a backend as any other, a share over 0 and at most 100 (a number, so 12.5 is one), a Host as
+     * the rule's own. The API server refuses what the proxies' parser refuses: 0 and 150 among them.
+     */
+    @Test
+    void routeMirrorsAreRefusedWhereTheModelRefusesThem() throws IOException {
+        JSONSchemaProps rule = crd("routes.strait.dev-v1.yml").getSpec().getVersions().get(0).getSchema()
+                .getOpenAPIV3Schema().getProperties().get("spec").getProperties().get("rules").getItems().getSchema();
+        JSONSchemaProps mirrors = rule.getProperties().get("mirrors");
+        assertThat(mirrors.getMinItems()).isEqualTo(1L);
+        assertThat(mirrors.getMaxItems()).as("bounded for the rules' cost").isEqualTo(16L);
+        JSONSchemaProps mirror = mirrors.getItems().getSchema();
+        assertThat(mirror.getProperties()).containsOnlyKeys("backend", "percent", "hostRewrite", "body");
+        assertThat(mirror.getRequired()).containsExactly("backend");
+        assertThat(mirror.getProperties().get("backend")).as("a backend as any other")
+                .isEqualTo(rule.getProperties().get("backends").getItems().getSchema());
+        assertThat(mirror.getProperties().get("hostRewrite").getPattern())
+                .isEqualTo(rule.getProperties().get("hostRewrite").getPattern());
+        assertThat(mirror.getProperties().get("body").getType()).isEqualTo("boolean");
+        assertThat(mirror.getXKubernetesValidations()).extracting(r -> r.getRule())
+                .containsExactly("!has(self.backend) || !has(self.backend.weight)",
+                        "!has(self.backend) || !has(self.backend.sessionAffinity)");
+        JSONSchemaProps percent = mirror.getProperties().get("percent");
+        assertThat(percent.getType()).as("decimals allowed").isEqualTo("number");
+        for (double p : new double[] {0, 150, -1, 100.5, 0.001, 12.5, 100}) {
+            assertThat(admits(percent, p)).as("percent %s", p).isEqualTo(modelTakes(p));
+        }
+        assertThat(admits(percent, 0)).isFalse();
+        assertThat(admits(percent, 150)).isFalse();
+        assertThat(admits(percent, 12.5)).isTrue();
+    }
+
+    /** A number against a schema's bounds, as the API server reads them (OpenAPI v3.0's boolean exclusive bounds). */
+    private static boolean admits(JSONSchemaProps schema, double value) {
+        Double min = schema.getMinimum();
+        Double max = schema.getMaximum();
+        boolean aboveMin = min == null || (Boolean.TRUE.equals(schema.getExclusiveMinimum()) ? value > min : value >= min);
+        boolean belowMax = max == null || (Boolean.TRUE.equals(schema.getExclusiveMaximum()) ? value < max : value <= max);
+        return aboveMin && belowMax;
+    }
+
+    /** Whether the proxies' config parser takes a mirror with that share. */
+    private static boolean modelTakes(double percent) {
+        try {
+            dev.strait.model.ConfigParser.parse("""
+                    listeners: [ { name: http, address: "127.0.0.1:0" } ]
+                    upstreams: [ { name: app, endpoints: [ "127.0.0.1:1" ] } ]
+                    routes: [ { name: r, hosts: [ "*" ], rules: [ { respond: {}, mirrors: [ { upstream: app, percent: %s } ] } ] } ]
+                    """.formatted(percent), "percent");
+            return true;
+        } catch (dev.strait.model.InvalidConfigException e) {
+            return false;
+        }
+    }
+
     @Test
     void upstreamEnumsAreSpelledAsInTheConfigFile() throws IOException {
         JSONSchemaProps spec = crd("upstreams.strait.dev-v1.yml").getSpec().getVersions().get(0).getSchema()
