@@ -330,6 +330,88 @@ class LocalClusterTest {
         }
     }
 
+    @Test
+    void aMirrorTargetIngressCopiesEachRequestToItsService() throws Exception {
+        installCrds();
+        java.util.concurrent.BlockingQueue<String> copies = new java.util.concurrent.LinkedBlockingQueue<>();
+        com.sun.net.httpserver.HttpServer app = httpServer(x -> "app " + x.getRequestMethod() + " "
+                + x.getRequestURI() + " id=" + x.getRequestHeaders().getFirst("X-Request-Id"), null);
+        com.sun.net.httpserver.HttpServer shadow = httpServer(x -> "shadow", copies);
+        try {
+            for (var s : Map.of("app", app, "shadow", shadow).entrySet()) {
+                Service svc = client.resource(new io.fabric8.kubernetes.api.model.ServiceBuilder().withNewMetadata()
+                        .withNamespace("default").withName(s.getKey()).endMetadata().withNewSpec()
+                        .addNewPort().withName("http").withPort(8080).endPort().endSpec().build()).create();
+                endpoints(svc, s.getValue().getAddress().getPort());
+            }
+            client.resource(Serialization.unmarshal("""
+                    apiVersion: networking.k8s.io/v1
+                    kind: Ingress
+                    metadata:
+                      name: shop
+                      namespace: default
+                      annotations:
+                        nginx.ingress.kubernetes.io/mirror-target: "http://shadow.default.svc.cluster.local:8080$request_uri"
+                    spec:
+                      ingressClassName: strait
+                      rules:
+                        - host: shop.example.com
+                          http:
+                            paths:
+                              - { path: /, pathType: Prefix, backend: { service: { name: app, port: { name: http } } } }
+                    """, Ingress.class)).create();
+
+            ProxyProcess operator = operator();
+            Matcher m = CONTROL.matcher(operator.stderr());
+            assertThat(m.find()).as(operator.stderr()).isTrue();
+            ProxyProcess proxy = strait.start(Map.of("STRAIT_INGRESS_CLASS", "strait"),
+                    "--control", "127.0.0.1:" + m.group(1), "--state-dir", dir.resolve("state").toString()).awaitServing();
+            String[] answer = new String[1];
+            await().atMost(Duration.ofSeconds(20)).untilAsserted(() -> {
+                answer[0] = get(proxy.port("http"), "shop.example.com", "/cart?id=7");
+                assertThat(answer[0]).startsWith("200 app GET /cart?id=7 id=");
+            });
+            String id = answer[0].substring(answer[0].indexOf("id=", 20) + 3);
+            String copy = null;
+            for (String c; (c = copies.poll(10, java.util.concurrent.TimeUnit.SECONDS)) != null; ) {
+                copy = c;
+                if (c.contains(id)) {
+                    break; // earlier copies are of the tries before the snapshot had the Ingress
+                }
+            }
+            // The target's host name as Host, without its port: ingress-nginx's mirror location sets it so.
+            assertThat(copy).as("the copy the shadow Service got").isEqualTo("GET /cart?id=7 id=" + id
+                    + " host=shadow.default.svc.cluster.local");
+        } finally {
+            app.stop(0);
+            shadow.stop(0);
+        }
+    }
+
+    /**
+     * A JDK HTTP server on a free loopback port answering {@code answer} of each request; with {@code seen}, each
+     * request is also put there as "METHOD TARGET id=X-Request-Id host=Host".
+     */
+    private static com.sun.net.httpserver.HttpServer httpServer(
+            java.util.function.Function<com.sun.net.httpserver.HttpExchange, String> answer,
+            java.util.concurrent.BlockingQueue<String> seen) throws IOException {
+        com.sun.net.httpserver.HttpServer server = com.sun.net.httpserver.HttpServer.create(
+                new java.net.InetSocketAddress(java.net.InetAddress.getLoopbackAddress(), 0), 0);
+        server.createContext("/", x -> {
+            x.getRequestBody().readAllBytes();
+            if (seen != null) {
+                seen.add(x.getRequestMethod() + " " + x.getRequestURI() + " id="
+                        + x.getRequestHeaders().getFirst("X-Request-Id") + " host=" + x.getRequestHeaders().getFirst("Host"));
+            }
+            byte[] body = answer.apply(x).getBytes(StandardCharsets.UTF_8);
+            x.sendResponseHeaders(200, body.length);
+            x.getResponseBody().write(body);
+            x.close();
+        });
+        server.start();
+        return server;
+    }
+
     /** A TLS server's connections, each answered once with {@code argocd here} and closed. */
     private static void answerEachConnection(ServerSocket server) {
         while (!server.isClosed()) {
