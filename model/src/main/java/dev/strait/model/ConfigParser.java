@@ -839,15 +839,9 @@ public final class ConfigParser {
             retries = new Route.Retries(integer(r.get("attempts"), path + ".retries.attempts", 1, 0, 10), retryOn,
                     positiveDuration(r.get("backoff"), path + ".retries.backoff", null));
         }
-        String hostRewrite = null;
-        JsonNode hr = n.get("hostRewrite");
-        if (hr != null && !hr.isNull()) {
-            hostRewrite = requiredText(hr, path + ".hostRewrite");
-            if (hostRewrite != null && !HOST_VALUE.matcher(hostRewrite).matches()) {
-                error(path + ".hostRewrite", "\"" + hostRewrite + "\" is not a host (name or address, optional :port)");
-            } else if (hostRewrite != null && action != null && !(action instanceof Route.Backends)) {
-                error(path + ".hostRewrite", "only applies to a rule with backends");
-            }
+        String hostRewrite = hostRewrite(n.get("hostRewrite"), path + ".hostRewrite");
+        if (hostRewrite != null && action != null && !(action instanceof Route.Backends)) {
+            error(path + ".hostRewrite", "only applies to a rule with backends");
         }
         Route.PathModifier pathRewrite = null;
         JsonNode pr = n.get("pathRewrite");
@@ -962,15 +956,21 @@ public final class ConfigParser {
                 percent = pn.asDouble();
             }
         }
-        String hostRewrite = null;
-        JsonNode hr = n.get("hostRewrite");
-        if (hr != null && !hr.isNull()) {
-            hostRewrite = requiredText(hr, path + ".hostRewrite");
-            if (hostRewrite != null && !HOST_VALUE.matcher(hostRewrite).matches()) {
-                error(path + ".hostRewrite", "\"" + hostRewrite + "\" is not a host (name or address, optional :port)");
-            }
+        return new Route.Mirror(upstream, percent, hostRewrite(n.get("hostRewrite"), path + ".hostRewrite"),
+                bool(n.get("body"), path + ".body", true));
+    }
+
+    /** A Host to send instead of the client's: a name or address with an optional port; null when absent or bad. */
+    private String hostRewrite(JsonNode n, String path) {
+        if (n == null || n.isNull()) {
+            return null;
         }
-        return new Route.Mirror(upstream, percent, hostRewrite, bool(n.get("body"), path + ".body", true));
+        String host = requiredText(n, path);
+        if (host != null && !HOST_VALUE.matcher(host).matches()) {
+            error(path, "\"" + host + "\" is not a host (name or address, optional :port)");
+            return null;
+        }
+        return host;
     }
 
     /** {@code { upstream, path, responseHeaders, signIn, alwaysSetCookie, cache }}, or null when absent. */

@@ -720,11 +720,7 @@ final class IngressRoutes {
      */
     private static void authFields(RouteSpec.Rule r, String rule, Map<String, String> fields) {
         if (r.forwardAuth != null) {
-            String url = IngressAnnotations.field(IngressAnnotations.AUTH_URL);
-            fields.put(rule + ".forwardAuth.backend.service.name", url);
-            fields.put(rule + ".forwardAuth.backend.service.port", url);
-            fields.put(rule + ".forwardAuth.backend.service.namespace", url);
-            fields.put(rule + ".forwardAuth", url);
+            backendFrom(IngressAnnotations.AUTH_URL, rule + ".forwardAuth", fields);
         }
     }
 
@@ -734,11 +730,15 @@ final class IngressRoutes {
      */
     private static void mirrorFields(RouteSpec.Rule r, String rule, Map<String, String> fields) {
         if (r.mirrors != null) {
-            String target = IngressAnnotations.field(IngressAnnotations.MIRROR_TARGET);
-            fields.put(rule + ".mirrors[0].backend.service.name", target);
-            fields.put(rule + ".mirrors[0].backend.service.port", target);
-            fields.put(rule + ".mirrors[0].backend.service.namespace", target);
-            fields.put(rule + ".mirrors[0]", target);
+            backendFrom(IngressAnnotations.MIRROR_TARGET, rule + ".mirrors[0]", fields);
+        }
+    }
+
+    /** {@code at} and its backend's Service fields came from {@code annotation}. */
+    private static void backendFrom(String annotation, String at, Map<String, String> fields) {
+        String field = IngressAnnotations.field(annotation);
+        for (String f : new String[] {".backend.service.name", ".backend.service.port", ".backend.service.namespace", ""}) {
+            fields.put(at + f, field);
         }
     }
 

@@ -46,6 +46,19 @@ class MirrorTest {
         }
     }
 
+    /** Everything to {@code app} (endpoint first), each request copied to {@code shadow} (endpoint second). */
+    private static final String MIRRORED = """
+            upstreams:
+              - { name: app, endpoints: [ "%s" ] }
+              - { name: shadow, endpoints: [ "%s" ] }
+            routes:
+              - name: site
+                hosts: [ "*" ]
+                rules:
+                  - backends: [ { upstream: app } ]
+                    mirrors: [ { upstream: shadow } ]
+            """;
+
     /** The app answers "app" and its body's size; the mirror answers 500 with a body the client must never see. */
     private TestUpstream[] appAndMirror() throws Exception {
         TestUpstream app = h.upstream("app", (ctx, req, up) -> ctx.writeAndFlush(TestUpstream.response(200,
@@ -66,17 +79,7 @@ class MirrorTest {
     @Test
     void theClientGetsTheActionsAnswerAndTheMirrorACopyWithTheSameId() throws Exception {
         TestUpstream[] up = appAndMirror();
-        CapturedAccessLog log = CapturedAccessLog.start(h, """
-                upstreams:
-                  - { name: app, endpoints: [ "%s" ] }
-                  - { name: shadow, endpoints: [ "%s" ] }
-                routes:
-                  - name: site
-                    hosts: [ "*" ]
-                    rules:
-                      - backends: [ { upstream: app } ]
-                        mirrors: [ { upstream: shadow } ]
-                """.formatted(up[0].endpoint(), up[1].endpoint()));
+        CapturedAccessLog log = CapturedAccessLog.start(h, MIRRORED.formatted(up[0].endpoint(), up[1].endpoint()));
 
         RawClient.Response r = h.get("/orders/7?full=1", "X-Request-Id: " + "not an id at all");
         assertThat(r.status()).isEqualTo(200);
@@ -302,17 +305,7 @@ class MirrorTest {
     @Test
     void anHttp2RequestIsCopiedAsAnHttp11One() throws Exception {
         TestUpstream[] up = appAndMirror();
-        h.start("""
-                upstreams:
-                  - { name: app, endpoints: [ "%s" ] }
-                  - { name: shadow, endpoints: [ "%s" ] }
-                routes:
-                  - name: site
-                    hosts: [ "*" ]
-                    rules:
-                      - backends: [ { upstream: app } ]
-                        mirrors: [ { upstream: shadow } ]
-                """.formatted(up[0].endpoint(), up[1].endpoint()));
+        h.start(MIRRORED.formatted(up[0].endpoint(), up[1].endpoint()));
         HttpClient client = h.h2cClient("/warm-up");
         HttpResponse<String> r = client.send(HttpRequest.newBuilder(h.uri("/h2/post"))
                 .POST(HttpRequest.BodyPublishers.ofString("over h2c")).build(), HttpResponse.BodyHandlers.ofString());
@@ -330,17 +323,7 @@ class MirrorTest {
     @Test
     void aWebSocketHandshakeIsNotCopied() throws Exception {
         TestUpstream[] up = appAndMirror();
-        h.start("""
-                upstreams:
-                  - { name: app, endpoints: [ "%s" ] }
-                  - { name: shadow, endpoints: [ "%s" ] }
-                routes:
-                  - name: site
-                    hosts: [ "*" ]
-                    rules:
-                      - backends: [ { upstream: app } ]
-                        mirrors: [ { upstream: shadow } ]
-                """.formatted(up[0].endpoint(), up[1].endpoint()));
+        h.start(MIRRORED.formatted(up[0].endpoint(), up[1].endpoint()));
         h.get("/socket", "Upgrade: websocket", "Connection: Upgrade", "Sec-WebSocket-Key: dGhlIHNhbXBsZSBub25jZQ==",
                 "Sec-WebSocket-Version: 13");
         h.get("/plain");
