@@ -402,6 +402,9 @@ public final class ConfigParser {
                             + u.name() + "\"");
                 }
             }
+            if (rule.responseRewrite() != null && rule.fastcgi() != null) {
+                error(rulePath + ".responseRewrite", "applies to HTTP upstreams' answers, not to FastCGI's");
+            }
             for (int m = 0; m < rule.mirrors().size(); m++) {
                 String name = rule.mirrors().get(m).upstream();
                 Upstream u = name == null ? null : upstreams.get(name);
@@ -787,7 +790,7 @@ public final class ConfigParser {
         known(n, path, "matches", "respond", "files", "backends", "redirect", "cache", "timeouts", "retries",
                 "hostRewrite", "pathRewrite", "fastcgi", "clientAddresses",
                 "basicAuth", "rateLimit", "cors", "maxBodyBytes", "requestHeaders", "responseHeaders", "inFlightLimit",
-                "satisfy", "errorPages", "accessLog", "forwardAuth", "mirrors");
+                "satisfy", "errorPages", "accessLog", "forwardAuth", "mirrors", "responseRewrite");
         List<Route.Match> matches = n.has("matches")
                 ? list(n.get("matches"), path + ".matches", true, this::match)
                 : List.of(new Route.Match(null, null, List.of()));
@@ -937,7 +940,50 @@ public final class ConfigParser {
         return new Route.Rule(nonNull(matches), action, cache, timeouts, retries, hostRewrite, fastcgi, pathRewrite,
                 clients, basicAuth, rateLimit, cors, maxBodyBytes, requestHeaders, responseHeaders, inFlight, satisfy,
                 errorPages, logged, forwardAuth(n.get("forwardAuth"), path + ".forwardAuth"),
-                nonNull(list(n.get("mirrors"), path + ".mirrors", false, this::mirror)));
+                nonNull(list(n.get("mirrors"), path + ".mirrors", false, this::mirror)),
+                responseRewrite(n.get("responseRewrite"), path + ".responseRewrite", action));
+    }
+
+    /** {@code { location, cookiePath, cookieDomain }}, lists of {@code { from, to }}; null when absent. */
+    private Route.ResponseRewrite responseRewrite(JsonNode n, String path, Route.Action action) {
+        if (n == null || n.isNull() || !object(n, path)) {
+            return null;
+        }
+        known(n, path, "location", "cookiePath", "cookieDomain");
+        if (action != null && !(action instanceof Route.Backends)) {
+            error(path, "only applies to a rule with backends");
+        }
+        Route.ResponseRewrite r = new Route.ResponseRewrite(
+                nonNull(list(n.get("location"), path + ".location", false, (e, p) -> replace(e, p, URL_PART))),
+                nonNull(list(n.get("cookiePath"), path + ".cookiePath", false, (e, p) -> replace(e, p, COOKIE_VALUE))),
+                nonNull(list(n.get("cookieDomain"), path + ".cookieDomain", false, (e, p) -> replace(e, p, COOKIE_VALUE))));
+        if (r.location().isEmpty() && r.cookiePath().isEmpty() && r.cookieDomain().isEmpty()) {
+            error(path, "needs location, cookiePath or cookieDomain");
+        }
+        return r;
+    }
+
+    /** Text that can stand in a Location field: visible ASCII. */
+    private static final Pattern URL_PART = Pattern.compile("[\\x21-\\x7e]+");
+    /** Text that can stand in a cookie attribute's value: visible ASCII but ';'. */
+    private static final Pattern COOKIE_VALUE = Pattern.compile("[\\x21-\\x3a\\x3c-\\x7e]+");
+
+    private Route.Replace replace(JsonNode n, String path, Pattern allowed) {
+        if (!object(n, path)) {
+            return null;
+        }
+        known(n, path, "from", "to");
+        String from = requiredText(n.get("from"), path + ".from");
+        String to = requiredText(n.get("to"), path + ".to");
+        if (from != null && !allowed.matcher(from).matches()) {
+            error(path + ".from", "must be visible ASCII without spaces" + (allowed == COOKIE_VALUE ? " or ';'" : "")
+                    + ", got \"" + from + "\"");
+        }
+        if (to != null && !to.isEmpty() && !allowed.matcher(to).matches()) {
+            error(path + ".to", "must be visible ASCII without spaces" + (allowed == COOKIE_VALUE ? " or ';'" : "")
+                    + ", got \"" + to + "\"");
+        }
+        return from == null || to == null ? null : new Route.Replace(from, to);
     }
 
     /** {@code { upstream, percent, hostRewrite, body }}. */

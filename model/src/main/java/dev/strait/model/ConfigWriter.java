@@ -9,6 +9,7 @@ import java.security.MessageDigest;
 import java.security.NoSuchAlgorithmException;
 import java.util.HexFormat;
 import java.util.IdentityHashMap;
+import java.util.List;
 import java.util.Map;
 import java.util.TreeMap;
 
@@ -671,6 +672,13 @@ public final class ConfigWriter {
                 }
             }
         }
+        if (rule.responseRewrite() != null) {
+            Route.ResponseRewrite rr = rule.responseRewrite();
+            ObjectNode ro = o.putObject("responseRewrite");
+            replaces(ro, "location", rr.location());
+            replaces(ro, "cookiePath", rr.cookiePath());
+            replaces(ro, "cookieDomain", rr.cookieDomain());
+        }
         if (rule.fastcgi() != null) {
             Route.FastCgi f = rule.fastcgi();
             ObjectNode fo = o.putObject("fastcgi").put("root", f.root()).put("index", f.index())
@@ -705,6 +713,13 @@ public final class ConfigWriter {
         if (!e.remove().isEmpty()) {
             ArrayNode remove = o.putArray("remove");
             e.remove().stream().sorted().forEach(remove::add);
+        }
+    }
+
+    private static void replaces(ObjectNode o, String name, List<Route.Replace> list) {
+        if (!list.isEmpty()) {
+            ArrayNode a = o.putArray(name);
+            list.forEach(r -> a.addObject().put("from", r.from()).put("to", r.to()));
         }
     }
 }

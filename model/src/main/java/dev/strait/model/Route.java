@@ -66,18 +66,31 @@ public record Route(String name, List<String> hosts, List<Rule> rules, List<Stri
      * @param inFlightLimit   how many requests each client may have in flight at once, or null for any number
      * @param forwardAuth     the service asked whether each request may pass before the action sees it, or null
      * @param mirrors         where copies of the requests the action serves are sent too, their answers dropped
+     * @param responseRewrite with {@code backends}: what changes in the {@code Location}, {@code Refresh} and
+     *                        {@code Set-Cookie} fields of the upstream's answers, or null
      */
     public record Rule(List<Match> matches, Action action, Cache cache, Timeouts timeouts, Retries retries,
                        String hostRewrite, FastCgi fastcgi, PathModifier pathRewrite, ClientAddresses clientAddresses,
                        BasicAuth basicAuth, RateLimit rateLimit, Cors cors, Long maxBodyBytes, HeaderEdits requestHeaders,
                        HeaderEdits responseHeaders, InFlightLimit inFlightLimit, Satisfy satisfy, ErrorPages errorPages,
-                       boolean accessLog, ForwardAuth forwardAuth, List<Mirror> mirrors) {
+                       boolean accessLog, ForwardAuth forwardAuth, List<Mirror> mirrors, ResponseRewrite responseRewrite) {
         public Rule {
             matches = List.copyOf(matches);
             if (satisfy == null) {
                 satisfy = Satisfy.ALL;
             }
             mirrors = mirrors == null ? List.of() : List.copyOf(mirrors);
+        }
+
+        /** A rule whose upstream's answers keep their redirects and cookies as they are. */
+        public Rule(List<Match> matches, Action action, Cache cache, Timeouts timeouts, Retries retries,
+                    String hostRewrite, FastCgi fastcgi, PathModifier pathRewrite, ClientAddresses clientAddresses,
+                    BasicAuth basicAuth, RateLimit rateLimit, Cors cors, Long maxBodyBytes, HeaderEdits requestHeaders,
+                    HeaderEdits responseHeaders, InFlightLimit inFlightLimit, Satisfy satisfy, ErrorPages errorPages,
+                    boolean accessLog, ForwardAuth forwardAuth, List<Mirror> mirrors) {
+            this(matches, action, cache, timeouts, retries, hostRewrite, fastcgi, pathRewrite, clientAddresses, basicAuth,
+                    rateLimit, cors, maxBodyBytes, requestHeaders, responseHeaders, inFlightLimit, satisfy, errorPages,
+                    accessLog, forwardAuth, mirrors, null);
         }
 
         /** A rule whose requests are not mirrored. */
@@ -208,6 +221,31 @@ public record Route(String name, List<String> hosts, List<Rule> rules, List<Stri
             statuses = statuses.stream().distinct().sorted().toList();
         }
     }
+
+    /**
+     * What changes in an upstream's answers for an app that does not know the URL it is served under (behind a
+     * {@code pathRewrite} or a {@code hostRewrite}): nginx's {@code proxy_redirect}, {@code proxy_cookie_path} and
+     * {@code proxy_cookie_domain}. In each list the first entry that matches applies.
+     *
+     * @param location     {@code Location} and the URL of {@code Refresh}: a value starting with {@code from} has that
+     *                     start replaced by {@code to}
+     * @param cookiePath   each {@code Set-Cookie}'s {@code Path}: one starting with {@code from} has that start replaced
+     * @param cookieDomain each {@code Set-Cookie}'s {@code Domain}: one equal to {@code from} (any case, a leading dot
+     *                     aside) is replaced by {@code to}
+     */
+    public record ResponseRewrite(List<Replace> location, List<Replace> cookiePath, List<Replace> cookieDomain) {
+        public ResponseRewrite {
+            location = location == null ? List.of() : List.copyOf(location);
+            cookiePath = cookiePath == null ? List.of() : List.copyOf(cookiePath);
+            cookieDomain = cookieDomain == null ? List.of() : List.copyOf(cookieDomain);
+        }
+    }
+
+    /**
+     * One replacement of a {@link ResponseRewrite}; {@code to} may hold {@code {host}} (the request's host, without
+     * port) and {@code {scheme}} (the scheme the client used).
+     */
+    public record Replace(String from, String to) {}
 
     /**
      * Request mirroring (nginx's {@code mirror}, ingress-nginx's {@code mirror-target}, Envoy's request mirror

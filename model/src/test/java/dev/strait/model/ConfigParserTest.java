@@ -492,6 +492,20 @@ class ConfigParserTest {
         }
 
         @Test
+        void ruleResponseRewrite() throws Exception {
+            Config c = parse(withRules("{ backends: [ { upstream: app } ], responseRewrite: { location: [ { from:"
+                    + " \"http://app.internal:8080/\", to: \"{scheme}://{host}/app/\" }, { from: /, to: /app/ } ],"
+                    + " cookiePath: [ { from: /, to: /app/ } ], cookieDomain: [ { from: app.internal, to: \"{host}\" } ] } }",
+                    "{ backends: [ { upstream: app } ], responseRewrite: { cookiePath: [ { from: /, to: /x/ } ] } }"));
+            assertThat(c.routes().get(0).rules()).extracting(Route.Rule::responseRewrite).containsExactly(
+                    new Route.ResponseRewrite(List.of(new Route.Replace("http://app.internal:8080/", "{scheme}://{host}/app/"),
+                            new Route.Replace("/", "/app/")), List.of(new Route.Replace("/", "/app/")),
+                            List.of(new Route.Replace("app.internal", "{host}"))),
+                    new Route.ResponseRewrite(List.of(), List.of(new Route.Replace("/", "/x/")), List.of()));
+            assertThat(ConfigParser.parse(ConfigWriter.toJson(c, false), "written")).isEqualTo(c);
+        }
+
+        @Test
         void ruleAccessLog() throws Exception {
             Config c = parse(withRules("{ respond: {}, accessLog: false }", "{ respond: {}, accessLog: true }", "{ respond: {} }"));
             assertThat(c.routes().get(0).rules()).extracting(Route.Rule::accessLog).containsExactly(false, true, true);
@@ -846,6 +860,18 @@ class ConfigParserTest {
                         "upstream \"nope\" is not defined in upstreams"),
                 arguments("errorPages path", withRules("{ respond: {}, errorPages: { statuses: [ 404 ], upstream: app,"
                         + " path: errors } }"), "routes[0].rules[0].errorPages.path", "must be a path starting with /"),
+                arguments("responseRewrite on respond", withRules("{ respond: {}, responseRewrite: { cookiePath: [ { from:"
+                        + " /, to: /a/ } ] } }"), "routes[0].rules[0].responseRewrite", "only applies to a rule with backends"),
+                arguments("responseRewrite empty", withRules("{ backends: [ { upstream: app } ], responseRewrite: {} }"),
+                        "routes[0].rules[0].responseRewrite", "needs location, cookiePath or cookieDomain"),
+                arguments("responseRewrite without to", withRules("{ backends: [ { upstream: app } ], responseRewrite:"
+                        + " { location: [ { from: / } ] } }"), "routes[0].rules[0].responseRewrite.location[0].to", "is required"),
+                arguments("responseRewrite cookie path with ;", withRules("{ backends: [ { upstream: app } ],"
+                        + " responseRewrite: { cookiePath: [ { from: /, to: \"/a; Secure\" } ] } }"),
+                        "routes[0].rules[0].responseRewrite.cookiePath[0].to", "must be visible ASCII without spaces or ';'"),
+                arguments("responseRewrite location with a space", withRules("{ backends: [ { upstream: app } ],"
+                        + " responseRewrite: { location: [ { from: \"http://a b/\", to: / } ] } }"),
+                        "routes[0].rules[0].responseRewrite.location[0].from", "must be visible ASCII without spaces"),
                 arguments("mirror to nowhere", withRules("{ respond: {}, mirrors: [ { upstream: nope } ] }"),
                         "routes[0].rules[0].mirrors[0].upstream", "upstream \"nope\" is not defined in upstreams"),
                 arguments("mirror without upstream", withRules("{ respond: {}, mirrors: [ { percent: 5 } ] }"),
@@ -1195,7 +1221,7 @@ class ConfigParserTest {
                 arguments("rule unknown field", withRules("{ respond: {}, rewrite: { to: / } }"),
                         "routes[0].rules[0].rewrite",
                         "unknown field (expected one of matches, respond, files, backends, redirect, cache, timeouts, "
-                                + "retries, hostRewrite, pathRewrite, fastcgi, clientAddresses, basicAuth, rateLimit, cors, maxBodyBytes, requestHeaders, responseHeaders, inFlightLimit, satisfy, errorPages, accessLog, forwardAuth, mirrors)"),
+                                + "retries, hostRewrite, pathRewrite, fastcgi, clientAddresses, basicAuth, rateLimit, cors, maxBodyBytes, requestHeaders, responseHeaders, inFlightLimit, satisfy, errorPages, accessLog, forwardAuth, mirrors, responseRewrite)"),
                 arguments("cors origin with a path", withRules("{ respond: {}, cors: { allowOrigins: [ \"https://a.example.com/x\" ] } }"),
                         "routes[0].rules[0].cors.allowOrigins[0]", "is not * or an origin"),
                 arguments("cors * among others", withRules("{ respond: {}, cors: { allowOrigins: [ \"*\", \"https://a.example.com\" ] } }"),
