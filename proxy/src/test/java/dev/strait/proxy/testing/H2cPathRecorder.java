@@ -31,7 +31,8 @@ public final class H2cPathRecorder implements AutoCloseable {
     private final List<String> paths = new CopyOnWriteArrayList<>();
     private final Channel server;
 
-    public H2cPathRecorder() throws InterruptedException {
+    /** @param fields what each answer carries besides its status: name, value, name, value... */
+    public H2cPathRecorder(String... fields) throws InterruptedException {
         server = new ServerBootstrap().group(group).channel(NioServerSocketChannel.class)
                 .childHandler(new ChannelInitializer<SocketChannel>() {
                     @Override
@@ -46,8 +47,12 @@ public final class H2cPathRecorder implements AutoCloseable {
                                                 try {
                                                     if (msg instanceof Http2HeadersFrame f) {
                                                         paths.add(f.headers().path().toString());
-                                                        ctx.writeAndFlush(new DefaultHttp2HeadersFrame(
-                                                                new DefaultHttp2Headers().status("200"), true));
+                                                        DefaultHttp2Headers answer = new DefaultHttp2Headers();
+                                                        answer.status("200");
+                                                        for (int i = 0; i + 1 < fields.length; i += 2) {
+                                                            answer.add(fields[i], fields[i + 1]);
+                                                        }
+                                                        ctx.writeAndFlush(new DefaultHttp2HeadersFrame(answer, true));
                                                     }
                                                 } finally {
                                                     ReferenceCountUtil.release(msg);

@@ -352,6 +352,9 @@ final class H2ProxyCall extends ChannelInboundHandlerAdapter implements BodyRece
                 out.add(name, e.getValue());
             }
             HopByHop.stripResponse(out);
+            if (rule.responseRewrite != null) {
+                rule.responseRewrite.apply(ex, out);
+            }
             String key = affinityKey != null ? affinityKey : upstream.reissuedKey(hash, endpoint);
             if (key != null) {
                 out.add(HttpHeaderNames.SET_COOKIE, upstream.affinityCookie(key, "https".equals(ex.scheme())));

@@ -598,6 +598,9 @@ final class ProxyCall implements UpstreamListener, BodyReceiver, Runnable {
             }
         }
         HopByHop.stripResponse(h, r.connectionFields());
+        if (rule.responseRewrite != null) {
+            rule.responseRewrite.apply(ex, h);
+        }
         addAffinityCookie(h);
         ex.startResponse(r.status(), h, length);
         if (pendingParts != null) {

@@ -57,6 +57,8 @@ public final class ProxyHandler implements PrefixAware {
     /** The rule's cache settings, or {@code null}: requests then go straight to {@link #forward}. */
     private final CachePolicy cache;
     private final Origin origin = this::forward;
+    /** What changes in the upstream's redirects and cookies ({@code responseRewrite}); {@code null}: nothing. */
+    final ResponseRewriter responseRewrite;
     /** The rule's path rewrite, bound to the matched prefix where it replaces one; {@code null}: none. */
     private final PathRewriter pathRewrite;
     /** The handler this one was made from by {@link #forPrefix}, or this one. */
@@ -107,6 +109,7 @@ public final class ProxyHandler implements PrefixAware {
         this.retryOn = on;
         this.cache = CachePolicy.of(route, ruleIndex, rule);
         this.pathRewrite = PathRewriter.of(rule.pathRewrite());
+        this.responseRewrite = ResponseRewriter.of(rule.responseRewrite());
         this.unbound = this;
     }
 
@@ -128,6 +131,7 @@ public final class ProxyHandler implements PrefixAware {
         this.backoffNanos = base.backoffNanos;
         this.cache = base.cache;
         this.pathRewrite = base.pathRewrite.forPrefix(prefix);
+        this.responseRewrite = base.responseRewrite;
         this.unbound = base;
     }
 
