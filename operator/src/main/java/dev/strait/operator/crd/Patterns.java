@@ -11,6 +11,11 @@ final class Patterns {
     /** A cookie's Path: "/" and printable ASCII but ";" (RFC 6265 4.1.1), no spaces. */
     static final String COOKIE_PATH = "^/[!-:<-~]{0,1023}$";
 
+    /** Text that can stand in a {@code Location} field: visible ASCII, no spaces (ConfigParser's URL_PART). */
+    static final String URL_PART = "^[!-~]+$";
+    /** Text that can stand in a cookie attribute's value: visible ASCII but ";" (ConfigParser's COOKIE_VALUE). */
+    static final String COOKIE_VALUE = "^[!-:<-~]+$";
+
     /** A DNS host name (no port, no wildcard), as an upstream's TLS server name. */
     static final String HOST_NAME = "^[A-Za-z0-9]([A-Za-z0-9.-]{0,251}[A-Za-z0-9])?$";
 

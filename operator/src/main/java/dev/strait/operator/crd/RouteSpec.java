@@ -161,6 +161,10 @@ public class RouteSpec {
             message = "a rule takes exactly one action: respond, files, backends or redirect")
     @ValidationRule(value = "!has(self.pathRewrite) || has(self.backends)",
             message = "pathRewrite only applies to a rule with backends")
+    @ValidationRule(value = "!has(self.responseRewrite) || has(self.backends)",
+            message = "responseRewrite only applies to a rule with backends")
+    @ValidationRule(value = "!has(self.responseRewrite) || !has(self.fastcgi)",
+            message = "responseRewrite applies to HTTP upstreams' answers, not to FastCGI's")
     @ValidationRule(value = "!has(self.satisfy) || self.satisfy == 'all' || (has(self.clientAddresses) && has(self.basicAuth))",
             message = "satisfy: any chooses between clientAddresses and basicAuth; the rule needs both")
     public static class Rule {
@@ -264,6 +268,64 @@ public class RouteSpec {
          */
         @Size(min = 1, max = 16)
         public List<Mirror> mirrors;
+
+        /**
+         * What changes in the answers of the backends, for an app that does not know the URL it is served under
+         * (behind a {@code pathRewrite} or {@code hostRewrite}): its redirects ({@code Location}, {@code Refresh}) and
+         * its cookies' {@code Path} and {@code Domain} (nginx's {@code proxy_redirect}, {@code proxy_cookie_path} and
+         * {@code proxy_cookie_domain}). Only with backends, not fastcgi ones.
+         */
+        public ResponseRewrite responseRewrite;
+    }
+
+    /**
+     * A rule's rewrites of its backends' answers, as docs/config.md's {@code responseRewrite}; in each list the first
+     * entry that matches applies. {@code {host}} in a {@code to} stands for the request's host (without port),
+     * {@code {scheme}} for the scheme the client used.
+     */
+    @JsonInclude(JsonInclude.Include.NON_NULL)
+    @ValidationRule(value = "has(self.location) || has(self.cookiePath) || has(self.cookieDomain)",
+            message = "responseRewrite needs location, cookiePath or cookieDomain")
+    public static class ResponseRewrite {
+        /** {@code Location}, and the URL of {@code Refresh}: one starting with {@code from} has that start replaced. */
+        @Size(min = 1, max = 16)
+        public List<Replace> location;
+
+        /** Each {@code Set-Cookie}'s {@code Path}: one starting with {@code from} has that start replaced. */
+        @Size(min = 1, max = 16)
+        public List<CookieReplace> cookiePath;
+
+        /** Each {@code Set-Cookie}'s {@code Domain}: one equal to {@code from} (any case, a leading dot aside) is replaced. */
+        @Size(min = 1, max = 16)
+        public List<CookieReplace> cookieDomain;
+    }
+
+    /** A replacement in a URL: visible ASCII without spaces, as the model's. */
+    @JsonInclude(JsonInclude.Include.NON_NULL)
+    public static class Replace {
+        @Required
+        @Pattern(Patterns.URL_PART)
+        @Size(max = 2048)
+        public String from;
+
+        @Required
+        @Pattern(Patterns.URL_PART)
+        @Size(max = 2048)
+        public String to;
+    }
+
+    /** A replacement in a cookie attribute: visible ASCII without spaces or {@code ;}, as the model's. */
+    @JsonInclude(JsonInclude.Include.NON_NULL)
+    public static class CookieReplace {
+        @Required
+        @Pattern(Patterns.COOKIE_VALUE)
+        @Size(max = 1024)
+        public String from;
+
+        @Required
+        @Pattern(Patterns.COOKIE_VALUE)
+        @Size(max = 1024)
+        public String to;
     }
 
     /** Where a rule's requests are copied to, and how many of them. */

@@ -27,7 +27,9 @@ import java.util.regex.PatternSyntaxException;
  * ({@code $host}) their {@code forwardAuth}, {@code auth-tls-secret} and its settings the {@code tls.clientValidation}
  * of the Ingress's TLS hosts (ADR 0075), {@code proxy-ssl-*} the TLS of the upstreams made for its Service backends
  * (checked with the Secret's CAs, with its client certificate), {@code mirror-target} a mirror on every backend rule
- * (a mirror guards nothing: one that cannot be had is reported, and the paths serve unmirrored).
+ * (a mirror guards nothing: one that cannot be had is reported, and the paths serve unmirrored),
+ * {@code proxy-redirect-*} and {@code proxy-cookie-*} every backend rule's {@code responseRewrite} (what cannot be read
+ * is reported, and the answers pass as the app sends them).
  */
 final class IngressAnnotations {
     static final String PREFIX = "nginx.ingress.kubernetes.io/";
@@ -191,6 +193,17 @@ final class IngressAnnotations {
     static final String MIRROR_HOST = PREFIX + "mirror-host";
     /** ingress-nginx's older mirror, to a location the Ingress's own nginx configuration had to define: not applied. */
     static final String MIRROR_URI = PREFIX + "mirror-uri";
+    /**
+     * nginx's {@code proxy_redirect}, its first parameter: the start of the backends' {@code Location} (and
+     * {@code Refresh} URL) that {@code proxy-redirect-to} replaces; {@code off} (the default) and {@code default} none.
+     */
+    static final String PROXY_REDIRECT_FROM = PREFIX + "proxy-redirect-from";
+    /** Its second parameter, which may hold {@code $host} and {@code $scheme}. */
+    static final String PROXY_REDIRECT_TO = PREFIX + "proxy-redirect-to";
+    /** nginx's {@code proxy_cookie_path}: {@code "FROM TO"}, a start of cookies' Path replaced, or {@code off}. */
+    static final String PROXY_COOKIE_PATH = PREFIX + "proxy-cookie-path";
+    /** nginx's {@code proxy_cookie_domain}: {@code "FROM TO"}, a cookie's Domain FROM replaced, or {@code off}. */
+    static final String PROXY_COOKIE_DOMAIN = PREFIX + "proxy-cookie-domain";
 
     private static final Pattern TOKEN = Pattern.compile("[!#$%&'*+.^_`|~0-9A-Za-z-]+");
     private static final Pattern HOST_VALUE = Pattern.compile(
@@ -212,7 +225,8 @@ final class IngressAnnotations {
             PROXY_CONNECT_TIMEOUT, LOAD_BALANCE, UPSTREAM_HASH_BY, SERVICE_UPSTREAM, DEFAULT_BACKEND, SATISFY,
             CUSTOM_HTTP_ERRORS, ENABLE_ACCESS_LOG, AUTH_SIGNIN, AUTH_SIGNIN_REDIRECT_PARAM, AUTH_RESPONSE_HEADERS,
             AUTH_ALWAYS_SET_COOKIE, AUTH_CACHE_KEY, AUTH_CACHE_DURATION,
-            AUTH_METHOD, AUTH_SNIPPET, AUTH_PROXY_SET_HEADERS, MIRROR_TARGET, MIRROR_REQUEST_BODY, MIRROR_HOST);
+            AUTH_METHOD, AUTH_SNIPPET, AUTH_PROXY_SET_HEADERS, MIRROR_TARGET, MIRROR_REQUEST_BODY, MIRROR_HOST,
+            PROXY_REDIRECT_FROM, PROXY_REDIRECT_TO, PROXY_COOKIE_PATH, PROXY_COOKIE_DOMAIN);
     /**
      * {@code "true"}: each host's TLS connections go to the backend of its path {@code /} as they are (a Route's
      * {@code tlsPassthrough}); every other annotation of the Ingress is then not applied, as in ingress-nginx.
@@ -280,6 +294,11 @@ final class IngressAnnotations {
     final BackendTls backendTls;
     /** {@code upstream-vhost} as every backend rule's {@code hostRewrite}, or null. */
     final String hostRewrite;
+    /**
+     * {@code proxy-redirect-from} and {@code -to}, {@code proxy-cookie-path} and {@code proxy-cookie-domain} as every
+     * backend rule's {@code responseRewrite}, or null (none, or none that could be read).
+     */
+    final RouteSpec.ResponseRewrite responseRewrite;
     /** The longer of {@code proxy-read-timeout} and {@code proxy-send-timeout} as {@code timeouts.idle}, or null. */
     final String idleTimeout;
     /** {@code app-root}: the path {@code /} is redirected to (302), or null. */
@@ -436,6 +455,7 @@ final class IngressAnnotations {
             vhost = null;
         }
         hostRewrite = vhost == null || vhost.isBlank() ? null : vhost.trim();
+        responseRewrite = responseRewrite(a, warn);
         long idle = Math.max(seconds(a, PROXY_READ_TIMEOUT, "60s", warn), seconds(a, PROXY_SEND_TIMEOUT, "60s", warn));
         idleTimeout = idle > 0 ? idle + "s" : null;
         String root = a.get(APP_ROOT);
@@ -798,6 +818,165 @@ final class IngressAnnotations {
             if (a.get(name) != null && !a.get(name).isBlank()) {
                 warn.add(field(name) + ": not read on a canary: its requests are mirrored as the Ingress it splits says");
             }
+        }
+        return null;
+    }
+
+    /** Text that can stand in a {@code Location} field, as the config parser takes it: visible ASCII, no spaces. */
+    private static final Pattern URL_PART = Pattern.compile("[!-~]+");
+    /** Text that can stand in a cookie attribute's value, as the config parser takes it: visible ASCII but ';'. */
+    private static final Pattern COOKIE_VALUE = Pattern.compile("[!-:<-~]+");
+    /** An nginx variable, {@code $name} or {@code ${name}}. */
+    private static final Pattern VARIABLE = Pattern.compile("\\$(\\{([A-Za-z0-9_]*)}|([A-Za-z0-9_]*))");
+
+    /**
+     * ingress-nginx's {@code proxy-redirect-from} and {@code -to}, {@code proxy-cookie-path} and
+     * {@code proxy-cookie-domain} (nginx's {@code proxy_redirect}, {@code proxy_cookie_path} and
+     * {@code proxy_cookie_domain} in every location) as one {@code responseRewrite}, or null. Each annotation is one
+     * replacement in its list, in nginx's plain form: FROM is text, and TO may hold {@code $host} and {@code $scheme}
+     * (the proxy's {@code {host}} and {@code {scheme}}). What Strait cannot do as nginx would (a regular expression,
+     * another variable, a value the config parser refuses) is a warning and that annotation is not applied: the
+     * answers pass as the app sends them, which opens nothing.
+     */
+    private static RouteSpec.ResponseRewrite responseRewrite(Map<String, String> a, List<String> warn) {
+        RouteSpec.ResponseRewrite out = new RouteSpec.ResponseRewrite();
+        RouteSpec.Replace redirect = redirect(a, warn);
+        out.location = redirect == null ? null : List.of(redirect);
+        out.cookiePath = cookie(a, PROXY_COOKIE_PATH, warn);
+        out.cookieDomain = cookie(a, PROXY_COOKIE_DOMAIN, warn);
+        return out.location == null && out.cookiePath == null && out.cookieDomain == null ? null : out;
+    }
+
+    /**
+     * {@code proxy-redirect-from} and {@code proxy-redirect-to} as one replacement, or null. As in ingress-nginx's
+     * template, a FROM of {@code off} (the default) or {@code default} writes {@code proxy_redirect off} or
+     * {@code default}, and a FROM without a TO nothing, leaving nginx's {@code default}: that rewrites only
+     * {@code http://upstream_balancer/} (its {@code proxy_pass} URL), which no app sends, so all three change nothing.
+     * Strait says so where one of the two is set in vain.
+     */
+    private static RouteSpec.Replace redirect(Map<String, String> a, List<String> warn) {
+        String from = a.get(PROXY_REDIRECT_FROM) == null ? "" : a.get(PROXY_REDIRECT_FROM).trim();
+        String to = a.get(PROXY_REDIRECT_TO) == null ? "" : a.get(PROXY_REDIRECT_TO).trim();
+        boolean noFrom = from.isEmpty() || from.equals("off") || from.equals("default");
+        boolean noTo = to.isEmpty() || to.equals("off");
+        if (noFrom || noTo) {
+            if (noFrom && !noTo) {
+                warn.add(field(PROXY_REDIRECT_TO) + ": applies with " + field(PROXY_REDIRECT_FROM) + ", which is "
+                        + (from.isEmpty() ? "not set" : "\"" + from + "\"") + "; it has no effect");
+            } else if (noTo && !noFrom) {
+                warn.add(field(PROXY_REDIRECT_FROM) + ": \"" + from + "\" applies with " + field(PROXY_REDIRECT_TO)
+                        + ", which is " + (to.isEmpty() ? "not set" : "\"off\"")
+                        + "; it has no effect (as in ingress-nginx)");
+            }
+            return null;
+        }
+        String notApplied = "; it is not applied (Location and Refresh pass as the app sends them)";
+        String fromProblem = replaced(from, URL_PART);
+        if (fromProblem != null) {
+            warn.add(field(PROXY_REDIRECT_FROM) + ": \"" + a.get(PROXY_REDIRECT_FROM) + "\" " + fromProblem
+                    + notApplied);
+            return null;
+        }
+        Replacement replacement = replacement(to, URL_PART);
+        if (replacement.problem() != null) {
+            warn.add(field(PROXY_REDIRECT_TO) + ": \"" + a.get(PROXY_REDIRECT_TO) + "\" " + replacement.problem()
+                    + notApplied);
+            return null;
+        }
+        RouteSpec.Replace r = new RouteSpec.Replace();
+        r.from = from;
+        r.to = replacement.to();
+        return r;
+    }
+
+    /** {@code proxy-cookie-path} or {@code proxy-cookie-domain}, {@code "FROM TO"}, as a one-entry list, or null. */
+    private static List<RouteSpec.CookieReplace> cookie(Map<String, String> a, String name, List<String> warn) {
+        String value = a.get(name) == null ? "" : a.get(name).trim();
+        if (value.isEmpty() || value.equals("off")) {
+            return null;
+        }
+        String notApplied = "; it is not applied (the cookies' " + (name.equals(PROXY_COOKIE_PATH) ? "Path" : "Domain")
+                + " passes as the app sets it)";
+        String[] words = value.split("\\s+");
+        if (words.length != 2) {
+            warn.add(field(name) + ": \"" + a.get(name) + "\" is not FROM TO (two words) or off" + notApplied);
+            return null;
+        }
+        String problem = replaced(words[0], COOKIE_VALUE);
+        Replacement replacement = replacement(words[1], COOKIE_VALUE);
+        if (problem != null || replacement.problem() != null) {
+            warn.add(field(name) + ": \"" + a.get(name) + "\" " + (problem != null ? problem : replacement.problem())
+                    + notApplied);
+            return null;
+        }
+        RouteSpec.CookieReplace r = new RouteSpec.CookieReplace();
+        r.from = words[0];
+        r.to = replacement.to();
+        return List.of(r);
+    }
+
+    /**
+     * Why a FROM cannot be replaced as nginx would replace it, or null: a regular expression ({@code ~}, {@code ~*}),
+     * a variable (Strait's FROM is text), nginx's quoting, or text the config parser refuses ({@code allowed}).
+     */
+    private static String replaced(String from, Pattern allowed) {
+        if (from.startsWith("~")) {
+            return "is a regular expression (~, ~*), which Strait does not read";
+        }
+        if (from.indexOf('$') >= 0) {
+            return "uses nginx variables in what is replaced, which Strait does not read";
+        }
+        return text(from, allowed);
+    }
+
+    /** A TO as the config takes it, or null; and why it cannot be had, or null. */
+    private record Replacement(String to, String problem) {}
+
+    /**
+     * A TO with {@code $host} and {@code $scheme} (or {@code ${host}}, {@code ${scheme}}) as the proxy's
+     * {@code {host}} and {@code {scheme}}.
+     */
+    private static Replacement replacement(String to, Pattern allowed) {
+        StringBuilder out = new StringBuilder();
+        java.util.regex.Matcher m = VARIABLE.matcher(to);
+        int at = 0;
+        boolean more = true;
+        while (more) {
+            more = m.find();
+            String text = to.substring(at, more ? m.start() : to.length());
+            if (text.contains("{host}") || text.contains("{scheme}")) {
+                // nginx sends them as they are; the proxy would put the request's host or scheme in their place
+                return new Replacement(null, "holds {host} or {scheme} as text, which Strait would read as the"
+                        + " request's host or scheme");
+            }
+            out.append(text);
+            if (more) {
+                String variable = m.group(2) != null ? m.group(2) : m.group(3);
+                switch (variable) {
+                    case "host" -> out.append("{host}");
+                    case "scheme" -> out.append("{scheme}");
+                    default -> {
+                        return new Replacement(null, "uses nginx variables besides $host and $scheme, which Strait"
+                                + " does not have");
+                    }
+                }
+                at = m.end();
+            }
+        }
+        String problem = text(out.toString(), allowed);
+        return new Replacement(problem == null ? out.toString() : null, problem);
+    }
+
+    /** Why a word cannot stand in the config ({@code allowed}: visible ASCII, but ';' for a cookie's), or null. */
+    private static String text(String word, Pattern allowed) {
+        if (word.chars().anyMatch(Character::isWhitespace)) {
+            return "holds spaces: it is one word of the nginx directive";
+        }
+        if (word.indexOf('"') >= 0 || word.indexOf('\'') >= 0 || word.indexOf('\\') >= 0) {
+            return "holds quotes or backslashes, nginx's quoting, which Strait does not read";
+        }
+        if (!allowed.matcher(word).matches()) {
+            return "holds characters other than visible ASCII" + (allowed == COOKIE_VALUE ? " but ';'" : "");
         }
         return null;
     }

@@ -649,7 +649,8 @@ final class IngressRoutes {
      * looked up: a redirect-only Ingress often names a Service that does not exist), else the backend;
      * a redirect that cannot be expressed answers 503 rather than serve what was meant to move, and so does a
      * backend whose guard (an access list, authentication) cannot be honoured. A backend rule takes the
-     * source-range annotations as its {@code clientAddresses}, and {@code mirror} (or none) as its mirrors. {@code locked}:
+     * source-range annotations as its {@code clientAddresses}, {@code mirror} (or none) as its mirrors, and the
+     * {@code proxy-redirect-*} and {@code proxy-cookie-*} annotations as its {@code responseRewrite}. {@code locked}:
      * the host cannot ask for the client certificates the Ingress wants, and every rule of it answers 503, its
      * redirects too.
      */
@@ -678,6 +679,7 @@ final class IngressRoutes {
             }
             r.backends = List.of(b);
             r.hostRewrite = annotations.hostRewrite;
+            r.responseRewrite = annotations.responseRewrite;
             if (annotations.idleTimeout != null) {
                 r.timeouts = new RouteSpec.Timeouts();
                 r.timeouts.idle = annotations.idleTimeout;

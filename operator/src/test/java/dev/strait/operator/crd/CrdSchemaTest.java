@@ -60,6 +60,8 @@ class CrdSchemaTest {
         assertThat(rule.getXKubernetesValidations()).extracting(r -> r.getMessage())
                 .containsExactly("a rule takes exactly one action: respond, files, backends or redirect",
                         "pathRewrite only applies to a rule with backends",
+                        "responseRewrite only applies to a rule with backends",
+                        "responseRewrite applies to HTTP upstreams' answers, not to FastCGI's",
                         "satisfy: any chooses between clientAddresses and basicAuth; the rule needs both");
         JSONSchemaProps path = rule.getProperties().get("matches").getItems().getSchema().getProperties().get("path");
         assertThat(path.getProperties().get("type").getEnum()).extracting(Object::toString)
@@ -152,6 +154,58 @@ class CrdSchemaTest {
         assertThat(admits(percent, 0)).isFalse();
         assertThat(admits(percent, 150)).isFalse();
         assertThat(admits(percent, 12.5)).isTrue();
+    }
+
+    /**
+     * A rule's responseRewrite: the model's lists of {@code { from, to }}, at least one of them, none empty, each bounded;
+     * only on a rule with backends (not fastcgi ones). The API server refuses the text the proxies' parser refuses:
+     * spaces everywhere, ';' in a cookie's attributes.
+     */
+    @Test
+    void routeResponseRewriteIsRefusedWhereTheModelRefusesIt() throws IOException {
+        JSONSchemaProps rule = crd("routes.strait.dev-v1.yml").getSpec().getVersions().get(0).getSchema()
+                .getOpenAPIV3Schema().getProperties().get("spec").getProperties().get("rules").getItems().getSchema();
+        assertThat(rule.getXKubernetesValidations()).extracting(r -> r.getRule()).contains(
+                "!has(self.responseRewrite) || has(self.backends)", "!has(self.responseRewrite) || !has(self.fastcgi)");
+        JSONSchemaProps rewrite = rule.getProperties().get("responseRewrite");
+        assertThat(rewrite.getProperties()).containsOnlyKeys("location", "cookiePath", "cookieDomain");
+        assertThat(rewrite.getXKubernetesValidations()).extracting(r -> r.getRule())
+                .containsExactly("has(self.location) || has(self.cookiePath) || has(self.cookieDomain)");
+        assertThat(rewrite.getXKubernetesValidations()).extracting(r -> r.getMessage())
+                .as("the model's words").containsExactly("responseRewrite needs location, cookiePath or cookieDomain");
+        for (String list : new String[] {"location", "cookiePath", "cookieDomain"}) {
+            JSONSchemaProps entries = rewrite.getProperties().get(list);
+            assertThat(entries.getMinItems()).as(list).isEqualTo(1L);
+            assertThat(entries.getMaxItems()).as(list).isEqualTo(16L);
+            JSONSchemaProps entry = entries.getItems().getSchema();
+            assertThat(entry.getProperties()).as(list).containsOnlyKeys("from", "to");
+            assertThat(entry.getRequired()).as(list).containsExactlyInAnyOrder("from", "to");
+            for (String field : new String[] {"from", "to"}) {
+                java.util.regex.Pattern pattern = java.util.regex.Pattern.compile(entry.getProperties().get(field).getPattern());
+                for (String value : new String[] {"/", "/app/", "{scheme}://{host}/app/", ".example.com", "", "/a b",
+                    "/a;b", "/caf\u00e9", "/a\tb", "http://a.example/?q=1;x=2"}) {
+                    assertThat(pattern.matcher(value).find()).as("%s.%s \"%s\"", list, field, value)
+                            .isEqualTo(modelTakes(list, field, value));
+                }
+            }
+        }
+    }
+
+    /** Whether the proxies' config parser takes a responseRewrite with that value in that list's field. */
+    private static boolean modelTakes(String list, String field, String value) {
+        com.fasterxml.jackson.databind.node.ObjectNode entry = com.fasterxml.jackson.databind.node.JsonNodeFactory.instance
+                .objectNode().put("from", "/").put("to", "/");
+        entry.put(field, value);
+        try {
+            dev.strait.model.ConfigParser.parse("""
+                    listeners: [ { name: http, address: "127.0.0.1:0" } ]
+                    upstreams: [ { name: app, endpoints: [ "127.0.0.1:1" ] } ]
+                    routes: [ { name: r, hosts: [ "*" ], rules: [ { backends: [ { upstream: app } ], responseRewrite: { %s: [ %s ] } } ] } ]
+                    """.formatted(list, entry), "responseRewrite");
+            return true;
+        } catch (dev.strait.model.InvalidConfigException e) {
+            return false;
+        }
     }
 
     /** A number against a schema's bounds, as the API server reads them (OpenAPI v3.0's boolean exclusive bounds). */
