@@ -957,7 +957,7 @@ public final class ConfigParser {
                 nonNull(list(n.get("location"), path + ".location", false, (e, p) -> replace(e, p, URL_PART))),
                 nonNull(list(n.get("cookiePath"), path + ".cookiePath", false, (e, p) -> replace(e, p, COOKIE_VALUE))),
                 nonNull(list(n.get("cookieDomain"), path + ".cookieDomain", false, (e, p) -> replace(e, p, COOKIE_VALUE))));
-        if (r.location().isEmpty() && r.cookiePath().isEmpty() && r.cookieDomain().isEmpty()) {
+        if (!n.has("location") && !n.has("cookiePath") && !n.has("cookieDomain")) {
             error(path, "needs location, cookiePath or cookieDomain");
         }
         return r;
