@@ -6,6 +6,7 @@ import dev.strait.model.Upstream;
 import dev.strait.proxy.cache.CachePolicy;
 import dev.strait.proxy.cache.Origin;
 import dev.strait.proxy.cache.ResponseCache;
+import dev.strait.proxy.grpcweb.GrpcWebExchange;
 import dev.strait.proxy.handler.PathRewriter;
 import dev.strait.proxy.http.Exchange;
 import dev.strait.proxy.route.Handler;
@@ -224,7 +225,10 @@ public final class ProxyHandler implements PrefixAware {
             return;
         }
         if ((protocol == Upstream.Protocol.H2C || protocol == Upstream.Protocol.H2) && !webSocket) {
-            new H2ProxyCall(this, exchange, lc, spec, target).start();
+            // A browser's gRPC-Web call to a gRPC upstream is translated both ways, as Envoy's grpc_web filter
+            // does for Contour (ADR 0088); an http1 upstream gets it as it came (it speaks gRPC-Web itself).
+            Exchange call = GrpcWebExchange.isGrpcWeb(exchange) ? GrpcWebExchange.toGrpc(exchange) : exchange;
+            new H2ProxyCall(this, call, lc, spec, target).start();
         } else {
             new ProxyCall(this, exchange, lc, spec, target).start();
         }
