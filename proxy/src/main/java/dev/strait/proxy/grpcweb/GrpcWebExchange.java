@@ -35,9 +35,6 @@ public final class GrpcWebExchange extends ForwardingExchange {
     private final boolean text;
     /** The answer's content type: the request's (gRPC-Web) kind with the upstream's message format. */
     private final String answerType;
-    /** Text mode: up to two bytes of the answer waiting for a third, so base64 groups do not straddle writes. */
-    private final byte[] carry = new byte[2];
-    private int carried;
     private boolean started;
 
     private GrpcWebExchange(Exchange ex, boolean text, String format) {
@@ -172,10 +169,7 @@ public final class GrpcWebExchange extends ForwardingExchange {
             ex.sendBodyPart(data);
             return;
         }
-        ByteBuf encoded = encode(data, false);
-        if (encoded != null) {
-            ex.sendBodyPart(encoded);
-        }
+        ex.sendBodyPart(data.isReadable() ? encode(data) : data);
     }
 
     @Override
@@ -186,19 +180,7 @@ public final class GrpcWebExchange extends ForwardingExchange {
         }
         if (trailers != null && !trailers.isEmpty()) {
             ByteBuf frame = trailerFrame(trailers);
-            if (text) {
-                ByteBuf encoded = encode(frame, true);
-                if (encoded != null) {
-                    ex.sendBodyPart(encoded);
-                }
-            } else {
-                ex.sendBodyPart(frame);
-            }
-        } else if (text && carried > 0) {
-            ByteBuf encoded = encode(ex.alloc().buffer(0), true);
-            if (encoded != null) {
-                ex.sendBodyPart(encoded);
-            }
+            ex.sendBodyPart(text ? encode(frame) : frame);
         }
         ex.endResponse(null);
     }
@@ -217,25 +199,14 @@ public final class GrpcWebExchange extends ForwardingExchange {
     }
 
     /**
-     * Text mode: {@code data} (taken) as base64, whole groups only unless {@code last}; the one to three bytes left
-     * over wait for the next part. Null when nothing is ready yet.
+     * Text mode: {@code data} (taken) as base64, padded on its own, as Envoy's filter encodes each part: a
+     * streamed message is whole at the client when its part arrives, not when the next one does, and gRPC-Web
+     * clients decode four characters at a time, padding included.
      */
-    private ByteBuf encode(ByteBuf data, boolean last) {
+    private ByteBuf encode(ByteBuf data) {
         try {
-            int total = carried + data.readableBytes();
-            int whole = last ? total : total - total % 3;
-            if (whole == 0) {
-                data.readBytes(carry, carried, data.readableBytes());
-                carried = total;
-                return null;
-            }
-            byte[] raw = new byte[whole];
-            System.arraycopy(carry, 0, raw, 0, carried);
-            data.readBytes(raw, carried, whole - carried);
-            carried = data.readableBytes();
-            data.readBytes(carry, 0, carried);
-            String b64 = java.util.Base64.getEncoder().encodeToString(raw);
-            return ByteBufUtil.writeAscii(ex.alloc(), b64);
+            return ByteBufUtil.writeAscii(ex.alloc(),
+                    java.util.Base64.getEncoder().encodeToString(ByteBufUtil.getBytes(data)));
         } finally {
             data.release();
         }
