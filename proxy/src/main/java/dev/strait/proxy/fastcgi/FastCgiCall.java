@@ -22,10 +22,11 @@ import java.util.concurrent.TimeUnit;
  * One request on its way through FastCGI, on its exchange's event loop from start to end:
  *
  * <ol>
- *   <li><b>Body length.</b> FastCGI needs CONTENT_LENGTH before the body. With a Content-Length header
- *       the body is streamed; a chunked body is buffered up to {@code maxBufferedBody} to learn its
- *       length (longer: 411 Length Required, as nginx answers when it cannot buffer). php-fpm reads a
- *       body only up to CONTENT_LENGTH, so it must be right.
+ *   <li><b>Body.</b> A body of up to {@code maxBufferedBody} is read whole before a connection is taken, as
+ *       nginx's fastcgi_request_buffering does: a slow upload never holds one of php-fpm's few children. A
+ *       longer one with a Content-Length is streamed. FastCGI needs CONTENT_LENGTH before the body, so a
+ *       chunked one must fit (longer: 411 Length Required, as nginx answers when it cannot buffer). php-fpm
+ *       reads a body only up to CONTENT_LENGTH, so it must be right.
  *   <li><b>Connection.</b> From the loop's pool: an idle kept connection, a new one within the budget,
  *       or a place in the queue. Client reading pauses meanwhile, so at most one read of body waits.
  *   <li><b>Request.</b> BEGIN_REQUEST (keep the connection), PARAMS, the empty PARAMS record, and for a
@@ -63,6 +64,8 @@ final class FastCgiCall implements BodyReceiver, FastCgiPool.Waiter, FastCgiConn
     /** Body parts that arrived before there was a connection (or while buffering a chunked body). */
     private ArrayDeque<ByteBuf> pending;
     private long buffered;
+    /** The body is read whole before a connection is taken (it fits {@code maxBufferedBody}, or is chunked). */
+    private boolean bufferFirst;
     private boolean bodyEnded;
     private boolean stdinEnded;
     private boolean bodyWritten;
@@ -104,9 +107,10 @@ final class FastCgiCall implements BodyReceiver, FastCgiPool.Waiter, FastCgiConn
                 finish(() -> ex.sendError(HttpResponseStatus.LENGTH_REQUIRED), false);
                 return;
             }
+            bufferFirst = contentLength <= handler.maxBufferedBody;
             ex.receiveBody(this);
-            if (contentLength >= 0) {
-                pauseClient();
+            if (!bufferFirst) {
+                pauseClient(); // streamed: nothing more is read until the connection takes it
             }
         } else {
             contentLength = 0;
@@ -114,7 +118,7 @@ final class FastCgiCall implements BodyReceiver, FastCgiPool.Waiter, FastCgiConn
             sendContentLength = headers.contains(HttpHeaderNames.CONTENT_LENGTH);
         }
         timer = loop.schedule(this::onTimeout, handler.requestTimeoutNanos, TimeUnit.NANOSECONDS);
-        if (contentLength >= 0) {
+        if (!bufferFirst) {
             acquire();
         }
     }
@@ -234,8 +238,10 @@ final class FastCgiCall implements BodyReceiver, FastCgiPool.Waiter, FastCgiConn
             return;
         }
         bodyEnded = true;
-        if (contentLength < 0) {
-            contentLength = buffered;
+        if (bufferFirst) {
+            if (contentLength < 0) {
+                contentLength = buffered;
+            }
             acquire();
             return;
         }

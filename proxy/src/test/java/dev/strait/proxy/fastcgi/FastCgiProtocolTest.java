@@ -136,6 +136,25 @@ class FastCgiProtocolTest {
     }
 
     @Test
+    void aBodyThatFitsIsReadWholeBeforeAChildIsTaken() throws Exception {
+        FakeFastCgi app = app((r, out, s) -> FakeFastCgi.respond(out, "Content-Type: text/plain\r\n\r\ngot "
+                + r.stdin().length));
+        InetSocketAddress proxy = proxy(app);
+        try (HttpConn slow = new HttpConn(proxy)) {
+            // A slow upload: its head and half its body, then nothing for a while.
+            slow.send("POST /upload.php HTTP/1.1\r\nHost: php.test\r\nContent-Length: 1000\r\n\r\n" + "a".repeat(500));
+            // Meanwhile another client is served, on a connection of its own: the upload holds none.
+            assertThat(HttpConn.once(proxy, HttpConn.get("/a.php")).text()).isEqualTo("got 0");
+            assertThat(app.accepted.get()).as("only the served request's connection").isEqualTo(1);
+            assertThat(app.requests).hasSize(1);
+            slow.send("b".repeat(500));
+            HttpConn.Response r = slow.read(false);
+            assertThat(r.text()).isEqualTo("got 1000");
+            assertThat(app.requests.get(1).stdinText()).isEqualTo("a".repeat(500) + "b".repeat(500));
+        }
+    }
+
+    @Test
     void declaredLengthIsKept() throws Exception {
         FakeFastCgi app = app((r, out, s) -> respond(out, "Content-Length: 5\r\n\r\nhello"));
         HttpConn.Response r = HttpConn.once(proxy(app), HttpConn.get("/a.php"));
