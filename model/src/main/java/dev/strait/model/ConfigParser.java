@@ -402,6 +402,9 @@ public final class ConfigParser {
                             + u.name() + "\"");
                 }
             }
+            if (rule.requestBuffering() != null && rule.fastcgi() != null) {
+                error(rulePath + ".requestBuffering", "FastCGI bodies are always read first, up to fastcgi.maxBufferedBody");
+            }
             if (rule.responseRewrite() != null && rule.fastcgi() != null) {
                 error(rulePath + ".responseRewrite", "applies to HTTP upstreams' answers, not to FastCGI's");
             }
@@ -790,7 +793,7 @@ public final class ConfigParser {
         known(n, path, "matches", "respond", "files", "backends", "redirect", "cache", "timeouts", "retries",
                 "hostRewrite", "pathRewrite", "fastcgi", "clientAddresses",
                 "basicAuth", "rateLimit", "cors", "maxBodyBytes", "requestHeaders", "responseHeaders", "inFlightLimit",
-                "satisfy", "errorPages", "accessLog", "forwardAuth", "mirrors", "responseRewrite");
+                "satisfy", "errorPages", "accessLog", "forwardAuth", "mirrors", "responseRewrite", "requestBuffering");
         List<Route.Match> matches = n.has("matches")
                 ? list(n.get("matches"), path + ".matches", true, this::match)
                 : List.of(new Route.Match(null, null, List.of()));
@@ -941,7 +944,27 @@ public final class ConfigParser {
                 clients, basicAuth, rateLimit, cors, maxBodyBytes, requestHeaders, responseHeaders, inFlight, satisfy,
                 errorPages, logged, forwardAuth(n.get("forwardAuth"), path + ".forwardAuth"),
                 nonNull(list(n.get("mirrors"), path + ".mirrors", false, this::mirror)),
-                responseRewrite(n.get("responseRewrite"), path + ".responseRewrite", action));
+                responseRewrite(n.get("responseRewrite"), path + ".responseRewrite", action),
+                requestBuffering(n.get("requestBuffering"), path + ".requestBuffering", action));
+    }
+
+    /** The most a buffered request body may hold in memory before the rest streams. */
+    private static final long MAX_REQUEST_BUFFER = 64L << 20;
+
+    /** {@code { maxBytes }} (default 1 MiB), only with backends; null when absent. */
+    private Route.RequestBuffering requestBuffering(JsonNode n, String path, Route.Action action) {
+        if (n == null || n.isNull() || !object(n, path)) {
+            return null;
+        }
+        known(n, path, "maxBytes");
+        if (action != null && !(action instanceof Route.Backends)) {
+            error(path, "only applies to a rule with backends");
+        }
+        long max = longValue(n.get("maxBytes"), path + ".maxBytes", 1L << 20);
+        if (max < 1 || max > MAX_REQUEST_BUFFER) {
+            error(path + ".maxBytes", "must be 1 to " + MAX_REQUEST_BUFFER + " bytes, got " + max);
+        }
+        return new Route.RequestBuffering(max);
     }
 
     /** {@code { location, cookiePath, cookieDomain }}, lists of {@code { from, to }}; null when absent. */

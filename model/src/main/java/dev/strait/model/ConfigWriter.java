@@ -672,6 +672,9 @@ public final class ConfigWriter {
                 }
             }
         }
+        if (rule.requestBuffering() != null) {
+            o.putObject("requestBuffering").put("maxBytes", rule.requestBuffering().maxBytes());
+        }
         if (rule.responseRewrite() != null) {
             Route.ResponseRewrite rr = rule.responseRewrite();
             ObjectNode ro = o.putObject("responseRewrite");

@@ -68,18 +68,32 @@ public record Route(String name, List<String> hosts, List<Rule> rules, List<Stri
      * @param mirrors         where copies of the requests the action serves are sent too, their answers dropped
      * @param responseRewrite with {@code backends}: what changes in the {@code Location}, {@code Refresh} and
      *                        {@code Set-Cookie} fields of the upstream's answers, or null
+     * @param requestBuffering with HTTP {@code backends}: how much of a request body is read before the upstream
+     *                        is asked (nginx's {@code proxy_request_buffering}), or null to stream it as it comes
      */
     public record Rule(List<Match> matches, Action action, Cache cache, Timeouts timeouts, Retries retries,
                        String hostRewrite, FastCgi fastcgi, PathModifier pathRewrite, ClientAddresses clientAddresses,
                        BasicAuth basicAuth, RateLimit rateLimit, Cors cors, Long maxBodyBytes, HeaderEdits requestHeaders,
                        HeaderEdits responseHeaders, InFlightLimit inFlightLimit, Satisfy satisfy, ErrorPages errorPages,
-                       boolean accessLog, ForwardAuth forwardAuth, List<Mirror> mirrors, ResponseRewrite responseRewrite) {
+                       boolean accessLog, ForwardAuth forwardAuth, List<Mirror> mirrors, ResponseRewrite responseRewrite,
+                       RequestBuffering requestBuffering) {
         public Rule {
             matches = List.copyOf(matches);
             if (satisfy == null) {
                 satisfy = Satisfy.ALL;
             }
             mirrors = mirrors == null ? List.of() : List.copyOf(mirrors);
+        }
+
+        /** A rule whose request bodies stream to the upstream as they come. */
+        public Rule(List<Match> matches, Action action, Cache cache, Timeouts timeouts, Retries retries,
+                    String hostRewrite, FastCgi fastcgi, PathModifier pathRewrite, ClientAddresses clientAddresses,
+                    BasicAuth basicAuth, RateLimit rateLimit, Cors cors, Long maxBodyBytes, HeaderEdits requestHeaders,
+                    HeaderEdits responseHeaders, InFlightLimit inFlightLimit, Satisfy satisfy, ErrorPages errorPages,
+                    boolean accessLog, ForwardAuth forwardAuth, List<Mirror> mirrors, ResponseRewrite responseRewrite) {
+            this(matches, action, cache, timeouts, retries, hostRewrite, fastcgi, pathRewrite, clientAddresses, basicAuth,
+                    rateLimit, cors, maxBodyBytes, requestHeaders, responseHeaders, inFlightLimit, satisfy, errorPages,
+                    accessLog, forwardAuth, mirrors, responseRewrite, null);
         }
 
         /** A rule whose upstream's answers keep their redirects and cookies as they are. */
@@ -221,6 +235,13 @@ public record Route(String name, List<String> hosts, List<Rule> rules, List<Stri
             statuses = statuses.stream().distinct().sorted().toList();
         }
     }
+
+    /**
+     * A request body read before the upstream is asked, as nginx's {@code proxy_request_buffering} does, so that a
+     * slow upload never holds one of the upstream's workers (a gunicorn sync worker, a thread): up to
+     * {@code maxBytes} in memory; the rest of a longer body streams from there.
+     */
+    public record RequestBuffering(long maxBytes) {}
 
     /**
      * What changes in an upstream's answers for an app that does not know the URL it is served under (behind a

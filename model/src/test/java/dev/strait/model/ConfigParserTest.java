@@ -506,6 +506,15 @@ class ConfigParserTest {
         }
 
         @Test
+        void ruleRequestBuffering() throws Exception {
+            Config c = parse(withRules("{ backends: [ { upstream: app } ], requestBuffering: {} }",
+                    "{ backends: [ { upstream: app } ], requestBuffering: { maxBytes: 65536 } }", "{ backends: [ { upstream: app } ] }"));
+            assertThat(c.routes().get(0).rules()).extracting(Route.Rule::requestBuffering).containsExactly(
+                    new Route.RequestBuffering(1 << 20), new Route.RequestBuffering(65536), null);
+            assertThat(ConfigParser.parse(ConfigWriter.toJson(c, false), "written")).isEqualTo(c);
+        }
+
+        @Test
         void ruleAccessLog() throws Exception {
             Config c = parse(withRules("{ respond: {}, accessLog: false }", "{ respond: {}, accessLog: true }", "{ respond: {} }"));
             assertThat(c.routes().get(0).rules()).extracting(Route.Rule::accessLog).containsExactly(false, true, true);
@@ -860,6 +869,12 @@ class ConfigParserTest {
                         "upstream \"nope\" is not defined in upstreams"),
                 arguments("errorPages path", withRules("{ respond: {}, errorPages: { statuses: [ 404 ], upstream: app,"
                         + " path: errors } }"), "routes[0].rules[0].errorPages.path", "must be a path starting with /"),
+                arguments("requestBuffering on respond", withRules("{ respond: {}, requestBuffering: {} }"),
+                        "routes[0].rules[0].requestBuffering", "only applies to a rule with backends"),
+                arguments("requestBuffering of nothing", withRules("{ backends: [ { upstream: app } ], requestBuffering:"
+                        + " { maxBytes: 0 } }"), "routes[0].rules[0].requestBuffering.maxBytes", "must be 1 to 67108864 bytes"),
+                arguments("requestBuffering of too much", withRules("{ backends: [ { upstream: app } ], requestBuffering:"
+                        + " { maxBytes: 1000000000 } }"), "routes[0].rules[0].requestBuffering.maxBytes", "must be 1 to"),
                 arguments("responseRewrite on respond", withRules("{ respond: {}, responseRewrite: { cookiePath: [ { from:"
                         + " /, to: /a/ } ] } }"), "routes[0].rules[0].responseRewrite", "only applies to a rule with backends"),
                 arguments("responseRewrite empty", withRules("{ backends: [ { upstream: app } ], responseRewrite: {} }"),
@@ -1221,7 +1236,7 @@ class ConfigParserTest {
                 arguments("rule unknown field", withRules("{ respond: {}, rewrite: { to: / } }"),
                         "routes[0].rules[0].rewrite",
                         "unknown field (expected one of matches, respond, files, backends, redirect, cache, timeouts, "
-                                + "retries, hostRewrite, pathRewrite, fastcgi, clientAddresses, basicAuth, rateLimit, cors, maxBodyBytes, requestHeaders, responseHeaders, inFlightLimit, satisfy, errorPages, accessLog, forwardAuth, mirrors, responseRewrite)"),
+                                + "retries, hostRewrite, pathRewrite, fastcgi, clientAddresses, basicAuth, rateLimit, cors, maxBodyBytes, requestHeaders, responseHeaders, inFlightLimit, satisfy, errorPages, accessLog, forwardAuth, mirrors, responseRewrite, requestBuffering)"),
                 arguments("cors origin with a path", withRules("{ respond: {}, cors: { allowOrigins: [ \"https://a.example.com/x\" ] } }"),
                         "routes[0].rules[0].cors.allowOrigins[0]", "is not * or an origin"),
                 arguments("cors * among others", withRules("{ respond: {}, cors: { allowOrigins: [ \"*\", \"https://a.example.com\" ] } }"),
