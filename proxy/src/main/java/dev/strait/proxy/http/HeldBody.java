@@ -8,7 +8,8 @@ import java.util.ArrayDeque;
  * A request body while its request waits for something off its call stack (a forward-auth check, a password
  * hashed off the loop): {@link #hold} takes the body and pauses reading, so what waits here is no more than
  * what one read brought; once the request may go on, the action's receiver gets it in order and the rest
- * follows directly. A refused request, or an action that takes no body, has it dropped.
+ * follows directly. A refused request, or an action that takes no body, has it dropped. {@link #gather} takes
+ * a body without pausing, for a proxy call that asks its upstream only once the body is in.
  */
 public final class HeldBody implements BodyReceiver {
     private ArrayDeque<ByteBuf> parts = new ArrayDeque<>();
@@ -16,6 +17,10 @@ public final class HeldBody implements BodyReceiver {
     private Throwable aborted;
     private BodyReceiver receiver;
     private boolean discarding;
+    /** While gathering ({@link #gather}): what to run once the body is whole or over {@link #limit}; else null. */
+    private java.util.function.Consumer<HeldBody> ready;
+    private long limit;
+    private long bytes;
 
     /** Takes {@code ex}'s body, if it has one, and stops reading from its client; {@code null} without a body. */
     public static HeldBody hold(Exchange ex) {
@@ -23,9 +28,31 @@ public final class HeldBody implements BodyReceiver {
             return null;
         }
         HeldBody body = new HeldBody();
+        body.limit = Long.MAX_VALUE;
         ex.receiveBody(body);
         ex.pauseReading();
         return body;
+    }
+
+    /**
+     * Takes {@code ex}'s body (it must have one) without pausing reading, and runs {@code ready} once the whole
+     * body has come or more than {@code limit} bytes of it (nginx's {@code proxy_request_buffering}, without its
+     * temporary file): the action started then gets what came and the rest as it comes. A body that breaks off
+     * first never runs {@code ready}; the server answers the client.
+     */
+    public static void gather(Exchange ex, long limit, java.util.function.Consumer<HeldBody> ready) {
+        HeldBody body = new HeldBody();
+        body.limit = limit;
+        body.ready = ready;
+        ex.receiveBody(body);
+    }
+
+    private void ready() {
+        java.util.function.Consumer<HeldBody> r = ready;
+        if (r != null) {
+            ready = null;
+            r.accept(this);
+        }
     }
 
     /**
@@ -57,6 +84,10 @@ public final class HeldBody implements BodyReceiver {
             data.release();
         } else {
             parts.add(data);
+            bytes += data.readableBytes();
+            if (bytes > limit) {
+                ready(); // a gathered body past its limit: the rest streams
+            }
         }
     }
 
@@ -66,6 +97,7 @@ public final class HeldBody implements BodyReceiver {
             receiver.onBodyEnd(trailers);
         } else {
             this.trailers = trailers;
+            ready();
         }
     }
 

@@ -9,6 +9,7 @@ import dev.strait.proxy.cache.ResponseCache;
 import dev.strait.proxy.grpcweb.GrpcWebExchange;
 import dev.strait.proxy.handler.PathRewriter;
 import dev.strait.proxy.http.Exchange;
+import dev.strait.proxy.http.HeldBody;
 import dev.strait.proxy.route.Handler;
 import dev.strait.proxy.route.PrefixAware;
 import dev.strait.proxy.upstream.LoopContext;
@@ -58,6 +59,8 @@ public final class ProxyHandler implements PrefixAware {
     /** The rule's cache settings, or {@code null}: requests then go straight to {@link #forward}. */
     private final CachePolicy cache;
     private final Origin origin = this::forward;
+    /** How much of a request body is read before the upstream is asked ({@code requestBuffering}); 0: none. */
+    private final long bufferBytes;
     /** What changes in the upstream's redirects and cookies ({@code responseRewrite}); {@code null}: nothing. */
     final ResponseRewriter responseRewrite;
     /** The rule's path rewrite, bound to the matched prefix where it replaces one; {@code null}: none. */
@@ -111,6 +114,7 @@ public final class ProxyHandler implements PrefixAware {
         this.cache = CachePolicy.of(route, ruleIndex, rule);
         this.pathRewrite = PathRewriter.of(rule.pathRewrite());
         this.responseRewrite = ResponseRewriter.of(rule.responseRewrite());
+        this.bufferBytes = rule.requestBuffering() == null ? 0 : rule.requestBuffering().maxBytes();
         this.unbound = this;
     }
 
@@ -133,6 +137,7 @@ public final class ProxyHandler implements PrefixAware {
         this.cache = base.cache;
         this.pathRewrite = base.pathRewrite.forPrefix(prefix);
         this.responseRewrite = base.responseRewrite;
+        this.bufferBytes = base.bufferBytes;
         this.unbound = base;
     }
 
@@ -200,8 +205,19 @@ public final class ProxyHandler implements PrefixAware {
         forward(exchange);
     }
 
-    /** Proxies one exchange: the client's, or the cache's own fetch. */
+    /**
+     * Proxies one exchange: the client's, or the cache's own fetch. With {@code requestBuffering}, a body is read
+     * (up to its limit) before the call starts, so the upstream is asked only once it is in.
+     */
     private void forward(Exchange exchange) {
+        if (bufferBytes > 0 && exchange.hasBody() && !ProxyCall.isWebSocketHandshake(exchange)) {
+            HeldBody.gather(exchange, bufferBytes, body -> body.resume(exchange, this::call));
+            return;
+        }
+        call(exchange);
+    }
+
+    private void call(Exchange exchange) {
         LoopContext lc = LoopContext.current();
         if (lc == null) {
             log.error("route {}: proxying is not set up on this thread; answering 503", route);
