@@ -2,38 +2,26 @@ package dev.strait.proxy.grpcweb;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
+import dev.strait.proxy.testing.H2cServer;
 import dev.strait.proxy.testing.ProxyHarness;
 import dev.strait.proxy.testing.RawClient;
-import io.netty.bootstrap.ServerBootstrap;
 import io.netty.buffer.ByteBuf;
 import io.netty.buffer.ByteBufUtil;
 import io.netty.buffer.Unpooled;
-import io.netty.channel.Channel;
 import io.netty.channel.ChannelHandlerContext;
 import io.netty.channel.ChannelInboundHandlerAdapter;
-import io.netty.channel.ChannelInitializer;
-import io.netty.channel.EventLoopGroup;
-import io.netty.channel.MultiThreadIoEventLoopGroup;
-import io.netty.channel.nio.NioIoHandler;
-import io.netty.channel.socket.SocketChannel;
-import io.netty.channel.socket.nio.NioServerSocketChannel;
 import io.netty.handler.codec.http2.DefaultHttp2DataFrame;
 import io.netty.handler.codec.http2.DefaultHttp2Headers;
 import io.netty.handler.codec.http2.DefaultHttp2HeadersFrame;
 import io.netty.handler.codec.http2.Http2DataFrame;
-import io.netty.handler.codec.http2.Http2FrameCodecBuilder;
 import io.netty.handler.codec.http2.Http2Headers;
 import io.netty.handler.codec.http2.Http2HeadersFrame;
-import io.netty.handler.codec.http2.Http2MultiplexHandler;
-import io.netty.handler.codec.http2.Http2StreamChannel;
 import io.netty.util.ReferenceCountUtil;
 import java.io.ByteArrayOutputStream;
-import java.net.InetSocketAddress;
 import java.nio.charset.StandardCharsets;
 import java.util.Base64;
 import java.util.List;
 import java.util.concurrent.CopyOnWriteArrayList;
-import java.util.concurrent.TimeUnit;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
@@ -45,28 +33,15 @@ import org.junit.jupiter.api.Test;
  */
 class GrpcWebTest {
     private final ProxyHarness h = new ProxyHarness();
-    private final EventLoopGroup group = new MultiThreadIoEventLoopGroup(1, NioIoHandler.newFactory());
     /** What the gRPC server got: each call's fields and body. */
     private final List<Http2Headers> calls = new CopyOnWriteArrayList<>();
     private final List<byte[]> bodies = new CopyOnWriteArrayList<>();
-    private Channel server;
+    private H2cServer server;
 
     @BeforeEach
     void start() throws Exception {
-        server = new ServerBootstrap().group(group).channel(NioServerSocketChannel.class)
-                .childHandler(new ChannelInitializer<SocketChannel>() {
-                    @Override
-                    protected void initChannel(SocketChannel ch) {
-                        ch.pipeline().addLast(Http2FrameCodecBuilder.forServer().build(),
-                                new Http2MultiplexHandler(new ChannelInitializer<Http2StreamChannel>() {
-                                    @Override
-                                    protected void initChannel(Http2StreamChannel s) {
-                                        s.pipeline().addLast(new GrpcEcho());
-                                    }
-                                }));
-                    }
-                }).bind("127.0.0.1", 0).sync().channel();
-        int port = ((InetSocketAddress) server.localAddress()).getPort();
+        server = new H2cServer(GrpcEcho::new);
+        int port = server.port();
         h.start("""
                 upstreams: [ { name: grpc, protocol: h2c, endpoints: [ "127.0.0.1:%d" ] } ]
                 routes:
@@ -80,8 +55,7 @@ class GrpcWebTest {
     @AfterEach
     void stop() throws Exception {
         h.close();
-        server.close().sync();
-        group.shutdownGracefully(0, 1, TimeUnit.SECONDS).sync();
+        server.close();
     }
 
     /**
