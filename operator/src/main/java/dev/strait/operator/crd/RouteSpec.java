@@ -165,6 +165,11 @@ public class RouteSpec {
             message = "responseRewrite only applies to a rule with backends")
     @ValidationRule(value = "!has(self.responseRewrite) || !has(self.fastcgi)",
             message = "responseRewrite applies to HTTP upstreams' answers, not to FastCGI's")
+    @ValidationRule(value = "!has(self.requestBuffering) || has(self.backends)",
+            message = "requestBuffering only applies to a rule with backends")
+    @ValidationRule(value = "!has(self.requestBuffering) || !has(self.fastcgi)",
+            message = "requestBuffering does not apply to FastCGI: its bodies are always read first, up to"
+                    + " fastcgi.maxBufferedBody")
     @ValidationRule(value = "!has(self.satisfy) || self.satisfy == 'all' || (has(self.clientAddresses) && has(self.basicAuth))",
             message = "satisfy: any chooses between clientAddresses and basicAuth; the rule needs both")
     public static class Rule {
@@ -276,6 +281,22 @@ public class RouteSpec {
          * {@code proxy_cookie_domain}). Only with backends, not fastcgi ones.
          */
         public ResponseRewrite responseRewrite;
+
+        /**
+         * The request body is read, up to {@code maxBytes} in memory, before a backend is asked (nginx's
+         * {@code proxy_request_buffering}), so a slow upload never holds one of the app's workers; the rest of a
+         * longer body streams from there. Absent, the body streams as it comes. Only with backends, not fastcgi ones.
+         */
+        public RequestBuffering requestBuffering;
+    }
+
+    /** How much of a request body is read before the backend is asked, as docs/config.md's {@code requestBuffering}. */
+    @JsonInclude(JsonInclude.Include.NON_NULL)
+    public static class RequestBuffering {
+        /** Bytes held in memory at most, 1 MiB when absent; up to 64 MiB. */
+        @Min(1)
+        @Max(67108864)
+        public Long maxBytes;
     }
 
     /**

@@ -29,7 +29,9 @@ import java.util.regex.PatternSyntaxException;
  * (checked with the Secret's CAs, with its client certificate), {@code mirror-target} a mirror on every backend rule
  * (a mirror guards nothing: one that cannot be had is reported, and the paths serve unmirrored),
  * {@code proxy-redirect-*} and {@code proxy-cookie-*} every backend rule's {@code responseRewrite} (what cannot be read
- * is reported, and the answers pass as the app sends them).
+ * is reported, and the answers pass as the app sends them); every HTTP backend rule reads request bodies first
+ * ({@code requestBuffering}), as ingress-nginx's {@code proxy-request-buffering} does by default, up to
+ * {@code client-body-buffer-size}.
  */
 final class IngressAnnotations {
     static final String PREFIX = "nginx.ingress.kubernetes.io/";
@@ -204,6 +206,16 @@ final class IngressAnnotations {
     static final String PROXY_COOKIE_PATH = PREFIX + "proxy-cookie-path";
     /** nginx's {@code proxy_cookie_domain}: {@code "FROM TO"}, a cookie's Domain FROM replaced, or {@code off}. */
     static final String PROXY_COOKIE_DOMAIN = PREFIX + "proxy-cookie-domain";
+    /**
+     * nginx's {@code proxy_request_buffering}: {@code on} (ingress-nginx's default) reads a request body before the
+     * backend is asked, {@code off} streams it.
+     */
+    static final String PROXY_REQUEST_BUFFERING = PREFIX + "proxy-request-buffering";
+    /**
+     * nginx's {@code client_body_buffer_size}: how much of a body is held in memory (past it nginx writes a temporary
+     * file); bytes, or a number with {@code k} or {@code m}.
+     */
+    static final String CLIENT_BODY_BUFFER_SIZE = PREFIX + "client-body-buffer-size";
 
     private static final Pattern TOKEN = Pattern.compile("[!#$%&'*+.^_`|~0-9A-Za-z-]+");
     private static final Pattern HOST_VALUE = Pattern.compile(
@@ -226,7 +238,8 @@ final class IngressAnnotations {
             CUSTOM_HTTP_ERRORS, ENABLE_ACCESS_LOG, AUTH_SIGNIN, AUTH_SIGNIN_REDIRECT_PARAM, AUTH_RESPONSE_HEADERS,
             AUTH_ALWAYS_SET_COOKIE, AUTH_CACHE_KEY, AUTH_CACHE_DURATION,
             AUTH_METHOD, AUTH_SNIPPET, AUTH_PROXY_SET_HEADERS, MIRROR_TARGET, MIRROR_REQUEST_BODY, MIRROR_HOST,
-            PROXY_REDIRECT_FROM, PROXY_REDIRECT_TO, PROXY_COOKIE_PATH, PROXY_COOKIE_DOMAIN);
+            PROXY_REDIRECT_FROM, PROXY_REDIRECT_TO, PROXY_COOKIE_PATH, PROXY_COOKIE_DOMAIN, PROXY_REQUEST_BUFFERING,
+            CLIENT_BODY_BUFFER_SIZE);
     /**
      * {@code "true"}: each host's TLS connections go to the backend of its path {@code /} as they are (a Route's
      * {@code tlsPassthrough}); every other annotation of the Ingress is then not applied, as in ingress-nginx.
@@ -299,6 +312,12 @@ final class IngressAnnotations {
      * backend rule's {@code responseRewrite}, or null (none, or none that could be read).
      */
     final RouteSpec.ResponseRewrite responseRewrite;
+    /**
+     * {@code proxy-request-buffering} and {@code client-body-buffer-size} as every backend rule's
+     * {@code requestBuffering}: on by default, as in ingress-nginx; null with {@code off}, or for backends spoken to
+     * as gRPC (nginx's {@code grpc_pass} never buffers) or FastCGI (which reads bodies first anyway).
+     */
+    final RouteSpec.RequestBuffering requestBuffering;
     /** The longer of {@code proxy-read-timeout} and {@code proxy-send-timeout} as {@code timeouts.idle}, or null. */
     final String idleTimeout;
     /** {@code app-root}: the path {@code /} is redirected to (302), or null. */
@@ -456,6 +475,7 @@ final class IngressAnnotations {
         }
         hostRewrite = vhost == null || vhost.isBlank() ? null : vhost.trim();
         responseRewrite = responseRewrite(a, warn);
+        requestBuffering = requestBuffering(a, warn);
         long idle = Math.max(seconds(a, PROXY_READ_TIMEOUT, "60s", warn), seconds(a, PROXY_SEND_TIMEOUT, "60s", warn));
         idleTimeout = idle > 0 ? idle + "s" : null;
         String root = a.get(APP_ROOT);
@@ -820,6 +840,58 @@ final class IngressAnnotations {
             }
         }
         return null;
+    }
+
+    /**
+     * What is read first without {@code client-body-buffer-size}: the config's default, 1 MiB. nginx's own buffer is
+     * smaller (8k or 16k), but nginx reads the rest of the body into a file before asking; Strait streams the rest,
+     * so it holds more in memory to spare the app the uploads that are slow.
+     */
+    static final long BODY_BUFFER_DEFAULT = 1L << 20;
+    /** ...and the most the config takes ({@code requestBuffering.maxBytes}). */
+    static final long BODY_BUFFER_MAX = 64L << 20;
+    /** nginx's size syntax for {@code client_body_buffer_size} (ngx_parse_size): digits and {@code k} or {@code m}. */
+    private static final Pattern BUFFER_SIZE = Pattern.compile("([0-9]{1,12})([kKmM]?)");
+
+    /**
+     * ingress-nginx's {@code proxy-request-buffering} ({@code on} by default) and {@code client-body-buffer-size} as
+     * a {@code requestBuffering}, or null. Apps moved from ingress-nginx rely on its reading bodies first without
+     * knowing (a slow upload never holds one of their workers), so it is on unless {@code off} is asked. What nginx
+     * keeps past that size in a temporary file, Strait streams to the backend. Backends spoken to as gRPC
+     * ({@code backend-protocol} GRPC or GRPCS) get none: nginx's {@code grpc_pass} never buffers, and gRPC calls
+     * stream; nor do FastCGI ones, whose bodies are read first anyway (their paths answer 503 here). A value that
+     * cannot be read is a warning naming the annotation, and the default applies.
+     */
+    private static RouteSpec.RequestBuffering requestBuffering(Map<String, String> a, List<String> warn) {
+        String on = a.get(PROXY_REQUEST_BUFFERING) == null ? "" : a.get(PROXY_REQUEST_BUFFERING).trim();
+        boolean off = on.equalsIgnoreCase("off");
+        if (!on.isEmpty() && !off && !on.equalsIgnoreCase("on")) {
+            warn.add(field(PROXY_REQUEST_BUFFERING) + ": \"" + a.get(PROXY_REQUEST_BUFFERING) + "\" is not on or off;"
+                    + " on, the default, applies");
+        }
+        long max = BODY_BUFFER_DEFAULT;
+        String size = a.get(CLIENT_BODY_BUFFER_SIZE) == null ? "" : a.get(CLIENT_BODY_BUFFER_SIZE).trim();
+        if (!size.isEmpty()) {
+            java.util.regex.Matcher m = BUFFER_SIZE.matcher(size);
+            long bytes = !m.matches() ? 0 : Long.parseLong(m.group(1)) << switch (m.group(2).toLowerCase(Locale.ROOT)) {
+                case "k" -> 10;
+                case "m" -> 20;
+                default -> 0;
+            };
+            if (bytes < 1 || bytes > BODY_BUFFER_MAX) {
+                warn.add(field(CLIENT_BODY_BUFFER_SIZE) + ": \"" + a.get(CLIENT_BODY_BUFFER_SIZE) + "\" is not a size"
+                        + " from 1 byte to 64m (bytes, or a number with k or m); the default 1m applies");
+            } else {
+                max = bytes;
+            }
+        }
+        String protocol = a.get(BACKEND_PROTOCOL) == null ? "" : a.get(BACKEND_PROTOCOL).trim().toUpperCase(Locale.ROOT);
+        if (off || protocol.equals("GRPC") || protocol.equals("GRPCS") || protocol.equals("FCGI")) {
+            return null;
+        }
+        RouteSpec.RequestBuffering out = new RouteSpec.RequestBuffering();
+        out.maxBytes = max;
+        return out;
     }
 
     /** Text that can stand in a {@code Location} field, as the config parser takes it: visible ASCII, no spaces. */

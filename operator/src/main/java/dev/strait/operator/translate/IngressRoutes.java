@@ -650,7 +650,8 @@ final class IngressRoutes {
      * a redirect that cannot be expressed answers 503 rather than serve what was meant to move, and so does a
      * backend whose guard (an access list, authentication) cannot be honoured. A backend rule takes the
      * source-range annotations as its {@code clientAddresses}, {@code mirror} (or none) as its mirrors, and the
-     * {@code proxy-redirect-*} and {@code proxy-cookie-*} annotations as its {@code responseRewrite}. {@code locked}:
+     * {@code proxy-redirect-*} and {@code proxy-cookie-*} annotations as its {@code responseRewrite}, and reads request
+     * bodies first as ingress-nginx does ({@code requestBuffering}; a stand-in answering 503 reads none). {@code locked}:
      * the host cannot ask for the client certificates the Ingress wants, and every rule of it answers 503, its
      * redirects too.
      */
@@ -680,6 +681,7 @@ final class IngressRoutes {
             r.backends = List.of(b);
             r.hostRewrite = annotations.hostRewrite;
             r.responseRewrite = annotations.responseRewrite;
+            r.requestBuffering = annotations.requestBuffering;
             if (annotations.idleTimeout != null) {
                 r.timeouts = new RouteSpec.Timeouts();
                 r.timeouts.idle = annotations.idleTimeout;

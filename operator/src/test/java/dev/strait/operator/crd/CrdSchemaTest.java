@@ -62,6 +62,9 @@ class CrdSchemaTest {
                         "pathRewrite only applies to a rule with backends",
                         "responseRewrite only applies to a rule with backends",
                         "responseRewrite applies to HTTP upstreams' answers, not to FastCGI's",
+                        "requestBuffering only applies to a rule with backends",
+                        "requestBuffering does not apply to FastCGI: its bodies are always read first, up to"
+                                + " fastcgi.maxBufferedBody",
                         "satisfy: any chooses between clientAddresses and basicAuth; the rule needs both");
         JSONSchemaProps path = rule.getProperties().get("matches").getItems().getSchema().getProperties().get("path");
         assertThat(path.getProperties().get("type").getEnum()).extracting(Object::toString)
@@ -188,6 +191,39 @@ class CrdSchemaTest {
                             .isEqualTo(modelTakes(list, field, value));
                 }
             }
+        }
+    }
+
+    /**
+     * A rule's requestBuffering: {@code maxBytes} within the model's bounds (1 byte to 64 MiB), checked against the
+     * proxies' parser value by value; only on a rule with backends, not fastcgi ones, as the parser says.
+     */
+    @Test
+    void routeRequestBufferingIsRefusedWhereTheModelRefusesIt() throws IOException {
+        JSONSchemaProps rule = crd("routes.strait.dev-v1.yml").getSpec().getVersions().get(0).getSchema()
+                .getOpenAPIV3Schema().getProperties().get("spec").getProperties().get("rules").getItems().getSchema();
+        assertThat(rule.getXKubernetesValidations()).extracting(r -> r.getRule()).contains(
+                "!has(self.requestBuffering) || has(self.backends)", "!has(self.requestBuffering) || !has(self.fastcgi)");
+        JSONSchemaProps buffering = rule.getProperties().get("requestBuffering");
+        assertThat(buffering.getProperties()).containsOnlyKeys("maxBytes");
+        JSONSchemaProps maxBytes = buffering.getProperties().get("maxBytes");
+        assertThat(maxBytes.getType()).isEqualTo("integer");
+        for (long bytes : new long[] {-1, 0, 1, 8192, 1 << 20, 64L << 20, (64L << 20) + 1, 1L << 40}) {
+            assertThat(admits(maxBytes, bytes)).as("maxBytes %s", bytes).isEqualTo(modelTakesBuffer(bytes));
+        }
+    }
+
+    /** Whether the proxies' config parser takes a requestBuffering of that many bytes. */
+    private static boolean modelTakesBuffer(long maxBytes) {
+        try {
+            dev.strait.model.ConfigParser.parse("""
+                    listeners: [ { name: http, address: "127.0.0.1:0" } ]
+                    upstreams: [ { name: app, endpoints: [ "127.0.0.1:1" ] } ]
+                    routes: [ { name: r, hosts: [ "*" ], rules: [ { backends: [ { upstream: app } ], requestBuffering: { maxBytes: %d } } ] } ]
+                    """.formatted(maxBytes), "requestBuffering");
+            return true;
+        } catch (dev.strait.model.InvalidConfigException e) {
+            return false;
         }
     }
 
