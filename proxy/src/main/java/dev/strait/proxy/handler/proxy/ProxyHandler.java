@@ -210,11 +210,20 @@ public final class ProxyHandler implements PrefixAware {
      * (up to its limit) before the call starts, so the upstream is asked only once it is in.
      */
     private void forward(Exchange exchange) {
-        if (bufferBytes > 0 && exchange.hasBody() && !ProxyCall.isWebSocketHandshake(exchange)) {
+        if (bufferBytes > 0 && exchange.hasBody() && !isGrpc(exchange)) {
             HeldBody.gather(exchange, bufferBytes, body -> body.resume(exchange, this::call));
             return;
         }
         call(exchange);
+    }
+
+    /**
+     * A gRPC call (or gRPC-Web's) streams its messages: a client stream read first would wait for its end, or for
+     * the buffer's limit, before the server saw a message. Such calls are never gathered.
+     */
+    private static boolean isGrpc(Exchange ex) {
+        String type = ex.request().headers().get(io.netty.handler.codec.http.HttpHeaderNames.CONTENT_TYPE);
+        return type != null && type.regionMatches(true, 0, "application/grpc", 0, 16);
     }
 
     private void call(Exchange exchange) {

@@ -73,6 +73,18 @@ class RequestBufferingTest {
     }
 
     @Test
+    void aGrpcCallStreamsWhateverTheRuleSays() throws Exception {
+        try (RawClient call = h.client()) {
+            // A client stream: its first message must reach the server before the client sends the next.
+            call.send("POST /x.Svc/Upload HTTP/1.1\r\nHost: test\r\nContent-Type: application/grpc\r\n"
+                    + "Content-Length: 3000\r\n\r\n" + "a".repeat(1500));
+            await().atMost(Duration.ofSeconds(10)).until(() -> app.connections() == 1);
+            call.send("b".repeat(1500));
+            assertThat(call.read().text()).isEqualTo("POST /x.Svc/Upload body=3000");
+        }
+    }
+
+    @Test
     void aRuleWithoutItStreamsTheBodyAsItComes() throws Exception {
         try (RawClient slow = h.client()) {
             slow.send("POST /streamed HTTP/1.1\r\nHost: test\r\nContent-Length: 3000\r\n\r\n" + "a".repeat(1500));
