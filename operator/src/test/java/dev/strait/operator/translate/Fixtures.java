@@ -213,6 +213,18 @@ public final class Fixtures {
         return t.report(new ResourceKey("Route", ns, name));
     }
 
+    /**
+     * Translates the Route {@code shop/site} among {@code resources} and checks it was refused with one error
+     * starting with {@code error}, and nothing of it served.
+     */
+    public static void assertRouteRefused(String error, Object... resources) {
+        Translation t = translate(resources);
+        ResourceReport r = routeReport(t, "shop", "site");
+        org.assertj.core.api.Assertions.assertThat(r.errors()).as(error).singleElement().asString().startsWith(error);
+        org.assertj.core.api.Assertions.assertThat(r.accepted().status()).as(error).isFalse();
+        org.assertj.core.api.Assertions.assertThat(routeNames(t)).as(error).isEmpty();
+    }
+
     public static ResourceReport upstreamReport(Translation t, String ns, String name) {
         return t.report(new ResourceKey("Upstream", ns, name));
     }

@@ -191,11 +191,7 @@ class RouteForwardAuthTest {
                 "spec.rules[0].forwardAuth.signIn: must be an http(s) URL or a path starting with /"},
         };
         for (String[] c : cases) {
-            Translation t = Fixtures.translate(route("shop", "site", 1, SPEC.replace(c[0], c[1])), AUTH, AUTH_PODS);
-            ResourceReport r = Fixtures.routeReport(t, "shop", "site");
-            assertThat(r.errors()).as(c[1]).singleElement().asString().startsWith(c[2]);
-            assertThat(r.accepted().status()).isFalse();
-            assertThat(Fixtures.routeNames(t)).isEmpty();
+            Fixtures.assertRouteRefused(c[2], route("shop", "site", 1, SPEC.replace(c[0], c[1])), AUTH, AUTH_PODS);
         }
         Translation t = Fixtures.translate(route("shop", "site", 1, SPEC.replace("{ service: { name: auth, port: 4180 } }",
                 "{ upstream: php }")), Fixtures.upstream("shop", "php", "service: { name: auth, port: 4180 }\nprotocol: fastcgi"),
