@@ -17,6 +17,8 @@ import java.util.List;
  * @param requestId what the proxy does with an incoming {@code X-Request-Id}
  * @param cache     the response cache's store, shared by every rule with {@code cache}
  * @param forwardedHeaders which peers' {@code X-Forwarded-Proto} the proxy believes
+ * @param resolver  how endpoint names are looked up
+ * @param tracing   distributed tracing, or {@code null} for none (a client's {@code traceparent} then passes as sent)
  */
 public record Config(
         int workers,
@@ -30,7 +32,8 @@ public record Config(
         RequestId requestId,
         CacheStore cache,
         ForwardedHeaders forwardedHeaders,
-        Resolver resolver) {
+        Resolver resolver,
+        Tracing tracing) {
 
     public Config {
         listeners = List.copyOf(listeners);
@@ -48,6 +51,13 @@ public record Config(
         if (resolver == null) {
             resolver = Resolver.DEFAULTS;
         }
+    }
+
+    public Config(int workers, Transport transport, AccessLog accessLog, Limits limits, List<Listener> listeners,
+                  Admin admin, List<Upstream> upstreams, List<Route> routes, RequestId requestId, CacheStore cache,
+                  ForwardedHeaders forwardedHeaders, Resolver resolver) {
+        this(workers, transport, accessLog, limits, listeners, admin, upstreams, routes, requestId, cache,
+                forwardedHeaders, resolver, null);
     }
 
     public Config(int workers, Transport transport, AccessLog accessLog, Limits limits, List<Listener> listeners,
@@ -237,6 +247,49 @@ public record Config(
 
         public Resolver {
             nameservers = List.copyOf(nameservers);
+        }
+    }
+
+    /**
+     * Distributed tracing: each request the proxy serves is a span of a W3C Trace Context trace, sent in
+     * OTLP/HTTP JSON batches to a collector, and requests go upstream with a {@code traceparent} naming it.
+     *
+     * @param endpoint      the collector's OTLP/HTTP traces URL, {@code http://HOST:PORT/v1/traces} (or https;
+     *                      a URL without a path gets {@code /v1/traces}, as the OpenTelemetry exporters add it)
+     * @param percent       the share of new traces recorded, 0 to 100; a request whose trusted
+     *                      {@code traceparent} says sampled or not is recorded as it says (parent-based)
+     * @param serviceName   the spans' {@code service.name}
+     * @param trustIncoming continue a client's trace: true, false, or only from these peers (non-empty
+     *                      {@link #trustedPeers}); otherwise each request starts a trace of its own
+     * @param trustedPeers  when not empty, only these peers' {@code traceparent} is continued
+     * @param flushInterval the longest a finished span waits before its batch goes out
+     */
+    public record Tracing(String endpoint, double percent, String serviceName, boolean trustIncoming,
+                          List<IpBlock> trustedPeers, java.time.Duration flushInterval) {
+        public static final String DEFAULT_SERVICE_NAME = "strait";
+        public static final java.time.Duration DEFAULT_FLUSH_INTERVAL = java.time.Duration.ofSeconds(5);
+
+        public Tracing {
+            trustedPeers = List.copyOf(trustedPeers);
+            if (serviceName == null) {
+                serviceName = DEFAULT_SERVICE_NAME;
+            }
+            if (flushInterval == null) {
+                flushInterval = DEFAULT_FLUSH_INTERVAL;
+            }
+        }
+
+        /** Every new trace recorded, clients' traces continued, batches every 5 s. */
+        public Tracing(String endpoint) {
+            this(endpoint, 100, DEFAULT_SERVICE_NAME, true, List.of(), DEFAULT_FLUSH_INTERVAL);
+        }
+
+        /** Whether a {@code traceparent} that came from {@code peer} (null: unknown) is continued. */
+        public boolean trusts(java.net.InetAddress peer) {
+            if (!trustIncoming) {
+                return false;
+            }
+            return trustedPeers.isEmpty() || peer != null && IpBlock.anyContains(trustedPeers, peer);
         }
     }
 }

@@ -169,7 +169,7 @@ public final class ConfigParser {
             return null;
         }
         known(n, "", "workers", "transport", "accessLog", "limits", "listeners", "admin", "upstreams", "routes",
-                "requestId", "cache", "forwardedHeaders", "resolver");
+                "requestId", "cache", "forwardedHeaders", "resolver", "tracing");
         int workers = integer(n.get("workers"), "workers", 0, 0, 1024);
         Config.Transport transport = enumValue(n.get("transport"), "transport", Config.Transport.AUTO,
                 Config.Transport.class);
@@ -294,8 +294,79 @@ public final class ConfigParser {
             resolver = new Config.Resolver(nonNull(servers),
                     positiveDuration(rn.get("timeout"), "resolver.timeout", null));
         }
+        JsonNode tn = n.get("tracing");
+        Config.Tracing tracing = tn != null && !tn.isNull() && object(tn, "tracing") ? tracing(tn) : null;
         return new Config(workers, transport, accessLog, limits, nonNull(listeners), admin, nonNull(upstreams),
-                nonNull(routes), requestId, cacheStore, forwarded, resolver);
+                nonNull(routes), requestId, cacheStore, forwarded, resolver, tracing);
+    }
+
+    private static final Duration MIN_FLUSH_INTERVAL = Duration.ofMillis(10);
+    private static final Duration MAX_FLUSH_INTERVAL = Duration.ofMinutes(1);
+
+    /** {@code { endpoint, percent, serviceName, trustIncoming, flushInterval }}; null when the endpoint is bad. */
+    private Config.Tracing tracing(JsonNode n) {
+        known(n, "tracing", "endpoint", "percent", "serviceName", "trustIncoming", "flushInterval");
+        String endpoint = tracingEndpoint(requiredText(n.get("endpoint"), "tracing.endpoint"));
+        double percent = 100;
+        JsonNode pn = n.get("percent");
+        if (pn != null && !pn.isNull()) {
+            if (!pn.isNumber() || !(pn.asDouble() >= 0) || pn.asDouble() > 100) {
+                error("tracing.percent", "must be a number from 0 to 100, got " + describe(pn));
+            } else {
+                percent = pn.asDouble();
+            }
+        }
+        String service = text(n.get("serviceName"), "tracing.serviceName", Config.Tracing.DEFAULT_SERVICE_NAME);
+        if (service.isBlank() || service.length() > 256 || !service.chars().allMatch(c -> c >= 0x20 && c < 0x7f)) {
+            error("tracing.serviceName", "must be 1 to 256 visible ASCII characters, got \"" + service + "\"");
+        }
+        boolean trust = true;
+        List<IpBlock> peers = List.of();
+        JsonNode ti = n.get("trustIncoming");
+        if (ti != null && ti.isArray()) {
+            peers = nonNull(list(ti, "tracing.trustIncoming", true, this::ipBlock));
+        } else if (ti != null && !ti.isNull() && !ti.isBoolean()) {
+            error("tracing.trustIncoming", "must be true, false or a list of addresses and CIDR blocks, got "
+                    + describe(ti));
+        } else {
+            trust = bool(ti, "tracing.trustIncoming", true);
+        }
+        Duration flush = positiveDuration(n.get("flushInterval"), "tracing.flushInterval",
+                Config.Tracing.DEFAULT_FLUSH_INTERVAL);
+        if (flush.compareTo(MIN_FLUSH_INTERVAL) < 0 || flush.compareTo(MAX_FLUSH_INTERVAL) > 0) {
+            error("tracing.flushInterval", "must be 10ms to 1m, got " + Durations.format(flush));
+        }
+        return endpoint == null ? null : new Config.Tracing(endpoint, percent, service, trust, peers, flush);
+    }
+
+    /**
+     * The collector's URL: http or https, a host, no user, query or fragment; {@code /v1/traces} added when
+     * it has no path (as OpenTelemetry's exporters do with {@code OTEL_EXPORTER_OTLP_ENDPOINT}).
+     */
+    private String tracingEndpoint(String s) {
+        if (s == null) {
+            return null;
+        }
+        java.net.URI u;
+        try {
+            u = new java.net.URI(s);
+        } catch (java.net.URISyntaxException e) {
+            error("tracing.endpoint", "\"" + s + "\" is not a URL: " + e.getReason());
+            return null;
+        }
+        String scheme = u.getScheme() == null ? "" : u.getScheme().toLowerCase(Locale.ROOT);
+        if (!scheme.equals("http") && !scheme.equals("https")) {
+            error("tracing.endpoint", "\"" + s + "\" must be an http:// or https:// URL (OTLP over HTTP, as "
+                    + "http://otel-collector:4318/v1/traces)");
+            return null;
+        }
+        if (u.getHost() == null || u.getRawUserInfo() != null || u.getRawQuery() != null || u.getRawFragment() != null) {
+            error("tracing.endpoint", "\"" + s + "\" must be scheme://host[:port][/path], without user, query or "
+                    + "fragment");
+            return null;
+        }
+        String path = u.getRawPath();
+        return path == null || path.isEmpty() || path.equals("/") ? s.replaceAll("/$", "") + "/v1/traces" : s;
     }
 
     /** A route's listeners must be listeners of this config: a typo would otherwise serve it nowhere. */

@@ -373,6 +373,20 @@ public final class ConfigWriter {
                 r.put("timeout", Durations.format(c.resolver().timeout()));
             }
         }
+        if (c.tracing() != null) {
+            Config.Tracing t = c.tracing();
+            ObjectNode o = n.putObject("tracing");
+            o.put("endpoint", t.endpoint());
+            o.put("percent", t.percent());
+            o.put("serviceName", t.serviceName());
+            if (t.trustedPeers().isEmpty()) {
+                o.put("trustIncoming", t.trustIncoming());
+            } else {
+                ArrayNode peers = o.putArray("trustIncoming");
+                t.trustedPeers().forEach(b -> peers.add(b.text()));
+            }
+            o.put("flushInterval", Durations.format(t.flushInterval()));
+        }
         return n;
     }
 

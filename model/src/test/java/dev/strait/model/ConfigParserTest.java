@@ -608,6 +608,35 @@ class ConfigParserTest {
         }
 
         @Test
+        void tracingIsOffUnlessAnEndpointIsGiven() throws Exception {
+            assertThat(parse(MINIMAL).tracing()).isNull();
+            assertThat(ConfigWriter.toJson(parse(MINIMAL), false)).as("written only when set").doesNotContain("tracing");
+            Config c = parse(LISTENER + "tracing: { endpoint: \"http://otel-collector.monitoring:4318/v1/traces\" }\n");
+            assertThat(c.tracing()).isEqualTo(new Config.Tracing("http://otel-collector.monitoring:4318/v1/traces"));
+            assertThat(c.tracing().trusts(null)).isTrue();
+            assertThat(parse(LISTENER + "tracing: { endpoint: \"https://collector:4318\" }\n").tracing().endpoint())
+                    .as("a URL without a path gets OTLP's").isEqualTo("https://collector:4318/v1/traces");
+            assertThat(parse(LISTENER + "tracing: { endpoint: \"http://collector/\" }\n").tracing().endpoint())
+                    .isEqualTo("http://collector/v1/traces");
+        }
+
+        @Test
+        void tracingSettings() throws Exception {
+            Config c = parse(LISTENER + "tracing: { endpoint: \"http://c:4318/v1/traces\", percent: 2.5, "
+                    + "serviceName: edge-proxy, trustIncoming: [ 10.0.0.0/8 ], flushInterval: 200ms }\n");
+            Config.Tracing t = c.tracing();
+            assertThat(t.percent()).isEqualTo(2.5);
+            assertThat(t.serviceName()).isEqualTo("edge-proxy");
+            assertThat(t.flushInterval()).isEqualTo(Duration.ofMillis(200));
+            assertThat(t.trusts(java.net.InetAddress.getByName("10.1.2.3"))).isTrue();
+            assertThat(t.trusts(java.net.InetAddress.getByName("192.0.2.1"))).isFalse();
+            assertThat(ConfigParser.parse(ConfigWriter.toJson(c, false), "written")).isEqualTo(c);
+            Config off = parse(LISTENER + "tracing: { endpoint: \"http://c:4318/v1/traces\", percent: 0, trustIncoming: false }\n");
+            assertThat(off.tracing().trusts(java.net.InetAddress.getByName("10.1.2.3"))).isFalse();
+            assertThat(ConfigParser.parse(ConfigWriter.toJson(off, false), "written")).isEqualTo(off);
+        }
+
+        @Test
         void forwardedHeadersTrustNoPeerUnlessListed() throws Exception {
             assertThat(parse(MINIMAL).forwardedHeaders().trustedPeers()).isEmpty();
             Config c = parse(LISTENER + "forwardedHeaders: { trustedPeers: [ 10.0.0.0/8, 192.0.2.7, \"fd00::/8\" ] }\n");
@@ -1189,6 +1218,26 @@ class ConfigParserTest {
                         "requestId.trustIncoming", "must list at least one item"),
                 arguments("requestId trustIncoming a name", l + "requestId: { trustIncoming: [ lb.internal ] }\n",
                         "requestId.trustIncoming[0]", "\"lb.internal\" is not an IP address or CIDR block"),
+                arguments("tracing without an endpoint", l + "tracing: { percent: 10 }\n",
+                        "tracing.endpoint", "required"),
+                arguments("tracing endpoint over gRPC", l + "tracing: { endpoint: \"grpc://c:4317\" }\n",
+                        "tracing.endpoint", "must be an http:// or https:// URL"),
+                arguments("tracing endpoint with a query", l + "tracing: { endpoint: \"http://c:4318/v1/traces?x=1\" }\n",
+                        "tracing.endpoint", "without user, query or fragment"),
+                arguments("tracing endpoint not a URL", l + "tracing: { endpoint: \"http://c:43 18/\" }\n",
+                        "tracing.endpoint", "is not a URL"),
+                arguments("tracing percent over 100", l + "tracing: { endpoint: \"http://c\", percent: 101 }\n",
+                        "tracing.percent", "must be a number from 0 to 100"),
+                arguments("tracing percent text", l + "tracing: { endpoint: \"http://c\", percent: half }\n",
+                        "tracing.percent", "must be a number from 0 to 100"),
+                arguments("tracing serviceName blank", l + "tracing: { endpoint: \"http://c\", serviceName: \" \" }\n",
+                        "tracing.serviceName", "must be 1 to 256 visible ASCII characters"),
+                arguments("tracing flushInterval too short", l + "tracing: { endpoint: \"http://c\", flushInterval: 1ms }\n",
+                        "tracing.flushInterval", "must be 10ms to 1m"),
+                arguments("tracing trustIncoming a word", l + "tracing: { endpoint: \"http://c\", trustIncoming: maybe }\n",
+                        "tracing.trustIncoming", "must be true, false or a list of addresses and CIDR blocks"),
+                arguments("tracing unknown field", l + "tracing: { endpoint: \"http://c\", sampler: always }\n",
+                        "tracing.sampler", "unknown field"),
                 arguments("forwardedHeaders unknown field", l + "forwardedHeaders: { trustedProxies: [ 10.0.0.0/8 ] }\n",
                         "forwardedHeaders.trustedProxies", "unknown field"),
                 arguments("trustedPeers not a list", l + "forwardedHeaders: { trustedPeers: 10.0.0.0/8 }\n",

@@ -111,6 +111,8 @@ class ConfigWriterTest {
                 tlsPassthrough: { upstream: e, proxyProtocol: 2 }
             requestId: { trustIncoming: false }
             cache: { maxBytes: 1000000 }
+            tracing: { endpoint: "http://otel:4318/v1/traces", percent: 12.5, serviceName: edge, trustIncoming: false,
+                       flushInterval: 1s }
             """;
 
     static Stream<String> configs() {
