@@ -3,6 +3,7 @@ package dev.strait.proxy.accesslog;
 import dev.strait.model.HostPort;
 import dev.strait.proxy.config.Serving;
 import dev.strait.proxy.time.UtcText;
+import dev.strait.proxy.tracing.RequestTrace;
 import io.netty.channel.EventLoopGroup;
 import io.netty.handler.codec.http.HttpHeaders;
 import io.netty.util.AsciiString;
@@ -70,11 +71,20 @@ public final class AccessLog implements AutoCloseable {
     /**
      * One request, answered or given up by its client. {@code method}, {@code uri} and {@code protocol}
      * are {@code null} where the request line was not read; {@code bytes} counts the body sent (nginx's
-     * {@code $body_bytes_sent}); {@code requestId} is the X-Request-Id sent upstream, or the client's own.
+     * {@code $body_bytes_sent}); {@code requestId} is the X-Request-Id sent upstream, or the client's own;
+     * {@code trace} the request's trace when tracing is on (its ids are logged, sampled or not).
      */
     public record Entry(long epochMillis, String remote, String method, String uri, String protocol, String host,
                         int status, long bytes, long durationNanos, String route, String userAgent,
-                        String requestId, HostPort upstream) {
+                        String requestId, HostPort upstream, RequestTrace trace) {
+        /** Without a trace: tracing is off. */
+        public Entry(long epochMillis, String remote, String method, String uri, String protocol, String host,
+                     int status, long bytes, long durationNanos, String route, String userAgent, String requestId,
+                     HostPort upstream) {
+            this(epochMillis, remote, method, uri, protocol, host, status, bytes, durationNanos, route, userAgent,
+                    requestId, upstream, null);
+        }
+
         /** Without an upstream endpoint: a request no upstream answered. */
         public Entry(long epochMillis, String remote, String method, String uri, String protocol, String host,
                      int status, long bytes, long durationNanos, String route, String userAgent, String requestId) {
@@ -283,6 +293,11 @@ public final class AccessLog implements AutoCloseable {
         String id = e.requestId();
         field(sb, "request_id", id != null && saneRequestId(id) ? id : null);
         field(sb, "upstream", e.upstream() == null ? null : e.upstream().toString()); // formatted here, off the loop
+        if (e.trace() != null) {
+            // Only with tracing on, so lines without it are as they were.
+            field(sb, "trace_id", e.trace().traceId());
+            field(sb, "span_id", e.trace().spanId());
+        }
         sb.append("}\n");
     }
 

@@ -1,6 +1,7 @@
 package dev.strait.proxy.http1;
 
 import dev.strait.model.HostPort;
+import dev.strait.proxy.tracing.RequestTrace;
 import dev.strait.proxy.http.BodyReceiver;
 import dev.strait.proxy.http.Exchange;
 import dev.strait.proxy.http.FileParts;
@@ -65,6 +66,8 @@ final class Http1Exchange implements Exchange {
     HostPort upstream;
     /** What runs when the exchange is recorded ({@link #onEnd}), or null. */
     Runnable ended;
+    /** The request's trace while the config has {@code tracing}, else null. */
+    RequestTrace trace;
 
     Http1Exchange(Http1ServerHandler connection, HttpRequest request, String host, String path, String query,
                   boolean head, long startNanos) {

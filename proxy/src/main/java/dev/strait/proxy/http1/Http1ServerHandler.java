@@ -22,6 +22,8 @@ import dev.strait.proxy.route.RouteTable;
 import dev.strait.proxy.server.FatalErrors;
 import dev.strait.proxy.tls.ClientCheck;
 import dev.strait.proxy.tls.TlsConnection;
+import dev.strait.proxy.tracing.RequestTrace;
+import dev.strait.proxy.tracing.SpanExporter;
 import dev.strait.proxy.upstream.IoUringPeerClose;
 import io.netty.buffer.ByteBuf;
 import io.netty.buffer.ByteBufAllocator;
@@ -241,7 +243,9 @@ public final class Http1ServerHandler extends ChannelInboundHandlerAdapter {
             // drain's end): its line has the whole duration and the bytes it carried, as nginx logs it.
             Http1Exchange handshake = tunnelled;
             tunnelled = null;
-            logAccess(handshake, System.nanoTime() - handshake.startNanos);
+            long nanos = System.nanoTime() - handshake.startNanos;
+            logAccess(handshake, nanos);
+            reportSpan(handshake, nanos);
             runEnded(handshake); // gives back what the request held (an in-flight place) only now
         }
         ctx.fireChannelInactive();
@@ -385,6 +389,10 @@ public final class Http1ServerHandler extends ChannelInboundHandlerAdapter {
         ex.scheme = ForwardedProto.scheme(scheme, headers, peer, trust);
         if (!trust.trustedPeers().isEmpty()) {
             ex.client = ForwardedFor.client(headers, peer, trust);
+        }
+        Config.Tracing tracing = snapshot.config().tracing();
+        if (tracing != null) {
+            ex.trace = RequestTrace.start(tracing, headers, peer);
         }
         CompiledRule rule = snapshot.route(listener, tls != null, "https".equals(ex.scheme), host, matchPath, req.method(),
                 headers);
@@ -945,8 +953,19 @@ public final class Http1ServerHandler extends ChannelInboundHandlerAdapter {
         long nanos = end - ex.startNanos;
         meter(ex, nanos);
         logAccess(ex, nanos);
+        reportSpan(ex, nanos);
         runEnded(ex);
         return end;
+    }
+
+    /** Reports the span of {@code ex} when it has a sampled trace (the config has {@code tracing}). */
+    private static void reportSpan(Http1Exchange ex, long nanos) {
+        if (ex.trace != null) {
+            HttpRequest req = ex.request;
+            SpanExporter.report(ex.trace, nanos, req.method().name(), ex.scheme, ex.host, req.uri(),
+                    req.protocolVersion().minorVersion() == 0 ? "1.0" : "1.1", ex.status, ex.bytes,
+                    ex.rule == null ? null : ex.rule.route(), ex.clientAddress(), req.headers(), ex.upstream);
+        }
     }
 
     /** Runs the exchange's {@code onEnd} task, once. */
@@ -993,7 +1012,7 @@ public final class Http1ServerHandler extends ChannelInboundHandlerAdapter {
             accessLog.log(new AccessLog.Entry(System.currentTimeMillis(),
                     AccessLog.remote(remote),
                     method, uri, protocol, ex.host, ex.status, ex.bytes, nanos, rule == null ? null : rule.route(),
-                    headers.get(HttpHeaderNames.USER_AGENT), AccessLog.requestId(headers), ex.upstream));
+                    headers.get(HttpHeaderNames.USER_AGENT), AccessLog.requestId(headers), ex.upstream, ex.trace));
         }
     }
 

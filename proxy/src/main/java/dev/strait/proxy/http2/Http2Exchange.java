@@ -22,6 +22,8 @@ import dev.strait.proxy.route.Handler;
 import dev.strait.proxy.route.RouteTable;
 import dev.strait.proxy.tls.ClientCheck;
 import dev.strait.proxy.tls.TlsConnection;
+import dev.strait.proxy.tracing.RequestTrace;
+import dev.strait.proxy.tracing.SpanExporter;
 import io.netty.buffer.ByteBuf;
 import io.netty.buffer.ByteBufAllocator;
 import io.netty.buffer.Unpooled;
@@ -134,6 +136,8 @@ public final class Http2Exchange implements Exchange, StreamDeadlines.Expiry {
     private long bytes;
     /** The endpoint that served it, if an upstream did (logged). */
     private HostPort upstream;
+    /** The request's trace while the config has {@code tracing}, else null. */
+    private RequestTrace trace;
     /** What runs when the exchange is recorded ({@link #onEnd}), or null. */
     private Runnable ended;
     /** The write of the frame that ended the stream. */
@@ -290,6 +294,10 @@ public final class Http2Exchange implements Exchange, StreamDeadlines.Expiry {
         scheme = ForwardedProto.scheme(tls != null ? "https" : "http", headers, peer, trust);
         if (!trust.trustedPeers().isEmpty()) {
             client = ForwardedFor.client(headers, peer, trust);
+        }
+        Config.Tracing tracing = snapshot.config().tracing();
+        if (tracing != null) {
+            trace = RequestTrace.start(tracing, headers, peer);
         }
         CompiledRule r = snapshot.route(connection.listener(), tls != null, "https".equals(scheme), host, matchPath, m, headers);
         ClientCheck client = ClientCheck.of(tls, snapshot.tls(), connection.listener(), host, r);
@@ -1188,7 +1196,11 @@ public final class Http2Exchange implements Exchange, StreamDeadlines.Expiry {
                     "HTTP/2.0",
                     host, status, bytes, nanos,
                     rule == null ? null : rule.route(), request.headers().get(HttpHeaderNames.USER_AGENT),
-                    AccessLog.requestId(request.headers()), upstream));
+                    AccessLog.requestId(request.headers()), upstream, trace));
+        }
+        if (trace != null) {
+            SpanExporter.report(trace, nanos, request.method().name(), scheme, host, request.uri(), "2", status, bytes,
+                    rule == null ? null : rule.route(), clientAddress(), request.headers(), upstream);
         }
     }
 

@@ -4,6 +4,7 @@ import dev.strait.model.Config;
 import dev.strait.proxy.accesslog.AccessLog;
 import dev.strait.proxy.cache.ResponseCache;
 import dev.strait.proxy.config.Serving;
+import dev.strait.proxy.tracing.SpanExporter;
 import dev.strait.proxy.http.AcceptedOn;
 import dev.strait.proxy.http1.Http1RequestDecoder;
 import dev.strait.proxy.http1.Http1ServerHandler;
@@ -73,6 +74,8 @@ public final class ProxyServer implements AutoCloseable {
     private final Serving serving;
     private final ProxyMetrics metrics;
     private final AccessLog accessLog;
+    /** Where finished requests' spans go when the config has {@code tracing}. */
+    private final SpanExporter spans;
     /** Takes the TLS connections for hosts that routes pass through (their ClientHello names one). */
     private final TlsPassthrough passthrough;
     private final Transport transport;
@@ -125,6 +128,7 @@ public final class ProxyServer implements AutoCloseable {
         this.upstreams = new UpstreamContext(loops, transport.socketChannel(), metrics, names);
         this.cache = new ResponseCache(serving.snapshot().config().cache().maxBytes(),
                 metrics == null ? null : metrics.registry());
+        this.spans = new SpanExporter(serving, metrics == null ? null : metrics.registry());
         this.h2 = new Http2Connections(serving, metrics, accessLog);
         this.h2cUpgrade = new H2cUpgrade(h2);
     }
@@ -162,6 +166,7 @@ public final class ProxyServer implements AutoCloseable {
         upstreams.activate(serving.snapshot().upstreams());
         serving.onSwap(s -> upstreams.activate(s.upstreams()));
         cache.install(loops);
+        spans.install(loops);
         serving.onSwap(s -> cache.resize(s.config().cache().maxBytes()));
         if (accessLog != null) {
             // The loops learn which log their requests go to (the request id sent upstream is kept for it).
@@ -421,6 +426,7 @@ public final class ProxyServer implements AutoCloseable {
         names.close();
         loops.shutdownGracefully(0, 2, TimeUnit.SECONDS).awaitUninterruptibly(5, TimeUnit.SECONDS);
         cache.close(); // after the loops: no answer is being set up from an entry any more
+        spans.close(); // after the loops too: the last requests' spans are queued
     }
 
     /**

@@ -1,0 +1,255 @@
+package dev.strait.proxy.tracing;
+
+import dev.strait.model.Config;
+import dev.strait.proxy.accesslog.AccessLog;
+import dev.strait.proxy.config.Serving;
+import io.micrometer.core.instrument.FunctionCounter;
+import io.micrometer.core.instrument.MeterRegistry;
+import io.netty.channel.EventLoopGroup;
+import io.netty.util.concurrent.EventExecutor;
+import io.netty.util.concurrent.FastThreadLocal;
+import io.netty.util.concurrent.Future;
+import io.netty.util.internal.PlatformDependent;
+import java.io.IOException;
+import java.io.InputStream;
+import java.io.OutputStream;
+import java.net.HttpURLConnection;
+import java.net.URI;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Queue;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicLong;
+import java.util.concurrent.locks.LockSupport;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * Sends finished spans to the collector the serving config names ({@link Config.Tracing}), in OTLP/HTTP
+ * JSON batches, off the event loops: a loop only offers a span to a lock-free bounded queue; one thread
+ * posts batches of up to {@link #BATCH} every {@code flushInterval}, or as soon as a batch is full (as
+ * OpenTelemetry's batch span processor). Requests never wait for the collector: when the queue is full
+ * (the collector slower than the traffic, or away) spans are dropped and counted.
+ *
+ * <p>A batch is posted once and again twice, half a second and a second later, when the collector
+ * answers 429, 502, 503 or 504 or cannot be reached (OTLP/HTTP's retryable failures); then it is given
+ * up and counted as failed. The endpoint and service name are read from the serving snapshot as each
+ * batch goes, so a reload applies to the next batch; spans still queued when tracing is turned off are
+ * dropped.
+ */
+public final class SpanExporter implements AutoCloseable {
+    private static final Logger log = LoggerFactory.getLogger(SpanExporter.class);
+    static final int CAPACITY = 8192;
+    static final int BATCH = 512;
+    private static final int ATTEMPTS = 3;
+    private static final long FIRST_BACKOFF_MILLIS = 500;
+    private static final int CONNECT_TIMEOUT_MILLIS = 5_000;
+    private static final int READ_TIMEOUT_MILLIS = 10_000;
+    private static final long WARN_EVERY_NANOS = TimeUnit.SECONDS.toNanos(30);
+    /** Per event loop: the exporter of the server the loop serves for (see {@link #install}). */
+    private static final FastThreadLocal<SpanExporter> HERE = new FastThreadLocal<>();
+
+    private final Serving serving;
+    private final String hostName = System.getenv("HOSTNAME");
+    private final String version = SpanExporter.class.getPackage().getImplementationVersion();
+    // Made by the first span: a proxy without tracing keeps neither the queue nor a thread.
+    private volatile Queue<Span> queue;
+    private Thread sender;
+    private final AtomicLong offered = new AtomicLong();
+    private final AtomicLong exported = new AtomicLong();
+    private final AtomicLong dropped = new AtomicLong();
+    private final AtomicLong failed = new AtomicLong();
+    private volatile boolean closed;
+    private long warnedAt;
+    private boolean warned;
+
+    public SpanExporter(Serving serving, MeterRegistry registry) {
+        this.serving = serving;
+        if (registry != null) {
+            counter(registry, "exported", exported, "Spans the collector took");
+            counter(registry, "dropped", dropped,
+                    "Spans dropped before they were sent: the queue was full, or tracing was turned off");
+            counter(registry, "failed", failed, "Spans in batches the collector refused or did not answer");
+        }
+    }
+
+    private static void counter(MeterRegistry registry, String outcome, AtomicLong n, String description) {
+        FunctionCounter.builder("strait_tracing_spans", n, AtomicLong::get).tag("outcome", outcome)
+                .description(description).register(registry);
+    }
+
+    /** Makes this exporter the one every loop of {@code loops} reports to ({@link #here()}); returns when all know it. */
+    public void install(EventLoopGroup loops) throws InterruptedException {
+        List<Future<?>> done = new ArrayList<>();
+        for (EventExecutor e : loops) {
+            done.add(e.submit(() -> HERE.set(this)));
+        }
+        for (Future<?> f : done) {
+            f.sync();
+        }
+    }
+
+    /** The exporter of the calling loop's server, or null (a loop of no server: tests' embedded channels). */
+    public static SpanExporter here() {
+        return HERE.getIfExists();
+    }
+
+    private synchronized Queue<Span> start() {
+        if (queue == null && !closed) {
+            Queue<Span> q = PlatformDependent.newFixedMpscQueue(CAPACITY);
+            sender = new Thread(() -> run(q), "strait-tracing");
+            sender.setDaemon(true);
+            queue = q;
+            sender.start();
+        }
+        return queue;
+    }
+
+    /**
+     * Reports a finished request's span when its trace is sampled and the calling loop's server has an
+     * exporter: the span is made of references the exchange holds, and queued (called on the event loop).
+     *
+     * @param headers the request's fields (user agent, request id)
+     */
+    public static void report(RequestTrace trace, long durationNanos, String method, String scheme, String host,
+                              String target, String protocol, int status, long bytes, String route,
+                              java.net.SocketAddress client, io.netty.handler.codec.http.HttpHeaders headers,
+                              dev.strait.model.HostPort upstream) {
+        SpanExporter spans;
+        if (trace == null || !trace.sampled() || (spans = HERE.getIfExists()) == null) {
+            return;
+        }
+        java.time.Instant now = java.time.Instant.now();
+        spans.offer(new Span(trace, now.getEpochSecond() * 1_000_000_000L + now.getNano(), durationNanos, method,
+                scheme, host, target, protocol, status, bytes, route, AccessLog.remote(client),
+                headers.get(io.netty.handler.codec.http.HttpHeaderNames.USER_AGENT), AccessLog.requestId(headers),
+                upstream));
+    }
+
+    /** Queues a finished span; never blocks. */
+    public void offer(Span s) {
+        Queue<Span> q = queue;
+        if (q == null && (q = start()) == null) {
+            dropped.incrementAndGet(); // closed
+            return;
+        }
+        if (!q.offer(s)) {
+            dropped.incrementAndGet();
+        } else if (offered.incrementAndGet() % BATCH == 0) {
+            LockSupport.unpark(sender); // a full batch waits: send it now rather than at the interval
+        }
+    }
+
+    long exported() {
+        return exported.get();
+    }
+
+    long dropped() {
+        return dropped.get();
+    }
+
+    long failed() {
+        return failed.get();
+    }
+
+    private void run(Queue<Span> q) {
+        List<Span> batch = new ArrayList<>(BATCH);
+        while (true) {
+            Config.Tracing t = serving.snapshot().config().tracing();
+            if (q.size() < BATCH && !closed) {
+                LockSupport.parkNanos(this, t == null ? TimeUnit.SECONDS.toNanos(1) : t.flushInterval().toNanos());
+            }
+            boolean last = closed;
+            do {
+                batch.clear();
+                for (Span s; batch.size() < BATCH && (s = q.poll()) != null; ) {
+                    batch.add(s);
+                }
+                if (!batch.isEmpty()) {
+                    send(batch, serving.snapshot().config().tracing(), last);
+                }
+            } while (batch.size() == BATCH);
+            if (last) {
+                return;
+            }
+        }
+    }
+
+    private void send(List<Span> batch, Config.Tracing t, boolean last) {
+        if (t == null) {
+            dropped.addAndGet(batch.size());
+            return;
+        }
+        byte[] body = OtlpJson.encode(batch, t.serviceName(), hostName, version);
+        String why = null;
+        for (int attempt = 1; attempt <= ATTEMPTS; attempt++) {
+            try {
+                int status = post(t.endpoint(), body);
+                if (status >= 200 && status < 300) {
+                    exported.addAndGet(batch.size());
+                    return;
+                }
+                why = "the collector answered " + status;
+                if (status != 429 && status != 502 && status != 503 && status != 504) {
+                    break;
+                }
+            } catch (IOException | RuntimeException e) {
+                why = e.toString();
+            }
+            if (last || closed) {
+                break; // stopping: one try, not the retries' seconds
+            }
+            LockSupport.parkNanos(this, TimeUnit.MILLISECONDS.toNanos(FIRST_BACKOFF_MILLIS << (attempt - 1)));
+        }
+        failed.addAndGet(batch.size());
+        long now = System.nanoTime();
+        if (!warned || now - warnedAt >= WARN_EVERY_NANOS) {
+            warned = true;
+            warnedAt = now;
+            log.warn("tracing: {} span(s) not sent to {}: {} ({} failed in all; at most one warning every 30 s)",
+                    batch.size(), t.endpoint(), why, failed.get());
+        }
+    }
+
+    /** POSTs one batch; the connection is kept alive for the next by the JDK's client. */
+    private static int post(String endpoint, byte[] body) throws IOException {
+        HttpURLConnection c = (HttpURLConnection) URI.create(endpoint).toURL().openConnection();
+        c.setConnectTimeout(CONNECT_TIMEOUT_MILLIS);
+        c.setReadTimeout(READ_TIMEOUT_MILLIS);
+        c.setRequestMethod("POST");
+        c.setDoOutput(true);
+        c.setInstanceFollowRedirects(false);
+        c.setFixedLengthStreamingMode(body.length);
+        c.setRequestProperty("Content-Type", "application/json");
+        try (OutputStream out = c.getOutputStream()) {
+            out.write(body);
+        }
+        int status = c.getResponseCode();
+        // Read the answer to its end so the connection can be reused.
+        try (InputStream in = status < 400 ? c.getInputStream() : c.getErrorStream()) {
+            if (in != null) {
+                in.transferTo(OutputStream.nullOutputStream());
+            }
+        }
+        return status;
+    }
+
+    /** Sends what is queued (one try, so a collector that is away delays the stop by its timeouts at most). */
+    @Override
+    public void close() {
+        Thread t;
+        synchronized (this) {
+            closed = true;
+            t = sender;
+        }
+        if (t == null) {
+            return;
+        }
+        LockSupport.unpark(t);
+        try {
+            t.join(TimeUnit.SECONDS.toMillis(3));
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+        }
+    }
+}

@@ -1,0 +1,233 @@
+package dev.strait.proxy.tracing;
+
+import static dev.strait.proxy.tracing.OtlpCollector.attribute;
+import static org.assertj.core.api.Assertions.assertThat;
+
+import com.fasterxml.jackson.databind.JsonNode;
+import dev.strait.proxy.testing.CapturedAccessLog;
+import dev.strait.proxy.testing.ProxyHarness;
+import dev.strait.proxy.testing.RawClient;
+import dev.strait.proxy.testing.TestUpstream;
+import java.net.http.HttpClient;
+import java.net.http.HttpRequest;
+import java.net.http.HttpResponse;
+import java.time.Duration;
+import org.awaitility.Awaitility;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.Test;
+
+/**
+ * Tracing on a real proxy: each request is a span sent to a collector over OTLP/HTTP, and the app behind
+ * gets a {@code traceparent} naming that span as its parent, so its own spans join the trace.
+ */
+class TracingTest {
+    private static final String GIVEN = "00-4bf92f3577b34da6a3ce929d0e0e4736-00f067aa0ba902b7-01";
+    private final ProxyHarness h = new ProxyHarness();
+    private final OtlpCollector collector;
+
+    TracingTest() throws java.io.IOException {
+        collector = new OtlpCollector();
+    }
+
+    @AfterEach
+    void stop() throws Exception {
+        h.close(); // the proxy first: its last spans go out as it stops
+        collector.close();
+    }
+
+    /** {@code app} at {@code endpoint}; a fixed answer at /here; tracing with {@code settings} added. */
+    private String config(String endpoint, String settings) {
+        return CapturedAccessLog.proxied(endpoint, "tracing: { endpoint: \"" + collector.endpoint()
+                + "\", flushInterval: 20ms" + settings + " }");
+    }
+
+    private TestUpstream app() throws InterruptedException {
+        return h.upstream("app", (ctx, req, up) -> ctx.writeAndFlush(TestUpstream.response(200, "app")));
+    }
+
+    @Test
+    void eachRequestIsASpanAndTheAppGetsItsIdAsParent() throws Exception {
+        TestUpstream app = app();
+        CapturedAccessLog log = CapturedAccessLog.start(h, config(app.endpoint(), ""));
+
+        RawClient.Response r = h.get("/orders/7?full=1", "User-Agent: curl/8.5", "X-Request-Id: order-7");
+        assertThat(r.status()).isEqualTo(200);
+        String sent = app.last().header("traceparent");
+        assertThat(sent).matches("00-[0-9a-f]{32}-[0-9a-f]{16}-01");
+        String traceId = sent.substring(3, 35);
+        String spanId = sent.substring(36, 52);
+
+        JsonNode span = collector.next();
+        assertThat(span.get("traceId").asText()).isEqualTo(traceId);
+        assertThat(span.get("spanId").asText()).as("the app's parent is the proxy's span").isEqualTo(spanId);
+        assertThat(span.has("parentSpanId")).as("the proxy started the trace").isFalse();
+        assertThat(span.get("name").asText()).isEqualTo("GET site");
+        assertThat(span.get("kind").asInt()).isEqualTo(2);
+        long start = Long.parseLong(span.get("startTimeUnixNano").asText());
+        long end = Long.parseLong(span.get("endTimeUnixNano").asText());
+        assertThat(end).isGreaterThan(start);
+        assertThat(Math.abs(end / 1_000_000 - System.currentTimeMillis())).as("wall-clock time").isLessThan(10_000);
+        assertThat(attribute(span, "http.request.method")).isEqualTo("GET");
+        assertThat(attribute(span, "url.path")).isEqualTo("/orders/7");
+        assertThat(attribute(span, "url.query")).isEqualTo("full=1");
+        assertThat(attribute(span, "url.scheme")).isEqualTo("http");
+        assertThat(attribute(span, "server.address")).isEqualTo("test");
+        assertThat(attribute(span, "network.protocol.version")).isEqualTo("1.1");
+        assertThat(attribute(span, "http.response.status_code")).isEqualTo("200");
+        assertThat(attribute(span, "http.response.body.size")).isEqualTo("3");
+        assertThat(attribute(span, "client.address")).isEqualTo("127.0.0.1");
+        assertThat(attribute(span, "user_agent.original")).isEqualTo("curl/8.5");
+        assertThat(attribute(span, "strait.route")).isEqualTo("site");
+        assertThat(attribute(span, "strait.request_id")).isEqualTo("order-7");
+        assertThat(attribute(span, "strait.upstream.address")).endsWith(":" + app.port());
+        assertThat(span.has("status")).isFalse();
+        JsonNode resource = collector.batches().get(0).path("resourceSpans").get(0).path("resource");
+        assertThat(resource.toString()).contains("\"service.name\"").contains("\"strait\"");
+
+        assertThat(log.await(1)).singleElement().satisfies(line -> {
+            assertThat(line.get("trace_id").asText()).isEqualTo(traceId);
+            assertThat(line.get("span_id").asText()).isEqualTo(spanId);
+        });
+        Awaitility.await().atMost(Duration.ofSeconds(5)).until(() -> count("exported") == 1);
+    }
+
+    @Test
+    void aClientsTraceIsContinuedAndItsDecisionKept() throws Exception {
+        TestUpstream app = app();
+        h.start(config(app.endpoint(), ", percent: 0, serviceName: edge"));
+
+        h.get("/a", "traceparent: " + GIVEN, "tracestate: congo=t61rcWkgMzE");
+        String sent = app.last().header("traceparent");
+        assertThat(sent).startsWith("00-4bf92f3577b34da6a3ce929d0e0e4736-").endsWith("-01")
+                .doesNotContain("00f067aa0ba902b7");
+        assertThat(app.last().header("tracestate")).isEqualTo("congo=t61rcWkgMzE");
+        JsonNode span = collector.next();
+        assertThat(span.get("traceId").asText()).isEqualTo("4bf92f3577b34da6a3ce929d0e0e4736");
+        assertThat(span.get("parentSpanId").asText()).isEqualTo("00f067aa0ba902b7");
+        assertThat(span.get("spanId").asText()).isEqualTo(sent.substring(36, 52));
+        assertThat(collector.batches().get(0).toString()).contains("\"edge\"");
+
+        // Not sampled by the client, and not by the proxy (percent 0): no span, and the app is told so.
+        h.get("/b", "traceparent: 00-4bf92f3577b34da6a3ce929d0e0e4736-00f067aa0ba902b7-00");
+        assertThat(app.last().header("traceparent")).startsWith("00-4bf92f3577b34da6a3ce929d0e0e4736-").endsWith("-00");
+        h.get("/c");
+        assertThat(app.last().header("traceparent")).endsWith("-00");
+        h.get("/d", "traceparent: " + GIVEN); // a sampled one after them, so the wait has an end
+        assertThat(collector.next().get("parentSpanId").asText()).isEqualTo("00f067aa0ba902b7");
+        assertThat(collector.taken()).as("/b and /c were not recorded").isEmpty();
+    }
+
+    @Test
+    void anUntrustedClientStartsANewTrace() throws Exception {
+        TestUpstream app = app();
+        h.start(config(app.endpoint(), ", trustIncoming: false"));
+        h.get("/a", "traceparent: " + GIVEN, "tracestate: congo=t61rcWkgMzE");
+        assertThat(app.last().header("traceparent")).doesNotContain("4bf92f3577b34da6a3ce929d0e0e4736");
+        assertThat(app.last().header("tracestate")).isNull();
+        JsonNode span = collector.next();
+        assertThat(span.has("parentSpanId")).isFalse();
+        assertThat(app.last().header("traceparent")).contains(span.get("traceId").asText());
+    }
+
+    @Test
+    void theCheckAndTheMirrorCarryTheSameSpanAsTheApp() throws Exception {
+        TestUpstream app = app();
+        java.util.concurrent.BlockingQueue<TestUpstream.Seen> copies = new java.util.concurrent.LinkedBlockingQueue<>();
+        TestUpstream shadow = h.upstream("shadow", (ctx, req, up) -> {
+            copies.add(up.last());
+            ctx.writeAndFlush(TestUpstream.response(200, "shadow"));
+        });
+        TestUpstream auth = h.upstream("auth", (ctx, req, up) -> ctx.writeAndFlush(TestUpstream.response(200, "")));
+        h.start("""
+                upstreams:
+                  - { name: app, endpoints: [ "%s" ] }
+                  - { name: shadow, endpoints: [ "%s" ] }
+                  - { name: auth, endpoints: [ "%s" ] }
+                routes:
+                  - name: site
+                    hosts: [ "*" ]
+                    rules:
+                      - backends: [ { upstream: app } ]
+                        forwardAuth: { upstream: auth, path: /check }
+                        mirrors: [ { upstream: shadow } ]
+                tracing: { endpoint: "%s", flushInterval: 20ms }
+                """.formatted(app.endpoint(), shadow.endpoint(), auth.endpoint(), collector.endpoint()));
+        assertThat(h.get("/a", "traceparent: " + GIVEN).status()).isEqualTo(200);
+        String sent = app.last().header("traceparent");
+        assertThat(sent).startsWith("00-4bf92f3577b34da6a3ce929d0e0e4736-").endsWith("-01");
+        assertThat(auth.last().header("traceparent")).isEqualTo(sent);
+        TestUpstream.Seen copy = copies.poll(10, java.util.concurrent.TimeUnit.SECONDS);
+        assertThat(copy).isNotNull();
+        assertThat(copy.header("traceparent")).isEqualTo(sent);
+        assertThat(collector.next().get("spanId").asText()).isEqualTo(sent.substring(36, 52));
+    }
+
+    @Test
+    void answersOfTheProxysOwnAndErrorsAreSpansToo() throws Exception {
+        h.start(config("127.0.0.1:1", "")); // nothing listens on port 1: 502
+        assertThat(h.get("/here").status()).isEqualTo(200);
+        JsonNode fixed = collector.next();
+        assertThat(attribute(fixed, "url.path")).isEqualTo("/here");
+        assertThat(attribute(fixed, "strait.upstream.address")).isNull();
+
+        assertThat(h.get("/app").status()).isEqualTo(502);
+        JsonNode failed = collector.next();
+        assertThat(attribute(failed, "http.response.status_code")).isEqualTo("502");
+        assertThat(attribute(failed, "error.type")).isEqualTo("502");
+        assertThat(failed.path("status").path("code").asInt()).isEqualTo(2);
+    }
+
+    @Test
+    void http2RequestsAreSpansWithTheirVersion() throws Exception {
+        TestUpstream app = app();
+        h.start(config(app.endpoint(), ""));
+        HttpClient c = h.h2cClient("/here");
+        collector.next(); // the upgrade's own request, on HTTP/1.1
+        HttpResponse<String> r = c.send(HttpRequest.newBuilder(h.uri("/over/h2")).header("traceparent", GIVEN).build(),
+                HttpResponse.BodyHandlers.ofString());
+        assertThat(r.version()).isEqualTo(HttpClient.Version.HTTP_2);
+        JsonNode span = collector.next();
+        assertThat(attribute(span, "network.protocol.version")).isEqualTo("2");
+        assertThat(span.get("parentSpanId").asText()).isEqualTo("00f067aa0ba902b7");
+        assertThat(app.last().header("traceparent")).isEqualTo("00-4bf92f3577b34da6a3ce929d0e0e4736-"
+                + span.get("spanId").asText() + "-01");
+    }
+
+    @Test
+    void aCollectorThatRefusesCostsRequestsNothing() throws Exception {
+        TestUpstream app = app();
+        collector.answer.set(503);
+        h.start(config(app.endpoint(), ""));
+        for (int i = 0; i < 5; i++) {
+            assertThat(h.get("/x" + i).status()).isEqualTo(200);
+        }
+        // Tried three times (503 is worth another try), then counted as failed.
+        Awaitility.await().atMost(Duration.ofSeconds(10)).until(() -> count("failed") == 5);
+        assertThat(collector.posts.get()).isGreaterThanOrEqualTo(3);
+        assertThat(count("exported")).isZero();
+
+        collector.answer.set(200);
+        h.get("/after");
+        Awaitility.await().atMost(Duration.ofSeconds(10)).until(() -> count("exported") == 1);
+    }
+
+    @Test
+    void withoutTracingATraceparentPassesAsSentAndNothingIsLogged() throws Exception {
+        TestUpstream app = app();
+        CapturedAccessLog log = CapturedAccessLog.start(h, CapturedAccessLog.proxied(app.endpoint(), ""));
+        h.get("/a", "traceparent: " + GIVEN, "tracestate: congo=t61rcWkgMzE");
+        assertThat(app.last().header("traceparent")).isEqualTo(GIVEN);
+        assertThat(app.last().header("tracestate")).isEqualTo("congo=t61rcWkgMzE");
+        assertThat(log.await(1).get(0).has("trace_id")).isFalse();
+
+        // Turned on by a reload: the next request is traced.
+        h.serving.swap(dev.strait.proxy.testing.TestServing.snapshot(CapturedAccessLog.full(config(app.endpoint(), ""))));
+        h.get("/b");
+        assertThat(collector.next().get("traceId").asText()).isEqualTo(app.last().header("traceparent").substring(3, 35));
+    }
+
+    private double count(String outcome) {
+        var c = h.metrics.registry().find("strait_tracing_spans").tag("outcome", outcome).functionCounter();
+        return c == null ? -1 : c.count();
+    }
+}
