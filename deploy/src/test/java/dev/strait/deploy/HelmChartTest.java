@@ -69,6 +69,7 @@ class HelmChartTest {
         assertThat(op.getReadinessProbe().getHttpGet().getPath()).isEqualTo("/healthz");
         assertThat(op.getArgs()).as("nobody's X-Forwarded-Proto by default").noneMatch(a -> a.startsWith("--proxy-trusted-peers"));
         assertThat(op.getArgs()).as("no PROXY protocol header expected by default").noneMatch(a -> a.startsWith("--proxy-protocol"));
+        assertThat(op.getArgs()).as("no tracing by default").noneMatch(a -> a.startsWith("--proxy-tracing"));
 
         Deployment proxy = one(objs, Deployment.class, "strait-proxy");
         assertThat(proxy.getSpec().getReplicas()).isEqualTo(2);
@@ -235,6 +236,29 @@ class HelmChartTest {
         assertThat(one(objs, IngressClass.class, "edge")).isNotNull();
     }
 
+    /** proxy.tracing.* become the operator's --proxy-tracing-* flags, and only with an endpoint. */
+    @Test
+    void tracingIsPassedToTheOperatorWithAnEndpoint() {
+        String collector = "http://otel-collector.monitoring:4318/v1/traces";
+        assertThat(operatorArgs(Map.of("proxy.tracing.endpoint", collector))).containsSubsequence(
+                "--proxy-tracing-endpoint=" + collector, "--proxy-tracing-percent=100",
+                "--proxy-tracing-service-name=strait", "--proxy-tracing-trust-incoming=true");
+        assertThat(operatorArgs(Map.of("proxy.tracing.endpoint", collector, "proxy.tracing.percent", "2.5",
+                "proxy.tracing.serviceName", "edge proxy: eu", "proxy.tracing.trustIncoming", false))).contains(
+                "--proxy-tracing-percent=2.5", "--proxy-tracing-service-name=edge proxy: eu",
+                "--proxy-tracing-trust-incoming=false");
+        assertThat(operatorArgs(Map.of("proxy.tracing.endpoint", collector, "proxy.tracing.percent", 0,
+                "proxy.tracing.trustIncoming", "10.0.0.0/8,fd00::/8"))).contains("--proxy-tracing-percent=0",
+                "--proxy-tracing-trust-incoming=10.0.0.0/8,fd00::/8");
+        assertThat(operatorArgs(Map.of("proxy.tracing.percent", 10))).as("settings without an endpoint do nothing")
+                .noneMatch(a -> a.startsWith("--proxy-tracing"));
+    }
+
+    private static List<String> operatorArgs(Map<String, Object> values) {
+        return one(objects(Chart.template("strait", values)), Deployment.class, "strait-operator").getSpec().getTemplate()
+                .getSpec().getContainers().get(0).getArgs();
+    }
+
     @Test
     void valuesOutsideTheSchemaAreRefused() {
         assertThatThrownBy(() -> Chart.template("strait", Map.of("proxy.kind", "StatefulSet")))
@@ -245,5 +269,16 @@ class HelmChartTest {
                 .hasMessageContaining("/proxy/seccompProfile/type");
         assertThatThrownBy(() -> Chart.template("strait", Map.of("proxy.proxyProtocol", "yes")))
                 .hasMessageContaining("/proxy/proxyProtocol");
+        // --set reads 2.5 as a string: one from 0 to 100 is taken, as the number is.
+        for (Object percent : List.of(101, "100.5", "ten", "-1")) {
+            assertThatThrownBy(() -> Chart.template("strait", Map.of("proxy.tracing.percent", percent))).as("%s", percent)
+                    .hasMessageContaining("/proxy/tracing/percent");
+        }
+        assertThatThrownBy(() -> Chart.template("strait", Map.of("proxy.tracing.endpoint", "otel-collector:4317")))
+                .as("OTLP over HTTP only").hasMessageContaining("/proxy/tracing/endpoint");
+        assertThatThrownBy(() -> Chart.template("strait", Map.of("proxy.tracing.serviceName", " ")))
+                .hasMessageContaining("/proxy/tracing/serviceName");
+        assertThatThrownBy(() -> Chart.template("strait", Map.of("proxy.tracing.sampler", "always")))
+                .hasMessageContaining("sampler");
     }
 }

@@ -1,8 +1,14 @@
 package dev.strait.operator;
 
+import com.fasterxml.jackson.databind.node.ArrayNode;
+import com.fasterxml.jackson.databind.node.JsonNodeFactory;
+import com.fasterxml.jackson.databind.node.ObjectNode;
 import dev.strait.model.Config;
+import dev.strait.model.ConfigError;
+import dev.strait.model.ConfigParser;
 import dev.strait.model.Flags;
 import dev.strait.model.HostPort;
+import dev.strait.model.InvalidConfigException;
 import dev.strait.model.IpBlock;
 import dev.strait.operator.inject.AdmissionHandler;
 import dev.strait.operator.inject.SidecarInjector;
@@ -69,6 +75,14 @@ public final class Main {
               --proxy-protocol true|false  the ingress proxies' listeners read a PROXY protocol header (v1 or
                                            v2) from a TCP load balancer first, and refuse connections
                                            without one (default false)
+              --proxy-tracing-endpoint URL  every proxy traces its requests and sends the spans to this OTLP/HTTP
+                                           collector, e.g. http://otel-collector.monitoring:4318/v1/traces; a URL
+                                           without a path gets /v1/traces (default: none, no tracing)
+              --proxy-tracing-percent N    the share of new traces recorded, 0 to 100 (decimals allowed);
+                                           a trusted traceparent's sampled flag decides for its own (default 100)
+              --proxy-tracing-service-name NAME  the spans' service.name (default strait)
+              --proxy-tracing-trust-incoming true|false|A,B,...  continue a client's traceparent: always,
+                                           never, or only from these addresses and CIDR blocks (default true)
               --server-side-apply true|false  patch status with server-side apply and let the API server
                                            filter Secrets (default true; false for API servers without,
                                            such as fabric8's mock server)
@@ -99,6 +113,14 @@ public final class Main {
             System.exit(2);
             return;
         }
+        Config.Tracing tracing;
+        try {
+            tracing = tracing(opts);
+        } catch (IllegalArgumentException e) {
+            System.err.println(e.getMessage());
+            System.exit(2);
+            return;
+        }
         boolean inCluster = Files.isReadable(SERVICE_ACCOUNT_NAMESPACE);
         boolean leaderElection = Boolean.parseBoolean(opts.getOrDefault("leader-election", String.valueOf(inCluster)));
 
@@ -111,7 +133,7 @@ public final class Main {
                     HostPort.parse(opts.getOrDefault("proxy-https-address", d.https().toString())),
                     HostPort.parse(opts.getOrDefault("proxy-admin-address", d.admin().toString())),
                     d.limits(), d.accessLog(), trustedPeers(opts.get("proxy-trusted-peers")),
-                    proxyProtocol(opts.get("proxy-protocol"))));
+                    proxyProtocol(opts.get("proxy-protocol")), tracing));
         } catch (IllegalArgumentException e) {
             System.err.println("--proxy-* " + e.getMessage());
             System.exit(2);
@@ -247,7 +269,6 @@ public final class Main {
         return client.getNamespace() == null ? "default" : client.getNamespace();
     }
 
-    /** Flags, then environment variables for flags not given; {@code null} after printing a usage error. */
     /** {@code --proxy-trusted-peers}: a comma-separated list of addresses and CIDR blocks, or none. */
     static Config.ForwardedHeaders trustedPeers(String list) {
         if (list == null || list.isBlank()) {
@@ -277,10 +298,88 @@ public final class Main {
         };
     }
 
+    /** The {@code --proxy-tracing-*} flags but the endpoint, by the field of the config's {@code tracing} each sets. */
+    private static final Map<String, String> TRACING_SETTINGS = Map.of("percent", "proxy-tracing-percent",
+            "serviceName", "proxy-tracing-service-name", "trustIncoming", "proxy-tracing-trust-incoming");
+
+    /**
+     * {@code --proxy-tracing-*}: the {@code tracing} section every snapshot carries, or null without an endpoint (the
+     * other flags alone are refused: they would do nothing). The values are checked by the config parser, as the
+     * proxies will read them, so a value the operator takes is one every proxy takes; an error names its flag.
+     */
+    static Config.Tracing tracing(Map<String, String> opts) {
+        String endpoint = opts.get("proxy-tracing-endpoint");
+        if (endpoint == null || endpoint.isBlank()) {
+            for (String flag : new java.util.TreeSet<>(TRACING_SETTINGS.values())) {
+                if (opts.containsKey(flag)) {
+                    throw new IllegalArgumentException("--" + flag + " needs --proxy-tracing-endpoint: without a"
+                            + " collector to send spans to there is no tracing for it to set");
+                }
+            }
+            return null;
+        }
+        ObjectNode t = JsonNodeFactory.instance.objectNode();
+        t.put("endpoint", endpoint.trim());
+        String percent = opts.get("proxy-tracing-percent");
+        if (percent != null) {
+            try {
+                t.put("percent", new java.math.BigDecimal(percent.trim()));
+            } catch (NumberFormatException e) {
+                t.put("percent", percent); // not a number: the parser says what it must be
+            }
+        }
+        if (opts.containsKey("proxy-tracing-service-name")) {
+            t.put("serviceName", opts.get("proxy-tracing-service-name"));
+        }
+        String trust = opts.get("proxy-tracing-trust-incoming");
+        if (trust != null) {
+            String v = trust.trim().toLowerCase(java.util.Locale.ROOT);
+            if (v.equals("true") || v.equals("false")) {
+                t.put("trustIncoming", v.equals("true"));
+            } else if (!trust.contains(",") && !isIpBlock(trust.trim())) {
+                t.put("trustIncoming", trust); // neither a boolean nor an address: the parser says what it must be
+            } else {
+                ArrayNode peers = t.putArray("trustIncoming");
+                for (String s : trust.split(",")) {
+                    if (!s.isBlank()) {
+                        peers.add(s.trim());
+                    }
+                }
+            }
+        }
+        // The parser reads whole configs, and a config has a listener; only the tracing section is taken.
+        ObjectNode config = JsonNodeFactory.instance.objectNode();
+        config.putArray("listeners").addObject().put("name", ProxyDefaults.HTTP)
+                .put("address", ProxyDefaults.STANDARD.http().toString());
+        config.set("tracing", t);
+        try {
+            return ConfigParser.parse(config, "--proxy-tracing-*").tracing();
+        } catch (InvalidConfigException e) {
+            List<String> problems = new java.util.ArrayList<>();
+            for (ConfigError error : e.errors()) {
+                String field = error.path().replaceFirst("^tracing\\.", "").replaceFirst("\\[.*", "");
+                String flag = field.equals("endpoint") ? "proxy-tracing-endpoint" : TRACING_SETTINGS.get(field);
+                problems.add((flag == null ? error.path() : "--" + flag) + ": " + error.message());
+            }
+            throw new IllegalArgumentException(String.join("\n", problems));
+        }
+    }
+
+    private static boolean isIpBlock(String s) {
+        try {
+            IpBlock.parse(s);
+            return true;
+        } catch (IllegalArgumentException e) {
+            return false;
+        }
+    }
+
+    /** Flags, then environment variables for flags not given; {@code null} after printing a usage error. */
     static Map<String, String> options(String[] args) {
         return Flags.parse(args, List.of("control-address", "leader-election", "secure", "control-names",
                 "ingress-address", "webhook-address", "webhook-config", "webhook-service", "sidecar-image",
                 "proxy-http-address", "proxy-https-address", "proxy-admin-address", "proxy-trusted-peers",
-                "proxy-protocol", "server-side-apply"), USAGE);
+                "proxy-protocol", "proxy-tracing-endpoint", "proxy-tracing-percent", "proxy-tracing-service-name",
+                "proxy-tracing-trust-incoming", "server-side-apply"), USAGE);
     }
 }

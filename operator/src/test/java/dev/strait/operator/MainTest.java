@@ -5,6 +5,9 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import dev.strait.model.Config;
 import dev.strait.model.IpBlock;
+import java.time.Duration;
+import java.util.List;
+import java.util.Map;
 import org.junit.jupiter.api.Test;
 
 /** The operator's own flags that become part of every snapshot. */
@@ -34,5 +37,79 @@ class MainTest {
     void proxyProtocolIsAnOptionOfItsOwn() {
         assertThat(Main.options(new String[] {"--proxy-protocol=true"})).containsEntry("proxy-protocol", "true");
         assertThat(Main.options(new String[] {"--proxy-protocol", "false"})).containsEntry("proxy-protocol", "false");
+    }
+
+    private static final String COLLECTOR = "http://otel-collector.monitoring:4318/v1/traces";
+
+    @Test
+    void tracingIsOffWithoutAnEndpoint() {
+        assertThat(Main.tracing(Map.of())).isNull();
+        assertThat(Main.tracing(Map.of("proxy-tracing-endpoint", " "))).isNull();
+    }
+
+    @Test
+    void anEndpointAloneTracesEveryRequestAsStrait() {
+        assertThat(Main.tracing(Map.of("proxy-tracing-endpoint", COLLECTOR))).isEqualTo(new Config.Tracing(COLLECTOR));
+        // As in the config file: OTLP's path is added to a URL without one.
+        assertThat(Main.tracing(Map.of("proxy-tracing-endpoint", "https://collector:4318")).endpoint())
+                .isEqualTo("https://collector:4318/v1/traces");
+    }
+
+    @Test
+    void tracingSettings() {
+        Config.Tracing t = Main.tracing(Map.of("proxy-tracing-endpoint", COLLECTOR, "proxy-tracing-percent", "2.5",
+                "proxy-tracing-service-name", "edge-proxy", "proxy-tracing-trust-incoming", "10.0.0.0/8, 192.0.2.7,,fd00::/8"));
+        assertThat(t).isEqualTo(new Config.Tracing(COLLECTOR, 2.5, "edge-proxy", true, List.of(IpBlock.parse("10.0.0.0/8"),
+                IpBlock.parse("192.0.2.7"), IpBlock.parse("fd00::/8")), Duration.ofSeconds(5)));
+        assertThat(Main.tracing(Map.of("proxy-tracing-endpoint", COLLECTOR, "proxy-tracing-percent", "0",
+                "proxy-tracing-trust-incoming", "FALSE"))).isEqualTo(
+                new Config.Tracing(COLLECTOR, 0, "strait", false, List.of(), Duration.ofSeconds(5)));
+        assertThat(Main.tracing(Map.of("proxy-tracing-endpoint", COLLECTOR, "proxy-tracing-percent", "100",
+                "proxy-tracing-trust-incoming", "true"))).isEqualTo(new Config.Tracing(COLLECTOR));
+    }
+
+    /** Checked as the config file's tracing section is, each error naming its flag. */
+    @Test
+    void badTracingValuesAreRefusedNamingTheFlag() {
+        Object[][] cases = {
+            {"proxy-tracing-endpoint", "grpc://otel-collector:4317", "--proxy-tracing-endpoint: \"grpc://otel-collector:4317\""
+                    + " must be an http:// or https:// URL"},
+            {"proxy-tracing-endpoint", "otel-collector:4318", "--proxy-tracing-endpoint: \"otel-collector:4318\" must be an"
+                    + " http:// or https:// URL"},
+            {"proxy-tracing-percent", "101", "--proxy-tracing-percent: must be a number from 0 to 100, got 101"},
+            {"proxy-tracing-percent", "-1", "--proxy-tracing-percent: must be a number from 0 to 100"},
+            {"proxy-tracing-percent", "ten", "--proxy-tracing-percent: must be a number from 0 to 100, got \"ten\""},
+            {"proxy-tracing-percent", "NaN", "--proxy-tracing-percent: must be a number from 0 to 100"},
+            {"proxy-tracing-service-name", "", "--proxy-tracing-service-name: must be 1 to 256 visible ASCII characters"},
+            {"proxy-tracing-trust-incoming", "yes", "--proxy-tracing-trust-incoming: must be true, false or a list of"
+                    + " addresses and CIDR blocks, got \"yes\""},
+            {"proxy-tracing-trust-incoming", "10.0.0.0/8,lb.internal", "--proxy-tracing-trust-incoming: \"lb.internal\" is"
+                    + " not an IP address or CIDR block"},
+            {"proxy-tracing-trust-incoming", ",", "--proxy-tracing-trust-incoming: must list at least one item"},
+        };
+        for (Object[] c : cases) {
+            Map<String, String> opts = c[0].equals("proxy-tracing-endpoint") ? Map.of((String) c[0], (String) c[1])
+                    : Map.of("proxy-tracing-endpoint", COLLECTOR, (String) c[0], (String) c[1]);
+            assertThatThrownBy(() -> Main.tracing(opts)).as("%s %s", c[0], c[1])
+                    .isInstanceOf(IllegalArgumentException.class).hasMessageStartingWith((String) c[2]);
+        }
+    }
+
+    /** Without an endpoint the other flags would do nothing: refused rather than silently ignored. */
+    @Test
+    void tracingSettingsWithoutAnEndpointAreRefused() {
+        for (String flag : List.of("proxy-tracing-percent", "proxy-tracing-service-name", "proxy-tracing-trust-incoming")) {
+            assertThatThrownBy(() -> Main.tracing(Map.of(flag, "10"))).as(flag)
+                    .isInstanceOf(IllegalArgumentException.class)
+                    .hasMessageStartingWith("--" + flag + " needs --proxy-tracing-endpoint");
+        }
+    }
+
+    @Test
+    void tracingFlagsAreOptionsOfTheirOwn() {
+        assertThat(Main.options(new String[] {"--proxy-tracing-endpoint=" + COLLECTOR, "--proxy-tracing-percent", "10",
+                "--proxy-tracing-service-name", "edge", "--proxy-tracing-trust-incoming=false"}))
+                .containsEntry("proxy-tracing-endpoint", COLLECTOR).containsEntry("proxy-tracing-percent", "10")
+                .containsEntry("proxy-tracing-service-name", "edge").containsEntry("proxy-tracing-trust-incoming", "false");
     }
 }

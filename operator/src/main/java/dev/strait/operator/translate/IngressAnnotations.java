@@ -1,5 +1,6 @@
 package dev.strait.operator.translate;
 
+import dev.strait.model.Config;
 import dev.strait.model.ConfigParser;
 import dev.strait.model.PathNormalizer;
 import dev.strait.model.PathSubstitution;
@@ -31,7 +32,8 @@ import java.util.regex.PatternSyntaxException;
  * {@code proxy-redirect-*} and {@code proxy-cookie-*} every backend rule's {@code responseRewrite} (what cannot be read
  * is reported, and the answers pass as the app sends them); every HTTP backend rule reads request bodies first
  * ({@code requestBuffering}), as ingress-nginx's {@code proxy-request-buffering} does by default, up to
- * {@code client-body-buffer-size}.
+ * {@code client-body-buffer-size}. Tracing is the controller's ({@code enable-opentelemetry} and its settings cannot
+ * change it for one Ingress): what they ask that differs is reported, and the paths serve.
  */
 final class IngressAnnotations {
     static final String PREFIX = "nginx.ingress.kubernetes.io/";
@@ -216,6 +218,15 @@ final class IngressAnnotations {
      * file); bytes, or a number with {@code k} or {@code m}.
      */
     static final String CLIENT_BODY_BUFFER_SIZE = PREFIX + "client-body-buffer-size";
+    /**
+     * {@code "true"}: the Ingress's requests are traced (OpenTelemetry). Strait traces every request of a proxy or none,
+     * as the operator's {@code --proxy-tracing-*} say: what an Ingress asks otherwise is reported, and its paths serve.
+     */
+    static final String ENABLE_OPENTELEMETRY = PREFIX + "enable-opentelemetry";
+    /** {@code "false"}: a client's {@code traceparent} is not continued; Strait's trust is the controller's too. */
+    static final String OPENTELEMETRY_TRUST_INCOMING_SPAN = PREFIX + "opentelemetry-trust-incoming-span";
+    /** The name of the Ingress's spans; Strait names its spans itself. */
+    static final String OPENTELEMETRY_OPERATION_NAME = PREFIX + "opentelemetry-operation-name";
 
     private static final Pattern TOKEN = Pattern.compile("[!#$%&'*+.^_`|~0-9A-Za-z-]+");
     private static final Pattern HOST_VALUE = Pattern.compile(
@@ -251,7 +262,8 @@ final class IngressAnnotations {
     private static java.util.Set<String> readAnnotations() {
         java.util.Set<String> out = new java.util.HashSet<>(RULE_ANNOTATIONS);
         out.addAll(List.of(SSL_REDIRECT, FORCE_SSL_REDIRECT, LIMIT_CONNECTIONS, SSL_PASSTHROUGH, SERVER_ALIAS,
-                FROM_TO_WWW_REDIRECT, MIRROR_URI));
+                FROM_TO_WWW_REDIRECT, MIRROR_URI, ENABLE_OPENTELEMETRY, OPENTELEMETRY_TRUST_INCOMING_SPAN,
+                OPENTELEMETRY_OPERATION_NAME));
         return java.util.Set.copyOf(out);
     }
 
@@ -399,6 +411,15 @@ final class IngressAnnotations {
 
     /** @param namespace the Ingress's, for an {@code auth-secret} written as {@code namespace/name} */
     IngressAnnotations(Map<String, String> annotations, String namespace) {
+        this(annotations, namespace, null);
+    }
+
+    /**
+     * @param namespace the Ingress's, for an {@code auth-secret} written as {@code namespace/name}
+     * @param tracing   the controller's tracing (the operator's {@code --proxy-tracing-*}), null for none: what the
+     *                  OpenTelemetry annotations are compared with
+     */
+    IngressAnnotations(Map<String, String> annotations, String namespace, Config.Tracing tracing) {
         Map<String, String> all = annotations == null ? Map.of() : annotations;
         sslPassthrough = "true".equals(all.get(SSL_PASSTHROUGH));
         Map<String, String> a = sslPassthrough ? Map.of() : all;
@@ -594,6 +615,7 @@ final class IngressAnnotations {
                     + field(AUTH_TLS_SECRET) + "): they are served on https only, and plain requests are not redirected");
         }
         guardErrors = List.copyOf(guard);
+        openTelemetry(a, tracing, warn);
         List<String> unread = new ArrayList<>();
         for (String annotation : new java.util.TreeSet<>(a.keySet())) {
             if (!annotation.startsWith(PREFIX) || READ.contains(annotation)) {
@@ -618,6 +640,69 @@ final class IngressAnnotations {
             }
         }
         warnings = List.copyOf(warn);
+    }
+
+    /** Where tracing is set: the operator's flag and the chart's value, for messages. */
+    private static final String TRACING_SETTING = "the operator's --proxy-tracing-endpoint, Helm value proxy.tracing.endpoint";
+    private static final String TRUST_SETTING = "the operator's --proxy-tracing-trust-incoming, Helm value"
+            + " proxy.tracing.trustIncoming";
+
+    /**
+     * ingress-nginx's OpenTelemetry annotations against the controller's {@code tracing}: Strait traces every request
+     * of its proxies or none, and continues clients' traces as the controller says, so an Ingress cannot ask
+     * otherwise for itself. What it asks that differs is a warning; its paths serve either way, since tracing
+     * observes and guards nothing. Without tracing a client's {@code traceparent} goes upstream as sent, which is
+     * what trusting it asks, so only {@code "false"} is reported then.
+     */
+    private static void openTelemetry(Map<String, String> a, Config.Tracing tracing, List<String> warn) {
+        Boolean enable = bool(a, ENABLE_OPENTELEMETRY, warn);
+        if (Boolean.TRUE.equals(enable) && tracing == null) {
+            warn.add(field(ENABLE_OPENTELEMETRY) + ": not applied: Strait traces per controller, not per Ingress, and"
+                    + " tracing is off (" + TRACING_SETTING + "); the paths serve untraced");
+        } else if (Boolean.FALSE.equals(enable) && tracing != null) {
+            warn.add(field(ENABLE_OPENTELEMETRY) + ": \"false\" cannot be applied to one Ingress: Strait traces per"
+                    + " controller, and tracing is on (" + TRACING_SETTING + "), so its requests are traced as every"
+                    + " other; the paths serve");
+        }
+        Boolean trust = bool(a, OPENTELEMETRY_TRUST_INCOMING_SPAN, warn);
+        if (trust != null && tracing == null && !trust) {
+            warn.add(field(OPENTELEMETRY_TRUST_INCOMING_SPAN) + ": \"false\" is not applied: tracing is off ("
+                    + TRACING_SETTING + "), and a client's traceparent goes upstream as sent; the paths serve");
+        } else if (trust != null && tracing != null
+                && (trust != tracing.trustIncoming() || trust && !tracing.trustedPeers().isEmpty())) {
+            String controller = !tracing.trustIncoming() ? "continues no client's trace"
+                    : tracing.trustedPeers().isEmpty() ? "continues every client's trace"
+                    : "continues the traces of clients from " + String.join(", ",
+                            tracing.trustedPeers().stream().map(dev.strait.model.IpBlock::text).toList()) + " only";
+            warn.add(field(OPENTELEMETRY_TRUST_INCOMING_SPAN) + ": \"" + a.get(OPENTELEMETRY_TRUST_INCOMING_SPAN).trim()
+                    + "\" cannot be applied to one Ingress:"
+                    + " the controller " + controller + " (" + TRUST_SETTING + "); the paths serve");
+        }
+        String name = a.get(OPENTELEMETRY_OPERATION_NAME);
+        if (name != null && !name.isBlank()) {
+            warn.add(field(OPENTELEMETRY_OPERATION_NAME) + ": is not read by Strait, which names its spans itself"
+                    + " (docs/config.md, Tracing); it has no effect");
+        }
+    }
+
+    private static final java.util.Set<String> TRUE = java.util.Set.of("1", "t", "T", "TRUE", "true", "True");
+    private static final java.util.Set<String> FALSE = java.util.Set.of("0", "f", "F", "FALSE", "false", "False");
+
+    /**
+     * A boolean annotation as ingress-nginx reads these (Go's {@code strconv.ParseBool}: {@code true}, {@code True},
+     * {@code TRUE}, {@code t}, {@code T}, {@code 1}, and the same for false), null when absent or blank; anything else
+     * is a warning and null (the annotation has no effect).
+     */
+    private static Boolean bool(Map<String, String> a, String annotation, List<String> warn) {
+        String v = a.get(annotation) == null ? "" : a.get(annotation).trim();
+        if (v.isEmpty()) {
+            return null;
+        }
+        if (TRUE.contains(v) || FALSE.contains(v)) {
+            return TRUE.contains(v);
+        }
+        warn.add(field(annotation) + ": \"" + a.get(annotation) + "\" is neither true nor false; it has no effect");
+        return null;
     }
 
     /** The {@code auth-tls-*} annotations but the Secret, which mean nothing without it. */

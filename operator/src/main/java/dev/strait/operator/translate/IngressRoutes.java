@@ -260,6 +260,15 @@ final class IngressRoutes {
      * whatever they are, because another Ingress of the host makes them so ({@link #regexHosts}).
      */
     static List<Piece> pieces(Ingress ing, ServiceEndpoints endpoints, List<String> leftOut, Set<String> hostRegex) {
+        return pieces(ing, endpoints, leftOut, hostRegex, null);
+    }
+
+    /**
+     * As {@link #pieces(Ingress, ServiceEndpoints, List, Set)}, with the controller's {@code tracing} (null for none)
+     * that the Ingress's OpenTelemetry annotations are compared with.
+     */
+    static List<Piece> pieces(Ingress ing, ServiceEndpoints endpoints, List<String> leftOut, Set<String> hostRegex,
+                              dev.strait.model.Config.Tracing tracing) {
         String ns = ing.getMetadata().getNamespace();
         var spec = ing.getSpec();
         if (spec == null) {
@@ -271,7 +280,7 @@ final class IngressRoutes {
         if (fallback != null) {
             hosts.putIfAbsent("*", new ArrayList<>());
         }
-        IngressAnnotations annotations = new IngressAnnotations(ing.getMetadata().getAnnotations(), ns);
+        IngressAnnotations annotations = new IngressAnnotations(ing.getMetadata().getAnnotations(), ns, tracing);
         if (annotations.sslPassthrough) {
             return passthrough(ing, ns, spec, annotations, endpoints, leftOut);
         }

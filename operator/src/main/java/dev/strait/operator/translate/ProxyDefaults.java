@@ -18,6 +18,8 @@ import java.util.List;
  *                     proxies believe (ADR 0057); sidecars trust none
  * @param proxyProtocol whether the ingress proxies' listeners read a PROXY protocol header first (a TCP load
  *                     balancer in front, ADR 0083); sidecars' never do, their traffic comes from pods
+ * @param tracing      distributed tracing for every proxy the operator programs, ingress proxies and sidecars alike
+ *                     (a trace crosses both); null for none
  */
 public record ProxyDefaults(
         String defaultClass,
@@ -28,7 +30,8 @@ public record ProxyDefaults(
         Limits limits,
         boolean accessLog,
         Config.ForwardedHeaders forwardedHeaders,
-        boolean proxyProtocol) {
+        boolean proxyProtocol,
+        Config.Tracing tracing) {
 
     public ProxyDefaults {
         if (forwardedHeaders == null) {
@@ -44,6 +47,12 @@ public record ProxyDefaults(
     public ProxyDefaults(String defaultClass, String sidecarClass, HostPort http, HostPort https, HostPort admin,
                          Limits limits, boolean accessLog, Config.ForwardedHeaders forwardedHeaders) {
         this(defaultClass, sidecarClass, http, https, admin, limits, accessLog, forwardedHeaders, false);
+    }
+
+    public ProxyDefaults(String defaultClass, String sidecarClass, HostPort http, HostPort https, HostPort admin,
+                         Limits limits, boolean accessLog, Config.ForwardedHeaders forwardedHeaders,
+                         boolean proxyProtocol) {
+        this(defaultClass, sidecarClass, http, https, admin, limits, accessLog, forwardedHeaders, proxyProtocol, null);
     }
 
     /** The plain listener's name in every snapshot (Routes may name it in {@code listeners}). */

@@ -1016,7 +1016,7 @@ public final class Translator {
             sameAges &= prev != null ? sameAge(prev.source, ing) : !previousOrder.containsKey(key);
             List<String> leftOut = new ArrayList<>();
             Set<String> forced = regexHosts.getOrDefault(defaults.scopeOf(cls, ing.getMetadata().getNamespace()), Set.of());
-            List<IngressRoutes.Piece> pieces = IngressRoutes.pieces(ing, endpoints, leftOut, forced);
+            List<IngressRoutes.Piece> pieces = IngressRoutes.pieces(ing, endpoints, leftOut, forced, defaults.tracing());
             Source src = new Source(key, ing, cls, pieces, List.copyOf(leftOut));
             // A canary claims nothing: its paths split the traffic of another Ingress's (see canaries).
             (IngressRoutes.isCanary(ing) ? canaries : out).add(src);

@@ -82,6 +82,39 @@ class SnapshotTest {
         assertThat(Fixtures.translate(shop().toArray()).snapshot(STRAIT).json()).doesNotContain("forwardedHeaders");
     }
 
+    /**
+     * --proxy-tracing-*: every proxy the operator programs traces, ingress proxies and sidecars alike (a trace
+     * crosses both); without the flags nothing is written, so snapshots keep the versions they had.
+     */
+    @Test
+    void tracingGoesToIngressProxiesAndSidecars() {
+        ProxyDefaults d = ProxyDefaults.STANDARD;
+        Config.Tracing tracing = new Config.Tracing("http://otel-collector.monitoring:4318/v1/traces", 12.5, "edge",
+                true, List.of(IpBlock.parse("10.0.0.0/8")), Config.Tracing.DEFAULT_FLUSH_INTERVAL);
+        Translator translator = new Translator(new ProxyDefaults(d.defaultClass(), d.sidecarClass(), d.http(), d.https(),
+                d.admin(), d.limits(), d.accessLog(), d.forwardedHeaders(), d.proxyProtocol(), tracing));
+        List<Object> resources = new ArrayList<>(shop());
+        resources.add(route("shop", "side", 4, "ingressClassName: strait-sidecar\nhosts: [ \"*\" ]\nrules: [ { respond: { status: 200 } } ]"));
+        Translation t = translator.translate(Fixtures.inputs(resources.toArray()));
+        Scope sidecar = Scope.sidecar("strait-sidecar", "shop");
+        for (Scope scope : List.of(STRAIT, sidecar)) {
+            assertThat(t.snapshot(scope).config().tracing()).as(scope.toString()).isEqualTo(tracing);
+            // As a proxy reads the snapshot.
+            assertThat(Fixtures.parse(t.snapshot(scope).json()).tracing()).as(scope.toString()).isEqualTo(tracing);
+        }
+        assertThat(t.snapshot(STRAIT).json()).contains("\"tracing\":{\"endpoint\":"
+                + "\"http://otel-collector.monitoring:4318/v1/traces\",\"percent\":12.5,\"serviceName\":\"edge\","
+                + "\"trustIncoming\":[\"10.0.0.0/8\"],\"flushInterval\":\"5s\"}");
+
+        Translation without = Fixtures.translate(resources.toArray());
+        for (Scope scope : List.of(STRAIT, sidecar)) {
+            assertThat(without.snapshot(scope).config().tracing()).as(scope.toString()).isNull();
+            assertThat(without.snapshot(scope).json()).as(scope.toString()).doesNotContain("tracing");
+            // Tracing is the only difference: the same resources without it give another version.
+            assertThat(without.snapshot(scope).version()).as(scope.toString()).isNotEqualTo(t.snapshot(scope).version());
+        }
+    }
+
     @Test
     void inputOrderDoesNotChangeTheSnapshotOrItsVersion() {
         List<Object> resources = new ArrayList<>(shop());
