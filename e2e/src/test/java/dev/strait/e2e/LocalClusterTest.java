@@ -388,6 +388,69 @@ class LocalClusterTest {
         }
     }
 
+    @Test
+    void theOperatorsTracingFlagsMakeEveryRequestASpanAtTheCollector() throws Exception {
+        installCrds();
+        java.util.concurrent.BlockingQueue<String> batches = new java.util.concurrent.LinkedBlockingQueue<>();
+        com.sun.net.httpserver.HttpServer collector = com.sun.net.httpserver.HttpServer.create(
+                new java.net.InetSocketAddress(java.net.InetAddress.getLoopbackAddress(), 0), 0);
+        collector.createContext("/v1/traces", x -> {
+            batches.add(new String(x.getRequestBody().readAllBytes(), StandardCharsets.UTF_8));
+            x.sendResponseHeaders(200, -1);
+            x.close();
+        });
+        collector.start();
+        com.sun.net.httpserver.HttpServer app = httpServer(x -> "traceparent=" + x.getRequestHeaders().getFirst("traceparent"),
+                null);
+        try {
+            Service svc = client.resource(new io.fabric8.kubernetes.api.model.ServiceBuilder().withNewMetadata()
+                    .withNamespace("default").withName("app").endMetadata().withNewSpec()
+                    .addNewPort().withName("http").withPort(8080).endPort().endSpec().build()).create();
+            endpoints(svc, app.getAddress().getPort());
+            client.resource(Serialization.unmarshal("""
+                    apiVersion: networking.k8s.io/v1
+                    kind: Ingress
+                    metadata: { name: shop, namespace: default }
+                    spec:
+                      ingressClassName: strait
+                      rules:
+                        - host: shop.example.com
+                          http:
+                            paths:
+                              - { path: /, pathType: Prefix, backend: { service: { name: app, port: { name: http } } } }
+                    """, Ingress.class)).create();
+
+            ProxyProcess operator = operator("--proxy-tracing-endpoint",
+                    "http://127.0.0.1:" + collector.getAddress().getPort() + "/v1/traces",
+                    "--proxy-tracing-service-name", "shop-edge");
+            Matcher m = CONTROL.matcher(operator.stderr());
+            assertThat(m.find()).as(operator.stderr()).isTrue();
+            ProxyProcess proxy = strait.start(Map.of("STRAIT_INGRESS_CLASS", "strait"),
+                    "--control", "127.0.0.1:" + m.group(1), "--state-dir", dir.resolve("state").toString()).awaitServing();
+            String given = "00-4bf92f3577b34da6a3ce929d0e0e4736-00f067aa0ba902b7-01";
+            String[] answer = new String[1];
+            await().atMost(Duration.ofSeconds(20)).untilAsserted(() -> {
+                answer[0] = get(proxy.port("http"), "shop.example.com", "/cart", "traceparent: " + given);
+                assertThat(answer[0]).startsWith("200 traceparent=00-4bf92f3577b34da6a3ce929d0e0e4736-");
+            });
+            String spanId = answer[0].substring("200 traceparent=00-".length() + 33, "200 traceparent=00-".length() + 49);
+            assertThat(spanId).matches("[0-9a-f]{16}").isNotEqualTo("00f067aa0ba902b7");
+            // Batches go every 5 s (the default flushInterval): the app's parent is a span the collector gets.
+            String found = null;
+            for (String b; found == null && (b = batches.poll(15, java.util.concurrent.TimeUnit.SECONDS)) != null; ) {
+                found = b.contains("\"spanId\":\"" + spanId + "\"") ? b : null;
+            }
+            assertThat(found).as("the batch with the proxy's span").isNotNull()
+                    .contains("\"traceId\":\"4bf92f3577b34da6a3ce929d0e0e4736\"")
+                    .contains("\"parentSpanId\":\"00f067aa0ba902b7\"")
+                    .contains("\"stringValue\":\"shop-edge\"")
+                    .contains("\"stringValue\":\"/cart\"");
+        } finally {
+            app.stop(0);
+            collector.stop(0);
+        }
+    }
+
     /**
      * A JDK HTTP server on a free loopback port answering {@code answer} of each request; with {@code seen}, each
      * request is also put there as "METHOD TARGET id=X-Request-Id host=Host".
