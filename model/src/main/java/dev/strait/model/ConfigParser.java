@@ -864,7 +864,8 @@ public final class ConfigParser {
         known(n, path, "matches", "respond", "files", "backends", "redirect", "cache", "timeouts", "retries",
                 "hostRewrite", "pathRewrite", "fastcgi", "clientAddresses",
                 "basicAuth", "rateLimit", "cors", "maxBodyBytes", "requestHeaders", "responseHeaders", "inFlightLimit",
-                "satisfy", "errorPages", "accessLog", "forwardAuth", "mirrors", "responseRewrite", "requestBuffering");
+                "satisfy", "errorPages", "accessLog", "forwardAuth", "mirrors", "responseRewrite", "requestBuffering",
+                "responseRate");
         List<Route.Match> matches = n.has("matches")
                 ? list(n.get("matches"), path + ".matches", true, this::match)
                 : List.of(new Route.Match(null, null, List.of()));
@@ -1016,7 +1017,28 @@ public final class ConfigParser {
                 errorPages, logged, forwardAuth(n.get("forwardAuth"), path + ".forwardAuth"),
                 nonNull(list(n.get("mirrors"), path + ".mirrors", false, this::mirror)),
                 responseRewrite(n.get("responseRewrite"), path + ".responseRewrite", action),
-                requestBuffering(n.get("requestBuffering"), path + ".requestBuffering", action));
+                requestBuffering(n.get("requestBuffering"), path + ".requestBuffering", action),
+                responseRate(n.get("responseRate"), path + ".responseRate", action));
+    }
+
+    /** {@code { bytesPerSecond, afterBytes }}, only with backends; null when absent. */
+    private Route.ResponseRate responseRate(JsonNode n, String path, Route.Action action) {
+        if (n == null || n.isNull() || !object(n, path)) {
+            return null;
+        }
+        known(n, path, "bytesPerSecond", "afterBytes");
+        if (action != null && !(action instanceof Route.Backends)) {
+            error(path, "only applies to a rule with backends (answers streamed from an upstream)");
+        }
+        if (n.get("bytesPerSecond") == null || n.get("bytesPerSecond").isNull()) {
+            error(path + ".bytesPerSecond", "is required");
+            return null;
+        }
+        long rate = longValue(n.get("bytesPerSecond"), path + ".bytesPerSecond", 0);
+        if (rate < 1) {
+            error(path + ".bytesPerSecond", "must be at least 1 byte a second, got " + rate);
+        }
+        return new Route.ResponseRate(rate, longValue(n.get("afterBytes"), path + ".afterBytes", 0));
     }
 
     /** The most a buffered request body may hold in memory before the rest streams. */

@@ -689,6 +689,11 @@ public final class ConfigWriter {
         if (rule.requestBuffering() != null) {
             o.putObject("requestBuffering").put("maxBytes", rule.requestBuffering().maxBytes());
         }
+        if (rule.responseRate() != null) {
+            ObjectNode rr = o.putObject("responseRate");
+            rr.put("bytesPerSecond", rule.responseRate().bytesPerSecond());
+            rr.put("afterBytes", rule.responseRate().afterBytes());
+        }
         if (rule.responseRewrite() != null) {
             Route.ResponseRewrite rr = rule.responseRewrite();
             ObjectNode ro = o.putObject("responseRewrite");

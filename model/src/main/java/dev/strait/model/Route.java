@@ -70,19 +70,33 @@ public record Route(String name, List<String> hosts, List<Rule> rules, List<Stri
      *                        {@code Set-Cookie} fields of the upstream's answers, or null
      * @param requestBuffering with HTTP {@code backends}: how much of a request body is read before the upstream
      *                        is asked (nginx's {@code proxy_request_buffering}), or null to stream it as it comes
+     * @param responseRate    with {@code backends}: how fast each answer's body goes to the client (nginx's
+     *                        {@code limit_rate}), or null for as fast as the client takes it
      */
     public record Rule(List<Match> matches, Action action, Cache cache, Timeouts timeouts, Retries retries,
                        String hostRewrite, FastCgi fastcgi, PathModifier pathRewrite, ClientAddresses clientAddresses,
                        BasicAuth basicAuth, RateLimit rateLimit, Cors cors, Long maxBodyBytes, HeaderEdits requestHeaders,
                        HeaderEdits responseHeaders, InFlightLimit inFlightLimit, Satisfy satisfy, ErrorPages errorPages,
                        boolean accessLog, ForwardAuth forwardAuth, List<Mirror> mirrors, ResponseRewrite responseRewrite,
-                       RequestBuffering requestBuffering) {
+                       RequestBuffering requestBuffering, ResponseRate responseRate) {
         public Rule {
             matches = List.copyOf(matches);
             if (satisfy == null) {
                 satisfy = Satisfy.ALL;
             }
             mirrors = mirrors == null ? List.of() : List.copyOf(mirrors);
+        }
+
+        /** A rule whose answers go as fast as the client takes them. */
+        public Rule(List<Match> matches, Action action, Cache cache, Timeouts timeouts, Retries retries,
+                    String hostRewrite, FastCgi fastcgi, PathModifier pathRewrite, ClientAddresses clientAddresses,
+                    BasicAuth basicAuth, RateLimit rateLimit, Cors cors, Long maxBodyBytes, HeaderEdits requestHeaders,
+                    HeaderEdits responseHeaders, InFlightLimit inFlightLimit, Satisfy satisfy, ErrorPages errorPages,
+                    boolean accessLog, ForwardAuth forwardAuth, List<Mirror> mirrors, ResponseRewrite responseRewrite,
+                    RequestBuffering requestBuffering) {
+            this(matches, action, cache, timeouts, retries, hostRewrite, fastcgi, pathRewrite, clientAddresses, basicAuth,
+                    rateLimit, cors, maxBodyBytes, requestHeaders, responseHeaders, inFlightLimit, satisfy, errorPages,
+                    accessLog, forwardAuth, mirrors, responseRewrite, requestBuffering, null);
         }
 
         /** A rule whose request bodies stream to the upstream as they come. */
@@ -242,6 +256,13 @@ public record Route(String name, List<String> hosts, List<Rule> rules, List<Stri
      * {@code maxBytes} in memory; the rest of a longer body streams from there.
      */
     public record RequestBuffering(long maxBytes) {}
+
+    /**
+     * How fast an answer's body goes to the client, as nginx's {@code limit_rate} and {@code limit_rate_after}:
+     * the first {@code afterBytes} at once, then {@code bytesPerSecond}, per request (two downloads at once get
+     * twice the rate).
+     */
+    public record ResponseRate(long bytesPerSecond, long afterBytes) {}
 
     /**
      * What changes in an upstream's answers for an app that does not know the URL it is served under (behind a

@@ -515,6 +515,16 @@ class ConfigParserTest {
         }
 
         @Test
+        void ruleResponseRate() throws Exception {
+            Config c = parse(withRules("{ backends: [ { upstream: app } ], responseRate: { bytesPerSecond: 102400 } }",
+                    "{ backends: [ { upstream: app } ], responseRate: { bytesPerSecond: 1, afterBytes: 1048576 } }",
+                    "{ backends: [ { upstream: app } ] }"));
+            assertThat(c.routes().get(0).rules()).extracting(Route.Rule::responseRate).containsExactly(
+                    new Route.ResponseRate(102400, 0), new Route.ResponseRate(1, 1 << 20), null);
+            assertThat(ConfigParser.parse(ConfigWriter.toJson(c, false), "written")).isEqualTo(c);
+        }
+
+        @Test
         void ruleAccessLog() throws Exception {
             Config c = parse(withRules("{ respond: {}, accessLog: false }", "{ respond: {}, accessLog: true }", "{ respond: {} }"));
             assertThat(c.routes().get(0).rules()).extracting(Route.Rule::accessLog).containsExactly(false, true, true);
@@ -898,6 +908,14 @@ class ConfigParserTest {
                         "upstream \"nope\" is not defined in upstreams"),
                 arguments("errorPages path", withRules("{ respond: {}, errorPages: { statuses: [ 404 ], upstream: app,"
                         + " path: errors } }"), "routes[0].rules[0].errorPages.path", "must be a path starting with /"),
+                arguments("responseRate on files", withRules("{ files: { root: /srv }, responseRate: { bytesPerSecond: 10 } }"),
+                        "routes[0].rules[0].responseRate", "only applies to a rule with backends"),
+                arguments("responseRate without a rate", withRules("{ backends: [ { upstream: app } ], responseRate:"
+                        + " { afterBytes: 10 } }"), "routes[0].rules[0].responseRate.bytesPerSecond", "is required"),
+                arguments("responseRate of nothing", withRules("{ backends: [ { upstream: app } ], responseRate:"
+                        + " { bytesPerSecond: 0 } }"), "routes[0].rules[0].responseRate.bytesPerSecond", "must be at least 1"),
+                arguments("responseRate in words", withRules("{ backends: [ { upstream: app } ], responseRate:"
+                        + " { bytesPerSecond: 100k } }"), "routes[0].rules[0].responseRate.bytesPerSecond", "must be a whole number"),
                 arguments("requestBuffering on respond", withRules("{ respond: {}, requestBuffering: {} }"),
                         "routes[0].rules[0].requestBuffering", "only applies to a rule with backends"),
                 arguments("requestBuffering of nothing", withRules("{ backends: [ { upstream: app } ], requestBuffering:"
@@ -1285,7 +1303,7 @@ class ConfigParserTest {
                 arguments("rule unknown field", withRules("{ respond: {}, rewrite: { to: / } }"),
                         "routes[0].rules[0].rewrite",
                         "unknown field (expected one of matches, respond, files, backends, redirect, cache, timeouts, "
-                                + "retries, hostRewrite, pathRewrite, fastcgi, clientAddresses, basicAuth, rateLimit, cors, maxBodyBytes, requestHeaders, responseHeaders, inFlightLimit, satisfy, errorPages, accessLog, forwardAuth, mirrors, responseRewrite, requestBuffering)"),
+                                + "retries, hostRewrite, pathRewrite, fastcgi, clientAddresses, basicAuth, rateLimit, cors, maxBodyBytes, requestHeaders, responseHeaders, inFlightLimit, satisfy, errorPages, accessLog, forwardAuth, mirrors, responseRewrite, requestBuffering, responseRate)"),
                 arguments("cors origin with a path", withRules("{ respond: {}, cors: { allowOrigins: [ \"https://a.example.com/x\" ] } }"),
                         "routes[0].rules[0].cors.allowOrigins[0]", "is not * or an origin"),
                 arguments("cors * among others", withRules("{ respond: {}, cors: { allowOrigins: [ \"*\", \"https://a.example.com\" ] } }"),

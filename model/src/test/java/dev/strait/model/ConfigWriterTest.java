@@ -96,6 +96,7 @@ class ConfigWriterTest {
                              staleIfError: 1h, hitForPass: 0s, lockTimeout: 250ms }
                   - backends: [ { upstream: d } ]
                     hostRewrite: "internal:81"
+                    responseRate: { bytesPerSecond: 65536, afterBytes: 1048576 }
                     retries: { attempts: 2, retryOn: [ reset, timeout, 5xx, gateway-error ], backoff: 10ms }
                     timeouts: { request: 9s, perTry: 3s, idle: 4s }
                   - matches: [ { path: { type: Prefix, value: /api/ } }, {} ]

@@ -12,6 +12,7 @@ import dev.strait.proxy.handler.fixed.FixedResponseHandler;
 import dev.strait.proxy.handler.proxy.ProxyHandler;
 import dev.strait.proxy.handler.redirect.RedirectHandler;
 import dev.strait.proxy.mirror.MirrorHandler;
+import dev.strait.proxy.pacing.PacedHandler;
 import dev.strait.proxy.route.Handler;
 import dev.strait.proxy.upstream.UpstreamSpec;
 import java.util.ArrayList;
@@ -32,7 +33,8 @@ public final class Handlers {
      */
     public static Handler create(Config config, Route route, int index, Route.Rule rule, String path,
                                  Map<String, UpstreamSpec> upstreams) {
-        Handler handler = action(config, route, index, rule, path, upstreams);
+        // Innermost: only the action's own answers are paced, never a check's refusal or an error page.
+        Handler handler = PacedHandler.wrap(action(config, route, index, rule, path, upstreams), rule.responseRate());
         if (!rule.mirrors().isEmpty()) {
             // Inside the guards and the check: a request refused never reaches a mirror (nginx's mirror runs
             // after its access phase).

@@ -155,6 +155,28 @@ class FastCgiProtocolTest {
     }
 
     @Test
+    void aResponseRateMakesTheApplicationsAnswerGoNoFasterThanIt() throws Exception {
+        String body = "x".repeat(150_000);
+        FakeFastCgi app = app((r, out, s) -> {
+            stdout(out, "Status: 200 OK\r\nContent-Type: text/plain\r\n\r\n");
+            for (int at = 0; at < body.length(); at += 30_000) {
+                stdout(out, body.substring(at, at + 30_000));
+            }
+            end(out, FastCgiRecords.REQUEST_COMPLETE);
+        });
+        // 50,000 bytes at once, then 100,000 at 200,000 a second: half a second at least.
+        InetSocketAddress a = serve("workers: 1", "endpoints: [ \"127.0.0.1:" + app.port() + "\" ]",
+                "responseRate: { bytesPerSecond: 200000, afterBytes: 50000 }");
+        try (HttpConn c = new HttpConn(a)) {
+            long t0 = System.nanoTime();
+            HttpConn.Response r = c.send("GET /big.php HTTP/1.1\r\nHost: h\r\n\r\n").read();
+            long millis = (System.nanoTime() - t0) / 1_000_000;
+            assertThat(r.text()).isEqualTo(body);
+            assertThat(millis).isGreaterThanOrEqualTo(480);
+        }
+    }
+
+    @Test
     void declaredLengthIsKept() throws Exception {
         FakeFastCgi app = app((r, out, s) -> respond(out, "Content-Length: 5\r\n\r\nhello"));
         HttpConn.Response r = HttpConn.once(proxy(app), HttpConn.get("/a.php"));
