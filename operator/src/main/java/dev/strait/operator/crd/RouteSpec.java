@@ -170,6 +170,8 @@ public class RouteSpec {
     @ValidationRule(value = "!has(self.requestBuffering) || !has(self.fastcgi)",
             message = "requestBuffering does not apply to FastCGI: its bodies are always read first, up to"
                     + " fastcgi.maxBufferedBody")
+    @ValidationRule(value = "!has(self.responseRate) || has(self.backends)",
+            message = "responseRate only applies to a rule with backends")
     @ValidationRule(value = "!has(self.satisfy) || self.satisfy == 'all' || (has(self.clientAddresses) && has(self.basicAuth))",
             message = "satisfy: any chooses between clientAddresses and basicAuth; the rule needs both")
     public static class Rule {
@@ -288,6 +290,24 @@ public class RouteSpec {
          * longer body streams from there. Absent, the body streams as it comes. Only with backends, not fastcgi ones.
          */
         public RequestBuffering requestBuffering;
+
+        /**
+         * How fast each answer's body goes to the client (nginx's {@code limit_rate}, {@code limit_rate_after}): the
+         * first {@code afterBytes} at once, the rest at {@code bytesPerSecond}, per request. Only with backends.
+         */
+        public ResponseRate responseRate;
+    }
+
+    /** A rule's pace for its answers, as docs/config.md's {@code responseRate}. */
+    @JsonInclude(JsonInclude.Include.NON_NULL)
+    public static class ResponseRate {
+        /** Bytes a second once {@code afterBytes} are out; at least 1. */
+        @Required
+        @Min(1)
+        public Long bytesPerSecond;
+        /** Bytes sent at once before the rate applies; 0 when absent. */
+        @Min(0)
+        public Long afterBytes;
     }
 
     /** How much of a request body is read before the backend is asked, as docs/config.md's {@code requestBuffering}. */

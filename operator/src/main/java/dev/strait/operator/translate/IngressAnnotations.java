@@ -218,6 +218,10 @@ final class IngressAnnotations {
      * file); bytes, or a number with {@code k} or {@code m}.
      */
     static final String CLIENT_BODY_BUFFER_SIZE = PREFIX + "client-body-buffer-size";
+    /** Kilobytes a second, each answer past {@code limit-rate-after} (nginx's {@code limit_rate}); 0 is no limit. */
+    static final String LIMIT_RATE = PREFIX + "limit-rate";
+    /** Kilobytes of each answer sent before {@code limit-rate} applies. */
+    static final String LIMIT_RATE_AFTER = PREFIX + "limit-rate-after";
     /**
      * {@code "true"}: the Ingress's requests are traced (OpenTelemetry). Strait traces every request of a proxy or none,
      * as the operator's {@code --proxy-tracing-*} say: what an Ingress asks otherwise is reported, and its paths serve.
@@ -250,7 +254,7 @@ final class IngressAnnotations {
             AUTH_ALWAYS_SET_COOKIE, AUTH_CACHE_KEY, AUTH_CACHE_DURATION,
             AUTH_METHOD, AUTH_SNIPPET, AUTH_PROXY_SET_HEADERS, MIRROR_TARGET, MIRROR_REQUEST_BODY, MIRROR_HOST,
             PROXY_REDIRECT_FROM, PROXY_REDIRECT_TO, PROXY_COOKIE_PATH, PROXY_COOKIE_DOMAIN, PROXY_REQUEST_BUFFERING,
-            CLIENT_BODY_BUFFER_SIZE);
+            CLIENT_BODY_BUFFER_SIZE, LIMIT_RATE, LIMIT_RATE_AFTER);
     /**
      * {@code "true"}: each host's TLS connections go to the backend of its path {@code /} as they are (a Route's
      * {@code tlsPassthrough}); every other annotation of the Ingress is then not applied, as in ingress-nginx.
@@ -330,6 +334,8 @@ final class IngressAnnotations {
      * as gRPC (nginx's {@code grpc_pass} never buffers) or FastCGI (which reads bodies first anyway).
      */
     final RouteSpec.RequestBuffering requestBuffering;
+    /** {@code limit-rate} and {@code limit-rate-after} as every backend rule's {@code responseRate}, or null. */
+    final RouteSpec.ResponseRate responseRate;
     /** The longer of {@code proxy-read-timeout} and {@code proxy-send-timeout} as {@code timeouts.idle}, or null. */
     final String idleTimeout;
     /** {@code app-root}: the path {@code /} is redirected to (302), or null. */
@@ -497,6 +503,7 @@ final class IngressAnnotations {
         hostRewrite = vhost == null || vhost.isBlank() ? null : vhost.trim();
         responseRewrite = responseRewrite(a, warn);
         requestBuffering = requestBuffering(a, warn);
+        responseRate = responseRate(a, warn);
         long idle = Math.max(seconds(a, PROXY_READ_TIMEOUT, "60s", warn), seconds(a, PROXY_SEND_TIMEOUT, "60s", warn));
         idleTimeout = idle > 0 ? idle + "s" : null;
         String root = a.get(APP_ROOT);
@@ -977,6 +984,40 @@ final class IngressAnnotations {
         RouteSpec.RequestBuffering out = new RouteSpec.RequestBuffering();
         out.maxBytes = max;
         return out;
+    }
+
+    /**
+     * ingress-nginx's {@code limit-rate} and {@code limit-rate-after}, whole kilobytes as it writes them into nginx's
+     * {@code limit_rate NK} and {@code limit_rate_after NK}, as a {@code responseRate}; null without a rate or with 0
+     * (nginx's "no limit"). A value that is not a whole number of kilobytes is a warning naming the annotation, and
+     * is not applied (the answers go unpaced, or with no {@code after}): pacing guards no one's access.
+     */
+    private static RouteSpec.ResponseRate responseRate(Map<String, String> a, List<String> warn) {
+        long rate = kilobytes(a, LIMIT_RATE, warn);
+        long after = kilobytes(a, LIMIT_RATE_AFTER, warn);
+        if (rate <= 0) {
+            if (after > 0) {
+                warn.add(field(LIMIT_RATE_AFTER) + ": without limit-rate there is nothing to start after; not applied");
+            }
+            return null;
+        }
+        RouteSpec.ResponseRate out = new RouteSpec.ResponseRate();
+        out.bytesPerSecond = rate * 1024;
+        out.afterBytes = after > 0 ? after * 1024 : null;
+        return out;
+    }
+
+    /** The kilobytes an annotation gives (0 when absent), or -1 after a warning when it gives no whole number. */
+    private static long kilobytes(Map<String, String> a, String name, List<String> warn) {
+        String v = a.get(name) == null ? "" : a.get(name).trim();
+        if (v.isEmpty()) {
+            return 0;
+        }
+        if (!v.matches("[0-9]{1,12}")) {
+            warn.add(field(name) + ": \"" + a.get(name) + "\" is not a whole number of kilobytes; not applied");
+            return -1;
+        }
+        return Long.parseLong(v);
     }
 
     /** Text that can stand in a {@code Location} field, as the config parser takes it: visible ASCII, no spaces. */

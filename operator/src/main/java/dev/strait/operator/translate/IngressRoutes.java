@@ -691,6 +691,7 @@ final class IngressRoutes {
             r.hostRewrite = annotations.hostRewrite;
             r.responseRewrite = annotations.responseRewrite;
             r.requestBuffering = annotations.requestBuffering;
+            r.responseRate = annotations.responseRate;
             if (annotations.idleTimeout != null) {
                 r.timeouts = new RouteSpec.Timeouts();
                 r.timeouts.idle = annotations.idleTimeout;

@@ -65,6 +65,7 @@ class CrdSchemaTest {
                         "requestBuffering only applies to a rule with backends",
                         "requestBuffering does not apply to FastCGI: its bodies are always read first, up to"
                                 + " fastcgi.maxBufferedBody",
+                        "responseRate only applies to a rule with backends",
                         "satisfy: any chooses between clientAddresses and basicAuth; the rule needs both");
         JSONSchemaProps path = rule.getProperties().get("matches").getItems().getSchema().getProperties().get("path");
         assertThat(path.getProperties().get("type").getEnum()).extracting(Object::toString)
@@ -210,6 +211,39 @@ class CrdSchemaTest {
         assertThat(maxBytes.getType()).isEqualTo("integer");
         for (long bytes : new long[] {-1, 0, 1, 8192, 1 << 20, 64L << 20, (64L << 20) + 1, 1L << 40}) {
             assertThat(admits(maxBytes, bytes)).as("maxBytes %s", bytes).isEqualTo(modelTakesBuffer(bytes));
+        }
+    }
+
+    /** A rule's responseRate: a rate of at least 1 byte a second (required), an after of at least 0, as the parser. */
+    @Test
+    void routeResponseRateIsRefusedWhereTheModelRefusesIt() throws IOException {
+        JSONSchemaProps rule = crd("routes.strait.dev-v1.yml").getSpec().getVersions().get(0).getSchema()
+                .getOpenAPIV3Schema().getProperties().get("spec").getProperties().get("rules").getItems().getSchema();
+        assertThat(rule.getXKubernetesValidations()).extracting(r -> r.getRule())
+                .contains("!has(self.responseRate) || has(self.backends)");
+        JSONSchemaProps rate = rule.getProperties().get("responseRate");
+        assertThat(rate.getProperties()).containsOnlyKeys("bytesPerSecond", "afterBytes");
+        assertThat(rate.getRequired()).containsExactly("bytesPerSecond");
+        for (long bytes : new long[] {-1, 0, 1, 102400, 1L << 40}) {
+            assertThat(admits(rate.getProperties().get("bytesPerSecond"), bytes)).as("bytesPerSecond %s", bytes)
+                    .isEqualTo(modelTakesRate(bytes, 0));
+            assertThat(admits(rate.getProperties().get("afterBytes"), bytes)).as("afterBytes %s", bytes)
+                    .isEqualTo(modelTakesRate(1, bytes));
+        }
+    }
+
+    /** Whether the proxies' config parser takes a responseRate of these figures. */
+    private static boolean modelTakesRate(long bytesPerSecond, long afterBytes) {
+        try {
+            dev.strait.model.ConfigParser.parse("""
+                    listeners: [ { name: http, address: "127.0.0.1:0" } ]
+                    upstreams: [ { name: app, endpoints: [ "127.0.0.1:1" ] } ]
+                    routes: [ { name: r, hosts: [ "*" ], rules: [ { backends: [ { upstream: app } ],
+                                responseRate: { bytesPerSecond: %d, afterBytes: %d } } ] } ]
+                    """.formatted(bytesPerSecond, afterBytes), "responseRate");
+            return true;
+        } catch (dev.strait.model.InvalidConfigException e) {
+            return false;
         }
     }
 
