@@ -104,7 +104,9 @@ class ZeroDropSnapshotsTest {
             long started = System.nanoTime();
             int publishedBefore = generation.get();
             try {
-                HttpResponse<String> r = client.send(HttpRequest.newBuilder(uri).timeout(Duration.ofSeconds(5)).build(),
+                // A request that hangs is a failure, but a machine busy with parallel builds can hold one for
+                // seconds (a 5 s limit failed so once): 30 s tells a hang from a wait.
+                HttpResponse<String> r = client.send(HttpRequest.newBuilder(uri).timeout(Duration.ofSeconds(30)).build(),
                         HttpResponse.BodyHandlers.ofString());
                 if (r.statusCode() == 200 && r.body().startsWith("generation ")) {
                     ok.incrementAndGet();
