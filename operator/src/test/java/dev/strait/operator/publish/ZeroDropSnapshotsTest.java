@@ -74,10 +74,10 @@ class ZeroDropSnapshotsTest {
                     generation.set(g);
                     last = publish(fleet, g);
                     String version = last;
-                    await().atMost(Duration.ofSeconds(10)).until(() -> version.equals(proxy.version()));
+                    await().atMost(Duration.ofSeconds(30)).until(() -> version.equals(proxy.version()));
                 }
                 String finalVersion = last;
-                await().atMost(Duration.ofSeconds(10)).until(() -> finalVersion.equals(fleet.proxies().get(0).acked()));
+                await().atMost(Duration.ofSeconds(30)).until(() -> finalVersion.equals(fleet.proxies().get(0).acked()));
                 running.set(false);
                 for (Thread t : clients) {
                     t.join(10_000);
