@@ -70,6 +70,7 @@ class HelmChartTest {
         assertThat(op.getArgs()).as("nobody's X-Forwarded-Proto by default").noneMatch(a -> a.startsWith("--proxy-trusted-peers"));
         assertThat(op.getArgs()).as("no PROXY protocol header expected by default").noneMatch(a -> a.startsWith("--proxy-protocol"));
         assertThat(op.getArgs()).as("no tracing by default").noneMatch(a -> a.startsWith("--proxy-tracing"));
+        assertThat(op.getArgs()).as("the operator's own default domain").noneMatch(a -> a.startsWith("--cluster-domain"));
 
         Deployment proxy = one(objs, Deployment.class, "strait-proxy");
         assertThat(proxy.getSpec().getReplicas()).isEqualTo(2);
@@ -252,6 +253,24 @@ class HelmChartTest {
                 "--proxy-tracing-trust-incoming=10.0.0.0/8,fd00::/8");
         assertThat(operatorArgs(Map.of("proxy.tracing.percent", 10))).as("settings without an endpoint do nothing")
                 .noneMatch(a -> a.startsWith("--proxy-tracing"));
+    }
+
+    /**
+     * clusterDomain becomes the operator's --cluster-domain, and the control channel's certificate names its Service in
+     * that domain (the proxies dial NAME.NAMESPACE.svc, which every domain answers).
+     */
+    @Test
+    void anotherClusterDomainIsPassedToTheOperator() {
+        List<String> args = operatorArgs(Map.of("clusterDomain", "corp.internal"));
+        assertThat(args).contains("--cluster-domain=corp.internal",
+                "--control-names=strait-operator.strait-system.svc,strait-operator.strait-system.svc.corp.internal");
+        assertThat(args).noneMatch(a -> a.contains("cluster.local"));
+        assertThat(operatorArgs(Map.of("clusterDomain", "cluster.local"))).as("the default is not passed")
+                .noneMatch(a -> a.startsWith("--cluster-domain"));
+        for (String bad : List.of("", "corp.internal.", ".corp.internal", "Corp.Internal", "corp..internal", "corp_internal")) {
+            assertThatThrownBy(() -> Chart.template("strait", Map.of("clusterDomain", bad))).as(bad)
+                    .hasMessageContaining("clusterDomain");
+        }
     }
 
     private static List<String> operatorArgs(Map<String, Object> values) {

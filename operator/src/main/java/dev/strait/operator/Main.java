@@ -58,7 +58,10 @@ public final class Main {
                                            certificate or service-account token (default: true inside
                                            a cluster, false outside)
               --control-names A,B,...      names in the serving certificate (default: strait-operator.NS.svc,
-                                           strait-operator.NS.svc.cluster.local, localhost, 127.0.0.1)
+                                           strait-operator.NS.svc.DOMAIN, localhost, 127.0.0.1)
+              --cluster-domain DOMAIN      the cluster's DNS domain (kubelet's --cluster-domain): a Service is
+                                           NAME.NAMESPACE.svc.DOMAIN in auth-url, mirror-target and ExternalName
+                                           Services, and in the certificates above (default cluster.local)
               --ingress-address ADDRESS    what Ingresses show as their address: NAMESPACE/SERVICE (the
                                            proxies' Service; its load-balancer address is copied) or
                                            fixed addresses A,B,... (default: none)
@@ -121,6 +124,14 @@ public final class Main {
             System.exit(2);
             return;
         }
+        String clusterDomain;
+        try {
+            clusterDomain = clusterDomain(opts.get("cluster-domain"));
+        } catch (IllegalArgumentException e) {
+            System.err.println(e.getMessage());
+            System.exit(2);
+            return;
+        }
         boolean inCluster = Files.isReadable(SERVICE_ACCOUNT_NAMESPACE);
         boolean leaderElection = Boolean.parseBoolean(opts.getOrDefault("leader-election", String.valueOf(inCluster)));
 
@@ -133,7 +144,7 @@ public final class Main {
                     HostPort.parse(opts.getOrDefault("proxy-https-address", d.https().toString())),
                     HostPort.parse(opts.getOrDefault("proxy-admin-address", d.admin().toString())),
                     d.limits(), d.accessLog(), trustedPeers(opts.get("proxy-trusted-peers")),
-                    proxyProtocol(opts.get("proxy-protocol")), tracing));
+                    proxyProtocol(opts.get("proxy-protocol")), tracing, clusterDomain));
         } catch (IllegalArgumentException e) {
             System.err.println("--proxy-* " + e.getMessage());
             System.exit(2);
@@ -152,8 +163,7 @@ public final class Main {
             String ns = namespace(client);
             List<String> certNames = opts.containsKey("control-names")
                     ? List.of(opts.get("control-names").split(","))
-                    : List.of("strait-operator." + ns + ".svc", "strait-operator." + ns + ".svc.cluster.local", "localhost",
-                            "127.0.0.1");
+                    : serviceNames("strait-operator", ns, clusterDomain);
             ChannelCertificates certs = new ChannelCertificates(new CaStore(client, ns), certNames, Clock.systemUTC());
             try {
                 certs.refresh();
@@ -200,7 +210,7 @@ public final class Main {
         WebhookServer webhook = null;
         if (opts.containsKey("webhook-address")) {
             try {
-                webhook = webhook(client, opts);
+                webhook = webhook(client, opts, clusterDomain);
             } catch (IOException | RuntimeException e) {
                 log.error("cannot start the sidecar injection webhook: {}", e.toString());
                 client.close();
@@ -234,12 +244,13 @@ public final class Main {
     }
 
     /** The sidecar webhook: its certificate from the operator's CA, the caBundle patched, HTTPS started. */
-    private static WebhookServer webhook(KubernetesClient client, Map<String, String> opts) throws IOException {
+    private static WebhookServer webhook(KubernetesClient client, Map<String, String> opts, String clusterDomain)
+            throws IOException {
         HostPort at = HostPort.parse(opts.get("webhook-address"));
         String ns = namespace(client);
         String service = opts.getOrDefault("webhook-service", "strait-operator");
         WebhookCertificates certs = new WebhookCertificates(client, ns,
-                List.of(service + "." + ns + ".svc", service + "." + ns + ".svc.cluster.local", "localhost", "127.0.0.1"),
+                serviceNames(service, ns, clusterDomain),
                 opts.getOrDefault("webhook-config", "strait-sidecar-injector"), Clock.systemUTC());
         SidecarInjector injector = new SidecarInjector(SidecarInjector.Settings.defaults(
                 opts.getOrDefault("sidecar-image", "ghcr.io/strait-dev/strait-proxy:0.1.0")));
@@ -267,6 +278,51 @@ public final class Main {
             return Files.readString(SERVICE_ACCOUNT_NAMESPACE, StandardCharsets.UTF_8).trim();
         }
         return client.getNamespace() == null ? "default" : client.getNamespace();
+    }
+
+    /**
+     * The names a certificate of the operator's Service {@code service} in {@code ns} carries: as the proxies and the
+     * API server dial it ({@code NAME.NS.svc}), in full in the cluster domain, and the loopback for a port-forward.
+     */
+    static List<String> serviceNames(String service, String ns, String clusterDomain) {
+        String name = service + "." + ns + ".svc";
+        return List.of(name, name + "." + clusterDomain, "localhost", "127.0.0.1");
+    }
+
+    /** RFC 1123 labels, as kubelet's cluster domain and every DNS name of the cluster are written. */
+    private static final java.util.regex.Pattern DNS_LABEL =
+            java.util.regex.Pattern.compile("[a-z0-9]([a-z0-9-]{0,61}[a-z0-9])?");
+
+    /**
+     * {@code --cluster-domain}: the cluster's DNS domain, lower-case ({@code cluster.local} when not given). It must be
+     * written as kubelet's {@code --cluster-domain} is, DNS labels without a leading or trailing dot: a misspelt domain
+     * is refused rather than make every Service name written in the right one read as outside the cluster.
+     */
+    static String clusterDomain(String value) {
+        if (value == null) {
+            return ProxyDefaults.STANDARD.clusterDomain();
+        }
+        String domain = value.trim().toLowerCase(java.util.Locale.ROOT);
+        String why = null;
+        if (domain.isEmpty()) {
+            why = "is empty";
+        } else if (domain.startsWith(".") || domain.endsWith(".")) {
+            why = "has a leading or trailing dot; write the domain alone, e.g. corp.internal";
+        } else if (domain.length() > 253) {
+            why = "is longer than 253 characters";
+        } else {
+            for (String label : domain.split("\\.", -1)) {
+                if (!DNS_LABEL.matcher(label).matches()) {
+                    why = label.isEmpty() ? "has an empty label" : "has \"" + label + "\", which is no DNS label"
+                            + " (1 to 63 of a-z, 0-9 and '-', neither first nor last)";
+                    break;
+                }
+            }
+        }
+        if (why != null) {
+            throw new IllegalArgumentException("--cluster-domain \"" + value + "\" is not a DNS domain: it " + why);
+        }
+        return domain;
     }
 
     /** {@code --proxy-trusted-peers}: a comma-separated list of addresses and CIDR blocks, or none. */
@@ -376,7 +432,7 @@ public final class Main {
 
     /** Flags, then environment variables for flags not given; {@code null} after printing a usage error. */
     static Map<String, String> options(String[] args) {
-        return Flags.parse(args, List.of("control-address", "leader-election", "secure", "control-names",
+        return Flags.parse(args, List.of("control-address", "leader-election", "secure", "control-names", "cluster-domain",
                 "ingress-address", "webhook-address", "webhook-config", "webhook-service", "sidecar-image",
                 "proxy-http-address", "proxy-https-address", "proxy-admin-address", "proxy-trusted-peers",
                 "proxy-protocol", "proxy-tracing-endpoint", "proxy-tracing-percent", "proxy-tracing-service-name",

@@ -39,6 +39,53 @@ class MainTest {
         assertThat(Main.options(new String[] {"--proxy-protocol", "false"})).containsEntry("proxy-protocol", "false");
     }
 
+    @Test
+    void clusterDomainIsCheckedAndLowerCasedAndClusterLocalByDefault() {
+        assertThat(Main.clusterDomain(null)).isEqualTo("cluster.local");
+        assertThat(Main.clusterDomain("corp.internal")).isEqualTo("corp.internal");
+        assertThat(Main.clusterDomain(" Corp.Internal ")).isEqualTo("corp.internal");
+        assertThat(Main.clusterDomain("k8s-1.corp.example")).isEqualTo("k8s-1.corp.example");
+        assertThat(Main.clusterDomain("local")).isEqualTo("local");
+        String[][] bad = {
+            {"", "it is empty"},
+            {" ", "it is empty"},
+            {"corp.internal.", "it has a leading or trailing dot; write the domain alone, e.g. corp.internal"},
+            {".corp.internal", "it has a leading or trailing dot"},
+            {".", "it has a leading or trailing dot"},
+            {"corp..internal", "it has an empty label"},
+            {"corp_internal", "it has \"corp_internal\", which is no DNS label (1 to 63 of a-z, 0-9 and '-', neither"
+                    + " first nor last)"},
+            {"-corp.internal", "it has \"-corp\", which is no DNS label"},
+            {"corp.internal-", "it has \"internal-\", which is no DNS label"},
+            {"svc.cluster.local:53", "it has \"local:53\", which is no DNS label"},
+            {"a".repeat(64) + ".internal", "which is no DNS label"},
+            {("a".repeat(63) + ".").repeat(4) + "internal", "it is longer than 253 characters"},
+        };
+        for (String[] c : bad) {
+            assertThatThrownBy(() -> Main.clusterDomain(c[0])).as(c[0]).isInstanceOf(IllegalArgumentException.class)
+                    .hasMessageStartingWith("--cluster-domain \"" + c[0] + "\" is not a DNS domain: ")
+                    .hasMessageContaining(c[1]);
+        }
+    }
+
+    @Test
+    void clusterDomainIsAnOptionOfItsOwn() {
+        assertThat(Main.options(new String[] {"--cluster-domain", "corp.internal"}))
+                .containsEntry("cluster-domain", "corp.internal");
+        assertThat(Main.options(new String[] {"--cluster-domain=corp.internal"}))
+                .containsEntry("cluster-domain", "corp.internal");
+    }
+
+    /** The control channel's and the webhook's certificates name the Service in the cluster's own domain. */
+    @Test
+    void certificatesNameTheServiceInTheClusterDomain() {
+        assertThat(Main.serviceNames("strait-operator", "strait-system", "cluster.local")).containsExactly(
+                "strait-operator.strait-system.svc", "strait-operator.strait-system.svc.cluster.local", "localhost",
+                "127.0.0.1");
+        assertThat(Main.serviceNames("edge-strait-operator", "edge", "corp.internal")).containsExactly(
+                "edge-strait-operator.edge.svc", "edge-strait-operator.edge.svc.corp.internal", "localhost", "127.0.0.1");
+    }
+
     private static final String COLLECTOR = "http://otel-collector.monitoring:4318/v1/traces";
 
     @Test

@@ -23,9 +23,10 @@ final class ExternalNames {
 
     /**
      * Why {@code host} (lower-case, without a trailing dot) cannot be an ExternalName Service's endpoint, worded to
-     * follow the Service's name; null when it can (a name or address outside the cluster, or a Service's name).
+     * follow the Service's name; null when it can (a name or address outside the cluster, or a Service's name in the
+     * cluster domain {@code domain}).
      */
-    static String problem(String host) {
+    static String problem(String host, String domain) {
         if (host.equals("localhost") || host.endsWith(".localhost")) {
             return "names the proxy's own host (RFC 6761); " + WHY;
         }
@@ -49,9 +50,9 @@ final class ExternalNames {
             return "is a single label, which the proxy's resolver would complete with its pod's search domains (a"
                     + " Service of the proxy's own namespace); write the whole name";
         }
-        if (ClusterDns.service(host) == null && ClusterDns.internal(host)) {
+        if (ClusterDns.service(host, domain) == null && ClusterDns.internal(host, domain)) {
             return "is a name of the cluster's DNS that names no Service as NAME.NAMESPACE.svc or NAME.NAMESPACE.svc."
-                    + ClusterDns.DOMAIN + " do (a pod, or another cluster domain): it would reach into the cluster"
+                    + domain + " do (a pod, or another cluster domain): it would reach into the cluster"
                     + " without the consent of what it names";
         }
         return null;

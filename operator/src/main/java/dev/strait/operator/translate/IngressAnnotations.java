@@ -426,6 +426,15 @@ final class IngressAnnotations {
      *                  OpenTelemetry annotations are compared with
      */
     IngressAnnotations(Map<String, String> annotations, String namespace, Config.Tracing tracing) {
+        this(annotations, namespace, tracing, ClusterDns.DEFAULT_DOMAIN);
+    }
+
+    /**
+     * @param clusterDomain the cluster's DNS domain (the operator's {@code --cluster-domain}), in which an
+     *                      {@code auth-url}'s or {@code mirror-target}'s {@code NAME.NAMESPACE.svc.DOMAIN} is a Service
+     */
+    IngressAnnotations(Map<String, String> annotations, String namespace, Config.Tracing tracing,
+                       String clusterDomain) {
         Map<String, String> all = annotations == null ? Map.of() : annotations;
         sslPassthrough = "true".equals(all.get(SSL_PASSTHROUGH));
         Map<String, String> a = sslPassthrough ? Map.of() : all;
@@ -606,7 +615,7 @@ final class IngressAnnotations {
         canaryHeaderValue = headerValue;
         canaryHeaderPattern = headerPattern;
         canaryCookie = cookie;
-        forwardAuth = forwardAuth(a, namespace, guard, warn);
+        forwardAuth = forwardAuth(a, namespace, clusterDomain, guard, warn);
         for (String narrowing : List.of(AUTH_SNIPPET, AUTH_PROXY_SET_HEADERS)) {
             if (forwardAuth != null && a.get(narrowing) != null && !a.get(narrowing).isBlank()) {
                 guard.add(field(narrowing) + ": Strait cannot apply it to the check, which without it could let more"
@@ -614,7 +623,7 @@ final class IngressAnnotations {
             }
         }
         clientValidation = canary ? canaryClientValidation(a, warn) : clientValidation(a, namespace, guard, warn);
-        Mirrored mirrored = canary ? canaryMirror(a, warn) : mirror(a, namespace, warn);
+        Mirrored mirrored = canary ? canaryMirror(a, warn) : mirror(a, namespace, clusterDomain, warn);
         mirror = mirrored == null ? null : mirrored.mirror();
         mirrorUpstream = mirrored == null ? null : mirrored.upstream();
         if (clientValidation != null && !sslRedirect && !forceSslRedirect) {
@@ -813,15 +822,15 @@ final class IngressAnnotations {
      * every backend rule, or null. The target is {@code http(s)://HOST[:PORT]} and {@code $request_uri}, or nothing:
      * the copy is of the request's own target, all that Strait's mirrors send (ingress-nginx's documented
      * {@code https://HOST/$request_uri} is read so too, where nginx sends the path after a second slash). A HOST that
-     * is a Service's cluster name ({@code NAME.NAMESPACE.svc}, {@code NAME.NAMESPACE.svc.cluster.local}) is that
-     * Service's port (80, or 443 for https, by default; TLS unchecked, as for {@code auth-url}), another namespace's
-     * once it accepts the Ingress's (ADR 0078). Any other host becomes an upstream of its own
-     * ({@link Translator#hostUpstream}), refused where an ExternalName Service's name would be ({@link ExternalNames}).
-     * The copies carry {@code mirror-host} as their Host, else the target's host name, as ingress-nginx sends them.
-     * What cannot be read is a warning and the paths are not mirrored: a mirror guards nothing, so leaving it out
-     * opens nothing.
+     * is a Service's cluster name ({@code NAME.NAMESPACE.svc}, {@code NAME.NAMESPACE.svc.DOMAIN} in the cluster domain
+     * {@code domain}) is that Service's port (80, or 443 for https, by default; TLS unchecked, as for
+     * {@code auth-url}), another namespace's once it accepts the Ingress's (ADR 0078). Any other host becomes an
+     * upstream of its own ({@link Translator#hostUpstream}), refused where an ExternalName Service's name would be
+     * ({@link ExternalNames}). The copies carry {@code mirror-host} as their Host, else the target's host name, as
+     * ingress-nginx sends them. What cannot be read is a warning and the paths are not mirrored: a mirror guards
+     * nothing, so leaving it out opens nothing.
      */
-    private static Mirrored mirror(Map<String, String> a, String namespace, List<String> warn) {
+    private static Mirrored mirror(Map<String, String> a, String namespace, String domain, List<String> warn) {
         String target = a.get(MIRROR_TARGET);
         if (target == null || target.isBlank()) {
             for (String needsTarget : List.of(MIRROR_REQUEST_BODY, MIRROR_HOST)) {
@@ -874,7 +883,7 @@ final class IngressAnnotations {
         RouteSpec.Mirror m = new RouteSpec.Mirror();
         m.backend = new RouteSpec.Backend();
         dev.strait.model.Upstream upstream = null;
-        ClusterDns.ServiceName service = ClusterDns.service(host);
+        ClusterDns.ServiceName service = ClusterDns.service(host, domain);
         if (service != null) {
             if (!SERVICE_NAME.matcher(service.name()).matches() || !SERVICE_NAME.matcher(service.namespace()).matches()) {
                 warn.add(field(MIRROR_TARGET) + ": \"" + target + "\" names no Service (NAME.NAMESPACE.svc)" + notApplied);
@@ -889,7 +898,7 @@ final class IngressAnnotations {
             }
         } else {
             String problem = host.startsWith("[") ? "is an IPv6 address, which Strait does not mirror to; name the host"
-                    : ExternalNames.problem(host);
+                    : ExternalNames.problem(host, domain);
             if (problem == null && Translator.hostUpstreamName(host, port, tls).length() > 253) {
                 problem = "is too long to name an upstream";
             }
@@ -1830,18 +1839,18 @@ final class IngressAnnotations {
      * ingress-nginx's external authentication ({@code auth-url} with {@code auth-signin},
      * {@code auth-response-headers} and {@code auth-method}) as a {@code forwardAuth}, or null without
      * {@code auth-url}. The URL must name a Service, written as cluster DNS resolves it
-     * ({@code http(s)://NAME[.NAMESPACE[.svc[.cluster.local]]][:PORT]/path?query}, port 80 or 443 by default): that
-     * Service and port are the check's backend, the path and query its path. A Service of another namespace must
-     * accept references from the Ingress's (its annotation {@code strait.dev/accept-references-from}). Or it names the
-     * request's own host ({@code https://$host/oauth2/auth}): the check has no backend and is routed as a request
-     * for the path on that host. What cannot be honoured (a host outside the cluster, a Service that does not accept,
-     * other nginx variables, a field that cannot be taken) is an error in {@code guard}: the paths answer 503, as
-     * ingress-nginx denies a location whose authentication it cannot read, and never serve unchecked. A sign-in or
-     * method that cannot be read is only a warning: the check still guards the paths, its 401 going to the client
-     * as it is.
+     * ({@code http(s)://NAME[.NAMESPACE[.svc[.DOMAIN]]][:PORT]/path?query}, port 80 or 443 by default, DOMAIN the
+     * cluster's {@code domain}): that Service and port are the check's backend, the path and query its path. A
+     * Service of another namespace must accept references from the Ingress's (its annotation
+     * {@code strait.dev/accept-references-from}). Or it names the request's own host
+     * ({@code https://$host/oauth2/auth}): the check has no backend and is routed as a request for the path on that
+     * host. What cannot be honoured (a host outside the cluster, a Service that does not accept, other nginx
+     * variables, a field that cannot be taken) is an error in {@code guard}: the paths answer 503, as ingress-nginx
+     * denies a location whose authentication it cannot read, and never serve unchecked. A sign-in or method that
+     * cannot be read is only a warning: the check still guards the paths, its 401 going to the client as it is.
      */
-    private static RouteSpec.ForwardAuth forwardAuth(Map<String, String> a, String namespace, List<String> guard,
-                                                     List<String> warn) {
+    private static RouteSpec.ForwardAuth forwardAuth(Map<String, String> a, String namespace, String domain,
+                                                     List<String> guard, List<String> warn) {
         String url = a.get(AUTH_URL);
         if (url == null || url.isBlank()) {
             for (String needsUrl : List.of(AUTH_SIGNIN, AUTH_SIGNIN_REDIRECT_PARAM, AUTH_RESPONSE_HEADERS, AUTH_METHOD,
@@ -1854,7 +1863,7 @@ final class IngressAnnotations {
         }
         String fail = "; the Ingress's paths answer 503 rather than serve them unauthenticated";
         RouteSpec.ForwardAuth f = new RouteSpec.ForwardAuth();
-        String problem = checkUrl(url.trim(), namespace, f);
+        String problem = checkUrl(url.trim(), namespace, domain, f);
         if (problem != null) {
             guard.add(field(AUTH_URL) + ": \"" + url + "\" " + problem + fail);
             return null;
@@ -1973,10 +1982,10 @@ final class IngressAnnotations {
     }
 
     /**
-     * Fills {@code f}'s backend and path from an {@code auth-url} naming a Service of {@code namespace}; returns
-     * why it cannot, else null.
+     * Fills {@code f}'s backend and path from an {@code auth-url} naming a Service of {@code namespace} (written in the
+     * cluster domain {@code domain}, or relative to it); returns why it cannot, else null.
      */
-    private static String checkUrl(String value, String namespace, RouteSpec.ForwardAuth f) {
+    private static String checkUrl(String value, String namespace, String domain, RouteSpec.ForwardAuth f) {
         java.util.regex.Matcher self = SELF_URL.matcher(value);
         if (self.matches()) {
             return selfCheck(self.group(1), f);
@@ -1999,13 +2008,13 @@ final class IngressAnnotations {
             return "has user information or a fragment, which the check cannot carry";
         }
         // The names cluster DNS gives a Service: NAME (from a pod of its namespace), NAME.NAMESPACE (the same,
-        // through the pods' search domains), NAME.NAMESPACE.svc and NAME.NAMESPACE.svc.cluster.local.
+        // through the pods' search domains), NAME.NAMESPACE.svc and NAME.NAMESPACE.svc.DOMAIN.
         String host = u.getHost().toLowerCase(Locale.ROOT);
         String[] labels = host.split("\\.", -1);
-        boolean service = labels.length == 1 || labels.length == 2 || ClusterDns.service(host) != null;
+        boolean service = labels.length == 1 || labels.length == 2 || ClusterDns.service(host, domain) != null;
         if (!service || !SERVICE_NAME.matcher(labels[0]).matches()) {
             return "is not a Service of the cluster (http(s)://NAME, NAME.NAMESPACE, NAME.NAMESPACE.svc or"
-                    + " NAME.NAMESPACE.svc.cluster.local, with an optional port)";
+                    + " NAME.NAMESPACE.svc." + domain + ", with an optional port)";
         }
         int port = u.getPort() == -1 ? tls ? 443 : 80 : u.getPort();
         if (port < 1 || port > 65535) {

@@ -260,15 +260,16 @@ final class IngressRoutes {
      * whatever they are, because another Ingress of the host makes them so ({@link #regexHosts}).
      */
     static List<Piece> pieces(Ingress ing, ServiceEndpoints endpoints, List<String> leftOut, Set<String> hostRegex) {
-        return pieces(ing, endpoints, leftOut, hostRegex, null);
+        return pieces(ing, endpoints, leftOut, hostRegex, ProxyDefaults.STANDARD);
     }
 
     /**
-     * As {@link #pieces(Ingress, ServiceEndpoints, List, Set)}, with the controller's {@code tracing} (null for none)
-     * that the Ingress's OpenTelemetry annotations are compared with.
+     * As {@link #pieces(Ingress, ServiceEndpoints, List, Set)}, under the controller's {@code defaults}: its tracing
+     * (null for none), that the Ingress's OpenTelemetry annotations are compared with, and its cluster domain, in
+     * which the annotations' URLs name Services.
      */
     static List<Piece> pieces(Ingress ing, ServiceEndpoints endpoints, List<String> leftOut, Set<String> hostRegex,
-                              dev.strait.model.Config.Tracing tracing) {
+                              ProxyDefaults defaults) {
         String ns = ing.getMetadata().getNamespace();
         var spec = ing.getSpec();
         if (spec == null) {
@@ -280,7 +281,8 @@ final class IngressRoutes {
         if (fallback != null) {
             hosts.putIfAbsent("*", new ArrayList<>());
         }
-        IngressAnnotations annotations = new IngressAnnotations(ing.getMetadata().getAnnotations(), ns, tracing);
+        IngressAnnotations annotations = new IngressAnnotations(ing.getMetadata().getAnnotations(), ns, defaults.tracing(),
+                defaults.clusterDomain());
         if (annotations.sslPassthrough) {
             return passthrough(ing, ns, spec, annotations, endpoints, leftOut);
         }

@@ -7,7 +7,8 @@ import java.util.List;
 
 /**
  * What a snapshot carries besides routes and upstreams: the proxies' listeners and admin address
- * (which apply when a proxy starts), and which ingress classes the operator answers for.
+ * (which apply when a proxy starts), and which ingress classes the operator answers for and in which
+ * cluster DNS domain it reads Services' names.
  *
  * @param defaultClass the class of Routes without {@code ingressClassName}
  * @param sidecarClass the class whose Routes go to sidecars, per namespace
@@ -20,6 +21,9 @@ import java.util.List;
  *                     balancer in front, ADR 0083); sidecars' never do, their traffic comes from pods
  * @param tracing      distributed tracing for every proxy the operator programs, ingress proxies and sidecars alike
  *                     (a trace crosses both); null for none
+ * @param clusterDomain the cluster's DNS domain (kubelet's {@code --cluster-domain}, the operator's own), in which
+ *                     {@code NAME.NAMESPACE.svc.DOMAIN} is a Service; null for the default,
+ *                     {@code cluster.local}
  */
 public record ProxyDefaults(
         String defaultClass,
@@ -31,11 +35,15 @@ public record ProxyDefaults(
         boolean accessLog,
         Config.ForwardedHeaders forwardedHeaders,
         boolean proxyProtocol,
-        Config.Tracing tracing) {
+        Config.Tracing tracing,
+        String clusterDomain) {
 
     public ProxyDefaults {
         if (forwardedHeaders == null) {
             forwardedHeaders = Config.ForwardedHeaders.DEFAULTS;
+        }
+        if (clusterDomain == null) {
+            clusterDomain = ClusterDns.DEFAULT_DOMAIN;
         }
     }
 
@@ -53,6 +61,13 @@ public record ProxyDefaults(
                          Limits limits, boolean accessLog, Config.ForwardedHeaders forwardedHeaders,
                          boolean proxyProtocol) {
         this(defaultClass, sidecarClass, http, https, admin, limits, accessLog, forwardedHeaders, proxyProtocol, null);
+    }
+
+    public ProxyDefaults(String defaultClass, String sidecarClass, HostPort http, HostPort https, HostPort admin,
+                         Limits limits, boolean accessLog, Config.ForwardedHeaders forwardedHeaders,
+                         boolean proxyProtocol, Config.Tracing tracing) {
+        this(defaultClass, sidecarClass, http, https, admin, limits, accessLog, forwardedHeaders, proxyProtocol, tracing,
+                null);
     }
 
     /** The plain listener's name in every snapshot (Routes may name it in {@code listeners}). */

@@ -37,8 +37,17 @@ final class ServiceEndpoints {
 
     private final Map<String, Service> services = new HashMap<>();
     private final Map<String, List<EndpointSlice>> slices = new HashMap<>();
+    /** The cluster's DNS domain, in which an ExternalName's {@code NAME.NAMESPACE.svc.DOMAIN} is a Service. */
+    private final String clusterDomain;
 
+    /** In the default cluster domain, {@value ClusterDns#DEFAULT_DOMAIN}. */
     ServiceEndpoints(List<Service> services, List<EndpointSlice> endpointSlices) {
+        this(services, endpointSlices, ClusterDns.DEFAULT_DOMAIN);
+    }
+
+    /** @param clusterDomain the cluster's DNS domain (the operator's {@code --cluster-domain}) */
+    ServiceEndpoints(List<Service> services, List<EndpointSlice> endpointSlices, String clusterDomain) {
+        this.clusterDomain = clusterDomain;
         for (Service s : services) {
             this.services.put(s.getMetadata().getNamespace() + "/" + s.getMetadata().getName(), s);
         }
@@ -171,11 +180,11 @@ final class ServiceEndpoints {
         if (host.endsWith(".")) {
             host = host.substring(0, host.length() - 1); // absolute: the name itself
         }
-        String problem = ExternalNames.problem(host);
+        String problem = ExternalNames.problem(host, clusterDomain);
         if (problem != null) {
             return Resolution.failed("name", INVALID, what + " " + problem);
         }
-        ClusterDns.ServiceName in = ClusterDns.service(host);
+        ClusterDns.ServiceName in = ClusterDns.service(host, clusterDomain);
         if (in == null) {
             String appProtocol = null;
             for (ServicePort p : svc.getSpec().getPorts() == null ? List.<ServicePort>of() : svc.getSpec().getPorts()) {

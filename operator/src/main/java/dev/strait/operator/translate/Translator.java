@@ -255,7 +255,7 @@ public final class Translator {
     public Translation translate(Inputs in) {
         previousChecks = checks;
         checks = new HashMap<>();
-        ServiceEndpoints endpoints = new ServiceEndpoints(in.services(), in.endpointSlices());
+        ServiceEndpoints endpoints = new ServiceEndpoints(in.services(), in.endpointSlices(), defaults.clusterDomain());
         Map<String, Secret> secrets = new HashMap<>();
         in.secrets().forEach(s -> secrets.put(s.getMetadata().getNamespace() + "/" + s.getMetadata().getName(), s));
         int expected = (in.routes().size() + in.upstreams().size() + in.ingresses().size()) * 4 / 3 + 16;
@@ -1016,7 +1016,7 @@ public final class Translator {
             sameAges &= prev != null ? sameAge(prev.source, ing) : !previousOrder.containsKey(key);
             List<String> leftOut = new ArrayList<>();
             Set<String> forced = regexHosts.getOrDefault(defaults.scopeOf(cls, ing.getMetadata().getNamespace()), Set.of());
-            List<IngressRoutes.Piece> pieces = IngressRoutes.pieces(ing, endpoints, leftOut, forced, defaults.tracing());
+            List<IngressRoutes.Piece> pieces = IngressRoutes.pieces(ing, endpoints, leftOut, forced, defaults);
             Source src = new Source(key, ing, cls, pieces, List.copyOf(leftOut));
             // A canary claims nothing: its paths split the traffic of another Ingress's (see canaries).
             (IngressRoutes.isCanary(ing) ? canaries : out).add(src);
