@@ -693,7 +693,8 @@ public final class ConfigParser {
             Upstream.SetCookie setCookie = null;
             JsonNode sc = ho.get("setCookie");
             if (sc != null && !sc.isNull() && object(sc, path + ".hashOn.setCookie")) {
-                known(sc, path + ".hashOn.setCookie", "path", "maxAge", "sameSite", "changeOnFailure");
+                known(sc, path + ".hashOn.setCookie", "path", "maxAge", "sameSite", "changeOnFailure", "domain",
+                        "secure");
                 if (source != Upstream.HashSource.COOKIE) {
                     error(path + ".hashOn.setCookie", "is only used with source cookie");
                 }
@@ -709,7 +710,9 @@ public final class ConfigParser {
                 }
                 setCookie = new Upstream.SetCookie(cookiePath,
                         positiveDuration(sc.get("maxAge"), path + ".hashOn.setCookie.maxAge", null), sameSite,
-                        bool(sc.get("changeOnFailure"), path + ".hashOn.setCookie.changeOnFailure", false));
+                        bool(sc.get("changeOnFailure"), path + ".hashOn.setCookie.changeOnFailure", false),
+                        sc.hasNonNull("domain") ? cookieDomain(sc.get("domain"), path + ".hashOn.setCookie.domain") : null,
+                        bool(sc.get("secure"), path + ".hashOn.setCookie.secure", false));
             }
             hashOn = new Upstream.HashOn(source, hn, setCookie);
             if (lb != Upstream.LoadBalancer.CONSISTENT_HASH) {
@@ -838,6 +841,30 @@ public final class ConfigParser {
             }
         }
         return new Route(name, nonNull(hosts), nonNull(rules), listeners, passthrough);
+    }
+
+    /**
+     * A cookie's {@code Domain}: a host name, optionally with the leading dot of old RFC 2109 cookies (browsers drop
+     * it, RFC 6265 5.2.3). No port, no IP address: RFC 6265 would take an address, but browsers then only send the
+     * cookie back to that address, so a Domain there does nothing the default does not and is more likely a mistake.
+     */
+    private String cookieDomain(JsonNode n, String path) {
+        String d = requiredText(n, path);
+        if (d == null) {
+            return null;
+        }
+        String labels = (d.startsWith(".") ? d.substring(1) : d).toLowerCase(Locale.ROOT);
+        if (!HOST_LABELS.matcher(labels).matches()) {
+            error(path, "\"" + d + "\" is not a domain (a host name such as example.com or .example.com; no port,"
+                    + " scheme or path)");
+            return null;
+        }
+        if (labels.substring(labels.lastIndexOf('.') + 1).chars().allMatch(Character::isDigit)) {
+            error(path, "\"" + d + "\" is an IP address; browsers ignore Domain for addresses (leave it out: the"
+                    + " cookie then goes back to the address that set it)");
+            return null;
+        }
+        return d;
     }
 
     private String host(JsonNode n, String path) {
