@@ -843,25 +843,12 @@ public final class ConfigParser {
         return new Route(name, nonNull(hosts), nonNull(rules), listeners, passthrough);
     }
 
-    /**
-     * A cookie's {@code Domain}: a host name, optionally with the leading dot of old RFC 2109 cookies (browsers drop
-     * it, RFC 6265 5.2.3). No port, no IP address: RFC 6265 would take an address, but browsers then only send the
-     * cookie back to that address, so a Domain there does nothing the default does not and is more likely a mistake.
-     */
+    /** A cookie's {@code Domain}, as {@link Upstream.SetCookie#domainProblem} takes it. */
     private String cookieDomain(JsonNode n, String path) {
         String d = requiredText(n, path);
-        if (d == null) {
-            return null;
-        }
-        String labels = (d.startsWith(".") ? d.substring(1) : d).toLowerCase(Locale.ROOT);
-        if (!HOST_LABELS.matcher(labels).matches()) {
-            error(path, "\"" + d + "\" is not a domain (a host name such as example.com or .example.com; no port,"
-                    + " scheme or path)");
-            return null;
-        }
-        if (labels.substring(labels.lastIndexOf('.') + 1).chars().allMatch(Character::isDigit)) {
-            error(path, "\"" + d + "\" is an IP address; browsers ignore Domain for addresses (leave it out: the"
-                    + " cookie then goes back to the address that set it)");
+        String problem = d == null ? null : Upstream.SetCookie.domainProblem(d);
+        if (problem != null) {
+            error(path, problem);
             return null;
         }
         return d;

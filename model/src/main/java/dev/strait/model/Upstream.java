@@ -187,6 +187,28 @@ public record Upstream(
         public SetCookie(String path, Duration maxAge) {
             this(path, maxAge, null, false);
         }
+
+        private static final java.util.regex.Pattern DOMAIN = java.util.regex.Pattern.compile(
+                "\\.?[a-z0-9]([a-z0-9-]{0,61}[a-z0-9])?(\\.[a-z0-9]([a-z0-9-]{0,61}[a-z0-9])?)*");
+
+        /**
+         * Why {@code domain} cannot be the cookie's {@code Domain}, or null when it can: it must be a host name, a
+         * leading dot allowed (old RFC 2109 cookies; browsers drop it, RFC 6265 5.2.3), so that no port, path or
+         * {@code ;} changes the cookie. RFC 6265 would take an IP address, but browsers then send the cookie back to
+         * that address only, which is what a cookie without Domain does: refused, as more likely a mistake.
+         */
+        public static String domainProblem(String domain) {
+            String d = domain.toLowerCase(java.util.Locale.ROOT);
+            if (d.length() > 254 || !DOMAIN.matcher(d).matches()) {
+                return "\"" + domain + "\" is not a domain (a host name such as example.com or .example.com; no port,"
+                        + " scheme or path)";
+            }
+            if (d.substring(d.lastIndexOf('.') + 1).chars().allMatch(Character::isDigit)) {
+                return "\"" + domain + "\" is an IP address; browsers ignore Domain for addresses (leave it out: the"
+                        + " cookie then goes back to the address that set it)";
+            }
+            return null;
+        }
     }
 
     public enum HashSource {
