@@ -470,6 +470,28 @@ class IngressAnnotationsTest {
                 + "affinity]: \"ip\" is not an affinity Strait has (cookie); it is not applied");
     }
 
+    /**
+     * Without session-cookie-path each path's cookie has that path's Path: the cookie's other settings go with it
+     * (SameSite and change-on-failure were dropped there once).
+     */
+    @Test
+    void eachPathsCookieKeepsTheOtherCookieSettings() {
+        String spec = """
+                ingressClassName: strait
+                rules:
+                  - host: shop.example.com
+                    http:
+                      paths:
+                        - { path: /shop, pathType: Prefix, backend: { service: { name: web, port: { number: 80 } } } }
+                """;
+        Translation t = translate(annotated("site", spec, "affinity", "cookie", "session-cookie-samesite", "None",
+                "session-cookie-change-on-failure", "true"));
+        assertThat(ingressReport(t, "shop", "site").errors()).isEmpty();
+        assertThat(t.snapshot(STRAIT).config().upstreams()).extracting(dev.strait.model.Upstream::hashOn)
+                .containsOnlyOnce(new dev.strait.model.Upstream.HashOn(dev.strait.model.Upstream.HashSource.COOKIE,
+                        "INGRESSCOOKIE", new dev.strait.model.Upstream.SetCookie("/shop", null, "None", true)));
+    }
+
     /** load-balance, upstream-hash-by and proxy-connect-timeout choose the upstream made for each Service backend. */
     @Test
     void balancingAnnotationsShapeTheServiceUpstreams() {
