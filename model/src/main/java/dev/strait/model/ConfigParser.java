@@ -693,7 +693,8 @@ public final class ConfigParser {
             Upstream.SetCookie setCookie = null;
             JsonNode sc = ho.get("setCookie");
             if (sc != null && !sc.isNull() && object(sc, path + ".hashOn.setCookie")) {
-                known(sc, path + ".hashOn.setCookie", "path", "maxAge", "sameSite", "changeOnFailure");
+                known(sc, path + ".hashOn.setCookie", "path", "maxAge", "sameSite", "changeOnFailure", "domain",
+                        "secure");
                 if (source != Upstream.HashSource.COOKIE) {
                     error(path + ".hashOn.setCookie", "is only used with source cookie");
                 }
@@ -709,7 +710,9 @@ public final class ConfigParser {
                 }
                 setCookie = new Upstream.SetCookie(cookiePath,
                         positiveDuration(sc.get("maxAge"), path + ".hashOn.setCookie.maxAge", null), sameSite,
-                        bool(sc.get("changeOnFailure"), path + ".hashOn.setCookie.changeOnFailure", false));
+                        bool(sc.get("changeOnFailure"), path + ".hashOn.setCookie.changeOnFailure", false),
+                        sc.hasNonNull("domain") ? cookieDomain(sc.get("domain"), path + ".hashOn.setCookie.domain") : null,
+                        bool(sc.get("secure"), path + ".hashOn.setCookie.secure", false));
             }
             hashOn = new Upstream.HashOn(source, hn, setCookie);
             if (lb != Upstream.LoadBalancer.CONSISTENT_HASH) {
@@ -838,6 +841,17 @@ public final class ConfigParser {
             }
         }
         return new Route(name, nonNull(hosts), nonNull(rules), listeners, passthrough);
+    }
+
+    /** A cookie's {@code Domain}, as {@link Upstream.SetCookie#domainProblem} takes it. */
+    private String cookieDomain(JsonNode n, String path) {
+        String d = requiredText(n, path);
+        String problem = d == null ? null : Upstream.SetCookie.domainProblem(d);
+        if (problem != null) {
+            error(path, problem);
+            return null;
+        }
+        return d;
     }
 
     private String host(JsonNode n, String path) {

@@ -448,6 +448,12 @@ public final class ConfigWriter {
                 if (sc.changeOnFailure()) {
                     c.put("changeOnFailure", true);
                 }
+                if (sc.domain() != null) {
+                    c.put("domain", sc.domain());
+                }
+                if (sc.secure()) {
+                    c.put("secure", true);
+                }
             }
         }
         Upstream.HealthCheck hc = u.healthCheck();

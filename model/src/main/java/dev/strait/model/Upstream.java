@@ -160,15 +160,25 @@ public record Upstream(
      * @param path     the cookie's {@code Path}
      * @param maxAge   its {@code Max-Age}; null: a session cookie, gone when the browser closes
      * @param sameSite its {@code SameSite} ({@code Strict}, {@code Lax} or {@code None}), or null for none (browsers
-     *                 take {@code Lax}); {@code None} is only sent with {@code Secure} (on https), as browsers drop
-     *                 it otherwise
+     *                 take {@code Lax}); {@code None} is only sent with {@code Secure}, as browsers drop it otherwise
      * @param changeOnFailure a browser served by another endpoint than its key's (its own failed or was
      *                 ejected) gets a new key for the one that served it, and stays there (ingress-nginx's
      *                 {@code session-cookie-change-on-failure}); otherwise it goes back once its own recovers
+     * @param domain   its {@code Domain} (ingress-nginx's {@code session-cookie-domain}), so that the browser sends it
+     *                 to the subdomains too (a leading dot is allowed and ignored by browsers); null: none, the
+     *                 cookie goes back to the host that set it only
+     * @param secure   {@code Secure} on every answer, also over plain http (ingress-nginx's
+     *                 {@code session-cookie-secure}: TLS ended before a peer that is not trusted to say so);
+     *                 false: {@code Secure} only when the request came over https
      */
-    public record SetCookie(String path, Duration maxAge, String sameSite, boolean changeOnFailure) {
+    public record SetCookie(String path, Duration maxAge, String sameSite, boolean changeOnFailure, String domain,
+                            boolean secure) {
         public static final SetCookie SESSION = new SetCookie("/", null, null, false);
         public static final java.util.List<String> SAME_SITE = java.util.List.of("Strict", "Lax", "None");
+
+        public SetCookie(String path, Duration maxAge, String sameSite, boolean changeOnFailure) {
+            this(path, maxAge, sameSite, changeOnFailure, null, false);
+        }
 
         public SetCookie(String path, Duration maxAge, String sameSite) {
             this(path, maxAge, sameSite, false);
@@ -176,6 +186,28 @@ public record Upstream(
 
         public SetCookie(String path, Duration maxAge) {
             this(path, maxAge, null, false);
+        }
+
+        private static final java.util.regex.Pattern DOMAIN = java.util.regex.Pattern.compile(
+                "\\.?[a-z0-9]([a-z0-9-]{0,61}[a-z0-9])?(\\.[a-z0-9]([a-z0-9-]{0,61}[a-z0-9])?)*");
+
+        /**
+         * Why {@code domain} cannot be the cookie's {@code Domain}, or null when it can: it must be a host name, a
+         * leading dot allowed (old RFC 2109 cookies; browsers drop it, RFC 6265 5.2.3), so that no port, path or
+         * {@code ;} changes the cookie. RFC 6265 would take an IP address, but browsers then send the cookie back to
+         * that address only, which is what a cookie without Domain does: refused, as more likely a mistake.
+         */
+        public static String domainProblem(String domain) {
+            String d = domain.toLowerCase(java.util.Locale.ROOT);
+            if (d.length() > 254 || !DOMAIN.matcher(d).matches()) {
+                return "\"" + domain + "\" is not a domain (a host name such as example.com or .example.com; no port,"
+                        + " scheme or path)";
+            }
+            if (d.substring(d.lastIndexOf('.') + 1).chars().allMatch(Character::isDigit)) {
+                return "\"" + domain + "\" is an IP address; browsers ignore Domain for addresses (leave it out: the"
+                        + " cookie then goes back to the address that set it)";
+            }
+            return null;
         }
     }
 

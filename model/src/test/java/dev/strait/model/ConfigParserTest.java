@@ -372,6 +372,21 @@ class ConfigParserTest {
         }
 
         @Test
+        void anAffinityCookieMayNameItsDomainAndAlwaysBeSecure() throws Exception {
+            Config c = parse(LISTENER + "upstreams: [ { name: a, loadBalancer: consistent-hash, hashOn: { source: cookie,"
+                    + " name: route, setCookie: { domain: .Example.com, secure: true } } },"
+                    + " { name: b, loadBalancer: consistent-hash, hashOn: { source: cookie, name: route,"
+                    + " setCookie: { domain: shop.example.com, secure: false } } } ]\n");
+            assertThat(c.upstreams().get(0).hashOn().setCookie())
+                    .isEqualTo(new Upstream.SetCookie("/", null, null, false, ".Example.com", true));
+            assertThat(c.upstreams().get(1).hashOn().setCookie())
+                    .isEqualTo(new Upstream.SetCookie("/", null, null, false, "shop.example.com", false));
+            assertThat(Upstream.SetCookie.SESSION.domain()).isNull();
+            assertThat(Upstream.SetCookie.SESSION.secure()).as("Secure on https only unless asked").isFalse();
+            assertThat(ConfigParser.parse(ConfigWriter.toJson(c, false), "written")).isEqualTo(c);
+        }
+
+        @Test
         void weightOneIsTheDefaultAndZeroDrains() throws Exception {
             Upstream u = parse(LISTENER + "upstreams: [ { name: app, endpoints: [ { address: \"127.0.0.1:1\", weight: 1 },"
                     + " { address: \"127.0.0.1:2\", weight: 0 } ] } ]\n").upstreams().get(0);
@@ -1196,6 +1211,34 @@ class ConfigParserTest {
                         LISTENER + "upstreams: [ { name: a, loadBalancer: consistent-hash, hashOn: { source: cookie, name: r,"
                                 + " setCookie: { sameSite: strict } } } ]\n",
                         "upstreams[0].hashOn.setCookie.sameSite", "must be Strict, Lax or None, got \"strict\""),
+                arguments("setCookie with a domain and a port",
+                        l + "upstreams: [ { name: app, loadBalancer: consistent-hash, hashOn: { source: cookie, name: r,"
+                                + " setCookie: { domain: \"example.com:8443\" } } } ]\n",
+                        "upstreams[0].hashOn.setCookie.domain", "\"example.com:8443\" is not a domain"),
+                arguments("setCookie with a domain that would add an attribute",
+                        l + "upstreams: [ { name: app, loadBalancer: consistent-hash, hashOn: { source: cookie, name: r,"
+                                + " setCookie: { domain: \"example.com; Secure\" } } } ]\n",
+                        "upstreams[0].hashOn.setCookie.domain", "is not a domain"),
+                arguments("setCookie with a URL for a domain",
+                        l + "upstreams: [ { name: app, loadBalancer: consistent-hash, hashOn: { source: cookie, name: r,"
+                                + " setCookie: { domain: \"https://example.com/\" } } } ]\n",
+                        "upstreams[0].hashOn.setCookie.domain", "is not a domain"),
+                arguments("setCookie with an IPv4 address for a domain",
+                        l + "upstreams: [ { name: app, loadBalancer: consistent-hash, hashOn: { source: cookie, name: r,"
+                                + " setCookie: { domain: 10.0.0.1 } } } ]\n",
+                        "upstreams[0].hashOn.setCookie.domain", "\"10.0.0.1\" is an IP address"),
+                arguments("setCookie with an IPv6 address for a domain",
+                        l + "upstreams: [ { name: app, loadBalancer: consistent-hash, hashOn: { source: cookie, name: r,"
+                                + " setCookie: { domain: \"[::1]\" } } } ]\n",
+                        "upstreams[0].hashOn.setCookie.domain", "is not a domain"),
+                arguments("setCookie with an empty domain",
+                        l + "upstreams: [ { name: app, loadBalancer: consistent-hash, hashOn: { source: cookie, name: r,"
+                                + " setCookie: { domain: \"\" } } } ]\n",
+                        "upstreams[0].hashOn.setCookie.domain", "must not be empty"),
+                arguments("setCookie secure not a boolean",
+                        l + "upstreams: [ { name: app, loadBalancer: consistent-hash, hashOn: { source: cookie, name: r,"
+                                + " setCookie: { secure: always } } } ]\n",
+                        "upstreams[0].hashOn.setCookie.secure", "must be true or false"),
                 arguments("setCookie on a header hash",
                         l + "upstreams: [ { name: app, loadBalancer: consistent-hash, hashOn: { source: header, name: x,"
                                 + " setCookie: {} } } ]\n",

@@ -53,7 +53,9 @@ class ConfigWriterTest {
             upstreams:
               - { name: a, endpoints: [ "10.0.0.1:80", "[fd00::1]:80", "svc.ns.svc:8080" ], protocol: h2c,
                   loadBalancer: least-request, healthCheck: { path: /ready, interval: 250ms } }
-              - { name: b, protocol: h2, loadBalancer: consistent-hash }
+              - { name: b, protocol: h2, loadBalancer: consistent-hash, hashOn: { source: cookie, name: route,
+                  setCookie: { path: /shop, maxAge: 48h, sameSite: None, changeOnFailure: true, domain: .example.com,
+                               secure: true } } }
               - { name: c, protocol: fastcgi, endpoints: [ "127.0.0.1:9000" ], maxConnections: 2 }
               - { name: e, endpoints: [ "10.0.0.9:443" ] }
               - name: d
@@ -204,6 +206,17 @@ class ConfigWriterTest {
         // a rule has only its one action
         assertThat(n.at("/routes/0/rules/0").has("files")).isFalse();
         assertThat(n.at("/routes/0/rules/0").has("backends")).isFalse();
+    }
+
+    @Test
+    void anAffinityCookieWritesItsDomainAndSecureOnlyWhenSet() throws Exception {
+        JsonNode n = ConfigWriter.toTree(parse(EVERYTHING));
+        assertThat(n.at("/upstreams/1/hashOn/setCookie/domain").asText()).isEqualTo(".example.com");
+        assertThat(n.at("/upstreams/1/hashOn/setCookie/secure").asBoolean()).isTrue();
+        // The defaults are left out, so that configs written before these fields existed keep their version.
+        JsonNode plain = ConfigWriter.toTree(parse(LISTENER + "upstreams: [ { name: a, loadBalancer: consistent-hash,"
+                + " hashOn: { source: cookie, name: route, setCookie: { secure: false } } } ]\n"));
+        assertThat(plain.at("/upstreams/0/hashOn/setCookie").toString()).isEqualTo("{\"path\":\"/\"}");
     }
 
     @Test

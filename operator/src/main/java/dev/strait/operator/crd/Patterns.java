@@ -19,6 +19,12 @@ final class Patterns {
     /** A DNS host name (no port, no wildcard), as an upstream's TLS server name. */
     static final String HOST_NAME = "^[A-Za-z0-9]([A-Za-z0-9.-]{0,251}[A-Za-z0-9])?$";
 
+    /**
+     * A cookie's {@code Domain}: a host name, a leading dot allowed (no port, path or ';'). The model also refuses
+     * IP addresses and empty labels, which the translator reports.
+     */
+    static final String COOKIE_DOMAIN = "^\\.?[A-Za-z0-9]([A-Za-z0-9.-]{0,251}[A-Za-z0-9])?$";
+
     /** A DNS host name in lower case, as a redirect's {@code hostname}. */
     static final String LOWER_HOST_NAME = "^[a-z0-9]([a-z0-9.-]{0,251}[a-z0-9])?$";
 

@@ -840,7 +840,10 @@ public class RouteSpec {
         public Integer weight;
     }
 
-    /** A Service backend's affinity cookie: its name, {@code Path} (default {@code /}) and {@code Max-Age}. */
+    /**
+     * A Service backend's affinity cookie: its name, {@code Path} (default {@code /}), {@code Max-Age},
+     * {@code SameSite}, {@code Domain} and whether it is always {@code Secure}.
+     */
     @JsonInclude(JsonInclude.Include.NON_NULL)
     public static class SessionAffinity {
         @Required
@@ -861,6 +864,21 @@ public class RouteSpec {
 
         /** A browser served elsewhere because its endpoint failed gets a cookie for where it was served. */
         public Boolean changeOnFailure;
+
+        /**
+         * The cookie's {@code Domain}, so that it reaches the subdomains too: a host name, a leading dot allowed,
+         * not an IP address. Absent: the cookie goes back to the host that set it only.
+         */
+        @Size(max = 254)
+        @Pattern(Patterns.COOKIE_DOMAIN)
+        public String domain;
+
+        /**
+         * {@code true}: the cookie is {@code Secure} (and {@code SameSite=None} goes with it) also when the request
+         * came over plain http, as behind a load balancer that ended TLS but is not a trusted peer. Absent or
+         * false: {@code Secure} on https only.
+         */
+        public Boolean secure;
     }
 
     /** The rule's response cache; keys and defaults as in docs/config.md ("Cache"). */

@@ -179,6 +179,10 @@ final class IngressAnnotations {
     static final String SESSION_COOKIE_EXPIRES = PREFIX + "session-cookie-expires";
     static final String SESSION_COOKIE_SAMESITE = PREFIX + "session-cookie-samesite";
     static final String SESSION_COOKIE_CHANGE_ON_FAILURE = PREFIX + "session-cookie-change-on-failure";
+    /** The cookie's {@code Domain}, so that the session sticks across subdomains. */
+    static final String SESSION_COOKIE_DOMAIN = PREFIX + "session-cookie-domain";
+    /** {@code "true"}: the cookie is {@code Secure} also over plain http (else on https only). */
+    static final String SESSION_COOKIE_SECURE = PREFIX + "session-cookie-secure";
     /** When a request goes to the next endpoint: nginx's {@code proxy_next_upstream} ({@code error timeout}). */
     static final String PROXY_NEXT_UPSTREAM = PREFIX + "proxy-next-upstream";
     /** How many endpoints a request may try in all (3). */
@@ -247,7 +251,8 @@ final class IngressAnnotations {
             ENABLE_CORS, CORS_ALLOW_ORIGIN, CORS_ALLOW_METHODS, CORS_ALLOW_HEADERS, CORS_EXPOSE_HEADERS,
             CORS_ALLOW_CREDENTIALS, CORS_MAX_AGE, PROXY_BODY_SIZE, AFFINITY, AFFINITY_MODE, SESSION_COOKIE_NAME,
             SESSION_COOKIE_PATH, SESSION_COOKIE_MAX_AGE, SESSION_COOKIE_EXPIRES, SESSION_COOKIE_SAMESITE,
-            SESSION_COOKIE_CHANGE_ON_FAILURE, X_FORWARDED_PREFIX, CONFIGURATION_SNIPPET, PROXY_NEXT_UPSTREAM,
+            SESSION_COOKIE_CHANGE_ON_FAILURE, SESSION_COOKIE_DOMAIN, SESSION_COOKIE_SECURE, X_FORWARDED_PREFIX,
+            CONFIGURATION_SNIPPET, PROXY_NEXT_UPSTREAM,
             PROXY_NEXT_UPSTREAM_TRIES,
             PROXY_CONNECT_TIMEOUT, LOAD_BALANCE, UPSTREAM_HASH_BY, SERVICE_UPSTREAM, DEFAULT_BACKEND, SATISFY,
             CUSTOM_HTTP_ERRORS, ENABLE_ACCESS_LOG, AUTH_SIGNIN, AUTH_SIGNIN_REDIRECT_PARAM, AUTH_RESPONSE_HEADERS,
@@ -1355,10 +1360,10 @@ final class IngressAnnotations {
 
     /**
      * ingress-nginx's cookie affinity as a {@code sessionAffinity}: the cookie {@code INGRESSCOOKIE} unless named,
-     * its max age from {@code session-cookie-max-age} (else {@code -expires}), in seconds. Strait's affinity is
-     * ingress-nginx's "balanced" mode; what it does not do ({@code persistent}, {@code SameSite}, a new cookie
-     * after a failure) is a warning, and a setting that cannot be read is left to its default: a browser that
-     * does not stick still gets its answers.
+     * its max age from {@code session-cookie-max-age} (else {@code -expires}), in seconds, its {@code Domain} from
+     * {@code session-cookie-domain}, {@code Secure} over http too with {@code session-cookie-secure}. Strait's
+     * affinity is ingress-nginx's "balanced" mode; what it does not do ({@code persistent}) is a warning, and a
+     * setting that cannot be read is left to its default: a browser that does not stick still gets its answers.
      */
     private static RouteSpec.SessionAffinity affinity(Map<String, String> a, List<String> warn) {
         String kind = a.get(AFFINITY);
@@ -1411,6 +1416,19 @@ final class IngressAnnotations {
         }
         if ("true".equals(a.get(SESSION_COOKIE_CHANGE_ON_FAILURE))) {
             s.changeOnFailure = Boolean.TRUE;
+        }
+        String domain = a.get(SESSION_COOKIE_DOMAIN);
+        if (domain != null && !domain.isBlank()) {
+            String problem = dev.strait.model.Upstream.SetCookie.domainProblem(domain.trim());
+            if (problem == null) {
+                s.domain = domain.trim();
+            } else {
+                warn.add(field(SESSION_COOKIE_DOMAIN) + ": " + problem + "; the cookie has no Domain");
+            }
+        }
+        // As ingress-nginx: "false" is its default, Secure on https only.
+        if (Boolean.TRUE.equals(bool(a, SESSION_COOKIE_SECURE, warn))) {
+            s.secure = Boolean.TRUE;
         }
         return s;
     }

@@ -784,6 +784,10 @@ final class IngressRoutes {
         RouteSpec.SessionAffinity out = new RouteSpec.SessionAffinity();
         out.cookieName = a.cookieName;
         out.maxAge = a.maxAge;
+        out.sameSite = a.sameSite;
+        out.changeOnFailure = a.changeOnFailure;
+        out.domain = a.domain;
+        out.secure = a.secure;
         out.path = "/";
         RouteSpec.PathMatch p = r.matches == null || r.matches.isEmpty() ? null : r.matches.get(0).path;
         if (p != null && p.type != RouteSpec.PathType.RegularExpression && p.value != null

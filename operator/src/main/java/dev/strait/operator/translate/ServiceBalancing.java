@@ -118,6 +118,12 @@ record ServiceBalancing(Upstream.LoadBalancer loadBalancer, Upstream.HashOn hash
                 if (c.changeOnFailure()) {
                     settings.append("|change-on-failure");
                 }
+                if (c.domain() != null) {
+                    settings.append("|domain=").append(c.domain());
+                }
+                if (c.secure()) {
+                    settings.append("|secure");
+                }
             }
         }
         if (connectTimeout != null) {

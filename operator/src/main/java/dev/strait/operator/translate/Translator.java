@@ -240,8 +240,14 @@ public final class Translator {
                 return null;
             }
         }
+        String domainProblem = a.domain == null ? null : Upstream.SetCookie.domainProblem(a.domain);
+        if (domainProblem != null) {
+            errors.add(path + ".domain: " + domainProblem);
+            return null;
+        }
         return new Upstream.HashOn(Upstream.HashSource.COOKIE, a.cookieName,
-                new Upstream.SetCookie(a.path == null ? "/" : a.path, maxAge, a.sameSite, Boolean.TRUE.equals(a.changeOnFailure)));
+                new Upstream.SetCookie(a.path == null ? "/" : a.path, maxAge, a.sameSite,
+                        Boolean.TRUE.equals(a.changeOnFailure), a.domain, Boolean.TRUE.equals(a.secure)));
     }
 
     /** Between an Ingress's name and its host's index in the model name of a Route made for it (ADR 0012). */

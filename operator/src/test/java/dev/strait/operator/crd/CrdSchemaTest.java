@@ -247,6 +247,49 @@ class CrdSchemaTest {
         }
     }
 
+    /**
+     * A Service backend's sessionAffinity: the cookie's domain is refused by the API server where it would change the
+     * cookie (a port, a path, '; attr', spaces); what passes the pattern but not the model (an IP address, an empty
+     * label) is the Route's error from the translator, so every domain the model takes passes.
+     */
+    @Test
+    void sessionAffinityDomainIsRefusedWhereTheModelRefusesIt() throws IOException {
+        JSONSchemaProps rule = crd("routes.strait.dev-v1.yml").getSpec().getVersions().get(0).getSchema()
+                .getOpenAPIV3Schema().getProperties().get("spec").getProperties().get("rules").getItems().getSchema();
+        JSONSchemaProps affinity = rule.getProperties().get("backends").getItems().getSchema().getProperties()
+                .get("sessionAffinity");
+        assertThat(affinity.getProperties()).containsOnlyKeys("cookieName", "path", "maxAge", "sameSite",
+                "changeOnFailure", "domain", "secure");
+        assertThat(affinity.getProperties().get("secure").getType()).isEqualTo("boolean");
+        JSONSchemaProps domain = affinity.getProperties().get("domain");
+        java.util.regex.Pattern pattern = java.util.regex.Pattern.compile(domain.getPattern());
+        for (String value : new String[] {"example.com", ".example.com", "Shop.Example.COM", "localhost", "a-b.example",
+            "xn--caf-dma.example", "a".repeat(63) + ".example"}) {
+            assertThat(modelTakesDomain(value)).as("model takes %s", value).isTrue();
+            assertThat(pattern.matcher(value).find()).as("schema admits %s", value).isTrue();
+        }
+        for (String value : new String[] {"", ".", "example.com:8443", "example.com/", "https://example.com",
+            "example.com; Secure", "a b.example", "[::1]", "caf\u00e9.example", "-a.example", "example.com."}) {
+            assertThat(modelTakesDomain(value)).as("model takes \"%s\"", value).isFalse();
+            assertThat(pattern.matcher(value).find()).as("schema admits \"%s\"", value).isFalse();
+        }
+        assertThat(domain.getMaxLength()).isEqualTo(254L);
+    }
+
+    /** Whether the proxies' config parser takes that affinity cookie domain. */
+    private static boolean modelTakesDomain(String domain) {
+        try {
+            dev.strait.model.ConfigParser.parse("""
+                    listeners: [ { name: http, address: "127.0.0.1:0" } ]
+                    upstreams: [ { name: app, endpoints: [ "127.0.0.1:1" ], loadBalancer: consistent-hash,
+                                   hashOn: { source: cookie, name: sid, setCookie: { domain: %s } } } ]
+                    """.formatted(com.fasterxml.jackson.databind.node.TextNode.valueOf(domain)), "domain");
+            return true;
+        } catch (dev.strait.model.InvalidConfigException e) {
+            return false;
+        }
+    }
+
     /** Whether the proxies' config parser takes a requestBuffering of that many bytes. */
     private static boolean modelTakesBuffer(long maxBytes) {
         try {

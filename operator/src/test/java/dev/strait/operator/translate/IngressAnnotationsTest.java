@@ -470,6 +470,80 @@ class IngressAnnotationsTest {
                 + "affinity]: \"ip\" is not an affinity Strait has (cookie); it is not applied");
     }
 
+    /**
+     * Without session-cookie-path each path's cookie has that path's Path: the cookie's other settings go with it
+     * (SameSite and change-on-failure were dropped there once).
+     */
+    @Test
+    void eachPathsCookieKeepsTheOtherCookieSettings() {
+        String spec = """
+                ingressClassName: strait
+                rules:
+                  - host: shop.example.com
+                    http:
+                      paths:
+                        - { path: /shop, pathType: Prefix, backend: { service: { name: web, port: { number: 80 } } } }
+                """;
+        Translation t = translate(annotated("site", spec, "affinity", "cookie", "session-cookie-samesite", "None",
+                "session-cookie-change-on-failure", "true"));
+        assertThat(ingressReport(t, "shop", "site").errors()).isEmpty();
+        assertThat(t.snapshot(STRAIT).config().upstreams()).extracting(dev.strait.model.Upstream::hashOn)
+                .containsOnlyOnce(new dev.strait.model.Upstream.HashOn(dev.strait.model.Upstream.HashSource.COOKIE,
+                        "INGRESSCOOKIE", new dev.strait.model.Upstream.SetCookie("/shop", null, "None", true)));
+    }
+
+    /**
+     * session-cookie-domain and session-cookie-secure: the cookie's Domain, and Secure over plain http too; a value
+     * that cannot be read is a warning and the default applies (no Domain; Secure on https only).
+     */
+    @Test
+    void sessionCookieDomainAndSecureShapeTheCookie() {
+        String spec = """
+                ingressClassName: strait
+                rules:
+                  - host: shop.example.com
+                    http:
+                      paths:
+                        - { path: /shop, pathType: Prefix, backend: { service: { name: web, port: { number: 80 } } } }
+                """;
+        java.util.function.Function<Translation, dev.strait.model.Upstream.SetCookie> cookie = t -> {
+            List<dev.strait.model.Upstream> sticky = t.snapshot(STRAIT).config().upstreams().stream()
+                    .filter(u -> u.name().startsWith("service.shop.web.80.sticky-")).toList();
+            assertThat(sticky).hasSize(1);
+            return sticky.get(0).hashOn().setCookie();
+        };
+        Translation t = translate(annotated("site", spec, "affinity", "cookie", "session-cookie-domain", " .example.com ",
+                "session-cookie-secure", "true"));
+        assertThat(ingressReport(t, "shop", "site").errors()).isEmpty();
+        assertThat(cookie.apply(t)).as("each path's cookie, its Path that path's")
+                .isEqualTo(new dev.strait.model.Upstream.SetCookie("/shop", null, null, false, ".example.com", true));
+        String both = t.snapshot(STRAIT).config().upstreams().stream().map(dev.strait.model.Upstream::name)
+                .filter(n -> n.contains(".sticky-")).findFirst().orElseThrow();
+
+        t = translate(annotated("site", spec, "affinity", "cookie", "session-cookie-path", "/",
+                "session-cookie-domain", "example.com", "session-cookie-secure", "false"));
+        assertThat(ingressReport(t, "shop", "site").errors()).isEmpty();
+        assertThat(cookie.apply(t)).as("false: Secure on https only, ingress-nginx's default")
+                .isEqualTo(new dev.strait.model.Upstream.SetCookie("/", null, null, false, "example.com", false));
+
+        t = translate(annotated("site", spec, "affinity", "cookie", "session-cookie-domain", "10.0.0.1",
+                "session-cookie-secure", "always"));
+        assertThat(cookie.apply(t)).isEqualTo(new dev.strait.model.Upstream.SetCookie("/shop", null));
+        assertThat(t.snapshot(STRAIT).config().upstreams()).extracting(dev.strait.model.Upstream::name)
+                .as("other settings, another upstream").doesNotContain(both);
+        assertThat(ingressReport(t, "shop", "site").errors()).containsExactlyInAnyOrder(
+                "metadata.annotations[" + N + "session-cookie-domain]: \"10.0.0.1\" is an IP address; browsers ignore"
+                        + " Domain for addresses (leave it out: the cookie then goes back to the address that set it);"
+                        + " the cookie has no Domain",
+                "metadata.annotations[" + N + "session-cookie-secure]: \"always\" is neither true nor false; it has no"
+                        + " effect");
+        t = translate(annotated("site", spec, "affinity", "cookie", "session-cookie-domain", "example.com; Secure"));
+        assertThat(cookie.apply(t).domain()).isNull();
+        assertThat(ingressReport(t, "shop", "site").errors()).singleElement().asString()
+                .startsWith("metadata.annotations[" + N + "session-cookie-domain]: \"example.com; Secure\" is not a"
+                        + " domain");
+    }
+
     /** load-balance, upstream-hash-by and proxy-connect-timeout choose the upstream made for each Service backend. */
     @Test
     void balancingAnnotationsShapeTheServiceUpstreams() {

@@ -140,6 +140,35 @@ class ServiceBalancingTest {
                 .filteredOn(n -> n.startsWith("service.shop.api.80")).hasSize(3);
     }
 
+    /** sessionAffinity's cookie settings reach the upstream's setCookie; each setting is an upstream of its own. */
+    @Test
+    void aStickyCookieTakesItsSettingsFromTheRoute() {
+        Upstream sticky = only(translate("{ service: { name: api, port: 80 }, sessionAffinity: { cookieName: sid,"
+                + " path: /shop, maxAge: 1h, sameSite: None, changeOnFailure: true, domain: .example.com, secure: true } }"));
+        assertThat(sticky.loadBalancer()).isEqualTo(Upstream.LoadBalancer.CONSISTENT_HASH);
+        assertThat(sticky.hashOn()).isEqualTo(new Upstream.HashOn(Upstream.HashSource.COOKIE, "sid",
+                new Upstream.SetCookie("/shop", Duration.ofHours(1), "None", true, ".example.com", true)));
+
+        Translation t = translate("{ service: { name: api, port: 80 }, sessionAffinity: { cookieName: sid } }",
+                "{ service: { name: api, port: 80 }, sessionAffinity: { cookieName: sid, domain: example.com } }",
+                "{ service: { name: api, port: 80 }, sessionAffinity: { cookieName: sid, domain: example.org } }",
+                "{ service: { name: api, port: 80 }, sessionAffinity: { cookieName: sid, secure: true } }",
+                "{ service: { name: api, port: 80 }, sessionAffinity: { cookieName: sid, secure: false } }");
+        assertThat(java.util.Set.of(upstreamOf(t, "r0"), upstreamOf(t, "r1"), upstreamOf(t, "r2"), upstreamOf(t, "r3")))
+                .hasSize(4);
+        assertThat(upstreamOf(t, "r4")).as("secure: false is the default").isEqualTo(upstreamOf(t, "r0"));
+
+        t = translate("{ service: { name: api, port: 80 }, sessionAffinity: { cookieName: sid, domain: 10.0.0.1 } }",
+                "{ service: { name: api, port: 80 }, sessionAffinity: { cookieName: sid, domain: a..example.com } }");
+        assertThat(Fixtures.routeReport(t, "shop", "r0").errors()).containsExactly("spec.rules[0].backends[0]"
+                + ".sessionAffinity.domain: \"10.0.0.1\" is an IP address; browsers ignore Domain for addresses (leave"
+                + " it out: the cookie then goes back to the address that set it)");
+        assertThat(Fixtures.routeReport(t, "shop", "r1").errors()).containsExactly("spec.rules[0].backends[0]"
+                + ".sessionAffinity.domain: \"a..example.com\" is not a domain (a host name such as example.com or"
+                + " .example.com; no port, scheme or path)");
+        assertThat(Fixtures.routeNames(t)).as("neither is programmed").isEmpty();
+    }
+
     @Test
     void whatCannotBeReadIsTheRoutesErrorAndTheOthersServe() {
         Translation t = translate(

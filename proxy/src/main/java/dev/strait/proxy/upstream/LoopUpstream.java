@@ -318,20 +318,28 @@ public final class LoopUpstream {
         return Hashing.hash(key);
     }
 
-    /** The {@code Set-Cookie} value that hands {@code key} to the client; {@code Secure} on https. */
-    public String affinityCookie(String key, boolean secure) {
+    /**
+     * The {@code Set-Cookie} value that hands {@code key} to the client: {@code Secure} on https, or always when the
+     * upstream asks for it (TLS ended before a peer that is not trusted to say so).
+     */
+    public String affinityCookie(String key, boolean https) {
         Upstream.HashOn on = spec.config.hashOn();
-        StringBuilder b = new StringBuilder(64).append(on.name()).append('=').append(key)
-                .append("; Path=").append(on.setCookie().path());
-        if (on.setCookie().maxAge() != null) {
-            b.append("; Max-Age=").append(on.setCookie().maxAge().toSeconds());
+        Upstream.SetCookie sc = on.setCookie();
+        StringBuilder b = new StringBuilder(96).append(on.name()).append('=').append(key)
+                .append("; Path=").append(sc.path());
+        if (sc.domain() != null) {
+            b.append("; Domain=").append(sc.domain());
+        }
+        if (sc.maxAge() != null) {
+            b.append("; Max-Age=").append(sc.maxAge().toSeconds());
         }
         b.append("; HttpOnly");
+        boolean secure = https || sc.secure();
         if (secure) {
             b.append("; Secure");
         }
-        String sameSite = on.setCookie().sameSite();
-        // SameSite=None without Secure is dropped by browsers: over plain http the cookie goes without it (Lax).
+        String sameSite = sc.sameSite();
+        // SameSite=None without Secure is dropped by browsers: a cookie that goes without Secure goes without it (Lax).
         if (sameSite != null && (secure || !sameSite.equals("None"))) {
             b.append("; SameSite=").append(sameSite);
         }

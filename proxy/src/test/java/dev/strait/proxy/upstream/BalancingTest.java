@@ -241,6 +241,38 @@ class BalancingTest {
     }
 
     /**
+     * setCookie.domain and .secure (ingress-nginx's session-cookie-domain and session-cookie-secure): the cookie goes
+     * to the subdomains too, and is Secure (so SameSite=None may go with it) even when the request came over plain
+     * http, as behind a load balancer that ended TLS but is not a trusted peer.
+     */
+    @Test
+    void anAffinityCookieMayNameItsDomainAndBeSecureOverPlainHttp() throws Exception {
+        List<TestUpstream> ups = upstreams(3);
+        String eps = endpoints(ups);
+        h.start(config("  - { name: app, loadBalancer: consistent-hash, hashOn: { source: cookie, name: route,"
+                + " setCookie: { maxAge: 1h, sameSite: None, domain: .example.com, secure: true } }, endpoints: [ " + eps
+                + " ] }", "[ { upstream: app } ]"));
+        try (RawClient c = h.client()) {
+            RawClient.Response first = c.send("GET /shop HTTP/1.1\r\nHost: a\r\n\r\n").read();
+            String set = first.header("set-cookie");
+            assertThat(set).as("plain http, Secure all the same")
+                    .matches("route=[0-9a-f]{16}; Path=/; Domain=\\.example\\.com; Max-Age=3600; HttpOnly; Secure;"
+                            + " SameSite=None");
+            String key = set.substring("route=".length(), set.indexOf(';'));
+            RawClient.Response again = c.send("GET /shop HTTP/1.1\r\nHost: a\r\nCookie: route=" + key + "\r\n\r\n")
+                    .read();
+            assertThat(again.text()).isEqualTo(first.text());
+            assertThat(again.header("set-cookie")).isNull();
+        }
+
+        // Without secure: a Domain, and Secure (with SameSite=None) on https only, as before.
+        h.reload(config("  - { name: app, loadBalancer: consistent-hash, hashOn: { source: cookie, name: route,"
+                + " setCookie: { sameSite: None, domain: example.com } }, endpoints: [ " + eps + " ] }",
+                "[ { upstream: app } ]"));
+        assertThat(h.get("/shop").header("set-cookie")).matches("route=[0-9a-f]{16}; Path=/; Domain=example\\.com; HttpOnly");
+    }
+
+    /**
      * changeOnFailure (ingress-nginx's session-cookie-change-on-failure): a browser whose endpoint is down is served
      * by another and handed a key for that one; without it, it keeps its key (and goes back once its own is up).
      */
