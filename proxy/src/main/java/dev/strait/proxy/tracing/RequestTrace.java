@@ -27,6 +27,9 @@ public final class RequestTrace {
     private final long spanId;
     private final long parentSpanId;
     private final boolean sampled;
+    /** The client's own fields, for {@link #restore}; null when it sent none. */
+    private List<String> clientsParent;
+    private List<String> clientsState;
 
     RequestTrace(long traceHigh, long traceLow, long spanId, long parentSpanId, boolean sampled) {
         this.traceHigh = traceHigh;
@@ -34,6 +37,22 @@ public final class RequestTrace {
         this.spanId = spanId;
         this.parentSpanId = parentSpanId;
         this.sampled = sampled;
+    }
+
+    /**
+     * Puts the client's {@code traceparent} and {@code tracestate} back in {@code h} as it sent them: for a request
+     * that is handed on to be served elsewhere (an HTTP/1.1 request upgraded to h2c is served again as HTTP/2, which
+     * makes its own trace), so that no span of this one is named as a parent.
+     */
+    public void restore(HttpHeaders h) {
+        h.remove(TRACEPARENT);
+        h.remove(TRACESTATE);
+        if (clientsParent != null) {
+            clientsParent.forEach(v -> h.add(TRACEPARENT, v));
+        }
+        if (clientsState != null) {
+            clientsState.forEach(v -> h.add(TRACESTATE, v));
+        }
     }
 
     /**
@@ -58,7 +77,13 @@ public final class RequestTrace {
             long low = nonZero(random);
             boolean sampled = tracing.percent() >= 100 || random.nextDouble() * 100 < tracing.percent();
             trace = new RequestTrace(high, low, nonZero(random), 0, sampled);
-            h.remove(TRACESTATE);
+        }
+        if (!given.isEmpty() || h.contains(TRACESTATE)) {
+            trace.clientsParent = given.isEmpty() ? null : given;
+            trace.clientsState = h.contains(TRACESTATE) ? h.getAll(TRACESTATE) : null;
+        }
+        if (parent == null) {
+            h.remove(TRACESTATE); // it described the client's trace, not this one
         }
         h.set(TRACEPARENT, trace.traceparent());
         return trace;

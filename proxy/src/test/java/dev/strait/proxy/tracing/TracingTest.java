@@ -194,6 +194,24 @@ class TracingTest {
     }
 
     @Test
+    void anUpgradedRequestIsOneSpanContinuingTheClients() throws Exception {
+        TestUpstream app = app();
+        h.start(config(app.endpoint(), ""));
+        try (RawClient c = h.client()) {
+            c.send("GET /upgraded HTTP/1.1\r\nHost: test\r\nConnection: Upgrade, HTTP2-Settings\r\nUpgrade: h2c\r\n"
+                    + "HTTP2-Settings: AAMAAABkAAQAoAAAAAIAAAAA\r\ntraceparent: " + GIVEN + "\r\n\r\n");
+            assertThat(new String(c.input().readNBytes(12), java.nio.charset.StandardCharsets.US_ASCII))
+                    .isEqualTo("HTTP/1.1 101");
+            JsonNode span = collector.next();
+            assertThat(attribute(span, "network.protocol.version")).isEqualTo("2");
+            assertThat(span.get("parentSpanId").asText()).as("the client's span, not one of the HTTP/1.1 side's")
+                    .isEqualTo("00f067aa0ba902b7");
+            assertThat(app.last().header("traceparent")).isEqualTo("00-4bf92f3577b34da6a3ce929d0e0e4736-"
+                    + span.get("spanId").asText() + "-01");
+        }
+    }
+
+    @Test
     void aCollectorThatRefusesCostsRequestsNothing() throws Exception {
         TestUpstream app = app();
         collector.answer.set(503);
