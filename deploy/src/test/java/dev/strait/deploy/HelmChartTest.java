@@ -172,6 +172,12 @@ class HelmChartTest {
         }
         assertThat(cr.getRules()).filteredOn(r -> r.getResources().contains("secrets")).singleElement()
                 .satisfies(r -> assertThat(r.getVerbs()).as("cluster-wide Secrets: read only").containsExactly("list", "watch"));
+        assertThat(cr.getRules()).filteredOn(r -> r.getResources().contains("configmaps")).singleElement()
+                .satisfies(r -> {
+                    assertThat(r.getApiGroups()).containsExactly("");
+                    assertThat(r.getVerbs()).as("cluster-wide ConfigMaps (custom-headers): read only")
+                            .containsExactly("list", "watch");
+                });
         assertThat(cr.getRules()).filteredOn(r -> r.getResources().contains("mutatingwebhookconfigurations")).singleElement()
                 .satisfies(r -> assertThat(r.getResourceNames()).containsExactly("strait-sidecar-injector"));
         assertThat(cr.getRules()).filteredOn(r -> r.getResources().contains("ingresses/status")).hasSize(1);

@@ -2,6 +2,7 @@ package dev.strait.operator.reconcile;
 
 import dev.strait.operator.crd.Route;
 import dev.strait.operator.crd.Upstream;
+import dev.strait.operator.translate.CustomHeaders;
 import dev.strait.operator.translate.Inputs;
 import io.fabric8.kubernetes.api.model.HasMetadata;
 import io.fabric8.kubernetes.api.model.Secret;
@@ -18,9 +19,10 @@ import java.util.Objects;
 
 /**
  * Informers on everything a translation reads (Routes, Upstreams, Services, EndpointSlices, TLS
- * and Opaque Secrets, Ingresses and IngressClasses). Opaque Secrets are read for an Upstream's CA
- * bundle ({@code ca.crt}); other types (service-account tokens, Helm releases, registry credentials) are
- * never cached. A Route or Upstream update that leaves its generation
+ * and Opaque Secrets, Ingresses and IngressClasses, and the ConfigMaps Ingresses name). Opaque Secrets are read for an
+ * Upstream's CA bundle ({@code ca.crt}); other types (service-account tokens, Helm releases, registry credentials) are
+ * never cached. ConfigMaps are watched one by one, those named by {@code custom-headers} only ({@link NamedConfigMaps}).
+ * A Route or Upstream update that leaves its generation
  * alone (a status write, a label) does not count as a change; Services, EndpointSlices and Secrets
  * have no generation, so every update counts.
  */
@@ -30,6 +32,9 @@ public final class ClusterCache implements AutoCloseable {
     private final KubernetesClient client;
     private final Runnable changed;
     private final boolean secretFieldSelector;
+    /** The class of Ingresses that name none: whose ConfigMaps are watched, with those of this operator's classes. */
+    private final String defaultClass;
+    private final NamedConfigMaps configMaps;
     private final List<SharedIndexInformer<?>> informers = new ArrayList<>();
     private SharedIndexInformer<Route> routes;
     private SharedIndexInformer<Upstream> upstreams;
@@ -46,9 +51,16 @@ public final class ClusterCache implements AutoCloseable {
      *                            off where the API (a mock) cannot filter by field, and then filtered here
      */
     public ClusterCache(KubernetesClient client, Runnable changed, boolean secretFieldSelector) {
+        this(client, changed, secretFieldSelector, dev.strait.operator.translate.ProxyDefaults.STANDARD.defaultClass());
+    }
+
+    /** @param defaultClass the operator's class for Ingresses that name none ({@code ProxyDefaults.defaultClass}) */
+    public ClusterCache(KubernetesClient client, Runnable changed, boolean secretFieldSelector, String defaultClass) {
         this.client = client;
         this.changed = changed;
         this.secretFieldSelector = secretFieldSelector;
+        this.defaultClass = defaultClass;
+        this.configMaps = new NamedConfigMaps(client, changed);
     }
 
     /** Starts every informer and returns once all have listed (synced); then reports one change. */
@@ -86,19 +98,31 @@ public final class ClusterCache implements AutoCloseable {
         return services.getStore().list();
     }
 
-    /** What the caches hold now. */
+    /**
+     * What the caches hold now. The ConfigMaps that the Ingresses of this operator's classes name are watched from
+     * here on (a new one is waited for, briefly), and those no longer named are no longer: called by the rebuilder.
+     */
     public Inputs inputs() {
         List<Secret> tls = new ArrayList<>(secrets.getStore().list().stream()
                 .filter(s -> TLS_SECRET.equals(s.getType()) || OPAQUE_SECRET.equals(s.getType())).toList());
         if (opaqueSecrets != null) {
             tls.addAll(opaqueSecrets.getStore().list());
         }
+        List<Ingress> ing = ingresses.getStore().list();
+        List<IngressClass> classes = ingressClasses.getStore().list();
         return new Inputs(routes.getStore().list(), upstreams.getStore().list(), services.getStore().list(),
-                slices.getStore().list(), tls, ingresses.getStore().list(), ingressClasses.getStore().list());
+                slices.getStore().list(), tls, ing, classes,
+                configMaps.track(CustomHeaders.named(ing, classes, defaultClass)));
+    }
+
+    /** The ConfigMaps watched now, {@code namespace/name} (for tests). */
+    java.util.Set<String> watchedConfigMaps() {
+        return configMaps.watched();
     }
 
     @Override
     public void close() {
+        configMaps.close();
         informers.forEach(SharedIndexInformer::close);
     }
 

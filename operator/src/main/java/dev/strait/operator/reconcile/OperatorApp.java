@@ -164,7 +164,7 @@ public final class OperatorApp implements AutoCloseable {
                     .start(Duration.ofSeconds(2));
         }
         Translator translator = new Translator(settings.defaults());
-        cache = new ClusterCache(client, this::changed, settings.secretFieldSelector());
+        cache = new ClusterCache(client, this::changed, settings.secretFieldSelector(), settings.defaults().defaultClass());
         // What proxies refused is an input too: such a Route is left out until it changes (ADR 0050).
         fleet.onRejection(this::changed);
         rebuilder = new Rebuilder(() -> cache.synced() ? cache.inputs().withRejected(fleet.rejected()) : null,

@@ -265,7 +265,7 @@ final class WarmUp implements AutoCloseable {
 
     private static Inputs with(Inputs in, List<Route> routes) {
         return new Inputs(routes, in.upstreams(), in.services(), in.endpointSlices(), in.secrets(), in.ingresses(),
-                in.ingressClasses());
+                in.ingressClasses(), in.configMaps());
     }
 
     @Override

@@ -3,7 +3,8 @@
  *
  * <ol>
  *   <li>{@link ClusterCache} keeps informers on Routes, Upstreams, Services, EndpointSlices and TLS
- *       Secrets; any change that can alter a snapshot calls {@link Rebuilder#changed()}.</li>
+ *       Secrets, and one per ConfigMap that an Ingress names ({@link NamedConfigMaps}); any change that can alter a
+ *       snapshot calls {@link Rebuilder#changed()}.</li>
  *   <li>{@link Rebuilder} waits for a quiet 100 ms (at most 1 s after the first change), then translates
  *       the whole cache, publishes the snapshots to the {@link dev.strait.operator.publish.Fleet} and
  *       hands the translation to the {@link dev.strait.operator.status.StatusBoard}. Nothing happens

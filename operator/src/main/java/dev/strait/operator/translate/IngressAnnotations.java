@@ -191,6 +191,8 @@ final class IngressAnnotations {
     static final String X_FORWARDED_PREFIX = PREFIX + "x-forwarded-prefix";
     /** nginx lines for every location of the Ingress: read where they only edit header fields (ADR 0084). */
     static final String CONFIGURATION_SNIPPET = PREFIX + "configuration-snippet";
+    /** A ConfigMap ({@code name}, or {@code namespace/name}) whose keys and values are fields of every answer (ADR 0093). */
+    static final String CUSTOM_HEADERS = PREFIX + "custom-headers";
     /** nginx's {@code client_max_body_size}: bytes, or a number with {@code k}, {@code m} or {@code g}; 0 is no limit. */
     static final String PROXY_BODY_SIZE = PREFIX + "proxy-body-size";
     /** Where every request of the Ingress is copied to as well: a URL, {@code https://test.example.com$request_uri}. */
@@ -273,6 +275,7 @@ final class IngressAnnotations {
         out.addAll(List.of(SSL_REDIRECT, FORCE_SSL_REDIRECT, LIMIT_CONNECTIONS, SSL_PASSTHROUGH, SERVER_ALIAS,
                 FROM_TO_WWW_REDIRECT, MIRROR_URI, ENABLE_OPENTELEMETRY, OPENTELEMETRY_TRUST_INCOMING_SPAN,
                 OPENTELEMETRY_OPERATION_NAME));
+        out.add(CUSTOM_HEADERS);
         return java.util.Set.copyOf(out);
     }
 
@@ -357,6 +360,8 @@ final class IngressAnnotations {
     final String forwardedPrefix;
     /** {@code configuration-snippet}'s header edits on every backend rule, or null (none, or not understood). */
     final ConfigurationSnippet.Edits snippet;
+    /** The ConfigMap {@code custom-headers} names, which the pieces read ({@link CustomHeaders}), or null. */
+    final CustomHeaders.Ref customHeaders;
     /** {@code proxy-body-size} as every backend rule's {@code maxBodyBytes}, or null for the proxy's limit. */
     final Long maxBodyBytes;
     /**
@@ -579,6 +584,7 @@ final class IngressAnnotations {
         snippet = snippetText == null || snippetText.isBlank() ? null
                 : ConfigurationSnippet.read(snippetText, field(CONFIGURATION_SNIPPET), warn);
         canary = "true".equals(a.get(CANARY));
+        customHeaders = CustomHeaders.ref(a.get(CUSTOM_HEADERS), namespace, canary, warn);
         int total = 100;
         int weight = 0;
         String header = null;

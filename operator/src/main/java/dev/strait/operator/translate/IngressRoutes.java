@@ -270,6 +270,15 @@ final class IngressRoutes {
      */
     static List<Piece> pieces(Ingress ing, ServiceEndpoints endpoints, List<String> leftOut, Set<String> hostRegex,
                               ProxyDefaults defaults) {
+        return pieces(ing, endpoints, leftOut, hostRegex, defaults, Map.of());
+    }
+
+    /**
+     * As {@link #pieces(Ingress, ServiceEndpoints, List, Set, ProxyDefaults)}, with the ConfigMaps
+     * ({@code namespace/name}) that {@code custom-headers} may name: their fields go on every backend rule's answers.
+     */
+    static List<Piece> pieces(Ingress ing, ServiceEndpoints endpoints, List<String> leftOut, Set<String> hostRegex,
+                              ProxyDefaults defaults, Map<String, io.fabric8.kubernetes.api.model.ConfigMap> configMaps) {
         String ns = ing.getMetadata().getNamespace();
         var spec = ing.getSpec();
         if (spec == null) {
@@ -293,6 +302,19 @@ final class IngressRoutes {
         String mirrorLoop = mirrorLoop(annotations, served);
         RouteSpec.Mirror mirror = mirrorLoop == null ? annotations.mirror : null;
         dev.strait.model.Upstream external = mirror == null ? null : annotations.mirrorUpstream;
+        CustomHeaders.Resolved custom = annotations.customHeaders == null ? null
+                : CustomHeaders.resolve(annotations.customHeaders, ns, configMaps);
+        RouteSpec.HeaderEdits customEdits = custom == null ? null : custom.edits();
+        // What the ConfigMap says of the Ingress, on its Routes (the report lists it once); its fields are in the rules,
+        // so they key the pieces' memo (a changed ConfigMap changes no generation).
+        List<String> customErrors = new ArrayList<>();
+        if (custom != null) {
+            customErrors.addAll(custom.warnings());
+            if (custom.error() != null) {
+                customErrors.add(custom.error());
+            }
+        }
+        String customKey = custom == null ? "" : "~custom-headers" + custom.fingerprint();
         List<Piece> out = new ArrayList<>();
         int index = 0;
         for (Map.Entry<String, List<Object[]>> h : hosts.entrySet()) {
@@ -305,6 +327,7 @@ final class IngressRoutes {
             if (mirrorLoop != null) {
                 errors.add(mirrorLoop);
             }
+            errors.addAll(customErrors);
             RouteSpec rs = new RouteSpec();
             List<String> names = new ArrayList<>(List.of(h.getKey()));
             if (h.getKey().equals(aliased)) {
@@ -351,14 +374,14 @@ final class IngressRoutes {
             boolean rootPrefix = false;
             boolean regexHost = false;
             boolean unsupported = !annotations.problems().isEmpty() || !annotations.warnings.isEmpty() || noTls != null
-                    || mirrorLoop != null;
+                    || mirrorLoop != null || custom != null && !custom.warnings().isEmpty();
             if (aliased == null && index == 0 && !annotations.serverAliases.isEmpty()) {
                 errors.add(IngressAnnotations.field(IngressAnnotations.SERVER_ALIAS)
                         + ": the Ingress has no host to add names to; it is not applied");
                 unsupported = true;
             }
             // What a piece is made of besides the Ingress's generation (ADR 0025 reuses a piece's last result by it).
-            String pieceKey = hostRegex.contains(h.getKey()) ? annotations.key + "~host-regex" : annotations.key;
+            String pieceKey = (hostRegex.contains(h.getKey()) ? annotations.key + "~host-regex" : annotations.key) + customKey;
             Paths hp = Paths.of(h.getValue());
             List<String> values = hp.values();
             // A redirect replaces the backend, so a rewrite of what is sent to it does not apply. The rules come
@@ -414,7 +437,7 @@ final class IngressRoutes {
                     r.backends = List.of(b);
                     unsupported = true;
                 } else {
-                    act(r, annotations, mirror, noTls != null, () -> orDefaultBackend(backend(path.getBackend(), ns,
+                    act(r, annotations, customEdits, mirror, noTls != null, () -> orDefaultBackend(backend(path.getBackend(), ns,
                             field + ".backend", endpoints, errors), field + ".backend", annotations.defaultBackend, ns,
                             endpoints, errors));
                     errorPages(r, annotations, ns, endpoints, errors);
@@ -446,7 +469,8 @@ final class IngressRoutes {
             }
             if (!rs.rules.isEmpty()) {
                 out.add(new Piece(piece(ing, ns, index, "", pieceKey, rs), fields, errors,
-                        unsupported ? UNSUPPORTED_ANNOTATION : null, annotations.backendTls, external));
+                        unsupported ? UNSUPPORTED_ANNOTATION : custom == null ? null : custom.reason(),
+                        annotations.backendTls, external));
             }
             if (redirect) {
                 // The host's plain requests, every path: one rule on http, so no longer prefix of the host wins.
@@ -514,7 +538,8 @@ final class IngressRoutes {
                 if (noTls != null) {
                     fallbackErrors.add(noTls);
                 }
-                act(r, annotations, mirror, noTls != null, () -> orDefaultBackend(backend(fallback, ns, "spec.defaultBackend",
+                fallbackErrors.addAll(customErrors);
+                act(r, annotations, customEdits, mirror, noTls != null, () -> orDefaultBackend(backend(fallback, ns, "spec.defaultBackend",
                         endpoints, fallbackErrors), "spec.defaultBackend", annotations.defaultBackend, ns, endpoints,
                         fallbackErrors));
                 errorPages(r, annotations, ns, endpoints, fallbackErrors);
@@ -534,8 +559,10 @@ final class IngressRoutes {
                 dsFields.put("spec.rules[0].matches[0]", "spec.defaultBackend");
                 dsFields.put("spec.rules[0].backends[0]", "spec.defaultBackend");
                 dsFields.put("spec.rules[0]", "spec.defaultBackend");
+                boolean fallbackUnsupported = !annotations.problems().isEmpty() || noTls != null
+                        || custom != null && !custom.warnings().isEmpty();
                 out.add(new Piece(piece(ing, ns, index, DEFAULT_BACKEND, pieceKey, ds), dsFields, fallbackErrors,
-                        annotations.problems().isEmpty() && noTls == null ? null : UNSUPPORTED_ANNOTATION,
+                        fallbackUnsupported ? UNSUPPORTED_ANNOTATION : custom == null ? null : custom.reason(),
                         annotations.backendTls, external));
             }
             index++;
@@ -664,10 +691,11 @@ final class IngressRoutes {
      * {@code proxy-redirect-*} and {@code proxy-cookie-*} annotations as its {@code responseRewrite}, and reads request
      * bodies first as ingress-nginx does ({@code requestBuffering}; a stand-in answering 503 reads none). {@code locked}:
      * the host cannot ask for the client certificates the Ingress wants, and every rule of it answers 503, its
-     * redirects too.
+     * redirects too. {@code custom}: the fields of the ConfigMap {@code custom-headers} names, set on a backend rule's
+     * answers beside the snippet's edits ({@link CustomHeaders#merge}), or null.
      */
-    private static void act(RouteSpec.Rule r, IngressAnnotations annotations, RouteSpec.Mirror mirror, boolean locked,
-                            java.util.function.Supplier<RouteSpec.Backend> backend) {
+    private static void act(RouteSpec.Rule r, IngressAnnotations annotations, RouteSpec.HeaderEdits custom,
+                            RouteSpec.Mirror mirror, boolean locked, java.util.function.Supplier<RouteSpec.Backend> backend) {
         r.accessLog = annotations.accessLog();
         if (locked) {
             RouteSpec.Backend b = new RouteSpec.Backend();
@@ -712,6 +740,7 @@ final class IngressRoutes {
                 r.requestHeaders = annotations.snippet.request();
                 r.responseHeaders = annotations.snippet.response();
             }
+            r.responseHeaders = CustomHeaders.merge(custom, r.responseHeaders);
             if (annotations.forwardedPrefix != null) {
                 RouteSpec.HeaderEdits edits = new RouteSpec.HeaderEdits();
                 Map<String, String> set = new java.util.LinkedHashMap<>();

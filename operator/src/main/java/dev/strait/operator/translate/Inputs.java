@@ -2,6 +2,7 @@ package dev.strait.operator.translate;
 
 import dev.strait.operator.crd.Route;
 import dev.strait.operator.crd.Upstream;
+import io.fabric8.kubernetes.api.model.ConfigMap;
 import io.fabric8.kubernetes.api.model.Secret;
 import io.fabric8.kubernetes.api.model.Service;
 import io.fabric8.kubernetes.api.model.discovery.v1.EndpointSlice;
@@ -10,7 +11,10 @@ import io.fabric8.kubernetes.api.model.networking.v1.IngressClass;
 import java.util.List;
 import java.util.Map;
 
-/** Everything a translation reads: the informer caches' contents at one moment. */
+/**
+ * Everything a translation reads: the informer caches' contents at one moment. {@code configMaps} are only those
+ * Ingresses name ({@code custom-headers}, {@link CustomHeaders#named}), not every ConfigMap of the cluster.
+ */
 public record Inputs(
         List<Route> routes,
         List<Upstream> upstreams,
@@ -19,10 +23,12 @@ public record Inputs(
         List<Secret> secrets,
         List<Ingress> ingresses,
         List<IngressClass> ingressClasses,
+        List<ConfigMap> configMaps,
         Map<ResourceKey, ProxyRejection> rejected) {
 
     public Inputs {
         rejected = Map.copyOf(rejected);
+        configMaps = List.copyOf(configMaps);
         routes = List.copyOf(routes);
         upstreams = List.copyOf(upstreams);
         services = List.copyOf(services);
@@ -35,13 +41,20 @@ public record Inputs(
     /** Nothing refused by proxies. */
     public Inputs(List<Route> routes, List<Upstream> upstreams, List<Service> services,
                   List<EndpointSlice> endpointSlices, List<Secret> secrets, List<Ingress> ingresses,
+                  List<IngressClass> ingressClasses, List<ConfigMap> configMaps) {
+        this(routes, upstreams, services, endpointSlices, secrets, ingresses, ingressClasses, configMaps, Map.of());
+    }
+
+    /** Nothing refused by proxies, no ConfigMaps. */
+    public Inputs(List<Route> routes, List<Upstream> upstreams, List<Service> services,
+                  List<EndpointSlice> endpointSlices, List<Secret> secrets, List<Ingress> ingresses,
                   List<IngressClass> ingressClasses) {
-        this(routes, upstreams, services, endpointSlices, secrets, ingresses, ingressClasses, Map.of());
+        this(routes, upstreams, services, endpointSlices, secrets, ingresses, ingressClasses, List.of());
     }
 
     /** The same resources, with what proxies refused ({@link ProxyRejection}). */
     public Inputs withRejected(Map<ResourceKey, ProxyRejection> r) {
-        return new Inputs(routes, upstreams, services, endpointSlices, secrets, ingresses, ingressClasses, r);
+        return new Inputs(routes, upstreams, services, endpointSlices, secrets, ingresses, ingressClasses, configMaps, r);
     }
 
     /** Without standard Ingresses. */

@@ -1001,6 +1001,8 @@ public final class Translator {
         // hosts, per scope (the proxies that serve them), before any Ingress is rewritten. A canary adds no path.
         List<Ingress> ours = new ArrayList<>();
         List<String> classes = new ArrayList<>();
+        Map<String, io.fabric8.kubernetes.api.model.ConfigMap> configMaps = new HashMap<>();
+        in.configMaps().forEach(c -> configMaps.put(c.getMetadata().getNamespace() + "/" + c.getMetadata().getName(), c));
         Map<Scope, Set<String>> regexHosts = new HashMap<>();
         for (Ingress ing : in.ingresses()) {
             String cls = IngressRoutes.classOf(ing, in.ingressClasses(), defaults.defaultClass());
@@ -1022,7 +1024,7 @@ public final class Translator {
             sameAges &= prev != null ? sameAge(prev.source, ing) : !previousOrder.containsKey(key);
             List<String> leftOut = new ArrayList<>();
             Set<String> forced = regexHosts.getOrDefault(defaults.scopeOf(cls, ing.getMetadata().getNamespace()), Set.of());
-            List<IngressRoutes.Piece> pieces = IngressRoutes.pieces(ing, endpoints, leftOut, forced, defaults);
+            List<IngressRoutes.Piece> pieces = IngressRoutes.pieces(ing, endpoints, leftOut, forced, defaults, configMaps);
             Source src = new Source(key, ing, cls, pieces, List.copyOf(leftOut));
             // A canary claims nothing: its paths split the traffic of another Ingress's (see canaries).
             (IngressRoutes.isCanary(ing) ? canaries : out).add(src);

@@ -1,6 +1,6 @@
 /**
- * Pure translation: Routes, Upstreams, Services, EndpointSlices and Secrets in, routing-table
- * snapshots ({@link dev.strait.model.Config}) and per-resource reports out. No client calls, no clocks,
+ * Pure translation: Routes, Upstreams, Services, EndpointSlices, Secrets, Ingresses and the ConfigMaps they name in,
+ * routing-table snapshots ({@link dev.strait.model.Config}) and per-resource reports out. No client calls, no clocks,
  * no threads: the same inputs give the same snapshots and the same content versions, so the hardest
  * logic is tested with plain tables (see docs/adr/0007-operator-translation.md).
  *

@@ -5,6 +5,7 @@ import dev.strait.model.ConfigParser;
 import dev.strait.model.InvalidConfigException;
 import dev.strait.operator.crd.Route;
 import dev.strait.operator.crd.Upstream;
+import io.fabric8.kubernetes.api.model.ConfigMap;
 import io.fabric8.kubernetes.api.model.Secret;
 import io.fabric8.kubernetes.api.model.SecretBuilder;
 import io.fabric8.kubernetes.api.model.Service;
@@ -183,6 +184,7 @@ public final class Fixtures {
         List<Secret> secrets = new ArrayList<>();
         List<Ingress> ingresses = new ArrayList<>();
         List<IngressClass> classes = new ArrayList<>();
+        List<ConfigMap> configMaps = new ArrayList<>();
         for (Object o : resources) {
             if (o instanceof Route r) {
                 routes.add(r);
@@ -198,11 +200,13 @@ public final class Fixtures {
                 ingresses.add(i);
             } else if (o instanceof IngressClass c) {
                 classes.add(c);
+            } else if (o instanceof ConfigMap c) {
+                configMaps.add(c);
             } else {
                 throw new IllegalArgumentException(String.valueOf(o));
             }
         }
-        return new Inputs(routes, upstreams, services, slices, secrets, ingresses, classes);
+        return new Inputs(routes, upstreams, services, slices, secrets, ingresses, classes, configMaps);
     }
 
     public static Translation translate(Object... resources) {
