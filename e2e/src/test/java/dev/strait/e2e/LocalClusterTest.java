@@ -119,6 +119,14 @@ class LocalClusterTest {
         return port;
     }
 
+    /** A Service of namespace {@code default} with one port, whose one ready endpoint is the app on loopback's {@code appPort}. */
+    private static void serviceOnLoopback(String name, String portName, int port, int appPort) {
+        Service svc = client.resource(new io.fabric8.kubernetes.api.model.ServiceBuilder().withNewMetadata()
+                .withNamespace("default").withName(name).endMetadata().withNewSpec()
+                .addNewPort().withName(portName).withPort(port).endPort().endSpec().build()).create();
+        endpoints(svc, appPort);
+    }
+
     /** What the EndpointSlice controller would publish for a Service whose pods are the app on {@code port}. */
     private static void endpoints(Service svc, int port) {
         EndpointSliceBuilder b = new EndpointSliceBuilder().withNewMetadata()
@@ -280,10 +288,7 @@ class LocalClusterTest {
             serving.setDaemon(true);
             serving.start();
 
-            Service svc = client.resource(new io.fabric8.kubernetes.api.model.ServiceBuilder().withNewMetadata()
-                    .withNamespace("default").withName("argocd").endMetadata().withNewSpec()
-                    .addNewPort().withName("https").withPort(443).endPort().endSpec().build()).create();
-            endpoints(svc, backend.getLocalPort());
+            serviceOnLoopback("argocd", "https", 443, backend.getLocalPort());
             client.resource(Serialization.unmarshal("""
                     apiVersion: networking.k8s.io/v1
                     kind: Ingress
@@ -339,10 +344,7 @@ class LocalClusterTest {
         com.sun.net.httpserver.HttpServer shadow = httpServer(x -> "shadow", copies);
         try {
             for (var s : Map.of("app", app, "shadow", shadow).entrySet()) {
-                Service svc = client.resource(new io.fabric8.kubernetes.api.model.ServiceBuilder().withNewMetadata()
-                        .withNamespace("default").withName(s.getKey()).endMetadata().withNewSpec()
-                        .addNewPort().withName("http").withPort(8080).endPort().endSpec().build()).create();
-                endpoints(svc, s.getValue().getAddress().getPort());
+                serviceOnLoopback(s.getKey(), "http", 8080, s.getValue().getAddress().getPort());
             }
             client.resource(Serialization.unmarshal("""
                     apiVersion: networking.k8s.io/v1
@@ -403,10 +405,7 @@ class LocalClusterTest {
         com.sun.net.httpserver.HttpServer app = httpServer(x -> "traceparent=" + x.getRequestHeaders().getFirst("traceparent"),
                 null);
         try {
-            Service svc = client.resource(new io.fabric8.kubernetes.api.model.ServiceBuilder().withNewMetadata()
-                    .withNamespace("default").withName("app").endMetadata().withNewSpec()
-                    .addNewPort().withName("http").withPort(8080).endPort().endSpec().build()).create();
-            endpoints(svc, app.getAddress().getPort());
+            serviceOnLoopback("app", "http", 8080, app.getAddress().getPort());
             client.resource(Serialization.unmarshal("""
                     apiVersion: networking.k8s.io/v1
                     kind: Ingress

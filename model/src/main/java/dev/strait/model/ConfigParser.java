@@ -879,7 +879,7 @@ public final class ConfigParser {
                 "hostRewrite", "pathRewrite", "fastcgi", "clientAddresses",
                 "basicAuth", "rateLimit", "cors", "maxBodyBytes", "requestHeaders", "responseHeaders", "inFlightLimit",
                 "satisfy", "errorPages", "accessLog", "forwardAuth", "mirrors", "responseRewrite", "requestBuffering",
-                "responseRate");
+                "responseRate", "tracing");
         List<Route.Match> matches = n.has("matches")
                 ? list(n.get("matches"), path + ".matches", true, this::match)
                 : List.of(new Route.Match(null, null, List.of()));
@@ -1032,7 +1032,8 @@ public final class ConfigParser {
                 nonNull(list(n.get("mirrors"), path + ".mirrors", false, this::mirror)),
                 responseRewrite(n.get("responseRewrite"), path + ".responseRewrite", action),
                 requestBuffering(n.get("requestBuffering"), path + ".requestBuffering", action),
-                responseRate(n.get("responseRate"), path + ".responseRate", action));
+                responseRate(n.get("responseRate"), path + ".responseRate", action),
+                bool(n.get("tracing"), path + ".tracing", true));
     }
 
     /** {@code { bytesPerSecond, afterBytes }}, only with backends; null when absent. */

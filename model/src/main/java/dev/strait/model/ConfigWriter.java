@@ -647,6 +647,9 @@ public final class ConfigWriter {
         if (!rule.accessLog()) {
             o.put("accessLog", false);
         }
+        if (!rule.tracing()) {
+            o.put("tracing", false); // only when off, as accessLog: rules without it keep their version
+        }
         if (rule.errorPages() != null) {
             ObjectNode ep = o.putObject("errorPages");
             ArrayNode st = ep.putArray("statuses");

@@ -72,19 +72,33 @@ public record Route(String name, List<String> hosts, List<Rule> rules, List<Stri
      *                        is asked (nginx's {@code proxy_request_buffering}), or null to stream it as it comes
      * @param responseRate    with {@code backends}: how fast each answer's body goes to the client (nginx's
      *                        {@code limit_rate}), or null for as fast as the client takes it
+     * @param tracing         whether the rule's requests are traced while the config has {@code tracing}; false:
+     *                        no span, and a client's {@code traceparent} passes as sent
      */
     public record Rule(List<Match> matches, Action action, Cache cache, Timeouts timeouts, Retries retries,
                        String hostRewrite, FastCgi fastcgi, PathModifier pathRewrite, ClientAddresses clientAddresses,
                        BasicAuth basicAuth, RateLimit rateLimit, Cors cors, Long maxBodyBytes, HeaderEdits requestHeaders,
                        HeaderEdits responseHeaders, InFlightLimit inFlightLimit, Satisfy satisfy, ErrorPages errorPages,
                        boolean accessLog, ForwardAuth forwardAuth, List<Mirror> mirrors, ResponseRewrite responseRewrite,
-                       RequestBuffering requestBuffering, ResponseRate responseRate) {
+                       RequestBuffering requestBuffering, ResponseRate responseRate, boolean tracing) {
         public Rule {
             matches = List.copyOf(matches);
             if (satisfy == null) {
                 satisfy = Satisfy.ALL;
             }
             mirrors = mirrors == null ? List.of() : List.copyOf(mirrors);
+        }
+
+        /** A rule whose requests are traced while the config has {@code tracing}. */
+        public Rule(List<Match> matches, Action action, Cache cache, Timeouts timeouts, Retries retries,
+                    String hostRewrite, FastCgi fastcgi, PathModifier pathRewrite, ClientAddresses clientAddresses,
+                    BasicAuth basicAuth, RateLimit rateLimit, Cors cors, Long maxBodyBytes, HeaderEdits requestHeaders,
+                    HeaderEdits responseHeaders, InFlightLimit inFlightLimit, Satisfy satisfy, ErrorPages errorPages,
+                    boolean accessLog, ForwardAuth forwardAuth, List<Mirror> mirrors, ResponseRewrite responseRewrite,
+                    RequestBuffering requestBuffering, ResponseRate responseRate) {
+            this(matches, action, cache, timeouts, retries, hostRewrite, fastcgi, pathRewrite, clientAddresses, basicAuth,
+                    rateLimit, cors, maxBodyBytes, requestHeaders, responseHeaders, inFlightLimit, satisfy, errorPages,
+                    accessLog, forwardAuth, mirrors, responseRewrite, requestBuffering, responseRate, true);
         }
 
         /** A rule whose answers go as fast as the client takes them. */

@@ -540,6 +540,15 @@ class ConfigParserTest {
         }
 
         @Test
+        void ruleTracing() throws Exception {
+            Config c = parse(withRules("{ backends: [ { upstream: app } ], tracing: false }", "{ backends: [ { upstream: app } ] }"));
+            assertThat(c.routes().get(0).rules()).extracting(Route.Rule::tracing).containsExactly(false, true);
+            assertThat(ConfigParser.parse(ConfigWriter.toJson(c, false), "written")).isEqualTo(c);
+            assertThat(ConfigWriter.toJson(parse(withRules("{ backends: [ { upstream: app } ] }")), false))
+                    .as("written only when off").doesNotContain("tracing");
+        }
+
+        @Test
         void ruleAccessLog() throws Exception {
             Config c = parse(withRules("{ respond: {}, accessLog: false }", "{ respond: {}, accessLog: true }", "{ respond: {} }"));
             assertThat(c.routes().get(0).rules()).extracting(Route.Rule::accessLog).containsExactly(false, true, true);
@@ -1346,7 +1355,7 @@ class ConfigParserTest {
                 arguments("rule unknown field", withRules("{ respond: {}, rewrite: { to: / } }"),
                         "routes[0].rules[0].rewrite",
                         "unknown field (expected one of matches, respond, files, backends, redirect, cache, timeouts, "
-                                + "retries, hostRewrite, pathRewrite, fastcgi, clientAddresses, basicAuth, rateLimit, cors, maxBodyBytes, requestHeaders, responseHeaders, inFlightLimit, satisfy, errorPages, accessLog, forwardAuth, mirrors, responseRewrite, requestBuffering, responseRate)"),
+                                + "retries, hostRewrite, pathRewrite, fastcgi, clientAddresses, basicAuth, rateLimit, cors, maxBodyBytes, requestHeaders, responseHeaders, inFlightLimit, satisfy, errorPages, accessLog, forwardAuth, mirrors, responseRewrite, requestBuffering, responseRate, tracing)"),
                 arguments("cors origin with a path", withRules("{ respond: {}, cors: { allowOrigins: [ \"https://a.example.com/x\" ] } }"),
                         "routes[0].rules[0].cors.allowOrigins[0]", "is not * or an origin"),
                 arguments("cors * among others", withRules("{ respond: {}, cors: { allowOrigins: [ \"*\", \"https://a.example.com\" ] } }"),

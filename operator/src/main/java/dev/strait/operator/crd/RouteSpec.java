@@ -260,6 +260,12 @@ public class RouteSpec {
         public Boolean accessLog;
 
         /**
+         * {@code false}: the rule's requests are not traced while the proxies trace (no span; a client's
+         * {@code traceparent} goes upstream as sent).
+         */
+        public Boolean tracing;
+
+        /**
          * Before the action sees a request, {@code backend} is asked whether it may pass (nginx's
          * {@code auth_request}, Traefik's ForwardAuth, ingress-nginx's {@code auth-url}): a 2xx lets it through,
          * anything else is the client's answer. Until the backend resolves, the rule answers 503, never unchecked.

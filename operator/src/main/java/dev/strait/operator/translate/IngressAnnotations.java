@@ -381,6 +381,13 @@ final class IngressAnnotations {
     Boolean accessLog() {
         return accessLogOff ? Boolean.FALSE : null;
     }
+    /** {@code enable-opentelemetry: "false"}: every rule of the Ingress's {@code tracing: false}. */
+    private final boolean tracingOff;
+
+    /** A rule's {@code tracing} for this Ingress: false with {@code enable-opentelemetry: "false"}, else null (traced). */
+    Boolean tracing() {
+        return tracingOff ? Boolean.FALSE : null;
+    }
 
     /** {@code satisfy: any} as every backend rule's {@code satisfy}, or null (both asked). */
     final RouteSpec.Satisfy satisfy;
@@ -642,7 +649,7 @@ final class IngressAnnotations {
                     + field(AUTH_TLS_SECRET) + "): they are served on https only, and plain requests are not redirected");
         }
         guardErrors = List.copyOf(guard);
-        openTelemetry(a, tracing, warn);
+        tracingOff = openTelemetry(a, tracing, warn);
         List<String> unread = new ArrayList<>();
         for (String annotation : new java.util.TreeSet<>(a.keySet())) {
             if (!annotation.startsWith(PREFIX) || READ.contains(annotation)) {
@@ -675,21 +682,18 @@ final class IngressAnnotations {
             + " proxy.tracing.trustIncoming";
 
     /**
-     * ingress-nginx's OpenTelemetry annotations against the controller's {@code tracing}: Strait traces every request
-     * of its proxies or none, and continues clients' traces as the controller says, so an Ingress cannot ask
-     * otherwise for itself. What it asks that differs is a warning; its paths serve either way, since tracing
-     * observes and guards nothing. Without tracing a client's {@code traceparent} goes upstream as sent, which is
-     * what trusting it asks, so only {@code "false"} is reported then.
+     * ingress-nginx's OpenTelemetry annotations against the controller's {@code tracing}: the controller turns tracing
+     * on and says whose traces are continued; an Ingress may turn it off for its own paths ({@code "false"}: its
+     * rules' {@code tracing: false}, returned true here), but not on, nor trust clients otherwise. What it asks that
+     * cannot be had is a warning; its paths serve either way, since tracing observes and guards nothing. Without
+     * tracing a client's {@code traceparent} goes upstream as sent, which is what trusting it asks, so only
+     * {@code "false"} is reported then.
      */
-    private static void openTelemetry(Map<String, String> a, Config.Tracing tracing, List<String> warn) {
+    private boolean openTelemetry(Map<String, String> a, Config.Tracing tracing, List<String> warn) {
         Boolean enable = bool(a, ENABLE_OPENTELEMETRY, warn);
         if (Boolean.TRUE.equals(enable) && tracing == null) {
-            warn.add(field(ENABLE_OPENTELEMETRY) + ": not applied: Strait traces per controller, not per Ingress, and"
-                    + " tracing is off (" + TRACING_SETTING + "); the paths serve untraced");
-        } else if (Boolean.FALSE.equals(enable) && tracing != null) {
-            warn.add(field(ENABLE_OPENTELEMETRY) + ": \"false\" cannot be applied to one Ingress: Strait traces per"
-                    + " controller, and tracing is on (" + TRACING_SETTING + "), so its requests are traced as every"
-                    + " other; the paths serve");
+            warn.add(field(ENABLE_OPENTELEMETRY) + ": not applied: tracing is turned on per controller, and it is off"
+                    + " (" + TRACING_SETTING + "); the paths serve untraced");
         }
         Boolean trust = bool(a, OPENTELEMETRY_TRUST_INCOMING_SPAN, warn);
         if (trust != null && tracing == null && !trust) {
@@ -710,6 +714,7 @@ final class IngressAnnotations {
             warn.add(field(OPENTELEMETRY_OPERATION_NAME) + ": is not read by Strait, which names its spans itself"
                     + " (docs/config.md, Tracing); it has no effect");
         }
+        return Boolean.FALSE.equals(enable);
     }
 
     private static final java.util.Set<String> TRUE = java.util.Set.of("1", "t", "T", "TRUE", "true", "True");

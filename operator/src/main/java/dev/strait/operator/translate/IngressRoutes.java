@@ -401,6 +401,7 @@ final class IngressRoutes {
                 root.redirect.path.replaceFullPath = annotations.appRoot;
                 root.redirect.statusCode = 302;
                 root.accessLog = annotations.accessLog();
+                root.tracing = annotations.tracing();
                 fields.put("spec.rules[0]", IngressAnnotations.field(IngressAnnotations.APP_ROOT));
                 rs.rules.add(root);
             }
@@ -482,6 +483,7 @@ final class IngressRoutes {
                 r.redirect.scheme = RouteSpec.Scheme.HTTPS;
                 r.redirect.statusCode = 308; // ingress-nginx's code: the method and body are kept
                 r.accessLog = annotations.accessLog();
+                r.tracing = annotations.tracing();
                 to.rules = List.of(r);
                 Map<String, String> toFields = new LinkedHashMap<>();
                 if (fields.containsKey("spec.hosts[0]")) {
@@ -502,6 +504,7 @@ final class IngressRoutes {
                 r.redirect.hostname = h.getKey();
                 r.redirect.statusCode = 308;
                 r.accessLog = annotations.accessLog();
+                r.tracing = annotations.tracing();
                 www.rules = List.of(r);
                 Map<String, String> wwwFields = new LinkedHashMap<>();
                 wwwFields.put("spec.hosts[0]", IngressAnnotations.field(IngressAnnotations.FROM_TO_WWW_REDIRECT));
@@ -697,6 +700,7 @@ final class IngressRoutes {
     private static void act(RouteSpec.Rule r, IngressAnnotations annotations, RouteSpec.HeaderEdits custom,
                             RouteSpec.Mirror mirror, boolean locked, java.util.function.Supplier<RouteSpec.Backend> backend) {
         r.accessLog = annotations.accessLog();
+        r.tracing = annotations.tracing();
         if (locked) {
             RouteSpec.Backend b = new RouteSpec.Backend();
             b.upstream = UNRESOLVED;

@@ -71,24 +71,28 @@ class IngressTracingTest {
     @Test
     void enableOpenTelemetryWithoutTracingIsReportedNamingTheSettingAndThePathsServe() {
         Translation t = translate(null, "enable-opentelemetry", "true");
-        assertThat(errors(t)).containsExactly("metadata.annotations[" + N + "enable-opentelemetry]: not applied: Strait"
-                + " traces per controller, not per Ingress, and tracing is off (the operator's --proxy-tracing-endpoint,"
+        assertThat(errors(t)).containsExactly("metadata.annotations[" + N + "enable-opentelemetry]: not applied: tracing"
+                + " is turned on per controller, and it is off (the operator's --proxy-tracing-endpoint,"
                 + " Helm value proxy.tracing.endpoint); the paths serve untraced");
         assertThat(ingressReport(t, "shop", "site").resolvedRefs().reason()).isEqualTo(IngressRoutes.UNSUPPORTED_ANNOTATION);
         assertThat(t.snapshot(STRAIT).config().tracing()).isNull();
         assertServed(t);
     }
 
-    /** Turning tracing off for one Ingress cannot be had; it is observability, so its paths serve traced. */
+    /** ingress-nginx's enable-opentelemetry: "false" turns tracing off on the Ingress's paths: each rule's tracing: false. */
     @Test
-    void enableOpenTelemetryFalseOnATracingControllerIsReportedAndThePathsServe() {
-        Translation t = translate(ON, "enable-opentelemetry", "false");
-        assertThat(errors(t)).containsExactly("metadata.annotations[" + N + "enable-opentelemetry]: \"false\" cannot be"
-                + " applied to one Ingress: Strait traces per controller, and tracing is on (the operator's"
-                + " --proxy-tracing-endpoint, Helm value proxy.tracing.endpoint), so its requests are traced as every"
-                + " other; the paths serve");
-        assertThat(ingressReport(t, "shop", "site").resolvedRefs().reason()).isEqualTo(IngressRoutes.UNSUPPORTED_ANNOTATION);
-        assertServed(t);
+    void enableOpenTelemetryFalseTurnsTracingOffForTheIngressesPaths() {
+        for (String off : List.of("false", "False", "0")) {
+            Translation t = translate(ON, "enable-opentelemetry", off);
+            assertThat(errors(t)).as(off).isEmpty();
+            assertServed(t);
+            assertThat(t.snapshot(STRAIT).config().routes()).flatExtracting(Route::rules).extracting(Route.Rule::tracing)
+                    .as(off).isNotEmpty().containsOnly(false);
+            assertThat(Fixtures.parse(t.snapshot(STRAIT).json()).routes()).flatExtracting(Route::rules)
+                    .extracting(Route.Rule::tracing).containsOnly(false);
+        }
+        assertThat(translate(ON).snapshot(STRAIT).config().routes()).flatExtracting(Route::rules)
+                .extracting(Route.Rule::tracing).as("traced by default").containsOnly(true);
         assertThat(errors(translate(null, "enable-opentelemetry", "false"))).as("off, as asked").isEmpty();
     }
 

@@ -390,12 +390,12 @@ public final class Http1ServerHandler extends ChannelInboundHandlerAdapter {
         if (!trust.trustedPeers().isEmpty()) {
             ex.client = ForwardedFor.client(headers, peer, trust);
         }
-        Config.Tracing tracing = snapshot.config().tracing();
-        if (tracing != null) {
-            ex.trace = RequestTrace.start(tracing, headers, peer);
-        }
         CompiledRule rule = snapshot.route(listener, tls != null, "https".equals(ex.scheme), host, matchPath, req.method(),
                 headers);
+        Config.Tracing tracing = snapshot.config().tracing();
+        if (tracing != null && (rule == null || rule.tracing())) {
+            ex.trace = RequestTrace.start(tracing, headers, peer);
+        }
         if (rule != null && rule.maxBodyBytes() >= 0) {
             maxBodyBytes = rule.maxBodyBytes();
         }
@@ -430,6 +430,9 @@ public final class Http1ServerHandler extends ChannelInboundHandlerAdapter {
         client.applyTo(headers);
         if (h2c != null && requests == 0 && (backlog == null || backlog.isEmpty()) && expect == null
                 && H2cUpgrade.accepts(req, ex.hasBody)) {
+            if (ex.trace != null) {
+                ex.trace.restore(headers); // served again as HTTP/2, which traces it
+            }
             upgradeToH2c(req);
             return;
         }

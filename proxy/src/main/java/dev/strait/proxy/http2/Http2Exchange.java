@@ -295,11 +295,11 @@ public final class Http2Exchange implements Exchange, StreamDeadlines.Expiry {
         if (!trust.trustedPeers().isEmpty()) {
             client = ForwardedFor.client(headers, peer, trust);
         }
+        CompiledRule r = snapshot.route(connection.listener(), tls != null, "https".equals(scheme), host, matchPath, m, headers);
         Config.Tracing tracing = snapshot.config().tracing();
-        if (tracing != null) {
+        if (tracing != null && (r == null || r.tracing())) {
             trace = RequestTrace.start(tracing, headers, peer);
         }
-        CompiledRule r = snapshot.route(connection.listener(), tls != null, "https".equals(scheme), host, matchPath, m, headers);
         ClientCheck client = ClientCheck.of(tls, snapshot.tls(), connection.listener(), host, r);
         if (client.refusal() != null) {
             client.answer(this);

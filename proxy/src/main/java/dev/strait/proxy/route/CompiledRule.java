@@ -13,9 +13,16 @@ import dev.strait.proxy.guard.RuleGuard;
  * @param maxBodyBytes the request body bytes the rule takes before 413, or -1 for the limits' value; the
  *                servers apply it once the rule is found, before a {@code 100 Continue} asks for the body
  * @param accessLog whether the rule's requests are written to the access log (when it is on)
+ * @param tracing   whether the rule's requests are traced (when the config has {@code tracing})
  */
 public record CompiledRule(String route, int index, Handler handler, RuleGuard guard, long maxBodyBytes,
-                           boolean accessLog) {
+                           boolean accessLog, boolean tracing) {
+
+    /** A rule whose requests are traced while tracing is on. */
+    public CompiledRule(String route, int index, Handler handler, RuleGuard guard, long maxBodyBytes,
+                        boolean accessLog) {
+        this(route, index, handler, guard, maxBodyBytes, accessLog, true);
+    }
 
     /** A rule whose requests the access log keeps. */
     public CompiledRule(String route, int index, Handler handler, RuleGuard guard, long maxBodyBytes) {

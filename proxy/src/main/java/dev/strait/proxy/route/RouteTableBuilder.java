@@ -286,13 +286,14 @@ public final class RouteTableBuilder {
             RuleGuard guard = RuleGuard.of(rule);
             long maxBody = rule.maxBodyBytes() == null ? -1 : rule.maxBodyBytes();
             CompiledRule compiled = new CompiledRule(route.name(), i, decorated(made[i], rule), guard, maxBody,
-                    rule.accessLog());
+                    rule.accessLog(), rule.tracing());
             for (Route.Match m : rule.matches()) {
                 CompiledRule c = compiled;
                 if (made[i] instanceof PrefixAware pa && (m.path() == null || m.path().type() == Route.PathType.Prefix)) {
                     Handler h = pa.forPrefix(m.path() == null ? "/" : prefixValue(m.path().value()));
                     if (h != made[i]) {
-                        c = new CompiledRule(route.name(), i, decorated(h, rule), guard, maxBody, rule.accessLog());
+                        c = new CompiledRule(route.name(), i, decorated(h, rule), guard, maxBody, rule.accessLog(),
+                                rule.tracing());
                     }
                 }
                 out.add(c);

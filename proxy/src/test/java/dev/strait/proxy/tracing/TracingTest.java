@@ -212,6 +212,33 @@ class TracingTest {
     }
 
     @Test
+    void aRuleWithTracingOffIsLeftAsItWas() throws Exception {
+        TestUpstream app = app();
+        h.start("""
+                upstreams: [ { name: app, endpoints: [ "%s" ] } ]
+                routes:
+                  - name: site
+                    hosts: [ "*" ]
+                    rules:
+                      - matches: [ { path: { type: Prefix, value: /healthz } } ]
+                        backends: [ { upstream: app } ]
+                        tracing: false
+                      - backends: [ { upstream: app } ]
+                tracing: { endpoint: "%s", flushInterval: 20ms }
+                """.formatted(app.endpoint(), collector.endpoint()));
+        h.get("/healthz", "traceparent: " + GIVEN, "tracestate: congo=t61rcWkgMzE");
+        assertThat(app.last().header("traceparent")).as("passed as sent").isEqualTo(GIVEN);
+        assertThat(app.last().header("tracestate")).isEqualTo("congo=t61rcWkgMzE");
+        h.get("/healthz");
+        assertThat(app.last().header("traceparent")).as("none made").isNull();
+        h.get("/traced");
+        String sent = app.last().header("traceparent");
+        assertThat(collector.next().get("spanId").asText()).as("the first span is /traced's")
+                .isEqualTo(sent.substring(36, 52));
+        assertThat(collector.taken()).isEmpty();
+    }
+
+    @Test
     void aCollectorThatRefusesCostsRequestsNothing() throws Exception {
         TestUpstream app = app();
         collector.answer.set(503);
