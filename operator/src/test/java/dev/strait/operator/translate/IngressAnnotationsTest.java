@@ -470,20 +470,23 @@ class IngressAnnotationsTest {
                 + "affinity]: \"ip\" is not an affinity Strait has (cookie); it is not applied");
     }
 
+    /** One Ingress path, /shop on shop.example.com, to the Service web. */
+    private static final String ONE_SHOP_PATH = """
+            ingressClassName: strait
+            rules:
+              - host: shop.example.com
+                http:
+                  paths:
+                    - { path: /shop, pathType: Prefix, backend: { service: { name: web, port: { number: 80 } } } }
+            """;
+
     /**
      * Without session-cookie-path each path's cookie has that path's Path: the cookie's other settings go with it
      * (SameSite and change-on-failure were dropped there once).
      */
     @Test
     void eachPathsCookieKeepsTheOtherCookieSettings() {
-        String spec = """
-                ingressClassName: strait
-                rules:
-                  - host: shop.example.com
-                    http:
-                      paths:
-                        - { path: /shop, pathType: Prefix, backend: { service: { name: web, port: { number: 80 } } } }
-                """;
+        String spec = ONE_SHOP_PATH;
         Translation t = translate(annotated("site", spec, "affinity", "cookie", "session-cookie-samesite", "None",
                 "session-cookie-change-on-failure", "true"));
         assertThat(ingressReport(t, "shop", "site").errors()).isEmpty();
@@ -498,14 +501,7 @@ class IngressAnnotationsTest {
      */
     @Test
     void sessionCookieDomainAndSecureShapeTheCookie() {
-        String spec = """
-                ingressClassName: strait
-                rules:
-                  - host: shop.example.com
-                    http:
-                      paths:
-                        - { path: /shop, pathType: Prefix, backend: { service: { name: web, port: { number: 80 } } } }
-                """;
+        String spec = ONE_SHOP_PATH;
         java.util.function.Function<Translation, dev.strait.model.Upstream.SetCookie> cookie = t -> {
             List<dev.strait.model.Upstream> sticky = t.snapshot(STRAIT).config().upstreams().stream()
                     .filter(u -> u.name().startsWith("service.shop.web.80.sticky-")).toList();

@@ -7,16 +7,12 @@ import dev.strait.proxy.tracing.RequestTrace;
 import io.netty.channel.EventLoopGroup;
 import io.netty.handler.codec.http.HttpHeaders;
 import io.netty.util.AsciiString;
-import io.netty.util.concurrent.EventExecutor;
 import io.netty.util.concurrent.FastThreadLocal;
-import io.netty.util.concurrent.Future;
 import io.netty.util.internal.PlatformDependent;
 import java.io.BufferedOutputStream;
 import java.io.IOException;
 import java.io.OutputStream;
 import java.nio.charset.StandardCharsets;
-import java.util.ArrayList;
-import java.util.List;
 import java.util.Queue;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicLong;
@@ -111,13 +107,7 @@ public final class AccessLog implements AutoCloseable {
      * when all know it.
      */
     public void install(EventLoopGroup loops, Serving serving) throws InterruptedException {
-        List<Future<?>> done = new ArrayList<>();
-        for (EventExecutor e : loops) {
-            done.add(e.submit(() -> LOGGED_HERE.set(serving)));
-        }
-        for (Future<?> f : done) {
-            f.sync();
-        }
+        dev.strait.proxy.server.EveryLoop.run(loops, () -> LOGGED_HERE.set(serving));
     }
 
     /**

@@ -13,9 +13,7 @@ import io.netty.handler.codec.http.HttpHeaderNames;
 import io.netty.handler.codec.http.HttpHeaders;
 import io.netty.handler.codec.http.HttpMethod;
 import io.netty.handler.codec.http.HttpRequest;
-import io.netty.util.concurrent.EventExecutor;
 import io.netty.util.concurrent.FastThreadLocal;
-import io.netty.util.concurrent.Future;
 import io.netty.util.internal.PlatformDependent;
 import java.util.ArrayList;
 import java.util.List;
@@ -160,13 +158,7 @@ public final class ResponseCache implements AutoCloseable {
 
     /** Makes this the cache of every loop of {@code loops}; returns when all know it. */
     public void install(EventLoopGroup loops) throws InterruptedException {
-        List<Future<?>> done = new ArrayList<>();
-        for (EventExecutor e : loops) {
-            done.add(e.submit(() -> CURRENT.set(this)));
-        }
-        for (Future<?> f : done) {
-            f.sync();
-        }
+        dev.strait.proxy.server.EveryLoop.run(loops, () -> CURRENT.set(this));
     }
 
     /** The cache of the calling event loop, or {@code null}. */

@@ -6,9 +6,7 @@ import dev.strait.proxy.config.Serving;
 import io.micrometer.core.instrument.FunctionCounter;
 import io.micrometer.core.instrument.MeterRegistry;
 import io.netty.channel.EventLoopGroup;
-import io.netty.util.concurrent.EventExecutor;
 import io.netty.util.concurrent.FastThreadLocal;
-import io.netty.util.concurrent.Future;
 import io.netty.util.internal.PlatformDependent;
 import java.io.IOException;
 import java.io.InputStream;
@@ -80,13 +78,7 @@ public final class SpanExporter implements AutoCloseable {
 
     /** Makes this exporter the one every loop of {@code loops} reports to ({@link #here()}); returns when all know it. */
     public void install(EventLoopGroup loops) throws InterruptedException {
-        List<Future<?>> done = new ArrayList<>();
-        for (EventExecutor e : loops) {
-            done.add(e.submit(() -> HERE.set(this)));
-        }
-        for (Future<?> f : done) {
-            f.sync();
-        }
+        dev.strait.proxy.server.EveryLoop.run(loops, () -> HERE.set(this));
     }
 
     /** The exporter of the calling loop's server, or null (a loop of no server: tests' embedded channels). */
