@@ -542,6 +542,16 @@ final class IngressRoutes {
                     fallbackErrors.add(noTls);
                 }
                 fallbackErrors.addAll(customErrors);
+                boolean hostServed = !rs.rules.isEmpty();
+                if (!hostServed) {
+                    // The host has no path of its own (an Ingress with only a defaultBackend), so no piece of the host
+                    // reports what its annotations said: this one does.
+                    for (String e : errors) {
+                        if (!fallbackErrors.contains(e)) {
+                            fallbackErrors.add(e);
+                        }
+                    }
+                }
                 act(r, annotations, customEdits, mirror, noTls != null, () -> orDefaultBackend(backend(fallback, ns, "spec.defaultBackend",
                         endpoints, fallbackErrors), "spec.defaultBackend", annotations.defaultBackend, ns, endpoints,
                         fallbackErrors));
@@ -563,7 +573,7 @@ final class IngressRoutes {
                 dsFields.put("spec.rules[0].backends[0]", "spec.defaultBackend");
                 dsFields.put("spec.rules[0]", "spec.defaultBackend");
                 boolean fallbackUnsupported = !annotations.problems().isEmpty() || noTls != null
-                        || custom != null && !custom.warnings().isEmpty();
+                        || custom != null && !custom.warnings().isEmpty() || !hostServed && unsupported;
                 out.add(new Piece(piece(ing, ns, index, DEFAULT_BACKEND, pieceKey, ds), dsFields, fallbackErrors,
                         fallbackUnsupported ? UNSUPPORTED_ANNOTATION : custom == null ? null : custom.reason(),
                         annotations.backendTls, external));

@@ -470,6 +470,25 @@ class IngressAnnotationsTest {
                 + "affinity]: \"ip\" is not an affinity Strait has (cookie); it is not applied");
     }
 
+    /**
+     * An Ingress with only a defaultBackend has no path of a host to carry its report: what its annotations say is
+     * reported all the same (it was lost once), and the catch-all serves.
+     */
+    @Test
+    void anIngressWithOnlyADefaultBackendReportsItsAnnotations() {
+        String spec = """
+                ingressClassName: strait
+                defaultBackend: { service: { name: web, port: { number: 80 } } }
+                """;
+        Translation t = translate(annotated("site", spec, "limit-rate", "abc", "proxy-buffering", "on"));
+        ResourceReport r = ingressReport(t, "shop", "site");
+        assertThat(r.errors()).containsExactlyInAnyOrder(
+                "metadata.annotations[" + N + "limit-rate]: \"abc\" is not a whole number of kilobytes; not applied",
+                "metadata.annotations[" + N + "proxy-buffering]: is not read by Strait; it has no effect");
+        assertThat(r.resolvedRefs().reason()).isEqualTo(IngressRoutes.UNSUPPORTED_ANNOTATION);
+        assertThat(actions(t)).singleElement().isInstanceOf(Route.Backends.class);
+    }
+
     /** One Ingress path, /shop on shop.example.com, to the Service web. */
     private static final String ONE_SHOP_PATH = """
             ingressClassName: strait
