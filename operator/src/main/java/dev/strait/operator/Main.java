@@ -140,13 +140,13 @@ public final class Main {
         try {
             ProxyDefaults d = ProxyDefaults.STANDARD;
             settings = settings.withDefaults(new ProxyDefaults(d.defaultClass(), d.sidecarClass(),
-                    HostPort.parse(opts.getOrDefault("proxy-http-address", d.http().toString())),
-                    HostPort.parse(opts.getOrDefault("proxy-https-address", d.https().toString())),
-                    HostPort.parse(opts.getOrDefault("proxy-admin-address", d.admin().toString())),
-                    d.limits(), d.accessLog(), trustedPeers(opts.get("proxy-trusted-peers")),
-                    proxyProtocol(opts.get("proxy-protocol")), tracing, clusterDomain));
+                    flag(opts, "proxy-http-address", d.http().toString(), HostPort::parse),
+                    flag(opts, "proxy-https-address", d.https().toString(), HostPort::parse),
+                    flag(opts, "proxy-admin-address", d.admin().toString(), HostPort::parse),
+                    d.limits(), d.accessLog(), flag(opts, "proxy-trusted-peers", null, Main::trustedPeers),
+                    flag(opts, "proxy-protocol", null, Main::proxyProtocol), tracing, clusterDomain));
         } catch (IllegalArgumentException e) {
-            System.err.println("--proxy-* " + e.getMessage());
+            System.err.println(e.getMessage());
             System.exit(2);
             return;
         }
@@ -343,6 +343,18 @@ public final class Main {
      * {@code --proxy-protocol}: true or false, nothing else. A misspelt value is refused rather than read as
      * false: the proxies would then take the balancer's header for the request's first bytes.
      */
+    /**
+     * The option {@code name} (or {@code dflt} when it is not given) read by {@code parse}; what {@code parse} refuses
+     * comes back as an error naming the flag: {@code --proxy-trusted-peers: "lb.internal" is not an IP address ...}.
+     */
+    static <T> T flag(Map<String, String> opts, String name, String dflt, java.util.function.Function<String, T> parse) {
+        try {
+            return parse.apply(opts.getOrDefault(name, dflt));
+        } catch (IllegalArgumentException e) {
+            throw new IllegalArgumentException("--" + name + ": " + e.getMessage(), e);
+        }
+    }
+
     static boolean proxyProtocol(String value) {
         if (value == null || value.isBlank()) {
             return false;
@@ -350,7 +362,7 @@ public final class Main {
         return switch (value.trim().toLowerCase(java.util.Locale.ROOT)) {
             case "true" -> true;
             case "false" -> false;
-            default -> throw new IllegalArgumentException("--proxy-protocol \"" + value + "\" is neither true nor false");
+            default -> throw new IllegalArgumentException("\"" + value + "\" is neither true nor false");
         };
     }
 

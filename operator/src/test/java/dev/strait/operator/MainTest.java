@@ -33,6 +33,20 @@ class MainTest {
                 .isInstanceOf(IllegalArgumentException.class).hasMessageContaining("\"yes\"");
     }
 
+    /** A value an option refuses is an error naming the option, whatever reads it. */
+    @Test
+    void aRefusedValueNamesItsFlag() {
+        assertThatThrownBy(() -> Main.flag(java.util.Map.of("proxy-protocol", "yes"), "proxy-protocol", null,
+                Main::proxyProtocol)).hasMessage("--proxy-protocol: \"yes\" is neither true nor false");
+        assertThatThrownBy(() -> Main.flag(java.util.Map.of("proxy-trusted-peers", "10.0.0.0/8,lb.internal"),
+                "proxy-trusted-peers", null, Main::trustedPeers)).hasMessageStartingWith("--proxy-trusted-peers: ")
+                .hasMessageContaining("lb.internal");
+        assertThatThrownBy(() -> Main.flag(java.util.Map.of("proxy-http-address", "nowhere"), "proxy-http-address",
+                "0.0.0.0:8080", dev.strait.model.HostPort::parse)).hasMessageStartingWith("--proxy-http-address: ");
+        assertThat(Main.flag(java.util.Map.of(), "proxy-http-address", "0.0.0.0:8080", dev.strait.model.HostPort::parse))
+                .isEqualTo(new dev.strait.model.HostPort("0.0.0.0", 8080));
+    }
+
     @Test
     void proxyProtocolIsAnOptionOfItsOwn() {
         assertThat(Main.options(new String[] {"--proxy-protocol=true"})).containsEntry("proxy-protocol", "true");
