@@ -229,6 +229,19 @@ public final class Fixtures {
         org.assertj.core.api.Assertions.assertThat(routeNames(t)).as(error).isEmpty();
     }
 
+    /**
+     * Each case, {@code { rule, error }}, as the one rule of Route {@code shop/site} on example.com (the rule's YAML
+     * after {@code - }, its later lines indented by two), is refused with that error ({@link #assertRouteRefused}).
+     */
+    public static void assertRulesRefused(String[][] cases, Object... more) {
+        for (String[] c : cases) {
+            Object[] resources = new Object[more.length + 1];
+            resources[0] = route("shop", "site", 1, "hosts: [ example.com ]\nrules:\n- " + c[0]);
+            System.arraycopy(more, 0, resources, 1, more.length);
+            assertRouteRefused(c[1], resources);
+        }
+    }
+
     public static ResourceReport upstreamReport(Translation t, String ns, String name) {
         return t.report(new ResourceKey("Upstream", ns, name));
     }

@@ -57,10 +57,7 @@ class RouteRequestBufferingTest {
             {backends + "requestBuffering: { maxBytes: 67108865 }",
                 "spec.rules[0].requestBuffering.maxBytes: must be 1 to 67108864 bytes, got 67108865"},
         };
-        for (String[] c : cases) {
-            Fixtures.assertRouteRefused(c[1], route("shop", "site", 1, "hosts: [ example.com ]\nrules:\n- " + c[0]),
-                    WEB, WEB_PODS);
-        }
+        Fixtures.assertRulesRefused(cases, WEB, WEB_PODS);
     }
 
     /** FastCGI bodies are read first anyway, up to fastcgi.maxBufferedBody: the parser refuses both on one rule. */

@@ -46,9 +46,6 @@ class RouteResponseRateTest {
                 "spec.rules[0].responseRate.bytesPerSecond: must be at least 1 byte a second, got 0"},
             {backends + "responseRate: { afterBytes: 10 }", "spec.rules[0].responseRate.bytesPerSecond: is required"},
         };
-        for (String[] c : cases) {
-            Fixtures.assertRouteRefused(c[1], route("shop", "site", 1, "hosts: [ example.com ]\nrules:\n- " + c[0]),
-                    WEB, WEB_PODS);
-        }
+        Fixtures.assertRulesRefused(cases, WEB, WEB_PODS);
     }
 }

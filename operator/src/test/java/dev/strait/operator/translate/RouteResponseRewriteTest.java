@@ -67,10 +67,7 @@ class RouteResponseRewriteTest {
             {backends + "responseRewrite: { cookiePath: [ { from: /, to: /app/ } ], cookieDomain: [ { from: web.internal } ] }",
                 "spec.rules[0].responseRewrite.cookieDomain[0].to: is required"},
         };
-        for (String[] c : cases) {
-            Fixtures.assertRouteRefused(c[1], route("shop", "site", 1, "hosts: [ example.com ]\nrules:\n- " + c[0]),
-                    WEB, WEB_PODS);
-        }
+        Fixtures.assertRulesRefused(cases, WEB, WEB_PODS);
     }
 
     /** A rule whose guard cannot be had answers 503 from a stand-in: nothing of its backend's answers is left to rewrite. */
