@@ -879,7 +879,7 @@ public final class ConfigParser {
                 "hostRewrite", "pathRewrite", "fastcgi", "clientAddresses",
                 "basicAuth", "rateLimit", "cors", "maxBodyBytes", "requestHeaders", "responseHeaders", "inFlightLimit",
                 "satisfy", "errorPages", "accessLog", "forwardAuth", "mirrors", "responseRewrite", "requestBuffering",
-                "responseRate", "tracing");
+                "responseRate", "tracing", "compression");
         List<Route.Match> matches = n.has("matches")
                 ? list(n.get("matches"), path + ".matches", true, this::match)
                 : List.of(new Route.Match(null, null, List.of()));
@@ -1033,7 +1033,41 @@ public final class ConfigParser {
                 responseRewrite(n.get("responseRewrite"), path + ".responseRewrite", action),
                 requestBuffering(n.get("requestBuffering"), path + ".requestBuffering", action),
                 responseRate(n.get("responseRate"), path + ".responseRate", action),
-                bool(n.get("tracing"), path + ".tracing", true));
+                bool(n.get("tracing"), path + ".tracing", true),
+                compression(n.get("compression"), path + ".compression", action));
+    }
+
+    /** A media type as {@code Content-Type} names it, or a whole top-level type ({@code text/*}). */
+    private static final java.util.regex.Pattern MEDIA_RANGE = java.util.regex.Pattern.compile(
+            "[a-z0-9][a-z0-9!#$&^_.+-]{0,126}/(\\*|[a-z0-9][a-z0-9!#$&^_.+-]{0,126})");
+
+    /** {@code { types, minBytes, level }} ({@code {}} for the defaults), not for redirects; null when absent. */
+    private Route.Compression compression(JsonNode n, String path, Route.Action action) {
+        if (n == null || n.isNull() || !object(n, path)) {
+            return null;
+        }
+        known(n, path, "types", "minBytes", "level");
+        if (action instanceof Route.Redirect) {
+            error(path, "a redirect's answer has no body to compress");
+        }
+        List<String> types = Route.Compression.DEFAULT_TYPES;
+        if (n.has("types")) {
+            types = nonNull(list(n.get("types"), path + ".types", true, (e, p) -> {
+                String t = requiredText(e, p);
+                if (t == null) {
+                    return null;
+                }
+                String lower = t.trim().toLowerCase(java.util.Locale.ROOT);
+                if (!MEDIA_RANGE.matcher(lower).matches()) {
+                    error(p, "must be a media type such as text/html, or type/* such as text/*, got \"" + t + "\"");
+                    return null;
+                }
+                return lower;
+            }));
+        }
+        long min = longValue(n.get("minBytes"), path + ".minBytes", Route.Compression.DEFAULT_MIN_BYTES);
+        int level = integer(n.get("level"), path + ".level", Route.Compression.DEFAULT_LEVEL, 1, 9);
+        return new Route.Compression(types, min, level);
     }
 
     /** {@code { bytesPerSecond, afterBytes }}, only with backends; null when absent. */

@@ -698,6 +698,13 @@ public final class ConfigWriter {
         if (rule.requestBuffering() != null) {
             o.putObject("requestBuffering").put("maxBytes", rule.requestBuffering().maxBytes());
         }
+        if (rule.compression() != null) {
+            Route.Compression cz = rule.compression();
+            ObjectNode co = o.putObject("compression");
+            cz.types().forEach(co.putArray("types")::add);
+            co.put("minBytes", cz.minBytes());
+            co.put("level", cz.level());
+        }
         if (rule.responseRate() != null) {
             ObjectNode rr = o.putObject("responseRate");
             rr.put("bytesPerSecond", rule.responseRate().bytesPerSecond());

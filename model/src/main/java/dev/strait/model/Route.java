@@ -74,19 +74,34 @@ public record Route(String name, List<String> hosts, List<Rule> rules, List<Stri
      *                        {@code limit_rate}), or null for as fast as the client takes it
      * @param tracing         whether the rule's requests are traced while the config has {@code tracing}; false:
      *                        no span, and a client's {@code traceparent} passes as sent
+     * @param compression     which of the action's answers are sent gzip-compressed to clients that take it, or null
+     *                        for none
      */
     public record Rule(List<Match> matches, Action action, Cache cache, Timeouts timeouts, Retries retries,
                        String hostRewrite, FastCgi fastcgi, PathModifier pathRewrite, ClientAddresses clientAddresses,
                        BasicAuth basicAuth, RateLimit rateLimit, Cors cors, Long maxBodyBytes, HeaderEdits requestHeaders,
                        HeaderEdits responseHeaders, InFlightLimit inFlightLimit, Satisfy satisfy, ErrorPages errorPages,
                        boolean accessLog, ForwardAuth forwardAuth, List<Mirror> mirrors, ResponseRewrite responseRewrite,
-                       RequestBuffering requestBuffering, ResponseRate responseRate, boolean tracing) {
+                       RequestBuffering requestBuffering, ResponseRate responseRate, boolean tracing,
+                       Compression compression) {
         public Rule {
             matches = List.copyOf(matches);
             if (satisfy == null) {
                 satisfy = Satisfy.ALL;
             }
             mirrors = mirrors == null ? List.of() : List.copyOf(mirrors);
+        }
+
+        /** A rule whose answers go as the action gives them, never compressed by the proxy. */
+        public Rule(List<Match> matches, Action action, Cache cache, Timeouts timeouts, Retries retries,
+                    String hostRewrite, FastCgi fastcgi, PathModifier pathRewrite, ClientAddresses clientAddresses,
+                    BasicAuth basicAuth, RateLimit rateLimit, Cors cors, Long maxBodyBytes, HeaderEdits requestHeaders,
+                    HeaderEdits responseHeaders, InFlightLimit inFlightLimit, Satisfy satisfy, ErrorPages errorPages,
+                    boolean accessLog, ForwardAuth forwardAuth, List<Mirror> mirrors, ResponseRewrite responseRewrite,
+                    RequestBuffering requestBuffering, ResponseRate responseRate, boolean tracing) {
+            this(matches, action, cache, timeouts, retries, hostRewrite, fastcgi, pathRewrite, clientAddresses, basicAuth,
+                    rateLimit, cors, maxBodyBytes, requestHeaders, responseHeaders, inFlightLimit, satisfy, errorPages,
+                    accessLog, forwardAuth, mirrors, responseRewrite, requestBuffering, responseRate, tracing, null);
         }
 
         /** A rule whose requests are traced while the config has {@code tracing}. */
@@ -277,6 +292,30 @@ public record Route(String name, List<String> hosts, List<Rule> rules, List<Stri
      * twice the rate).
      */
     public record ResponseRate(long bytesPerSecond, long afterBytes) {}
+
+    /**
+     * gzip for a rule's answers (nginx's {@code gzip}, Caddy's {@code encode}, Traefik's {@code compress}): an answer
+     * whose media type is one of {@code types} ({@code text/html}, or {@code text/*} for a whole top-level type) and
+     * whose body is at least {@code minBytes} long (or of unknown length) goes compressed at zlib's {@code level}
+     * (1 fastest to 9 smallest) to a client whose {@code Accept-Encoding} takes gzip.
+     */
+    public record Compression(List<String> types, long minBytes, int level) {
+        /** Text formats that compress well; images, video and archives are compressed already. */
+        public static final List<String> DEFAULT_TYPES = List.of("text/html", "text/css", "text/plain", "text/xml",
+                "text/javascript", "text/csv", "text/markdown", "application/javascript", "application/json",
+                "application/xml", "application/xhtml+xml", "application/rss+xml", "application/atom+xml",
+                "application/ld+json", "application/manifest+json", "application/geo+json", "application/wasm",
+                "image/svg+xml", "image/x-icon", "font/ttf", "font/otf", "application/vnd.ms-fontobject");
+        /** Below this a body gains less than the gzip framing and a round of zlib costs (Traefik's default). */
+        public static final long DEFAULT_MIN_BYTES = 1024;
+        /** zlib's fastest level, nginx's and ingress-nginx's default: most of the gain at a third of level 6's CPU. */
+        public static final int DEFAULT_LEVEL = 1;
+        public static final Compression DEFAULTS = new Compression(DEFAULT_TYPES, DEFAULT_MIN_BYTES, DEFAULT_LEVEL);
+
+        public Compression {
+            types = List.copyOf(types);
+        }
+    }
 
     /**
      * What changes in an upstream's answers for an app that does not know the URL it is served under (behind a

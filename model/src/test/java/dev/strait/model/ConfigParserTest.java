@@ -540,6 +540,16 @@ class ConfigParserTest {
         }
 
         @Test
+        void ruleCompression() throws Exception {
+            Config c = parse(withRules("{ respond: {}, compression: {} }",
+                    "{ files: { root: /srv }, compression: { types: [ Text/*, application/json ], minBytes: 0, level: 9 } }",
+                    "{ backends: [ { upstream: app } ] }"));
+            assertThat(c.routes().get(0).rules()).extracting(Route.Rule::compression).containsExactly(
+                    Route.Compression.DEFAULTS, new Route.Compression(List.of("text/*", "application/json"), 0, 9), null);
+            assertThat(ConfigParser.parse(ConfigWriter.toJson(c, false), "written")).isEqualTo(c);
+        }
+
+        @Test
         void ruleTracing() throws Exception {
             Config c = parse(withRules("{ backends: [ { upstream: app } ], tracing: false }", "{ backends: [ { upstream: app } ] }"));
             assertThat(c.routes().get(0).rules()).extracting(Route.Rule::tracing).containsExactly(false, true);
@@ -938,6 +948,19 @@ class ConfigParserTest {
                         + " { afterBytes: 10 } }"), "routes[0].rules[0].responseRate.bytesPerSecond", "is required"),
                 arguments("responseRate of nothing", withRules("{ backends: [ { upstream: app } ], responseRate:"
                         + " { bytesPerSecond: 0 } }"), "routes[0].rules[0].responseRate.bytesPerSecond", "must be at least 1"),
+                arguments("compression on a redirect", withRules("{ redirect: { scheme: https }, compression: {} }"),
+                        "routes[0].rules[0].compression", "a redirect's answer has no body to compress"),
+                arguments("compression of no types", withRules("{ respond: {}, compression: { types: [] } }"),
+                        "routes[0].rules[0].compression.types", "must list at least one item"),
+                arguments("compression of a file name", withRules("{ respond: {}, compression: { types: [ \"*.js\" ] } }"),
+                        "routes[0].rules[0].compression.types[0]", "must be a media type such as text/html"),
+                arguments("compression of a type with parameters", withRules("{ respond: {}, compression: { types:"
+                        + " [ \"text/html; charset=utf-8\" ] } }"), "routes[0].rules[0].compression.types[0]",
+                        "must be a media type"),
+                arguments("compression level 0", withRules("{ respond: {}, compression: { level: 0 } }"),
+                        "routes[0].rules[0].compression.level", "must be a whole number 1..9"),
+                arguments("compression of a negative size", withRules("{ respond: {}, compression: { minBytes: -1 } }"),
+                        "routes[0].rules[0].compression.minBytes", "must be a whole number of bytes"),
                 arguments("responseRate in words", withRules("{ backends: [ { upstream: app } ], responseRate:"
                         + " { bytesPerSecond: 100k } }"), "routes[0].rules[0].responseRate.bytesPerSecond", "must be a whole number"),
                 arguments("requestBuffering on respond", withRules("{ respond: {}, requestBuffering: {} }"),
@@ -1355,7 +1378,7 @@ class ConfigParserTest {
                 arguments("rule unknown field", withRules("{ respond: {}, rewrite: { to: / } }"),
                         "routes[0].rules[0].rewrite",
                         "unknown field (expected one of matches, respond, files, backends, redirect, cache, timeouts, "
-                                + "retries, hostRewrite, pathRewrite, fastcgi, clientAddresses, basicAuth, rateLimit, cors, maxBodyBytes, requestHeaders, responseHeaders, inFlightLimit, satisfy, errorPages, accessLog, forwardAuth, mirrors, responseRewrite, requestBuffering, responseRate, tracing)"),
+                                + "retries, hostRewrite, pathRewrite, fastcgi, clientAddresses, basicAuth, rateLimit, cors, maxBodyBytes, requestHeaders, responseHeaders, inFlightLimit, satisfy, errorPages, accessLog, forwardAuth, mirrors, responseRewrite, requestBuffering, responseRate, tracing, compression)"),
                 arguments("cors origin with a path", withRules("{ respond: {}, cors: { allowOrigins: [ \"https://a.example.com/x\" ] } }"),
                         "routes[0].rules[0].cors.allowOrigins[0]", "is not * or an origin"),
                 arguments("cors * among others", withRules("{ respond: {}, cors: { allowOrigins: [ \"*\", \"https://a.example.com\" ] } }"),

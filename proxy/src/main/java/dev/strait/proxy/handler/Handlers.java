@@ -4,6 +4,7 @@ import dev.strait.model.Config;
 import dev.strait.model.ConfigParser;
 import dev.strait.model.Route;
 import dev.strait.model.Upstream;
+import dev.strait.proxy.compression.CompressionHandler;
 import dev.strait.proxy.errorpages.ErrorPagesHandler;
 import dev.strait.proxy.fastcgi.FastCgiHandler;
 import dev.strait.proxy.forwardauth.ForwardAuthHandler;
@@ -33,8 +34,10 @@ public final class Handlers {
      */
     public static Handler create(Config config, Route route, int index, Route.Rule rule, String path,
                                  Map<String, UpstreamSpec> upstreams) {
-        // Innermost: only the action's own answers are paced, never a check's refusal or an error page.
-        Handler handler = PacedHandler.wrap(action(config, route, index, rule, path, upstreams), rule.responseRate());
+        // Innermost: only the action's own answers are compressed and paced, never a check's refusal or an error
+        // page; the pace counts the compressed bytes, the ones that go out (as nginx's limit_rate).
+        Handler handler = PacedHandler.wrap(CompressionHandler.wrap(action(config, route, index, rule, path, upstreams),
+                rule.compression()), rule.responseRate());
         if (!rule.mirrors().isEmpty()) {
             // Inside the guards and the check: a request refused never reaches a mirror (nginx's mirror runs
             // after its access phase).

@@ -9,6 +9,53 @@ public final class HeadLines {
         return (head[9] - '0') * 100 + (head[10] - '0') * 10 + (head[11] - '0');
     }
 
+    /**
+     * The value of the first field {@code name} (lower case) names in {@code head}'s lines, spaces around it
+     * trimmed, or null when there is none.
+     */
+    public static String value(byte[] head, String name) {
+        String[] names = {name};
+        for (int i = 0; i + 1 < head.length; i++) {
+            if (head[i] == '\n' && named(head, i + 1, names)) {
+                int from = i + 1 + name.length() + 1;
+                int to = from;
+                while (to < head.length && head[to] != '\r' && head[to] != '\n') {
+                    to++;
+                }
+                return new String(head, from, to - from, java.nio.charset.StandardCharsets.ISO_8859_1).trim();
+            }
+        }
+        return null;
+    }
+
+    /** Every field of {@code head}'s lines (after the status line), in order, into {@code into}. */
+    public static io.netty.handler.codec.http.HttpHeaders fields(byte[] head,
+                                                                 io.netty.handler.codec.http.HttpHeaders into) {
+        int n = head.length;
+        int line = 0;
+        while (line < n && head[line] != '\n') {
+            line++;
+        }
+        for (int start = line + 1; start < n; ) {
+            int end = start;
+            while (end < n && head[end] != '\n') {
+                end++;
+            }
+            int stop = end > start && head[end - 1] == '\r' ? end - 1 : end;
+            int colon = start;
+            while (colon < stop && head[colon] != ':') {
+                colon++;
+            }
+            if (colon < stop) {
+                String name = new String(head, start, colon - start, java.nio.charset.StandardCharsets.ISO_8859_1);
+                String value = new String(head, colon + 1, stop - colon - 1, java.nio.charset.StandardCharsets.ISO_8859_1);
+                into.add(name, value.trim());
+            }
+            start = end + 1;
+        }
+        return into;
+    }
+
     /** {@code a} followed by {@code b}: a head and lines to go after it. */
     public static byte[] concat(byte[] a, byte[] b) {
         byte[] out = java.util.Arrays.copyOf(a, a.length + b.length);

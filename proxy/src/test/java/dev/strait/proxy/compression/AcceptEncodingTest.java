@@ -1,0 +1,38 @@
+package dev.strait.proxy.compression;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.CsvSource;
+
+class AcceptEncodingTest {
+    @ParameterizedTest(name = "[{0}] takes gzip: {1}")
+    @CsvSource(delimiter = '|', nullValues = "NULL", value = {
+            "NULL | false",
+            "'' | false",
+            "gzip | true",
+            "GZip | true",
+            "x-gzip | true",
+            "gzip, deflate, br, zstd | true",
+            "br;q=1.0, gzip;q=0.8, *;q=0.1 | true",
+            "gzip;q=0 | false",
+            "gzip; q=0.000 | false",
+            "gzip;q=0.001 | true",
+            "gzip;Q=1 | true",
+            "br, deflate | false",
+            "identity | false",
+            "* | true",
+            "*;q=0 | false",
+            "*, gzip;q=0 | false",
+            "gzip;q=0, * | false",
+            "gzip;q=2 | false",
+            "gzip;q=abc | false",
+            "gzip;q=0.5;level=1 | true",
+            "  gzip  ;  q=0.5  | true",
+            "gzipped | false",
+            "deflate, , gzip | true",
+    })
+    void readsTheWeights(String field, boolean takes) {
+        assertThat(AcceptEncoding.takesGzip(field)).isEqualTo(takes);
+    }
+}
