@@ -131,6 +131,11 @@ prepare_fixtures() {
   printf 'hello, world\n' >"$TMP/www/hello.txt"            # static-small: 13 bytes
   printf 'hello, world!\n' >"$TMP/www/respond-body.txt"    # respond, proxy, cache-hit, php, node, python, auth
   head -c 1048576 /dev/urandom >"$TMP/www/1m.bin"          # static-1m, tls-static-1m
+  # gzip-static: 32 KiB of HTML-like text, the same every run (compresses ~3x at level 1, as pages do).
+  perl -e 'srand(7); my @w = qw(<p> </p> <li> </li> <a href="/docs"> </a> strait proxy route upstream answer
+    gzip event loop the a of to and in); my $s = "<!doctype html>\n<html><body>\n";
+    while (length($s) < 32768) { $s .= $w[int(rand(@w))] . (rand() < 0.1 ? "\n" : " ") . int(rand(1000)) . " " }
+    print substr($s, 0, 32768)' >"$TMP/www/page.html"
   cp "$BENCH_DIR/apps/hello.php" "$TMP/php/hello.php"
   # One self-signed ECDSA P-256 certificate for every TLS server; curl checks it (--cacert).
   openssl req -x509 -newkey ec -pkeyopt ec_paramgen_curve:prime256v1 -nodes -days 2 -subj /CN=localhost \

@@ -6,10 +6,12 @@
 LOAD_PID=""
 run_load() {
   local sc=$1 url=$2 secs=$3 out=$4
+  local ask=()
   LOAD_RC=0
+  scenario_gzip "$sc" && ask=(-H 'Accept-Encoding: gzip')
   case $(scenario_loader "$sc") in
     wrk)
-      timeout -k 5 $((secs + 30)) taskset -c "$CLIENT_CPU" wrk -t1 -c"$CONNS" -d"${secs}s" --latency "$url" >"$out" 2>&1 & ;;
+      timeout -k 5 $((secs + 30)) taskset -c "$CLIENT_CPU" wrk -t1 -c"$CONNS" -d"${secs}s" --latency "${ask[@]}" "$url" >"$out" 2>&1 & ;;
     h2load)
       timeout -k 5 $((secs + 30)) taskset -c "$CLIENT_CPU" h2load -t1 -c"$CONNS" -m"$H2_STREAMS" -D "$secs" \
         --log-file="$out.lat" "$url" >"$out" 2>&1 & ;;

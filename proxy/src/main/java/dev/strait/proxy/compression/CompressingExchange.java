@@ -36,6 +36,8 @@ import java.util.zip.Deflater;
 final class CompressingExchange extends ForwardingExchange {
     /** What a file read at a time is, compressed before the next is read. */
     private static final int FILE_READ = 32 * 1024;
+    /** The lines a compressed answer's pre-encoded head loses (and gets its own of). */
+    private static final String[] COMPRESSED_REPLACES = {"content-length", "accept-ranges", "etag"};
     private static final byte[] VARY_LINE = "Vary: Accept-Encoding\r\n".getBytes(StandardCharsets.ISO_8859_1);
 
     private enum Verdict {
@@ -141,10 +143,8 @@ final class CompressingExchange extends ForwardingExchange {
         return HttpResponseStatus.valueOf(HeadLines.status(head));
     }
 
-    private static HttpHeaders fieldsOf(byte[] head, byte[] extra) {
-        HttpHeaders h = HeadLines.fields(head, new DefaultHttpHeaders(false));
-        return extra == null ? h : HeadLines.fields(HeadLines.concat("HTTP/1.1 200 OK\r\n".getBytes(
-                StandardCharsets.ISO_8859_1), extra), h);
+    private static HttpHeaders fieldsOf(byte[] head) {
+        return HeadLines.fields(head, new DefaultHttpHeaders(false));
     }
 
     // ---- whole answers ----
@@ -164,8 +164,38 @@ final class CompressingExchange extends ForwardingExchange {
         switch (verdict(head, extra, body.readableBytes())) {
             case PASS -> pass(head, extra, body);
             case VARY -> pass(HeadLines.concat(head, VARY_LINE), extra, body);
-            case COMPRESS -> sendWhole(statusOf(head), fieldsOf(head, extra), body);
+            case COMPRESS -> {
+                ByteBuf zipped;
+                try {
+                    zipped = GzipStream.compress(body, alloc(), policy.level());
+                } finally {
+                    body.release();
+                }
+                pass(compressedHead(head, extra, zipped.readableBytes()), extra, zipped);
+            }
         }
+    }
+
+    /**
+     * {@code head} as a compressed body of {@code length} bytes needs it, edited as bytes (no field map per answer):
+     * its length, ranges and tag lines replaced, the encoding and {@code Vary} added.
+     */
+    private static byte[] compressedHead(byte[] head, byte[] extra, int length) {
+        String etag = HeadLines.value(head, "etag");
+        String vary = HeadLines.value(head, "vary");
+        if (vary == null && extra != null) {
+            vary = HeadLines.value(extra, "vary");
+        }
+        StringBuilder lines = new StringBuilder(96).append("Content-Encoding: gzip\r\n");
+        if (!variesAlready(vary)) {
+            lines.append("Vary: Accept-Encoding\r\n");
+        }
+        if (etag != null) {
+            lines.append("ETag: ").append(etag.startsWith("\"") ? "W/" : "").append(etag).append("\r\n");
+        }
+        lines.append("Content-Length: ").append(length).append("\r\n");
+        return HeadLines.concat(HeadLines.without(head, COMPRESSED_REPLACES),
+                lines.toString().getBytes(StandardCharsets.ISO_8859_1));
     }
 
     private void pass(byte[] head, byte[] extra, ByteBuf body) {
@@ -287,7 +317,7 @@ final class CompressingExchange extends ForwardingExchange {
             ex.sendFile(v == Verdict.VARY ? HeadLines.concat(head, VARY_LINE) : head, file, offset, length);
             return;
         }
-        HttpHeaders headers = fieldsOf(head, null);
+        HttpHeaders headers = fieldsOf(head);
         compressed(headers);
         this.file = file;
         this.filePosition = offset;
