@@ -1806,7 +1806,7 @@ public final class ConfigParser {
         if (!object(n, path)) {
             return null;
         }
-        known(n, path, "root", "index", "followSymlinks", "dotfiles");
+        known(n, path, "root", "index", "followSymlinks", "dotfiles", "precompressed");
         String root = requiredText(n.get("root"), path + ".root");
         List<String> index = n.has("index")
                 ? nonNull(list(n.get("index"), path + ".index", false, (i, ip) -> {
@@ -1818,8 +1818,20 @@ public final class ConfigParser {
                     return s;
                 }))
                 : List.of("index.html");
+        List<String> precompressed = nonNull(list(n.get("precompressed"), path + ".precompressed", false, (e, p) -> {
+            String s = requiredText(e, p);
+            if (s != null && !Route.Files.ENCODINGS.containsKey(s)) {
+                error(p, "must be br, zstd or gzip, got \"" + s + "\"");
+                return null;
+            }
+            return s;
+        }));
+        if (new java.util.HashSet<>(precompressed).size() < precompressed.size()) {
+            error(path + ".precompressed", "names a coding twice: " + precompressed);
+        }
         return new Route.Files(root, index, bool(n.get("followSymlinks"), path + ".followSymlinks", false),
-                enumValue(n.get("dotfiles"), path + ".dotfiles", Route.Dotfiles.IGNORE, Route.Dotfiles.class));
+                enumValue(n.get("dotfiles"), path + ".dotfiles", Route.Dotfiles.IGNORE, Route.Dotfiles.class),
+                precompressed);
     }
 
     private Route.Backends backends(JsonNode n, String path) {

@@ -542,6 +542,9 @@ public final class ConfigWriter {
                     .put("dotfiles", ConfigParser.configName(f.dotfiles()));
             ArrayNode idx = fo.putArray("index");
             f.index().forEach(idx::add);
+            if (!f.precompressed().isEmpty()) {
+                f.precompressed().forEach(fo.putArray("precompressed")::add);
+            }
         } else if (rule.action() instanceof Route.Backends b) {
             ArrayNode bs = o.putArray("backends");
             b.backends().forEach(be -> bs.addObject().put("upstream", be.upstream()).put("weight", be.weight()));

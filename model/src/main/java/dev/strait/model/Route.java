@@ -622,10 +622,22 @@ public record Route(String name, List<String> hosts, List<Rule> rules, List<Stri
      *
      * @param followSymlinks serve symlinks that lead out of the root
      * @param dotfiles what a path with a name starting with '.' gets ({@code /.well-known/} is always served)
+     * @param precompressed content codings ({@link #ENCODINGS}) whose compressed twin beside a file
+     *                      ({@code app.js.br} for {@code app.js}) is sent, as it is, to a client that takes it
+     *                      (nginx's {@code gzip_static}, Caddy's {@code precompressed}); in order of preference
      */
-    public record Files(String root, List<String> index, boolean followSymlinks, Dotfiles dotfiles) implements Action {
+    public record Files(String root, List<String> index, boolean followSymlinks, Dotfiles dotfiles,
+                        List<String> precompressed) implements Action {
+        /** The codings {@code precompressed} may name, and the suffix of each one's files. */
+        public static final Map<String, String> ENCODINGS = Map.of("br", ".br", "zstd", ".zst", "gzip", ".gz");
+
         public Files {
             index = List.copyOf(index);
+            precompressed = precompressed == null ? List.of() : List.copyOf(precompressed);
+        }
+
+        public Files(String root, List<String> index, boolean followSymlinks, Dotfiles dotfiles) {
+            this(root, index, followSymlinks, dotfiles, List.of());
         }
 
         public Files(String root, List<String> index, boolean followSymlinks) {

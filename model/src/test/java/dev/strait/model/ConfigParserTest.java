@@ -540,6 +540,15 @@ class ConfigParserTest {
         }
 
         @Test
+        void filesPrecompressed() throws Exception {
+            Config c = parse(withRules("{ files: { root: /srv, precompressed: [ zstd, br, gzip ] } }",
+                    "{ files: { root: /srv } }"));
+            assertThat(c.routes().get(0).rules()).extracting(r -> ((Route.Files) r.action()).precompressed())
+                    .containsExactly(List.of("zstd", "br", "gzip"), List.of());
+            assertThat(ConfigParser.parse(ConfigWriter.toJson(c, false), "written")).isEqualTo(c);
+        }
+
+        @Test
         void ruleCompression() throws Exception {
             Config c = parse(withRules("{ respond: {}, compression: {} }",
                     "{ files: { root: /srv }, compression: { types: [ Text/*, application/json ], minBytes: 0, level: 9 } }",
@@ -948,6 +957,10 @@ class ConfigParserTest {
                         + " { afterBytes: 10 } }"), "routes[0].rules[0].responseRate.bytesPerSecond", "is required"),
                 arguments("responseRate of nothing", withRules("{ backends: [ { upstream: app } ], responseRate:"
                         + " { bytesPerSecond: 0 } }"), "routes[0].rules[0].responseRate.bytesPerSecond", "must be at least 1"),
+                arguments("precompressed deflate", withRules("{ files: { root: /srv, precompressed: [ br, deflate ] } }"),
+                        "routes[0].rules[0].files.precompressed[1]", "must be br, zstd or gzip, got \"deflate\""),
+                arguments("precompressed twice", withRules("{ files: { root: /srv, precompressed: [ br, br ] } }"),
+                        "routes[0].rules[0].files.precompressed", "names a coding twice"),
                 arguments("compression on a redirect", withRules("{ redirect: { scheme: https }, compression: {} }"),
                         "routes[0].rules[0].compression", "a redirect's answer has no body to compress"),
                 arguments("compression of no types", withRules("{ respond: {}, compression: { types: [] } }"),
@@ -1483,7 +1496,7 @@ class ConfigParserTest {
                 arguments("files followSymlinks not boolean", withRules("{ files: { root: /srv, followSymlinks: maybe } }"),
                         "routes[0].rules[0].files.followSymlinks", "must be true or false"),
                 arguments("files unknown field", withRules("{ files: { root: /srv, autoindex: true } }"),
-                        "routes[0].rules[0].files.autoindex", "unknown field (expected one of root, index, followSymlinks, dotfiles)"),
+                        "routes[0].rules[0].files.autoindex", "unknown field (expected one of root, index, followSymlinks, dotfiles, precompressed)"),
                 arguments("files dotfiles unknown", withRules("{ files: { root: /srv, dotfiles: hide } }"),
                         "routes[0].rules[0].files.dotfiles", "must be one of allow, ignore, got \"hide\""),
                 arguments("backends empty", withRules("{ backends: [] }"), "routes[0].rules[0].backends",

@@ -77,7 +77,7 @@ class ConfigWriterTest {
                     respond: { status: 418, body: "I'm a teapot\\n", headers: { x-z: last, Content-Type: text/plain, a-a: first } }
                   - matches: [ { path: { type: Exact, value: / } } ]
                     files: { root: /srv/www, index: [], followSymlinks: true, dotfiles: allow }
-                  - files: { root: /srv/other }
+                  - files: { root: /srv/other, precompressed: [ br, gzip ] }
                   - backends: [ { upstream: a, weight: 3 }, { upstream: b, weight: 0 } ]
                     cache: { enabled: false }
                     timeouts: { request: 3600s }
