@@ -1,19 +1,47 @@
 package dev.strait.proxy.compression;
 
+import java.util.List;
+
 /**
- * Whether a request's {@code Accept-Encoding} takes gzip (RFC 9110 12.5.3): {@code gzip} (or its old name
- * {@code x-gzip}) with a weight above 0, or, when neither is named, {@code *} with a weight above 0. A field
- * without gzip, with {@code gzip;q=0}, or none at all: the answer goes as it is.
+ * What a request's {@code Accept-Encoding} takes (RFC 9110 12.5.3): a coding named with a weight above 0, or, when
+ * it is not named, {@code *} with a weight above 0 ({@code gzip} also as its old name {@code x-gzip}). A field
+ * without the coding, with {@code coding;q=0}, or no field at all: not taken.
  */
-final class AcceptEncoding {
+public final class AcceptEncoding {
     private AcceptEncoding() {}
 
     /** @param field the request's {@code Accept-Encoding} values joined by commas, or null */
     static boolean takesGzip(String field) {
+        return field != null && weight(field, "gzip") > 0;
+    }
+
+    /**
+     * Of {@code codings} (in the server's order of preference), those the client takes, the one it weighs highest
+     * first, the server's order on a tie; empty when it takes none of them.
+     */
+    public static List<String> ranked(String field, List<String> codings) {
         if (field == null) {
-            return false;
+            return List.of();
         }
-        int gzip = -1;
+        List<String> taken = new java.util.ArrayList<>(codings.size());
+        List<Integer> weights = new java.util.ArrayList<>(codings.size());
+        for (String c : codings) {
+            int w = weight(field, c);
+            if (w > 0) {
+                int at = 0;
+                while (at < weights.size() && weights.get(at) >= w) {
+                    at++;
+                }
+                taken.add(at, c);
+                weights.add(at, w);
+            }
+        }
+        return taken;
+    }
+
+    /** The weight in thousandths {@code field} gives {@code coding}: its own, else {@code *}'s, else 0. */
+    static int weight(String field, String coding) {
+        int own = -1;
         int any = -1;
         int n = field.length();
         for (int start = 0; start < n; ) {
@@ -23,25 +51,25 @@ final class AcceptEncoding {
             }
             int semi = field.indexOf(';', start);
             int tokenEnd = semi >= 0 && semi < end ? semi : end;
-            String coding = field.substring(start, tokenEnd).trim();
-            int weight = tokenEnd < end ? weight(field.substring(tokenEnd + 1, end)) : 1000;
+            String token = field.substring(start, tokenEnd).trim();
+            int weight = tokenEnd < end ? qvalue(field.substring(tokenEnd + 1, end)) : 1000;
             if (weight >= 0) {
-                if (coding.equalsIgnoreCase("gzip") || coding.equalsIgnoreCase("x-gzip")) {
-                    gzip = Math.max(gzip, weight);
-                } else if (coding.equals("*")) {
+                if (token.equalsIgnoreCase(coding) || coding.equals("gzip") && token.equalsIgnoreCase("x-gzip")) {
+                    own = Math.max(own, weight);
+                } else if (token.equals("*")) {
                     any = Math.max(any, weight);
                 }
             }
             start = end + 1;
         }
-        return gzip >= 0 ? gzip > 0 : any > 0;
+        return own >= 0 ? own : Math.max(any, 0);
     }
 
     /**
      * The weight in thousandths of {@code params} ({@code q=0.5} is 500; without {@code q}, 1000), or -1 when
      * {@code q} is no qvalue: such an element is left out, as if not sent.
      */
-    private static int weight(String params) {
+    private static int qvalue(String params) {
         for (String p : params.split(";")) {
             String t = p.trim();
             if (t.length() < 2 || (t.charAt(0) | 0x20) != 'q' || t.charAt(1) != '=') {

@@ -2,6 +2,8 @@ package dev.strait.proxy.compression;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
+import java.util.List;
+import org.junit.jupiter.api.Test;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.CsvSource;
 
@@ -34,5 +36,18 @@ class AcceptEncodingTest {
     })
     void readsTheWeights(String field, boolean takes) {
         assertThat(AcceptEncoding.takesGzip(field)).isEqualTo(takes);
+    }
+
+    @Test
+    void codingsAreRankedByTheClientsWeightThenTheServersOrder() {
+        List<String> ours = List.of("zstd", "br", "gzip");
+        assertThat(AcceptEncoding.ranked("gzip, deflate, br, zstd", ours)).containsExactly("zstd", "br", "gzip");
+        assertThat(AcceptEncoding.ranked("gzip, deflate, br", ours)).containsExactly("br", "gzip");
+        assertThat(AcceptEncoding.ranked("gzip;q=1, br;q=0.5, zstd;q=0.7", ours)).containsExactly("gzip", "zstd", "br");
+        assertThat(AcceptEncoding.ranked("x-gzip", ours)).containsExactly("gzip");
+        assertThat(AcceptEncoding.ranked("*;q=0.5, zstd;q=0", ours)).containsExactly("br", "gzip");
+        assertThat(AcceptEncoding.ranked("identity", ours)).isEmpty();
+        assertThat(AcceptEncoding.ranked("br;q=0, gzip;q=0", List.of("br", "gzip"))).isEmpty();
+        assertThat(AcceptEncoding.ranked(null, ours)).isEmpty();
     }
 }

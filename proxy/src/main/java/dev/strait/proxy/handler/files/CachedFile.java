@@ -38,6 +38,10 @@ final class CachedFile {
     final FileStamp stamp;
     final long mtimeSeconds;
     final String contentType;
+    /** The content coding of the bytes (a precompressed twin's), or null for the file as it is. */
+    final String encoding;
+    /** Whether the answers carry {@code Vary: Accept-Encoding} (the rule has {@code precompressed}). */
+    final boolean vary;
     /** Strong, like nginx's: {@code "<hex mtime ms>-<hex size>"}. */
     final String etag;
     /** IMF-fixdate of {@link #mtimeSeconds}. */
@@ -58,6 +62,14 @@ final class CachedFile {
     private volatile Object mapped;
 
     CachedFile(Path path, File file, FileStamp stamp, String contentType, byte[] body) {
+        this(path, file, stamp, contentType, body, null, false);
+    }
+
+    /**
+     * @param encoding the content coding of the file's bytes (a precompressed twin's: {@code br}), or null
+     * @param vary     whether the rule picks a twin by {@code Accept-Encoding}: every answer says so in {@code Vary}
+     */
+    CachedFile(Path path, File file, FileStamp stamp, String contentType, byte[] body, String encoding, boolean vary) {
         this.path = path;
         this.file = file;
         this.size = body != null ? body.length : stamp.size();
@@ -66,24 +78,34 @@ final class CachedFile {
         long mtimeMillis = mtime.toMillis();
         this.mtimeSeconds = Math.floorDiv(mtimeMillis, 1000);
         this.contentType = contentType;
+        this.encoding = encoding;
+        this.vary = vary;
         this.etag = "\"" + Long.toHexString(mtimeMillis) + "-" + Long.toHexString(size) + "\"";
         this.lastModified = HttpDates.format(mtimeSeconds);
-        this.head200 = ResponseHead.status(200)
+        this.head200 = coded(ResponseHead.status(200)
                 .header("Content-Type", contentType)
                 .header("Content-Length", size)
                 .header("Last-Modified", lastModified)
                 .header("ETag", etag)
-                .header("Accept-Ranges", "bytes")
+                .header("Accept-Ranges", "bytes"))
                 .encode();
         // RFC 9110 15.4.5: a 304 carries the validators a 200 would, and no Content-Length here, since
         // it would describe a body this response does not have.
-        this.head304 = ResponseHead.status(304)
+        ResponseHead h304 = ResponseHead.status(304)
                 .header("Last-Modified", lastModified)
-                .header("ETag", etag)
-                .encode();
+                .header("ETag", etag);
+        this.head304 = (vary ? h304.header("Vary", "Accept-Encoding") : h304).encode();
         this.body = body;
         this.weight = 256 + head200.length + head304.length + (body != null ? body.length : 0)
                 + 2 * path.toString().length();
+    }
+
+    /** {@code head} with this file's coding and {@code Vary}, when it has them. */
+    ResponseHead coded(ResponseHead head) {
+        if (encoding != null) {
+            head.header("Content-Encoding", encoding);
+        }
+        return vary ? head.header("Vary", "Accept-Encoding") : head;
     }
 
     boolean isSmall() {
@@ -147,13 +169,13 @@ final class CachedFile {
 
     /** The 206 head for {@code range} of this file. */
     byte[] head206(ByteRange range) {
-        return ResponseHead.status(206)
+        return coded(ResponseHead.status(206)
                 .header("Content-Type", contentType)
                 .header("Content-Length", range.length())
                 .header("Content-Range", "bytes " + range.first() + "-" + range.last() + "/" + size)
                 .header("Last-Modified", lastModified)
                 .header("ETag", etag)
-                .header("Accept-Ranges", "bytes")
+                .header("Accept-Ranges", "bytes"))
                 .encode();
     }
 

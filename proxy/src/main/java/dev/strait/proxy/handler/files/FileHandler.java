@@ -1,6 +1,7 @@
 package dev.strait.proxy.handler.files;
 
 import dev.strait.model.Route;
+import dev.strait.proxy.compression.AcceptEncoding;
 import dev.strait.proxy.http.Exchange;
 import dev.strait.proxy.http.ResponseHead;
 import dev.strait.proxy.route.Handler;
@@ -22,6 +23,7 @@ import java.nio.file.Path;
 import java.nio.file.StandardOpenOption;
 import java.util.Arrays;
 import java.util.List;
+import java.util.concurrent.ConcurrentHashMap;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -95,9 +97,24 @@ public final class FileHandler implements Handler {
     private final boolean serveDotfiles;
     private final int smallFileMax;
     private final FileCache cache;
+    /** {@code files.precompressed}: the codings whose twins are looked for, in order of preference. */
+    private final List<String> precompressed;
+    /**
+     * Twins looked for and not found (by cache key), with when: a file without one is not looked up again for
+     * {@link #ABSENT_NANOS}, as nginx's {@code open_file_cache_errors}.
+     */
+    private final ConcurrentHashMap<String, Long> absent = new ConcurrentHashMap<>();
+    private static final long ABSENT_NANOS = 1_000_000_000L;
+    private static final int ABSENT_MAX = 4096;
 
     FileHandler(Path root, Path rootReal, List<String> index, boolean followSymlinks, boolean serveDotfiles,
                 int smallFileMax, FileCache cache) {
+        this(root, rootReal, index, followSymlinks, serveDotfiles, smallFileMax, cache, List.of());
+    }
+
+    FileHandler(Path root, Path rootReal, List<String> index, boolean followSymlinks, boolean serveDotfiles,
+                int smallFileMax, FileCache cache, List<String> precompressed) {
+        this.precompressed = precompressed;
         this.root = root;
         this.rootReal = rootReal;
         this.index = index.toArray(String[]::new);
@@ -139,7 +156,7 @@ public final class FileHandler implements Handler {
         }
         return new FileHandler(root, rootReal, files.index(), files.followSymlinks(),
                 files.dotfiles() == Route.Dotfiles.ALLOW, SMALL_FILE_MAX,
-                new FileCache(CACHE_MAX_ENTRIES, CACHE_MAX_BYTES));
+                new FileCache(CACHE_MAX_ENTRIES, CACHE_MAX_BYTES), files.precompressed());
     }
 
     /** For tests: the mapping the cache holds for {@code key}, without making one. */
@@ -170,18 +187,63 @@ public final class FileHandler implements Handler {
             exchange.sendError(HttpResponseStatus.NOT_FOUND);
             return;
         }
+        if (!precompressed.isEmpty()) {
+            for (String coding : AcceptEncoding.ranked(acceptEncoding(exchange), precompressed)) {
+                CachedFile twin = twin(key, coding);
+                if (twin != null) {
+                    serve(exchange, key + '\0' + coding, twin, mayReload);
+                    return;
+                }
+            }
+        }
         CachedFile f = cache.get(key);
         if (f != null && !isFresh(f)) {
             cache.remove(key, f);
             f = null;
         }
         if (f == null) {
-            f = load(exchange, key);
+            f = load(exchange, key, null);
             if (f == null) {
                 return; // answered: 301, 403 or 404
             }
         }
         serve(exchange, key, f, mayReload);
+    }
+
+    private static String acceptEncoding(Exchange exchange) {
+        List<String> all = exchange.request().headers().getAll(HttpHeaderNames.ACCEPT_ENCODING);
+        return all.isEmpty() ? null : all.size() == 1 ? all.get(0) : String.join(",", all);
+    }
+
+    /**
+     * The twin of {@code key}'s file in {@code coding} ({@code app.js.br}), from the cache or loaded; null when
+     * there is none to send (none beside the file, unreadable, outside the root, changing), and the file as it is
+     * is answered. The cache keeps it under {@code key}, a NUL and the coding, which no request's key holds.
+     */
+    private CachedFile twin(String key, String coding) {
+        String twinKey = key + '\0' + coding;
+        CachedFile f = cache.get(twinKey);
+        if (f != null && !isFresh(f)) {
+            cache.remove(twinKey, f);
+            f = null;
+        }
+        if (f != null) {
+            return f;
+        }
+        Long missed = absent.get(twinKey);
+        if (missed != null && System.nanoTime() - missed < ABSENT_NANOS) {
+            return null;
+        }
+        f = load(null, key, coding);
+        if (f == null) {
+            if (absent.size() >= ABSENT_MAX) {
+                absent.clear();
+            }
+            absent.put(twinKey, System.nanoTime());
+        } else {
+            absent.remove(twinKey);
+        }
+        return f;
     }
 
     private static boolean isFresh(CachedFile f) {
@@ -196,10 +258,10 @@ public final class FileHandler implements Handler {
      * Finds, checks and (when it is consistent) caches the file for {@code key}; or answers and returns null.
      * A file replaced or written while it is loaded is loaded again, a few times at most.
      */
-    private CachedFile load(Exchange exchange, String key) {
+    private CachedFile load(Exchange exchange, String key, String coding) {
         for (int attempt = 1; ; attempt++) {
             try {
-                return loadOnce(exchange, key, attempt == LOAD_ATTEMPTS);
+                return loadOnce(exchange, key, coding, attempt == LOAD_ATTEMPTS);
             } catch (VersionChanged e) {
                 // try again: the next stat sees the version that replaced it
             }
@@ -210,9 +272,12 @@ public final class FileHandler implements Handler {
      * One attempt of {@link #load}. Stats, opens, stats again and (for a small file) reads and stats once more:
      * only when every stat agrees are the validators those of the bytes the channel holds.
      *
+     * @param exchange what is answered when the file cannot be served; null when looking for a twin, which is
+     *                 then not found (null) whatever the reason, and nothing answered
+     * @param coding   null for the file itself; else the coding of the twin beside it to load
      * @param last whether a file that changed meanwhile is answered anyway instead of {@link VersionChanged}
      */
-    private CachedFile loadOnce(Exchange exchange, String key, boolean last) throws VersionChanged {
+    private CachedFile loadOnce(Exchange exchange, String key, String coding, boolean last) throws VersionChanged {
         // Relative, whatever the number of leading slashes: Path.resolve("/etc/passwd") would
         // return that absolute path, and "//etc/passwd" is a path the normaliser lets through.
         int start = 1;
@@ -237,36 +302,39 @@ public final class FileHandler implements Handler {
                     }
                 }
                 if (attrs == null) {
-                    exchange.sendError(HttpResponseStatus.NOT_FOUND); // no listings
-                    return null;
+                    return refuse(exchange, HttpResponseStatus.NOT_FOUND); // no listings
                 }
             } else {
                 file = root.resolve(rel);
                 attrs = FileStamp.of(file);
                 if (attrs.isDirectory()) {
-                    if (insideRoot(file.toRealPath())) {
+                    if (exchange != null && insideRoot(file.toRealPath())) {
                         redirectToDirectory(exchange);
-                    } else {
-                        exchange.sendError(HttpResponseStatus.NOT_FOUND);
+                        return null;
                     }
-                    return null;
+                    return refuse(exchange, HttpResponseStatus.NOT_FOUND);
                 }
                 if (!attrs.isRegularFile()) {
-                    exchange.sendError(HttpResponseStatus.NOT_FOUND); // devices, FIFOs, sockets
-                    return null;
+                    return refuse(exchange, HttpResponseStatus.NOT_FOUND); // devices, FIFOs, sockets
+                }
+            }
+            // The file's own type, its twin's too (app.js.br is JavaScript, in brotli).
+            String contentType = MimeTypes.forFileName(file.getFileName().toString());
+            if (coding != null) {
+                file = file.resolveSibling(file.getFileName() + Route.Files.ENCODINGS.get(coding));
+                attrs = statOrNull(file);
+                if (attrs == null || !attrs.isRegularFile()) {
+                    return null; // none beside it: the file as it is
                 }
             }
             if (!file.startsWith(root)) {
-                exchange.sendError(HttpResponseStatus.NOT_FOUND); // cannot happen; cheap to be sure
-                return null;
+                return refuse(exchange, HttpResponseStatus.NOT_FOUND); // cannot happen; cheap to be sure
             }
             Path real = file.toRealPath();
             if (!insideRoot(real)) {
                 log.debug("{}: leads out of the root {} to {}; refused (followSymlinks is off)", file, root, real);
-                exchange.sendError(HttpResponseStatus.NOT_FOUND);
-                return null;
+                return refuse(exchange, HttpResponseStatus.NOT_FOUND);
             }
-            String contentType = MimeTypes.forFileName(file.getFileName().toString());
             byte[] body = null;
             boolean same;
             // Opened here for every file: one that cannot be read is answered 403 before any head is sent.
@@ -284,22 +352,30 @@ public final class FileHandler implements Handler {
                 if (!last) {
                     throw VersionChanged.INSTANCE;
                 }
-                sendUnstable(exchange, file, contentType, body);
+                if (exchange != null) {
+                    sendUnstable(exchange, file, contentType, body);
+                }
                 return null;
             }
-            CachedFile f = new CachedFile(file, real.toFile(), attrs, contentType, body);
-            if (!cacheable || !cache.put(key, f)) {
+            CachedFile f = new CachedFile(file, real.toFile(), attrs, contentType, body, coding, !precompressed.isEmpty());
+            if (!cacheable || !cache.put(coding == null ? key : key + '\0' + coding, f)) {
                 f.release(); // not in the cache, so never mapped: nothing would unmap it
             }
             return f;
         } catch (AccessDeniedException e) {
-            exchange.sendError(HttpResponseStatus.FORBIDDEN);
-            return null;
+            return refuse(exchange, HttpResponseStatus.FORBIDDEN);
         } catch (IOException | InvalidPathException e) {
             // NoSuchFile, NotDirectory ("/a.txt/x"), name too long, a loop of links: not found.
-            exchange.sendError(HttpResponseStatus.NOT_FOUND);
-            return null;
+            return refuse(exchange, HttpResponseStatus.NOT_FOUND);
         }
+    }
+
+    /** Answers {@code status} when there is an exchange to answer (not when looking for a twin); null. */
+    private static CachedFile refuse(Exchange exchange, HttpResponseStatus status) {
+        if (exchange != null) {
+            exchange.sendError(status);
+        }
+        return null;
     }
 
     private static FileStamp statOrNull(Path p) throws AccessDeniedException {
@@ -392,7 +468,8 @@ public final class FileHandler implements Handler {
         }
         // Range is defined for GET only (RFC 9110 14.2); an empty file has no range to give, so the
         // (empty) whole is sent rather than a 416 a client could not act on.
-        if (!exchange.isHead() && f.size > 0 && (v = headers.get(RANGE)) != null) {
+        // A twin's ranges would be of its compressed bytes, which few clients ask for knowingly: it goes whole.
+        if (!exchange.isHead() && f.size > 0 && f.encoding == null && (v = headers.get(RANGE)) != null) {
             String ifRange = headers.get(IF_RANGE);
             ByteRange[] ranges = ifRange == null || ifRangeHolds(ifRange, f) ? ByteRange.parse(v, f.size) : null;
             if (ranges == ByteRange.UNSATISFIABLE) {

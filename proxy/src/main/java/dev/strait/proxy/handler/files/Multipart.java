@@ -58,12 +58,12 @@ final class Multipart {
         }
         byte[] tail = ("\r\n--" + boundary + "--\r\n").getBytes(StandardCharsets.ISO_8859_1);
         length += tail.length;
-        byte[] head = ResponseHead.status(206)
+        byte[] head = f.coded(ResponseHead.status(206)
                 .header("Content-Type", "multipart/byteranges; boundary=" + boundary)
                 .header("Content-Length", length)
                 .header("Last-Modified", f.lastModified)
                 .header("ETag", f.etag)
-                .header("Accept-Ranges", "bytes")
+                .header("Accept-Ranges", "bytes"))
                 .encode();
         return new Multipart(head, partHeads, tail, ranges, length);
     }
