@@ -805,7 +805,7 @@ public final class ConfigParser {
         if (!object(n, path)) {
             return null;
         }
-        known(n, path, "name", "hosts", "rules", "listeners", "tlsPassthrough");
+        known(n, path, "name", "hosts", "rules", "listeners", "tlsPassthrough", "hsts");
         String name = name(n.get("name"), path + ".name");
         List<String> hosts = list(n.get("hosts"), path + ".hosts", true, this::host);
         Route.TlsPassthrough passthrough = null;
@@ -840,7 +840,36 @@ public final class ConfigParser {
                 }
             }
         }
-        return new Route(name, nonNull(hosts), nonNull(rules), listeners, passthrough);
+        Route.Hsts hsts = hsts(n.get("hsts"), path + ".hsts");
+        if (hsts != null && passthrough != null) {
+            error(path + ".hsts", "a route with tlsPassthrough gives no answers to add it to: its backend ends TLS");
+        }
+        return new Route(name, nonNull(hosts), nonNull(rules), listeners, passthrough, hsts);
+    }
+
+    /** {@code { maxAgeSeconds, includeSubDomains, preload }} ({@code {}}: one year); null when absent. */
+    private Route.Hsts hsts(JsonNode n, String path) {
+        if (n == null || n.isNull() || !object(n, path)) {
+            return null;
+        }
+        known(n, path, "maxAgeSeconds", "includeSubDomains", "preload");
+        JsonNode an = n.get("maxAgeSeconds");
+        long maxAge = Route.Hsts.DEFAULT_MAX_AGE;
+        if (an != null && !an.isNull()) {
+            if (!an.isIntegralNumber() || !an.canConvertToLong() || an.asLong() < 0) {
+                error(path + ".maxAgeSeconds", "must be a whole number of seconds (0 tells browsers to forget the"
+                        + " host), got " + describe(an));
+            } else {
+                maxAge = an.asLong();
+            }
+        }
+        boolean sub = bool(n.get("includeSubDomains"), path + ".includeSubDomains", false);
+        boolean preload = bool(n.get("preload"), path + ".preload", false);
+        if (preload && (!sub || maxAge < Route.Hsts.DEFAULT_MAX_AGE)) {
+            error(path + ".preload", "needs includeSubDomains: true and maxAgeSeconds of at least 31536000 (one year),"
+                    + " as the browsers' preload list requires");
+        }
+        return new Route.Hsts(maxAge, sub, preload);
     }
 
     /** A cookie's {@code Domain}, as {@link Upstream.SetCookie#domainProblem} takes it. */

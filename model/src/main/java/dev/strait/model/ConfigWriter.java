@@ -400,6 +400,10 @@ public final class ConfigWriter {
             ArrayNode listeners = o.putArray("listeners");
             r.listeners().forEach(listeners::add);
         }
+        if (r.hsts() != null) {
+            o.putObject("hsts").put("maxAgeSeconds", r.hsts().maxAgeSeconds())
+                    .put("includeSubDomains", r.hsts().includeSubDomains()).put("preload", r.hsts().preload());
+        }
         if (r.tlsPassthrough() != null) {
             ObjectNode tp = o.putObject("tlsPassthrough").put("upstream", r.tlsPassthrough().upstream());
             if (r.tlsPassthrough().proxyProtocol() > 0) {

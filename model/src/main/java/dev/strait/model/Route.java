@@ -14,12 +14,34 @@ import java.util.Map;
  *                       they are (the upstream ends TLS), or {@code null}; such a route has no rules
  */
 public record Route(String name, List<String> hosts, List<Rule> rules, List<String> listeners,
-                    TlsPassthrough tlsPassthrough) {
+                    TlsPassthrough tlsPassthrough, Hsts hsts) {
 
     public Route {
         hosts = List.copyOf(hosts);
         rules = List.copyOf(rules);
         listeners = listeners == null ? null : List.copyOf(listeners);
+    }
+
+    /** A route whose answers carry no {@code Strict-Transport-Security} of the proxy's. */
+    public Route(String name, List<String> hosts, List<Rule> rules, List<String> listeners,
+                 TlsPassthrough tlsPassthrough) {
+        this(name, hosts, rules, listeners, tlsPassthrough, null);
+    }
+
+    /**
+     * HTTP Strict Transport Security (RFC 6797) for a route's hosts: every answer its rules give over https (the
+     * connection's scheme, or a trusted peer's {@code X-Forwarded-Proto}) carries {@code Strict-Transport-Security},
+     * unless it has one of its own; never over plain HTTP (RFC 6797 7.2). ingress-nginx's {@code hsts},
+     * {@code hsts-max-age}, {@code hsts-include-subdomains}, {@code hsts-preload}.
+     */
+    public record Hsts(long maxAgeSeconds, boolean includeSubDomains, boolean preload) {
+        /** One year: ingress-nginx's default, and the least the browsers' preload lists take. */
+        public static final long DEFAULT_MAX_AGE = 31_536_000;
+
+        /** The field's value: {@code max-age=31536000; includeSubDomains}. */
+        public String value() {
+            return "max-age=" + maxAgeSeconds + (includeSubDomains ? "; includeSubDomains" : "") + (preload ? "; preload" : "");
+        }
     }
 
     /** A route whose rules answer (no TLS passthrough). */

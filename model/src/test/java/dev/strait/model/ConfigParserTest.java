@@ -350,6 +350,20 @@ class ConfigParserTest {
         }
 
         @Test
+        void aRouteMayAskBrowsersForHttpsOnly() throws Exception {
+            Config c = parse(LISTENER + "routes: [ { name: a, hosts: [ a.example.com ], hsts: {}, rules: [ { respond: {} } ] },\n"
+                    + " { name: b, hosts: [ b.example.com ], rules: [ { respond: {} } ],\n"
+                    + "   hsts: { maxAgeSeconds: 63072000, includeSubDomains: true, preload: true } },\n"
+                    + " { name: c, hosts: [ c.example.com ], hsts: { maxAgeSeconds: 0 }, rules: [ { respond: {} } ] },\n"
+                    + " { name: d, hosts: [ d.example.com ], rules: [ { respond: {} } ] } ]\n");
+            assertThat(c.routes()).extracting(Route::hsts).containsExactly(new Route.Hsts(31_536_000, false, false),
+                    new Route.Hsts(63_072_000, true, true), new Route.Hsts(0, false, false), null);
+            assertThat(c.routes().get(1).hsts().value()).isEqualTo("max-age=63072000; includeSubDomains; preload");
+            assertThat(c.routes().get(2).hsts().value()).isEqualTo("max-age=0");
+            assertThat(ConfigParser.parse(ConfigWriter.toJson(c, false), "written")).isEqualTo(c);
+        }
+
+        @Test
         void theRequestTargetAndAQueryParameterCanBeHashed() throws Exception {
             Config c = parse(LISTENER + "upstreams: [ { name: a, loadBalancer: consistent-hash, hashOn: { source: uri } },\n"
                     + " { name: b, loadBalancer: consistent-hash, hashOn: { source: path } },\n"
@@ -957,6 +971,18 @@ class ConfigParserTest {
                         + " { afterBytes: 10 } }"), "routes[0].rules[0].responseRate.bytesPerSecond", "is required"),
                 arguments("responseRate of nothing", withRules("{ backends: [ { upstream: app } ], responseRate:"
                         + " { bytesPerSecond: 0 } }"), "routes[0].rules[0].responseRate.bytesPerSecond", "must be at least 1"),
+                arguments("hsts preload without subdomains", LISTENER + "routes: [ { name: a, hosts: [ a.example.com ],"
+                        + " hsts: { preload: true }, rules: [ { respond: {} } ] } ]\n", "routes[0].hsts.preload",
+                        "needs includeSubDomains: true and maxAgeSeconds of at least 31536000"),
+                arguments("hsts preload for a day", LISTENER + "routes: [ { name: a, hosts: [ a.example.com ], hsts:"
+                        + " { maxAgeSeconds: 86400, includeSubDomains: true, preload: true }, rules: [ { respond: {} } ] } ]\n",
+                        "routes[0].hsts.preload", "needs includeSubDomains: true"),
+                arguments("hsts max-age as a duration", LISTENER + "routes: [ { name: a, hosts: [ a.example.com ],"
+                        + " hsts: { maxAgeSeconds: 1y }, rules: [ { respond: {} } ] } ]\n", "routes[0].hsts.maxAgeSeconds",
+                        "must be a whole number of seconds"),
+                arguments("hsts on a passthrough", LISTENER + "upstreams: [ { name: a } ]\nroutes: [ { name: a, hosts:"
+                        + " [ a.example.com ], hsts: {}, tlsPassthrough: { upstream: a } } ]\n", "routes[0].hsts",
+                        "a route with tlsPassthrough gives no answers"),
                 arguments("precompressed deflate", withRules("{ files: { root: /srv, precompressed: [ br, deflate ] } }"),
                         "routes[0].rules[0].files.precompressed[1]", "must be br, zstd or gzip, got \"deflate\""),
                 arguments("precompressed twice", withRules("{ files: { root: /srv, precompressed: [ br, br ] } }"),
@@ -1377,7 +1403,7 @@ class ConfigParserTest {
                 arguments("route unknown field (CRD-only ingressClassName)",
                         l + "routes: [ { name: r, ingressClassName: strait, hosts: [\"*\"], rules: [ " + OK_RULE
                                 + " ] } ]\n",
-                        "routes[0].ingressClassName", "unknown field (expected one of name, hosts, rules, listeners, tlsPassthrough)"),
+                        "routes[0].ingressClassName", "unknown field (expected one of name, hosts, rules, listeners, tlsPassthrough, hsts)"),
                 arguments("rule not a mapping", withRules("respond"), "routes[0].rules[0]", "must be a mapping"),
 
                 // rules and actions
