@@ -12,7 +12,8 @@ import org.junit.jupiter.api.Test;
 
 /**
  * A Route's {@code compression}: the config's shape, carried to the snapshot as it is ({@code {}} the defaults, on any
- * action but a redirect); what the proxies' parser refuses, the operator refuses, naming the field.
+ * action but a redirect); what the proxies' parser refuses, the operator refuses, naming the field. The operator's
+ * {@code --ingress-compression} is for Ingresses only: a Route states its own.
  */
 class RouteCompressionTest {
     private static final String SPEC = """
@@ -101,5 +102,20 @@ class RouteCompressionTest {
         Translation t = Fixtures.translate(route("shop", "site", 1, guarded), WEB, WEB_PODS);
         assertThat(rules(t).get(0).action()).isEqualTo(new Route.Backends(List.of(new Route.Backend(Translator.UNRESOLVED, 1))));
         assertThat(rules(t).get(0).compression()).isNull();
+    }
+
+    /** The operator's compression for Ingresses is no Route's: a Route without compression stays without. */
+    @Test
+    void theIngressCompressionFlagLeavesRoutesAlone() {
+        ProxyDefaults d = ProxyDefaults.STANDARD;
+        Translator translator = new Translator(new ProxyDefaults(d.defaultClass(), d.sidecarClass(), d.http(), d.https(),
+                d.admin(), d.limits(), d.accessLog(), d.forwardedHeaders(), d.proxyProtocol(), d.tracing(),
+                d.clusterDomain(), Route.Compression.DEFAULTS));
+        Translation t = translator.translate(Fixtures.inputs(route("shop", "site", 1, SPEC), WEB, WEB_PODS));
+        assertThat(rules(t)).extracting(Route.Rule::compression).containsExactly(
+                new Route.Compression(List.of("application/json", "text/*"), 256, 5),
+                Route.Compression.DEFAULTS,
+                null,
+                new Route.Compression(Route.Compression.DEFAULT_TYPES, Route.Compression.DEFAULT_MIN_BYTES, 9));
     }
 }
