@@ -261,6 +261,37 @@ class HelmChartTest {
                 .noneMatch(a -> a.startsWith("--proxy-tracing"));
     }
 
+    /** ingress.compression.* become the operator's --ingress-compression* flags, and only when enabled. */
+    @Test
+    void ingressCompressionIsPassedToTheOperatorWhenEnabled(@org.junit.jupiter.api.io.TempDir Path dir) throws Exception {
+        assertThat(operatorArgs(Map.of())).as("off by default").noneMatch(a -> a.startsWith("--ingress-compression"));
+        assertThat(operatorArgs(Map.of("ingress.compression.level", 5))).as("settings without enabled do nothing")
+                .noneMatch(a -> a.startsWith("--ingress-compression"));
+        assertThat(operatorArgs(Map.of("ingress.compression.enabled", true))).containsSubsequence(
+                "--ingress-compression=true", "--ingress-compression-level=1", "--ingress-compression-min-bytes=1024")
+                .as("no types: the proxies' defaults").noneMatch(a -> a.startsWith("--ingress-compression-types"));
+        Path values = dir.resolve("values.yaml");
+        Files.writeString(values, """
+                ingress:
+                  compression: { enabled: true, level: 6, minBytes: 1048576, types: [ application/json, "text/*" ] }
+                """);
+        List<String> args = one(objects(Chart.template("strait", c -> c.withValuesFile(values))), Deployment.class,
+                "strait-operator").getSpec().getTemplate().getSpec().getContainers().get(0).getArgs();
+        assertThat(args).containsSubsequence("--ingress-compression=true", "--ingress-compression-level=6",
+                "--ingress-compression-min-bytes=1048576", "--ingress-compression-types=application/json,text/*");
+        for (Map.Entry<String, Object> bad : List.of(Map.<String, Object>entry("ingress.compression.level", 0),
+                Map.<String, Object>entry("ingress.compression.level", 10),
+                Map.<String, Object>entry("ingress.compression.minBytes", -1),
+                Map.<String, Object>entry("ingress.compression.enabled", "yes"),
+                Map.<String, Object>entry("ingress.compression.types", "text/html"))) {
+            assertThatThrownBy(() -> Chart.template("strait", Map.of(bad.getKey(), bad.getValue()))).as("%s", bad)
+                    .hasMessageContaining("/" + bad.getKey().replace('.', '/'));
+        }
+        Files.writeString(values, "ingress: { compression: { types: [ text ] } }\n");
+        assertThatThrownBy(() -> Chart.template("strait", c -> c.withValuesFile(values)))
+                .hasMessageContaining("/ingress/compression/types/0");
+    }
+
     /**
      * clusterDomain becomes the operator's --cluster-domain, and the control channel's certificate names its Service in
      * that domain (the proxies dial NAME.NAMESPACE.svc, which every domain answers).

@@ -86,6 +86,13 @@ public final class Main {
               --proxy-tracing-service-name NAME  the spans' service.name (default strait)
               --proxy-tracing-trust-incoming true|false|A,B,...  continue a client's traceparent: always,
                                            never, or only from these addresses and CIDR blocks (default true)
+              --ingress-compression true|false  every backend path of an Ingress sends its text answers
+                                           gzip-compressed to clients that take it, as ingress-nginx's
+                                           use-gzip (default false; Routes state their own compression)
+              --ingress-compression-level N  zlib's level, 1 (fastest) to 9 (smallest) (default 1)
+              --ingress-compression-min-bytes N  answers known to be shorter go as they are (default 1024)
+              --ingress-compression-types A/B,C/*  the media types compressed (default: the text formats
+                                           of the web, docs/config.md)
               --server-side-apply true|false  patch status with server-side apply and let the API server
                                            filter Secrets (default true; false for API servers without,
                                            such as fabric8's mock server)
@@ -124,6 +131,14 @@ public final class Main {
             System.exit(2);
             return;
         }
+        dev.strait.model.Route.Compression ingressCompression;
+        try {
+            ingressCompression = ingressCompression(opts);
+        } catch (IllegalArgumentException e) {
+            System.err.println(e.getMessage());
+            System.exit(2);
+            return;
+        }
         String clusterDomain;
         try {
             clusterDomain = clusterDomain(opts.get("cluster-domain"));
@@ -144,7 +159,8 @@ public final class Main {
                     flag(opts, "proxy-https-address", d.https().toString(), HostPort::parse),
                     flag(opts, "proxy-admin-address", d.admin().toString(), HostPort::parse),
                     d.limits(), d.accessLog(), flag(opts, "proxy-trusted-peers", null, Main::trustedPeers),
-                    flag(opts, "proxy-protocol", null, Main::proxyProtocol), tracing, clusterDomain));
+                    flag(opts, "proxy-protocol", null, Main::proxyProtocol), tracing, clusterDomain,
+                    ingressCompression));
         } catch (IllegalArgumentException e) {
             System.err.println(e.getMessage());
             System.exit(2);
@@ -340,10 +356,6 @@ public final class Main {
     }
 
     /**
-     * {@code --proxy-protocol}: true or false, nothing else. A misspelt value is refused rather than read as
-     * false: the proxies would then take the balancer's header for the request's first bytes.
-     */
-    /**
      * The option {@code name} (or {@code dflt} when it is not given) read by {@code parse}; what {@code parse} refuses
      * comes back as an error naming the flag: {@code --proxy-trusted-peers: "lb.internal" is not an IP address ...}.
      */
@@ -355,7 +367,16 @@ public final class Main {
         }
     }
 
+    /**
+     * {@code --proxy-protocol}: true or false, nothing else. A misspelt value is refused rather than read as
+     * false: the proxies would then take the balancer's header for the request's first bytes.
+     */
     static boolean proxyProtocol(String value) {
+        return trueOrFalse(value);
+    }
+
+    /** A flag that is true or false (any case), false when absent; anything else is refused, not read as false. */
+    static boolean trueOrFalse(String value) {
         if (value == null || value.isBlank()) {
             return false;
         }
@@ -433,6 +454,75 @@ public final class Main {
         }
     }
 
+    /** The {@code --ingress-compression-*} flags, by the field of a rule's {@code compression} each sets. */
+    private static final Map<String, String> COMPRESSION_SETTINGS = Map.of("level", "ingress-compression-level",
+            "minBytes", "ingress-compression-min-bytes", "types", "ingress-compression-types");
+
+    /**
+     * {@code --ingress-compression*}: the {@code compression} every backend rule made from an Ingress gets, or null when
+     * {@code --ingress-compression} is not true (the other flags alone are refused: they would do nothing). ingress-nginx
+     * sets it for the whole controller in its ConfigMap ({@code use-gzip}, {@code gzip-level}, {@code gzip-min-length},
+     * {@code gzip-types}), not per Ingress. The values are checked by the config parser as a rule's {@code compression},
+     * so a value the operator takes is one every proxy takes; an error names its flag.
+     */
+    static dev.strait.model.Route.Compression ingressCompression(Map<String, String> opts) {
+        if (!flag(opts, "ingress-compression", null, Main::trueOrFalse)) {
+            for (String flag : new java.util.TreeSet<>(COMPRESSION_SETTINGS.values())) {
+                if (opts.containsKey(flag)) {
+                    throw new IllegalArgumentException("--" + flag + " needs --ingress-compression true: without it"
+                            + " no Ingress's answers are compressed, so there is nothing for it to set");
+                }
+            }
+            return null;
+        }
+        ObjectNode c = JsonNodeFactory.instance.objectNode();
+        String level = opts.get("ingress-compression-level");
+        if (level != null) {
+            try {
+                c.put("level", Integer.parseInt(level.trim()));
+            } catch (NumberFormatException e) {
+                c.put("level", level); // not a whole number: the parser says what it must be
+            }
+        }
+        String min = opts.get("ingress-compression-min-bytes");
+        if (min != null) {
+            try {
+                c.put("minBytes", Long.parseLong(min.trim()));
+            } catch (NumberFormatException e) {
+                c.put("minBytes", min);
+            }
+        }
+        String types = opts.get("ingress-compression-types");
+        if (types != null) {
+            ArrayNode list = c.putArray("types");
+            for (String t : types.split(",")) {
+                if (!t.isBlank()) {
+                    list.add(t.trim());
+                }
+            }
+        }
+        // The parser reads whole configs: a listener, and a route whose one rule has the compression.
+        ObjectNode config = JsonNodeFactory.instance.objectNode();
+        config.putArray("listeners").addObject().put("name", ProxyDefaults.HTTP)
+                .put("address", ProxyDefaults.STANDARD.http().toString());
+        ObjectNode route = config.putArray("routes").addObject().put("name", "ingress");
+        route.putArray("hosts").add("*");
+        ObjectNode rule = route.putArray("rules").addObject();
+        rule.putObject("respond").put("status", 200);
+        rule.set("compression", c);
+        try {
+            return ConfigParser.parse(config, "--ingress-compression-*").routes().get(0).rules().get(0).compression();
+        } catch (InvalidConfigException e) {
+            List<String> problems = new java.util.ArrayList<>();
+            for (ConfigError error : e.errors()) {
+                String field = error.path().replaceFirst("^.*\\.compression\\.?", "").replaceFirst("\\[.*", "");
+                String flag = COMPRESSION_SETTINGS.get(field);
+                problems.add((flag == null ? error.path() : "--" + flag) + ": " + error.message());
+            }
+            throw new IllegalArgumentException(String.join("\n", problems));
+        }
+    }
+
     private static boolean isIpBlock(String s) {
         try {
             IpBlock.parse(s);
@@ -448,6 +538,7 @@ public final class Main {
                 "ingress-address", "webhook-address", "webhook-config", "webhook-service", "sidecar-image",
                 "proxy-http-address", "proxy-https-address", "proxy-admin-address", "proxy-trusted-peers",
                 "proxy-protocol", "proxy-tracing-endpoint", "proxy-tracing-percent", "proxy-tracing-service-name",
-                "proxy-tracing-trust-incoming", "server-side-apply"), USAGE);
+                "proxy-tracing-trust-incoming", "ingress-compression", "ingress-compression-level",
+                "ingress-compression-min-bytes", "ingress-compression-types", "server-side-apply"), USAGE);
     }
 }

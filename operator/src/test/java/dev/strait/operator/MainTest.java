@@ -5,6 +5,7 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import dev.strait.model.Config;
 import dev.strait.model.IpBlock;
+import dev.strait.model.Route;
 import java.time.Duration;
 import java.util.List;
 import java.util.Map;
@@ -172,5 +173,70 @@ class MainTest {
                 "--proxy-tracing-service-name", "edge", "--proxy-tracing-trust-incoming=false"}))
                 .containsEntry("proxy-tracing-endpoint", COLLECTOR).containsEntry("proxy-tracing-percent", "10")
                 .containsEntry("proxy-tracing-service-name", "edge").containsEntry("proxy-tracing-trust-incoming", "false");
+    }
+
+    /** ingress-nginx's use-gzip is the controller's (its ConfigMap's), off by default: so is --ingress-compression. */
+    @Test
+    void ingressCompressionIsOffByDefault() {
+        assertThat(Main.ingressCompression(Map.of())).isNull();
+        assertThat(Main.ingressCompression(Map.of("ingress-compression", "false"))).isNull();
+        assertThat(Main.ingressCompression(Map.of("ingress-compression", " "))).isNull();
+    }
+
+    @Test
+    void ingressCompressionSettings() {
+        assertThat(Main.ingressCompression(Map.of("ingress-compression", "true"))).isEqualTo(Route.Compression.DEFAULTS);
+        assertThat(Main.ingressCompression(Map.of("ingress-compression", "TRUE", "ingress-compression-level", " 5 ",
+                "ingress-compression-min-bytes", "256", "ingress-compression-types", "application/json, Text/* ,,")))
+                .isEqualTo(new Route.Compression(List.of("application/json", "text/*"), 256, 5));
+        assertThat(Main.ingressCompression(Map.of("ingress-compression", "true", "ingress-compression-min-bytes", "0",
+                "ingress-compression-level", "9"))).isEqualTo(new Route.Compression(Route.Compression.DEFAULT_TYPES, 0, 9));
+    }
+
+    /** Checked as a rule's compression is in the config file, each error naming its flag. */
+    @Test
+    void badIngressCompressionValuesAreRefusedNamingTheFlag() {
+        String[][] cases = {
+            {"ingress-compression", "yes", "--ingress-compression: \"yes\" is neither true nor false"},
+            {"ingress-compression-level", "0", "--ingress-compression-level: must be a whole number 1..9, got 0"},
+            {"ingress-compression-level", "10", "--ingress-compression-level: must be a whole number 1..9, got 10"},
+            {"ingress-compression-level", "fast", "--ingress-compression-level: must be a whole number 1..9, got \"fast\""},
+            {"ingress-compression-min-bytes", "-1", "--ingress-compression-min-bytes: must be a whole number of bytes, got -1"},
+            {"ingress-compression-min-bytes", "1k", "--ingress-compression-min-bytes: must be a whole number of bytes, got"
+                    + " \"1k\""},
+            {"ingress-compression-types", "text/html,text", "--ingress-compression-types: must be a media type such as"
+                    + " text/html, or type/* such as text/*, got \"text\""},
+            {"ingress-compression-types", ",", "--ingress-compression-types: must list at least one item"},
+        };
+        for (String[] c : cases) {
+            Map<String, String> opts = c[0].equals("ingress-compression") ? Map.of(c[0], c[1])
+                    : Map.of("ingress-compression", "true", c[0], c[1]);
+            assertThatThrownBy(() -> Main.ingressCompression(opts)).as("%s %s", c[0], c[1])
+                    .isInstanceOf(IllegalArgumentException.class).hasMessage(c[2]);
+        }
+        // Every refused value is said, each with its own flag.
+        assertThatThrownBy(() -> Main.ingressCompression(Map.of("ingress-compression", "true", "ingress-compression-level",
+                "0", "ingress-compression-min-bytes", "-1"))).hasMessageContaining("--ingress-compression-level: ")
+                .hasMessageContaining("--ingress-compression-min-bytes: ");
+    }
+
+    @Test
+    void ingressCompressionSettingsWithoutItAreRefused() {
+        for (String flag : List.of("ingress-compression-level", "ingress-compression-min-bytes", "ingress-compression-types")) {
+            for (Map<String, String> opts : List.of(Map.of(flag, "5"), Map.of("ingress-compression", "false", flag, "5"))) {
+                assertThatThrownBy(() -> Main.ingressCompression(opts)).as("%s", opts)
+                        .isInstanceOf(IllegalArgumentException.class)
+                        .hasMessageStartingWith("--" + flag + " needs --ingress-compression true");
+            }
+        }
+    }
+
+    @Test
+    void ingressCompressionFlagsAreOptionsOfTheirOwn() {
+        assertThat(Main.options(new String[] {"--ingress-compression=true", "--ingress-compression-level", "5",
+                "--ingress-compression-min-bytes", "256", "--ingress-compression-types=text/html,text/*"}))
+                .containsEntry("ingress-compression", "true").containsEntry("ingress-compression-level", "5")
+                .containsEntry("ingress-compression-min-bytes", "256")
+                .containsEntry("ingress-compression-types", "text/html,text/*");
     }
 }

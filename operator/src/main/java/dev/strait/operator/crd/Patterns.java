@@ -32,5 +32,12 @@ final class Patterns {
     static final String HOST_VALUE =
             "^(\\[[0-9A-Fa-f:.]+]|[A-Za-z0-9]([A-Za-z0-9.-]{0,251}[A-Za-z0-9])?)(:[0-9]{1,5})?$";
 
+    /**
+     * A media type ({@code text/html}) or a whole top-level type ({@code text/*}), as a rule's {@code compression}
+     * lists them (ConfigParser's MEDIA_RANGE, which reads them in any case).
+     */
+    static final String MEDIA_RANGE =
+            "^[A-Za-z0-9][A-Za-z0-9!#$&^_.+-]{0,126}/(\\*|[A-Za-z0-9][A-Za-z0-9!#$&^_.+-]{0,126})$";
+
     private Patterns() {}
 }

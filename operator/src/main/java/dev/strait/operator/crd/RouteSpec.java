@@ -172,6 +172,8 @@ public class RouteSpec {
                     + " fastcgi.maxBufferedBody")
     @ValidationRule(value = "!has(self.responseRate) || has(self.backends)",
             message = "responseRate only applies to a rule with backends")
+    @ValidationRule(value = "!has(self.compression) || !has(self.redirect)",
+            message = "compression does not apply to a redirect: its answer has no body to compress")
     @ValidationRule(value = "!has(self.satisfy) || self.satisfy == 'all' || (has(self.clientAddresses) && has(self.basicAuth))",
             message = "satisfy: any chooses between clientAddresses and basicAuth; the rule needs both")
     public static class Rule {
@@ -302,6 +304,30 @@ public class RouteSpec {
          * first {@code afterBytes} at once, the rest at {@code bytesPerSecond}, per request. Only with backends.
          */
         public ResponseRate responseRate;
+
+        /**
+         * The answers of the rule's types go gzip-compressed to clients that take it (nginx's {@code gzip}); {@code {}}
+         * for the defaults. Any action but a redirect.
+         */
+        public Compression compression;
+    }
+
+    /** A rule's gzip for its answers, as docs/config.md's {@code compression}; every field optional. */
+    @JsonInclude(JsonInclude.Include.NON_NULL)
+    public static class Compression {
+        /**
+         * Media types ({@code text/html}) or whole top-level types ({@code text/*}) compressed, matched against
+         * {@code Content-Type} without its parameters (any case); the text formats of the web when absent.
+         */
+        @Size(min = 1)
+        public List<@Pattern(Patterns.MEDIA_RANGE) String> types;
+        /** A body known to be shorter goes as it is; 1024 when absent. */
+        @Min(0)
+        public Long minBytes;
+        /** zlib's level, 1 (fastest, the default) to 9 (smallest). */
+        @Min(1)
+        @Max(9)
+        public Integer level;
     }
 
     /** A rule's pace for its answers, as docs/config.md's {@code responseRate}. */

@@ -305,6 +305,7 @@ final class IngressRoutes {
         CustomHeaders.Resolved custom = annotations.customHeaders == null ? null
                 : CustomHeaders.resolve(annotations.customHeaders, ns, configMaps);
         RouteSpec.HeaderEdits customEdits = custom == null ? null : custom.edits();
+        RouteSpec.Compression compression = compression(defaults.ingressCompression());
         // What the ConfigMap says of the Ingress, on its Routes (the report lists it once); its fields are in the rules,
         // so they key the pieces' memo (a changed ConfigMap changes no generation).
         List<String> customErrors = new ArrayList<>();
@@ -438,7 +439,7 @@ final class IngressRoutes {
                     r.backends = List.of(b);
                     unsupported = true;
                 } else {
-                    act(r, annotations, customEdits, mirror, noTls != null, () -> orDefaultBackend(backend(path.getBackend(), ns,
+                    act(r, annotations, customEdits, mirror, compression, noTls != null, () -> orDefaultBackend(backend(path.getBackend(), ns,
                             field + ".backend", endpoints, errors), field + ".backend", annotations.defaultBackend, ns,
                             endpoints, errors));
                     errorPages(r, annotations, ns, endpoints, errors);
@@ -552,7 +553,7 @@ final class IngressRoutes {
                         }
                     }
                 }
-                act(r, annotations, customEdits, mirror, noTls != null, () -> orDefaultBackend(backend(fallback, ns, "spec.defaultBackend",
+                act(r, annotations, customEdits, mirror, compression, noTls != null, () -> orDefaultBackend(backend(fallback, ns, "spec.defaultBackend",
                         endpoints, fallbackErrors), "spec.defaultBackend", annotations.defaultBackend, ns, endpoints,
                         fallbackErrors));
                 errorPages(r, annotations, ns, endpoints, fallbackErrors);
@@ -705,10 +706,13 @@ final class IngressRoutes {
      * bodies first as ingress-nginx does ({@code requestBuffering}; a stand-in answering 503 reads none). {@code locked}:
      * the host cannot ask for the client certificates the Ingress wants, and every rule of it answers 503, its
      * redirects too. {@code custom}: the fields of the ConfigMap {@code custom-headers} names, set on a backend rule's
-     * answers beside the snippet's edits ({@link CustomHeaders#merge}), or null.
+     * answers beside the snippet's edits ({@link CustomHeaders#merge}), or null. {@code compression}: the controller's
+     * for Ingresses ({@link #compression}), or null; not for backends spoken to as gRPC, which compresses its messages
+     * itself ({@code grpc-encoding}) and whose clients read no gzip'd body.
      */
     private static void act(RouteSpec.Rule r, IngressAnnotations annotations, RouteSpec.HeaderEdits custom,
-                            RouteSpec.Mirror mirror, boolean locked, java.util.function.Supplier<RouteSpec.Backend> backend) {
+                            RouteSpec.Mirror mirror, RouteSpec.Compression compression, boolean locked,
+                            java.util.function.Supplier<RouteSpec.Backend> backend) {
         r.accessLog = annotations.accessLog();
         r.tracing = annotations.tracing();
         if (locked) {
@@ -736,6 +740,9 @@ final class IngressRoutes {
             r.responseRewrite = annotations.responseRewrite;
             r.requestBuffering = annotations.requestBuffering;
             r.responseRate = annotations.responseRate;
+            boolean grpc = annotations.backendProtocol == RouteSpec.ServiceProtocol.H2C
+                    || annotations.backendProtocol == RouteSpec.ServiceProtocol.H2;
+            r.compression = grpc ? null : compression;
             if (annotations.idleTimeout != null) {
                 r.timeouts = new RouteSpec.Timeouts();
                 r.timeouts.idle = annotations.idleTimeout;
@@ -771,6 +778,22 @@ final class IngressRoutes {
                 r.requestHeaders = edits;
             }
         }
+    }
+
+    /**
+     * The operator's {@code --ingress-compression*} (ingress-nginx's ConfigMap keys {@code use-gzip}, {@code gzip-level},
+     * {@code gzip-min-length} and {@code gzip-types}, which apply to every location of the controller) as a rule's
+     * {@code compression}, or null when it is off.
+     */
+    private static RouteSpec.Compression compression(dev.strait.model.Route.Compression c) {
+        if (c == null) {
+            return null;
+        }
+        RouteSpec.Compression out = new RouteSpec.Compression();
+        out.types = c.types();
+        out.minBytes = c.minBytes();
+        out.level = c.level();
+        return out;
     }
 
     /**

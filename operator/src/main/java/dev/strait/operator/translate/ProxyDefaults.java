@@ -3,6 +3,7 @@ package dev.strait.operator.translate;
 import dev.strait.model.Config;
 import dev.strait.model.HostPort;
 import dev.strait.model.Limits;
+import dev.strait.model.Route;
 import java.util.List;
 
 /**
@@ -24,6 +25,9 @@ import java.util.List;
  * @param clusterDomain the cluster's DNS domain (kubelet's {@code --cluster-domain}, the operator's own), in which
  *                     {@code NAME.NAMESPACE.svc.DOMAIN} is a Service; null for the default,
  *                     {@code cluster.local}
+ * @param ingressCompression the compression every backend rule made from an Ingress gets (ingress-nginx's
+ *                     {@code use-gzip} and its ConfigMap's {@code gzip-*}, the operator's {@code --ingress-compression*});
+ *                     null for none. Routes state their own
  */
 public record ProxyDefaults(
         String defaultClass,
@@ -36,7 +40,8 @@ public record ProxyDefaults(
         Config.ForwardedHeaders forwardedHeaders,
         boolean proxyProtocol,
         Config.Tracing tracing,
-        String clusterDomain) {
+        String clusterDomain,
+        Route.Compression ingressCompression) {
 
     public ProxyDefaults {
         if (forwardedHeaders == null) {
@@ -68,6 +73,13 @@ public record ProxyDefaults(
                          boolean proxyProtocol, Config.Tracing tracing) {
         this(defaultClass, sidecarClass, http, https, admin, limits, accessLog, forwardedHeaders, proxyProtocol, tracing,
                 null);
+    }
+
+    public ProxyDefaults(String defaultClass, String sidecarClass, HostPort http, HostPort https, HostPort admin,
+                         Limits limits, boolean accessLog, Config.ForwardedHeaders forwardedHeaders,
+                         boolean proxyProtocol, Config.Tracing tracing, String clusterDomain) {
+        this(defaultClass, sidecarClass, http, https, admin, limits, accessLog, forwardedHeaders, proxyProtocol, tracing,
+                clusterDomain, null);
     }
 
     /** The plain listener's name in every snapshot (Routes may name it in {@code listeners}). */

@@ -1988,7 +1988,7 @@ public final class Translator {
     private static void lock(ObjectNode rule) {
         for (String action : new String[] {"respond", "files", "redirect", "backends", "fastcgi", "pathRewrite",
                 "hostRewrite", "cache", "retries", "timeouts", "basicAuth", "satisfy", "mirrors", "responseRewrite",
-                "requestBuffering", "responseRate"}) {
+                "requestBuffering", "responseRate", "compression"}) {
             rule.remove(action);
         }
         rule.putArray("backends").addObject().put("upstream", IngressRoutes.UNRESOLVED);

@@ -66,6 +66,7 @@ class CrdSchemaTest {
                         "requestBuffering does not apply to FastCGI: its bodies are always read first, up to"
                                 + " fastcgi.maxBufferedBody",
                         "responseRate only applies to a rule with backends",
+                        "compression does not apply to a redirect: its answer has no body to compress",
                         "satisfy: any chooses between clientAddresses and basicAuth; the rule needs both");
         JSONSchemaProps path = rule.getProperties().get("matches").getItems().getSchema().getProperties().get("path");
         assertThat(path.getProperties().get("type").getEnum()).extracting(Object::toString)
@@ -229,6 +230,52 @@ class CrdSchemaTest {
                     .isEqualTo(modelTakesRate(bytes, 0));
             assertThat(admits(rate.getProperties().get("afterBytes"), bytes)).as("afterBytes %s", bytes)
                     .isEqualTo(modelTakesRate(1, bytes));
+        }
+    }
+
+    /**
+     * A rule's compression: every field optional ({@code {}} the defaults), each refused by the API server where the
+     * proxies' parser refuses it, value by value; not on a redirect, as the parser says.
+     */
+    @Test
+    void routeCompressionIsRefusedWhereTheModelRefusesIt() throws IOException {
+        JSONSchemaProps rule = crd("routes.strait.dev-v1.yml").getSpec().getVersions().get(0).getSchema()
+                .getOpenAPIV3Schema().getProperties().get("spec").getProperties().get("rules").getItems().getSchema();
+        assertThat(rule.getXKubernetesValidations()).extracting(r -> r.getRule())
+                .contains("!has(self.compression) || !has(self.redirect)");
+        JSONSchemaProps compression = rule.getProperties().get("compression");
+        assertThat(compression.getProperties()).containsOnlyKeys("types", "minBytes", "level");
+        assertThat(compression.getRequired()).isNullOrEmpty();
+        assertThat(modelTakesCompression("{}")).as("{} is the defaults").isTrue();
+        for (long n : new long[] {-1, 0, 1, 5, 9, 10, 1024, 1L << 40}) {
+            assertThat(admits(compression.getProperties().get("level"), n)).as("level %s", n)
+                    .isEqualTo(modelTakesCompression("{ level: " + n + " }"));
+            assertThat(admits(compression.getProperties().get("minBytes"), n)).as("minBytes %s", n)
+                    .isEqualTo(modelTakesCompression("{ minBytes: " + n + " }"));
+        }
+        JSONSchemaProps types = compression.getProperties().get("types");
+        assertThat(types.getMinItems()).isEqualTo(1L);
+        assertThat(modelTakesCompression("{ types: [] }")).isFalse();
+        java.util.regex.Pattern pattern = java.util.regex.Pattern.compile(types.getItems().getSchema().getPattern());
+        for (String value : new String[] {"text/html", "text/*", "application/vnd.ms-fontobject", "image/svg+xml",
+            "application/ld+json", "Text/HTML", "x-a_b/c.d", "text", "*/*", "text/", "/html", "text/html; charset=utf-8",
+            "text/ html", "text/*html", "text/html/x", "caf\u00e9/x", "", "a".repeat(127) + "/b", "a".repeat(128) + "/b"}) {
+            assertThat(pattern.matcher(value).find()).as("types \"%s\"", value)
+                    .isEqualTo(modelTakesCompression("{ types: [ %s ] }".formatted(
+                            com.fasterxml.jackson.databind.node.TextNode.valueOf(value))));
+        }
+    }
+
+    /** Whether the proxies' config parser takes that compression on a rule that answers itself. */
+    private static boolean modelTakesCompression(String compression) {
+        try {
+            dev.strait.model.ConfigParser.parse("""
+                    listeners: [ { name: http, address: "127.0.0.1:0" } ]
+                    routes: [ { name: r, hosts: [ "*" ], rules: [ { respond: { status: 200 }, compression: %s } ] } ]
+                    """.formatted(compression), "compression");
+            return true;
+        } catch (dev.strait.model.InvalidConfigException e) {
+            return false;
         }
     }
 
