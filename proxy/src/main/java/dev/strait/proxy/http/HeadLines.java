@@ -15,8 +15,8 @@ public final class HeadLines {
      */
     public static String value(byte[] head, String name) {
         String[] names = {name};
-        for (int i = 0; i + 1 < head.length; i++) {
-            if (head[i] == '\n' && named(head, i + 1, names)) {
+        for (int i = -1; i + 1 < head.length; i++) {
+            if ((i < 0 ? fieldFirst(head) : head[i] == '\n') && named(head, i + 1, names)) {
                 int from = i + 1 + name.length() + 1;
                 int to = from;
                 while (to < head.length && head[to] != '\r' && head[to] != '\n') {
@@ -71,8 +71,8 @@ public final class HeadLines {
         int n = head.length;
         java.io.ByteArrayOutputStream out = null;
         int copied = 0;
-        for (int i = 0; i + 1 < n; i++) {
-            if (head[i] != '\n' || !named(head, i + 1, names)) {
+        for (int i = -1; i + 1 < n; i++) {
+            if (!(i < 0 ? fieldFirst(head) : head[i] == '\n') || !named(head, i + 1, names)) {
                 continue;
             }
             int end = i + 1;
@@ -91,6 +91,14 @@ public final class HeadLines {
         }
         out.write(head, copied, n - copied);
         return out.toByteArray();
+    }
+
+    /**
+     * Whether {@code lines} starts with a field line rather than a status line: lines to go after a head (a cache's
+     * {@code Age}, a rule's edits) are edited and read like the head's own.
+     */
+    private static boolean fieldFirst(byte[] lines) {
+        return lines.length < 5 || lines[0] != 'H' || lines[1] != 'T' || lines[2] != 'T' || lines[3] != 'P' || lines[4] != '/';
     }
 
     /** Whether the line at {@code at} is a field {@code names} names. */

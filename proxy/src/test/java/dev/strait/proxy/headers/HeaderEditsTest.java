@@ -111,4 +111,25 @@ class HeaderEditsTest {
             assertThat(r.headers().firstValue("x-served-by")).as(path).hasValue("strait");
         }
     }
+
+    @Test
+    void aCacheHitsOwnFieldsAreEditedToo() throws Exception {
+        TestUpstream app = h.upstream("app", (ctx, req, up) -> ctx.writeAndFlush(TestUpstream.response(200, "api",
+                "cache-control", "public, max-age=600")));
+        h.start("""
+                upstreams: [ { name: app, endpoints: [ "%s" ] } ]
+                routes:
+                  - name: site
+                    hosts: [ "*" ]
+                    rules:
+                      - backends: [ { upstream: app } ]
+                        cache: { enabled: true, xCacheHeader: true }
+                        responseHeaders: { remove: [ Age ] }
+                """.formatted(app.endpoint()));
+        assertThat(h.get("/c").header("x-cache")).isEqualTo("MISS");
+        RawClient.Response hit = h.get("/c");
+        assertThat(hit.header("x-cache")).isEqualTo("HIT");
+        // The hit's Age is the first of the lines the cache adds: removed like any other.
+        assertThat(hit.header("age")).isNull();
+    }
 }

@@ -32,4 +32,17 @@ class HeadLinesTest {
         assertThat(HeadLines.fields("HTTP/1.1 204 No Content\r\n".getBytes(StandardCharsets.ISO_8859_1),
                 new DefaultHttpHeaders()).isEmpty()).isTrue();
     }
+
+    @Test
+    void linesWithoutAStatusLineAreReadAndEditedFromTheirFirst() {
+        byte[] extra = "Age: 5\r\nX-Cache: HIT\r\n".getBytes(StandardCharsets.ISO_8859_1);
+        assertThat(HeadLines.value(extra, "age")).isEqualTo("5");
+        assertThat(new String(HeadLines.without(extra, new String[] {"age"}), StandardCharsets.ISO_8859_1))
+                .isEqualTo("X-Cache: HIT\r\n");
+        assertThat(new String(HeadLines.without(extra, new String[] {"x-*"}), StandardCharsets.ISO_8859_1))
+                .isEqualTo("Age: 5\r\n");
+        // A head's status line is never taken for a field, whatever the names.
+        assertThat(HeadLines.without(HEAD, new String[] {"h*"})).startsWith("HTTP/1.1 200 OK\r\n".getBytes(StandardCharsets.ISO_8859_1));
+        assertThat(HeadLines.value(HEAD, "http/1.1 200 ok")).isNull();
+    }
 }
