@@ -5,6 +5,7 @@ import dev.strait.model.ConfigWriter;
 import dev.strait.model.Route;
 import dev.strait.proxy.cors.CorsHandler;
 import dev.strait.proxy.headers.HeaderEditHandler;
+import dev.strait.proxy.headers.HstsHandler;
 import dev.strait.proxy.guard.RuleGuard;
 import java.util.ArrayList;
 import java.util.Arrays;
@@ -285,14 +286,14 @@ public final class RouteTableBuilder {
             Route.Rule rule = rulesOf(route).get(i);
             RuleGuard guard = RuleGuard.of(rule);
             long maxBody = rule.maxBodyBytes() == null ? -1 : rule.maxBodyBytes();
-            CompiledRule compiled = new CompiledRule(route.name(), i, decorated(made[i], rule), guard, maxBody,
+            CompiledRule compiled = new CompiledRule(route.name(), i, decorated(made[i], route, rule), guard, maxBody,
                     rule.accessLog(), rule.tracing());
             for (Route.Match m : rule.matches()) {
                 CompiledRule c = compiled;
                 if (made[i] instanceof PrefixAware pa && (m.path() == null || m.path().type() == Route.PathType.Prefix)) {
                     Handler h = pa.forPrefix(m.path() == null ? "/" : prefixValue(m.path().value()));
                     if (h != made[i]) {
-                        c = new CompiledRule(route.name(), i, decorated(h, rule), guard, maxBody, rule.accessLog(),
+                        c = new CompiledRule(route.name(), i, decorated(h, route, rule), guard, maxBody, rule.accessLog(),
                                 rule.tracing());
                     }
                 }
@@ -303,9 +304,13 @@ public final class RouteTableBuilder {
         return Collections.unmodifiableList(out);
     }
 
-    /** The rule's action with what surrounds it: its CORS, and outside that its header edits, which win. */
-    private static Handler decorated(Handler action, Route.Rule rule) {
-        return HeaderEditHandler.wrap(CorsHandler.wrap(action, rule.cors()), rule.requestHeaders(), rule.responseHeaders());
+    /**
+     * The rule's action with what surrounds it: its CORS, outside that its header edits, which win, and outermost
+     * the route's HSTS, which an answer's own {@code Strict-Transport-Security} (a rule's edit) wins over.
+     */
+    private static Handler decorated(Handler action, Route route, Route.Rule rule) {
+        return HstsHandler.wrap(HeaderEditHandler.wrap(CorsHandler.wrap(action, rule.cors()), rule.requestHeaders(),
+                rule.responseHeaders()), route.hsts());
     }
 
     private static boolean sameHandlers(List<Object> pairs, Handler[] made) {
