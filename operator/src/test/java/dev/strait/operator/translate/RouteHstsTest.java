@@ -117,4 +117,12 @@ class RouteHstsTest {
         assertThat(site.listeners()).containsExactly(ProxyDefaults.HTTP);
         assertThat(site.hsts()).isEqualTo(new Route.Hsts(Route.Hsts.DEFAULT_MAX_AGE, false, false));
     }
+
+    /** The operator's HSTS for Ingresses is no Route's: a Route with TLS and without hsts stays without. */
+    @Test
+    void theIngressHstsFlagLeavesRoutesAlone() {
+        Translation t = Fixtures.translate(route("shop", "site", 1, spec(null)), WEB, WEB_PODS, CERT);
+        assertThat(ProxyDefaults.STANDARD.ingressHsts()).isNotNull();
+        assertThat(model(t).hsts()).isNull();
+    }
 }
