@@ -293,6 +293,34 @@ class HelmChartTest {
     }
 
     /**
+     * ingress.hsts becomes the operator's --ingress-hsts, always passed: ingress-nginx's HSTS by default, so a migration
+     * keeps it; "off" turns it off. The schema refuses what is no Strict-Transport-Security value before the operator.
+     */
+    @Test
+    void ingressHstsIsPassedToTheOperator(@org.junit.jupiter.api.io.TempDir Path dir) throws Exception {
+        assertThat(operatorArgs(Map.of())).as("on by default, as in ingress-nginx")
+                .contains("--ingress-hsts=max-age=31536000; includeSubDomains");
+        Path values = dir.resolve("values.yaml");
+        for (String ok : List.of("off", "max-age=63072000; includeSubDomains; preload", "MAX-AGE=0",
+                " preload;includeSubDomains ; max-age=31536000 ;", "max-age=\"300\"")) {
+            Files.writeString(values, "ingress: { hsts: " + com.fasterxml.jackson.databind.node.TextNode.valueOf(ok) + " }\n");
+            List<String> args = one(objects(Chart.template("strait", c -> c.withValuesFile(values))), Deployment.class,
+                    "strait-operator").getSpec().getTemplate().getSpec().getContainers().get(0).getArgs();
+            assertThat(args).as(ok).contains("--ingress-hsts=" + ok);
+        }
+        // ingress-nginx's hsts: "false" is off here; a boolean is refused rather than guessed at.
+        for (String bad : List.of("\"\"", "\"true\"", "false", "\"max-age=-1\"", "\"max-age=1y\"",
+                "\"max-age=60 includeSubDomains\"", "\"includeSubdomain\"")) {
+            Files.writeString(values, "ingress: { hsts: " + bad + " }\n");
+            assertThatThrownBy(() -> Chart.template("strait", c -> c.withValuesFile(values))).as(bad)
+                    .hasMessageContaining("at '/ingress/hsts'");
+        }
+        Files.writeString(values, "ingress: { hsts: null }\n");
+        assertThatThrownBy(() -> Chart.template("strait", c -> c.withValuesFile(values)))
+                .hasMessageContaining("missing property 'hsts'");
+    }
+
+    /**
      * clusterDomain becomes the operator's --cluster-domain, and the control channel's certificate names its Service in
      * that domain (the proxies dial NAME.NAMESPACE.svc, which every domain answers).
      */

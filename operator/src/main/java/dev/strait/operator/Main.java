@@ -93,6 +93,10 @@ public final class Main {
               --ingress-compression-min-bytes N  answers known to be shorter go as they are (default 1024)
               --ingress-compression-types A/B,C/*  the media types compressed (default: the text formats
                                            of the web, docs/config.md)
+              --ingress-hsts VALUE         the Strict-Transport-Security every Ingress host with TLS sends over
+                                           https, as ingress-nginx's hsts*: max-age=N, optionally followed by
+                                           "; includeSubDomains" and "; preload", or off (default
+                                           max-age=31536000; includeSubDomains; Routes state their own hsts)
               --server-side-apply true|false  patch status with server-side apply and let the API server
                                            filter Secrets (default true; false for API servers without,
                                            such as fabric8's mock server)
@@ -160,7 +164,7 @@ public final class Main {
                     flag(opts, "proxy-admin-address", d.admin().toString(), HostPort::parse),
                     d.limits(), d.accessLog(), flag(opts, "proxy-trusted-peers", null, Main::trustedPeers),
                     flag(opts, "proxy-protocol", null, Main::proxyProtocol), tracing, clusterDomain,
-                    ingressCompression));
+                    ingressCompression, ingressHsts(opts)));
         } catch (IllegalArgumentException e) {
             System.err.println(e.getMessage());
             System.exit(2);
@@ -523,6 +527,94 @@ public final class Main {
         }
     }
 
+    /** {@code --ingress-hsts} when not given: ingress-nginx's default, so a migration keeps what browsers were told. */
+    static final String INGRESS_HSTS = "max-age=31536000; includeSubDomains";
+
+    /** The directives of a {@code Strict-Transport-Security} value, by the field of a route's {@code hsts} each sets. */
+    private static final Map<String, String> HSTS_DIRECTIVES = Map.of("max-age", "maxAgeSeconds",
+            "includesubdomains", "includeSubDomains", "preload", "preload");
+
+    /**
+     * {@code --ingress-hsts} ({@link #INGRESS_HSTS} when not given): the {@code hsts} of every Route made from an
+     * Ingress for a host with TLS, or null for {@code off}; a refused value is an error naming the flag.
+     */
+    static dev.strait.model.Route.Hsts ingressHsts(Map<String, String> opts) {
+        return flag(opts, "ingress-hsts", INGRESS_HSTS, Main::hsts);
+    }
+
+    /**
+     * A {@code Strict-Transport-Security} value, or {@code off}, as a route's {@code hsts} (null for off).
+     * ingress-nginx sets it for the whole controller in its ConfigMap ({@code hsts}, {@code hsts-max-age},
+     * {@code hsts-include-subdomains}, {@code hsts-preload}), on by default. The value is written as the field is
+     * (RFC 6797 6.1: directive names in any case and order, each once, {@code max-age} required); what it says is
+     * checked by the config parser as a route's {@code hsts} (preload needs includeSubDomains and a year), so a value
+     * the operator takes is one every proxy takes.
+     */
+    static dev.strait.model.Route.Hsts hsts(String value) {
+        String v = value == null ? "" : value.trim();
+        if (v.equalsIgnoreCase("off")) {
+            return null;
+        }
+        ObjectNode h = JsonNodeFactory.instance.objectNode();
+        Map<String, String> written = new java.util.HashMap<>();
+        for (String part : v.split(";", -1)) {
+            String directive = part.trim();
+            if (directive.isEmpty()) {
+                continue; // the field's grammar allows empty directives: "max-age=60;"
+            }
+            int eq = directive.indexOf('=');
+            String name = (eq < 0 ? directive : directive.substring(0, eq)).trim();
+            String field = HSTS_DIRECTIVES.get(name.toLowerCase(java.util.Locale.ROOT));
+            if (field == null) {
+                throw new IllegalArgumentException("\"" + directive + "\" is no directive of Strict-Transport-Security:"
+                        + " expected max-age=N, includeSubDomains or preload (or off for none)");
+            }
+            if (written.putIfAbsent(field, name) != null) {
+                throw new IllegalArgumentException(name + " is given twice (browsers would ignore the field)");
+            }
+            String arg = eq < 0 ? null : directive.substring(eq + 1).trim();
+            if (!field.equals("maxAgeSeconds")) {
+                if (arg != null) {
+                    throw new IllegalArgumentException(name + " takes no value, got \"" + directive + "\"");
+                }
+                h.put(field, true);
+            } else if (arg == null) {
+                throw new IllegalArgumentException("max-age needs a number of seconds: max-age=31536000");
+            } else {
+                if (arg.length() > 1 && arg.startsWith("\"") && arg.endsWith("\"")) {
+                    arg = arg.substring(1, arg.length() - 1); // the quoted form RFC 6797 allows
+                }
+                if (arg.matches("-?[0-9]{1,18}")) {
+                    h.put(field, Long.parseLong(arg));
+                } else {
+                    h.put(field, arg); // not a whole number of seconds: the parser says what it must be
+                }
+            }
+        }
+        if (!h.has("maxAgeSeconds")) {
+            throw new IllegalArgumentException("must be off or a Strict-Transport-Security value with max-age, such as \""
+                    + INGRESS_HSTS + "\", got \"" + v + "\"");
+        }
+        // The parser reads whole configs: a listener, and a route with the hsts.
+        ObjectNode config = JsonNodeFactory.instance.objectNode();
+        config.putArray("listeners").addObject().put("name", ProxyDefaults.HTTP)
+                .put("address", ProxyDefaults.STANDARD.http().toString());
+        ObjectNode route = config.putArray("routes").addObject().put("name", "ingress");
+        route.putArray("hosts").add("*");
+        route.putArray("rules").addObject().putObject("respond").put("status", 200);
+        route.set("hsts", h);
+        try {
+            return ConfigParser.parse(config, "--ingress-hsts").routes().get(0).hsts();
+        } catch (InvalidConfigException e) {
+            List<String> problems = new java.util.ArrayList<>();
+            for (ConfigError error : e.errors()) {
+                String field = error.path().replaceFirst("^.*\\.hsts\\.?", "");
+                problems.add(written.getOrDefault(field, error.path()) + " " + error.message());
+            }
+            throw new IllegalArgumentException(String.join("; ", problems));
+        }
+    }
+
     private static boolean isIpBlock(String s) {
         try {
             IpBlock.parse(s);
@@ -539,6 +631,6 @@ public final class Main {
                 "proxy-http-address", "proxy-https-address", "proxy-admin-address", "proxy-trusted-peers",
                 "proxy-protocol", "proxy-tracing-endpoint", "proxy-tracing-percent", "proxy-tracing-service-name",
                 "proxy-tracing-trust-incoming", "ingress-compression", "ingress-compression-level",
-                "ingress-compression-min-bytes", "ingress-compression-types", "server-side-apply"), USAGE);
+                "ingress-compression-min-bytes", "ingress-compression-types", "ingress-hsts", "server-side-apply"), USAGE);
     }
 }

@@ -239,4 +239,75 @@ class MainTest {
                 .containsEntry("ingress-compression-min-bytes", "256")
                 .containsEntry("ingress-compression-types", "text/html,text/*");
     }
+
+    /** ingress-nginx sends HSTS on every host with TLS by default (hsts "true"): so does Main without the flag. */
+    @Test
+    void ingressHstsIsIngressNginxsByDefault() {
+        Route.Hsts year = new Route.Hsts(31_536_000, true, false);
+        assertThat(Main.ingressHsts(Map.of())).isEqualTo(year).isEqualTo(dev.strait.operator.translate.ProxyDefaults.INGRESS_HSTS)
+                .isEqualTo(dev.strait.operator.translate.ProxyDefaults.STANDARD.ingressHsts());
+        assertThat(Main.ingressHsts(Map.of()).value()).isEqualTo("max-age=31536000; includeSubDomains");
+        assertThat(Main.ingressHsts(Map.of("ingress-hsts", Main.INGRESS_HSTS))).isEqualTo(year);
+    }
+
+    @Test
+    void ingressHstsOff() {
+        for (String off : List.of("off", "OFF", " Off ")) {
+            assertThat(Main.ingressHsts(Map.of("ingress-hsts", off))).as(off).isNull();
+        }
+    }
+
+    /** Written as the field is: directive names in any case and order, spaces around ";", the quoted max-age. */
+    @Test
+    void ingressHstsValues() {
+        String[][] cases = {
+            {"max-age=63072000; includeSubDomains; preload", "max-age=63072000; includeSubDomains; preload"},
+            {"MAX-AGE=31536000;INCLUDESUBDOMAINS ;  Preload", "max-age=31536000; includeSubDomains; preload"},
+            {"preload; includeSubDomains; max-age=31536000", "max-age=31536000; includeSubDomains; preload"},
+            {"max-age=0", "max-age=0"},
+            {" max-age = 300 ; ", "max-age=300"},
+            {"max-age=\"86400\"; includeSubDomains", "max-age=86400; includeSubDomains"},
+        };
+        for (String[] c : cases) {
+            assertThat(Main.ingressHsts(Map.of("ingress-hsts", c[0]))).as(c[0]).extracting(Route.Hsts::value)
+                    .isEqualTo(c[1]);
+        }
+    }
+
+    /** Checked as a route's hsts is in the config file (preload needs subdomains and a year), the error naming the flag. */
+    @Test
+    void badIngressHstsValuesAreRefusedNamingTheFlag() {
+        String preload = "--ingress-hsts: preload needs includeSubDomains: true and maxAgeSeconds of at least 31536000"
+                + " (one year), as the browsers' preload list requires";
+        String[][] cases = {
+            {"max-age=31536000; preload", preload},
+            {"max-age=86400; includeSubDomains; preload", preload},
+            {"max-age=-1", "--ingress-hsts: max-age must be a whole number of seconds (0 tells browsers to forget the host),"
+                + " got -1"},
+            {"max-age=1y", "--ingress-hsts: max-age must be a whole number of seconds (0 tells browsers to forget the host),"
+                + " got \"1y\""},
+            {"max-age=", "--ingress-hsts: max-age must be a whole number of seconds"},
+            {"max-age", "--ingress-hsts: max-age needs a number of seconds: max-age=31536000"},
+            {"max-age=60; max-age=70", "--ingress-hsts: max-age is given twice"},
+            {"max-age=60; preload=true", "--ingress-hsts: preload takes no value, got \"preload=true\""},
+            {"max-age=60; includeSubdomain", "--ingress-hsts: \"includeSubdomain\" is no directive of"
+                + " Strict-Transport-Security: expected max-age=N, includeSubDomains or preload (or off for none)"},
+            {"includeSubDomains", "--ingress-hsts: must be off or a Strict-Transport-Security value with max-age, such as"
+                + " \"max-age=31536000; includeSubDomains\", got \"includeSubDomains\""},
+            {"", "--ingress-hsts: must be off or a Strict-Transport-Security value with max-age"},
+            {"true", "--ingress-hsts: \"true\" is no directive of Strict-Transport-Security"},
+            {"false", "--ingress-hsts: \"false\" is no directive of Strict-Transport-Security"},
+        };
+        for (String[] c : cases) {
+            assertThatThrownBy(() -> Main.ingressHsts(Map.of("ingress-hsts", c[0]))).as(c[0])
+                    .isInstanceOf(IllegalArgumentException.class).hasMessageStartingWith(c[1]);
+        }
+    }
+
+    @Test
+    void ingressHstsIsAnOptionOfItsOwn() {
+        assertThat(Main.options(new String[] {"--ingress-hsts=max-age=60; includeSubDomains"}))
+                .containsEntry("ingress-hsts", "max-age=60; includeSubDomains");
+        assertThat(Main.options(new String[] {"--ingress-hsts", "off"})).containsEntry("ingress-hsts", "off");
+    }
 }

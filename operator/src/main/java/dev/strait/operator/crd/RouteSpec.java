@@ -24,6 +24,8 @@ import java.util.Map;
                 + " sends (SNI), so * cannot be told apart")
 @ValidationRule(value = "!has(self.tlsPassthrough) || !has(self.tls)",
         message = "a Route with tlsPassthrough takes no tls: its backend ends TLS with its own certificate")
+@ValidationRule(value = "!has(self.hsts) || !has(self.tlsPassthrough)",
+        message = "a Route with tlsPassthrough takes no hsts: it gives no answers to add it to, its backend ends TLS")
 public class RouteSpec {
     /** Which proxies serve this route; absent means the operator's default class ({@code strait}). */
     @Pattern(Patterns.NAME)
@@ -65,6 +67,30 @@ public class RouteSpec {
      * {@code rules} and no {@code tls}, and its hosts are names or wildcards, never {@code *}.
      */
     public TlsPassthrough tlsPassthrough;
+
+    /**
+     * HTTP Strict Transport Security (RFC 6797; ingress-nginx's {@code hsts*}): every answer of the Route's rules sent
+     * over https carries {@code Strict-Transport-Security}, unless it has its own; never over plain HTTP. {@code {}}
+     * for one year without subdomains. Not with {@code tlsPassthrough}.
+     */
+    public Hsts hsts;
+
+    /** A Route's {@code Strict-Transport-Security}, as docs/config.md's {@code hsts}; every field optional. */
+    @JsonInclude(JsonInclude.Include.NON_NULL)
+    // An absent maxAgeSeconds is the parser's default, one year, which preload takes.
+    @ValidationRule(value = "!has(self.preload) || !self.preload || (has(self.includeSubDomains) && self.includeSubDomains"
+            + " && (!has(self.maxAgeSeconds) || self.maxAgeSeconds >= 31536000))",
+            message = "preload needs includeSubDomains: true and maxAgeSeconds of at least 31536000 (one year), as the"
+                    + " browsers' preload list requires")
+    public static class Hsts {
+        /** How long browsers remember to use https alone for the hosts; 31536000 (one year) when absent, 0: forget. */
+        @Min(0)
+        public Long maxAgeSeconds;
+        /** The hosts' subdomains too. */
+        public Boolean includeSubDomains;
+        /** Consent to the browsers' preload lists (hstspreload.org); needs includeSubDomains and a year. */
+        public Boolean preload;
+    }
 
     /**
      * Where a passed-through host's connections go: an Upstream without {@code protocol}, {@code tls} or

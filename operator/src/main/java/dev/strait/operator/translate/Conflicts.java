@@ -243,7 +243,7 @@ final class Conflicts {
         for (String c : claimed) {
             owners.putIfAbsent(c, key);
         }
-        return rules == null ? route : new Route(route.name(), route.hosts(), rules, route.listeners());
+        return rules == null ? route : new Route(route.name(), route.hosts(), rules, route.listeners(), null, route.hsts());
     }
 
     /**

@@ -38,6 +38,9 @@ import java.util.TreeSet;
  *       only, and a second Route on {@code http} answers its requests with a 308 to https; the annotation
  *       {@code nginx.ingress.kubernetes.io/ssl-redirect: "false"} keeps the host on both listeners, and
  *       {@code force-ssl-redirect: "true"} redirects a host without TLS too.</li>
+ *   <li>HSTS, as ingress-nginx by default: the Routes of a host with TLS (its paths, its defaultBackend, a
+ *       {@code from-to-www-redirect} twin with TLS) take the operator's {@code hsts} ({@code --ingress-hsts}); a
+ *       host without, the Route redirecting plain requests to https, and a passed-through host take none.</li>
  *   <li>ingress-nginx's {@code permanent-redirect} and {@code temporal-redirect}: every rule of the Ingress
  *       answers with that redirect; {@code rewrite-target} is the rules' {@code pathRewrite}
  *       ({@link IngressAnnotations}, ADR 0054); with {@code use-regex} or {@code $n} targets a host's paths become
@@ -306,6 +309,7 @@ final class IngressRoutes {
                 : CustomHeaders.resolve(annotations.customHeaders, ns, configMaps);
         RouteSpec.HeaderEdits customEdits = custom == null ? null : custom.edits();
         RouteSpec.Compression compression = compression(defaults.ingressCompression());
+        RouteSpec.Hsts hsts = hsts(defaults.ingressHsts());
         // What the ConfigMap says of the Ingress, on its Routes (the report lists it once); its fields are in the rules,
         // so they key the pieces' memo (a changed ConfigMap changes no generation).
         List<String> customErrors = new ArrayList<>();
@@ -362,6 +366,8 @@ final class IngressRoutes {
                     break;
                 }
             }
+            // As ingress-nginx, which sends it on https for a host with a certificate (lua_ingress's header phase).
+            rs.hsts = rs.tls == null ? null : hsts;
             // ingress-nginx asks for client certificates per host (server); a host without TLS cannot, and serving it
             // unchecked would open what the annotation closes: its paths answer 503.
             String noTls = annotations.clientValidation == null || rs.tls != null ? null
@@ -515,6 +521,7 @@ final class IngressRoutes {
                     if (t.getSecretName() != null && t.getHosts() != null && t.getHosts().contains(twin)) {
                         www.tls = new RouteSpec.Tls();
                         www.tls.secretName = t.getSecretName();
+                        www.hsts = hsts; // the twin's redirect over https teaches browsers https for the twin too
                         wwwFields.put("spec.tls", "spec.tls[" + k + "]");
                         break;
                     }
@@ -528,6 +535,7 @@ final class IngressRoutes {
                 RouteSpec ds = new RouteSpec();
                 ds.hosts = rs.hosts;
                 ds.tls = rs.tls;
+                ds.hsts = rs.hsts;
                 ds.listeners = rs.listeners;
                 RouteSpec.Rule r = new RouteSpec.Rule();
                 if (regexHost || hostRegex.contains(h.getKey())) {
@@ -793,6 +801,22 @@ final class IngressRoutes {
         out.types = c.types();
         out.minBytes = c.minBytes();
         out.level = c.level();
+        return out;
+    }
+
+    /**
+     * The operator's {@code --ingress-hsts} (ingress-nginx's ConfigMap keys {@code hsts}, {@code hsts-max-age},
+     * {@code hsts-include-subdomains} and {@code hsts-preload}, which apply to every server with a certificate) as a
+     * Route's {@code hsts}, or null when it is off.
+     */
+    private static RouteSpec.Hsts hsts(dev.strait.model.Route.Hsts h) {
+        if (h == null) {
+            return null;
+        }
+        RouteSpec.Hsts out = new RouteSpec.Hsts();
+        out.maxAgeSeconds = h.maxAgeSeconds();
+        out.includeSubDomains = h.includeSubDomains();
+        out.preload = h.preload();
         return out;
     }
 

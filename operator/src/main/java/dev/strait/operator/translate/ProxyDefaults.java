@@ -28,6 +28,10 @@ import java.util.List;
  * @param ingressCompression the compression every backend rule made from an Ingress gets (ingress-nginx's
  *                     {@code use-gzip} and its ConfigMap's {@code gzip-*}, the operator's {@code --ingress-compression*});
  *                     null for none. Routes state their own
+ * @param ingressHsts  the {@code hsts} every Route made from an Ingress for a host it serves with a certificate gets
+ *                     (ingress-nginx's ConfigMap keys {@code hsts}, {@code hsts-max-age}, {@code hsts-include-subdomains},
+ *                     {@code hsts-preload}, the operator's {@code --ingress-hsts}); null for none. On by default, as in
+ *                     ingress-nginx ({@link #INGRESS_HSTS}); Routes state their own
  */
 public record ProxyDefaults(
         String defaultClass,
@@ -41,7 +45,8 @@ public record ProxyDefaults(
         boolean proxyProtocol,
         Config.Tracing tracing,
         String clusterDomain,
-        Route.Compression ingressCompression) {
+        Route.Compression ingressCompression,
+        Route.Hsts ingressHsts) {
 
     public ProxyDefaults {
         if (forwardedHeaders == null) {
@@ -81,6 +86,22 @@ public record ProxyDefaults(
         this(defaultClass, sidecarClass, http, https, admin, limits, accessLog, forwardedHeaders, proxyProtocol, tracing,
                 clusterDomain, null);
     }
+
+    /** With ingress-nginx's HSTS for the Ingresses' TLS hosts ({@link #INGRESS_HSTS}), as every constructor that does not say. */
+    public ProxyDefaults(String defaultClass, String sidecarClass, HostPort http, HostPort https, HostPort admin,
+                         Limits limits, boolean accessLog, Config.ForwardedHeaders forwardedHeaders,
+                         boolean proxyProtocol, Config.Tracing tracing, String clusterDomain,
+                         Route.Compression ingressCompression) {
+        this(defaultClass, sidecarClass, http, https, admin, limits, accessLog, forwardedHeaders, proxyProtocol, tracing,
+                clusterDomain, ingressCompression, INGRESS_HSTS);
+    }
+
+    /**
+     * ingress-nginx's HSTS, on by default for every host with a certificate: {@code max-age=31536000; includeSubDomains}
+     * (its ConfigMap's {@code hsts-max-age}, {@code hsts-include-subdomains} "true", {@code hsts-preload} "false"), so a
+     * migration keeps what browsers were told.
+     */
+    public static final Route.Hsts INGRESS_HSTS = new Route.Hsts(Route.Hsts.DEFAULT_MAX_AGE, true, false);
 
     /** The plain listener's name in every snapshot (Routes may name it in {@code listeners}). */
     public static final String HTTP = "http";

@@ -164,7 +164,9 @@ public final class Translation {
                 if (r.listeners().size() > 1 || ingress) {
                     // The listeners that exist; an Ingress host whose certificate is missing keeps serving
                     // over plain HTTP, as without ssl-redirect (ADR 0049).
-                    r = new Route(r.name(), r.hosts(), r.rules(), ingress ? null : List.of(ProxyDefaults.HTTP));
+                    // hsts kept: the proxies send it only over https, here a trusted load balancer's X-Forwarded-Proto
+                    r = new Route(r.name(), r.hosts(), r.rules(), ingress ? null : List.of(ProxyDefaults.HTTP), null,
+                            r.hsts());
                 } else {
                     continue; // a Route bound to https alone could be served nowhere
                 }

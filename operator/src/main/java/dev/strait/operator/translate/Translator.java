@@ -923,7 +923,7 @@ public final class Translator {
                 Set<String> upstreams = new HashSet<>(p.upstreams());
                 upstreams.addAll(canaryUpstreams);
                 routes.set(i, new Translation.Programmed(new dev.strait.model.Route(r.name(), r.hosts(), rules,
-                        r.listeners()), upstreams, p.certificate(), p.clientValidation()));
+                        r.listeners(), null, r.hsts()), upstreams, p.certificate(), p.clientValidation()));
                 return true;
             }
         }

@@ -42,13 +42,15 @@ class CrdSchemaTest {
         assertThat(spec.getXKubernetesValidations()).extracting(r -> r.getRule())
                 .containsExactly("has(self.rules) != has(self.tlsPassthrough)",
                         "!has(self.tlsPassthrough) || !self.hosts.exists(h, h == '*')",
-                        "!has(self.tlsPassthrough) || !has(self.tls)");
+                        "!has(self.tlsPassthrough) || !has(self.tls)",
+                        "!has(self.hsts) || !has(self.tlsPassthrough)");
         assertThat(spec.getXKubernetesValidations()).extracting(r -> r.getMessage())
                 .containsExactly("a Route takes either rules or tlsPassthrough (whose connections go to its backend as"
                                 + " they are)",
                         "tlsPassthrough needs host names: a connection is passed through on the name its ClientHello"
                                 + " sends (SNI), so * cannot be told apart",
-                        "a Route with tlsPassthrough takes no tls: its backend ends TLS with its own certificate");
+                        "a Route with tlsPassthrough takes no tls: its backend ends TLS with its own certificate",
+                        "a Route with tlsPassthrough takes no hsts: it gives no answers to add it to, its backend ends TLS");
         JSONSchemaProps passthrough = spec.getProperties().get("tlsPassthrough");
         assertThat(passthrough.getProperties()).containsOnlyKeys("upstream", "service", "proxyProtocol");
         assertThat(passthrough.getProperties().get("proxyProtocol").getMinimum()).isEqualTo(1.0);
@@ -263,6 +265,56 @@ class CrdSchemaTest {
             assertThat(pattern.matcher(value).find()).as("types \"%s\"", value)
                     .isEqualTo(modelTakesCompression("{ types: [ %s ] }".formatted(
                             com.fasterxml.jackson.databind.node.TextNode.valueOf(value))));
+        }
+    }
+
+    /**
+     * A Route's hsts: every field optional ({@code {}} one year), refused by the API server where the proxies' parser
+     * refuses it: a negative max-age, preload without includeSubDomains and a year (an absent maxAgeSeconds is one),
+     * beside tlsPassthrough (the rule above).
+     */
+    @Test
+    void routeHstsIsRefusedWhereTheModelRefusesIt() throws IOException {
+        JSONSchemaProps hsts = crd("routes.strait.dev-v1.yml").getSpec().getVersions().get(0).getSchema()
+                .getOpenAPIV3Schema().getProperties().get("spec").getProperties().get("hsts");
+        assertThat(hsts.getProperties()).containsOnlyKeys("maxAgeSeconds", "includeSubDomains", "preload");
+        assertThat(hsts.getRequired()).isNullOrEmpty();
+        assertThat(hsts.getProperties().get("maxAgeSeconds").getType()).isEqualTo("integer");
+        assertThat(hsts.getProperties().get("includeSubDomains").getType()).isEqualTo("boolean");
+        assertThat(hsts.getProperties().get("preload").getType()).isEqualTo("boolean");
+        assertThat(modelTakesHsts("{}")).as("{} is one year").isTrue();
+        for (long n : new long[] {-1, 0, 1, 86400, 31_535_999, 31_536_000, 1L << 40}) {
+            assertThat(admits(hsts.getProperties().get("maxAgeSeconds"), n)).as("maxAgeSeconds %s", n)
+                    .isEqualTo(modelTakesHsts("{ maxAgeSeconds: " + n + " }"));
+        }
+        // The rule's reading of preload, for every combination, against the parser's.
+        assertThat(hsts.getXKubernetesValidations()).singleElement().satisfies(r -> assertThat(r.getRule()).isEqualTo(
+                "!has(self.preload) || !self.preload || (has(self.includeSubDomains) && self.includeSubDomains"
+                        + " && (!has(self.maxAgeSeconds) || self.maxAgeSeconds >= 31536000))"));
+        for (String preload : new String[] {null, "false", "true"}) {
+            for (String sub : new String[] {null, "false", "true"}) {
+                for (Long maxAge : new Long[] {null, 0L, 31_535_999L, 31_536_000L, 63_072_000L}) {
+                    boolean rule = preload == null || !Boolean.parseBoolean(preload) || (sub != null
+                            && Boolean.parseBoolean(sub) && (maxAge == null || maxAge >= 31_536_000));
+                    String hstsYaml = "{ " + (preload == null ? "" : "preload: " + preload + ", ")
+                            + (sub == null ? "" : "includeSubDomains: " + sub + ", ")
+                            + (maxAge == null ? "" : "maxAgeSeconds: " + maxAge) + " }";
+                    assertThat(rule).as(hstsYaml).isEqualTo(modelTakesHsts(hstsYaml.replace(",  }", " }")));
+                }
+            }
+        }
+    }
+
+    /** Whether the proxies' config parser takes that hsts on a route. */
+    private static boolean modelTakesHsts(String hsts) {
+        try {
+            dev.strait.model.ConfigParser.parse("""
+                    listeners: [ { name: http, address: "127.0.0.1:0" } ]
+                    routes: [ { name: r, hosts: [ "*" ], hsts: %s, rules: [ { respond: { status: 200 } } ] } ]
+                    """.formatted(hsts), "hsts");
+            return true;
+        } catch (dev.strait.model.InvalidConfigException e) {
+            return false;
         }
     }
 
