@@ -1,20 +1,15 @@
 package dev.strait.proxy.headers;
 
 import dev.strait.model.Route;
+import dev.strait.proxy.http.AnswerFieldsExchange;
 import dev.strait.proxy.http.Exchange;
-import dev.strait.proxy.http.FileParts;
-import dev.strait.proxy.http.ForwardingExchange;
 import dev.strait.proxy.http.HeadLines;
 import dev.strait.proxy.route.Handler;
 import dev.strait.proxy.route.HandlerDecorator;
 import io.netty.buffer.ByteBuf;
-import io.netty.buffer.Unpooled;
-import io.netty.handler.codec.http.DefaultHttpHeaders;
 import io.netty.handler.codec.http.HttpHeaders;
 import io.netty.handler.codec.http.HttpResponseStatus;
 import io.netty.util.AsciiString;
-import io.netty.util.ReferenceCounted;
-import java.nio.channels.FileChannel;
 import java.nio.charset.StandardCharsets;
 
 /**
@@ -54,16 +49,27 @@ public final class HstsHandler extends HandlerDecorator {
     }
 
     /** The answer with the field, where it has none. */
-    private final class HstsExchange extends ForwardingExchange {
+    private final class HstsExchange extends AnswerFieldsExchange {
         HstsExchange(Exchange ex) {
             super(ex);
         }
 
-        private byte[] head(byte[] head) {
+        @Override
+        protected byte[] head(byte[] head) {
             return HeadLines.value(head, "strict-transport-security") != null ? head : HeadLines.concat(head, line);
         }
 
-        private HttpHeaders fields(HttpHeaders h) {
+        @Override
+        protected void preEncoded(byte[] head, byte[] extra, ByteBuf body) {
+            if (extra != null && HeadLines.value(extra, "strict-transport-security") != null) {
+                ex.sendPreEncoded(head, extra, body); // a rule's own, in the lines after the head
+            } else {
+                super.preEncoded(head, extra, body);
+            }
+        }
+
+        @Override
+        protected HttpHeaders fields(HttpResponseStatus status, HttpHeaders h) {
             if (!h.contains(FIELD)) {
                 h.set(FIELD, value);
             }
@@ -71,59 +77,8 @@ public final class HstsHandler extends HandlerDecorator {
         }
 
         @Override
-        public void sendPreEncoded(byte[] head, byte[] body) {
-            ex.sendPreEncoded(head(head), Unpooled.wrappedBuffer(body));
-        }
-
-        @Override
-        public void sendPreEncoded(byte[] head, ByteBuf body) {
-            ex.sendPreEncoded(head(head), body);
-        }
-
-        @Override
-        public void sendPreEncoded(byte[] head, byte[] extra, ByteBuf body) {
-            ex.sendPreEncoded(extra != null && HeadLines.value(extra, "strict-transport-security") != null ? head
-                    : head(head), extra, body);
-        }
-
-        @Override
-        public void sendFile(byte[] head, FileChannel file, long offset, long length) {
-            ex.sendFile(head(head), file, offset, length);
-        }
-
-        @Override
-        public void sendFileParts(byte[] head, FileParts body) {
-            ex.sendFileParts(head(head), body);
-        }
-
-        @Override
-        public void sendMapped(byte[] head, ByteBuf body, ReferenceCounted mapping) {
-            ex.sendMapped(head(head), body, mapping);
-        }
-
-        @Override
-        public void send(HttpResponseStatus status, HttpHeaders headers, ByteBuf body) {
-            ex.send(status, fields(headers), body);
-        }
-
-        @Override
-        public void startResponse(HttpResponseStatus status, HttpHeaders headers, long contentLength) {
-            ex.startResponse(status, fields(headers), contentLength);
-        }
-
-        @Override
-        public void sendError(HttpResponseStatus status) {
-            sendError(status, new DefaultHttpHeaders());
-        }
-
-        @Override
-        public void sendError(HttpResponseStatus status, HttpHeaders headers) {
-            ex.sendError(status, fields(headers));
-        }
-
-        @Override
         public void switchProtocols(HttpHeaders headers, io.netty.channel.ChannelHandler tunnel) {
-            ex.switchProtocols(fields(headers), tunnel);
+            ex.switchProtocols(fields(HttpResponseStatus.SWITCHING_PROTOCOLS, headers), tunnel);
         }
     }
 }
