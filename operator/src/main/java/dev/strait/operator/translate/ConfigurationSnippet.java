@@ -33,8 +33,46 @@ final class ConfigurationSnippet {
             "upgrade", List.of("$http_upgrade"),
             "connection", List.of("$connection_upgrade", "upgrade"));
 
-    /** The edits, on the request going upstream and on the answer; either may be null. */
-    record Edits(RouteSpec.HeaderEdits request, RouteSpec.HeaderEdits response) {}
+    /** The edits, on the request going upstream and on the answer, and the snippet's gzip; any may be null. */
+    record Edits(RouteSpec.HeaderEdits request, RouteSpec.HeaderEdits response, Gzip gzip) {
+        Edits(RouteSpec.HeaderEdits request, RouteSpec.HeaderEdits response) {
+            this(request, response, null);
+        }
+    }
+
+    /**
+     * nginx's {@code gzip} directives in the snippet (ingress-nginx users turn compression on or off per Ingress so):
+     * {@code gzip on|off}, {@code gzip_types}, {@code gzip_comp_level}, {@code gzip_min_length}; each null when not
+     * written.
+     */
+    record Gzip(Boolean on, List<String> types, Long minLength, Integer level) {
+        /**
+         * A rule's compression: the controller's ({@code --ingress-compression}, or null) with the snippet's
+         * changes; {@code gzip off} none; settings without {@code gzip on} change only a controller's that is on,
+         * as in nginx, where they do nothing while gzip is off.
+         */
+        RouteSpec.Compression applied(RouteSpec.Compression controller) {
+            if (Boolean.FALSE.equals(on) || on == null && controller == null) {
+                return null;
+            }
+            RouteSpec.Compression c = new RouteSpec.Compression();
+            if (controller != null) {
+                c.types = controller.types;
+                c.minBytes = controller.minBytes;
+                c.level = controller.level;
+            }
+            if (types != null) {
+                c.types = types;
+            }
+            if (minLength != null) {
+                c.minBytes = minLength;
+            }
+            if (level != null) {
+                c.level = level;
+            }
+            return c;
+        }
+    }
 
     private ConfigurationSnippet() {}
 
@@ -52,19 +90,102 @@ final class ConfigurationSnippet {
         }
         Edit request = new Edit();
         Edit response = new Edit();
+        GzipEdit gzip = new GzipEdit();
         for (List<String> s : statements) {
-            String why = apply(s, request, response);
+            String why = s.get(0).startsWith("gzip") ? gzip.apply(s.get(0), s.subList(1, s.size()))
+                    : apply(s, request, response);
             if (why != null) {
                 warn.add(field + ": \"" + String.join(" ", s) + "\" " + why + "; the snippet is not applied (Strait"
                         + " reads only header directives with fixed values: more_set_headers, more_clear_headers,"
-                        + " add_header, proxy_set_header, more_set_input_headers, more_clear_input_headers)");
+                        + " add_header, proxy_set_header, more_set_input_headers, more_clear_input_headers; and gzip,"
+                        + " gzip_types, gzip_comp_level, gzip_min_length, gzip_vary on, gzip_proxied any)");
                 return null;
             }
         }
-        if (request.empty() && response.empty()) {
+        if (request.empty() && response.empty() && gzip.empty()) {
             return null;
         }
-        return new Edits(request.empty() ? null : request.spec(), response.empty() ? null : response.spec());
+        return new Edits(request.empty() ? null : request.spec(), response.empty() ? null : response.spec(),
+                gzip.empty() ? null : new Gzip(gzip.on, gzip.types, gzip.minLength, gzip.level));
+    }
+
+    /** A media type or a whole top-level type, as the config's parser takes them for a rule's compression. */
+    private static final Pattern MEDIA_RANGE = Pattern.compile(
+            "[a-z0-9][a-z0-9!#$&^_.+-]{0,126}/(\\*|[a-z0-9][a-z0-9!#$&^_.+-]{0,126})");
+    private static final Pattern SIZE = Pattern.compile("([0-9]{1,12})([kKmM]?)");
+
+    /** The snippet's gzip directives, read in order (a later line wins, as in nginx). */
+    private static final class GzipEdit {
+        Boolean on;
+        List<String> types;
+        Long minLength;
+        Integer level;
+
+        boolean empty() {
+            return on == null && types == null && minLength == null && level == null;
+        }
+
+        /** Null when understood, else why not. */
+        String apply(String directive, List<String> args) {
+            switch (directive) {
+                case "gzip" -> {
+                    if (args.size() != 1 || !args.get(0).equals("on") && !args.get(0).equals("off")) {
+                        return "is not \"gzip on\" or \"gzip off\"";
+                    }
+                    on = args.get(0).equals("on");
+                    return null;
+                }
+                case "gzip_types" -> {
+                    if (args.isEmpty()) {
+                        return "names no type";
+                    }
+                    List<String> out = new ArrayList<>();
+                    out.add("text/html"); // nginx always compresses text/html with gzip on
+                    for (String a : args) {
+                        String t = a.toLowerCase(Locale.ROOT);
+                        if (t.equals("*")) {
+                            t = "*/*";
+                        } else if (!MEDIA_RANGE.matcher(t).matches()) {
+                            return "names \"" + a + "\", which is not a media type";
+                        }
+                        if (!out.contains(t)) {
+                            out.add(t);
+                        }
+                    }
+                    types = List.copyOf(out);
+                    return null;
+                }
+                case "gzip_comp_level" -> {
+                    if (args.size() != 1 || !args.get(0).matches("[1-9]")) {
+                        return "is not a level from 1 to 9";
+                    }
+                    level = Integer.parseInt(args.get(0));
+                    return null;
+                }
+                case "gzip_min_length" -> {
+                    java.util.regex.Matcher m = args.size() == 1 ? SIZE.matcher(args.get(0)) : null;
+                    if (m == null || !m.matches()) {
+                        return "is not a size (1000, 1k, 1m)";
+                    }
+                    long n = Long.parseLong(m.group(1));
+                    minLength = switch (m.group(2).toLowerCase(Locale.ROOT)) {
+                        case "k" -> n * 1024;
+                        case "m" -> n * 1024 * 1024;
+                        default -> n;
+                    };
+                    return null;
+                }
+                case "gzip_vary", "gzip_proxied", "gzip_http_version" -> {
+                    // What Strait does anyway: Vary always, proxied requests alike, HTTP/1.1 and up.
+                    String same = directive.equals("gzip_vary") ? "on" : directive.equals("gzip_proxied") ? "any" : "1.1";
+                    return args.size() == 1 && args.get(0).equals(same) ? null
+                            : "asks for what Strait does not do (it compresses as \"" + directive + " " + same + "\")";
+                }
+                default -> {
+                    return "is nginx configuration Strait does not read";
+                }
+            }
+        }
     }
 
     /** Applies one statement; null when understood, else why not. */

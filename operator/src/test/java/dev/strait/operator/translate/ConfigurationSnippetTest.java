@@ -90,4 +90,53 @@ class ConfigurationSnippetTest {
                 .as("the paths serve, without the snippet").isNotEmpty()
                 .allSatisfy(r -> assertThat(r.responseHeaders()).isNull());
     }
+
+    @Test
+    void gzipDirectivesTurnTheIngresssCompressionOnOffOrChangeIt() {
+        List<String> warn = new ArrayList<>();
+        ConfigurationSnippet.Edits e = ConfigurationSnippet.read("""
+                gzip on;
+                gzip_types application/JSON text/css *;
+                gzip_comp_level 5;
+                gzip_min_length 2k;
+                gzip_vary on;
+                gzip_proxied any;
+                more_set_headers "X-A: 1";
+                """, FIELD, warn);
+        assertThat(warn).isEmpty();
+        assertThat(e.gzip()).isEqualTo(new ConfigurationSnippet.Gzip(true,
+                List.of("text/html", "application/json", "text/css", "*/*"), 2048L, 5));
+        assertThat(e.response().set).containsEntry("x-a", "1");
+        dev.strait.operator.crd.RouteSpec.Compression on = e.gzip().applied(null);
+        assertThat(on.types).containsExactly("text/html", "application/json", "text/css", "*/*");
+        assertThat(on.minBytes).isEqualTo(2048L);
+        assertThat(on.level).isEqualTo(5);
+
+        dev.strait.operator.crd.RouteSpec.Compression controller = new dev.strait.operator.crd.RouteSpec.Compression();
+        controller.level = 1;
+        controller.minBytes = 256L;
+        ConfigurationSnippet.Gzip off = ConfigurationSnippet.read("gzip off;", FIELD, warn).gzip();
+        assertThat(off.applied(controller)).as("gzip off wins over the controller's").isNull();
+        ConfigurationSnippet.Gzip level = ConfigurationSnippet.read("gzip_comp_level 9;", FIELD, warn).gzip();
+        assertThat(level.applied(null)).as("settings without gzip on do nothing, as in nginx").isNull();
+        assertThat(level.applied(controller).level).isEqualTo(9);
+        assertThat(level.applied(controller).minBytes).isEqualTo(256L);
+        assertThat(ConfigurationSnippet.read("gzip on;", FIELD, warn).gzip().applied(null).types)
+                .as("Strait's default types").isNull();
+        assertThat(warn).isEmpty();
+
+        Map<String, String> refused = Map.of(
+                "gzip yes;\n", "is not \"gzip on\" or \"gzip off\"",
+                "gzip_comp_level 10;\n", "is not a level from 1 to 9",
+                "gzip_min_length 1g;\n", "is not a size",
+                "gzip_types *.js;\n", "which is not a media type",
+                "gzip_vary off;\n", "asks for what Strait does not do",
+                "gzip_proxied expired;\n", "asks for what Strait does not do",
+                "gzip_disable msie6;\n", "is nginx configuration Strait does not read");
+        refused.forEach((snippet, why) -> {
+            List<String> w = new ArrayList<>();
+            assertThat(ConfigurationSnippet.read(snippet, FIELD, w)).as(snippet).isNull();
+            assertThat(w).singleElement().asString().contains(why);
+        });
+    }
 }

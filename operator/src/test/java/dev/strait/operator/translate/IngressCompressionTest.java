@@ -128,4 +128,19 @@ class IngressCompressionTest {
                 .contains("service.shop.web-canary.80");
         assertThat(about).extracting(Route.Rule::compression).containsOnly(JSON_AT_5);
     }
+
+    /** ingress-nginx users turn gzip on or off per Ingress with nginx's own directives in a configuration-snippet. */
+    @Test
+    void aConfigurationSnippetsGzipTurnsItOnOffOrChangesIt() {
+        String snippet = "configuration-snippet";
+        Translation on = translate(null, annotated("site", SITE, snippet, "gzip on;\ngzip_comp_level 5;\n"));
+        assertThat(ingressReport(on, "shop", "site").errors()).containsExactly(GONE);
+        assertThat(compression(on)).isEqualTo(new Route.Compression(Route.Compression.DEFAULT_TYPES,
+                Route.Compression.DEFAULT_MIN_BYTES, 5));
+        assertThat(compression(translate(JSON_AT_5, annotated("site", SITE, snippet, "gzip off;\n")))).isNull();
+        assertThat(compression(translate(JSON_AT_5, annotated("site", SITE, snippet, "gzip_min_length 1000;\n"))))
+                .isEqualTo(new Route.Compression(JSON_AT_5.types(), 1000, 5));
+        assertThat(compression(translate(null, annotated("site", SITE, snippet, "gzip_min_length 1000;\n"))))
+                .as("settings without gzip on change nothing, as in nginx").isNull();
+    }
 }
