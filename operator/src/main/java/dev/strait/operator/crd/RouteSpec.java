@@ -823,6 +823,15 @@ public class RouteSpec {
 
         /** {@code ignore} (the default): names starting with '.' get 404, except /.well-known/; {@code allow} serves them. */
         public Dotfiles dotfiles;
+
+        /**
+         * Content codings ({@code br}, {@code zstd}, {@code gzip}) whose twin beside a file ({@code app.js.br}) is
+         * sent, as it is, to a client that takes the coding; in order of preference (docs/config.md, "Precompressed
+         * twins").
+         */
+        @Size(max = 3)
+        @ValidationRule(value = "self.all(c, self.filter(d, d == c).size() == 1)", message = "names a coding twice")
+        public List<@Pattern("^(br|zstd|gzip)$") String> precompressed;
     }
 
     public enum ServiceProtocol {

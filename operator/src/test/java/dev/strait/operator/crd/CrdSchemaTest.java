@@ -268,6 +268,32 @@ class CrdSchemaTest {
         }
     }
 
+    /** A files rule's precompressed: the codings the proxies' parser takes, each once, checked by the API server. */
+    @Test
+    void filesPrecompressedTakesWhatTheModelTakes() throws IOException {
+        JSONSchemaProps files = crd("routes.strait.dev-v1.yml").getSpec().getVersions().get(0).getSchema()
+                .getOpenAPIV3Schema().getProperties().get("spec").getProperties().get("rules").getItems().getSchema()
+                .getProperties().get("files");
+        JSONSchemaProps pre = files.getProperties().get("precompressed");
+        assertThat(pre.getMaxItems()).as("bounded, so the API server can cost the rule").isEqualTo(3L);
+        assertThat(pre.getXKubernetesValidations()).singleElement().satisfies(r ->
+                assertThat(r.getRule()).isEqualTo("self.all(c, self.filter(d, d == c).size() == 1)"));
+        java.util.regex.Pattern pattern = java.util.regex.Pattern.compile(pre.getItems().getSchema().getPattern());
+        for (String value : new String[] {"br", "zstd", "gzip", "deflate", "BR", "x-gzip", "", "br "}) {
+            boolean model;
+            try {
+                dev.strait.model.ConfigParser.parse("listeners: [ { name: http, address: \"127.0.0.1:0\" } ]\n"
+                        + "routes: [ { name: a, hosts: [ \"*\" ], rules: [ { files: { root: /srv,"
+                        + " precompressed: [ " + com.fasterxml.jackson.databind.node.TextNode.valueOf(value) + " ] } } ] } ]\n",
+                        "test");
+                model = true;
+            } catch (dev.strait.model.InvalidConfigException e) {
+                model = false;
+            }
+            assertThat(pattern.matcher(value).find()).as("precompressed \"%s\"", value).isEqualTo(model);
+        }
+    }
+
     /**
      * A Route's hsts: every field optional ({@code {}} one year), refused by the API server where the proxies' parser
      * refuses it: a negative max-age, preload without includeSubDomains and a year (an absent maxAgeSeconds is one),

@@ -118,4 +118,19 @@ class RouteCompressionTest {
                 null,
                 new Route.Compression(Route.Compression.DEFAULT_TYPES, Route.Compression.DEFAULT_MIN_BYTES, 9));
     }
+
+    /** A files rule's precompressed twins are the proxies' to look for: carried as they are. */
+    @Test
+    void aFilesRulesPrecompressedCodingsAreCarried() {
+        Translation t = Fixtures.translate(route("shop", "site", 1, """
+                hosts: [ example.com ]
+                rules:
+                  - files: { root: /srv/www, precompressed: [ zstd, br, gzip ] }
+                    compression: {}
+                """));
+        assertThat(Fixtures.routeReport(t, "shop", "site").errors()).isEmpty();
+        Route.Rule rule = rules(t).get(0);
+        assertThat(((Route.Files) rule.action()).precompressed()).containsExactly("zstd", "br", "gzip");
+        assertThat(rule.compression()).isEqualTo(Route.Compression.DEFAULTS);
+    }
 }
