@@ -451,6 +451,107 @@ class LocalClusterTest {
     }
 
     /**
+     * An Ingress with TLS on an operator with {@code --ingress-compression true}: over https the proxy process answers
+     * with ingress-nginx's default HSTS and the app's page gzip-compressed, the certificate the Ingress's Secret's;
+     * plain HTTP is sent to https, without HSTS.
+     */
+    @Test
+    void anIngressWithTlsGetsHstsAndCompressedAnswersFromTheOperatorsDefaults() throws Exception {
+        installCrds();
+        java.time.Instant now = java.time.Instant.now();
+        dev.strait.operator.publish.tls.ChannelPki.Issued ca =
+                dev.strait.operator.publish.tls.ChannelPki.newCa("shop CA", now, Duration.ofHours(1));
+        dev.strait.operator.publish.tls.ChannelPki.Issued leaf = dev.strait.operator.publish.tls.ChannelPki
+                .serverCertificate(ca, List.of("shop.example.com"), now, Duration.ofHours(1));
+        String page = "<p>strait</p>\n".repeat(400);
+        com.sun.net.httpserver.HttpServer app = httpServer(x -> {
+            x.getResponseHeaders().set("Content-Type", "text/html; charset=utf-8");
+            return page;
+        }, null);
+        try {
+            serviceOnLoopback("app", "http", 8080, app.getAddress().getPort());
+            Base64.Encoder b64 = Base64.getEncoder();
+            client.resource(Serialization.unmarshal("""
+                    apiVersion: v1
+                    kind: Secret
+                    metadata: { name: shop-tls, namespace: default }
+                    type: kubernetes.io/tls
+                    data: { tls.crt: %s, tls.key: %s }
+                    """.formatted(b64.encodeToString(leaf.certificatePem().getBytes(StandardCharsets.US_ASCII)),
+                    b64.encodeToString(leaf.keyPem().getBytes(StandardCharsets.US_ASCII))),
+                    io.fabric8.kubernetes.api.model.Secret.class)).create();
+            client.resource(Serialization.unmarshal("""
+                    apiVersion: networking.k8s.io/v1
+                    kind: Ingress
+                    metadata: { name: shop, namespace: default }
+                    spec:
+                      ingressClassName: strait
+                      tls: [ { hosts: [ shop.example.com ], secretName: shop-tls } ]
+                      rules:
+                        - host: shop.example.com
+                          http:
+                            paths:
+                              - { path: /, pathType: Prefix, backend: { service: { name: app, port: { name: http } } } }
+                    """, Ingress.class)).create();
+
+            ProxyProcess operator = operator("--proxy-https-address", "127.0.0.1:0", "--ingress-compression", "true");
+            Matcher m = CONTROL.matcher(operator.stderr());
+            assertThat(m.find()).as(operator.stderr()).isTrue();
+            ProxyProcess proxy = strait.start(Map.of("STRAIT_INGRESS_CLASS", "strait"),
+                    "--control", "127.0.0.1:" + m.group(1), "--state-dir", dir.resolve("state").toString()).awaitServing();
+            SSLContext trustingTheCa = SSLContext.getInstance("TLS");
+            KeyStore trust = KeyStore.getInstance("PKCS12");
+            trust.load(null, null);
+            trust.setCertificateEntry("ca", ca.certificate());
+            TrustManagerFactory tmf = TrustManagerFactory.getInstance(TrustManagerFactory.getDefaultAlgorithm());
+            tmf.init(trust);
+            trustingTheCa.init(null, tmf.getTrustManagers(), null);
+            await().atMost(Duration.ofSeconds(20)).untilAsserted(() -> {
+                byte[] answer;
+                try (javax.net.ssl.SSLSocket tls = (javax.net.ssl.SSLSocket) trustingTheCa.getSocketFactory()
+                        .createSocket("127.0.0.1", proxy.port("https"))) {
+                    javax.net.ssl.SSLParameters p = tls.getSSLParameters();
+                    p.setServerNames(List.of(new javax.net.ssl.SNIHostName("shop.example.com")));
+                    tls.setSSLParameters(p);
+                    tls.setSoTimeout(5000);
+                    tls.getOutputStream().write(("GET /cart HTTP/1.1\r\nHost: shop.example.com\r\n"
+                            + "Accept-Encoding: gzip\r\nConnection: close\r\n\r\n").getBytes(StandardCharsets.US_ASCII));
+                    answer = tls.getInputStream().readAllBytes();
+                }
+                String text = new String(answer, StandardCharsets.ISO_8859_1);
+                int end = text.indexOf("\r\n\r\n");
+                String head = text.substring(0, end).toLowerCase(java.util.Locale.ROOT);
+                assertThat(head).startsWith("http/1.1 200")
+                        .contains("\r\nstrict-transport-security: max-age=31536000; includesubdomains")
+                        .contains("\r\ncontent-encoding: gzip").contains("\r\nvary: accept-encoding");
+                assertThat(new String(new java.util.zip.GZIPInputStream(new java.io.ByteArrayInputStream(
+                        dechunked(answer, end + 4))).readAllBytes(), StandardCharsets.UTF_8)).isEqualTo(page);
+            });
+            String plain = get(proxy.port("http"), "shop.example.com", "/cart");
+            assertThat(plain).startsWith("308 ");
+        } finally {
+            app.stop(0);
+        }
+    }
+
+    /** A chunked body from {@code at} in {@code raw}, its chunks joined. */
+    private static byte[] dechunked(byte[] raw, int at) {
+        java.io.ByteArrayOutputStream out = new java.io.ByteArrayOutputStream();
+        while (true) {
+            int eol = at;
+            while (raw[eol] != '\r') {
+                eol++;
+            }
+            int size = Integer.parseInt(new String(raw, at, eol - at, StandardCharsets.US_ASCII).trim(), 16);
+            if (size == 0) {
+                return out.toByteArray();
+            }
+            out.write(raw, eol + 2, size);
+            at = eol + 2 + size + 2;
+        }
+    }
+
+    /**
      * A JDK HTTP server on a free loopback port answering {@code answer} of each request; with {@code seen}, each
      * request is also put there as "METHOD TARGET id=X-Request-Id host=Host".
      */
