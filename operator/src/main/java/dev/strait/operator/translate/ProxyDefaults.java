@@ -14,7 +14,8 @@ import java.util.List;
  * @param defaultClass the class of Routes without {@code ingressClassName}
  * @param sidecarClass the class whose Routes go to sidecars, per namespace
  * @param http         the plain HTTP listener
- * @param https        the TLS listener, present in a snapshot only when one of its Routes has TLS; null for none
+ * @param https        the TLS listener, present in a snapshot only when one of its Routes has TLS (or, for the ingress
+ *                     proxies, the default certificate can be used); null for none
  * @param admin        the proxies' admin listener; null for none
  * @param forwardedHeaders the peers (a load balancer that ends TLS) whose {@code X-Forwarded-Proto} ingress
  *                     proxies believe (ADR 0057); sidecars trust none
