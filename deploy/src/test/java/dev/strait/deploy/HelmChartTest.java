@@ -321,6 +321,24 @@ class HelmChartTest {
     }
 
     /**
+     * ingress.defaultSslCertificate becomes the operator's --default-ssl-certificate (ingress-nginx's flag), passed only
+     * when set; the schema refuses what is no NAMESPACE/NAME before the operator would.
+     */
+    @Test
+    void ingressDefaultSslCertificateIsPassedToTheOperatorWhenSet() {
+        assertThat(operatorArgs(Map.of())).as("none by default").noneMatch(a -> a.startsWith("--default-ssl-certificate"));
+        assertThat(operatorArgs(Map.of("ingress.defaultSslCertificate", ""))).as("empty is none")
+                .noneMatch(a -> a.startsWith("--default-ssl-certificate"));
+        assertThat(operatorArgs(Map.of("ingress.defaultSslCertificate", "ingress-nginx/wildcard.apps-tls")))
+                .contains("--default-ssl-certificate=ingress-nginx/wildcard.apps-tls");
+        for (String bad : List.of("wildcard-tls", "certs/", "/wildcard-tls", "a/b/c", "Certs/wildcard", "certs/wild_card",
+                "certs/wildcard tls", "certs.x/wildcard")) {
+            assertThatThrownBy(() -> Chart.template("strait", Map.of("ingress.defaultSslCertificate", bad))).as(bad)
+                    .hasMessageContaining("/ingress/defaultSslCertificate");
+        }
+    }
+
+    /**
      * clusterDomain becomes the operator's --cluster-domain, and the control channel's certificate names its Service in
      * that domain (the proxies dial NAME.NAMESPACE.svc, which every domain answers).
      */

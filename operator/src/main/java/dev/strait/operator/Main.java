@@ -97,6 +97,11 @@ public final class Main {
                                            https, as ingress-nginx's hsts*: max-age=N, optionally followed by
                                            "; includeSubDomains" and "; preload", or off (default
                                            max-age=31536000; includeSubDomains; Routes state their own hsts)
+              --default-ssl-certificate NAMESPACE/NAME  a kubernetes.io/tls Secret, as ingress-nginx's flag: the
+                                           ingress proxies' https listener answers with it for names no other
+                                           certificate has and for clients without SNI, and it serves the
+                                           hosts an Ingress lists in spec.tls without a secretName (default:
+                                           none; such hosts are served over plain HTTP, reported)
               --server-side-apply true|false  patch status with server-side apply and let the API server
                                            filter Secrets (default true; false for API servers without,
                                            such as fabric8's mock server)
@@ -164,7 +169,7 @@ public final class Main {
                     flag(opts, "proxy-admin-address", d.admin().toString(), HostPort::parse),
                     d.limits(), d.accessLog(), flag(opts, "proxy-trusted-peers", null, Main::trustedPeers),
                     flag(opts, "proxy-protocol", null, Main::proxyProtocol), tracing, clusterDomain,
-                    ingressCompression, ingressHsts(opts)));
+                    ingressCompression, ingressHsts(opts), defaultCertificate(opts)));
         } catch (IllegalArgumentException e) {
             System.err.println(e.getMessage());
             System.exit(2);
@@ -615,6 +620,16 @@ public final class Main {
         }
     }
 
+    /**
+     * {@code --default-ssl-certificate NAMESPACE/NAME}, ingress-nginx's flag: the controller's own certificate, or null
+     * when not given (or given empty, as ingress-nginx's default is); a value that is no such name is refused, naming
+     * the flag.
+     */
+    static ProxyDefaults.SecretRef defaultCertificate(Map<String, String> opts) {
+        return flag(opts, "default-ssl-certificate", null,
+                v -> v == null || v.isBlank() ? null : ProxyDefaults.SecretRef.parse(v));
+    }
+
     private static boolean isIpBlock(String s) {
         try {
             IpBlock.parse(s);
@@ -631,6 +646,7 @@ public final class Main {
                 "proxy-http-address", "proxy-https-address", "proxy-admin-address", "proxy-trusted-peers",
                 "proxy-protocol", "proxy-tracing-endpoint", "proxy-tracing-percent", "proxy-tracing-service-name",
                 "proxy-tracing-trust-incoming", "ingress-compression", "ingress-compression-level",
-                "ingress-compression-min-bytes", "ingress-compression-types", "ingress-hsts", "server-side-apply"), USAGE);
+                "ingress-compression-min-bytes", "ingress-compression-types", "ingress-hsts", "default-ssl-certificate",
+                "server-side-apply"), USAGE);
     }
 }

@@ -310,4 +310,42 @@ class MainTest {
                 .containsEntry("ingress-hsts", "max-age=60; includeSubDomains");
         assertThat(Main.options(new String[] {"--ingress-hsts", "off"})).containsEntry("ingress-hsts", "off");
     }
+
+    /** ingress-nginx's --default-ssl-certificate: NAMESPACE/NAME, none when not given or empty (its own default). */
+    @Test
+    void defaultSslCertificateIsNamespaceSlashName() {
+        assertThat(Main.defaultCertificate(Map.of())).isNull();
+        assertThat(Main.defaultCertificate(Map.of("default-ssl-certificate", " "))).isNull();
+        assertThat(Main.defaultCertificate(Map.of("default-ssl-certificate", "ingress-nginx/wildcard-tls")))
+                .isEqualTo(new dev.strait.operator.translate.ProxyDefaults.SecretRef("ingress-nginx", "wildcard-tls"));
+        assertThat(Main.defaultCertificate(Map.of("default-ssl-certificate", " certs/apps.example.com ")))
+                .hasToString("certs/apps.example.com");
+    }
+
+    /** Anything else stops the operator (exit status 2), the error naming the flag and saying what is wrong. */
+    @Test
+    void aDefaultSslCertificateThatIsNoSecretNameIsRefused() {
+        String[][] cases = {
+            {"wildcard-tls", "--default-ssl-certificate: \"wildcard-tls\" is not NAMESPACE/NAME"},
+            {"a/b/c", "--default-ssl-certificate: \"a/b/c\" is not NAMESPACE/NAME"},
+            {"/wildcard-tls", "--default-ssl-certificate: \"/wildcard-tls\": \"\" is no namespace name"},
+            {"certs/", "--default-ssl-certificate: \"certs/\": \"\" is no Secret name"},
+            {"Certs/wildcard", "--default-ssl-certificate: \"Certs/wildcard\": \"Certs\" is no namespace name"},
+            {"certs/wild_card", "--default-ssl-certificate: \"certs/wild_card\": \"wild_card\" is no Secret name"},
+            {"certs.x/wildcard", "--default-ssl-certificate: \"certs.x/wildcard\": \"certs.x\" is no namespace name"},
+            {"certs/" + "a".repeat(254), "--default-ssl-certificate: \"certs/aaa"},
+        };
+        for (String[] c : cases) {
+            assertThatThrownBy(() -> Main.defaultCertificate(Map.of("default-ssl-certificate", c[0]))).as(c[0])
+                    .isInstanceOf(IllegalArgumentException.class).hasMessageStartingWith(c[1]);
+        }
+    }
+
+    @Test
+    void defaultSslCertificateIsAnOptionOfItsOwn() {
+        assertThat(Main.options(new String[] {"--default-ssl-certificate=certs/wildcard"}))
+                .containsEntry("default-ssl-certificate", "certs/wildcard");
+        assertThat(Main.options(new String[] {"--default-ssl-certificate", "certs/wildcard"}))
+                .containsEntry("default-ssl-certificate", "certs/wildcard");
+    }
 }

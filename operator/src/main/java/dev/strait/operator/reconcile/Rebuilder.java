@@ -27,6 +27,8 @@ public final class Rebuilder implements AutoCloseable {
     private final AtomicLong rebuilds = new AtomicLong();
     /** Warms the per-change path on throwaway state after each rebuild until it has done enough (ADR 0030). */
     private final WarmUp warmUp;
+    /** Why the default certificate could not be used at the last rebuild (null: it could, or there is none). */
+    private String defaultCertificateProblem;
 
     /** @param inputs the caches' contents, or null while they have not synced */
     public Rebuilder(Supplier<Inputs> inputs, Translator translator, Consumer<Translation> sink, Duration quiet, Duration cap) {
@@ -60,6 +62,7 @@ public final class Rebuilder implements AutoCloseable {
             long translated = System.nanoTime();
             sink.accept(t);
             rebuilds.incrementAndGet();
+            defaultCertificate(t);
             warmUp.resume(in);
             if (log.isDebugEnabled()) {
                 log.debug("rebuilt {} route(s), {} upstream(s) in {} ms (translation {} ms, publication {} ms)",
@@ -69,6 +72,25 @@ public final class Rebuilder implements AutoCloseable {
         } catch (RuntimeException e) {
             log.error("rebuild failed; the last published snapshots stay", e);
         }
+    }
+
+    /**
+     * Says once, when it changes, why the operator's {@code --default-ssl-certificate} cannot be used (its Secret is
+     * missing or holds no usable certificate and key), and when it can again: until then the hosts Ingresses list in
+     * {@code spec.tls} without a Secret are served as hosts without TLS (each Ingress says so in its status and Events).
+     */
+    private void defaultCertificate(Translation t) {
+        String problem = t.defaultCertificateProblem();
+        if (java.util.Objects.equals(problem, defaultCertificateProblem)) {
+            return;
+        }
+        if (problem != null) {
+            log.warn("{}; the hosts Ingresses list in spec.tls without a secretName are served as hosts without TLS"
+                    + " (plain HTTP, no redirect to https) until it can be used", problem);
+        } else if (t.defaults().defaultCertificate() != null) {
+            log.info("--default-ssl-certificate {}: its certificate is served again", t.defaults().defaultCertificate());
+        }
+        defaultCertificateProblem = problem;
     }
 
     /** Rebuilds done so far. */

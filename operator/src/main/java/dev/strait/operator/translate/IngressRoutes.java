@@ -31,7 +31,9 @@ import java.util.TreeSet;
  *       name: a catch-all Route of its own ({@code NS.NAME..ingress-N-default}) on every host of the Ingress
  *       and on {@code *}, which loses to the paths of every Ingress and Route of the host (ADR 0056).</li>
  *   <li>A backend's Service port by number or by name; {@code resource} backends are refused.</li>
- *   <li>{@code tls[]}: a host takes the Secret of the first entry listing it (or listing no hosts). With
+ *   <li>{@code tls[]}: a host takes the Secret of the first entry listing it (or listing no hosts); listed only in
+ *       entries without {@code secretName}, it takes the operator's default certificate ({@code --default-ssl-certificate},
+ *       ADR 0096), or, without a usable one, stays plain HTTP, reported. With
  *       {@code auth-tls-secret} that TLS asks the host's clients for certificates ({@code tls.clientValidation}) and
  *       the host is served on https alone, {@code ssl-redirect: "false"} or not; a host without TLS answers 503.</li>
  *   <li>ssl-redirect, as ingress-nginx by default: a host with TLS is served on the {@code https} listener
@@ -61,6 +63,12 @@ final class IngressRoutes {
      * carries ({@link Piece#external}). Never a valid Kubernetes name, so no Route can name it.
      */
     static final String EXTERNAL = "-external-";
+    /**
+     * The {@code tls.secretName} of a host served with the operator's default certificate ({@code spec.tls} lists it
+     * without a {@code secretName}, ADR 0096): the https listener's first certificate answers it. Never a valid
+     * Kubernetes name, so no Route can name it.
+     */
+    static final String DEFAULT_CERTIFICATE = "-default-certificate-";
     /** ingress-nginx's annotation; {@code "false"} turns off the redirect of TLS hosts to https. */
     static final String SSL_REDIRECT_ANNOTATION = IngressAnnotations.SSL_REDIRECT;
     /** The reason of an Ingress's ResolvedRefs when an annotation cannot be expressed (its paths answer 503). */
@@ -282,6 +290,17 @@ final class IngressRoutes {
      */
     static List<Piece> pieces(Ingress ing, ServiceEndpoints endpoints, List<String> leftOut, Set<String> hostRegex,
                               ProxyDefaults defaults, Map<String, io.fabric8.kubernetes.api.model.ConfigMap> configMaps) {
+        return pieces(ing, endpoints, leftOut, hostRegex, defaults, configMaps, DefaultCertificate.NONE);
+    }
+
+    /**
+     * As {@link #pieces(Ingress, ServiceEndpoints, List, Set, ProxyDefaults, Map)}, with the operator's default
+     * certificate as the translation found it: the hosts a {@code spec.tls} entry lists without a {@code secretName}
+     * are TLS hosts while it can be used, and plain ones, reported, while it cannot.
+     */
+    static List<Piece> pieces(Ingress ing, ServiceEndpoints endpoints, List<String> leftOut, Set<String> hostRegex,
+                              ProxyDefaults defaults, Map<String, io.fabric8.kubernetes.api.model.ConfigMap> configMaps,
+                              DefaultCertificate defaultCertificate) {
         String ns = ing.getMetadata().getNamespace();
         var spec = ing.getSpec();
         if (spec == null) {
@@ -349,22 +368,26 @@ final class IngressRoutes {
                 fields.put("spec.hosts[0]", "spec.rules[" + hostRule.get(h.getKey()) + "].host");
             }
             List<IngressTLS> tls = spec.getTls() == null ? List.of() : spec.getTls();
-            for (int k = 0; k < tls.size(); k++) {
-                IngressTLS t = tls.get(k);
-                boolean covers = t.getHosts() == null || t.getHosts().isEmpty() || t.getHosts().contains(h.getKey());
-                if (covers && t.getSecretName() != null && !h.getKey().equals("*")) {
-                    rs.tls = new RouteSpec.Tls();
-                    rs.tls.secretName = t.getSecretName();
-                    if (annotations.clientValidation != null) {
-                        // before spec.tls: a message about the check names the annotation, not the TLS entry
-                        rs.tls.clientValidation = annotations.clientValidation;
-                        String secret = IngressAnnotations.field(IngressAnnotations.AUTH_TLS_SECRET);
-                        fields.put("spec.tls.clientValidation.caSecretName", secret);
-                        fields.put("spec.tls.clientValidation", secret);
-                    }
-                    fields.put("spec.tls", "spec.tls[" + k + "]");
-                    break;
+            int entry = h.getKey().equals("*") ? -1 : tlsEntry(tls, h.getKey(), true);
+            String tlsProblem = null;
+            if (entry >= 0 && !hasSecret(tls.get(entry)) && !defaultCertificate.usable()) {
+                // Never some other host's certificate: the listener's first is no one's choice without the flag.
+                tlsProblem = defaultCertificate.unusable("spec.tls[" + entry + "].secretName", h.getKey());
+                errors.add(tlsProblem);
+                entry = -1;
+            }
+            boolean byDefault = entry >= 0 && !hasSecret(tls.get(entry));
+            if (entry >= 0) {
+                rs.tls = new RouteSpec.Tls();
+                rs.tls.secretName = byDefault ? DEFAULT_CERTIFICATE : tls.get(entry).getSecretName();
+                if (annotations.clientValidation != null) {
+                    // before spec.tls: a message about the check names the annotation, not the TLS entry
+                    rs.tls.clientValidation = annotations.clientValidation;
+                    String secret = IngressAnnotations.field(IngressAnnotations.AUTH_TLS_SECRET);
+                    fields.put("spec.tls.clientValidation.caSecretName", secret);
+                    fields.put("spec.tls.clientValidation", secret);
                 }
+                fields.put("spec.tls", "spec.tls[" + entry + "]");
             }
             // As ingress-nginx, which sends it on https for a host with a certificate (lua_ingress's header phase).
             rs.hsts = rs.tls == null ? null : hsts;
@@ -388,7 +411,8 @@ final class IngressRoutes {
                 unsupported = true;
             }
             // What a piece is made of besides the Ingress's generation (ADR 0025 reuses a piece's last result by it).
-            String pieceKey = (hostRegex.contains(h.getKey()) ? annotations.key + "~host-regex" : annotations.key) + customKey;
+            String pieceKey = (hostRegex.contains(h.getKey()) ? annotations.key + "~host-regex" : annotations.key) + customKey
+                    + (byDefault ? "~default-certificate" : "");
             Paths hp = Paths.of(h.getValue());
             List<String> values = hp.values();
             // A redirect replaces the backend, so a rewrite of what is sent to it does not apply. The rules come
@@ -477,7 +501,8 @@ final class IngressRoutes {
             }
             if (!rs.rules.isEmpty()) {
                 out.add(new Piece(piece(ing, ns, index, "", pieceKey, rs), fields, errors,
-                        unsupported ? UNSUPPORTED_ANNOTATION : custom == null ? null : custom.reason(),
+                        unsupported ? UNSUPPORTED_ANNOTATION : tlsProblem != null ? defaultCertificate.reason()
+                                : custom == null ? null : custom.reason(),
                         annotations.backendTls, external));
             }
             if (redirect) {
@@ -516,17 +541,24 @@ final class IngressRoutes {
                 Map<String, String> wwwFields = new LinkedHashMap<>();
                 wwwFields.put("spec.hosts[0]", IngressAnnotations.field(IngressAnnotations.FROM_TO_WWW_REDIRECT));
                 wwwFields.put("spec.rules[0]", IngressAnnotations.field(IngressAnnotations.FROM_TO_WWW_REDIRECT));
-                for (int k = 0; k < tls.size(); k++) {
-                    IngressTLS t = tls.get(k);
-                    if (t.getSecretName() != null && t.getHosts() != null && t.getHosts().contains(twin)) {
-                        www.tls = new RouteSpec.Tls();
-                        www.tls.secretName = t.getSecretName();
-                        www.hsts = hsts; // the twin's redirect over https teaches browsers https for the twin too
-                        wwwFields.put("spec.tls", "spec.tls[" + k + "]");
-                        break;
-                    }
+                // Only an entry that names the twin: one listing no hosts is for the Ingress's own hosts.
+                int k = tlsEntry(tls, twin, false);
+                boolean named = k >= 0;
+                List<String> wwwErrors = new ArrayList<>();
+                String wwwReason = null;
+                if (named && !hasSecret(tls.get(k)) && !defaultCertificate.usable()) {
+                    wwwErrors.add(defaultCertificate.unusable("spec.tls[" + k + "].secretName", twin));
+                    wwwReason = defaultCertificate.reason();
+                } else if (named) {
+                    www.tls = new RouteSpec.Tls();
+                    www.tls.secretName = hasSecret(tls.get(k)) ? tls.get(k).getSecretName() : DEFAULT_CERTIFICATE;
+                    www.hsts = hsts; // the twin's redirect over https teaches browsers https for the twin too
+                    wwwFields.put("spec.tls", "spec.tls[" + k + "]");
                 }
-                out.add(new Piece(piece(ing, ns, index, FROM_TO_WWW, annotations.key, www), wwwFields, List.of()));
+                String wwwKey = annotations.key + (www.tls != null && DEFAULT_CERTIFICATE.equals(www.tls.secretName)
+                        ? "~default-certificate" : "");
+                out.add(new Piece(piece(ing, ns, index, FROM_TO_WWW, wwwKey, www), wwwFields, wwwErrors, wwwReason,
+                        null));
             }
             if (fallback != null && !rootPrefix) {
                 // A Route of its own, which the snapshot lists after every other Route: the proxy merges a host's
@@ -547,6 +579,9 @@ final class IngressRoutes {
                     r.matches = List.of(m);
                 }
                 List<String> fallbackErrors = new ArrayList<>(annotations.problems());
+                if (tlsProblem != null) {
+                    fallbackErrors.add(tlsProblem);
+                }
                 if (noTls != null) {
                     fallbackErrors.add(noTls);
                 }
@@ -584,7 +619,8 @@ final class IngressRoutes {
                 boolean fallbackUnsupported = !annotations.problems().isEmpty() || noTls != null
                         || custom != null && !custom.warnings().isEmpty() || !hostServed && unsupported;
                 out.add(new Piece(piece(ing, ns, index, DEFAULT_BACKEND, pieceKey, ds), dsFields, fallbackErrors,
-                        fallbackUnsupported ? UNSUPPORTED_ANNOTATION : custom == null ? null : custom.reason(),
+                        fallbackUnsupported ? UNSUPPORTED_ANNOTATION : tlsProblem != null ? defaultCertificate.reason()
+                                : custom == null ? null : custom.reason(),
                         annotations.backendTls, external));
             }
             index++;
@@ -671,6 +707,32 @@ final class IngressRoutes {
                     null));
         }
         return withCommon;
+    }
+
+    /**
+     * The index of the {@code spec.tls} entry that gives {@code host} its TLS, or -1 for none: the first entry with a
+     * {@code secretName} that lists the host (or lists no hosts), else the first that lists it without one (served
+     * with the operator's default certificate, as ingress-nginx does). A Secret of the host's own always wins over
+     * the default, wherever it is listed. {@code unlisted}: whether an entry with a Secret and no hosts covers it.
+     */
+    static int tlsEntry(List<IngressTLS> tls, String host, boolean unlisted) {
+        int withoutSecret = -1;
+        for (int k = 0; k < tls.size(); k++) {
+            IngressTLS t = tls.get(k);
+            boolean listed = t.getHosts() != null && t.getHosts().contains(host);
+            if (hasSecret(t) && (listed || unlisted && (t.getHosts() == null || t.getHosts().isEmpty()))) {
+                return k;
+            }
+            if (listed && withoutSecret < 0) {
+                withoutSecret = k;
+            }
+        }
+        return withoutSecret;
+    }
+
+    /** Whether a {@code spec.tls} entry names a Secret ({@code secretName: ""} is none, as in ingress-nginx). */
+    static boolean hasSecret(IngressTLS t) {
+        return t.getSecretName() != null && !t.getSecretName().isEmpty();
     }
 
     /** {@code www.HOST} for a host, {@code HOST} for {@code www.HOST}; null for a wildcard, {@code *} or one label. */

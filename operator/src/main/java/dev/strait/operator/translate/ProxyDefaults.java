@@ -14,7 +14,8 @@ import java.util.List;
  * @param defaultClass the class of Routes without {@code ingressClassName}
  * @param sidecarClass the class whose Routes go to sidecars, per namespace
  * @param http         the plain HTTP listener
- * @param https        the TLS listener, present in a snapshot only when one of its Routes has TLS; null for none
+ * @param https        the TLS listener, present in a snapshot only when one of its Routes has TLS (or, for the ingress
+ *                     proxies, the default certificate can be used); null for none
  * @param admin        the proxies' admin listener; null for none
  * @param forwardedHeaders the peers (a load balancer that ends TLS) whose {@code X-Forwarded-Proto} ingress
  *                     proxies believe (ADR 0057); sidecars trust none
@@ -32,6 +33,10 @@ import java.util.List;
  *                     (ingress-nginx's ConfigMap keys {@code hsts}, {@code hsts-max-age}, {@code hsts-include-subdomains},
  *                     {@code hsts-preload}, the operator's {@code --ingress-hsts}); null for none. On by default, as in
  *                     ingress-nginx ({@link #INGRESS_HSTS}); Routes state their own
+ * @param defaultCertificate the {@code kubernetes.io/tls} Secret whose certificate the ingress proxies' https listener
+ *                     lists first (it answers handshakes for names no other certificate has, and those without SNI),
+ *                     and that serves the hosts an Ingress lists in a {@code spec.tls} entry without {@code secretName}
+ *                     (ingress-nginx's {@code --default-ssl-certificate}, the operator's own); null for none
  */
 public record ProxyDefaults(
         String defaultClass,
@@ -46,7 +51,8 @@ public record ProxyDefaults(
         Config.Tracing tracing,
         String clusterDomain,
         Route.Compression ingressCompression,
-        Route.Hsts ingressHsts) {
+        Route.Hsts ingressHsts,
+        SecretRef defaultCertificate) {
 
     public ProxyDefaults {
         if (forwardedHeaders == null) {
@@ -94,6 +100,64 @@ public record ProxyDefaults(
                          Route.Compression ingressCompression) {
         this(defaultClass, sidecarClass, http, https, admin, limits, accessLog, forwardedHeaders, proxyProtocol, tracing,
                 clusterDomain, ingressCompression, INGRESS_HSTS);
+    }
+
+    /** Without a default certificate, as every constructor that does not say. */
+    public ProxyDefaults(String defaultClass, String sidecarClass, HostPort http, HostPort https, HostPort admin,
+                         Limits limits, boolean accessLog, Config.ForwardedHeaders forwardedHeaders,
+                         boolean proxyProtocol, Config.Tracing tracing, String clusterDomain,
+                         Route.Compression ingressCompression, Route.Hsts ingressHsts) {
+        this(defaultClass, sidecarClass, http, https, admin, limits, accessLog, forwardedHeaders, proxyProtocol, tracing,
+                clusterDomain, ingressCompression, ingressHsts, null);
+    }
+
+    /** The same defaults with another default certificate (null for none). */
+    public ProxyDefaults withDefaultCertificate(SecretRef secret) {
+        return new ProxyDefaults(defaultClass, sidecarClass, http, https, admin, limits, accessLog, forwardedHeaders,
+                proxyProtocol, tracing, clusterDomain, ingressCompression, ingressHsts, secret);
+    }
+
+    /**
+     * A Secret named by the operator's own configuration, {@code NAMESPACE/NAME}: read wherever it is, without the
+     * consent a Route's reference to another namespace needs (ADR 0078), since whoever configures the operator can
+     * read every Secret it watches anyway.
+     */
+    public record SecretRef(String namespace, String name) {
+        /** RFC 1123 label: a namespace's name. */
+        private static final java.util.regex.Pattern LABEL =
+                java.util.regex.Pattern.compile("[a-z0-9]([-a-z0-9]{0,61}[a-z0-9])?");
+        /** RFC 1123 subdomain: a Secret's name. */
+        private static final java.util.regex.Pattern SUBDOMAIN =
+                java.util.regex.Pattern.compile("[a-z0-9]([-a-z0-9]*[a-z0-9])?(\\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)*");
+
+        /**
+         * {@code NAMESPACE/NAME}, as ingress-nginx's flag takes it; anything else is refused, saying what is wrong
+         * (a value the API server could never hold would leave every such host on plain HTTP for ever).
+         */
+        public static SecretRef parse(String value) {
+            String v = value == null ? "" : value.trim();
+            int slash = v.indexOf('/');
+            if (slash < 0 || slash != v.lastIndexOf('/')) {
+                throw new IllegalArgumentException("\"" + v + "\" is not NAMESPACE/NAME (a kubernetes.io/tls Secret,"
+                        + " e.g. ingress-nginx/default-tls)");
+            }
+            String ns = v.substring(0, slash);
+            String name = v.substring(slash + 1);
+            if (!LABEL.matcher(ns).matches()) {
+                throw new IllegalArgumentException("\"" + v + "\": \"" + ns + "\" is no namespace name (1 to 63 of"
+                        + " a-z, 0-9 and '-', neither first nor last)");
+            }
+            if (name.length() > 253 || !SUBDOMAIN.matcher(name).matches()) {
+                throw new IllegalArgumentException("\"" + v + "\": \"" + name + "\" is no Secret name (lower-case"
+                        + " DNS labels, a-z, 0-9 and '-', joined by dots, at most 253 characters)");
+            }
+            return new SecretRef(ns, name);
+        }
+
+        @Override
+        public String toString() {
+            return namespace + "/" + name;
+        }
     }
 
     /**

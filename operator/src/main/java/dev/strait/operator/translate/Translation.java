@@ -40,6 +40,8 @@ public final class Translation {
     private final Map<ResourceKey, Integer> contents;
     private final Map<Scope, Snapshot> snapshots = new ConcurrentHashMap<>();
     private final Map<Scope, ConfigWriter.Memo> writers;
+    /** The operator's {@code --default-ssl-certificate} as this translation found it (ADR 0096). */
+    private final DefaultCertificate defaultCertificate;
 
     /**
      * A scope's snapshot, its content version and its canonical JSON (what the version hashes, what is
@@ -50,11 +52,14 @@ public final class Translation {
     /**
      * @param writers per scope, what writing its snapshots last time made, shared with later translations
      *                (the same Routes are written once); a scope without one gets one
+     * @param defaultCertificate the operator's default certificate: first on the ingress proxies' https listener when
+     *                it can be used
      */
     Translation(ProxyDefaults defaults, Map<Scope, List<Programmed>> routes, Map<String, Upstream> upstreams,
                 Map<ResourceKey, ResourceReport> reports, Map<ResourceKey, Integer> contents,
-                Map<Scope, ConfigWriter.Memo> writers) {
+                Map<Scope, ConfigWriter.Memo> writers, DefaultCertificate defaultCertificate) {
         this.writers = writers;
+        this.defaultCertificate = defaultCertificate;
         // The translator's own maps, not copies: it makes new ones for each translation (10k entries each).
         this.contents = Collections.unmodifiableMap(contents);
         this.defaults = defaults;
@@ -63,6 +68,13 @@ public final class Translation {
         this.routes = Collections.unmodifiableSortedMap(r);
         this.upstreams = Map.copyOf(upstreams);
         this.reports = Collections.unmodifiableMap(reports);
+    }
+
+    /** Without a default certificate. */
+    Translation(ProxyDefaults defaults, Map<Scope, List<Programmed>> routes, Map<String, Upstream> upstreams,
+                Map<ResourceKey, ResourceReport> reports, Map<ResourceKey, Integer> contents,
+                Map<Scope, ConfigWriter.Memo> writers) {
+        this(defaults, routes, upstreams, reports, contents, writers, DefaultCertificate.NONE);
     }
 
     /** Scopes that have at least one Route. */
@@ -102,6 +114,14 @@ public final class Translation {
         return defaults;
     }
 
+    /**
+     * Why the operator's {@code --default-ssl-certificate} cannot be used now, naming the flag and its Secret; null
+     * when it can, or when the operator has none. The same text for as long as the problem stays (logged on a change).
+     */
+    public String defaultCertificateProblem() {
+        return defaultCertificate.secret() == null ? null : defaultCertificate.problem();
+    }
+
     /** The snapshot for a scope; a scope without Routes gets one with no routes. */
     public Snapshot snapshot(Scope scope) {
         return snapshots.computeIfAbsent(scope, this::build);
@@ -111,14 +131,22 @@ public final class Translation {
         List<Programmed> programmed = routes.getOrDefault(scope, List.of());
         List<Route> rs = new ArrayList<>(programmed.size());
         TreeMap<String, Upstream> used = new TreeMap<>();
+        // Sidecars take traffic from other pods, never from the load balancer in front of the ingress proxies.
+        boolean ingressProxy = scope.namespace() == null;
         LinkedHashSet<Config.Certificate> certs = new LinkedHashSet<>();
+        if (ingressProxy && defaultCertificate.usable()) {
+            // First: the proxies answer with it for a name no certificate has and for clients without SNI, as
+            // ingress-nginx does with its --default-ssl-certificate; it also serves the hosts that have no Secret.
+            certs.add(defaultCertificate.certificate());
+        }
         for (Programmed p : programmed) {
             if (p.certificate() != null) {
                 certs.add(p.certificate());
             }
         }
-        // The https listener serves the certificates of the scope's Routes, and passes through the hosts of those
-        // with tlsPassthrough: with neither there is none. Without a certificate it only passes through.
+        // The https listener serves the certificates of the scope's Routes (and an ingress proxy's default one), and
+        // passes through the hosts of those with tlsPassthrough: with neither there is none. Without a certificate it
+        // only passes through.
         boolean certified = !certs.isEmpty() && defaults.https() != null;
         boolean https = certified || (defaults.https() != null
                 && programmed.stream().anyMatch(p -> p.route().tlsPassthrough() != null));
@@ -174,8 +202,6 @@ public final class Translation {
             rs.add(r);
             p.upstreams().forEach(u -> used.put(u, upstreams.get(u)));
         }
-        // Sidecars take traffic from other pods, never from the load balancer in front of the ingress proxies.
-        boolean ingressProxy = scope.namespace() == null;
         boolean proxyProtocol = ingressProxy && defaults.proxyProtocol();
         List<Config.Listener> listeners = new ArrayList<>();
         listeners.add(new Config.Listener(ProxyDefaults.HTTP, defaults.http(), null, 0, proxyProtocol));

@@ -264,6 +264,8 @@ public final class Translator {
         ServiceEndpoints endpoints = new ServiceEndpoints(in.services(), in.endpointSlices(), defaults.clusterDomain());
         Map<String, Secret> secrets = new HashMap<>();
         in.secrets().forEach(s -> secrets.put(s.getMetadata().getNamespace() + "/" + s.getMetadata().getName(), s));
+        // Read again every time (a Secret change is a rebuild): cert-manager's renewal reaches the proxies like any.
+        DefaultCertificate defaultCertificate = DefaultCertificate.resolve(defaults, secrets);
         int expected = (in.routes().size() + in.upstreams().size() + in.ingresses().size()) * 4 / 3 + 16;
         Map<ResourceKey, ResourceReport> reports = new HashMap<>(expected);
         Map<ResourceKey, Integer> contents = new HashMap<>(expected);
@@ -299,7 +301,7 @@ public final class Translator {
                 && sameItems(in.secrets(), lastInputs.secrets());
         lastInputs = in;
         List<Source> canarySources = new ArrayList<>();
-        List<Source> sources = sources(in, endpoints, canarySources);
+        List<Source> sources = sources(in, endpoints, canarySources, defaultCertificate);
         // First every source's Route states, then (oldest first) its claims and result: the conflicts to
         // decide again are known only once every changed source is (ADR 0028).
         List<List<RouteState>> allStates = new ArrayList<>(sources.size());
@@ -465,7 +467,7 @@ public final class Translator {
         claimKeys.next();
         conflictsLost = false;
         writers.keySet().retainAll(programmed.keySet());
-        return new Translation(defaults, programmed, models, reports, contents, writers);
+        return new Translation(defaults, programmed, models, reports, contents, writers, defaultCertificate);
     }
 
     /** A served Route with tlsPassthrough, one of the {@code served} Routes its source has in {@code scope}. */
@@ -975,7 +977,8 @@ public final class Translator {
     }
 
     /** Routes and our Ingresses, oldest first (the order of conflicts and of the proxy's host merging). */
-    private List<Source> sources(Inputs in, ServiceEndpoints endpoints, List<Source> canaries) {
+    private List<Source> sources(Inputs in, ServiceEndpoints endpoints, List<Source> canaries,
+                                 DefaultCertificate defaultCertificate) {
         List<Source> out = new ArrayList<>();
         IdentityHashMap<HasMetadata, ResourceKey> keys = new IdentityHashMap<>(in.routes().size() * 2);
         // When every source keeps its place and none changed its age (a creation time is fixed, but a
@@ -1023,8 +1026,10 @@ public final class Translator {
             SourceResult prev = previousResults.get(key);
             sameAges &= prev != null ? sameAge(prev.source, ing) : !previousOrder.containsKey(key);
             List<String> leftOut = new ArrayList<>();
-            Set<String> forced = regexHosts.getOrDefault(defaults.scopeOf(cls, ing.getMetadata().getNamespace()), Set.of());
-            List<IngressRoutes.Piece> pieces = IngressRoutes.pieces(ing, endpoints, leftOut, forced, defaults, configMaps);
+            Scope scope = defaults.scopeOf(cls, ing.getMetadata().getNamespace());
+            Set<String> forced = regexHosts.getOrDefault(scope, Set.of());
+            List<IngressRoutes.Piece> pieces = IngressRoutes.pieces(ing, endpoints, leftOut, forced, defaults, configMaps,
+                    scope.namespace() == null ? defaultCertificate : DefaultCertificate.SIDECAR);
             Source src = new Source(key, ing, cls, pieces, List.copyOf(leftOut));
             // A canary claims nothing: its paths split the traffic of another Ingress's (see canaries).
             (IngressRoutes.isCanary(ing) ? canaries : out).add(src);
@@ -1242,6 +1247,8 @@ public final class Translator {
         final Map<String, Upstream.Protocol> declared = new TreeMap<>();
         final List<Boolean> implicitMatches = new ArrayList<>();
         Config.Certificate certificate;
+        /** Its TLS is the operator's default certificate, the https listener's first ({@link DefaultCertificate}). */
+        boolean defaultCertificate;
         /** What its hosts ask of clients' certificates, with the Route's hosts; null for nothing, or while it cannot. */
         Config.ClientValidation clientValidation;
         /** Left out because proxies refused it ({@link ProxyRejection}); its one error says why. */
@@ -1397,8 +1404,11 @@ public final class Translator {
             sb.append("|proxy-ssl:").append(tls.fingerprint());
         }
         if (r.getSpec().tls != null) {
-            Secret s = secrets.get(ns + "/" + r.getSpec().tls.secretName);
-            sb.append("|tls:").append(s == null ? "?" : String.valueOf(s.getData() == null ? 0 : s.getData().hashCode()));
+            // The default certificate is the listener's, not the Route's: a renewal leaves its state as it is.
+            boolean byDefault = IngressRoutes.DEFAULT_CERTIFICATE.equals(r.getSpec().tls.secretName);
+            Secret s = byDefault ? null : secrets.get(ns + "/" + r.getSpec().tls.secretName);
+            sb.append("|tls:").append(byDefault ? "default" : s == null ? "?"
+                    : String.valueOf(s.getData() == null ? 0 : s.getData().hashCode()));
             RouteSpec.ClientValidation cv = r.getSpec().tls.clientValidation;
             if (cv != null && cv.caSecretName != null) {
                 sb.append("|ca:").append(secret(secrets, ns, cv.caSecretNamespace, cv.caSecretName).fingerprint());
@@ -1719,7 +1729,8 @@ public final class Translator {
         String answers = ingress ? "; the Ingress's paths answer 503" : "; the Route's rules answer 503";
         int reported = st.refErrors.size();
         tls(spec.tls.secretName, ns, secrets, st);
-        if (st.certificate == null) {
+        boolean certified = st.certificate != null || st.defaultCertificate;
+        if (!certified) {
             // Without its own certificate the host would be left to another's, which may not be the one meant.
             for (int k = reported; k < st.refErrors.size(); k++) {
                 st.refErrors.set(k, st.refErrors.get(k) + answers + " (its hosts ask for client certificates)");
@@ -1753,7 +1764,7 @@ public final class Translator {
                 }
             }
         }
-        if (st.certificate == null || cv.caSecretName != null && ca == null) {
+        if (!certified || cv.caSecretName != null && ca == null) {
             return null;
         }
         return new Config.ClientValidation(List.of(), ca, mode, depth, cv.subjectMatch,
@@ -2021,26 +2032,42 @@ public final class Translator {
     }
 
     private static void tls(String secretName, String ns, Map<String, Secret> secrets, RouteState st) {
-        String path = "spec.tls.secretName";
-        Secret s = secretName == null ? null : secrets.get(ns + "/" + secretName);
-        if (s == null) {
-            st.refError(null, "SecretNotFound", path + ": Secret \"" + secretName + "\" not found");
+        if (IngressRoutes.DEFAULT_CERTIFICATE.equals(secretName)) {
+            // An Ingress host with TLS and no Secret of its own: the https listener's first certificate answers it, the
+            // operator's default one, which the Ingress's Routes are made with only while it can be used (ADR 0096).
+            st.defaultCertificate = true;
             return;
+        }
+        TlsSecret found = tlsSecret(secretName == null ? null : secrets.get(ns + "/" + secretName));
+        if (found.certificate() == null) {
+            st.refError(null, found.reason(), "spec.tls.secretName: Secret \"" + secretName + "\"" + found.problem());
+            return;
+        }
+        st.certificate = found.certificate();
+    }
+
+    /**
+     * A {@code kubernetes.io/tls} Secret's certificate and key as a proxy will load them, or, without them, the reason
+     * and what is wrong, to follow the Secret's name ({@code " not found"}, {@code ": the key does not match ..."}).
+     */
+    record TlsSecret(Config.Certificate certificate, String reason, String problem) {}
+
+    /** {@code s}'s certificate and key, checked as a proxy would (a bad one would make it refuse the whole snapshot). */
+    static TlsSecret tlsSecret(Secret s) {
+        if (s == null) {
+            return new TlsSecret(null, "SecretNotFound", " not found");
         }
         Map<String, String> data = TLS_SECRET.equals(s.getType()) && s.getData() != null ? s.getData() : Map.of();
         String cert = pem(data.get("tls.crt"));
         String key = pem(data.get("tls.key"));
         if (cert == null || key == null) {
-            st.refError(null, "InvalidSecret", path + ": Secret \"" + secretName
-                    + "\" needs PEM data in tls.crt and tls.key (type kubernetes.io/tls)");
-            return;
+            return new TlsSecret(null, "InvalidSecret", " needs PEM data in tls.crt and tls.key (type kubernetes.io/tls)");
         }
         String problem = TlsMaterial.problem(cert, key);
         if (problem != null) {
-            st.refError(null, "InvalidSecret", path + ": Secret \"" + secretName + "\": " + problem);
-            return;
+            return new TlsSecret(null, "InvalidSecret", ": " + problem);
         }
-        st.certificate = new Config.Certificate(cert, key);
+        return new TlsSecret(new Config.Certificate(cert, key), null, null);
     }
 
     private static String pem(String base64) {

@@ -19,6 +19,7 @@ import java.net.Socket;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Path;
 import java.time.Duration;
+import java.util.List;
 import java.util.concurrent.TimeUnit;
 import java.util.function.Supplier;
 import io.netty.handler.ssl.SslContext;
@@ -93,6 +94,53 @@ public final class TestProxy implements AutoCloseable {
             return b.toString(StandardCharsets.UTF_8);
         }
     }
+
+    /**
+     * {@code GET path} with this Host over the https listener, in a TLS handshake that names {@code serverName} (null:
+     * none, as a client without SNI); the certificate the listener answered with, and the whole response. Any
+     * certificate is taken: which one it is, is what the caller checks.
+     */
+    public Tls https(String serverName, String host, String path) throws Exception {
+        javax.net.ssl.SSLContext ctx = javax.net.ssl.SSLContext.getInstance("TLS");
+        ctx.init(null, new javax.net.ssl.TrustManager[] {new javax.net.ssl.X509TrustManager() {
+            @Override
+            public void checkClientTrusted(java.security.cert.X509Certificate[] chain, String authType) {}
+
+            @Override
+            public void checkServerTrusted(java.security.cert.X509Certificate[] chain, String authType) {}
+
+            @Override
+            public java.security.cert.X509Certificate[] getAcceptedIssuers() {
+                return new java.security.cert.X509Certificate[0];
+            }
+        }}, null);
+        InetSocketAddress at = server.address("https");
+        try (Socket plain = new Socket()) {
+            plain.connect(at, 2000);
+            plain.setSoTimeout(5000);
+            // Over a connected socket: the JDK sends no SNI for an address, so without a name there is none.
+            try (javax.net.ssl.SSLSocket s = (javax.net.ssl.SSLSocket) ctx.getSocketFactory().createSocket(plain,
+                    serverName == null ? at.getAddress().getHostAddress() : serverName, at.getPort(), true)) {
+                javax.net.ssl.SSLParameters p = s.getSSLParameters();
+                p.setServerNames(serverName == null ? List.of() : List.of(new javax.net.ssl.SNIHostName(serverName)));
+                p.setApplicationProtocols(new String[] {"http/1.1"});
+                s.setSSLParameters(p);
+                s.startHandshake();
+                java.security.cert.X509Certificate cert =
+                        (java.security.cert.X509Certificate) s.getSession().getPeerCertificates()[0];
+                OutputStream out = s.getOutputStream();
+                out.write(("GET " + path + " HTTP/1.1\r\nHost: " + host + "\r\nConnection: close\r\n\r\n")
+                        .getBytes(StandardCharsets.ISO_8859_1));
+                out.flush();
+                ByteArrayOutputStream b = new ByteArrayOutputStream();
+                s.getInputStream().transferTo(b);
+                return new Tls(cert, b.toString(StandardCharsets.UTF_8));
+            }
+        }
+    }
+
+    /** What an https request saw: the listener's certificate and the whole response. */
+    public record Tls(java.security.cert.X509Certificate certificate, String response) {}
 
     @Override
     public void close() {
