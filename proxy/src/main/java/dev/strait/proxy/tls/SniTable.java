@@ -8,7 +8,7 @@ import java.util.Map;
  * A TLS listener's certificates by server name, built once per snapshot: the exact name, then the
  * wildcard for the name's parent domain, then the default (the first configured certificate). Two
  * hash lookups at most, however many certificates there are. When two certificates claim a name,
- * the one listed first keeps it. The client-certificate policies (ADR 0075) are found the same way, with
+ * the one listed first keeps it, the default last: it keeps only the names no other claims. The client-certificate policies (ADR 0075) are found the same way, with
  * {@code *} for every other name.
  */
 public final class SniTable {
@@ -49,7 +49,10 @@ public final class SniTable {
         this.fallback = all.isEmpty() ? null : all.get(0); // none: a listener that only passes TLS through
         Map<String, ServerCertificate> e = new HashMap<>();
         Map<String, ServerCertificate> w = new HashMap<>();
-        for (ServerCertificate c : all) {
+        // The default last: it answers the names no other certificate claims (the operator's default certificate,
+        // a wildcard for the whole controller, never takes a name from a host's own certificate).
+        for (int i = 1; i <= all.size(); i++) {
+            ServerCertificate c = all.get(i % all.size());
             c.exactNames().forEach(n -> e.putIfAbsent(n, c));
             c.wildcardSuffixes().forEach(n -> w.putIfAbsent(n, c));
         }

@@ -104,6 +104,30 @@ class TlsListenerTest {
         }
     }
 
+    /**
+     * A controller-wide default listed first (the operator's --default-ssl-certificate, a wildcard) yields the names it
+     * shares to the hosts' own certificates; between two others, the first listed keeps a shared name.
+     */
+    @Test
+    void theDefaultYieldsANameItSharesWithAnotherCertificate() throws Exception {
+        Issued wideDefault = pki.issue(KeyType.EC, "controller.example.test", "*.example.test", "a.example.test");
+        Issued ownWildcard = pki.issue(KeyType.EC, "own-wild.example.test", "*.example.test");
+        Issued secondWildcard = pki.issue(KeyType.EC, "second-wild.example.test", "*.example.test");
+        proxy.startConfig(config(cert(wideDefault) + ", " + cert(exact) + ", " + cert(ownWildcard) + ", "
+                + cert(secondWildcard), ""));
+        String[][] cases = {
+                {"a.example.test", "a.example.test"},          // the default's exact name, another's too
+                {"b.example.test", "own-wild.example.test"},   // the default's wildcard, another's too: the first other
+                {"other.test", "controller.example.test"},     // nobody's: the default
+                {null, "controller.example.test"},
+        };
+        for (String[] c : cases) {
+            try (TlsClient client = new TlsClient(pki.clientContext(), https(), c[0])) {
+                assertThat(client.peerCn()).as("SNI %s", c[0]).isEqualTo(c[1]);
+            }
+        }
+    }
+
     @Test
     void tls12And13WithRsaAndEcdsa() throws Exception {
         proxy.startConfig(config(cert(fallback) + ", " + cert(exact), ""));
