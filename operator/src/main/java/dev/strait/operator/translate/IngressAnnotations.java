@@ -276,7 +276,57 @@ final class IngressAnnotations {
                 FROM_TO_WWW_REDIRECT, MIRROR_URI, ENABLE_OPENTELEMETRY, OPENTELEMETRY_TRUST_INCOMING_SPAN,
                 OPENTELEMETRY_OPERATION_NAME));
         out.add(CUSTOM_HEADERS);
+        out.addAll(List.of(PROXY_HTTP_VERSION, PROXY_BUFFERING, PROXY_BUFFER_SIZE, PROXY_BUFFERS_NUMBER,
+                PROXY_MAX_TEMP_FILE_SIZE));
         return java.util.Set.copyOf(out);
+    }
+
+    /**
+     * nginx tuning that Strait's way of proxying makes moot: read, so that manifests written for ingress-nginx (most
+     * set {@code proxy-http-version: "1.1"} or {@code proxy-buffering: "off"}) get no warning for what Strait does
+     * anyway; a value asking for something else is reported.
+     */
+    static final String PROXY_HTTP_VERSION = PREFIX + "proxy-http-version";
+    static final String PROXY_BUFFERING = PREFIX + "proxy-buffering";
+    static final String PROXY_BUFFER_SIZE = PREFIX + "proxy-buffer-size";
+    static final String PROXY_BUFFERS_NUMBER = PREFIX + "proxy-buffers-number";
+    static final String PROXY_MAX_TEMP_FILE_SIZE = PREFIX + "proxy-max-temp-file-size";
+    /** The longest answer head Strait takes from an upstream (the proxy's UpstreamResponseDecoder.MAX_HEAD). */
+    static final long UPSTREAM_HEAD_MAX = 64 * 1024;
+
+    /** Warns of the moot tuning annotations that ask for what Strait does not do. */
+    private static void mootTuning(Map<String, String> a, List<String> warn) {
+        String version = trimmed(a.get(PROXY_HTTP_VERSION));
+        if (version != null && !version.equals("1.1")) {
+            warn.add(field(PROXY_HTTP_VERSION) + ": \"" + version + "\" is not applied: Strait speaks HTTP/1.1 to"
+                    + " backends (HTTP/2 with backend-protocol GRPC or GRPCS), keeping connections alive");
+        }
+        String buffering = trimmed(a.get(PROXY_BUFFERING));
+        if (buffering != null && !buffering.equals("off")) {
+            warn.add(field(PROXY_BUFFERING) + ": \"" + buffering + "\" is not applied: Strait streams answers to"
+                    + " clients as they come, as nginx with proxy_buffering off (a slow client pauses the backend)");
+        }
+        String headSize = trimmed(a.get(PROXY_BUFFER_SIZE));
+        if (headSize != null) {
+            java.util.regex.Matcher m = SIZE.matcher(headSize);
+            long bytes = !m.matches() || m.group(1).length() > 12 ? -1 : Long.parseLong(m.group(1))
+                    << switch (m.group(2).toLowerCase(Locale.ROOT)) {
+                        case "k" -> 10;
+                        case "m" -> 20;
+                        case "g" -> 30;
+                        default -> 0;
+                    };
+            if (bytes < 0 || bytes > UPSTREAM_HEAD_MAX) {
+                warn.add(field(PROXY_BUFFER_SIZE) + ": \"" + headSize + "\" is not applied: Strait takes answer heads"
+                        + " of up to 64k from backends (larger ones are a 502), whatever this says");
+            }
+        }
+        // proxy-buffers-number and proxy-max-temp-file-size size nginx's buffering of answers, which Strait does not
+        // do: any value is moot.
+    }
+
+    private static String trimmed(String v) {
+        return v == null || v.isBlank() ? null : v.trim();
     }
 
     /** The end of ingress-nginx's documented path idiom {@code /prefix(/|$)(.*)} with {@code rewrite-target: /$2}. */
@@ -650,6 +700,7 @@ final class IngressAnnotations {
         }
         guardErrors = List.copyOf(guard);
         tracingOff = openTelemetry(a, tracing, warn);
+        mootTuning(a, warn);
         List<String> unread = new ArrayList<>();
         for (String annotation : new java.util.TreeSet<>(a.keySet())) {
             if (!annotation.startsWith(PREFIX) || READ.contains(annotation)) {

@@ -484,7 +484,8 @@ class IngressAnnotationsTest {
         ResourceReport r = ingressReport(t, "shop", "site");
         assertThat(r.errors()).containsExactlyInAnyOrder(
                 "metadata.annotations[" + N + "limit-rate]: \"abc\" is not a whole number of kilobytes; not applied",
-                "metadata.annotations[" + N + "proxy-buffering]: is not read by Strait; it has no effect");
+                "metadata.annotations[" + N + "proxy-buffering]: \"on\" is not applied: Strait streams answers to clients as"
+                        + " they come, as nginx with proxy_buffering off (a slow client pauses the backend)");
         assertThat(r.resolvedRefs().reason()).isEqualTo(IngressRoutes.UNSUPPORTED_ANNOTATION);
         assertThat(actions(t)).singleElement().isInstanceOf(Route.Backends.class);
     }
@@ -696,9 +697,30 @@ class IngressAnnotationsTest {
         assertThat(ingressReport(t, "shop", "site").errors()).containsExactlyInAnyOrder(
                 "metadata.annotations[" + N + "server-snippet]: nginx configuration is never read by Strait; it is"
                         + " not applied (rules take requestHeaders, responseHeaders and the other settings of docs/config.md)",
-                "metadata.annotations[" + N + "proxy-buffering]: is not read by Strait; it has no effect",
+                "metadata.annotations[" + N + "proxy-buffering]: \"on\" is not applied: Strait streams answers to clients as"
+                        + " they come, as nginx with proxy_buffering off (a slow client pauses the backend)",
                 "spec.rules[0].http.paths[0].backend.service.name: Service \"gone\" not found");
         assertThat(actions(t)).contains(new Route.Backends(List.of(new Route.Backend("service.shop.web.80", 1))));
+    }
+
+    /**
+     * nginx tuning Strait's proxying makes moot, as manifests for ingress-nginx often set it: no warning for what Strait
+     * does anyway, a warning naming what it does for anything else.
+     */
+    @Test
+    void mootTuningIsQuietWhereStraitDoesItAnywayAndSaidOtherwise() {
+        Translation quiet = translate(annotated("site", SITE, "proxy-http-version", "1.1", "proxy-buffering", "off",
+                "proxy-buffer-size", "16k", "proxy-buffers-number", "8", "proxy-max-temp-file-size", "0"));
+        assertThat(ingressReport(quiet, "shop", "site").errors()).containsExactly(
+                "spec.rules[0].http.paths[0].backend.service.name: Service \"gone\" not found");
+        Translation said = translate(annotated("site", SITE, "proxy-http-version", "1.0", "proxy-buffer-size", "128k"));
+        assertThat(ingressReport(said, "shop", "site").errors()).containsExactlyInAnyOrder(
+                "spec.rules[0].http.paths[0].backend.service.name: Service \"gone\" not found",
+                "metadata.annotations[" + N + "proxy-http-version]: \"1.0\" is not applied: Strait speaks HTTP/1.1 to"
+                        + " backends (HTTP/2 with backend-protocol GRPC or GRPCS), keeping connections alive",
+                "metadata.annotations[" + N + "proxy-buffer-size]: \"128k\" is not applied: Strait takes answer heads of"
+                        + " up to 64k from backends (larger ones are a 502), whatever this says");
+        assertThat(actions(said)).contains(new Route.Backends(List.of(new Route.Backend("service.shop.web.80", 1))));
     }
 
     /** proxy-next-upstream and its tries as every backend rule's retries; tries count the first one. */
