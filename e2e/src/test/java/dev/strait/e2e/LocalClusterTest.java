@@ -310,27 +310,11 @@ class LocalClusterTest {
             assertThat(m.find()).as(operator.stderr()).isTrue();
             ProxyProcess proxy = strait.start(Map.of("STRAIT_INGRESS_CLASS", "strait"),
                     "--control", "127.0.0.1:" + m.group(1), "--state-dir", dir.resolve("state").toString()).awaitServing();
-            int https = proxy.port("https");
-            SSLContext trustingTheCa = SSLContext.getInstance("TLS");
-            KeyStore trust = KeyStore.getInstance("PKCS12");
-            trust.load(null, null);
-            trust.setCertificateEntry("ca", ca.certificate());
-            TrustManagerFactory tmf = TrustManagerFactory.getInstance(TrustManagerFactory.getDefaultAlgorithm());
-            tmf.init(trust);
-            trustingTheCa.init(null, tmf.getTrustManagers(), null);
-            await().atMost(Duration.ofSeconds(20)).untilAsserted(() -> {
-                try (javax.net.ssl.SSLSocket tls = (javax.net.ssl.SSLSocket) trustingTheCa.getSocketFactory()
-                        .createSocket("127.0.0.1", https)) {
-                    javax.net.ssl.SSLParameters p = tls.getSSLParameters();
-                    p.setServerNames(List.of(new javax.net.ssl.SNIHostName("argocd.example.com")));
-                    tls.setSSLParameters(p);
-                    tls.setSoTimeout(5000);
-                    tls.getOutputStream().write("GET / HTTP/1.1\r\nHost: argocd.example.com\r\n\r\n"
-                            .getBytes(StandardCharsets.US_ASCII));
-                    assertThat(new String(tls.getInputStream().readAllBytes(), StandardCharsets.ISO_8859_1))
-                            .as("the backend's own TLS, trusted through its CA only").endsWith("argocd here");
-                }
-            });
+            SSLContext trustingTheCa = trusting(ca);
+            await().atMost(Duration.ofSeconds(20)).untilAsserted(() -> assertThat(new String(tlsExchange(trustingTheCa,
+                    proxy.port("https"), "argocd.example.com", "GET / HTTP/1.1\r\nHost: argocd.example.com\r\n\r\n"),
+                    StandardCharsets.ISO_8859_1)).as("the backend's own TLS, trusted through its CA only")
+                    .endsWith("argocd here"));
             assertThat(get(proxy.port("http"), "argocd.example.com", "/applications")).startsWith("308 ");
         }
     }
@@ -499,25 +483,10 @@ class LocalClusterTest {
             assertThat(m.find()).as(operator.stderr()).isTrue();
             ProxyProcess proxy = strait.start(Map.of("STRAIT_INGRESS_CLASS", "strait"),
                     "--control", "127.0.0.1:" + m.group(1), "--state-dir", dir.resolve("state").toString()).awaitServing();
-            SSLContext trustingTheCa = SSLContext.getInstance("TLS");
-            KeyStore trust = KeyStore.getInstance("PKCS12");
-            trust.load(null, null);
-            trust.setCertificateEntry("ca", ca.certificate());
-            TrustManagerFactory tmf = TrustManagerFactory.getInstance(TrustManagerFactory.getDefaultAlgorithm());
-            tmf.init(trust);
-            trustingTheCa.init(null, tmf.getTrustManagers(), null);
+            SSLContext trustingTheCa = trusting(ca);
             await().atMost(Duration.ofSeconds(20)).untilAsserted(() -> {
-                byte[] answer;
-                try (javax.net.ssl.SSLSocket tls = (javax.net.ssl.SSLSocket) trustingTheCa.getSocketFactory()
-                        .createSocket("127.0.0.1", proxy.port("https"))) {
-                    javax.net.ssl.SSLParameters p = tls.getSSLParameters();
-                    p.setServerNames(List.of(new javax.net.ssl.SNIHostName("shop.example.com")));
-                    tls.setSSLParameters(p);
-                    tls.setSoTimeout(5000);
-                    tls.getOutputStream().write(("GET /cart HTTP/1.1\r\nHost: shop.example.com\r\n"
-                            + "Accept-Encoding: gzip\r\nConnection: close\r\n\r\n").getBytes(StandardCharsets.US_ASCII));
-                    answer = tls.getInputStream().readAllBytes();
-                }
+                byte[] answer = tlsExchange(trustingTheCa, proxy.port("https"), "shop.example.com", "GET /cart HTTP/1.1\r\n"
+                        + "Host: shop.example.com\r\nAccept-Encoding: gzip\r\nConnection: close\r\n\r\n");
                 String text = new String(answer, StandardCharsets.ISO_8859_1);
                 int end = text.indexOf("\r\n\r\n");
                 String head = text.substring(0, end).toLowerCase(java.util.Locale.ROOT);
@@ -531,6 +500,30 @@ class LocalClusterTest {
             assertThat(plain).startsWith("308 ");
         } finally {
             app.stop(0);
+        }
+    }
+
+    /** A TLS client context that trusts {@code ca} alone. */
+    private static SSLContext trusting(dev.strait.operator.publish.tls.ChannelPki.Issued ca) throws Exception {
+        KeyStore trust = KeyStore.getInstance("PKCS12");
+        trust.load(null, null);
+        trust.setCertificateEntry("ca", ca.certificate());
+        TrustManagerFactory tmf = TrustManagerFactory.getInstance(TrustManagerFactory.getDefaultAlgorithm());
+        tmf.init(trust);
+        SSLContext context = SSLContext.getInstance("TLS");
+        context.init(null, tmf.getTrustManagers(), null);
+        return context;
+    }
+
+    /** {@code request} sent over TLS to the loopback {@code port} naming {@code sni}; all the server sent back. */
+    private static byte[] tlsExchange(SSLContext context, int port, String sni, String request) throws IOException {
+        try (javax.net.ssl.SSLSocket tls = (javax.net.ssl.SSLSocket) context.getSocketFactory().createSocket("127.0.0.1", port)) {
+            javax.net.ssl.SSLParameters p = tls.getSSLParameters();
+            p.setServerNames(List.of(new javax.net.ssl.SNIHostName(sni)));
+            tls.setSSLParameters(p);
+            tls.setSoTimeout(5000);
+            tls.getOutputStream().write(request.getBytes(StandardCharsets.US_ASCII));
+            return tls.getInputStream().readAllBytes();
         }
     }
 

@@ -277,7 +277,8 @@ final class IngressAnnotations {
                 OPENTELEMETRY_OPERATION_NAME));
         out.add(CUSTOM_HEADERS);
         out.addAll(List.of(PROXY_HTTP_VERSION, PROXY_BUFFERING, PROXY_BUFFER_SIZE, PROXY_BUFFERS_NUMBER,
-                PROXY_MAX_TEMP_FILE_SIZE));
+                PROXY_MAX_TEMP_FILE_SIZE, PREFIX + "auth-keepalive", PREFIX + "auth-keepalive-requests",
+                PREFIX + "auth-keepalive-timeout", PREFIX + "auth-keepalive-share-vars"));
         return java.util.Set.copyOf(out);
     }
 
@@ -322,7 +323,8 @@ final class IngressAnnotations {
             }
         }
         // proxy-buffers-number and proxy-max-temp-file-size size nginx's buffering of answers, which Strait does not
-        // do: any value is moot.
+        // do; auth-keepalive* keep connections to the auth-url's service alive, as Strait's pools always do: any value
+        // is moot.
     }
 
     private static String trimmed(String v) {

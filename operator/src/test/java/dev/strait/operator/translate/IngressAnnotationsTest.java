@@ -710,7 +710,8 @@ class IngressAnnotationsTest {
     @Test
     void mootTuningIsQuietWhereStraitDoesItAnywayAndSaidOtherwise() {
         Translation quiet = translate(annotated("site", SITE, "proxy-http-version", "1.1", "proxy-buffering", "off",
-                "proxy-buffer-size", "16k", "proxy-buffers-number", "8", "proxy-max-temp-file-size", "0"));
+                "proxy-buffer-size", "16k", "proxy-buffers-number", "8", "proxy-max-temp-file-size", "0",
+                "auth-keepalive", "10", "auth-keepalive-requests", "1000", "auth-keepalive-timeout", "60"));
         assertThat(ingressReport(quiet, "shop", "site").errors()).containsExactly(
                 "spec.rules[0].http.paths[0].backend.service.name: Service \"gone\" not found");
         Translation said = translate(annotated("site", SITE, "proxy-http-version", "1.0", "proxy-buffer-size", "128k"));

@@ -389,8 +389,8 @@ class IngressForwardAuthTest {
     void theOtherAuthAnnotationsAreReportedAsNotRead() {
         Translation t = translate("auth-url", "http://auth.shop.svc/verify", "auth-keepalive", "10", "auth-request-redirect",
                 "https://app.example.com/", "auth-always-set-cookie", "true", "auth-tls-verify-depth", "2");
+        // auth-keepalive is moot (Strait's connections to the service are kept alive anyway): no word of it.
         assertThat(ingressReport(t, "shop", "site").errors()).containsExactlyInAnyOrder(GONE,
-                "metadata.annotations[" + N + "auth-keepalive]: is not read by Strait; it has no effect",
                 "metadata.annotations[" + N + "auth-request-redirect]: is not read by Strait; it has no effect",
                 "metadata.annotations[" + N + "auth-tls-verify-depth]: applies with metadata.annotations[" + N
                         + "auth-tls-secret], which is not set; it has no effect");
