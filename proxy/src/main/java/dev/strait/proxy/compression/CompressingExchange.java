@@ -151,7 +151,31 @@ final class CompressingExchange extends ForwardingExchange {
 
     @Override
     public void sendPreEncoded(byte[] head, byte[] body) {
-        sendPreEncoded(head, null, Unpooled.wrappedBuffer(body));
+        if (!takesGzip || body.length > CompressedBodies.MAX_BODY) {
+            sendPreEncoded(head, null, Unpooled.wrappedBuffer(body));
+            return;
+        }
+        // A body the file cache or the table holds: compressed once per loop, not per request.
+        CompressedBodies.Compressed kept = CompressedBodies.get(head, body, policy.level());
+        if (kept != null) {
+            ex.sendPreEncoded(kept.head(), kept.body());
+            return;
+        }
+        if (verdict(head, null, body.length) != Verdict.COMPRESS) {
+            sendPreEncoded(head, null, Unpooled.wrappedBuffer(body));
+            return;
+        }
+        ByteBuf zipped = GzipStream.compress(Unpooled.wrappedBuffer(body), alloc(), policy.level());
+        byte[] bytes;
+        try {
+            bytes = new byte[zipped.readableBytes()];
+            zipped.readBytes(bytes);
+        } finally {
+            zipped.release();
+        }
+        CompressedBodies.Compressed made = new CompressedBodies.Compressed(compressedHead(head, null, bytes.length), bytes);
+        CompressedBodies.put(head, body, policy.level(), made);
+        ex.sendPreEncoded(made.head(), made.body());
     }
 
     @Override

@@ -238,6 +238,25 @@ class CompressionTest {
         assertThat(up.requests()).isEqualTo(1);
     }
 
+    /** A small file or fixed answer is compressed once per loop; a changed file is never answered with the old form. */
+    @Test
+    void aBodyAskedAgainComesFromItsKeptFormUntilTheFileChanges() throws Exception {
+        h.start(config(app(new CountDownLatch(0)).endpoint()));
+        RawClient.Response first = h.get("/files/small.html", "Accept-Encoding: gzip");
+        assertCompressed(first, TEXT.substring(0, 20_000));
+        for (int i = 0; i < 3; i++) {
+            RawClient.Response again = h.get("/files/small.html", "Accept-Encoding: gzip");
+            assertCompressed(again, TEXT.substring(0, 20_000));
+            assertThat(again.header("etag")).isEqualTo(first.header("etag"));
+            assertCompressed(h.get("/page", "Accept-Encoding: gzip"), TEXT.substring(0, 5000));
+        }
+        String changed = TEXT.substring(1000, 21_000);
+        Files.writeString(root.resolve("files/small.html"), changed);
+        RawClient.Response after = h.get("/files/small.html", "Accept-Encoding: gzip");
+        assertCompressed(after, changed);
+        assertThat(after.header("etag")).isNotEqualTo(first.header("etag"));
+    }
+
     @Test
     void aRevalidationWithTheWeakTagGets304() throws Exception {
         h.start(config(app(new CountDownLatch(0)).endpoint()));
