@@ -26,7 +26,8 @@ import java.util.zip.Deflater;
  *
  * <ul>
  *   <li>A whole body given at once (a fixed answer, a small file, a cache hit, a buffered answer) is compressed
- *       at once and sent with its {@code Content-Length}.
+ *       at once and sent with its {@code Content-Length}; a small file's or fixed answer's compressed form is kept
+ *       per loop ({@link CompressedBodies}), so it is made once, not per request.
  *   <li>A streamed answer (an upstream's) is compressed part by part, each part flushed through zlib, so a
  *       client gets each part as it comes (server-sent events, long polls).
  *   <li>A large file is read and compressed in parts as the client takes them, never zero-copy then
