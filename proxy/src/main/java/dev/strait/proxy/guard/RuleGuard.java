@@ -31,9 +31,12 @@ public final class RuleGuard {
     private final CorsHandler.Fields cors;
     /** {@code satisfy: any}: the addresses or the credentials admit, either will do. */
     private final boolean either;
+    /** The route's {@code Strict-Transport-Security} value, which refusals over https carry too; or null. */
+    private final String hsts;
 
     private RuleGuard(Route.ClientAddresses clients, BasicAuthGuard basic, RateLimiter rate, InFlightLimiter inFlight,
-                      CorsHandler.Fields cors, boolean either) {
+                      CorsHandler.Fields cors, boolean either, String hsts) {
+        this.hsts = hsts;
         this.either = either && clients != null && basic != null;
         this.clients = clients;
         this.basic = basic;
@@ -44,6 +47,11 @@ public final class RuleGuard {
 
     /** The rule's guard, or null when it answers everyone. */
     public static RuleGuard of(Route.Rule rule) {
+        return of(rule, null);
+    }
+
+    /** The guard of a rule of a route with {@code hsts} (or null), whose refusals over https carry it as answers do. */
+    public static RuleGuard of(Route.Rule rule, Route.Hsts hsts) {
         if (rule.clientAddresses() == null && rule.basicAuth() == null && rule.rateLimit() == null
                 && rule.inFlightLimit() == null) {
             return null;
@@ -51,7 +59,7 @@ public final class RuleGuard {
         return new RuleGuard(rule.clientAddresses(), rule.basicAuth() == null ? null : BasicAuthGuard.of(rule.basicAuth()),
                 rule.rateLimit() == null ? null : new RateLimiter(rule.rateLimit()),
                 rule.inFlightLimit() == null ? null : new InFlightLimiter(rule.inFlightLimit()),
-                CorsHandler.fields(rule.cors()), rule.satisfy() == Route.Satisfy.ANY);
+                CorsHandler.fields(rule.cors()), rule.satisfy() == Route.Satisfy.ANY, hsts == null ? null : hsts.value());
     }
 
     /** The in-flight limiter, for tests; or null. */
@@ -171,6 +179,9 @@ public final class RuleGuard {
         }
         if (cors != null) {
             cors.addFields(ex.request(), h);
+        }
+        if (hsts != null && "https".equals(ex.scheme())) {
+            h.set("Strict-Transport-Security", hsts);
         }
         ex.sendError(status, h);
     }

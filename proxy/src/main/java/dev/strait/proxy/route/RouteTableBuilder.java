@@ -284,7 +284,7 @@ public final class RouteTableBuilder {
         List<Object> out = new ArrayList<>();
         for (int i = 0; i < made.length; i++) {
             Route.Rule rule = rulesOf(route).get(i);
-            RuleGuard guard = RuleGuard.of(rule);
+            RuleGuard guard = RuleGuard.of(rule, route.hsts());
             long maxBody = rule.maxBodyBytes() == null ? -1 : rule.maxBodyBytes();
             CompiledRule compiled = new CompiledRule(route.name(), i, decorated(made[i], route, rule), guard, maxBody,
                     rule.accessLog(), rule.tracing());

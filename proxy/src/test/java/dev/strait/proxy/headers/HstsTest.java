@@ -55,6 +55,9 @@ class HstsTest {
                     rules:
                       - matches: [ { path: { type: Exact, value: /fixed } } ]
                         respond: { status: 200, body: "fixed" }
+                      - matches: [ { path: { type: Exact, value: /guarded } } ]
+                        respond: { status: 200, body: "guarded" }
+                        clientAddresses: { allow: [ "10.0.0.0/8" ] }
                       - matches: [ { path: { type: Exact, value: /opted-out } } ]
                         respond: { status: 200, body: "out" }
                         responseHeaders: { set: { Strict-Transport-Security: "max-age=0" } }
@@ -112,5 +115,16 @@ class HstsTest {
         assertThat(https(HttpClient.Version.HTTP_2, "/own", "localhost").headers()
                 .allValues("strict-transport-security")).containsExactly("max-age=60");
         assertThat(plain("/", "other.localhost", "X-Forwarded-Proto: https").header("strict-transport-security")).isNull();
+    }
+
+    /** A guard's refusal is an answer of the route too: browsers learn HSTS from a 403 as from a 200. */
+    @Test
+    void aGuardsRefusalOverHttpsCarriesItToo() throws Exception {
+        HttpResponse<String> refused = https(HttpClient.Version.HTTP_1_1, "/guarded", "localhost");
+        assertThat(refused.statusCode()).isEqualTo(403);
+        assertThat(refused.headers().allValues("strict-transport-security")).containsExactly(STS);
+        RawClient.Response plain = plain("/guarded", "localhost");
+        assertThat(plain.status()).isEqualTo(403);
+        assertThat(plain.header("strict-transport-security")).isNull();
     }
 }
