@@ -3,10 +3,12 @@ package dev.strait.proxy.compression;
 import io.netty.util.concurrent.FastThreadLocal;
 
 /**
- * The compressed forms of the whole bodies answered most (a small file's cached bytes, a fixed answer's), per event
- * loop, so that a page asked for again is not compressed again: nginx compresses it on every request, which is what
- * its {@code gzip_static} is for. Keyed by the identity of the head and body arrays, which the file cache and the
- * routing table keep while the file or rule stays the same (a changed file is a new array, never a stale hit).
+ * The compressed forms of the whole bodies answered most (a small file's cached bytes, a fixed answer's, a response
+ * cache entry's), per event loop, so that a page asked for again is not compressed again: nginx compresses it on
+ * every request, which is what its {@code gzip_static} is for. Keyed by the identity of the head array (and of the
+ * body array where there is one), which the file cache, the routing table and the response cache keep while the
+ * file, rule or entry stays the same (a changed file or a refreshed entry is a new array, never a stale hit): a head
+ * array names one body.
  *
  * <p>Direct-mapped: {@link #SLOTS} entries per loop, an entry replaced by the next body that maps to its slot; no
  * lock, no allocation on a hit. At most {@link #MAX_BODY} bytes a body, so at most 2 MiB per loop, for rules with
@@ -27,7 +29,8 @@ final class CompressedBodies {
         }
     };
 
-    private record Slot(byte[] head, byte[] body, int level, Compressed compressed) {}
+    /** {@code body}: the body's array, or null where the body came as a buffer (then its length is checked too). */
+    private record Slot(byte[] head, byte[] body, int length, int level, Compressed compressed) {}
 
     private CompressedBodies() {}
 
@@ -36,15 +39,19 @@ final class CompressedBodies {
         return (h ^ h >>> 16) & (SLOTS - 1);
     }
 
-    /** The compressed form kept for exactly these arrays at this level, or null. */
-    static Compressed get(byte[] head, byte[] body, int level) {
+    /**
+     * The compressed form kept for exactly these arrays at this level, or null; {@code body} null for a body that came
+     * as a buffer of {@code length} bytes.
+     */
+    static Compressed get(byte[] head, byte[] body, int length, int level) {
         Slot s = SLOTS_OF_LOOP.get()[index(head, body, level)];
-        return s != null && s.head == head && s.body == body && s.level == level ? s.compressed : null;
+        return s != null && s.head == head && s.body == body && s.length == length && s.level == level ? s.compressed
+                : null;
     }
 
-    static void put(byte[] head, byte[] body, int level, Compressed compressed) {
-        if (body.length <= MAX_BODY) {
-            SLOTS_OF_LOOP.get()[index(head, body, level)] = new Slot(head, body, level, compressed);
+    static void put(byte[] head, byte[] body, int length, int level, Compressed compressed) {
+        if (length <= MAX_BODY) {
+            SLOTS_OF_LOOP.get()[index(head, body, level)] = new Slot(head, body, length, level, compressed);
         }
     }
 }

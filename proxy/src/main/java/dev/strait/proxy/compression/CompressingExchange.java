@@ -157,7 +157,7 @@ final class CompressingExchange extends ForwardingExchange {
             return;
         }
         // A body the file cache or the table holds: compressed once per loop, not per request.
-        CompressedBodies.Compressed kept = CompressedBodies.get(head, body, policy.level());
+        CompressedBodies.Compressed kept = CompressedBodies.get(head, body, body.length, policy.level());
         if (kept != null) {
             ex.sendPreEncoded(kept.head(), kept.body());
             return;
@@ -166,17 +166,28 @@ final class CompressingExchange extends ForwardingExchange {
             sendPreEncoded(head, null, Unpooled.wrappedBuffer(body));
             return;
         }
-        ByteBuf zipped = GzipStream.compress(Unpooled.wrappedBuffer(body), alloc(), policy.level());
+        CompressedBodies.Compressed made = keep(head, body, Unpooled.wrappedBuffer(body), null);
+        ex.sendPreEncoded(made.head(), made.body());
+    }
+
+    /** {@code body} compressed (and released), its head made, and both kept for the next answer of these arrays. */
+    private CompressedBodies.Compressed keep(byte[] head, byte[] bodyArray, ByteBuf body, byte[] extra) {
+        int length = body.readableBytes();
         byte[] bytes;
         try {
-            bytes = new byte[zipped.readableBytes()];
-            zipped.readBytes(bytes);
+            ByteBuf zipped = GzipStream.compress(body, alloc(), policy.level());
+            try {
+                bytes = new byte[zipped.readableBytes()];
+                zipped.readBytes(bytes);
+            } finally {
+                zipped.release();
+            }
         } finally {
-            zipped.release();
+            body.release();
         }
-        CompressedBodies.Compressed made = new CompressedBodies.Compressed(compressedHead(head, null, bytes.length), bytes);
-        CompressedBodies.put(head, body, policy.level(), made);
-        ex.sendPreEncoded(made.head(), made.body());
+        CompressedBodies.Compressed made = new CompressedBodies.Compressed(compressedHead(head, extra, bytes.length), bytes);
+        CompressedBodies.put(head, bodyArray, length, policy.level(), made);
+        return made;
     }
 
     @Override
@@ -186,7 +197,22 @@ final class CompressingExchange extends ForwardingExchange {
 
     @Override
     public void sendPreEncoded(byte[] head, byte[] extra, ByteBuf body) {
-        switch (verdict(head, extra, body.readableBytes())) {
+        if (takesGzip && body.readableBytes() <= CompressedBodies.MAX_BODY) {
+            // A response cache entry's head and body: compressed once per loop while the entry lasts.
+            CompressedBodies.Compressed kept = CompressedBodies.get(head, null, body.readableBytes(), policy.level());
+            if (kept != null) {
+                body.release();
+                pass(kept.head(), extra, Unpooled.wrappedBuffer(kept.body()));
+                return;
+            }
+        }
+        Verdict verdict = verdict(head, extra, body.readableBytes());
+        if (verdict == Verdict.COMPRESS && body.readableBytes() <= CompressedBodies.MAX_BODY) {
+            CompressedBodies.Compressed made = keep(head, null, body, extra);
+            pass(made.head(), extra, Unpooled.wrappedBuffer(made.body()));
+            return;
+        }
+        switch (verdict) {
             case PASS -> pass(head, extra, body);
             case VARY -> pass(HeadLines.concat(head, VARY_LINE), extra, body);
             case COMPRESS -> {

@@ -41,6 +41,7 @@ import org.junit.jupiter.api.io.TempDir;
 class CompressionTest {
     /** Text that compresses (repeated words) but not to nothing: about 3x with zlib's level 1. */
     private static final String TEXT = text(300_000);
+    private static final java.util.concurrent.atomic.AtomicInteger COUNTED = new java.util.concurrent.atomic.AtomicInteger();
     private final ProxyHarness h = new ProxyHarness();
     @TempDir
     Path root;
@@ -125,6 +126,10 @@ class CompressionTest {
                 });
                 t.setDaemon(true);
                 t.start();
+            } else if (uri.endsWith("/counted")) {
+                String body = TEXT.substring(0, 5000) + COUNTED.incrementAndGet();
+                TestUpstream.raw("HTTP/1.1 200 OK\r\nContent-Type: text/html\r\nCache-Control: max-age=2\r\n"
+                        + "Content-Length: " + body.length() + "\r\n\r\n" + body, false).handle(ctx, req, up);
             } else {
                 String type = uri.endsWith("/json") ? "application/json" : uri.endsWith("/image") ? "image/png" : "text/html";
                 String extra = uri.endsWith("/br") ? "Content-Encoding: br\r\n"
@@ -255,6 +260,26 @@ class CompressionTest {
         RawClient.Response after = h.get("/files/small.html", "Accept-Encoding: gzip");
         assertCompressed(after, changed);
         assertThat(after.header("etag")).isNotEqualTo(first.header("etag"));
+    }
+
+    /** A cache entry's compressed form lasts as long as the entry: a refetched answer is compressed afresh. */
+    @Test
+    void aRefreshedCacheEntryIsNeverAnsweredWithTheOldForm() throws Exception {
+        h.start(config(app(new CountDownLatch(0)).endpoint()));
+        String first = gunzip(h.get("/cached/counted", "Accept-Encoding: gzip").body());
+        assertThat(gunzip(h.get("/cached/counted", "Accept-Encoding: gzip").body())).as("a hit").isEqualTo(first);
+        long deadline = System.nanoTime() + 10_000_000_000L;
+        String later = first;
+        while (later.equals(first) && System.nanoTime() < deadline) {
+            RawClient.Response r = h.get("/cached/counted", "Accept-Encoding: gzip");
+            assertThat(r.header("content-encoding")).isEqualTo("gzip");
+            later = gunzip(r.body());
+        }
+        assertThat(later).as("the entry expired after two seconds and was fetched again").isNotEqualTo(first)
+                .startsWith(TEXT.substring(0, 5000));
+        // The new entry's hits, compressed and not: its own body, never the old entry's compressed form.
+        assertThat(gunzip(h.get("/cached/counted", "Accept-Encoding: gzip").body())).isEqualTo(later);
+        assertThat(new String(h.get("/cached/counted").body(), StandardCharsets.UTF_8)).isEqualTo(later);
     }
 
     @Test
