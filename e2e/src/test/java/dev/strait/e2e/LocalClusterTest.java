@@ -269,11 +269,8 @@ class LocalClusterTest {
     @Test
     void anSslPassthroughIngressReachesItsBackendsOwnTls() throws Exception {
         installCrds();
-        java.time.Instant now = java.time.Instant.now();
-        dev.strait.operator.publish.tls.ChannelPki.Issued ca =
-                dev.strait.operator.publish.tls.ChannelPki.newCa("backend CA", now, Duration.ofHours(1));
-        dev.strait.operator.publish.tls.ChannelPki.Issued leaf = dev.strait.operator.publish.tls.ChannelPki
-                .serverCertificate(ca, List.of("argocd.example.com"), now, Duration.ofHours(1));
+        dev.strait.operator.publish.tls.ChannelPki.Issued ca = newCa("backend CA");
+        dev.strait.operator.publish.tls.ChannelPki.Issued leaf = serverCertificate(ca, "argocd.example.com");
         KeyStore keys = KeyStore.getInstance("PKCS12");
         keys.load(null, null);
         keys.setKeyEntry("backend", leaf.key(), new char[0], new java.security.cert.Certificate[] {leaf.certificate()});
@@ -442,11 +439,8 @@ class LocalClusterTest {
     @Test
     void anIngressWithTlsGetsHstsAndCompressedAnswersFromTheOperatorsDefaults() throws Exception {
         installCrds();
-        java.time.Instant now = java.time.Instant.now();
-        dev.strait.operator.publish.tls.ChannelPki.Issued ca =
-                dev.strait.operator.publish.tls.ChannelPki.newCa("shop CA", now, Duration.ofHours(1));
-        dev.strait.operator.publish.tls.ChannelPki.Issued leaf = dev.strait.operator.publish.tls.ChannelPki
-                .serverCertificate(ca, List.of("shop.example.com"), now, Duration.ofHours(1));
+        dev.strait.operator.publish.tls.ChannelPki.Issued ca = newCa("shop CA");
+        dev.strait.operator.publish.tls.ChannelPki.Issued leaf = serverCertificate(ca, "shop.example.com");
         String page = "<p>strait</p>\n".repeat(400);
         com.sun.net.httpserver.HttpServer app = httpServer(x -> {
             x.getResponseHeaders().set("Content-Type", "text/html; charset=utf-8");
@@ -501,6 +495,18 @@ class LocalClusterTest {
         } finally {
             app.stop(0);
         }
+    }
+
+    /** A CA for a test's certificates, valid for an hour. */
+    private static dev.strait.operator.publish.tls.ChannelPki.Issued newCa(String name) throws Exception {
+        return dev.strait.operator.publish.tls.ChannelPki.newCa(name, java.time.Instant.now(), Duration.ofHours(1));
+    }
+
+    /** A server certificate for {@code host} that {@code ca} issued, valid for an hour. */
+    private static dev.strait.operator.publish.tls.ChannelPki.Issued serverCertificate(
+            dev.strait.operator.publish.tls.ChannelPki.Issued ca, String host) throws Exception {
+        return dev.strait.operator.publish.tls.ChannelPki.serverCertificate(ca, List.of(host), java.time.Instant.now(),
+                Duration.ofHours(1));
     }
 
     /** A TLS client context that trusts {@code ca} alone. */
