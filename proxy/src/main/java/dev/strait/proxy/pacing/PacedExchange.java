@@ -2,7 +2,11 @@ package dev.strait.proxy.pacing;
 
 import dev.strait.proxy.http.Exchange;
 import dev.strait.proxy.http.ForwardingExchange;
+import dev.strait.proxy.http.HeadLines;
 import io.netty.buffer.ByteBuf;
+import io.netty.buffer.Unpooled;
+import io.netty.handler.codec.http.DefaultHttpHeaders;
+import io.netty.handler.codec.http.HttpHeaderNames;
 import io.netty.handler.codec.http.HttpHeaders;
 import io.netty.handler.codec.http.HttpResponseStatus;
 import java.util.ArrayDeque;
@@ -16,9 +20,8 @@ import java.util.concurrent.TimeUnit;
  * While parts wait, the exchange says it is not writable, so the action stops reading its upstream (the way a
  * slow client stops it): at most one upstream read waits here, whatever the body's size.
  *
- * <p>A whole answer given at once ({@link #send}) larger than {@code afterBytes} is streamed through the same
- * queue. Pre-encoded answers (a cache hit) and files are not actions of a {@code backends} rule's upstream call
- * and go as they are.
+ * <p>A whole answer given at once ({@link #send}, or pre-encoded: a cache hit) larger than {@code afterBytes} is
+ * streamed through the same queue, as nginx's {@code limit_rate} paces cached answers too.
  */
 final class PacedExchange extends ForwardingExchange {
     /** The smallest part a timer releases (unless the rate is lower): ~20 wake-ups a second at most. */
@@ -74,6 +77,38 @@ final class PacedExchange extends ForwardingExchange {
             return;
         }
         startResponse(status, headers, body.readableBytes());
+        sendBodyPart(body);
+        endResponse(null);
+    }
+
+    @Override
+    public void sendPreEncoded(byte[] head, byte[] body) {
+        sendPreEncoded(head, null, Unpooled.wrappedBuffer(body));
+    }
+
+    @Override
+    public void sendPreEncoded(byte[] head, ByteBuf body) {
+        sendPreEncoded(head, null, body);
+    }
+
+    /**
+     * A whole answer given at once (a cache hit) larger than {@code afterBytes} is streamed through the same queue, its
+     * fields taken from the pre-encoded head (and the lines after it, the hit's {@code Age} and {@code X-Cache}).
+     */
+    @Override
+    public void sendPreEncoded(byte[] head, byte[] extra, ByteBuf body) {
+        if (body.readableBytes() <= afterBytes || isHead()) {
+            if (extra == null) {
+                ex.sendPreEncoded(head, body);
+            } else {
+                ex.sendPreEncoded(head, extra, body);
+            }
+            return;
+        }
+        HttpHeaders fields = HeadLines.fields(extra == null ? head : HeadLines.concat(head, extra),
+                new DefaultHttpHeaders(false));
+        fields.remove(HttpHeaderNames.CONTENT_LENGTH);
+        startResponse(HttpResponseStatus.valueOf(HeadLines.status(head)), fields, body.readableBytes());
         sendBodyPart(body);
         endResponse(null);
     }

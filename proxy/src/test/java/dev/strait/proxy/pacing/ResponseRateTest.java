@@ -39,6 +39,10 @@ class ResponseRateTest {
                       - matches: [ { path: { type: Prefix, value: /paced/ } } ]
                         backends: [ { upstream: app } ]
                         responseRate: { bytesPerSecond: 400000, afterBytes: 100000 }
+                      - matches: [ { path: { type: Prefix, value: /cached/ } } ]
+                        backends: [ { upstream: app } ]
+                        cache: { xCacheHeader: true }
+                        responseRate: { bytesPerSecond: 400000, afterBytes: 100000 }
                       - backends: [ { upstream: app } ]
                 """.formatted(endpoint);
     }
@@ -53,6 +57,8 @@ class ResponseRateTest {
                     raw.append(Integer.toHexString(part.length())).append("\r\n").append(part).append("\r\n");
                 }
                 TestUpstream.raw(raw.append("0\r\n\r\n").toString(), false).handle(ctx, req, up);
+            } else if (req.uri().startsWith("/cached/")) {
+                ctx.writeAndFlush(TestUpstream.response(200, BODY, "cache-control", "max-age=60"));
             } else {
                 ctx.writeAndFlush(TestUpstream.response(200, BODY));
             }
@@ -111,5 +117,19 @@ class ResponseRateTest {
         // Buffers left behind would be reported by the tests' leak detection; the proxy still serves.
         RawClient.Response r = h.get("/paced/fixed");
         assertThat(r.body()).hasSize(SIZE);
+    }
+
+    /** As nginx's limit_rate, a cached answer is paced like the upstream's. */
+    @Test
+    void aCacheHitIsPacedToo() throws Exception {
+        h.start(config(app().endpoint()));
+        assertThat(h.get("/cached/a").header("x-cache")).isEqualTo("MISS");
+        long t0 = System.nanoTime();
+        RawClient.Response hit = h.get("/cached/a");
+        long millis = (System.nanoTime() - t0) / 1_000_000;
+        assertThat(hit.header("x-cache")).isEqualTo("HIT");
+        assertThat(hit.header("age")).isNotNull();
+        assertThat(new String(hit.body(), StandardCharsets.US_ASCII)).isEqualTo(BODY);
+        assertThat(millis).as("200,000 bytes past the first 100,000 at 400,000/s").isGreaterThanOrEqualTo(480);
     }
 }
