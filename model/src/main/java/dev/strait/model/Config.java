@@ -1,6 +1,7 @@
 package dev.strait.model;
 
 import java.util.List;
+import java.util.Map;
 
 /**
  * The whole serving configuration: what the standalone config file holds and what the operator's
@@ -263,20 +264,29 @@ public record Config(
      *                      {@link #trustedPeers}); otherwise each request starts a trace of its own
      * @param trustedPeers  when not empty, only these peers' {@code traceparent} is continued
      * @param flushInterval the longest a finished span waits before its batch goes out
+     * @param headers       fields sent with every batch (a hosted collector's API key, say); the environment's
+     *                      {@code OTEL_EXPORTER_OTLP_HEADERS} adds to them
      */
     public record Tracing(String endpoint, double percent, String serviceName, boolean trustIncoming,
-                          List<IpBlock> trustedPeers, java.time.Duration flushInterval) {
+                          List<IpBlock> trustedPeers, java.time.Duration flushInterval, Map<String, String> headers) {
         public static final String DEFAULT_SERVICE_NAME = "strait";
         public static final java.time.Duration DEFAULT_FLUSH_INTERVAL = java.time.Duration.ofSeconds(5);
 
         public Tracing {
             trustedPeers = List.copyOf(trustedPeers);
+            headers = headers == null ? Map.of() : Map.copyOf(headers);
             if (serviceName == null) {
                 serviceName = DEFAULT_SERVICE_NAME;
             }
             if (flushInterval == null) {
                 flushInterval = DEFAULT_FLUSH_INTERVAL;
             }
+        }
+
+        /** Batches sent with no fields but the environment's. */
+        public Tracing(String endpoint, double percent, String serviceName, boolean trustIncoming,
+                       List<IpBlock> trustedPeers, java.time.Duration flushInterval) {
+            this(endpoint, percent, serviceName, trustIncoming, trustedPeers, flushInterval, Map.of());
         }
 
         /** Every new trace recorded, clients' traces continued, batches every 5 s. */

@@ -305,7 +305,7 @@ public final class ConfigParser {
 
     /** {@code { endpoint, percent, serviceName, trustIncoming, flushInterval }}; null when the endpoint is bad. */
     private Config.Tracing tracing(JsonNode n) {
-        known(n, "tracing", "endpoint", "percent", "serviceName", "trustIncoming", "flushInterval");
+        known(n, "tracing", "endpoint", "percent", "serviceName", "trustIncoming", "flushInterval", "headers");
         String endpoint = tracingEndpoint(requiredText(n.get("endpoint"), "tracing.endpoint"));
         double percent = 100;
         JsonNode pn = n.get("percent");
@@ -336,8 +336,35 @@ public final class ConfigParser {
         if (flush.compareTo(MIN_FLUSH_INTERVAL) < 0 || flush.compareTo(MAX_FLUSH_INTERVAL) > 0) {
             error("tracing.flushInterval", "must be 10ms to 1m, got " + Durations.format(flush));
         }
-        return endpoint == null ? null : new Config.Tracing(endpoint, percent, service, trust, peers, flush);
+        Map<String, String> headers = new java.util.LinkedHashMap<>();
+        JsonNode hn = n.get("headers");
+        if (hn != null && !hn.isNull() && object(hn, "tracing.headers")) {
+            hn.fields().forEachRemaining(e -> {
+                String name = e.getKey();
+                String path = "tracing.headers." + name;
+                String lower = name.toLowerCase(java.util.Locale.ROOT);
+                String value = e.getValue().isValueNode() ? e.getValue().asText() : null;
+                if (!HEADER_NAME.matcher(name).matches()) {
+                    error(path, "is not a header name");
+                } else if (COLLECTOR_OWN.contains(lower)) {
+                    error(path, "is the exporter's own to set");
+                } else if (value == null || value.isEmpty() || value.length() > 8192
+                        || !value.chars().allMatch(c -> c == '\t' || c >= 0x20 && c < 0x7f)) {
+                    error(path, "must be 1 to 8192 visible ASCII characters (spaces allowed)");
+                } else if (headers.keySet().stream().anyMatch(k -> k.equalsIgnoreCase(name))) {
+                    error(path, "is named twice (header names are case-insensitive)");
+                } else {
+                    headers.put(name, value);
+                }
+            });
+        }
+        return endpoint == null ? null : new Config.Tracing(endpoint, percent, service, trust, peers, flush, headers);
     }
+
+    private static final java.util.regex.Pattern HEADER_NAME = java.util.regex.Pattern.compile("[!#$%&'*+\\-.^_`|~0-9A-Za-z]+");
+    /** What the span exporter sets itself on each batch. */
+    private static final Set<String> COLLECTOR_OWN = Set.of("content-type", "content-length", "host", "connection",
+            "transfer-encoding", "expect", "te", "upgrade", "keep-alive");
 
     /**
      * The collector's URL: http or https, a host, no user, query or fragment; {@code /v1/traces} added when

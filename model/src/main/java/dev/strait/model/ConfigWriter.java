@@ -386,6 +386,10 @@ public final class ConfigWriter {
                 t.trustedPeers().forEach(b -> peers.add(b.text()));
             }
             o.put("flushInterval", Durations.format(t.flushInterval()));
+            if (!t.headers().isEmpty()) {
+                ObjectNode hs = o.putObject("headers");
+                new TreeMap<>(t.headers()).forEach(hs::put);
+            }
         }
         return n;
     }

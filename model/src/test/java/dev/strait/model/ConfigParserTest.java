@@ -690,8 +690,11 @@ class ConfigParserTest {
         @Test
         void tracingSettings() throws Exception {
             Config c = parse(LISTENER + "tracing: { endpoint: \"http://c:4318/v1/traces\", percent: 2.5, "
-                    + "serviceName: edge-proxy, trustIncoming: [ 10.0.0.0/8 ], flushInterval: 200ms }\n");
+                    + "serviceName: edge-proxy, trustIncoming: [ 10.0.0.0/8 ], flushInterval: 200ms,"
+                    + " headers: { x-honeycomb-team: \"key 1\", Authorization: \"Bearer abc\" } }\n");
             Config.Tracing t = c.tracing();
+            assertThat(t.headers()).containsExactlyInAnyOrderEntriesOf(java.util.Map.of("x-honeycomb-team", "key 1",
+                    "Authorization", "Bearer abc"));
             assertThat(t.percent()).isEqualTo(2.5);
             assertThat(t.serviceName()).isEqualTo("edge-proxy");
             assertThat(t.flushInterval()).isEqualTo(Duration.ofMillis(200));
@@ -1368,6 +1371,14 @@ class ConfigParserTest {
                         "tracing.flushInterval", "must be 10ms to 1m"),
                 arguments("tracing trustIncoming a word", l + "tracing: { endpoint: \"http://c\", trustIncoming: maybe }\n",
                         "tracing.trustIncoming", "must be true, false or a list of addresses and CIDR blocks"),
+                arguments("tracing header the exporter sets", l + "tracing: { endpoint: \"http://c\", headers:"
+                        + " { Content-Type: text/plain } }\n", "tracing.headers.Content-Type", "is the exporter's own to set"),
+                arguments("tracing header not a name", l + "tracing: { endpoint: \"http://c\", headers:"
+                        + " { \"x key\": a } }\n", "tracing.headers.x key", "is not a header name"),
+                arguments("tracing header with a line break", l + "tracing: { endpoint: \"http://c\", headers:"
+                        + " { x-key: \"a\\r\\nb\" } }\n", "tracing.headers.x-key", "must be 1 to 8192 visible ASCII"),
+                arguments("tracing header twice", l + "tracing: { endpoint: \"http://c\", headers:"
+                        + " { x-key: a, X-Key: b } }\n", "tracing.headers.X-Key", "is named twice"),
                 arguments("tracing unknown field", l + "tracing: { endpoint: \"http://c\", sampler: always }\n",
                         "tracing.sampler", "unknown field"),
                 arguments("forwardedHeaders unknown field", l + "forwardedHeaders: { trustedProxies: [ 10.0.0.0/8 ] }\n",

@@ -15,6 +15,7 @@ import java.net.HttpURLConnection;
 import java.net.URI;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.Map;
 import java.util.Queue;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicLong;
@@ -61,8 +62,16 @@ public final class SpanExporter implements AutoCloseable {
     private long warnedAt;
     private boolean warned;
 
+    /** The environment's {@code OTEL_EXPORTER_OTLP_*HEADERS}: sent with every batch, over the config's own. */
+    private final Map<String, String> environmentHeaders;
+
     public SpanExporter(Serving serving, MeterRegistry registry) {
+        this(serving, registry, OtlpHeaders.fromEnvironment(System.getenv()));
+    }
+
+    SpanExporter(Serving serving, MeterRegistry registry, Map<String, String> environmentHeaders) {
         this.serving = serving;
+        this.environmentHeaders = Map.copyOf(environmentHeaders);
         if (registry != null) {
             counter(registry, "exported", exported, "Spans the collector took");
             counter(registry, "dropped", dropped,
@@ -176,7 +185,7 @@ public final class SpanExporter implements AutoCloseable {
         String why = null;
         for (int attempt = 1; attempt <= ATTEMPTS; attempt++) {
             try {
-                int status = post(t.endpoint(), body);
+                int status = post(t.endpoint(), body, t.headers(), environmentHeaders);
                 if (status >= 200 && status < 300) {
                     exported.addAndGet(batch.size());
                     return;
@@ -204,7 +213,8 @@ public final class SpanExporter implements AutoCloseable {
     }
 
     /** POSTs one batch; the connection is kept alive for the next by the JDK's client. */
-    private static int post(String endpoint, byte[] body) throws IOException {
+    private static int post(String endpoint, byte[] body, Map<String, String> configured, Map<String, String> environment)
+            throws IOException {
         HttpURLConnection c = (HttpURLConnection) URI.create(endpoint).toURL().openConnection();
         c.setConnectTimeout(CONNECT_TIMEOUT_MILLIS);
         c.setReadTimeout(READ_TIMEOUT_MILLIS);
@@ -213,6 +223,8 @@ public final class SpanExporter implements AutoCloseable {
         c.setInstanceFollowRedirects(false);
         c.setFixedLengthStreamingMode(body.length);
         c.setRequestProperty("Content-Type", "application/json");
+        configured.forEach(c::setRequestProperty);
+        environment.forEach(c::setRequestProperty); // set after: the environment's value wins
         try (OutputStream out = c.getOutputStream()) {
             out.write(body);
         }

@@ -24,12 +24,15 @@ final class OtlpCollector implements AutoCloseable {
     private final List<JsonNode> batches = new java.util.concurrent.CopyOnWriteArrayList<>();
     final AtomicInteger posts = new AtomicInteger();
     final AtomicInteger answer = new AtomicInteger(200);
+    /** The fields of the last batch posted. */
+    volatile com.sun.net.httpserver.Headers lastHeaders;
 
     OtlpCollector() throws IOException {
         server = HttpServer.create(new InetSocketAddress(InetAddress.getLoopbackAddress(), 0), 16);
         server.createContext("/v1/traces", ex -> {
             try (ex) {
                 posts.incrementAndGet();
+                lastHeaders = ex.getRequestHeaders();
                 JsonNode batch = JSON.readTree(ex.getRequestBody());
                 String type = ex.getRequestHeaders().getFirst("Content-Type");
                 int status = "application/json".equals(type) ? answer.get() : 415;

@@ -238,6 +238,18 @@ class TracingTest {
         assertThat(collector.taken()).isEmpty();
     }
 
+    /** A hosted collector's key goes with every batch, as the config names it. */
+    @Test
+    void theConfigsHeadersGoWithEveryBatch() throws Exception {
+        TestUpstream app = app();
+        h.start(config(app.endpoint(), ", headers: { x-honeycomb-team: \"key 1\", Authorization: \"Bearer abc\" }"));
+        assertThat(h.get("/orders/1").status()).isEqualTo(200);
+        collector.next();
+        assertThat(collector.lastHeaders.getFirst("x-honeycomb-team")).isEqualTo("key 1");
+        assertThat(collector.lastHeaders.getFirst("Authorization")).isEqualTo("Bearer abc");
+        assertThat(collector.lastHeaders.getFirst("Content-Type")).isEqualTo("application/json");
+    }
+
     @Test
     void aCollectorThatRefusesCostsRequestsNothing() throws Exception {
         TestUpstream app = app();
