@@ -261,6 +261,27 @@ class HelmChartTest {
                 .noneMatch(a -> a.startsWith("--proxy-tracing"));
     }
 
+    /** proxy.extraEnv goes on the proxy containers as it is: a collector's key from a Secret, say. */
+    @Test
+    void extraEnvReachesTheProxyContainers(@org.junit.jupiter.api.io.TempDir Path dir) throws Exception {
+        Path values = dir.resolve("values.yaml");
+        Files.writeString(values, """
+                proxy:
+                  extraEnv:
+                    - name: OTEL_EXPORTER_OTLP_HEADERS
+                      valueFrom: { secretKeyRef: { name: honeycomb, key: headers } }
+                """);
+        List<io.fabric8.kubernetes.api.model.EnvVar> env = one(objects(Chart.template("strait",
+                c -> c.withValuesFile(values))), Deployment.class, "strait-proxy").getSpec().getTemplate().getSpec()
+                .getContainers().get(0).getEnv();
+        assertThat(env).extracting(io.fabric8.kubernetes.api.model.EnvVar::getName)
+                .contains("STRAIT_INGRESS_CLASS", "OTEL_EXPORTER_OTLP_HEADERS");
+        assertThat(env.get(env.size() - 1).getValueFrom().getSecretKeyRef().getName()).isEqualTo("honeycomb");
+        Files.writeString(values, "proxy: { extraEnv: [ { value: x } ] }\n");
+        assertThatThrownBy(() -> Chart.template("strait", c -> c.withValuesFile(values))).as("a name is required")
+                .hasMessageContaining("extraEnv");
+    }
+
     /** ingress.compression.* become the operator's --ingress-compression* flags, and only when enabled. */
     @Test
     void ingressCompressionIsPassedToTheOperatorWhenEnabled(@org.junit.jupiter.api.io.TempDir Path dir) throws Exception {
