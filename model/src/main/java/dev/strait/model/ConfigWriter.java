@@ -29,12 +29,18 @@ public final class ConfigWriter {
     /**
      * The config as {@link #toJson(Config, boolean)} writes it, with every private key given inline (PEM
      * text, as the operator sends Secrets) replaced by its length and a digest: what the admin
-     * {@code /config} shows, since whoever reaches the admin port must not take the listeners' keys.
+     * {@code /config} shows, since whoever reaches the admin port must not take the listeners' keys (nor a tracing
+     * collector's key, from {@code tracing.headers}).
      * Keys given as file paths are shown as they are.
      */
     public static String toRedactedJson(Config c) {
         ObjectNode tree = toTree(c);
         redactPrivateKeys(tree);
+        // A tracing collector's fields are its credentials (an API key): their names are shown, not their values.
+        if (tree.path("tracing").path("headers") instanceof ObjectNode headers) {
+            headers.fields().forEachRemaining(f ->
+                    f.setValue(NODES.textNode("[redacted: " + f.getValue().asText().length() + " characters]")));
+        }
         return Json.write(tree, true);
     }
 

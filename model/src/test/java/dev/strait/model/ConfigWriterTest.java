@@ -438,4 +438,15 @@ class ConfigWriterTest {
         assertThat(shown.split("\\[redacted: ", -1)).as("both inline keys").hasSize(3);
         assertThat(ConfigWriter.toJson(c, true)).as("the state directory keeps them").contains("PRIVATE KEY");
     }
+
+    @Test
+    void theAdminViewHidesATracingCollectorsKey() throws Exception {
+        Config c = ConfigParser.parse("""
+                listeners: [ { name: http, address: "127.0.0.1:0" } ]
+                tracing: { endpoint: "https://api.honeycomb.io", headers: { x-honeycomb-team: hcaik_secret123 } }
+                """, "test");
+        String shown = ConfigWriter.toRedactedJson(c);
+        assertThat(shown).doesNotContain("hcaik_secret123").contains("x-honeycomb-team").contains("[redacted: 15 characters]");
+        assertThat(ConfigWriter.toJson(c, true)).contains("hcaik_secret123");
+    }
 }
