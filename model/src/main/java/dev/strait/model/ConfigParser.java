@@ -1097,12 +1097,12 @@ public final class ConfigParser {
     private static final java.util.regex.Pattern MEDIA_RANGE = java.util.regex.Pattern.compile(
             "[a-z0-9][a-z0-9!#$&^_.+-]{0,126}/(\\*|[a-z0-9][a-z0-9!#$&^_.+-]{0,126})");
 
-    /** {@code { types, minBytes, level }} ({@code {}} for the defaults), not for redirects; null when absent. */
+    /** {@code { types, minBytes, level, codings }} ({@code {}} for the defaults), not for redirects; null when absent. */
     private Route.Compression compression(JsonNode n, String path, Route.Action action) {
         if (n == null || n.isNull() || !object(n, path)) {
             return null;
         }
-        known(n, path, "types", "minBytes", "level");
+        known(n, path, "types", "minBytes", "level", "codings");
         if (action instanceof Route.Redirect) {
             error(path, "a redirect's answer has no body to compress");
         }
@@ -1123,7 +1123,21 @@ public final class ConfigParser {
         }
         long min = longValue(n.get("minBytes"), path + ".minBytes", Route.Compression.DEFAULT_MIN_BYTES);
         int level = integer(n.get("level"), path + ".level", Route.Compression.DEFAULT_LEVEL, 1, 9);
-        return new Route.Compression(types, min, level);
+        List<String> codings = Route.Compression.DEFAULT_CODINGS;
+        if (n.has("codings")) {
+            codings = nonNull(list(n.get("codings"), path + ".codings", true, (e, p) -> {
+                String s = requiredText(e, p);
+                if (s != null && !Route.Compression.CODINGS.contains(s)) {
+                    error(p, "must be zstd, br or gzip, got \"" + s + "\"");
+                    return null;
+                }
+                return s;
+            }));
+            if (new java.util.HashSet<>(codings).size() < codings.size()) {
+                error(path + ".codings", "names a coding twice: " + codings);
+            }
+        }
+        return new Route.Compression(types, min, level, codings);
     }
 
     /** {@code { bytesPerSecond, afterBytes }}, only with backends; null when absent. */

@@ -721,6 +721,7 @@ public final class ConfigWriter {
             cz.types().forEach(co.putArray("types")::add);
             co.put("minBytes", cz.minBytes());
             co.put("level", cz.level());
+            cz.codings().forEach(co.putArray("codings")::add);
         }
         if (rule.responseRate() != null) {
             ObjectNode rr = o.putObject("responseRate");

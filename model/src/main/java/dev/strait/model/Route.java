@@ -316,12 +316,14 @@ public record Route(String name, List<String> hosts, List<Rule> rules, List<Stri
     public record ResponseRate(long bytesPerSecond, long afterBytes) {}
 
     /**
-     * gzip for a rule's answers (nginx's {@code gzip}, Caddy's {@code encode}, Traefik's {@code compress}): an answer
-     * whose media type is one of {@code types} ({@code text/html}, or {@code text/*} for a whole top-level type) and
-     * whose body is at least {@code minBytes} long (or of unknown length) goes compressed at zlib's {@code level}
-     * (1 fastest to 9 smallest) to a client whose {@code Accept-Encoding} takes gzip.
+     * Compressed answers for a rule (nginx's {@code gzip} and {@code brotli}, Caddy's {@code encode}, Traefik's
+     * {@code compress}): an answer whose media type is one of {@code types} ({@code text/html}, or {@code text/*} for
+     * a whole top-level type) and whose body is at least {@code minBytes} long (or of unknown length) goes compressed
+     * in the first of {@code codings} the client's {@code Accept-Encoding} takes (its weights first, this list's order
+     * on a tie), at {@code level}: 1 fastest to 9 smallest, each coding at its own level of that number (zlib's 1-9,
+     * zstd's 1-9 of its 1-22, brotli's quality 1-9 of its 0-11).
      */
-    public record Compression(List<String> types, long minBytes, int level) {
+    public record Compression(List<String> types, long minBytes, int level, List<String> codings) {
         /** Text formats that compress well; images, video and archives are compressed already. */
         public static final List<String> DEFAULT_TYPES = List.of("text/html", "text/css", "text/plain", "text/xml",
                 "text/javascript", "text/csv", "text/markdown", "application/javascript", "application/json",
@@ -332,10 +334,24 @@ public record Route(String name, List<String> hosts, List<Rule> rules, List<Stri
         public static final long DEFAULT_MIN_BYTES = 1024;
         /** zlib's fastest level, nginx's and ingress-nginx's default: most of the gain at a third of level 6's CPU. */
         public static final int DEFAULT_LEVEL = 1;
-        public static final Compression DEFAULTS = new Compression(DEFAULT_TYPES, DEFAULT_MIN_BYTES, DEFAULT_LEVEL);
+        /** The codings {@code codings} may name, in the order a client's tie is broken by default. */
+        public static final List<String> CODINGS = List.of("zstd", "br", "gzip");
+        /**
+         * zstd where the client takes it (every current browser; smaller than gzip at a fraction of its CPU), else gzip
+         * (every client), as Caddy's {@code encode}; brotli at the fast levels is no smaller than zstd and costs more,
+         * so it is asked for by name (ingress-nginx's {@code enable-brotli}).
+         */
+        public static final List<String> DEFAULT_CODINGS = List.of("zstd", "gzip");
+        public static final Compression DEFAULTS = new Compression(DEFAULT_TYPES, DEFAULT_MIN_BYTES, DEFAULT_LEVEL,
+                DEFAULT_CODINGS);
 
         public Compression {
             types = List.copyOf(types);
+            codings = codings == null ? DEFAULT_CODINGS : List.copyOf(codings);
+        }
+
+        public Compression(List<String> types, long minBytes, int level) {
+            this(types, minBytes, level, DEFAULT_CODINGS);
         }
     }
 

@@ -566,9 +566,12 @@ class ConfigParserTest {
         void ruleCompression() throws Exception {
             Config c = parse(withRules("{ respond: {}, compression: {} }",
                     "{ files: { root: /srv }, compression: { types: [ Text/*, application/json ], minBytes: 0, level: 9 } }",
+                    "{ backends: [ { upstream: app } ], compression: { codings: [ br, gzip ] } }",
                     "{ backends: [ { upstream: app } ] }"));
             assertThat(c.routes().get(0).rules()).extracting(Route.Rule::compression).containsExactly(
-                    Route.Compression.DEFAULTS, new Route.Compression(List.of("text/*", "application/json"), 0, 9), null);
+                    Route.Compression.DEFAULTS, new Route.Compression(List.of("text/*", "application/json"), 0, 9),
+                    new Route.Compression(Route.Compression.DEFAULT_TYPES, 1024, 1, List.of("br", "gzip")), null);
+            assertThat(Route.Compression.DEFAULTS.codings()).containsExactly("zstd", "gzip");
             assertThat(ConfigParser.parse(ConfigWriter.toJson(c, false), "written")).isEqualTo(c);
         }
 
@@ -1001,6 +1004,12 @@ class ConfigParserTest {
                         "must be a media type"),
                 arguments("compression level 0", withRules("{ respond: {}, compression: { level: 0 } }"),
                         "routes[0].rules[0].compression.level", "must be a whole number 1..9"),
+                arguments("compression in no coding", withRules("{ respond: {}, compression: { codings: [] } }"),
+                        "routes[0].rules[0].compression.codings", "must list at least one item"),
+                arguments("compression in deflate", withRules("{ respond: {}, compression: { codings: [ deflate ] } }"),
+                        "routes[0].rules[0].compression.codings[0]", "must be zstd, br or gzip, got \"deflate\""),
+                arguments("compression in a coding twice", withRules("{ respond: {}, compression: { codings: [ gzip, gzip ] } }"),
+                        "routes[0].rules[0].compression.codings", "names a coding twice"),
                 arguments("compression of a negative size", withRules("{ respond: {}, compression: { minBytes: -1 } }"),
                         "routes[0].rules[0].compression.minBytes", "must be a whole number of bytes"),
                 arguments("responseRate in words", withRules("{ backends: [ { upstream: app } ], responseRate:"

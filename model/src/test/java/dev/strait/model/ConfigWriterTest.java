@@ -99,7 +99,7 @@ class ConfigWriterTest {
                   - backends: [ { upstream: d } ]
                     hostRewrite: "internal:81"
                     responseRate: { bytesPerSecond: 65536, afterBytes: 1048576 }
-                    compression: { types: [ text/html, "application/*" ], minBytes: 256, level: 6 }
+                    compression: { types: [ text/html, "application/*" ], minBytes: 256, level: 6, codings: [ br, gzip ] }
                     retries: { attempts: 2, retryOn: [ reset, timeout, 5xx, gateway-error ], backoff: 10ms }
                     timeouts: { request: 9s, perTry: 3s, idle: 4s }
                   - matches: [ { path: { type: Prefix, value: /api/ } }, {} ]
