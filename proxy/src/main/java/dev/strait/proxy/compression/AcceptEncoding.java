@@ -10,9 +10,26 @@ import java.util.List;
 public final class AcceptEncoding {
     private AcceptEncoding() {}
 
-    /** @param field the request's {@code Accept-Encoding} values joined by commas, or null */
-    static boolean takesGzip(String field) {
-        return field != null && weight(field, "gzip") > 0;
+    /**
+     * Of {@code codings} (in the server's order of preference), the one the client weighs highest, the first on a tie;
+     * null when it takes none of them.
+     *
+     * @param field the request's {@code Accept-Encoding} values joined by commas, or null
+     */
+    static Coding best(String field, Coding[] codings) {
+        if (field == null) {
+            return null;
+        }
+        Coding best = null;
+        int bestWeight = 0;
+        for (Coding c : codings) {
+            int w = weight(field, c.token);
+            if (w > bestWeight) {
+                best = c;
+                bestWeight = w;
+            }
+        }
+        return best;
     }
 
     /**

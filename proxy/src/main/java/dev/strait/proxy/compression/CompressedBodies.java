@@ -19,7 +19,7 @@ final class CompressedBodies {
     /** Larger bodies are compressed per request (the file cache keeps files up to 64 KiB in memory). */
     static final int MAX_BODY = 64 * 1024;
 
-    /** One body's compressed form: its head as sent, and the gzip member. */
+    /** One body's compressed form: its head as sent, and the compressed body. */
     record Compressed(byte[] head, byte[] body) {}
 
     private static final FastThreadLocal<Slot[]> SLOTS_OF_LOOP = new FastThreadLocal<>() {
@@ -30,28 +30,28 @@ final class CompressedBodies {
     };
 
     /** {@code body}: the body's array, or null where the body came as a buffer (then its length is checked too). */
-    private record Slot(byte[] head, byte[] body, int length, int level, Compressed compressed) {}
+    private record Slot(byte[] head, byte[] body, int length, int variant, Compressed compressed) {}
 
     private CompressedBodies() {}
 
-    private static int index(byte[] head, byte[] body, int level) {
-        int h = System.identityHashCode(body) * 31 + System.identityHashCode(head) + level;
+    private static int index(byte[] head, byte[] body, int variant) {
+        int h = System.identityHashCode(body) * 31 + System.identityHashCode(head) + variant;
         return (h ^ h >>> 16) & (SLOTS - 1);
     }
 
     /**
-     * The compressed form kept for exactly these arrays at this level, or null; {@code body} null for a body that came
-     * as a buffer of {@code length} bytes.
+     * The compressed form kept for exactly these arrays in this variant (coding and level), or null; {@code body} null
+     * for a body that came as a buffer of {@code length} bytes.
      */
-    static Compressed get(byte[] head, byte[] body, int length, int level) {
-        Slot s = SLOTS_OF_LOOP.get()[index(head, body, level)];
-        return s != null && s.head == head && s.body == body && s.length == length && s.level == level ? s.compressed
+    static Compressed get(byte[] head, byte[] body, int length, int variant) {
+        Slot s = SLOTS_OF_LOOP.get()[index(head, body, variant)];
+        return s != null && s.head == head && s.body == body && s.length == length && s.variant == variant ? s.compressed
                 : null;
     }
 
-    static void put(byte[] head, byte[] body, int length, int level, Compressed compressed) {
+    static void put(byte[] head, byte[] body, int length, int variant, Compressed compressed) {
         if (length <= MAX_BODY) {
-            SLOTS_OF_LOOP.get()[index(head, body, level)] = new Slot(head, body, length, level, compressed);
+            SLOTS_OF_LOOP.get()[index(head, body, variant)] = new Slot(head, body, length, variant, compressed);
         }
     }
 }

@@ -14,12 +14,11 @@ import io.netty.util.ReferenceCounted;
 import java.io.IOException;
 import java.nio.channels.FileChannel;
 import java.nio.charset.StandardCharsets;
-import java.util.zip.Deflater;
 
 /**
  * The client's exchange as a compressing rule's action sees it. Each answer is judged once, by its head
- * ({@link #verdict}): one the rule compresses goes gzip-compressed to a client that takes it, its fields
- * changed as a compressed representation's must be (RFC 9110 8.4, 8.8.3): {@code Content-Encoding: gzip},
+ * ({@link #verdict}): one the rule compresses goes compressed in the coding chosen for the client, its fields
+ * changed as a compressed representation's must be (RFC 9110 8.4, 8.8.3): {@code Content-Encoding},
  * no {@code Content-Length} unless the whole body was at hand, a strong {@code ETag} made weak, no
  * {@code Accept-Ranges}; and, whoever the client, {@code Vary: Accept-Encoding}, so that caches between keep
  * both forms apart.
@@ -50,10 +49,12 @@ final class CompressingExchange extends ForwardingExchange {
     }
 
     private final CompressionHandler.Policy policy;
-    /** Whether this request may get gzip: the client takes it, and it is neither HEAD nor HTTP/1.0. */
-    private final boolean takesGzip;
+    /** The coding this request's answer may go in (the client takes it; neither HEAD nor HTTP/1.0), or null. */
+    private final Coding coding;
+    /** The key of this coding and level's kept forms ({@link CompressedBodies}). */
+    private final int variant;
     /** While a streamed answer or a file is being compressed. */
-    private GzipStream stream;
+    private CodingStream stream;
     private FileChannel file;
     private long filePosition;
     private long fileRemaining;
@@ -61,10 +62,11 @@ final class CompressingExchange extends ForwardingExchange {
     private boolean hooked;
     private boolean over;
 
-    CompressingExchange(Exchange ex, CompressionHandler.Policy policy, boolean takesGzip) {
+    CompressingExchange(Exchange ex, CompressionHandler.Policy policy, Coding coding) {
         super(ex);
         this.policy = policy;
-        this.takesGzip = takesGzip;
+        this.coding = coding;
+        this.variant = coding == null ? 0 : coding.ordinal() << 4 | policy.level();
     }
 
     private Verdict verdict(int status, CharSequence type, CharSequence encoding, long length, CharSequence cacheControl,
@@ -75,7 +77,7 @@ final class CompressingExchange extends ForwardingExchange {
                 || length >= 0 && length < policy.minBytes()) {
             return Verdict.PASS;
         }
-        if (!takesGzip) {
+        if (coding == null) {
             return variesAlready(vary) ? Verdict.PASS : Verdict.VARY;
         }
         return Verdict.COMPRESS;
@@ -123,10 +125,10 @@ final class CompressingExchange extends ForwardingExchange {
     }
 
     /** The fields of a compressed answer: encoding, validators and ranges as RFC 9110 asks. */
-    private static void compressed(HttpHeaders h) {
+    private void compressed(HttpHeaders h) {
         h.remove(HttpHeaderNames.CONTENT_LENGTH);
         h.remove(HttpHeaderNames.ACCEPT_RANGES);
-        h.set(HttpHeaderNames.CONTENT_ENCODING, "gzip");
+        h.set(HttpHeaderNames.CONTENT_ENCODING, coding.token);
         varied(h);
         String etag = h.get(HttpHeaderNames.ETAG);
         if (etag != null && etag.startsWith("\"")) {
@@ -152,12 +154,12 @@ final class CompressingExchange extends ForwardingExchange {
 
     @Override
     public void sendPreEncoded(byte[] head, byte[] body) {
-        if (!takesGzip || body.length > CompressedBodies.MAX_BODY) {
+        if (coding == null || body.length > CompressedBodies.MAX_BODY) {
             sendPreEncoded(head, null, Unpooled.wrappedBuffer(body));
             return;
         }
         // A body the file cache or the table holds: compressed once per loop, not per request.
-        CompressedBodies.Compressed kept = CompressedBodies.get(head, body, body.length, policy.level());
+        CompressedBodies.Compressed kept = CompressedBodies.get(head, body, body.length, variant);
         if (kept != null) {
             ex.sendPreEncoded(kept.head(), kept.body());
             return;
@@ -175,7 +177,7 @@ final class CompressingExchange extends ForwardingExchange {
         int length = body.readableBytes();
         byte[] bytes;
         try {
-            ByteBuf zipped = GzipStream.compress(body, alloc(), policy.level());
+            ByteBuf zipped = coding.open(policy.level(), length).compress(body, alloc());
             try {
                 bytes = new byte[zipped.readableBytes()];
                 zipped.readBytes(bytes);
@@ -186,7 +188,7 @@ final class CompressingExchange extends ForwardingExchange {
             body.release();
         }
         CompressedBodies.Compressed made = new CompressedBodies.Compressed(compressedHead(head, extra, bytes.length), bytes);
-        CompressedBodies.put(head, bodyArray, length, policy.level(), made);
+        CompressedBodies.put(head, bodyArray, length, variant, made);
         return made;
     }
 
@@ -197,9 +199,9 @@ final class CompressingExchange extends ForwardingExchange {
 
     @Override
     public void sendPreEncoded(byte[] head, byte[] extra, ByteBuf body) {
-        if (takesGzip && body.readableBytes() <= CompressedBodies.MAX_BODY) {
+        if (coding != null && body.readableBytes() <= CompressedBodies.MAX_BODY) {
             // A response cache entry's head and body: compressed once per loop while the entry lasts.
-            CompressedBodies.Compressed kept = CompressedBodies.get(head, null, body.readableBytes(), policy.level());
+            CompressedBodies.Compressed kept = CompressedBodies.get(head, null, body.readableBytes(), variant);
             if (kept != null) {
                 body.release();
                 pass(kept.head(), extra, Unpooled.wrappedBuffer(kept.body()));
@@ -216,12 +218,7 @@ final class CompressingExchange extends ForwardingExchange {
             case PASS -> pass(head, extra, body);
             case VARY -> pass(HeadLines.concat(head, VARY_LINE), extra, body);
             case COMPRESS -> {
-                ByteBuf zipped;
-                try {
-                    zipped = GzipStream.compress(body, alloc(), policy.level());
-                } finally {
-                    body.release();
-                }
+                ByteBuf zipped = compressWhole(body);
                 pass(compressedHead(head, extra, zipped.readableBytes()), extra, zipped);
             }
         }
@@ -231,13 +228,13 @@ final class CompressingExchange extends ForwardingExchange {
      * {@code head} as a compressed body of {@code length} bytes needs it, edited as bytes (no field map per answer):
      * its length, ranges and tag lines replaced, the encoding and {@code Vary} added.
      */
-    private static byte[] compressedHead(byte[] head, byte[] extra, int length) {
+    private byte[] compressedHead(byte[] head, byte[] extra, int length) {
         String etag = HeadLines.value(head, "etag");
         String vary = HeadLines.value(head, "vary");
         if (vary == null && extra != null) {
             vary = HeadLines.value(extra, "vary");
         }
-        StringBuilder lines = new StringBuilder(96).append("Content-Encoding: gzip\r\n");
+        StringBuilder lines = new StringBuilder(96).append("Content-Encoding: ").append(coding.token).append("\r\n");
         if (!variesAlready(vary)) {
             lines.append("Vary: Accept-Encoding\r\n");
         }
@@ -274,14 +271,18 @@ final class CompressingExchange extends ForwardingExchange {
     }
 
     private void sendWhole(HttpResponseStatus status, HttpHeaders headers, ByteBuf body) {
-        ByteBuf zipped;
+        ByteBuf zipped = compressWhole(body);
+        compressed(headers);
+        ex.send(status, headers, zipped);
+    }
+
+    /** {@code body} compressed at once in this client's coding, and released. */
+    private ByteBuf compressWhole(ByteBuf body) {
         try {
-            zipped = GzipStream.compress(body, alloc(), policy.level());
+            return coding.open(policy.level(), body.readableBytes()).compress(body, alloc());
         } finally {
             body.release();
         }
-        compressed(headers);
-        ex.send(status, headers, zipped);
     }
 
     // ---- streamed answers ----
@@ -296,7 +297,7 @@ final class CompressingExchange extends ForwardingExchange {
             }
             case COMPRESS -> {
                 compressed(headers);
-                stream = new GzipStream(policy.level());
+                stream = coding.open(policy.level(), -1);
                 hookCancel();
                 ex.startResponse(status, headers, -1);
             }
@@ -315,7 +316,7 @@ final class CompressingExchange extends ForwardingExchange {
         }
         ByteBuf out;
         try {
-            out = stream.encode(data, alloc(), Deflater.SYNC_FLUSH);
+            out = stream.encode(data, alloc(), true);
         } finally {
             data.release();
         }
@@ -333,7 +334,7 @@ final class CompressingExchange extends ForwardingExchange {
     @Override
     public void endResponse(HttpHeaders trailers) {
         if (stream != null) {
-            GzipStream s = stream;
+            CodingStream s = stream;
             stream = null;
             forward(s.finish(alloc()));
         }
@@ -347,7 +348,7 @@ final class CompressingExchange extends ForwardingExchange {
     /** Mapped files go to the socket unread; a file this client may get compressed must be read. */
     @Override
     public boolean sendsMappedFiles() {
-        return !takesGzip && ex.sendsMappedFiles();
+        return coding == null && ex.sendsMappedFiles();
     }
 
     @Override
@@ -373,7 +374,7 @@ final class CompressingExchange extends ForwardingExchange {
         this.file = file;
         this.filePosition = offset;
         this.fileRemaining = length;
-        stream = new GzipStream(policy.level());
+        stream = coding.open(policy.level(), -1);
         hookCancel();
         ex.startResponse(statusOf(head), headers, -1);
         pump();
@@ -399,7 +400,7 @@ final class CompressingExchange extends ForwardingExchange {
                     }
                     filePosition += read;
                     fileRemaining -= read;
-                    forward(stream.encode(in, alloc(), Deflater.NO_FLUSH));
+                    forward(stream.encode(in, alloc(), false));
                 } finally {
                     in.release();
                 }

@@ -1,7 +1,6 @@
 package dev.strait.proxy.compression;
 
 import io.netty.buffer.ByteBuf;
-import io.netty.buffer.ByteBufAllocator;
 import io.netty.util.concurrent.FastThreadLocal;
 import java.nio.ByteBuffer;
 import java.util.zip.CRC32;
@@ -17,7 +16,7 @@ import java.util.zip.Deflater;
  * changed: zlib's {@code deflateParams} then runs alone in the next call, which a flush or finish would have to
  * know about. Used on one event loop only.
  */
-final class GzipStream {
+final class GzipStream extends CodingStream {
     /** Magic, deflate, no flags, no time, no extra flags, OS unknown. */
     private static final byte[] HEADER = {0x1f, (byte) 0x8b, 8, 0, 0, 0, 0, 0, 0, (byte) 0xff};
     /** This loop's idle deflater of each level (1 to 9), or null. */
@@ -43,51 +42,7 @@ final class GzipStream {
         this.deflater = d != null ? d : new Deflater(level, true);
     }
 
-    /** A whole body compressed at once, header to trailer; {@code body} is not released. */
-    static ByteBuf compress(ByteBuf body, ByteBufAllocator alloc, int level) {
-        GzipStream gz = new GzipStream(level);
-        ByteBuf out = alloc.buffer(body.readableBytes() / 3 + 64);
-        try {
-            gz.write(body, out, Deflater.NO_FLUSH);
-            gz.finish(out);
-            return out;
-        } catch (RuntimeException | Error e) {
-            out.release();
-            gz.close();
-            throw e;
-        }
-    }
-
-    /**
-     * Compresses {@code in} (not released) into a new buffer: with {@code Deflater.SYNC_FLUSH} all of it is in the
-     * output, so a streamed answer's client gets each part as it comes (server-sent events, long polls); with
-     * {@code NO_FLUSH} zlib may keep some back for a better ratio. The buffer may be empty.
-     */
-    ByteBuf encode(ByteBuf in, ByteBufAllocator alloc, int flush) {
-        ByteBuf out = alloc.buffer(Math.max(256, in.readableBytes() / 2 + 64));
-        try {
-            write(in, out, flush);
-            return out;
-        } catch (RuntimeException | Error e) {
-            out.release();
-            throw e;
-        }
-    }
-
-    /** The rest of the compressed body and the trailer; the deflater goes back to the loop's idle ones. */
-    ByteBuf finish(ByteBufAllocator alloc) {
-        ByteBuf out = alloc.buffer(64);
-        try {
-            finish(out);
-            return out;
-        } catch (RuntimeException | Error e) {
-            out.release();
-            close();
-            throw e;
-        }
-    }
-
-    /** Gives the deflater back without finishing: the answer was given up. Idempotent. */
+    @Override
     void close() {
         Deflater d = deflater;
         deflater = null;
@@ -103,7 +58,8 @@ final class GzipStream {
         }
     }
 
-    private void write(ByteBuf in, ByteBuf out, int flush) {
+    @Override
+    void write(ByteBuf in, ByteBuf out, boolean flush) {
         if (!headerWritten) {
             out.writeBytes(HEADER);
             headerWritten = true;
@@ -117,12 +73,13 @@ final class GzipStream {
             }
             inBytes += n;
         }
-        if (flush != Deflater.NO_FLUSH) {
-            drain(out, flush);
+        if (flush) {
+            drain(out, Deflater.SYNC_FLUSH);
         }
     }
 
-    private void finish(ByteBuf out) {
+    @Override
+    void finish(ByteBuf out) {
         if (!headerWritten) {
             out.writeBytes(HEADER);
             headerWritten = true;
@@ -141,9 +98,7 @@ final class GzipStream {
      */
     private void drain(ByteBuf out, int flush) {
         while (true) {
-            if (out.writableBytes() < 64) {
-                out.ensureWritable(Math.max(4096, out.capacity() / 2));
-            }
+            room(out, 64);
             int room = out.writableBytes();
             int wrote = deflater.deflate(out.nioBuffer(out.writerIndex(), room), flush);
             out.writerIndex(out.writerIndex() + wrote);

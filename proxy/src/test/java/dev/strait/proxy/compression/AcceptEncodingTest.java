@@ -35,7 +35,19 @@ class AcceptEncodingTest {
             "deflate, , gzip | true",
     })
     void readsTheWeights(String field, boolean takes) {
-        assertThat(AcceptEncoding.takesGzip(field)).isEqualTo(takes);
+        assertThat(AcceptEncoding.best(field, new Coding[] {Coding.GZIP})).isEqualTo(takes ? Coding.GZIP : null);
+    }
+
+    @Test
+    void theBestCodingIsTheClientsHighestWeightThenTheServersFirst() {
+        Coding[] ours = {Coding.ZSTD, Coding.BROTLI, Coding.GZIP};
+        assertThat(AcceptEncoding.best("gzip, deflate, br, zstd", ours)).isEqualTo(Coding.ZSTD);
+        assertThat(AcceptEncoding.best("gzip, deflate, br, zstd", new Coding[] {Coding.GZIP, Coding.ZSTD})).isEqualTo(Coding.GZIP);
+        assertThat(AcceptEncoding.best("gzip, deflate, br", ours)).isEqualTo(Coding.BROTLI);
+        assertThat(AcceptEncoding.best("gzip;q=1, br;q=0.5, zstd;q=0.7", ours)).isEqualTo(Coding.GZIP);
+        assertThat(AcceptEncoding.best("*;q=0.5, zstd;q=0", ours)).isEqualTo(Coding.BROTLI);
+        assertThat(AcceptEncoding.best("zstd;q=0, br;q=0, gzip;q=0", ours)).isNull();
+        assertThat(AcceptEncoding.best(null, ours)).isNull();
     }
 
     @Test

@@ -70,6 +70,9 @@ class CompressionTest {
         byte[] png = new byte[100_000];
         new Random(1).nextBytes(png);
         Files.write(dir.resolve("photo.png"), png);
+        Path every = Files.createDirectories(root.resolve("every/files"));
+        Files.writeString(every.resolve("small.html"), TEXT.substring(0, 20_000));
+        Files.writeString(every.resolve("large.js"), TEXT);
     }
 
     private String config(String endpoint) {
@@ -92,6 +95,18 @@ class CompressionTest {
                       - matches: [ { path: { type: Prefix, value: /app/ } } ]
                         backends: [ { upstream: app } ]
                         compression: { types: [ "text/*", application/json ] }
+                      - matches: [ { path: { type: Exact, value: /every/page } } ]
+                        respond: { status: 200, headers: { content-type: "text/html; charset=utf-8" }, body: "%3$s" }
+                        compression: { codings: [ zstd, br, gzip ] }
+                      - matches: [ { path: { type: Prefix, value: /every/files/ } } ]
+                        files: { root: "%2$s" }
+                        compression: { codings: [ zstd, br, gzip ], level: 5 }
+                      - matches: [ { path: { type: Prefix, value: /every/app/ } } ]
+                        backends: [ { upstream: app } ]
+                        compression: { types: [ "text/*" ], minBytes: 0, codings: [ zstd, br, gzip ] }
+                      - matches: [ { path: { type: Prefix, value: /br/ } } ]
+                        backends: [ { upstream: app } ]
+                        compression: { codings: [ br ] }
                       - backends: [ { upstream: app } ]
                 """.formatted(endpoint, root, TEXT.substring(0, 5000).replace("\n", "\\n"));
     }
@@ -143,6 +158,14 @@ class CompressionTest {
         });
     }
 
+    private static String decode(Coding coding, byte[] body) throws IOException {
+        return new String(Decoders.decode(coding, body), StandardCharsets.UTF_8);
+    }
+
+    private static String decodePrefix(Coding coding, byte[] body) throws IOException {
+        return new String(Decoders.decodePrefix(coding, body), StandardCharsets.UTF_8);
+    }
+
     private static String gunzip(byte[] body) throws IOException {
         try (InputStream in = new GZIPInputStream(new ByteArrayInputStream(body))) {
             return new String(in.readAllBytes(), StandardCharsets.UTF_8);
@@ -174,17 +197,96 @@ class CompressionTest {
         assertThat(h.get("/app/chunked", gzip).header("etag")).isEqualTo("W/\"v1\"");
         assertCompressed(h.get("/app/fixed", gzip), TEXT);
         assertCompressed(h.get("/app/json", "Accept-Encoding: x-gzip;q=0.5"), TEXT);
-        assertCompressed(h.get("/app/fixed", "Accept-Encoding: *"), TEXT);
+        RawClient.Response any = h.get("/app/fixed", "Accept-Encoding: *");
+        assertThat(any.header("content-encoding")).as("the rule's first coding").isEqualTo("zstd");
+        assertThat(decode(Coding.ZSTD, any.body())).isEqualTo(TEXT);
         RawClient.Response varies = h.get("/app/varies", gzip);
         assertCompressed(varies, TEXT);
         assertThat(varies.header("vary")).isEqualTo("Cookie, Accept-Encoding");
+    }
+
+    /** Each coding a rule names, chosen by the client's weights and then the rule's order, read back by its decoder. */
+    @Test
+    void eachCodingReachesAClientThatTakesIt() throws Exception {
+        h.start(config(app(new CountDownLatch(0)).endpoint()));
+        String[][] asks = {{"zstd", "zstd"}, {"br", "br"}, {"gzip", "gzip"}, {"gzip, deflate, br, zstd", "zstd"},
+                {"gzip, deflate, br", "br"}, {"gzip, br;q=0.9, zstd;q=0.5", "gzip"}, {"zstd;q=0.1, br;q=0.2", "br"}};
+        for (String[] ask : asks) {
+            Coding expected = Coding.of(ask[1]);
+            for (String path : new String[] {"/every/page", "/every/files/small.html", "/every/files/large.js",
+                    "/every/app/chunked", "/every/app/fixed"}) {
+                for (int i = 0; i < 2; i++) { // made, then (for whole bodies) the kept form
+                    RawClient.Response r = h.get(path, "Accept-Encoding: " + ask[0]);
+                    String what = path + " for " + ask[0] + " #" + i;
+                    assertThat(r.status()).as(what).isEqualTo(200);
+                    assertThat(r.header("content-encoding")).as(what).isEqualTo(expected.token);
+                    assertThat(r.header("vary")).as(what).isEqualTo("Accept-Encoding");
+                    String plain = path.equals("/every/page") ? TEXT.substring(0, 5000)
+                            : path.endsWith("small.html") ? TEXT.substring(0, 20_000) : TEXT;
+                    assertThat(r.body().length).as(what + " compressed").isLessThan(plain.length() / 2);
+                    assertThat(decode(expected, r.body())).as(what).isEqualTo(plain);
+                }
+            }
+        }
+        // A rule that names only brotli leaves a client without it an answer as it is.
+        RawClient.Response gzipOnly = h.get("/br/fixed", "Accept-Encoding: gzip, zstd");
+        assertThat(gzipOnly.header("content-encoding")).isNull();
+        assertThat(gzipOnly.header("vary")).isEqualTo("Accept-Encoding");
+        assertThat(decode(Coding.BROTLI, h.get("/br/fixed", "Accept-Encoding: gzip, br").body())).isEqualTo(TEXT);
+    }
+
+    /** A kept compressed form is one coding's: the next client, asking for another, never gets it. */
+    @Test
+    void keptFormsAreKeptPerCoding() throws Exception {
+        h.start(config(app(new CountDownLatch(0)).endpoint()));
+        for (String path : new String[] {"/every/page", "/every/files/small.html", "/cached/page"}) {
+            String plain = path.equals("/every/page") ? TEXT.substring(0, 5000)
+                    : path.endsWith("small.html") ? TEXT.substring(0, 20_000) : TEXT;
+            for (String coding : new String[] {"gzip", "zstd", "br", "zstd", "gzip"}) {
+                if (path.startsWith("/cached/") && coding.equals("br")) {
+                    continue; // that rule takes zstd and gzip
+                }
+                RawClient.Response r = h.get(path, "Accept-Encoding: " + coding);
+                assertThat(r.header("content-encoding")).as(path + " " + coding).isEqualTo(coding);
+                assertThat(decode(Coding.of(coding), r.body())).as(path + " " + coding).isEqualTo(plain);
+            }
+        }
+    }
+
+    /** Server-sent events through zstd and brotli: each event is flushed through the coding as it comes. */
+    @Test
+    void eachPartOfAStreamReachesTheClientAsItComesInEveryCoding() throws Exception {
+        for (Coding coding : new Coding[] {Coding.ZSTD, Coding.BROTLI}) {
+            CountDownLatch release = new CountDownLatch(1);
+            TestUpstream up = app(release);
+            h.start(config(up.endpoint()).replace("types: [ \"text/*\" ], minBytes: 0",
+                    "types: [ \"text/*\", text/event-stream ], minBytes: 0"));
+            try (RawClient c = h.client()) {
+                c.send("GET /every/app/events HTTP/1.1\r\nHost: t\r\nAccept-Encoding: " + coding.token + "\r\n\r\n");
+                InputStream in = c.input();
+                RawClient.skipHead(in);
+                java.io.ByteArrayOutputStream body = new java.io.ByteArrayOutputStream();
+                int size = Integer.parseInt(line(in), 16);
+                body.writeBytes(in.readNBytes(size));
+                line(in);
+                // The upstream still holds its second event: the first must decode from what came so far.
+                assertThat(decodePrefix(coding, body.toByteArray())).as(coding.token).isEqualTo("data: first\n\n");
+                release.countDown();
+                while ((size = Integer.parseInt(line(in), 16)) > 0) {
+                    body.writeBytes(in.readNBytes(size));
+                    line(in);
+                }
+                assertThat(decode(coding, body.toByteArray())).as(coding.token).isEqualTo("data: first\n\ndata: second\n\n");
+            }
+            h.close();
+        }
     }
 
     @Test
     void aClientWithoutGzipGetsTheAnswerAsItIsWithVary() throws Exception {
         h.start(config(app(new CountDownLatch(0)).endpoint()));
         for (String[] ask : new String[][] {{}, {"Accept-Encoding: br, deflate"}, {"Accept-Encoding: gzip;q=0, br"},
-                {"Accept-Encoding: *, gzip;q=0"}, {"Accept-Encoding: identity"}}) {
+                {"Accept-Encoding: zstd;q=0, *, gzip;q=0"}, {"Accept-Encoding: identity"}}) {
             for (String path : new String[] {"/page", "/files/small.html", "/files/large.js", "/app/chunked"}) {
                 RawClient.Response r = h.get(path, ask);
                 assertThat(r.header("content-encoding")).as(path + " " + String.join("", ask)).isNull();
