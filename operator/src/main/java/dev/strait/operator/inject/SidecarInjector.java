@@ -13,7 +13,9 @@ import com.fasterxml.jackson.databind.node.ObjectNode;
  *   <li>the annotation {@code strait.dev/sidecar-config}: the proxy's config file (JSON, the config
  *       file's shape): a listener on the inbound port forwarding everything to {@code 127.0.0.1:APP_PORT},
  *       and the admin listener on the admin port;</li>
- *   <li>a {@code downwardAPI} volume that projects that annotation as {@code /etc/strait/config.json};</li>
+ *   <li>a {@code downwardAPI} volume that projects that annotation as {@code /etc/strait/config.json}, and a small
+ *       {@code emptyDir} as {@code /tmp}: the root is read-only, and native libraries (Netty's io_uring and epoll
+ *       transports, zstd, brotli) are unpacked there before they load; without it the proxy runs on NIO;</li>
  *   <li>the proxy as the first init container with {@code restartPolicy: Always} (a native sidecar:
  *       it starts before the app, its startup probe holds the app back until it serves, it does not
  *       keep a Job from completing, and its readiness counts in the pod's), run with
@@ -29,6 +31,7 @@ public final class SidecarInjector {
     public static final String CONFIG = "strait.dev/sidecar-config";
     public static final String CONTAINER = "strait-proxy";
     static final String VOLUME = "strait-sidecar-config";
+    static final String TMP_VOLUME = "strait-sidecar-tmp";
     static final String CONFIG_DIR = "/etc/strait";
     static final String CONFIG_FILE = CONFIG_DIR + "/config.json";
     private static final ObjectMapper JSON = new ObjectMapper();
@@ -103,8 +106,10 @@ public final class SidecarInjector {
         volume.putObject("downwardAPI").putArray("items").addObject()
                 .put("path", "config.json")
                 .putObject("fieldRef").put("fieldPath", "metadata.annotations['" + CONFIG + "']");
-        add(patch, spec, "volumes", volume, false);
-        add(patch, spec, "initContainers", container(inbound, admin), true);
+        ObjectNode tmp = JSON.createObjectNode().put("name", TMP_VOLUME);
+        tmp.putObject("emptyDir").put("sizeLimit", "16Mi"); // the unpacked libraries: about 3 MB
+        add(patch, spec, "volumes", false, volume, tmp);
+        add(patch, spec, "initContainers", true, container(inbound, admin));
         return new Result(patch, null);
     }
 
@@ -150,17 +155,21 @@ public final class SidecarInjector {
         sec.put("runAsNonRoot", true).put("runAsUser", 65532).put("readOnlyRootFilesystem", true)
                 .put("allowPrivilegeEscalation", false);
         sec.putObject("capabilities").putArray("drop").add("ALL");
-        c.putArray("volumeMounts").addObject().put("name", VOLUME).put("mountPath", CONFIG_DIR).put("readOnly", true);
+        ArrayNode mounts = c.putArray("volumeMounts");
+        mounts.addObject().put("name", VOLUME).put("mountPath", CONFIG_DIR).put("readOnly", true);
+        mounts.addObject().put("name", TMP_VOLUME).put("mountPath", "/tmp");
         return c;
     }
 
-    /** Adds to a list that may not exist yet; {@code first} puts the item before the others. */
-    private static void add(ArrayNode patch, JsonNode spec, String field, ObjectNode item, boolean first) {
+    /** Adds to a list that may not exist yet; {@code first} puts the items before the others. */
+    private static void add(ArrayNode patch, JsonNode spec, String field, boolean first, ObjectNode... items) {
         JsonNode list = spec.path(field);
         if (!list.isArray()) {
-            patch.addObject().put("op", "add").put("path", "/spec/" + field).putArray("value").add(item);
-        } else {
-            patch.addObject().put("op", "add").put("path", "/spec/" + field + (first ? "/0" : "/-")).set("value", item);
+            patch.addObject().put("op", "add").put("path", "/spec/" + field).putArray("value").addAll(java.util.List.of(items));
+            return;
+        }
+        for (int i = 0; i < items.length; i++) {
+            patch.addObject().put("op", "add").put("path", "/spec/" + field + (first ? "/" + i : "/-")).set("value", items[i]);
         }
     }
 

@@ -80,13 +80,13 @@ class SidecarInjectionTest {
         });
         assertThat(proxy.getSecurityContext().getRunAsNonRoot()).isTrue();
         assertThat(proxy.getSecurityContext().getReadOnlyRootFilesystem()).isTrue();
-        assertThat(proxy.getVolumeMounts()).singleElement().satisfies(m -> {
-            assertThat(m.getName()).isEqualTo("strait-sidecar-config");
-            assertThat(m.getMountPath()).isEqualTo("/etc/strait");
-        });
-        assertThat(pod.getSpec().getVolumes()).singleElement().satisfies(v -> assertThat(
-                v.getDownwardAPI().getItems().get(0).getFieldRef().getFieldPath())
-                .isEqualTo("metadata.annotations['strait.dev/sidecar-config']"));
+        assertThat(proxy.getVolumeMounts()).extracting(m -> m.getName() + " " + m.getMountPath())
+                .containsExactly("strait-sidecar-config /etc/strait", "strait-sidecar-tmp /tmp");
+        assertThat(pod.getSpec().getVolumes()).hasSize(2);
+        assertThat(pod.getSpec().getVolumes().get(0).getDownwardAPI().getItems().get(0).getFieldRef().getFieldPath())
+                .isEqualTo("metadata.annotations['strait.dev/sidecar-config']");
+        // The root is read-only: native libraries (the io_uring/epoll transports, zstd, brotli) unpack into /tmp.
+        assertThat(pod.getSpec().getVolumes().get(1).getEmptyDir().getSizeLimit().toString()).isEqualTo("16Mi");
         assertThat(pod.getSpec().getContainers()).extracting(Container::getName).containsExactly("web");
         assertThat(pod.getMetadata().getAnnotations()).containsEntry("strait.dev/inject", "true");
 
@@ -103,7 +103,8 @@ class SidecarInjectionTest {
     void theSidecarGoesBeforeExistingInitContainersAndVolumesAreKept() throws Exception {
         Pod pod = pod(patched(fixture("pod-with-lists.json")));
         assertThat(pod.getSpec().getInitContainers()).extracting(Container::getName).containsExactly("strait-proxy", "migrate");
-        assertThat(pod.getSpec().getVolumes()).extracting(v -> v.getName()).containsExactly("data", "strait-sidecar-config");
+        assertThat(pod.getSpec().getVolumes()).extracting(v -> v.getName())
+                .containsExactly("data", "strait-sidecar-config", "strait-sidecar-tmp");
         Config config = ConfigParser.parse(pod.getMetadata().getAnnotations().get("strait.dev/sidecar-config"), "sidecar");
         assertThat(config.upstreams().get(0).endpoints()).as("the app port is the first TCP containerPort")
                 .extracting(Object::toString).containsExactly("127.0.0.1:3000");
