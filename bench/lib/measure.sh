@@ -8,7 +8,8 @@ run_load() {
   local sc=$1 url=$2 secs=$3 out=$4
   local ask=()
   LOAD_RC=0
-  scenario_gzip "$sc" && ask=(-H 'Accept-Encoding: gzip')
+  local accept
+  accept=$(scenario_accept_encoding "$sc") && ask=(-H "Accept-Encoding: $accept")
   case $(scenario_loader "$sc") in
     wrk)
       timeout -k 5 $((secs + 30)) taskset -c "$CLIENT_CPU" wrk -t1 -c"$CONNS" -d"${secs}s" --latency "${ask[@]}" "$url" >"$out" 2>&1 & ;;

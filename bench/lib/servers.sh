@@ -1,6 +1,6 @@
 # Scenarios, the servers under test and the upstream applications, for bench/run.sh. Sourced.
 
-ALL_SCENARIOS="respond static-small static-1m gzip-static proxy cache-hit tls-h2-static-small tls-static-1m php node python auth auth-cached mirror"
+ALL_SCENARIOS="respond static-small static-1m gzip-static browser-static proxy cache-hit tls-h2-static-small tls-static-1m php node python auth auth-cached mirror"
 ALL_SERVERS="nginx haproxy caddy strait"
 
 # ---------------------------------------------------------------- scenarios
@@ -9,7 +9,7 @@ scenario_kind() { # the config file each server loads: bench/configs/<server>/<k
   case $1 in
     respond) echo respond ;;
     static-small | static-1m) echo static ;;
-    gzip-static) echo gzip ;;
+    gzip-static | browser-static) echo gzip ;;
     proxy | node | python) echo proxy ;;
     cache-hit) echo cache ;;
     tls-h2-static-small | tls-static-1m) echo tls-static ;;
@@ -25,7 +25,7 @@ scenario_path() {
     respond) echo /hello ;;
     static-small | tls-h2-static-small) echo /hello.txt ;;
     static-1m | tls-static-1m) echo /1m.bin ;;
-    gzip-static) echo /page.html ;;
+    gzip-static | browser-static) echo /page.html ;;
     proxy | auth | auth-cached | mirror) echo /api/hello ;;
     cache-hit) echo /cached/hello ;;
     php) echo /hello.php ;;
@@ -33,7 +33,13 @@ scenario_path() {
     python) echo /python/hello ;;
   esac
 }
-scenario_gzip() { [[ $1 == gzip-* ]]; } # asks with Accept-Encoding: gzip; the answer must be gzip
+scenario_accept_encoding() { # what the scenario's client takes; a compressed answer must come
+  case $1 in
+    gzip-static) echo gzip ;;                       # the answer must be gzip
+    browser-static) echo 'gzip, deflate, br, zstd' ;; # a browser's: each server answers in its best (nginx: gzip)
+    *) return 1 ;;
+  esac
+}
 scenario_scheme() { case $1 in tls-*) echo https ;; *) echo http ;; esac; }
 scenario_loader() { case $1 in tls-h2-*) echo h2load ;; *) echo wrk ;; esac; }
 scenario_app() { # what runs behind the server on APP_CPU
@@ -49,13 +55,13 @@ scenario_expected() { # the exact body every server must send
   case $1 in
     static-small | tls-h2-static-small) echo "$TMP/www/hello.txt" ;;
     static-1m | tls-static-1m) echo "$TMP/www/1m.bin" ;;
-    gzip-static) echo "$TMP/www/page.html" ;;  # after gunzip: the answer itself must be gzip
+    gzip-static | browser-static) echo "$TMP/www/page.html" ;;  # once decoded: the answer itself must be encoded
     *) echo "$TMP/www/respond-body.txt" ;;
   esac
 }
 server_na() { # prints why a server has no equivalent for the scenario (the cell reads "n/a")
   case $1/$2 in
-    haproxy/static-small | haproxy/static-1m | haproxy/tls-h2-static-small | haproxy/tls-static-1m | haproxy/gzip-static)
+    haproxy/static-small | haproxy/static-1m | haproxy/tls-h2-static-small | haproxy/tls-static-1m | haproxy/gzip-static | haproxy/browser-static)
       echo "haproxy serves no static files" ;;
     caddy/cache-hit) echo "stock caddy has no response cache" ;;
     haproxy/auth | haproxy/auth-cached) echo "haproxy has no auth subrequest without Lua" ;;
@@ -92,16 +98,22 @@ python_bin() { # a python3 that has uvicorn (Debian's, not a pyenv or venv one w
 # check_body SERVER SCENARIO: 0 when the answer is 200 with exactly the expected body (and HTTP/2
 # where the scenario is HTTP/2); else 1 with CHECK_MSG saying what came back.
 check_body() {
-  local srv=$1 sc=$2 url flags=(-sS --max-time 5 -o "$TMP/got" -w '%{http_code} %{http_version}') out code ver
+  local srv=$1 sc=$2 url flags=(-sS --max-time 5 -o "$TMP/got" -D "$TMP/got.head" -w '%{http_code} %{http_version}')
+  local out code ver accept coding
   url=$(scenario_url "$srv" "$sc")
   [[ $(scenario_scheme "$sc") == https ]] && flags+=(--cacert "$TMP/cert.pem")
   case $(scenario_loader "$sc") in h2load) flags+=(--http2) ;; *) flags+=(--http1.1) ;; esac
-  scenario_gzip "$sc" && flags+=(-H 'Accept-Encoding: gzip')
-  rm -f "$TMP/got"
+  accept=$(scenario_accept_encoding "$sc") && flags+=(-H "Accept-Encoding: $accept")
+  rm -f "$TMP/got" "$TMP/got.head"
   out=$(timeout 10 curl "${flags[@]}" "$url" 2>"$TMP/curl.err") || out="000 -"
   read -r code ver <<<"$out"
-  if scenario_gzip "$sc"; then # what came must be gzip, and unzip to the page
-    if gunzip -c <"$TMP/got" >"$TMP/got.plain" 2>/dev/null; then mv "$TMP/got.plain" "$TMP/got"; else code="$code (not gzip)"; fi
+  if [[ -n $accept ]]; then # what came must be encoded in a coding the client takes, and decode to the page
+    coding=$(awk -F': *' 'tolower($1) == "content-encoding" {gsub("\r", "", $2); print $2}' "$TMP/got.head" 2>/dev/null)
+    case $coding in
+      gzip) gunzip -c <"$TMP/got" >"$TMP/got.plain" 2>/dev/null ;;
+      zstd) zstd -qdc <"$TMP/got" >"$TMP/got.plain" 2>/dev/null ;;
+      *) false ;;
+    esac && [[ ", $accept," == *", $coding,"* ]] && mv "$TMP/got.plain" "$TMP/got" || code="$code (not in $accept: '${coding:-identity}')"
   fi
   if [[ $code == 200 ]] && cmp -s "$(scenario_expected "$sc")" "$TMP/got"; then
     if [[ $(scenario_loader "$sc") == h2load && $ver != 2 ]]; then
