@@ -60,6 +60,7 @@ final class ConfigurationSnippet {
                 c.types = controller.types;
                 c.minBytes = controller.minBytes;
                 c.level = controller.level;
+                c.codings = controller.codings;
             }
             if (types != null) {
                 c.types = types;

@@ -67,7 +67,8 @@ class IngressCompressionTest {
 
     @Test
     void everyBackendRuleOfAnIngressGetsTheControllersCompression() {
-        for (Route.Compression c : List.of(Route.Compression.DEFAULTS, JSON_AT_5)) {
+        Route.Compression brotliFirst = new Route.Compression(JSON_AT_5.types(), 256, 5, List.of("br", "zstd", "gzip"));
+        for (Route.Compression c : List.of(Route.Compression.DEFAULTS, JSON_AT_5, brotliFirst)) {
             Translation t = translate(c, annotated("site", SITE));
             assertThat(ingressReport(t, "shop", "site").errors()).as("%s", c).containsExactly(GONE);
             assertThat(compression(t)).isEqualTo(c);
