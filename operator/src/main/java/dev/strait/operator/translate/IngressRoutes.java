@@ -812,8 +812,8 @@ final class IngressRoutes {
             r.responseRate = annotations.responseRate;
             boolean grpc = annotations.backendProtocol == RouteSpec.ServiceProtocol.H2C
                     || annotations.backendProtocol == RouteSpec.ServiceProtocol.H2;
-            r.compression = grpc ? null : annotations.snippet == null || annotations.snippet.gzip() == null ? compression
-                    : annotations.snippet.gzip().applied(compression);
+            r.compression = grpc ? null : annotations.snippet == null || annotations.snippet.compression() == null
+                    ? compression : annotations.snippet.compression().applied(compression);
             if (annotations.idleTimeout != null) {
                 r.timeouts = new RouteSpec.Timeouts();
                 r.timeouts.idle = annotations.idleTimeout;
