@@ -290,16 +290,19 @@ class HelmChartTest {
                 .noneMatch(a -> a.startsWith("--ingress-compression"));
         assertThat(operatorArgs(Map.of("ingress.compression.enabled", true))).containsSubsequence(
                 "--ingress-compression=true", "--ingress-compression-level=1", "--ingress-compression-min-bytes=1024")
-                .as("no types: the proxies' defaults").noneMatch(a -> a.startsWith("--ingress-compression-types"));
+                .as("no types: the proxies' defaults").noneMatch(a -> a.startsWith("--ingress-compression-types"))
+                .as("no codings: the proxies' defaults").noneMatch(a -> a.startsWith("--ingress-compression-codings"));
         Path values = dir.resolve("values.yaml");
         Files.writeString(values, """
                 ingress:
-                  compression: { enabled: true, level: 6, minBytes: 1048576, types: [ application/json, "text/*" ] }
+                  compression: { enabled: true, level: 6, minBytes: 1048576, types: [ application/json, "text/*" ],
+                    codings: [ br, zstd, gzip ] }
                 """);
         List<String> args = one(objects(Chart.template("strait", c -> c.withValuesFile(values))), Deployment.class,
                 "strait-operator").getSpec().getTemplate().getSpec().getContainers().get(0).getArgs();
         assertThat(args).containsSubsequence("--ingress-compression=true", "--ingress-compression-level=6",
-                "--ingress-compression-min-bytes=1048576", "--ingress-compression-types=application/json,text/*");
+                "--ingress-compression-min-bytes=1048576", "--ingress-compression-types=application/json,text/*",
+                "--ingress-compression-codings=br,zstd,gzip");
         for (Map.Entry<String, Object> bad : List.of(Map.<String, Object>entry("ingress.compression.level", 0),
                 Map.<String, Object>entry("ingress.compression.level", 10),
                 Map.<String, Object>entry("ingress.compression.minBytes", -1),
@@ -311,6 +314,12 @@ class HelmChartTest {
         Files.writeString(values, "ingress: { compression: { types: [ text ] } }\n");
         assertThatThrownBy(() -> Chart.template("strait", c -> c.withValuesFile(values)))
                 .hasMessageContaining("/ingress/compression/types/0");
+        // The codings the proxies take, each once (as the operator's flag is checked), before the operator would refuse.
+        for (String codings : List.of("[ deflate ]", "[ gzip, gzip ]", "[ zstd, br, gzip, zstd ]", "gzip")) {
+            Files.writeString(values, "ingress: { compression: { enabled: true, codings: " + codings + " } }\n");
+            assertThatThrownBy(() -> Chart.template("strait", c -> c.withValuesFile(values))).as(codings)
+                    .hasMessageContaining("/ingress/compression/codings");
+        }
     }
 
     /**

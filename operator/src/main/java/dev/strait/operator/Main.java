@@ -87,12 +87,16 @@ public final class Main {
               --proxy-tracing-trust-incoming true|false|A,B,...  continue a client's traceparent: always,
                                            never, or only from these addresses and CIDR blocks (default true)
               --ingress-compression true|false  every backend path of an Ingress sends its text answers
-                                           gzip-compressed to clients that take it, as ingress-nginx's
+                                           compressed to clients that take it, as ingress-nginx's
                                            use-gzip (default false; Routes state their own compression)
-              --ingress-compression-level N  zlib's level, 1 (fastest) to 9 (smallest) (default 1)
+              --ingress-compression-level N  1 (fastest) to 9 (smallest), each coding at that level of its
+                                           own scale (default 1)
               --ingress-compression-min-bytes N  answers known to be shorter go as they are (default 1024)
               --ingress-compression-types A/B,C/*  the media types compressed (default: the text formats
                                            of the web, docs/config.md)
+              --ingress-compression-codings A,B,...  zstd, br, gzip, each once: the first the client takes
+                                           is used, this order on a tie (default zstd,gzip; ingress-nginx's
+                                           enable-brotli: "true" is adding br)
               --ingress-hsts VALUE         the Strict-Transport-Security every Ingress host with TLS sends over
                                            https, as ingress-nginx's hsts*: max-age=N, optionally followed by
                                            "; includeSubDomains" and "; preload", or off (default
@@ -465,14 +469,15 @@ public final class Main {
 
     /** The {@code --ingress-compression-*} flags, by the field of a rule's {@code compression} each sets. */
     private static final Map<String, String> COMPRESSION_SETTINGS = Map.of("level", "ingress-compression-level",
-            "minBytes", "ingress-compression-min-bytes", "types", "ingress-compression-types");
+            "minBytes", "ingress-compression-min-bytes", "types", "ingress-compression-types",
+            "codings", "ingress-compression-codings");
 
     /**
      * {@code --ingress-compression*}: the {@code compression} every backend rule made from an Ingress gets, or null when
      * {@code --ingress-compression} is not true (the other flags alone are refused: they would do nothing). ingress-nginx
      * sets it for the whole controller in its ConfigMap ({@code use-gzip}, {@code gzip-level}, {@code gzip-min-length},
-     * {@code gzip-types}), not per Ingress. The values are checked by the config parser as a rule's {@code compression},
-     * so a value the operator takes is one every proxy takes; an error names its flag.
+     * {@code gzip-types}, {@code enable-brotli}), not per Ingress. The values are checked by the config parser as a
+     * rule's {@code compression}, so a value the operator takes is one every proxy takes; an error names its flag.
      */
     static dev.strait.model.Route.Compression ingressCompression(Map<String, String> opts) {
         if (!flag(opts, "ingress-compression", null, Main::trueOrFalse)) {
@@ -501,12 +506,14 @@ public final class Main {
                 c.put("minBytes", min);
             }
         }
-        String types = opts.get("ingress-compression-types");
-        if (types != null) {
-            ArrayNode list = c.putArray("types");
-            for (String t : types.split(",")) {
-                if (!t.isBlank()) {
-                    list.add(t.trim());
+        for (String listed : List.of("types", "codings")) {
+            String value = opts.get(COMPRESSION_SETTINGS.get(listed));
+            if (value != null) {
+                ArrayNode list = c.putArray(listed);
+                for (String t : value.split(",")) {
+                    if (!t.isBlank()) {
+                        list.add(t.trim());
+                    }
                 }
             }
         }
@@ -646,7 +653,8 @@ public final class Main {
                 "proxy-http-address", "proxy-https-address", "proxy-admin-address", "proxy-trusted-peers",
                 "proxy-protocol", "proxy-tracing-endpoint", "proxy-tracing-percent", "proxy-tracing-service-name",
                 "proxy-tracing-trust-incoming", "ingress-compression", "ingress-compression-level",
-                "ingress-compression-min-bytes", "ingress-compression-types", "ingress-hsts", "default-ssl-certificate",
+                "ingress-compression-min-bytes", "ingress-compression-types", "ingress-compression-codings", "ingress-hsts",
+                "default-ssl-certificate",
                 "server-side-apply"), USAGE);
     }
 }

@@ -193,6 +193,16 @@ class MainTest {
                 "ingress-compression-level", "9"))).isEqualTo(new Route.Compression(Route.Compression.DEFAULT_TYPES, 0, 9));
     }
 
+    /** The model's zstd then gzip unless listed; brotli (ingress-nginx's enable-brotli) only by name, in list order. */
+    @Test
+    void ingressCompressionCodings() {
+        assertThat(Main.ingressCompression(Map.of("ingress-compression", "true")).codings()).containsExactly("zstd", "gzip");
+        assertThat(Main.ingressCompression(Map.of("ingress-compression", "true",
+                "ingress-compression-codings", " br, zstd ,gzip")).codings()).containsExactly("br", "zstd", "gzip");
+        assertThat(Main.ingressCompression(Map.of("ingress-compression", "true",
+                "ingress-compression-codings", "gzip")).codings()).containsExactly("gzip");
+    }
+
     /** Checked as a rule's compression is in the config file, each error naming its flag. */
     @Test
     void badIngressCompressionValuesAreRefusedNamingTheFlag() {
@@ -207,6 +217,11 @@ class MainTest {
             {"ingress-compression-types", "text/html,text", "--ingress-compression-types: must be a media type such as"
                     + " text/html, or type/* such as text/*, got \"text\""},
             {"ingress-compression-types", ",", "--ingress-compression-types: must list at least one item"},
+            {"ingress-compression-codings", "zstd,deflate", "--ingress-compression-codings: must be zstd, br or gzip, got"
+                    + " \"deflate\""},
+            {"ingress-compression-codings", "gzip,br,gzip", "--ingress-compression-codings: names a coding twice:"
+                    + " [gzip, br, gzip]"},
+            {"ingress-compression-codings", "", "--ingress-compression-codings: must list at least one item"},
         };
         for (String[] c : cases) {
             Map<String, String> opts = c[0].equals("ingress-compression") ? Map.of(c[0], c[1])
@@ -222,7 +237,8 @@ class MainTest {
 
     @Test
     void ingressCompressionSettingsWithoutItAreRefused() {
-        for (String flag : List.of("ingress-compression-level", "ingress-compression-min-bytes", "ingress-compression-types")) {
+        for (String flag : List.of("ingress-compression-level", "ingress-compression-min-bytes", "ingress-compression-types",
+                "ingress-compression-codings")) {
             for (Map<String, String> opts : List.of(Map.of(flag, "5"), Map.of("ingress-compression", "false", flag, "5"))) {
                 assertThatThrownBy(() -> Main.ingressCompression(opts)).as("%s", opts)
                         .isInstanceOf(IllegalArgumentException.class)
@@ -234,10 +250,12 @@ class MainTest {
     @Test
     void ingressCompressionFlagsAreOptionsOfTheirOwn() {
         assertThat(Main.options(new String[] {"--ingress-compression=true", "--ingress-compression-level", "5",
-                "--ingress-compression-min-bytes", "256", "--ingress-compression-types=text/html,text/*"}))
+                "--ingress-compression-min-bytes", "256", "--ingress-compression-types=text/html,text/*",
+                "--ingress-compression-codings", "br,gzip"}))
                 .containsEntry("ingress-compression", "true").containsEntry("ingress-compression-level", "5")
                 .containsEntry("ingress-compression-min-bytes", "256")
-                .containsEntry("ingress-compression-types", "text/html,text/*");
+                .containsEntry("ingress-compression-types", "text/html,text/*")
+                .containsEntry("ingress-compression-codings", "br,gzip");
     }
 
     /** ingress-nginx sends HSTS on every host with TLS by default (hsts "true"): so does Main without the flag. */

@@ -332,13 +332,14 @@ public class RouteSpec {
         public ResponseRate responseRate;
 
         /**
-         * The answers of the rule's types go gzip-compressed to clients that take it (nginx's {@code gzip}); {@code {}}
-         * for the defaults. Any action but a redirect.
+         * The answers of the rule's types go compressed to clients that take it (nginx's {@code gzip} and
+         * {@code brotli}), in zstd or gzip unless {@code codings} says otherwise; {@code {}} for the defaults. Any
+         * action but a redirect.
          */
         public Compression compression;
     }
 
-    /** A rule's gzip for its answers, as docs/config.md's {@code compression}; every field optional. */
+    /** A rule's compression of its answers, as docs/config.md's {@code compression}; every field optional. */
     @JsonInclude(JsonInclude.Include.NON_NULL)
     public static class Compression {
         /**
@@ -350,10 +351,29 @@ public class RouteSpec {
         /** A body known to be shorter goes as it is; 1024 when absent. */
         @Min(0)
         public Long minBytes;
-        /** zlib's level, 1 (fastest, the default) to 9 (smallest). */
+        /** 1 (fastest, the default) to 9 (smallest), each coding at that level of its own scale. */
         @Min(1)
         @Max(9)
         public Integer level;
+        /**
+         * The codings answered in: the first the client's {@code Accept-Encoding} takes, its weights first and this
+         * order on a tie; zstd then gzip when absent. Bounded so the API server can cost the uniqueness rule.
+         */
+        @Size(min = 1, max = 3)
+        @ValidationRule(value = "self.all(c, self.filter(d, d == c).size() == 1)", message = "names a coding twice")
+        public List<Coding> codings;
+    }
+
+    /** A content coding a rule's answers may be compressed in (the model's {@code Route.Compression.CODINGS}). */
+    public enum Coding {
+        @JsonProperty("zstd") ZSTD,
+        @JsonProperty("br") BR,
+        @JsonProperty("gzip") GZIP;
+
+        /** The model's names ({@code zstd}, {@code br}, {@code gzip}) as codings. */
+        public static List<Coding> of(List<String> names) {
+            return names.stream().map(n -> valueOf(n.toUpperCase(java.util.Locale.ROOT))).toList();
+        }
     }
 
     /** A rule's pace for its answers, as docs/config.md's {@code responseRate}. */

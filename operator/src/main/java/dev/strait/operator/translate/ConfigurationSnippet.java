@@ -7,6 +7,7 @@ import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Locale;
 import java.util.Map;
+import java.util.Set;
 import java.util.regex.Pattern;
 
 /**
@@ -15,7 +16,8 @@ import java.util.regex.Pattern;
  * {@code add_header Name value [always]} on the answer; {@code proxy_set_header Name value},
  * {@code more_set_input_headers "Name: value"}, {@code more_clear_input_headers Name} on the request going upstream.
  * The forms that say what the proxy does anyway ({@code proxy_set_header Host $host},
- * {@code X-Forwarded-For $proxy_add_x_forwarded_for}, ...) are taken as they are: nothing to change.
+ * {@code X-Forwarded-For $proxy_add_x_forwarded_for}, ...) are taken as they are: nothing to change. nginx's
+ * {@code gzip} and {@code brotli} lines turn the Ingress's compression on or off, or change it ({@link Compression}).
  *
  * <p>Anything else (another directive, a variable, a block, an option of headers-more) and the whole snippet is
  * not applied, with a warning naming what was not understood: applying part of it could leave out a line that
@@ -33,26 +35,41 @@ final class ConfigurationSnippet {
             "upgrade", List.of("$http_upgrade"),
             "connection", List.of("$connection_upgrade", "upgrade"));
 
-    /** The edits, on the request going upstream and on the answer, and the snippet's gzip; any may be null. */
-    record Edits(RouteSpec.HeaderEdits request, RouteSpec.HeaderEdits response, Gzip gzip) {
+    /** The edits, on the request going upstream and on the answer, and the snippet's compression; any may be null. */
+    record Edits(RouteSpec.HeaderEdits request, RouteSpec.HeaderEdits response, Compression compression) {
         Edits(RouteSpec.HeaderEdits request, RouteSpec.HeaderEdits response) {
             this(request, response, null);
         }
     }
 
     /**
-     * nginx's {@code gzip} directives in the snippet (ingress-nginx users turn compression on or off per Ingress so):
-     * {@code gzip on|off}, {@code gzip_types}, {@code gzip_comp_level}, {@code gzip_min_length}; each null when not
-     * written.
+     * nginx's {@code gzip} and {@code brotli} directives in the snippet (ingress-nginx users turn compression on or off
+     * per Ingress so): each switch on, off, or null when not written; and the settings Strait has once for every coding
+     * (types, minimum length, level), read from both modules' lines ({@link CompressionEdit#compression}), each null
+     * when not written.
      */
-    record Gzip(Boolean on, List<String> types, Long minLength, Integer level) {
+    record Compression(Boolean gzip, Boolean brotli, List<String> types, Long minLength, Integer level) {
         /**
-         * A rule's compression: the controller's ({@code --ingress-compression}, or null) with the snippet's
-         * changes; {@code gzip off} none; settings without {@code gzip on} change only a controller's that is on,
-         * as in nginx, where they do nothing while gzip is off.
+         * A rule's compression: the controller's ({@code --ingress-compression}, or null) with the snippet's changes.
+         * nginx's gzip switch turns the controller's codings but br on or off (zstd goes with gzip, as in Strait's
+         * default), its brotli switch br: first when on, since ngx_brotli's filter runs before gzip's and so wins
+         * with a client that takes both. No coding left is no compression; settings without a switch on change only
+         * a controller's that is on, as in nginx, where they do nothing while off.
          */
         RouteSpec.Compression applied(RouteSpec.Compression controller) {
-            if (Boolean.FALSE.equals(on) || on == null && controller == null) {
+            List<RouteSpec.Coding> from = controller != null && controller.codings != null ? controller.codings
+                    : RouteSpec.Coding.of(dev.strait.model.Route.Compression.DEFAULT_CODINGS);
+            boolean others = gzip != null ? gzip : controller != null;
+            List<RouteSpec.Coding> codings = new ArrayList<>();
+            for (RouteSpec.Coding coding : from) {
+                if (coding == RouteSpec.Coding.BR ? brotli == null && controller != null : others) {
+                    codings.add(coding);
+                }
+            }
+            if (Boolean.TRUE.equals(brotli)) {
+                codings.add(0, RouteSpec.Coding.BR);
+            }
+            if (codings.isEmpty()) {
                 return null;
             }
             RouteSpec.Compression c = new RouteSpec.Compression();
@@ -70,6 +87,7 @@ final class ConfigurationSnippet {
             if (level != null) {
                 c.level = level;
             }
+            c.codings = List.copyOf(codings);
             return c;
         }
     }
@@ -90,23 +108,25 @@ final class ConfigurationSnippet {
         }
         Edit request = new Edit();
         Edit response = new Edit();
-        GzipEdit gzip = new GzipEdit();
+        CompressionEdit compressing = new CompressionEdit();
         for (List<String> s : statements) {
-            String why = s.get(0).startsWith("gzip") ? gzip.apply(s.get(0), s.subList(1, s.size()))
+            String why = CompressionEdit.reads(s.get(0)) ? compressing.apply(s.get(0), s.subList(1, s.size()))
                     : apply(s, request, response);
             if (why != null) {
                 warn.add(field + ": \"" + String.join(" ", s) + "\" " + why + "; the snippet is not applied (Strait"
                         + " reads only header directives with fixed values: more_set_headers, more_clear_headers,"
-                        + " add_header, proxy_set_header, more_set_input_headers, more_clear_input_headers; and gzip,"
-                        + " gzip_types, gzip_comp_level, gzip_min_length, gzip_vary on, gzip_proxied any)");
+                        + " add_header, proxy_set_header, more_set_input_headers, more_clear_input_headers; and gzip"
+                        + " and brotli with their _types, _comp_level and _min_length, gzip_vary on, gzip_proxied any)");
                 return null;
             }
         }
-        if (request.empty() && response.empty() && gzip.empty()) {
+        List<String> notes = new ArrayList<>();
+        Compression compression = compressing.compression(field, notes);
+        if (request.empty() && response.empty() && compression == null) {
             return null;
         }
-        return new Edits(request.empty() ? null : request.spec(), response.empty() ? null : response.spec(),
-                gzip.empty() ? null : new Gzip(gzip.on, gzip.types, gzip.minLength, gzip.level));
+        warn.addAll(notes);
+        return new Edits(request.empty() ? null : request.spec(), response.empty() ? null : response.spec(), compression);
     }
 
     /** A media type or a whole top-level type, as the config's parser takes them for a rule's compression. */
@@ -114,33 +134,56 @@ final class ConfigurationSnippet {
             "[a-z0-9][a-z0-9!#$&^_.+-]{0,126}/(\\*|[a-z0-9][a-z0-9!#$&^_.+-]{0,126})");
     private static final Pattern SIZE = Pattern.compile("([0-9]{1,12})([kKmM]?)");
 
-    /** The snippet's gzip directives, read in order (a later line wins, as in nginx). */
-    private static final class GzipEdit {
-        Boolean on;
-        List<String> types;
-        Long minLength;
-        Integer level;
+    private static final String NOT_READ = "is nginx configuration Strait does not read";
 
-        boolean empty() {
-            return on == null && types == null && minLength == null && level == null;
+    /**
+     * The snippet's gzip and brotli directives (ngx_http_gzip_module's, ngx_brotli's), read in order (a later line wins,
+     * as in nginx).
+     */
+    private static final class CompressionEdit {
+        /** One module's lines: its switch and settings, each null when not written, and the lines as written. */
+        private static final class Module {
+            final String name;
+            Boolean on;
+            List<String> types;
+            Long minLength;
+            Integer level;
+            final Map<String, String> lines = new LinkedHashMap<>();
+
+            Module(String name) {
+                this.name = name;
+            }
+        }
+
+        final Module gzip = new Module("gzip");
+        final Module brotli = new Module("brotli");
+        /** Lines applied otherwise than nginx would, said once the snippet applies. */
+        final List<String> notes = new ArrayList<>();
+
+        static boolean reads(String directive) {
+            return directive.startsWith("gzip") || directive.startsWith("brotli");
         }
 
         /** Null when understood, else why not. */
         String apply(String directive, List<String> args) {
-            switch (directive) {
-                case "gzip" -> {
+            Module m = directive.startsWith(brotli.name) ? brotli : gzip;
+            String line = directive + (args.isEmpty() ? "" : " " + String.join(" ", args));
+            String setting = directive.substring(m.name.length());
+            m.lines.put(setting, line);
+            switch (setting) {
+                case "" -> {
                     if (args.size() != 1 || !args.get(0).equals("on") && !args.get(0).equals("off")) {
-                        return "is not \"gzip on\" or \"gzip off\"";
+                        return "is not \"" + m.name + " on\" or \"" + m.name + " off\"";
                     }
-                    on = args.get(0).equals("on");
+                    m.on = args.get(0).equals("on");
                     return null;
                 }
-                case "gzip_types" -> {
+                case "_types" -> {
                     if (args.isEmpty()) {
                         return "names no type";
                     }
                     List<String> out = new ArrayList<>();
-                    out.add("text/html"); // nginx always compresses text/html with gzip on
+                    out.add("text/html"); // both modules always compress text/html when on
                     for (String a : args) {
                         String t = a.toLowerCase(Locale.ROOT);
                         if (t.equals("*")) {
@@ -152,39 +195,95 @@ final class ConfigurationSnippet {
                             out.add(t);
                         }
                     }
-                    types = List.copyOf(out);
+                    m.types = List.copyOf(out);
                     return null;
                 }
-                case "gzip_comp_level" -> {
-                    if (args.size() != 1 || !args.get(0).matches("[1-9]")) {
-                        return "is not a level from 1 to 9";
+                case "_comp_level" -> {
+                    if (m == gzip) {
+                        if (args.size() != 1 || !args.get(0).matches("[1-9]")) {
+                            return "is not a level from 1 to 9";
+                        }
+                        m.level = Integer.parseInt(args.get(0));
+                        return null;
                     }
-                    level = Integer.parseInt(args.get(0));
+                    if (args.size() != 1 || !args.get(0).matches("[0-9]|1[01]")) {
+                        return "is not a level from 0 to 11";
+                    }
+                    // Strait's levels are 1 to 9 of every coding's scale, brotli's quality 1 to 9 among its 0 to 11.
+                    int quality = Integer.parseInt(args.get(0));
+                    m.level = Math.max(1, Math.min(9, quality));
+                    if (m.level != quality) {
+                        notes.add("\"" + line + "\" is applied as level " + m.level + ": Strait's levels go from 1 to 9");
+                    }
                     return null;
                 }
-                case "gzip_min_length" -> {
-                    java.util.regex.Matcher m = args.size() == 1 ? SIZE.matcher(args.get(0)) : null;
-                    if (m == null || !m.matches()) {
+                case "_min_length" -> {
+                    java.util.regex.Matcher sized = args.size() == 1 ? SIZE.matcher(args.get(0)) : null;
+                    if (sized == null || !sized.matches()) {
                         return "is not a size (1000, 1k, 1m)";
                     }
-                    long n = Long.parseLong(m.group(1));
-                    minLength = switch (m.group(2).toLowerCase(Locale.ROOT)) {
+                    long n = Long.parseLong(sized.group(1));
+                    m.minLength = switch (sized.group(2).toLowerCase(Locale.ROOT)) {
                         case "k" -> n * 1024;
                         case "m" -> n * 1024 * 1024;
                         default -> n;
                     };
                     return null;
                 }
-                case "gzip_vary", "gzip_proxied", "gzip_http_version" -> {
+                case "_static" -> {
+                    // Off is what an Ingress gets anyway: its answers come from upstreams, compressed as they go.
+                    return args.size() == 1 && args.get(0).equals("off") ? null
+                            : "does not apply: precompressed twins beside files (app.js.br) are a Route's files rule's"
+                                    + " (precompressed), and an Ingress's backends are upstreams";
+                }
+                case "_vary", "_proxied", "_http_version" -> {
+                    if (m == brotli) {
+                        return NOT_READ;
+                    }
                     // What Strait does anyway: Vary always, proxied requests alike, HTTP/1.1 and up.
-                    String same = directive.equals("gzip_vary") ? "on" : directive.equals("gzip_proxied") ? "any" : "1.1";
+                    String same = setting.equals("_vary") ? "on" : setting.equals("_proxied") ? "any" : "1.1";
                     return args.size() == 1 && args.get(0).equals(same) ? null
                             : "asks for what Strait does not do (it compresses as \"" + directive + " " + same + "\")";
                 }
                 default -> {
-                    return "is nginx configuration Strait does not read";
+                    return NOT_READ;
                 }
             }
+        }
+
+        /**
+         * What the lines say, or null for none. Strait has one set of settings for every coding where nginx has one per
+         * module: types are both lists' (a type nginx compresses in either coding stays compressed), the minimum length
+         * and level gzip's where both are written; a difference is noted, naming both lines.
+         */
+        Compression compression(String field, List<String> out) {
+            List<String> types = gzip.types != null ? gzip.types : brotli.types;
+            if (gzip.types != null && brotli.types != null && !Set.copyOf(gzip.types).equals(Set.copyOf(brotli.types))) {
+                Set<String> union = new java.util.LinkedHashSet<>(gzip.types);
+                union.addAll(brotli.types);
+                types = List.copyOf(union);
+                notes.add(differ("_types") + " differ; Strait has one list of types for every coding, and compresses"
+                        + " those of both");
+            }
+            Long minLength = agreed("_min_length", gzip.minLength, brotli.minLength);
+            Integer level = agreed("_comp_level", gzip.level, brotli.level);
+            notes.forEach(n -> out.add(field + ": " + n));
+            if (gzip.on == null && brotli.on == null && types == null && minLength == null && level == null) {
+                return null; // only lines that ask for what Strait does anyway
+            }
+            return new Compression(gzip.on, brotli.on, types, minLength, level);
+        }
+
+        /** gzip's setting where both modules have one (a difference noted: Strait has one for every coding), else either. */
+        private <T> T agreed(String setting, T ofGzip, T ofBrotli) {
+            if (ofGzip != null && ofBrotli != null && !ofGzip.equals(ofBrotli)) {
+                notes.add(differ(setting) + " differ; Strait has one for every coding, and gzip's applies");
+            }
+            return ofGzip != null ? ofGzip : ofBrotli;
+        }
+
+        private String differ(String setting) {
+            return "\"" + gzip.lines.get(setting) + "\" and \"" + brotli.lines.get(setting) + "\"";
         }
     }
 

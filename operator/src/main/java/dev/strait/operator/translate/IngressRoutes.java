@@ -812,8 +812,8 @@ final class IngressRoutes {
             r.responseRate = annotations.responseRate;
             boolean grpc = annotations.backendProtocol == RouteSpec.ServiceProtocol.H2C
                     || annotations.backendProtocol == RouteSpec.ServiceProtocol.H2;
-            r.compression = grpc ? null : annotations.snippet == null || annotations.snippet.gzip() == null ? compression
-                    : annotations.snippet.gzip().applied(compression);
+            r.compression = grpc ? null : annotations.snippet == null || annotations.snippet.compression() == null
+                    ? compression : annotations.snippet.compression().applied(compression);
             if (annotations.idleTimeout != null) {
                 r.timeouts = new RouteSpec.Timeouts();
                 r.timeouts.idle = annotations.idleTimeout;
@@ -853,8 +853,8 @@ final class IngressRoutes {
 
     /**
      * The operator's {@code --ingress-compression*} (ingress-nginx's ConfigMap keys {@code use-gzip}, {@code gzip-level},
-     * {@code gzip-min-length} and {@code gzip-types}, which apply to every location of the controller) as a rule's
-     * {@code compression}, or null when it is off.
+     * {@code gzip-min-length}, {@code gzip-types} and {@code enable-brotli}, which apply to every location of the
+     * controller) as a rule's {@code compression}, or null when it is off.
      */
     private static RouteSpec.Compression compression(dev.strait.model.Route.Compression c) {
         if (c == null) {
@@ -864,6 +864,7 @@ final class IngressRoutes {
         out.types = c.types();
         out.minBytes = c.minBytes();
         out.level = c.level();
+        out.codings = RouteSpec.Coding.of(c.codings());
         return out;
     }
 

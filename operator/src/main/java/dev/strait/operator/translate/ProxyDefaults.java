@@ -27,7 +27,8 @@ import java.util.List;
  *                     {@code NAME.NAMESPACE.svc.DOMAIN} is a Service; null for the default,
  *                     {@code cluster.local}
  * @param ingressCompression the compression every backend rule made from an Ingress gets (ingress-nginx's
- *                     {@code use-gzip} and its ConfigMap's {@code gzip-*}, the operator's {@code --ingress-compression*});
+ *                     {@code use-gzip} and its ConfigMap's {@code gzip-*} and {@code enable-brotli}, the operator's
+ *                     {@code --ingress-compression*});
  *                     null for none. Routes state their own
  * @param ingressHsts  the {@code hsts} every Route made from an Ingress for a host it serves with a certificate gets
  *                     (ingress-nginx's ConfigMap keys {@code hsts}, {@code hsts-max-age}, {@code hsts-include-subdomains},

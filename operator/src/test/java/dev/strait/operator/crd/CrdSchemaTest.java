@@ -10,6 +10,7 @@ import java.io.IOException;
 import java.io.InputStream;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.util.List;
 import org.junit.jupiter.api.Test;
 
 /** What users see from the generated CRDs: names, status subresource, columns, validation. */
@@ -246,7 +247,7 @@ class CrdSchemaTest {
         assertThat(rule.getXKubernetesValidations()).extracting(r -> r.getRule())
                 .contains("!has(self.compression) || !has(self.redirect)");
         JSONSchemaProps compression = rule.getProperties().get("compression");
-        assertThat(compression.getProperties()).containsOnlyKeys("types", "minBytes", "level");
+        assertThat(compression.getProperties()).containsOnlyKeys("types", "minBytes", "level", "codings");
         assertThat(compression.getRequired()).isNullOrEmpty();
         assertThat(modelTakesCompression("{}")).as("{} is the defaults").isTrue();
         for (long n : new long[] {-1, 0, 1, 5, 9, 10, 1024, 1L << 40}) {
@@ -265,6 +266,19 @@ class CrdSchemaTest {
             assertThat(pattern.matcher(value).find()).as("types \"%s\"", value)
                     .isEqualTo(modelTakesCompression("{ types: [ %s ] }".formatted(
                             com.fasterxml.jackson.databind.node.TextNode.valueOf(value))));
+        }
+        JSONSchemaProps codings = compression.getProperties().get("codings");
+        assertThat(codings.getMinItems()).isEqualTo(1L);
+        assertThat(modelTakesCompression("{ codings: [] }")).isFalse();
+        assertThat(codings.getMaxItems()).as("bounded, so the API server can cost the rule")
+                .isEqualTo((long) dev.strait.model.Route.Compression.CODINGS.size());
+        assertThat(codings.getXKubernetesValidations()).singleElement().satisfies(r ->
+                assertThat(r.getRule()).isEqualTo("self.all(c, self.filter(d, d == c).size() == 1)"));
+        assertThat(modelTakesCompression("{ codings: [ gzip, br, gzip ] }")).as("each once").isFalse();
+        List<String> allowed = codings.getItems().getSchema().getEnum().stream().map(j -> j.asText()).toList();
+        for (String value : new String[] {"zstd", "br", "gzip", "deflate", "identity", "GZIP", "x-gzip", "", "br "}) {
+            assertThat(allowed.contains(value)).as("codings \"%s\"", value).isEqualTo(modelTakesCompression(
+                    "{ codings: [ %s ] }".formatted(com.fasterxml.jackson.databind.node.TextNode.valueOf(value))));
         }
     }
 

@@ -67,7 +67,8 @@ class IngressCompressionTest {
 
     @Test
     void everyBackendRuleOfAnIngressGetsTheControllersCompression() {
-        for (Route.Compression c : List.of(Route.Compression.DEFAULTS, JSON_AT_5)) {
+        Route.Compression brotliFirst = new Route.Compression(JSON_AT_5.types(), 256, 5, List.of("br", "zstd", "gzip"));
+        for (Route.Compression c : List.of(Route.Compression.DEFAULTS, JSON_AT_5, brotliFirst)) {
             Translation t = translate(c, annotated("site", SITE));
             assertThat(ingressReport(t, "shop", "site").errors()).as("%s", c).containsExactly(GONE);
             assertThat(compression(t)).isEqualTo(c);
@@ -142,5 +143,30 @@ class IngressCompressionTest {
                 .isEqualTo(new Route.Compression(JSON_AT_5.types(), 1000, 5));
         assertThat(compression(translate(null, annotated("site", SITE, snippet, "gzip_min_length 1000;\n"))))
                 .as("settings without gzip on change nothing, as in nginx").isNull();
+    }
+
+    /**
+     * nginx's brotli lines in a configuration-snippet: br first over the controller's codings (ngx_brotli wins over
+     * gzip), or taken out; a setting that differs from gzip's is reported on the Ingress, which still serves it.
+     */
+    @Test
+    void aConfigurationSnippetsBrotliPutsBrFirstOrTakesItOut() {
+        String snippet = "configuration-snippet";
+        assertThat(compression(translate(JSON_AT_5, annotated("site", SITE, snippet, "brotli on;\n"))))
+                .isEqualTo(new Route.Compression(JSON_AT_5.types(), 256, 5, List.of("br", "zstd", "gzip")));
+        Route.Compression withBrotli = new Route.Compression(JSON_AT_5.types(), 256, 5, List.of("zstd", "br", "gzip"));
+        assertThat(compression(translate(withBrotli, annotated("site", SITE, snippet, "brotli off;\n"))))
+                .isEqualTo(JSON_AT_5);
+        assertThat(compression(translate(withBrotli, annotated("site", SITE, snippet, "gzip off;\n"))))
+                .as("brotli is a switch of its own, as in nginx")
+                .isEqualTo(new Route.Compression(JSON_AT_5.types(), 256, 5, List.of("br")));
+
+        Translation t = translate(null, annotated("site", SITE, snippet,
+                "brotli on;\nbrotli_comp_level 11;\nmore_set_headers \"X-A: 1\";\n"));
+        assertThat(ingressReport(t, "shop", "site").errors()).containsExactlyInAnyOrder(GONE,
+                "metadata.annotations[nginx.ingress.kubernetes.io/configuration-snippet]: \"brotli_comp_level 11\" is"
+                        + " applied as level 9: Strait's levels go from 1 to 9");
+        assertThat(compression(t)).isEqualTo(new Route.Compression(Route.Compression.DEFAULT_TYPES,
+                Route.Compression.DEFAULT_MIN_BYTES, 9, List.of("br")));
     }
 }

@@ -21,7 +21,7 @@ class RouteCompressionTest {
             rules:
               - matches: [ { path: { type: Prefix, value: /api } } ]
                 backends: [ { service: { name: web, port: 80 } } ]
-                compression: { types: [ application/json, "text/*" ], minBytes: 256, level: 5 }
+                compression: { types: [ application/json, "text/*" ], minBytes: 256, level: 5, codings: [ br, gzip ] }
               - matches: [ { path: { type: Prefix, value: /hello } } ]
                 respond: { status: 200, body: hello }
                 compression: {}
@@ -42,7 +42,7 @@ class RouteCompressionTest {
         Translation t = Fixtures.translate(route("shop", "site", 1, SPEC), WEB, WEB_PODS);
         assertThat(Fixtures.routeReport(t, "shop", "site").errors()).isEmpty();
         assertThat(rules(t)).extracting(Route.Rule::compression).containsExactly(
-                new Route.Compression(List.of("application/json", "text/*"), 256, 5),
+                new Route.Compression(List.of("application/json", "text/*"), 256, 5, List.of("br", "gzip")),
                 Route.Compression.DEFAULTS,
                 null,
                 new Route.Compression(Route.Compression.DEFAULT_TYPES, Route.Compression.DEFAULT_MIN_BYTES, 9));
@@ -80,6 +80,9 @@ class RouteCompressionTest {
             {backends + "compression: { types: [ text/html, text ] }", "spec.rules[0].compression.types[1]: must be a media"
                 + " type such as text/html, or type/* such as text/*, got \"text\""},
             {backends + "compression: { types: [ \"*/*\" ] }", "spec.rules[0].compression.types[0]: must be a media type"},
+            {backends + "compression: { codings: [] }", "spec.rules[0].compression.codings: must list at least one item"},
+            {backends + "compression: { codings: [ gzip, zstd, gzip ] }",
+                "spec.rules[0].compression.codings: names a coding twice"},
         };
         Fixtures.assertRulesRefused(cases, WEB, WEB_PODS);
     }
@@ -113,7 +116,7 @@ class RouteCompressionTest {
                 d.clusterDomain(), Route.Compression.DEFAULTS));
         Translation t = translator.translate(Fixtures.inputs(route("shop", "site", 1, SPEC), WEB, WEB_PODS));
         assertThat(rules(t)).extracting(Route.Rule::compression).containsExactly(
-                new Route.Compression(List.of("application/json", "text/*"), 256, 5),
+                new Route.Compression(List.of("application/json", "text/*"), 256, 5, List.of("br", "gzip")),
                 Route.Compression.DEFAULTS,
                 null,
                 new Route.Compression(Route.Compression.DEFAULT_TYPES, Route.Compression.DEFAULT_MIN_BYTES, 9));
