@@ -253,7 +253,7 @@ public record Config(
 
     /**
      * Distributed tracing: each request the proxy serves is a span of a W3C Trace Context trace, sent in
-     * OTLP/HTTP JSON batches to a collector, and requests go upstream with a {@code traceparent} naming it.
+     * OTLP/HTTP batches to a collector, and requests go upstream with a {@code traceparent} naming it.
      *
      * @param endpoint      the collector's OTLP/HTTP traces URL, {@code http://HOST:PORT/v1/traces} (or https;
      *                      a URL without a path gets {@code /v1/traces}, as the OpenTelemetry exporters add it)
@@ -266,9 +266,15 @@ public record Config(
      * @param flushInterval the longest a finished span waits before its batch goes out
      * @param headers       fields sent with every batch (a hosted collector's API key, say); the environment's
      *                      {@code OTEL_EXPORTER_OTLP_HEADERS} adds to them
+     * @param protocol      how batches are encoded: {@code http/protobuf} (OpenTelemetry's default, which every OTLP
+     *                      receiver must take) or {@code http/json}; the environment's
+     *                      {@code OTEL_EXPORTER_OTLP_PROTOCOL} overrides it
      */
     public record Tracing(String endpoint, double percent, String serviceName, boolean trustIncoming,
-                          List<IpBlock> trustedPeers, java.time.Duration flushInterval, Map<String, String> headers) {
+                          List<IpBlock> trustedPeers, java.time.Duration flushInterval, Map<String, String> headers,
+                          String protocol) {
+        public static final String PROTOBUF = "http/protobuf";
+        public static final String JSON = "http/json";
         public static final String DEFAULT_SERVICE_NAME = "strait";
         public static final java.time.Duration DEFAULT_FLUSH_INTERVAL = java.time.Duration.ofSeconds(5);
 
@@ -281,6 +287,14 @@ public record Config(
             if (flushInterval == null) {
                 flushInterval = DEFAULT_FLUSH_INTERVAL;
             }
+            if (protocol == null) {
+                protocol = PROTOBUF;
+            }
+        }
+
+        public Tracing(String endpoint, double percent, String serviceName, boolean trustIncoming,
+                       List<IpBlock> trustedPeers, java.time.Duration flushInterval, Map<String, String> headers) {
+            this(endpoint, percent, serviceName, trustIncoming, trustedPeers, flushInterval, headers, PROTOBUF);
         }
 
         /** Batches sent with no fields but the environment's. */

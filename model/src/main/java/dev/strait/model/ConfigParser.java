@@ -303,9 +303,9 @@ public final class ConfigParser {
     private static final Duration MIN_FLUSH_INTERVAL = Duration.ofMillis(10);
     private static final Duration MAX_FLUSH_INTERVAL = Duration.ofMinutes(1);
 
-    /** {@code { endpoint, percent, serviceName, trustIncoming, flushInterval }}; null when the endpoint is bad. */
+    /** {@code { endpoint, percent, serviceName, trustIncoming, flushInterval, headers, protocol }}; null when the endpoint is bad. */
     private Config.Tracing tracing(JsonNode n) {
-        known(n, "tracing", "endpoint", "percent", "serviceName", "trustIncoming", "flushInterval", "headers");
+        known(n, "tracing", "endpoint", "percent", "serviceName", "trustIncoming", "flushInterval", "headers", "protocol");
         String endpoint = tracingEndpoint(requiredText(n.get("endpoint"), "tracing.endpoint"));
         double percent = 100;
         JsonNode pn = n.get("percent");
@@ -358,7 +358,13 @@ public final class ConfigParser {
                 }
             });
         }
-        return endpoint == null ? null : new Config.Tracing(endpoint, percent, service, trust, peers, flush, headers);
+        String protocol = text(n.get("protocol"), "tracing.protocol", Config.Tracing.PROTOBUF);
+        if (!protocol.equals(Config.Tracing.PROTOBUF) && !protocol.equals(Config.Tracing.JSON)) {
+            error("tracing.protocol", "must be http/protobuf or http/json (OTLP over HTTP; gRPC is not sent), got \""
+                    + protocol + "\"");
+        }
+        return endpoint == null ? null
+                : new Config.Tracing(endpoint, percent, service, trust, peers, flush, headers, protocol);
     }
 
     private static final java.util.regex.Pattern HEADER_NAME = java.util.regex.Pattern.compile("[!#$%&'*+\\-.^_`|~0-9A-Za-z]+");

@@ -392,6 +392,7 @@ public final class ConfigWriter {
                 t.trustedPeers().forEach(b -> peers.add(b.text()));
             }
             o.put("flushInterval", Durations.format(t.flushInterval()));
+            o.put("protocol", t.protocol());
             if (!t.headers().isEmpty()) {
                 ObjectNode hs = o.putObject("headers");
                 new TreeMap<>(t.headers()).forEach(hs::put);

@@ -701,6 +701,9 @@ class ConfigParserTest {
             assertThat(t.percent()).isEqualTo(2.5);
             assertThat(t.serviceName()).isEqualTo("edge-proxy");
             assertThat(t.flushInterval()).isEqualTo(Duration.ofMillis(200));
+            assertThat(t.protocol()).as("OpenTelemetry's default").isEqualTo("http/protobuf");
+            assertThat(parse(LISTENER + "tracing: { endpoint: \"http://c:4318\", protocol: http/json }\n").tracing().protocol())
+                    .isEqualTo("http/json");
             assertThat(t.trusts(java.net.InetAddress.getByName("10.1.2.3"))).isTrue();
             assertThat(t.trusts(java.net.InetAddress.getByName("192.0.2.1"))).isFalse();
             assertThat(ConfigParser.parse(ConfigWriter.toJson(c, false), "written")).isEqualTo(c);
@@ -1364,6 +1367,8 @@ class ConfigParserTest {
                         "requestId.trustIncoming[0]", "\"lb.internal\" is not an IP address or CIDR block"),
                 arguments("tracing without an endpoint", l + "tracing: { percent: 10 }\n",
                         "tracing.endpoint", "required"),
+                arguments("tracing over gRPC", l + "tracing: { endpoint: \"http://c:4317\", protocol: grpc }\n",
+                        "tracing.protocol", "must be http/protobuf or http/json (OTLP over HTTP; gRPC is not sent), got \"grpc\""),
                 arguments("tracing endpoint over gRPC", l + "tracing: { endpoint: \"grpc://c:4317\" }\n",
                         "tracing.endpoint", "must be an http:// or https:// URL"),
                 arguments("tracing endpoint with a query", l + "tracing: { endpoint: \"http://c:4318/v1/traces?x=1\" }\n",

@@ -116,7 +116,7 @@ class ConfigWriterTest {
             requestId: { trustIncoming: false }
             cache: { maxBytes: 1000000 }
             tracing: { endpoint: "http://otel:4318/v1/traces", percent: 12.5, serviceName: edge, trustIncoming: false,
-                       flushInterval: 1s }
+                       flushInterval: 1s, protocol: http/json }
             """;
 
     static Stream<String> configs() {
