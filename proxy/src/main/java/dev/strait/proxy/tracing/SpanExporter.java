@@ -64,14 +64,18 @@ public final class SpanExporter implements AutoCloseable {
 
     /** The environment's {@code OTEL_EXPORTER_OTLP_*HEADERS}: sent with every batch, over the config's own. */
     private final Map<String, String> environmentHeaders;
+    /** The environment's {@code OTEL_EXPORTER_OTLP_*PROTOCOL}, over the config's; null when it names none. */
+    private final OtlpProtocol environmentProtocol;
 
     public SpanExporter(Serving serving, MeterRegistry registry) {
-        this(serving, registry, OtlpHeaders.fromEnvironment(System.getenv()));
+        this(serving, registry, System.getenv());
     }
 
-    SpanExporter(Serving serving, MeterRegistry registry, Map<String, String> environmentHeaders) {
+    /** @param environment where OpenTelemetry's exporter variables are read */
+    SpanExporter(Serving serving, MeterRegistry registry, Map<String, String> environment) {
         this.serving = serving;
-        this.environmentHeaders = Map.copyOf(environmentHeaders);
+        this.environmentHeaders = Map.copyOf(OtlpHeaders.fromEnvironment(environment));
+        this.environmentProtocol = OtlpProtocol.fromEnvironment(environment);
         if (registry != null) {
             counter(registry, "exported", exported, "Spans the collector took");
             counter(registry, "dropped", dropped,
@@ -181,11 +185,12 @@ public final class SpanExporter implements AutoCloseable {
             dropped.addAndGet(batch.size());
             return;
         }
-        byte[] body = OtlpJson.encode(batch, t.serviceName(), hostName, version);
+        OtlpProtocol protocol = environmentProtocol != null ? environmentProtocol : OtlpProtocol.of(t.protocol());
+        byte[] body = protocol.encode(batch, t.serviceName(), hostName, version);
         String why = null;
         for (int attempt = 1; attempt <= ATTEMPTS; attempt++) {
             try {
-                int status = post(t.endpoint(), body, t.headers(), environmentHeaders);
+                int status = post(t.endpoint(), protocol.contentType, body, t.headers(), environmentHeaders);
                 if (status >= 200 && status < 300) {
                     exported.addAndGet(batch.size());
                     return;
@@ -213,8 +218,8 @@ public final class SpanExporter implements AutoCloseable {
     }
 
     /** POSTs one batch; the connection is kept alive for the next by the JDK's client. */
-    private static int post(String endpoint, byte[] body, Map<String, String> configured, Map<String, String> environment)
-            throws IOException {
+    private static int post(String endpoint, String contentType, byte[] body, Map<String, String> configured,
+                            Map<String, String> environment) throws IOException {
         HttpURLConnection c = (HttpURLConnection) URI.create(endpoint).toURL().openConnection();
         c.setConnectTimeout(CONNECT_TIMEOUT_MILLIS);
         c.setReadTimeout(READ_TIMEOUT_MILLIS);
@@ -222,7 +227,7 @@ public final class SpanExporter implements AutoCloseable {
         c.setDoOutput(true);
         c.setInstanceFollowRedirects(false);
         c.setFixedLengthStreamingMode(body.length);
-        c.setRequestProperty("Content-Type", "application/json");
+        c.setRequestProperty("Content-Type", contentType);
         configured.forEach(c::setRequestProperty);
         environment.forEach(c::setRequestProperty); // set after: the environment's value wins
         try (OutputStream out = c.getOutputStream()) {

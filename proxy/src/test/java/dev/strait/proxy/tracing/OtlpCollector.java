@@ -2,11 +2,18 @@ package dev.strait.proxy.tracing;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
+import com.fasterxml.jackson.databind.node.ArrayNode;
+import com.fasterxml.jackson.databind.node.ObjectNode;
 import com.sun.net.httpserver.HttpServer;
 import java.io.IOException;
 import java.net.InetAddress;
 import java.net.InetSocketAddress;
+import io.opentelemetry.proto.collector.trace.v1.ExportTraceServiceRequest;
+import io.opentelemetry.proto.common.v1.KeyValue;
+import io.opentelemetry.proto.trace.v1.ResourceSpans;
+import io.opentelemetry.proto.trace.v1.ScopeSpans;
 import java.util.ArrayList;
+import java.util.HexFormat;
 import java.util.List;
 import java.util.concurrent.BlockingQueue;
 import java.util.concurrent.LinkedBlockingQueue;
@@ -16,6 +23,8 @@ import java.util.concurrent.atomic.AtomicInteger;
 /**
  * An OTLP/HTTP traces receiver on a real socket (127.0.0.1, port 0), standing in for an OpenTelemetry
  * collector: it keeps every span of every batch posted to {@code /v1/traces} and answers the status set.
+ * Binary protobuf batches are read with opentelemetry-proto's own generated classes (the schema's reference
+ * reader, not the proxy's writer) and kept in OTLP's JSON form, so tests read both encodings alike.
  */
 final class OtlpCollector implements AutoCloseable {
     private static final ObjectMapper JSON = new ObjectMapper();
@@ -33,9 +42,11 @@ final class OtlpCollector implements AutoCloseable {
             try (ex) {
                 posts.incrementAndGet();
                 lastHeaders = ex.getRequestHeaders();
-                JsonNode batch = JSON.readTree(ex.getRequestBody());
                 String type = ex.getRequestHeaders().getFirst("Content-Type");
-                int status = "application/json".equals(type) ? answer.get() : 415;
+                byte[] body0 = ex.getRequestBody().readAllBytes();
+                JsonNode batch = "application/json".equals(type) ? JSON.readTree(body0)
+                        : "application/x-protobuf".equals(type) ? asJson(ExportTraceServiceRequest.parseFrom(body0)) : null;
+                int status = batch != null ? answer.get() : 415;
                 if (status == 200) {
                     batches.add(batch);
                     for (JsonNode rs : batch.path("resourceSpans")) {
@@ -50,6 +61,47 @@ final class OtlpCollector implements AutoCloseable {
             }
         });
         server.start();
+    }
+
+    /** A protobuf batch in OTLP's JSON form (ids in hex, 64-bit numbers as strings, enums as numbers). */
+    private static JsonNode asJson(ExportTraceServiceRequest request) {
+        ObjectNode batch = JSON.createObjectNode();
+        for (ResourceSpans rs : request.getResourceSpansList()) {
+            ObjectNode r = batch.withArray("resourceSpans").addObject();
+            attributes(r.putObject("resource").putArray("attributes"), rs.getResource().getAttributesList());
+            for (ScopeSpans ss : rs.getScopeSpansList()) {
+                ObjectNode scope = r.withArray("scopeSpans").addObject();
+                scope.putObject("scope").put("name", ss.getScope().getName()).put("version", ss.getScope().getVersion());
+                ArrayNode spans = scope.putArray("spans");
+                for (io.opentelemetry.proto.trace.v1.Span s : ss.getSpansList()) {
+                    ObjectNode o = spans.addObject();
+                    o.put("traceId", HexFormat.of().formatHex(s.getTraceId().toByteArray()));
+                    o.put("spanId", HexFormat.of().formatHex(s.getSpanId().toByteArray()));
+                    if (!s.getParentSpanId().isEmpty()) {
+                        o.put("parentSpanId", HexFormat.of().formatHex(s.getParentSpanId().toByteArray()));
+                    }
+                    o.put("name", s.getName()).put("kind", s.getKindValue());
+                    o.put("startTimeUnixNano", Long.toUnsignedString(s.getStartTimeUnixNano()));
+                    o.put("endTimeUnixNano", Long.toUnsignedString(s.getEndTimeUnixNano()));
+                    attributes(o.putArray("attributes"), s.getAttributesList());
+                    if (s.hasStatus()) {
+                        o.putObject("status").put("code", s.getStatus().getCodeValue());
+                    }
+                }
+            }
+        }
+        return batch;
+    }
+
+    private static void attributes(ArrayNode into, List<KeyValue> attributes) {
+        for (KeyValue kv : attributes) {
+            ObjectNode value = into.addObject().put("key", kv.getKey()).putObject("value");
+            switch (kv.getValue().getValueCase()) {
+                case STRING_VALUE -> value.put("stringValue", kv.getValue().getStringValue());
+                case INT_VALUE -> value.put("intValue", Long.toString(kv.getValue().getIntValue()));
+                default -> throw new AssertionError("an attribute the proxy does not write: " + kv);
+            }
+        }
     }
 
     String endpoint() {

@@ -247,7 +247,51 @@ class TracingTest {
         collector.next();
         assertThat(collector.lastHeaders.getFirst("x-honeycomb-team")).isEqualTo("key 1");
         assertThat(collector.lastHeaders.getFirst("Authorization")).isEqualTo("Bearer abc");
+        assertThat(collector.lastHeaders.getFirst("Content-Type")).as("OpenTelemetry's default encoding")
+                .isEqualTo("application/x-protobuf");
+    }
+
+    /** {@code protocol: http/json}: the same span, in OTLP's JSON encoding. */
+    @Test
+    void aCollectorCanBeSentJson() throws Exception {
+        TestUpstream app = app();
+        h.start(config(app.endpoint(), ", protocol: http/json"));
+        assertThat(h.get("/orders/2", "traceparent: " + GIVEN).status()).isEqualTo(200);
+        JsonNode span = collector.next();
         assertThat(collector.lastHeaders.getFirst("Content-Type")).isEqualTo("application/json");
+        assertThat(span.get("traceId").asText()).isEqualTo("4bf92f3577b34da6a3ce929d0e0e4736");
+        assertThat(span.get("parentSpanId").asText()).isEqualTo("00f067aa0ba902b7");
+        assertThat(attribute(span, "url.path")).isEqualTo("/orders/2");
+        assertThat(attribute(span, "http.response.status_code")).isEqualTo("200");
+    }
+
+    /**
+     * OpenTelemetry's environment variables, as an exporter reads them: the protocol over the config's, the fields
+     * added to the config's (a Secret's key, never in a config file or snapshot); a gRPC protocol is not read.
+     */
+    @Test
+    void theEnvironmentsProtocolAndFieldsWin() throws Exception {
+        for (java.util.Map<String, String> env : java.util.List.of(
+                java.util.Map.of("OTEL_EXPORTER_OTLP_PROTOCOL", "http/json", "OTEL_EXPORTER_OTLP_HEADERS", "x-key=abc%20d"),
+                java.util.Map.of("OTEL_EXPORTER_OTLP_TRACES_PROTOCOL", "http/json", "OTEL_EXPORTER_OTLP_PROTOCOL", "grpc",
+                        "OTEL_EXPORTER_OTLP_TRACES_HEADERS", "x-key=abc%20d", "OTEL_EXPORTER_OTLP_HEADERS", "x-key=other"),
+                java.util.Map.of("OTEL_EXPORTER_OTLP_PROTOCOL", "grpc"))) {
+            dev.strait.proxy.config.Serving serving = dev.strait.proxy.testing.TestServing.serving(
+                    "listeners: [ { name: http, address: \"127.0.0.1:0\" } ]\ntracing: { endpoint: \"" + collector.endpoint()
+                            + "\", flushInterval: 20ms, headers: { x-team: ops } }\n");
+            try (SpanExporter exporter = new SpanExporter(serving, null, env)) {
+                RequestTrace trace = RequestTrace.parse(GIVEN);
+                exporter.offer(new Span(trace, System.currentTimeMillis() * 1_000_000L, 1_000_000, "GET", "http", "shop",
+                        "/env", "1.1", 200, 2, "site", "127.0.0.1", null, null, null));
+                JsonNode span = collector.next();
+                assertThat(span.get("spanId").asText()).isEqualTo(trace.spanId());
+                boolean grpcOnly = !env.containsKey("OTEL_EXPORTER_OTLP_HEADERS");
+                assertThat(collector.lastHeaders.getFirst("Content-Type")).as(env.toString())
+                        .isEqualTo(grpcOnly ? "application/x-protobuf" : "application/json");
+                assertThat(collector.lastHeaders.getFirst("x-key")).as(env.toString()).isEqualTo(grpcOnly ? null : "abc d");
+                assertThat(collector.lastHeaders.getFirst("x-team")).isEqualTo("ops");
+            }
+        }
     }
 
     @Test

@@ -1,0 +1,117 @@
+package dev.strait.proxy.tracing;
+
+import java.io.ByteArrayOutputStream;
+import java.nio.charset.StandardCharsets;
+import java.util.HexFormat;
+import java.util.List;
+
+/**
+ * A batch of spans as a binary protobuf {@code ExportTraceServiceRequest} (opentelemetry-proto's
+ * {@code collector/trace/v1} and {@code trace/v1}), written by hand: the messages are few and fixed, and a
+ * protobuf runtime and generated classes would weigh more than the proxy's whole tracing. Field numbers are the
+ * .proto files'; each nested message is written into its own buffer, then framed with its length.
+ */
+final class OtlpProtobuf {
+    private OtlpProtobuf() {}
+
+    static byte[] encode(List<Span> spans, String serviceName, String hostName, String version) {
+        Message resource = new Message();
+        SpanAttributes.resource(serviceName, hostName, new Attributes(resource, 1)); // Resource.attributes
+        Message scope = new Message().string(1, OtlpProtocol.SCOPE);                  // InstrumentationScope.name
+        if (version != null) {
+            scope.string(2, version);                                                 // .version
+        }
+        Message scopeSpans = new Message().message(1, scope);                         // ScopeSpans.scope
+        for (Span s : spans) {
+            scopeSpans.message(2, span(s));                                           // ScopeSpans.spans
+        }
+        Message resourceSpans = new Message().message(1, resource).message(2, scopeSpans);
+        return new Message().message(1, resourceSpans).bytes();                       // .resource_spans
+    }
+
+    private static Message span(Span s) {
+        RequestTrace t = s.trace();
+        Message m = new Message().hex(1, t.traceId()).hex(2, t.spanId());              // trace_id, span_id
+        if (t.parentSpanId() != null) {
+            m.hex(4, t.parentSpanId());                                               // parent_span_id
+        }
+        m.string(5, s.name()).varint(6, OtlpProtocol.KIND_SERVER)                     // name, kind
+                .fixed64(7, s.startNanos()).fixed64(8, s.endNanos());                 // start/end_time_unix_nano
+        SpanAttributes.span(s, new Attributes(m, 9));                                 // attributes
+        if (SpanAttributes.isError(s)) {
+            m.message(15, new Message().varint(3, OtlpProtocol.STATUS_ERROR));        // status.code
+        }
+        return m;
+    }
+
+    /** Each attribute as a {@code KeyValue} (key 1, value 2: an {@code AnyValue}) in field {@code field}. */
+    private record Attributes(Message into, int field) implements SpanAttributes.Sink {
+        @Override
+        public void string(String key, String value) {
+            into.message(field, new Message().string(1, key).message(2, new Message().string(1, value)));
+        }
+
+        @Override
+        public void integer(String key, long value) {
+            into.message(field, new Message().string(1, key).message(2, new Message().varint(3, value)));
+        }
+    }
+
+    /** One message's fields in protobuf's wire format. */
+    static final class Message {
+        private static final int VARINT = 0;
+        private static final int FIXED64 = 1;
+        private static final int LENGTH_DELIMITED = 2;
+        private final ByteArrayOutputStream out = new ByteArrayOutputStream(64);
+
+        Message varint(int field, long value) {
+            tag(field, VARINT);
+            writeVarint(value);
+            return this;
+        }
+
+        Message fixed64(int field, long value) {
+            tag(field, FIXED64);
+            for (int i = 0; i < 8; i++) {
+                out.write((int) (value >>> (8 * i)));
+            }
+            return this;
+        }
+
+        Message string(int field, String value) {
+            return bytes(field, value.getBytes(StandardCharsets.UTF_8));
+        }
+
+        /** An id written in hex, sent as its bytes. */
+        Message hex(int field, String hex) {
+            return bytes(field, HexFormat.of().parseHex(hex));
+        }
+
+        Message message(int field, Message m) {
+            return bytes(field, m.bytes());
+        }
+
+        private Message bytes(int field, byte[] b) {
+            tag(field, LENGTH_DELIMITED);
+            writeVarint(b.length);
+            out.writeBytes(b);
+            return this;
+        }
+
+        byte[] bytes() {
+            return out.toByteArray();
+        }
+
+        private void tag(int field, int wireType) {
+            writeVarint((long) field << 3 | wireType);
+        }
+
+        private void writeVarint(long v) {
+            while ((v & ~0x7FL) != 0) {
+                out.write((int) (v & 0x7F) | 0x80);
+                v >>>= 7;
+            }
+            out.write((int) v);
+        }
+    }
+}

@@ -1,0 +1,72 @@
+package dev.strait.proxy.tracing;
+
+import dev.strait.model.Config;
+import java.util.List;
+import java.util.Map;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * How a batch goes to the collector over OTLP/HTTP: binary protobuf (OpenTelemetry's default; every receiver must
+ * take it) or JSON. The config's {@code tracing.protocol} chooses, unless the environment does, as OpenTelemetry's
+ * exporters read it: {@code OTEL_EXPORTER_OTLP_TRACES_PROTOCOL}, else {@code OTEL_EXPORTER_OTLP_PROTOCOL}.
+ */
+enum OtlpProtocol {
+    PROTOBUF(Config.Tracing.PROTOBUF, "application/x-protobuf") {
+        @Override
+        byte[] encode(List<Span> spans, String serviceName, String hostName, String version) {
+            return OtlpProtobuf.encode(spans, serviceName, hostName, version);
+        }
+    },
+    JSON(Config.Tracing.JSON, "application/json") {
+        @Override
+        byte[] encode(List<Span> spans, String serviceName, String hostName, String version) {
+            return OtlpJson.encode(spans, serviceName, hostName, version);
+        }
+    };
+
+    /** The spans' instrumentation scope. */
+    static final String SCOPE = "dev.strait.proxy";
+    static final int KIND_SERVER = 2;
+    static final int STATUS_ERROR = 2;
+    private static final Logger log = LoggerFactory.getLogger(OtlpProtocol.class);
+
+    /** As the config and OpenTelemetry's environment name it. */
+    final String name;
+    final String contentType;
+
+    OtlpProtocol(String name, String contentType) {
+        this.name = name;
+        this.contentType = contentType;
+    }
+
+    /**
+     * @param serviceName the resource's {@code service.name}
+     * @param hostName    the resource's {@code host.name} (the pod's name in Kubernetes), or null
+     * @param version     the proxy's version (the instrumentation scope's), or null
+     */
+    abstract byte[] encode(List<Span> spans, String serviceName, String hostName, String version);
+
+    /** The config's protocol ({@code http/protobuf} when it names another: the parser refuses those). */
+    static OtlpProtocol of(String name) {
+        return JSON.name.equals(name) ? JSON : PROTOBUF;
+    }
+
+    /** The environment's protocol, or null when it names none; one Strait does not send (gRPC) is reported once. */
+    static OtlpProtocol fromEnvironment(Map<String, String> env) {
+        String variable = env.get("OTEL_EXPORTER_OTLP_TRACES_PROTOCOL") != null ? "OTEL_EXPORTER_OTLP_TRACES_PROTOCOL"
+                : "OTEL_EXPORTER_OTLP_PROTOCOL";
+        String value = env.get(variable);
+        if (value == null || value.isBlank()) {
+            return null;
+        }
+        for (OtlpProtocol p : values()) {
+            if (p.name.equals(value.trim())) {
+                return p;
+            }
+        }
+        log.warn("tracing: {}={} is not read: Strait sends OTLP over HTTP (http/protobuf or http/json), as the config's"
+                + " tracing.protocol says", variable, value);
+        return null;
+    }
+}
