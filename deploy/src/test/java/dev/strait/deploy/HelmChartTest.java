@@ -249,7 +249,10 @@ class HelmChartTest {
         String collector = "http://otel-collector.monitoring:4318/v1/traces";
         assertThat(operatorArgs(Map.of("proxy.tracing.endpoint", collector))).containsSubsequence(
                 "--proxy-tracing-endpoint=" + collector, "--proxy-tracing-percent=100",
-                "--proxy-tracing-service-name=strait", "--proxy-tracing-trust-incoming=true");
+                "--proxy-tracing-service-name=strait", "--proxy-tracing-trust-incoming=true",
+                "--proxy-tracing-protocol=http/protobuf");
+        assertThat(operatorArgs(Map.of("proxy.tracing.endpoint", collector, "proxy.tracing.protocol", "http/json")))
+                .contains("--proxy-tracing-protocol=http/json");
         assertThat(operatorArgs(Map.of("proxy.tracing.endpoint", collector, "proxy.tracing.percent", "2.5",
                 "proxy.tracing.serviceName", "edge proxy: eu", "proxy.tracing.trustIncoming", false))).contains(
                 "--proxy-tracing-percent=2.5", "--proxy-tracing-service-name=edge proxy: eu",

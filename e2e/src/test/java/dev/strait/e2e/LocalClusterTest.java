@@ -371,14 +371,21 @@ class LocalClusterTest {
         }
     }
 
+    /** An id written in hex as the bytes a protobuf batch carries, one char per byte. */
+    private static String raw(String hex) {
+        return new String(java.util.HexFormat.of().parseHex(hex), StandardCharsets.ISO_8859_1);
+    }
+
     @Test
     void theOperatorsTracingFlagsMakeEveryRequestASpanAtTheCollector() throws Exception {
         installCrds();
-        java.util.concurrent.BlockingQueue<String> batches = new java.util.concurrent.LinkedBlockingQueue<>();
+        java.util.concurrent.BlockingQueue<byte[]> batches = new java.util.concurrent.LinkedBlockingQueue<>();
+        java.util.List<String> types = new java.util.concurrent.CopyOnWriteArrayList<>();
         com.sun.net.httpserver.HttpServer collector = com.sun.net.httpserver.HttpServer.create(
                 new java.net.InetSocketAddress(java.net.InetAddress.getLoopbackAddress(), 0), 0);
         collector.createContext("/v1/traces", x -> {
-            batches.add(new String(x.getRequestBody().readAllBytes(), StandardCharsets.UTF_8));
+            types.add(x.getRequestHeaders().getFirst("Content-Type"));
+            batches.add(x.getRequestBody().readAllBytes());
             x.sendResponseHeaders(200, -1);
             x.close();
         });
@@ -415,16 +422,19 @@ class LocalClusterTest {
             });
             String spanId = answer[0].substring("200 traceparent=00-".length() + 33, "200 traceparent=00-".length() + 49);
             assertThat(spanId).matches("[0-9a-f]{16}").isNotEqualTo("00f067aa0ba902b7");
-            // Batches go every 5 s (the default flushInterval): the app's parent is a span the collector gets.
+            // Batches go every 5 s (the default flushInterval), in OTLP's binary protobuf (its default): ids as their
+            // bytes, strings as they are. The app's parent is a span the collector gets.
             String found = null;
-            for (String b; found == null && (b = batches.poll(15, java.util.concurrent.TimeUnit.SECONDS)) != null; ) {
-                found = b.contains("\"spanId\":\"" + spanId + "\"") ? b : null;
+            for (byte[] b; found == null && (b = batches.poll(15, java.util.concurrent.TimeUnit.SECONDS)) != null; ) {
+                String bytes = new String(b, StandardCharsets.ISO_8859_1); // one char per byte
+                found = bytes.contains(raw(spanId)) ? bytes : null;
             }
+            assertThat(types).allMatch("application/x-protobuf"::equals);
             assertThat(found).as("the batch with the proxy's span").isNotNull()
-                    .contains("\"traceId\":\"4bf92f3577b34da6a3ce929d0e0e4736\"")
-                    .contains("\"parentSpanId\":\"00f067aa0ba902b7\"")
-                    .contains("\"stringValue\":\"shop-edge\"")
-                    .contains("\"stringValue\":\"/cart\"");
+                    .contains(raw("4bf92f3577b34da6a3ce929d0e0e4736"))
+                    .contains(raw("00f067aa0ba902b7"))
+                    .contains("shop-edge")
+                    .contains("/cart");
         } finally {
             app.stop(0);
             collector.stop(0);

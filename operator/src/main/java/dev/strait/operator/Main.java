@@ -86,6 +86,9 @@ public final class Main {
               --proxy-tracing-service-name NAME  the spans' service.name (default strait)
               --proxy-tracing-trust-incoming true|false|A,B,...  continue a client's traceparent: always,
                                            never, or only from these addresses and CIDR blocks (default true)
+              --proxy-tracing-protocol http/protobuf|http/json  how batches are encoded (default
+                                           http/protobuf, OpenTelemetry's; a proxy's OTEL_EXPORTER_OTLP_PROTOCOL
+                                           overrides it)
               --ingress-compression true|false  every backend path of an Ingress sends its text answers
                                            compressed to clients that take it, as ingress-nginx's
                                            use-gzip (default false; Routes state their own compression)
@@ -402,7 +405,8 @@ public final class Main {
 
     /** The {@code --proxy-tracing-*} flags but the endpoint, by the field of the config's {@code tracing} each sets. */
     private static final Map<String, String> TRACING_SETTINGS = Map.of("percent", "proxy-tracing-percent",
-            "serviceName", "proxy-tracing-service-name", "trustIncoming", "proxy-tracing-trust-incoming");
+            "serviceName", "proxy-tracing-service-name", "trustIncoming", "proxy-tracing-trust-incoming",
+            "protocol", "proxy-tracing-protocol");
 
     /**
      * {@code --proxy-tracing-*}: the {@code tracing} section every snapshot carries, or null without an endpoint (the
@@ -432,6 +436,9 @@ public final class Main {
         }
         if (opts.containsKey("proxy-tracing-service-name")) {
             t.put("serviceName", opts.get("proxy-tracing-service-name"));
+        }
+        if (opts.containsKey("proxy-tracing-protocol")) {
+            t.put("protocol", opts.get("proxy-tracing-protocol").trim());
         }
         String trust = opts.get("proxy-tracing-trust-incoming");
         if (trust != null) {
@@ -652,7 +659,7 @@ public final class Main {
                 "ingress-address", "webhook-address", "webhook-config", "webhook-service", "sidecar-image",
                 "proxy-http-address", "proxy-https-address", "proxy-admin-address", "proxy-trusted-peers",
                 "proxy-protocol", "proxy-tracing-endpoint", "proxy-tracing-percent", "proxy-tracing-service-name",
-                "proxy-tracing-trust-incoming", "ingress-compression", "ingress-compression-level",
+                "proxy-tracing-trust-incoming", "proxy-tracing-protocol", "ingress-compression", "ingress-compression-level",
                 "ingress-compression-min-bytes", "ingress-compression-types", "ingress-compression-codings", "ingress-hsts",
                 "default-ssl-certificate",
                 "server-side-apply"), USAGE);

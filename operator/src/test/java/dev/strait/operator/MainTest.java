@@ -128,6 +128,12 @@ class MainTest {
                 new Config.Tracing(COLLECTOR, 0, "strait", false, List.of(), Duration.ofSeconds(5)));
         assertThat(Main.tracing(Map.of("proxy-tracing-endpoint", COLLECTOR, "proxy-tracing-percent", "100",
                 "proxy-tracing-trust-incoming", "true"))).isEqualTo(new Config.Tracing(COLLECTOR));
+        assertThat(Main.tracing(Map.of("proxy-tracing-endpoint", COLLECTOR)).protocol()).isEqualTo("http/protobuf");
+        assertThat(Main.tracing(Map.of("proxy-tracing-endpoint", COLLECTOR, "proxy-tracing-protocol", "http/json"))
+                .protocol()).isEqualTo("http/json");
+        org.assertj.core.api.Assertions.assertThatThrownBy(() -> Main.tracing(Map.of("proxy-tracing-endpoint", COLLECTOR,
+                "proxy-tracing-protocol", "grpc"))).hasMessageContaining("--proxy-tracing-protocol: must be http/protobuf"
+                + " or http/json");
     }
 
     /** Checked as the config file's tracing section is, each error naming its flag. */
