@@ -392,7 +392,9 @@ public final class ConfigWriter {
                 t.trustedPeers().forEach(b -> peers.add(b.text()));
             }
             o.put("flushInterval", Durations.format(t.flushInterval()));
-            o.put("protocol", t.protocol());
+            if (!t.protocol().equals(Config.Tracing.PROTOBUF)) {
+                o.put("protocol", t.protocol()); // the default left out: a proxy older than the key still takes the rest
+            }
             if (!t.headers().isEmpty()) {
                 ObjectNode hs = o.putObject("headers");
                 new TreeMap<>(t.headers()).forEach(hs::put);
@@ -722,7 +724,9 @@ public final class ConfigWriter {
             cz.types().forEach(co.putArray("types")::add);
             co.put("minBytes", cz.minBytes());
             co.put("level", cz.level());
-            cz.codings().forEach(co.putArray("codings")::add);
+            if (!cz.codings().equals(Route.Compression.DEFAULT_CODINGS)) {
+                cz.codings().forEach(co.putArray("codings")::add); // as protocol: only when not the default
+            }
         }
         if (rule.responseRate() != null) {
             ObjectNode rr = o.putObject("responseRate");

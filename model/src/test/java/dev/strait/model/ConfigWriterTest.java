@@ -220,6 +220,22 @@ class ConfigWriterTest {
         assertThat(plain.at("/upstreams/0/hashOn/setCookie").toString()).isEqualTo("{\"path\":\"/\"}");
     }
 
+    /**
+     * A key added later is written only when it is not its default: a snapshot from a newer operator then reads the
+     * same to a proxy that predates the key (which refuses keys it does not know) unless the key is used.
+     */
+    @Test
+    void newerKeysAreLeftOutAtTheirDefaults() throws Exception {
+        JsonNode plain = ConfigWriter.toTree(parse(LISTENER + "tracing: { endpoint: \"http://c:4318\" }\n"
+                + "routes: [ { name: r, hosts: [ \"*\" ], rules: [ { respond: {}, compression: {} } ] } ]\n"));
+        assertThat(plain.at("/tracing").has("protocol")).isFalse();
+        assertThat(plain.at("/routes/0/rules/0/compression").has("codings")).isFalse();
+        JsonNode set = ConfigWriter.toTree(parse(LISTENER + "tracing: { endpoint: \"http://c:4318\", protocol: http/json }\n"
+                + "routes: [ { name: r, hosts: [ \"*\" ], rules: [ { respond: {}, compression: { codings: [ gzip ] } } ] } ]\n"));
+        assertThat(set.at("/tracing/protocol").asText()).isEqualTo("http/json");
+        assertThat(set.at("/routes/0/rules/0/compression/codings").toString()).isEqualTo("[\"gzip\"]");
+    }
+
     @Test
     void minimalConfigHasNoAdminAndEmptyLists() throws Exception {
         JsonNode n = ConfigWriter.toTree(parse(MINIMAL));
