@@ -1,5 +1,9 @@
 package dev.strait.proxy.compression;
 
+import java.io.IOException;
+import java.nio.file.DirectoryStream;
+import java.nio.file.Files;
+import java.nio.file.Path;
 import java.util.Locale;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -36,8 +40,11 @@ enum Coding {
         @Override
         Throwable load() {
             try {
-                return com.aayushatharva.brotli4j.Brotli4jLoader.isAvailable() ? null
-                        : com.aayushatharva.brotli4j.Brotli4jLoader.getUnavailabilityCause();
+                if (!com.aayushatharva.brotli4j.Brotli4jLoader.isAvailable()) {
+                    return com.aayushatharva.brotli4j.Brotli4jLoader.getUnavailabilityCause();
+                }
+                removeUnpackedCopies(Path.of(System.getProperty("java.io.tmpdir")));
+                return null;
             } catch (LinkageError | RuntimeException e) {
                 return e;
             }
@@ -93,6 +100,32 @@ enum Coding {
             }
         }
         return a;
+    }
+
+    /**
+     * brotli4j unpacks its library into a directory of its own in the temporary directory and removes it only when the
+     * JVM exits normally: a proxy killed (out of memory, a failed probe) leaves its copy, about 1 MB, and in a pod the
+     * {@code /tmp} volume outlives the container, so restarts would fill it. Copies older than a minute go (their
+     * processes have loaded them, or are gone; a loaded library stays mapped without its file); a younger one may be
+     * another process's between unpacking and loading, and stays. Where a file cannot go it is left.
+     */
+    static void removeUnpackedCopies(Path tmp) {
+        long before = System.currentTimeMillis() - 60_000;
+        try (DirectoryStream<Path> dirs = Files.newDirectoryStream(tmp, "com_aayushatharva_brotli4j_*")) {
+            for (Path dir : dirs) {
+                if (Files.getLastModifiedTime(dir).toMillis() > before) {
+                    continue;
+                }
+                try (DirectoryStream<Path> files = Files.newDirectoryStream(dir)) {
+                    for (Path f : files) {
+                        Files.deleteIfExists(f);
+                    }
+                }
+                Files.deleteIfExists(dir);
+            }
+        } catch (IOException | RuntimeException e) {
+            log.debug("compression: brotli's unpacked copies in {} left: {}", tmp, e.toString());
+        }
     }
 
     static Coding of(String token) {

@@ -42,6 +42,24 @@ class CodingAvailabilityTest {
         }
     }
 
+    /** A killed proxy's unpacked brotli library does not stay in a pod's /tmp; one being unpacked now is left. */
+    @Test
+    void brotlisUnpackedCopiesAreRemoved(@org.junit.jupiter.api.io.TempDir Path tmp) throws IOException {
+        Path stale = java.nio.file.Files.createDirectories(tmp.resolve("com_aayushatharva_brotli4j_123"));
+        java.nio.file.Files.write(stale.resolve("libbrotli.so"), new byte[1000]);
+        java.nio.file.Files.setLastModifiedTime(stale, java.nio.file.attribute.FileTime.fromMillis(
+                System.currentTimeMillis() - 120_000));
+        Path fresh = java.nio.file.Files.createDirectories(tmp.resolve("com_aayushatharva_brotli4j_456"));
+        java.nio.file.Files.write(fresh.resolve("libbrotli.so"), new byte[1000]);
+        Path other = java.nio.file.Files.createDirectories(tmp.resolve("netty-keep"));
+        Coding.removeUnpackedCopies(tmp);
+        assertThat(stale).doesNotExist();
+        assertThat(fresh.resolve("libbrotli.so")).as("another process may be about to load it").exists();
+        assertThat(other).exists();
+        assertThat(Coding.BROTLI.available()).isTrue();
+        assertThat(CompressionHandler.usable(List.of("br"))).containsExactly(Coding.BROTLI);
+    }
+
     @Test
     void hereEveryCodingLoadsAndARuleKeepsItsOrder() {
         assertThat(CompressionHandler.usable(List.of("br", "gzip", "zstd")))
