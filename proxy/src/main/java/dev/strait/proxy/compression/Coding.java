@@ -5,6 +5,7 @@ import java.nio.file.DirectoryStream;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.Locale;
+import java.util.function.Supplier;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -15,72 +16,51 @@ import org.slf4j.LoggerFactory;
  * rules answer in their other codings.
  */
 enum Coding {
-    ZSTD("zstd") {
-        @Override
-        CodingStream open(int level, long length) {
-            return new ZstdStream(level, length);
-        }
+    ZSTD("zstd", ZstdStream::new, Coding::loadZstd),
+    BROTLI("br", (level, length) -> new BrotliStream(level), Coding::loadBrotli),
+    GZIP("gzip", (level, length) -> new GzipStream(level), () -> null);
 
-        @Override
-        Throwable load() {
-            try {
-                com.github.luben.zstd.util.Native.load();
-                return null;
-            } catch (LinkageError | RuntimeException e) {
-                return e;
-            }
-        }
-    },
-    BROTLI("br") {
-        @Override
-        CodingStream open(int level, long length) {
-            return new BrotliStream(level);
-        }
-
-        @Override
-        Throwable load() {
-            try {
-                if (!com.aayushatharva.brotli4j.Brotli4jLoader.isAvailable()) {
-                    return com.aayushatharva.brotli4j.Brotli4jLoader.getUnavailabilityCause();
-                }
-                removeUnpackedCopies(Path.of(System.getProperty("java.io.tmpdir")));
-                return null;
-            } catch (LinkageError | RuntimeException e) {
-                return e;
-            }
-        }
-    },
-    GZIP("gzip") {
-        @Override
-        CodingStream open(int level, long length) {
-            return new GzipStream(level);
-        }
-
-        @Override
-        Throwable load() {
-            return null;
-        }
-    };
+    /** A new stream of the coding at a level (1-9) for a body of a length, or -1 when not known. */
+    private interface Opener {
+        CodingStream open(int level, long length);
+    }
 
     private static final Logger log = LoggerFactory.getLogger(Coding.class);
 
     /** As {@code Content-Encoding} and {@code Accept-Encoding} name it. */
     final String token;
+    private final Opener opener;
+    /** Loads the coding's library: null when it is usable, else why not (or it throws why). */
+    private final Supplier<Throwable> loader;
     /** Whether the native library loaded, once known. */
     private volatile Boolean available;
 
-    Coding(String token) {
+    Coding(String token, Opener opener, Supplier<Throwable> loader) {
         this.token = token;
+        this.opener = opener;
+        this.loader = loader;
     }
 
     /**
      * A new stream at {@code level} (1-9) for a body of {@code length} bytes, or -1 when not known; only for a coding
      * found {@link #available()} (its library loaded).
      */
-    abstract CodingStream open(int level, long length);
+    CodingStream open(int level, long length) {
+        return opener.open(level, length);
+    }
 
-    /** Loads the coding's library: null when it is usable, else why not. */
-    abstract Throwable load();
+    private static Throwable loadZstd() {
+        com.github.luben.zstd.util.Native.load();
+        return null;
+    }
+
+    private static Throwable loadBrotli() {
+        if (!com.aayushatharva.brotli4j.Brotli4jLoader.isAvailable()) {
+            return com.aayushatharva.brotli4j.Brotli4jLoader.getUnavailabilityCause();
+        }
+        removeUnpackedCopies(Path.of(System.getProperty("java.io.tmpdir")));
+        return null;
+    }
 
     /** Whether this process can compress in this coding; the first call loads its library, off the event loops. */
     boolean available() {
@@ -89,7 +69,12 @@ enum Coding {
             synchronized (this) {
                 a = available;
                 if (a == null) {
-                    Throwable cause = load();
+                    Throwable cause;
+                    try {
+                        cause = loader.get();
+                    } catch (LinkageError | RuntimeException e) {
+                        cause = e;
+                    }
                     if (cause != null) {
                         log.warn("compression: {} is not available on this machine ({} {}: {}): rules answer in their"
                                 + " other codings", token, System.getProperty("os.name"), System.getProperty("os.arch"),

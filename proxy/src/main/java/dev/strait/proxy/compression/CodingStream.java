@@ -36,22 +36,20 @@ abstract class CodingStream {
 
     /** The rest of the compressed body and the coding's end of stream. */
     final ByteBuf finish(ByteBufAllocator alloc) {
-        ByteBuf out = alloc.directBuffer(64);
-        try {
-            finish(out);
-            return out;
-        } catch (RuntimeException | Error e) {
-            out.release();
-            close();
-            throw e;
-        }
+        return ending(null, alloc.directBuffer(64));
     }
 
     /** A whole body ({@code body} not released) compressed at once, start to end of stream, by this new stream. */
     final ByteBuf compress(ByteBuf body, ByteBufAllocator alloc) {
-        ByteBuf out = alloc.directBuffer(body.readableBytes() / 3 + 64);
+        return ending(body, alloc.directBuffer(body.readableBytes() / 3 + 64));
+    }
+
+    /** {@code out} with {@code last} (if any) and the end of stream; on a failure {@code out} is freed and so is the state. */
+    private ByteBuf ending(ByteBuf last, ByteBuf out) {
         try {
-            write(body, out, false);
+            if (last != null) {
+                write(last, out, false);
+            }
             finish(out);
             return out;
         } catch (RuntimeException | Error e) {
