@@ -664,6 +664,11 @@ class LocalClusterTest {
         sidecar.getArgs().forEach(a -> proxyCommand.add(a.equals("/etc/strait/config.json") ? config.toString() : a));
         Map<String, String> env = new HashMap<>();
         sidecar.getEnv().forEach(e -> env.put(e.getName(), e.getValue()));
+        // The pod's /tmp volume the injector adds (the root is read-only): native libraries unpack there, and only
+        // there (Netty would fall back to this machine's own /tmp without its workdir named).
+        assertThat(sidecar.getVolumeMounts()).anyMatch(m -> m.getMountPath().equals("/tmp"));
+        Path tmp = Files.createDirectories(dir.resolve("sidecar-tmp"));
+        env.merge("JAVA_OPTS", " -Djava.io.tmpdir=" + tmp + " -Dio.netty.native.workdir=" + tmp, String::concat);
         env.put("STRAIT_JAR", StraitProcesses.jar().toString());
         env.put("JAVA", StraitProcesses.javaBinary());
         ProxyProcess proxy = strait.startProcess(proxyCommand, env);
@@ -679,6 +684,10 @@ class LocalClusterTest {
         });
         await().atMost(Duration.ofSeconds(20)).untilAsserted(() ->
                 assertThat(tryGet(inbound, "greeter", "/")).isEqualTo("200 greetings via the sidecar\n"));
+        if (System.getProperty("os.name").startsWith("Linux")) {
+            assertThat(proxy.stderr()).as("with a /tmp the native transport loads").containsPattern(
+                    "worker\\(s\\) on (io_uring|epoll)");
+        }
     }
 
     /**

@@ -462,6 +462,16 @@ class CompressionTest {
             assertThat(r.headers().firstValue("content-encoding")).as(path).hasValue("gzip");
             assertThat(gunzip(r.body())).isEqualTo(path.endsWith("small.html") ? TEXT.substring(0, 20_000) : TEXT);
         }
+        for (String coding : new String[] {"zstd", "br"}) {
+            for (String path : new String[] {"/every/files/large.js", "/every/files/small.html", "/every/app/chunked"}) {
+                HttpResponse<byte[]> r = c.send(HttpRequest.newBuilder(h.uri(path)).header("Accept-Encoding", coding)
+                        .timeout(Duration.ofSeconds(20)).build(), HttpResponse.BodyHandlers.ofByteArray());
+                assertThat(r.version()).isEqualTo(HttpClient.Version.HTTP_2);
+                assertThat(r.headers().firstValue("content-encoding")).as(path).hasValue(coding);
+                assertThat(decode(Coding.of(coding), r.body())).as(path + " " + coding)
+                        .isEqualTo(path.endsWith("small.html") ? TEXT.substring(0, 20_000) : TEXT);
+            }
+        }
     }
 
     @Test
