@@ -73,6 +73,11 @@ public record Snapshot(Config config, RouteTable table, Limits limits, boolean a
         return t.find(host, path, method, headers, true);
     }
 
+    /** The HSTS value for a 404 of {@code host} on {@code listener} ({@link RouteTable#hsts}), or null. */
+    public String hsts(String listener, String host) {
+        return table(listener).hsts(host);
+    }
+
     /**
      * Routes {@code sub}, a request made on behalf of one accepted on {@code listener} (a forward-auth check
      * without an upstream), as that request was routed, and has the rule found answer it: its guard first,

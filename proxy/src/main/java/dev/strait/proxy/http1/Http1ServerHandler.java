@@ -438,7 +438,8 @@ public final class Http1ServerHandler extends ChannelInboundHandlerAdapter {
         }
         requests++;
         if (rule == null) {
-            sendError(ex, HttpResponseStatus.NOT_FOUND);
+            sendError(ex, HttpResponseStatus.NOT_FOUND,
+                    "https".equals(ex.scheme) ? snapshot.hsts(listener, host) : null);
             return;
         }
         ex.rule = rule;
@@ -1136,11 +1137,19 @@ public final class Http1ServerHandler extends ChannelInboundHandlerAdapter {
     }
 
     void sendError(Http1Exchange ex, HttpResponseStatus status) {
+        sendError(ex, status, null);
+    }
+
+    /** @param hsts a {@code Strict-Transport-Security} value the answer carries, or null */
+    private void sendError(Http1Exchange ex, HttpResponseStatus status, String hsts) {
         byte[] body = (status.code() + " " + status.reasonPhrase() + "\n").getBytes(StandardCharsets.ISO_8859_1);
         ByteBuf buf = ctx.alloc().ioBuffer(160 + body.length);
         buf.writeBytes(statusLine(status));
         buf.writeCharSequence("Content-Type: text/plain; charset=utf-8\r\nContent-Length: " + body.length + "\r\n",
                 StandardCharsets.ISO_8859_1);
+        if (hsts != null) {
+            buf.writeCharSequence("Strict-Transport-Security: " + hsts + "\r\n", StandardCharsets.ISO_8859_1);
+        }
         ex.status = status.code();
         writeFraming(ex, buf);
         if (!ex.head) {

@@ -315,7 +315,8 @@ public final class Http2Exchange implements Exchange, StreamDeadlines.Expiry {
             return;
         }
         if (r == null) {
-            sendError(HttpResponseStatus.NOT_FOUND);
+            sendPlain(HttpResponseStatus.NOT_FOUND,
+                    "https".equals(scheme) ? snapshot.hsts(connection.listener(), host) : null);
             return;
         }
         rule = r;
@@ -864,10 +865,18 @@ public final class Http2Exchange implements Exchange, StreamDeadlines.Expiry {
 
     @Override
     public void sendError(HttpResponseStatus status) {
+        sendPlain(status, null);
+    }
+
+    /** The short plain-text answer of {@code status}; {@code hsts}: a {@code Strict-Transport-Security} value, or null. */
+    private void sendPlain(HttpResponseStatus status, String hsts) {
         byte[] body = (status.code() + " " + status.reasonPhrase() + "\n").getBytes(StandardCharsets.ISO_8859_1);
         Http2Headers h = new DefaultHttp2Headers(false).status(status.codeAsText())
                 .add(HttpHeaderNames.CONTENT_TYPE, "text/plain; charset=utf-8")
                 .addLong(HttpHeaderNames.CONTENT_LENGTH, body.length);
+        if (hsts != null) {
+            h.add("strict-transport-security", hsts);
+        }
         beginResponse(h);
         if (head) {
             writeHeaders(h, true);

@@ -14,9 +14,15 @@ import dev.strait.proxy.guard.RuleGuard;
  *                servers apply it once the rule is found, before a {@code 100 Continue} asks for the body
  * @param accessLog whether the rule's requests are written to the access log (when it is on)
  * @param tracing   whether the rule's requests are traced (when the config has {@code tracing})
+ * @param hsts      the route's {@code Strict-Transport-Security} value, or null: the host's 404 carries it too
  */
 public record CompiledRule(String route, int index, Handler handler, RuleGuard guard, long maxBodyBytes,
-                           boolean accessLog, boolean tracing) {
+                           boolean accessLog, boolean tracing, String hsts) {
+
+    public CompiledRule(String route, int index, Handler handler, RuleGuard guard, long maxBodyBytes,
+                        boolean accessLog, boolean tracing) {
+        this(route, index, handler, guard, maxBodyBytes, accessLog, tracing, null);
+    }
 
     /** A rule whose requests are traced while tracing is on. */
     public CompiledRule(String route, int index, Handler handler, RuleGuard guard, long maxBodyBytes,

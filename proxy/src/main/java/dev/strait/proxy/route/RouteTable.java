@@ -45,6 +45,21 @@ public final class RouteTable {
      * ({@link Handler#upgradesToHttps}) is passed over, and the next that matches answers (ADR 0057).
      */
     public CompiledRule find(String host, String path, HttpMethod method, HttpHeaders headers, boolean https) {
+        VirtualHost vh = virtualHost(host);
+        return vh == null ? null : vh.find(path, method, headers, https);
+    }
+
+    /**
+     * The {@code Strict-Transport-Security} value of {@code host}'s routes (the first that has one), or null: a request
+     * over https that no rule of the host answers gets it on its 404, as nginx's {@code add_header ... always} in a
+     * server block (ingress-nginx's HSTS) puts it on every answer of the host.
+     */
+    public String hsts(String host) {
+        VirtualHost vh = virtualHost(host);
+        return vh == null ? null : vh.hsts;
+    }
+
+    private VirtualHost virtualHost(String host) {
         VirtualHost vh = host == null ? null : exactHosts.get(host);
         if (vh == null && host != null && !wildcardHosts.isEmpty()) {
             int dot = host.indexOf('.');
@@ -53,10 +68,7 @@ public final class RouteTable {
                 dot = host.indexOf('.', dot + 1);
             }
         }
-        if (vh == null) {
-            vh = anyHost;
-        }
-        return vh == null ? null : vh.find(path, method, headers, https);
+        return vh == null ? anyHost : vh;
     }
 
     /**

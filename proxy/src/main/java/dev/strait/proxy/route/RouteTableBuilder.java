@@ -286,15 +286,16 @@ public final class RouteTableBuilder {
             Route.Rule rule = rulesOf(route).get(i);
             RuleGuard guard = RuleGuard.of(rule, route.hsts());
             long maxBody = rule.maxBodyBytes() == null ? -1 : rule.maxBodyBytes();
+            String hsts = route.hsts() == null ? null : route.hsts().value();
             CompiledRule compiled = new CompiledRule(route.name(), i, decorated(made[i], route, rule), guard, maxBody,
-                    rule.accessLog(), rule.tracing());
+                    rule.accessLog(), rule.tracing(), hsts);
             for (Route.Match m : rule.matches()) {
                 CompiledRule c = compiled;
                 if (made[i] instanceof PrefixAware pa && (m.path() == null || m.path().type() == Route.PathType.Prefix)) {
                     Handler h = pa.forPrefix(m.path() == null ? "/" : prefixValue(m.path().value()));
                     if (h != made[i]) {
                         c = new CompiledRule(route.name(), i, decorated(h, route, rule), guard, maxBody, rule.accessLog(),
-                                rule.tracing());
+                                rule.tracing(), hsts);
                     }
                 }
                 out.add(c);
@@ -388,8 +389,13 @@ public final class RouteTableBuilder {
         private final Map<String, List<Candidate>> exact = new HashMap<>();
         private final Map<String, List<Candidate>> prefix = new HashMap<>();
         private final List<Candidate> regex = new ArrayList<>();
+        /** The first (in config order) of the host's routes' HSTS values, for its 404. */
+        private String hsts;
 
         void add(Candidate c) {
+            if (hsts == null) {
+                hsts = c.rule.hsts();
+            }
             switch (c.pathType) {
                 case Exact -> exact.computeIfAbsent(c.pathValue, k -> new ArrayList<>()).add(c);
                 case Prefix -> prefix.computeIfAbsent(c.pathValue, k -> new ArrayList<>()).add(c);
@@ -402,7 +408,7 @@ public final class RouteTableBuilder {
             if (rx.length > 1) {
                 Arrays.sort(rx, REGEX_ORDER);
             }
-            return new VirtualHost(sorted(exact), sorted(prefix), rx);
+            return new VirtualHost(sorted(exact), sorted(prefix), rx, hsts);
         }
 
         // Plain loops: at 10k hosts of one or two paths each, streams cost more than the sort.

@@ -17,8 +17,11 @@ final class VirtualHost {
     private final Candidate[] regex;
     private final Candidate[] rootPrefix;
     private final boolean onlyRootPrefix;
+    /** The {@code Strict-Transport-Security} value the host's 404 carries over https (its routes' first), or null. */
+    final String hsts;
 
-    VirtualHost(Map<String, Candidate[]> exact, Map<String, Candidate[]> prefix, Candidate[] regex) {
+    VirtualHost(Map<String, Candidate[]> exact, Map<String, Candidate[]> prefix, Candidate[] regex, String hsts) {
+        this.hsts = hsts;
         this.exact = Map.copyOf(exact);
         this.prefix = Map.copyOf(prefix);
         this.regex = regex;

@@ -61,7 +61,8 @@ class HstsTest {
                       - matches: [ { path: { type: Exact, value: /opted-out } } ]
                         respond: { status: 200, body: "out" }
                         responseHeaders: { set: { Strict-Transport-Security: "max-age=0" } }
-                      - backends: [ { upstream: app } ]
+                      - matches: [ { path: { type: Prefix, value: /proxied } }, { path: { type: Exact, value: /own } } ]
+                        backends: [ { upstream: app } ]
                   - name: other
                     hosts: [ other.localhost ]
                     rules:
@@ -115,6 +116,27 @@ class HstsTest {
         assertThat(https(HttpClient.Version.HTTP_2, "/own", "localhost").headers()
                 .allValues("strict-transport-security")).containsExactly("max-age=60");
         assertThat(plain("/", "other.localhost", "X-Forwarded-Proto: https").header("strict-transport-security")).isNull();
+    }
+
+    /**
+     * A path none of the host's rules answers is still the host's: its 404 over https carries the route's HSTS, as
+     * nginx's {@code add_header ... always} in the server block does; a host no route names gets none.
+     */
+    @Test
+    void theHostsNotFoundOverHttpsCarriesItToo() throws Exception {
+        for (HttpClient.Version v : HttpClient.Version.values()) {
+            HttpResponse<String> missing = https(v, "/missing", "localhost");
+            assertThat(missing.statusCode()).isEqualTo(404);
+            assertThat(missing.headers().allValues("strict-transport-security")).as(v.toString()).containsExactly(STS);
+        }
+        RawClient.Response plain = plain("/missing", "localhost");
+        assertThat(plain.status()).isEqualTo(404);
+        assertThat(plain.header("strict-transport-security")).isNull();
+        assertThat(plain("/missing", "localhost", "X-Forwarded-Proto: https").header("strict-transport-security"))
+                .isEqualTo(STS);
+        RawClient.Response unknown = plain("/", "unknown.example", "X-Forwarded-Proto: https");
+        assertThat(unknown.status()).isEqualTo(404);
+        assertThat(unknown.header("strict-transport-security")).isNull();
     }
 
     /** A guard's refusal is an answer of the route too: browsers learn HSTS from a 403 as from a 200. */
