@@ -443,7 +443,7 @@ class LocalClusterTest {
 
     /**
      * An Ingress with TLS on an operator with {@code --ingress-compression true}: over https the proxy process answers
-     * with ingress-nginx's default HSTS and the app's page gzip-compressed, the certificate the Ingress's Secret's;
+     * with ingress-nginx's default HSTS and the app's page gzip-compressed (zstd for a browser that takes it), the certificate the Ingress's Secret's;
      * plain HTTP is sent to https, without HSTS.
      */
     @Test
@@ -500,6 +500,14 @@ class LocalClusterTest {
                 assertThat(new String(new java.util.zip.GZIPInputStream(new java.io.ByteArrayInputStream(
                         dechunked(answer, end + 4))).readAllBytes(), StandardCharsets.UTF_8)).isEqualTo(page);
             });
+            // A browser takes zstd too: the operator's default codings answer it in zstd first.
+            byte[] zstd = tlsExchange(trustingTheCa, proxy.port("https"), "shop.example.com", "GET /cart HTTP/1.1\r\n"
+                    + "Host: shop.example.com\r\nAccept-Encoding: gzip, deflate, br, zstd\r\nConnection: close\r\n\r\n");
+            String zstdText = new String(zstd, StandardCharsets.ISO_8859_1);
+            int zstdEnd = zstdText.indexOf("\r\n\r\n");
+            assertThat(zstdText.substring(0, zstdEnd).toLowerCase(java.util.Locale.ROOT)).contains("\r\ncontent-encoding: zstd");
+            assertThat(new String(new com.github.luben.zstd.ZstdInputStream(new java.io.ByteArrayInputStream(
+                    dechunked(zstd, zstdEnd + 4))).readAllBytes(), StandardCharsets.UTF_8)).isEqualTo(page);
             String plain = get(proxy.port("http"), "shop.example.com", "/cart");
             assertThat(plain).startsWith("308 ");
         } finally {
