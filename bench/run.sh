@@ -91,6 +91,7 @@ ensure_tools() {
   command -v taskset >/dev/null || need+=(util-linux)
   command -v openssl >/dev/null || need+=(openssl)
   command -v gnuplot >/dev/null || need+=(gnuplot-nox)
+  [[ " $SCENARIOS " == *" browser-static "* ]] && ! command -v zstd >/dev/null && need+=(zstd) # the body check decodes zstd
   local sc apps=" " s
   for sc in $SCENARIOS; do apps+="$(scenario_app "$sc") $(scenario_loader "$sc") "; done
   [[ " $SERVERS " == *" nginx "* || $apps == *" upstream-nginx "* ]] && [[ -z $(nginx_bin) ]] && need+=(nginx)
