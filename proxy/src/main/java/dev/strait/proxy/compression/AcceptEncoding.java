@@ -20,13 +20,17 @@ public final class AcceptEncoding {
         if (field == null) {
             return null;
         }
+        String[] tokens = new String[codings.length];
+        for (int i = 0; i < codings.length; i++) {
+            tokens[i] = codings[i].token;
+        }
+        int[] weights = weights(field, tokens);
         Coding best = null;
         int bestWeight = 0;
-        for (Coding c : codings) {
-            int w = weight(field, c.token);
-            if (w > bestWeight) {
-                best = c;
-                bestWeight = w;
+        for (int i = 0; i < codings.length; i++) {
+            if (weights[i] > bestWeight) {
+                best = codings[i];
+                bestWeight = weights[i];
             }
         }
         return best;
@@ -58,7 +62,16 @@ public final class AcceptEncoding {
 
     /** The weight in thousandths {@code field} gives {@code coding}: its own, else {@code *}'s, else 0. */
     static int weight(String field, String coding) {
-        int own = -1;
+        return weights(field, new String[] {coding})[0];
+    }
+
+    /**
+     * The weights {@code field} gives each of {@code codings}, read in one pass over it (a request asks for several):
+     * a coding's own weight, else {@code *}'s, else 0.
+     */
+    private static int[] weights(String field, String[] codings) {
+        int[] own = new int[codings.length];
+        java.util.Arrays.fill(own, -1);
         int any = -1;
         int n = field.length();
         for (int start = 0; start < n; ) {
@@ -68,18 +81,34 @@ public final class AcceptEncoding {
             }
             int semi = field.indexOf(';', start);
             int tokenEnd = semi >= 0 && semi < end ? semi : end;
-            String token = field.substring(start, tokenEnd).trim();
+            int from = start;
+            int to = tokenEnd;
+            while (from < to && field.charAt(from) <= ' ') {
+                from++;
+            }
+            while (to > from && field.charAt(to - 1) <= ' ') {
+                to--;
+            }
             int weight = tokenEnd < end ? qvalue(field.substring(tokenEnd + 1, end)) : 1000;
             if (weight >= 0) {
-                if (token.equalsIgnoreCase(coding) || coding.equals("gzip") && token.equalsIgnoreCase("x-gzip")) {
-                    own = Math.max(own, weight);
-                } else if (token.equals("*")) {
+                int length = to - from;
+                if (length == 1 && field.charAt(from) == '*') {
                     any = Math.max(any, weight);
+                }
+                for (int i = 0; i < codings.length; i++) {
+                    String c = codings[i];
+                    if (length == c.length() && field.regionMatches(true, from, c, 0, length)
+                            || c.equals("gzip") && length == 6 && field.regionMatches(true, from, "x-gzip", 0, 6)) {
+                        own[i] = Math.max(own[i], weight);
+                    }
                 }
             }
             start = end + 1;
         }
-        return own >= 0 ? own : Math.max(any, 0);
+        for (int i = 0; i < own.length; i++) {
+            own[i] = own[i] >= 0 ? own[i] : Math.max(any, 0);
+        }
+        return own;
     }
 
     /**
