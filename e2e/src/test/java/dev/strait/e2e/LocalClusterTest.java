@@ -394,18 +394,7 @@ class LocalClusterTest {
                 null);
         try {
             serviceOnLoopback("app", "http", 8080, app.getAddress().getPort());
-            client.resource(Serialization.unmarshal("""
-                    apiVersion: networking.k8s.io/v1
-                    kind: Ingress
-                    metadata: { name: shop, namespace: default }
-                    spec:
-                      ingressClassName: strait
-                      rules:
-                        - host: shop.example.com
-                          http:
-                            paths:
-                              - { path: /, pathType: Prefix, backend: { service: { name: app, port: { name: http } } } }
-                    """, Ingress.class)).create();
+            shopIngress("");
 
             ProxyProcess operator = operator("--proxy-tracing-endpoint",
                     "http://127.0.0.1:" + collector.getAddress().getPort() + "/v1/traces",
@@ -468,19 +457,7 @@ class LocalClusterTest {
                     """.formatted(b64.encodeToString(leaf.certificatePem().getBytes(StandardCharsets.US_ASCII)),
                     b64.encodeToString(leaf.keyPem().getBytes(StandardCharsets.US_ASCII))),
                     io.fabric8.kubernetes.api.model.Secret.class)).create();
-            client.resource(Serialization.unmarshal("""
-                    apiVersion: networking.k8s.io/v1
-                    kind: Ingress
-                    metadata: { name: shop, namespace: default }
-                    spec:
-                      ingressClassName: strait
-                      tls: [ { hosts: [ shop.example.com ], secretName: shop-tls } ]
-                      rules:
-                        - host: shop.example.com
-                          http:
-                            paths:
-                              - { path: /, pathType: Prefix, backend: { service: { name: app, port: { name: http } } } }
-                    """, Ingress.class)).create();
+            shopIngress("tls: [ { hosts: [ shop.example.com ], secretName: shop-tls } ]");
 
             ProxyProcess operator = operator("--proxy-https-address", "127.0.0.1:0", "--ingress-compression", "true");
             Matcher m = CONTROL.matcher(operator.stderr());
@@ -513,6 +490,23 @@ class LocalClusterTest {
         } finally {
             app.stop(0);
         }
+    }
+
+    /** The Ingress {@code default/shop}: {@code shop.example.com/} to the Service {@code app}'s port {@code http}. */
+    private void shopIngress(String tls) {
+        client.resource(Serialization.unmarshal("""
+                apiVersion: networking.k8s.io/v1
+                kind: Ingress
+                metadata: { name: shop, namespace: default }
+                spec:
+                  ingressClassName: strait
+                  %s
+                  rules:
+                    - host: shop.example.com
+                      http:
+                        paths:
+                          - { path: /, pathType: Prefix, backend: { service: { name: app, port: { name: http } } } }
+                """.formatted(tls), Ingress.class)).create();
     }
 
     /** A CA for a test's certificates, valid for an hour. */

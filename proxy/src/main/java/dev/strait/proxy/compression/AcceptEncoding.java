@@ -20,11 +20,7 @@ public final class AcceptEncoding {
         if (field == null) {
             return null;
         }
-        String[] tokens = new String[codings.length];
-        for (int i = 0; i < codings.length; i++) {
-            tokens[i] = codings[i].token;
-        }
-        int[] weights = weights(field, tokens);
+        int[] weights = weights(field, codings);
         Coding best = null;
         int bestWeight = 0;
         for (int i = 0; i < codings.length; i++) {
@@ -44,10 +40,12 @@ public final class AcceptEncoding {
         if (field == null) {
             return List.of();
         }
+        int[] given = weights(field, codings.stream().map(Coding::of).toArray(Coding[]::new));
         List<String> taken = new java.util.ArrayList<>(codings.size());
         List<Integer> weights = new java.util.ArrayList<>(codings.size());
-        for (String c : codings) {
-            int w = weight(field, c);
+        for (int i = 0; i < codings.size(); i++) {
+            String c = codings.get(i);
+            int w = given[i];
             if (w > 0) {
                 int at = 0;
                 while (at < weights.size() && weights.get(at) >= w) {
@@ -62,14 +60,14 @@ public final class AcceptEncoding {
 
     /** The weight in thousandths {@code field} gives {@code coding}: its own, else {@code *}'s, else 0. */
     static int weight(String field, String coding) {
-        return weights(field, new String[] {coding})[0];
+        return weights(field, new Coding[] {Coding.of(coding)})[0];
     }
 
     /**
      * The weights {@code field} gives each of {@code codings}, read in one pass over it (a request asks for several):
      * a coding's own weight, else {@code *}'s, else 0.
      */
-    private static int[] weights(String field, String[] codings) {
+    private static int[] weights(String field, Coding[] codings) {
         int[] own = new int[codings.length];
         java.util.Arrays.fill(own, -1);
         int any = -1;
@@ -96,7 +94,7 @@ public final class AcceptEncoding {
                     any = Math.max(any, weight);
                 }
                 for (int i = 0; i < codings.length; i++) {
-                    String c = codings[i];
+                    String c = codings[i].token;
                     if (length == c.length() && field.regionMatches(true, from, c, 0, length)
                             || c.equals("gzip") && length == 6 && field.regionMatches(true, from, "x-gzip", 0, 6)) {
                         own[i] = Math.max(own[i], weight);
