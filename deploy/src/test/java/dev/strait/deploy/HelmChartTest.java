@@ -253,6 +253,8 @@ class HelmChartTest {
                 "--proxy-tracing-protocol=http/protobuf");
         assertThat(operatorArgs(Map.of("proxy.tracing.endpoint", collector, "proxy.tracing.protocol", "http/json")))
                 .contains("--proxy-tracing-protocol=http/json");
+        assertThat(operatorArgs(Map.of("proxy.tracing.endpoint", "http://otel-collector.monitoring:4317",
+                "proxy.tracing.protocol", "grpc"))).contains("--proxy-tracing-protocol=grpc");
         assertThat(operatorArgs(Map.of("proxy.tracing.endpoint", collector, "proxy.tracing.percent", "2.5",
                 "proxy.tracing.serviceName", "edge proxy: eu", "proxy.tracing.trustIncoming", false))).contains(
                 "--proxy-tracing-percent=2.5", "--proxy-tracing-service-name=edge proxy: eu",

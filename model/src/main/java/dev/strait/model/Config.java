@@ -275,6 +275,9 @@ public record Config(
                           String protocol) {
         public static final String PROTOBUF = "http/protobuf";
         public static final String JSON = "http/json";
+        /** OTLP over gRPC (HTTP/2), the collector's port 4317: what ingress-nginx, Envoy and Contour send. */
+        public static final String GRPC = "grpc";
+        public static final List<String> PROTOCOLS = List.of(PROTOBUF, JSON, GRPC);
         public static final String DEFAULT_SERVICE_NAME = "strait";
         public static final java.time.Duration DEFAULT_FLUSH_INTERVAL = java.time.Duration.ofSeconds(5);
 

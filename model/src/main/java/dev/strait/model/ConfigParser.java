@@ -306,7 +306,12 @@ public final class ConfigParser {
     /** {@code { endpoint, percent, serviceName, trustIncoming, flushInterval, headers, protocol }}; null when the endpoint is bad. */
     private Config.Tracing tracing(JsonNode n) {
         known(n, "tracing", "endpoint", "percent", "serviceName", "trustIncoming", "flushInterval", "headers", "protocol");
-        String endpoint = tracingEndpoint(requiredText(n.get("endpoint"), "tracing.endpoint"));
+        String protocol = text(n.get("protocol"), "tracing.protocol", Config.Tracing.PROTOBUF);
+        if (!Config.Tracing.PROTOCOLS.contains(protocol)) {
+            error("tracing.protocol", "must be http/protobuf, http/json or grpc, got \"" + protocol + "\"");
+        }
+        String endpoint = tracingEndpoint(requiredText(n.get("endpoint"), "tracing.endpoint"),
+                protocol.equals(Config.Tracing.GRPC));
         double percent = 100;
         JsonNode pn = n.get("percent");
         if (pn != null && !pn.isNull()) {
@@ -358,11 +363,6 @@ public final class ConfigParser {
                 }
             });
         }
-        String protocol = text(n.get("protocol"), "tracing.protocol", Config.Tracing.PROTOBUF);
-        if (!protocol.equals(Config.Tracing.PROTOBUF) && !protocol.equals(Config.Tracing.JSON)) {
-            error("tracing.protocol", "must be http/protobuf or http/json (OTLP over HTTP; gRPC is not sent), got \""
-                    + protocol + "\"");
-        }
         return endpoint == null ? null
                 : new Config.Tracing(endpoint, percent, service, trust, peers, flush, headers, protocol);
     }
@@ -373,10 +373,11 @@ public final class ConfigParser {
             "transfer-encoding", "expect", "te", "upgrade", "keep-alive");
 
     /**
-     * The collector's URL: http or https, a host, no user, query or fragment; {@code /v1/traces} added when
-     * it has no path (as OpenTelemetry's exporters do with {@code OTEL_EXPORTER_OTLP_ENDPOINT}).
+     * The collector's URL: http or https, a host, no user, query or fragment. Over HTTP {@code /v1/traces} is
+     * added when it has no path (as OpenTelemetry's exporters do with {@code OTEL_EXPORTER_OTLP_ENDPOINT}); over
+     * gRPC it has none (the service's path is gRPC's own), and http or https says whether the connection is TLS.
      */
-    private String tracingEndpoint(String s) {
+    private String tracingEndpoint(String s, boolean grpc) {
         if (s == null) {
             return null;
         }
@@ -389,8 +390,8 @@ public final class ConfigParser {
         }
         String scheme = u.getScheme() == null ? "" : u.getScheme().toLowerCase(Locale.ROOT);
         if (!scheme.equals("http") && !scheme.equals("https")) {
-            error("tracing.endpoint", "\"" + s + "\" must be an http:// or https:// URL (OTLP over HTTP, as "
-                    + "http://otel-collector:4318/v1/traces)");
+            error("tracing.endpoint", "\"" + s + "\" must be an http:// or https:// URL (as "
+                    + (grpc ? "http://otel-collector:4317" : "http://otel-collector:4318/v1/traces") + ")");
             return null;
         }
         if (u.getHost() == null || u.getRawUserInfo() != null || u.getRawQuery() != null || u.getRawFragment() != null) {
@@ -399,6 +400,14 @@ public final class ConfigParser {
             return null;
         }
         String path = u.getRawPath();
+        if (grpc) {
+            if (path != null && !path.isEmpty() && !path.equals("/")) {
+                error("tracing.endpoint", "\"" + s + "\" must have no path over gRPC (its service's path is fixed), as "
+                        + "http://otel-collector:4317");
+                return null;
+            }
+            return s.replaceAll("/$", "");
+        }
         return path == null || path.isEmpty() || path.equals("/") ? s.replaceAll("/$", "") + "/v1/traces" : s;
     }
 

@@ -704,6 +704,10 @@ class ConfigParserTest {
             assertThat(t.protocol()).as("OpenTelemetry's default").isEqualTo("http/protobuf");
             assertThat(parse(LISTENER + "tracing: { endpoint: \"http://c:4318\", protocol: http/json }\n").tracing().protocol())
                     .isEqualTo("http/json");
+            Config grpc = parse(LISTENER + "tracing: { endpoint: \"https://c:4317/\", protocol: grpc }\n");
+            assertThat(grpc.tracing().protocol()).isEqualTo("grpc");
+            assertThat(grpc.tracing().endpoint()).as("no OTLP/HTTP path over gRPC").isEqualTo("https://c:4317");
+            assertThat(ConfigParser.parse(ConfigWriter.toJson(grpc, false), "written")).isEqualTo(grpc);
             assertThat(t.trusts(java.net.InetAddress.getByName("10.1.2.3"))).isTrue();
             assertThat(t.trusts(java.net.InetAddress.getByName("192.0.2.1"))).isFalse();
             assertThat(ConfigParser.parse(ConfigWriter.toJson(c, false), "written")).isEqualTo(c);
@@ -1367,8 +1371,12 @@ class ConfigParserTest {
                         "requestId.trustIncoming[0]", "\"lb.internal\" is not an IP address or CIDR block"),
                 arguments("tracing without an endpoint", l + "tracing: { percent: 10 }\n",
                         "tracing.endpoint", "required"),
-                arguments("tracing over gRPC", l + "tracing: { endpoint: \"http://c:4317\", protocol: grpc }\n",
-                        "tracing.protocol", "must be http/protobuf or http/json (OTLP over HTTP; gRPC is not sent), got \"grpc\""),
+                arguments("tracing over another protocol", l + "tracing: { endpoint: \"http://c:4317\", protocol: grpc/json }\n",
+                        "tracing.protocol", "must be http/protobuf, http/json or grpc, got \"grpc/json\""),
+                arguments("tracing over gRPC to a path", l + "tracing: { endpoint: \"http://c:4317/v1/traces\", protocol: grpc }\n",
+                        "tracing.endpoint", "must have no path over gRPC (its service's path is fixed)"),
+                arguments("tracing over gRPC without a URL", l + "tracing: { endpoint: \"c:4317\", protocol: grpc }\n",
+                        "tracing.endpoint", "must be an http:// or https:// URL (as http://otel-collector:4317)"),
                 arguments("tracing endpoint over gRPC", l + "tracing: { endpoint: \"grpc://c:4317\" }\n",
                         "tracing.endpoint", "must be an http:// or https:// URL"),
                 arguments("tracing endpoint with a query", l + "tracing: { endpoint: \"http://c:4318/v1/traces?x=1\" }\n",

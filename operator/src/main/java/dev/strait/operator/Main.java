@@ -78,17 +78,18 @@ public final class Main {
               --proxy-protocol true|false  the ingress proxies' listeners read a PROXY protocol header (v1 or
                                            v2) from a TCP load balancer first, and refuse connections
                                            without one (default false)
-              --proxy-tracing-endpoint URL  every proxy traces its requests and sends the spans to this OTLP/HTTP
+              --proxy-tracing-endpoint URL  every proxy traces its requests and sends the spans to this OTLP
                                            collector, e.g. http://otel-collector.monitoring:4318/v1/traces; a URL
-                                           without a path gets /v1/traces (default: none, no tracing)
+                                           without a path gets /v1/traces; over gRPC a URL without a path,
+                                           e.g. http://otel-collector.monitoring:4317 (default: none, no tracing)
               --proxy-tracing-percent N    the share of new traces recorded, 0 to 100 (decimals allowed);
                                            a trusted traceparent's sampled flag decides for its own (default 100)
               --proxy-tracing-service-name NAME  the spans' service.name (default strait)
               --proxy-tracing-trust-incoming true|false|A,B,...  continue a client's traceparent: always,
                                            never, or only from these addresses and CIDR blocks (default true)
-              --proxy-tracing-protocol http/protobuf|http/json  how batches are encoded (default
-                                           http/protobuf, OpenTelemetry's; a proxy's OTEL_EXPORTER_OTLP_PROTOCOL
-                                           overrides it)
+              --proxy-tracing-protocol http/protobuf|http/json|grpc  how batches are sent: over HTTP
+                                           in protobuf (default, OpenTelemetry's) or JSON, or over gRPC (the
+                                           collector's 4317); a proxy's OTEL_EXPORTER_OTLP_PROTOCOL overrides it
               --ingress-compression true|false  every backend path of an Ingress sends its text answers
                                            compressed to clients that take it, as ingress-nginx's
                                            use-gzip (default false; Routes state their own compression)

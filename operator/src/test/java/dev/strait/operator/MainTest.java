@@ -131,9 +131,13 @@ class MainTest {
         assertThat(Main.tracing(Map.of("proxy-tracing-endpoint", COLLECTOR)).protocol()).isEqualTo("http/protobuf");
         assertThat(Main.tracing(Map.of("proxy-tracing-endpoint", COLLECTOR, "proxy-tracing-protocol", "http/json"))
                 .protocol()).isEqualTo("http/json");
+        Config.Tracing grpc = Main.tracing(Map.of("proxy-tracing-endpoint", "http://otel-collector.monitoring:4317",
+                "proxy-tracing-protocol", "grpc"));
+        assertThat(grpc.protocol()).isEqualTo("grpc");
+        assertThat(grpc.endpoint()).as("no OTLP/HTTP path added").isEqualTo("http://otel-collector.monitoring:4317");
         org.assertj.core.api.Assertions.assertThatThrownBy(() -> Main.tracing(Map.of("proxy-tracing-endpoint", COLLECTOR,
-                "proxy-tracing-protocol", "grpc"))).hasMessageContaining("--proxy-tracing-protocol: must be http/protobuf"
-                + " or http/json");
+                "proxy-tracing-protocol", "thrift"))).hasMessageContaining("--proxy-tracing-protocol: must be http/protobuf,"
+                + " http/json or grpc");
     }
 
     /** Checked as the config file's tracing section is, each error naming its flag. */

@@ -57,6 +57,101 @@ final class OtlpProtobuf {
         }
     }
 
+    /**
+     * The {@code partial_success} of an {@code ExportTraceServiceResponse} (field 1: {@code rejected_spans} 1,
+     * {@code error_message} 2): what the collector dropped of a batch it took. {@link Delivery#TAKEN} when the answer
+     * has none, or cannot be read (the batch was taken all the same).
+     */
+    static Delivery partialSuccess(byte[] response) {
+        try {
+            Reader top = new Reader(response, 0, response.length);
+            while (top.more()) {
+                int tag = (int) top.varint();
+                if (tag == (1 << 3 | 2)) {
+                    int length = (int) top.varint();
+                    Reader ps = new Reader(response, top.at, top.at + length);
+                    long rejected = 0;
+                    String message = null;
+                    while (ps.more()) {
+                        int t = (int) ps.varint();
+                        if (t == (1 << 3)) {
+                            rejected = ps.varint();
+                        } else if (t == (2 << 3 | 2)) {
+                            int n = (int) ps.varint();
+                            message = new String(response, ps.skip(n), n, StandardCharsets.UTF_8);
+                        } else {
+                            ps.skipField(t);
+                        }
+                    }
+                    return Delivery.partly(rejected, message);
+                }
+                top.skipField(tag);
+            }
+        } catch (IndexOutOfBoundsException e) {
+            // a broken answer: the batch was taken (the transport said so), what was dropped is unknown
+        }
+        return Delivery.TAKEN;
+    }
+
+    /** Reads fields of protobuf's wire format from {@code bytes[at..end)}; out of bounds throws. */
+    private static final class Reader {
+        private final byte[] bytes;
+        private final int end;
+        private int at;
+
+        Reader(byte[] bytes, int at, int end) {
+            if (at < 0 || end > bytes.length || at > end) {
+                throw new IndexOutOfBoundsException();
+            }
+            this.bytes = bytes;
+            this.at = at;
+            this.end = end;
+        }
+
+        boolean more() {
+            return at < end;
+        }
+
+        long varint() {
+            long v = 0;
+            for (int shift = 0; shift < 64; shift += 7) {
+                byte b = next();
+                v |= (long) (b & 0x7F) << shift;
+                if (b >= 0) {
+                    return v;
+                }
+            }
+            throw new IndexOutOfBoundsException("varint too long");
+        }
+
+        /** Passes {@code n} bytes; returns where they start. */
+        int skip(int n) {
+            if (n < 0 || n > end - at) {
+                throw new IndexOutOfBoundsException();
+            }
+            int start = at;
+            at += n;
+            return start;
+        }
+
+        void skipField(int tag) {
+            switch (tag & 7) {
+                case 0 -> varint();
+                case 1 -> skip(8);
+                case 2 -> skip((int) varint());
+                case 5 -> skip(4);
+                default -> throw new IndexOutOfBoundsException("wire type " + (tag & 7));
+            }
+        }
+
+        private byte next() {
+            if (at >= end) {
+                throw new IndexOutOfBoundsException();
+            }
+            return bytes[at++];
+        }
+    }
+
     /** One message's fields in protobuf's wire format. */
     static final class Message {
         private static final int VARINT = 0;

@@ -7,9 +7,10 @@ import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 /**
- * How a batch goes to the collector over OTLP/HTTP: binary protobuf (OpenTelemetry's default; every receiver must
- * take it) or JSON. The config's {@code tracing.protocol} chooses, unless the environment does, as OpenTelemetry's
- * exporters read it: {@code OTEL_EXPORTER_OTLP_TRACES_PROTOCOL}, else {@code OTEL_EXPORTER_OTLP_PROTOCOL}.
+ * How a batch goes to the collector: over HTTP in binary protobuf (OpenTelemetry's default; every receiver must take
+ * it) or JSON, or over gRPC (protobuf; the collector's port 4317). The config's {@code tracing.protocol} chooses,
+ * unless the environment does, as OpenTelemetry's exporters read it: {@code OTEL_EXPORTER_OTLP_TRACES_PROTOCOL}, else
+ * {@code OTEL_EXPORTER_OTLP_PROTOCOL}.
  */
 enum OtlpProtocol {
     PROTOBUF(Config.Tracing.PROTOBUF, "application/x-protobuf") {
@@ -22,6 +23,12 @@ enum OtlpProtocol {
         @Override
         byte[] encode(List<Span> spans, String serviceName, String hostName, String version) {
             return OtlpJson.encode(spans, serviceName, hostName, version);
+        }
+    },
+    GRPC(Config.Tracing.GRPC, "application/grpc") {
+        @Override
+        byte[] encode(List<Span> spans, String serviceName, String hostName, String version) {
+            return OtlpProtobuf.encode(spans, serviceName, hostName, version);
         }
     };
 
@@ -49,10 +56,10 @@ enum OtlpProtocol {
 
     /** The config's protocol ({@code http/protobuf} when it names another: the parser refuses those). */
     static OtlpProtocol of(String name) {
-        return JSON.name.equals(name) ? JSON : PROTOBUF;
+        return JSON.name.equals(name) ? JSON : GRPC.name.equals(name) ? GRPC : PROTOBUF;
     }
 
-    /** The environment's protocol, or null when it names none; one Strait does not send (gRPC) is reported once. */
+    /** The environment's protocol, or null when it names none; one Strait does not know is reported once. */
     static OtlpProtocol fromEnvironment(Map<String, String> env) {
         String variable = env.get("OTEL_EXPORTER_OTLP_TRACES_PROTOCOL") != null ? "OTEL_EXPORTER_OTLP_TRACES_PROTOCOL"
                 : "OTEL_EXPORTER_OTLP_PROTOCOL";
@@ -65,7 +72,7 @@ enum OtlpProtocol {
                 return p;
             }
         }
-        log.warn("tracing: {}={} is not read: Strait sends OTLP over HTTP (http/protobuf or http/json), as the config's"
+        log.warn("tracing: {}={} is not read: Strait sends http/protobuf, http/json or grpc; it sends what the config's"
                 + " tracing.protocol says", variable, value);
         return null;
     }

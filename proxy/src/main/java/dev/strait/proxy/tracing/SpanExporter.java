@@ -8,11 +8,8 @@ import io.micrometer.core.instrument.MeterRegistry;
 import io.netty.channel.EventLoopGroup;
 import io.netty.util.concurrent.FastThreadLocal;
 import io.netty.util.internal.PlatformDependent;
+import dev.strait.proxy.tls.CollectorTls;
 import java.io.IOException;
-import java.io.InputStream;
-import java.io.OutputStream;
-import java.net.HttpURLConnection;
-import java.net.URI;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
@@ -24,17 +21,19 @@ import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 /**
- * Sends finished spans to the collector the serving config names ({@link Config.Tracing}), in OTLP/HTTP
- * JSON batches, off the event loops: a loop only offers a span to a lock-free bounded queue; one thread
- * posts batches of up to {@link #BATCH} every {@code flushInterval}, or as soon as a batch is full (as
- * OpenTelemetry's batch span processor). Requests never wait for the collector: when the queue is full
- * (the collector slower than the traffic, or away) spans are dropped and counted.
+ * Sends finished spans to the collector the serving config names ({@link Config.Tracing}), in OTLP batches
+ * ({@link OtlpProtocol}: over HTTP, {@link OtlpHttp}, or gRPC, {@link OtlpGrpc}), off the event loops: a loop only
+ * offers a span to a lock-free bounded queue; one thread sends batches of up to {@link #BATCH} every
+ * {@code flushInterval}, or as soon as a batch is full (as OpenTelemetry's batch span processor). Requests never
+ * wait for the collector: when the queue is full (the collector slower than the traffic, or away) spans are
+ * dropped and counted.
  *
- * <p>A batch is posted once and again twice, half a second and a second later, when the collector
- * answers 429, 502, 503 or 504 or cannot be reached (OTLP/HTTP's retryable failures); then it is given
- * up and counted as failed. The endpoint and service name are read from the serving snapshot as each
- * batch goes, so a reload applies to the next batch; spans still queued when tracing is turned off are
- * dropped.
+ * <p>A batch is sent once and again twice, half a second and a second later, when the collector's answer is one
+ * OTLP calls retryable (HTTP 429, 502, 503, 504; gRPC's UNAVAILABLE and the like) or it cannot be reached; then it
+ * is given up and counted as failed. Spans the collector takes but says it rejected (OTLP's partial success) are
+ * counted as failed too, with its message logged. The endpoint and service name are read from the serving
+ * snapshot as each batch goes, so a reload applies to the next batch; spans still queued when tracing is turned
+ * off are dropped.
  */
 public final class SpanExporter implements AutoCloseable {
     private static final Logger log = LoggerFactory.getLogger(SpanExporter.class);
@@ -42,8 +41,6 @@ public final class SpanExporter implements AutoCloseable {
     static final int BATCH = 512;
     private static final int ATTEMPTS = 3;
     private static final long FIRST_BACKOFF_MILLIS = 500;
-    private static final int CONNECT_TIMEOUT_MILLIS = 5_000;
-    private static final int READ_TIMEOUT_MILLIS = 10_000;
     private static final long WARN_EVERY_NANOS = TimeUnit.SECONDS.toNanos(30);
     /** Per event loop: the exporter of the server the loop serves for (see {@link #install}). */
     private static final FastThreadLocal<SpanExporter> HERE = new FastThreadLocal<>();
@@ -66,6 +63,12 @@ public final class SpanExporter implements AutoCloseable {
     private final Map<String, String> environmentHeaders;
     /** The environment's {@code OTEL_EXPORTER_OTLP_*PROTOCOL}, over the config's; null when it names none. */
     private final OtlpProtocol environmentProtocol;
+    /** Where the environment's TLS settings for the collector are read ({@link CollectorTls}). */
+    private final Map<String, String> environment;
+    /** Made by the sender thread when a batch first goes to an https endpoint; only it touches these. */
+    private CollectorTls tls;
+    private boolean tlsFailed;
+    private OtlpGrpc grpc;
 
     public SpanExporter(Serving serving, MeterRegistry registry) {
         this(serving, registry, System.getenv());
@@ -76,6 +79,7 @@ public final class SpanExporter implements AutoCloseable {
         this.serving = serving;
         this.environmentHeaders = Map.copyOf(OtlpHeaders.fromEnvironment(environment));
         this.environmentProtocol = OtlpProtocol.fromEnvironment(environment);
+        this.environment = Map.copyOf(environment);
         if (registry != null) {
             counter(registry, "exported", exported, "Spans the collector took");
             counter(registry, "dropped", dropped,
@@ -175,6 +179,9 @@ public final class SpanExporter implements AutoCloseable {
                 }
             } while (batch.size() == BATCH);
             if (last) {
+                if (grpc != null) {
+                    grpc.close();
+                }
                 return;
             }
         }
@@ -189,18 +196,28 @@ public final class SpanExporter implements AutoCloseable {
         byte[] body = protocol.encode(batch, t.serviceName(), hostName, version);
         String why = null;
         for (int attempt = 1; attempt <= ATTEMPTS; attempt++) {
+            Delivery d;
             try {
-                int status = post(t.endpoint(), protocol.contentType, body, t.headers(), environmentHeaders);
-                if (status >= 200 && status < 300) {
-                    exported.addAndGet(batch.size());
-                    return;
-                }
-                why = "the collector answered " + status;
-                if (status != 429 && status != 502 && status != 503 && status != 504) {
-                    break;
-                }
+                d = deliver(protocol, t, body);
             } catch (IOException | RuntimeException e) {
-                why = e.toString();
+                d = Delivery.retry(e.toString());
+            } catch (InterruptedException e) {
+                Thread.currentThread().interrupt();
+                d = Delivery.refused("interrupted");
+            }
+            if (d.taken()) {
+                long rejected = Math.min(d.rejected(), batch.size());
+                exported.addAndGet(batch.size() - rejected);
+                failed.addAndGet(rejected);
+                if (d.why() != null || rejected > 0) {
+                    warn("tracing: the collector at {} took a batch of {} span(s) but rejected {}: {}", t.endpoint(),
+                            batch.size(), rejected, d.why() == null ? "it gave no reason" : d.why());
+                }
+                return;
+            }
+            why = d.why();
+            if (!d.retry()) {
+                break;
             }
             if (last || closed) {
                 break; // stopping: one try, not the retries' seconds
@@ -208,39 +225,45 @@ public final class SpanExporter implements AutoCloseable {
             LockSupport.parkNanos(this, TimeUnit.MILLISECONDS.toNanos(FIRST_BACKOFF_MILLIS << (attempt - 1)));
         }
         failed.addAndGet(batch.size());
+        warn("tracing: {} span(s) not sent to {}: {} ({} failed in all; at most one warning every 30 s)",
+                batch.size(), t.endpoint(), why, failed.get());
+    }
+
+    /** One try: the batch over the protocol's transport. */
+    private Delivery deliver(OtlpProtocol protocol, Config.Tracing t, byte[] body) throws IOException, InterruptedException {
+        if (protocol == OtlpProtocol.GRPC) {
+            if (grpc == null) {
+                grpc = new OtlpGrpc(version);
+            }
+            return grpc.export(t.endpoint(), body, t.headers(), environmentHeaders, this::tls);
+        }
+        return OtlpHttp.post(t.endpoint(), protocol, body, t.headers(), environmentHeaders,
+                t.endpoint().regionMatches(true, 0, "https:", 0, 6) ? tls() : null);
+    }
+
+    /** The environment's TLS for the collector; when it cannot be used, said once and the JDK's defaults taken. */
+    private CollectorTls tls() {
+        if (tls == null && !tlsFailed) {
+            try {
+                tls = CollectorTls.fromEnvironment(environment);
+            } catch (IllegalArgumentException e) {
+                tlsFailed = true;
+                log.error("tracing: {}; the collector's certificate is checked against the JDK's CAs instead",
+                        e.getMessage());
+                tls = CollectorTls.fromEnvironment(Map.of());
+            }
+        }
+        return tls;
+    }
+
+    /** Logs at most one warning every 30 s. */
+    private void warn(String format, Object... args) {
         long now = System.nanoTime();
         if (!warned || now - warnedAt >= WARN_EVERY_NANOS) {
             warned = true;
             warnedAt = now;
-            log.warn("tracing: {} span(s) not sent to {}: {} ({} failed in all; at most one warning every 30 s)",
-                    batch.size(), t.endpoint(), why, failed.get());
+            log.warn(format, args);
         }
-    }
-
-    /** POSTs one batch; the connection is kept alive for the next by the JDK's client. */
-    private static int post(String endpoint, String contentType, byte[] body, Map<String, String> configured,
-                            Map<String, String> environment) throws IOException {
-        HttpURLConnection c = (HttpURLConnection) URI.create(endpoint).toURL().openConnection();
-        c.setConnectTimeout(CONNECT_TIMEOUT_MILLIS);
-        c.setReadTimeout(READ_TIMEOUT_MILLIS);
-        c.setRequestMethod("POST");
-        c.setDoOutput(true);
-        c.setInstanceFollowRedirects(false);
-        c.setFixedLengthStreamingMode(body.length);
-        c.setRequestProperty("Content-Type", contentType);
-        configured.forEach(c::setRequestProperty);
-        environment.forEach(c::setRequestProperty); // set after: the environment's value wins
-        try (OutputStream out = c.getOutputStream()) {
-            out.write(body);
-        }
-        int status = c.getResponseCode();
-        // Read the answer to its end so the connection can be reused.
-        try (InputStream in = status < 400 ? c.getInputStream() : c.getErrorStream()) {
-            if (in != null) {
-                in.transferTo(OutputStream.nullOutputStream());
-            }
-        }
-        return status;
     }
 
     /** Sends what is queued (one try, so a collector that is away delays the stop by its timeouts at most). */

@@ -37,7 +37,19 @@ final class OtlpCollector implements AutoCloseable {
     volatile com.sun.net.httpserver.Headers lastHeaders;
 
     OtlpCollector() throws IOException {
-        server = HttpServer.create(new InetSocketAddress(InetAddress.getLoopbackAddress(), 0), 16);
+        this(null);
+    }
+
+    /** With {@code tls}, an https collector (its endpoint named {@code localhost}, as its certificate). */
+    OtlpCollector(javax.net.ssl.SSLContext tls) throws IOException {
+        InetSocketAddress address = new InetSocketAddress(InetAddress.getLoopbackAddress(), 0);
+        if (tls != null) {
+            var https = com.sun.net.httpserver.HttpsServer.create(address, 16);
+            https.setHttpsConfigurator(new com.sun.net.httpserver.HttpsConfigurator(tls));
+            server = https;
+        } else {
+            server = HttpServer.create(address, 16);
+        }
         server.createContext("/v1/traces", ex -> {
             try (ex) {
                 posts.incrementAndGet();
@@ -64,7 +76,7 @@ final class OtlpCollector implements AutoCloseable {
     }
 
     /** A protobuf batch in OTLP's JSON form (ids in hex, 64-bit numbers as strings, enums as numbers). */
-    private static JsonNode asJson(ExportTraceServiceRequest request) {
+    static JsonNode asJson(ExportTraceServiceRequest request) {
         ObjectNode batch = JSON.createObjectNode();
         for (ResourceSpans rs : request.getResourceSpansList()) {
             ObjectNode r = batch.withArray("resourceSpans").addObject();
@@ -105,7 +117,8 @@ final class OtlpCollector implements AutoCloseable {
     }
 
     String endpoint() {
-        return "http://127.0.0.1:" + server.getAddress().getPort() + "/v1/traces";
+        return (server instanceof com.sun.net.httpserver.HttpsServer ? "https://localhost:" : "http://127.0.0.1:")
+                + server.getAddress().getPort() + "/v1/traces";
     }
 
     /** The next span taken, waiting up to 10 s. */

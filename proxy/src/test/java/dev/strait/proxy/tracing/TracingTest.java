@@ -267,7 +267,8 @@ class TracingTest {
 
     /**
      * OpenTelemetry's environment variables, as an exporter reads them: the protocol over the config's, the fields
-     * added to the config's (a Secret's key, never in a config file or snapshot); a gRPC protocol is not read.
+     * added to the config's (a Secret's key, never in a config file or snapshot); a protocol Strait does not know is
+     * not read (gRPC over the config's HTTP: GrpcExportTest).
      */
     @Test
     void theEnvironmentsProtocolAndFieldsWin() throws Exception {
@@ -275,7 +276,7 @@ class TracingTest {
                 java.util.Map.of("OTEL_EXPORTER_OTLP_PROTOCOL", "http/json", "OTEL_EXPORTER_OTLP_HEADERS", "x-key=abc%20d"),
                 java.util.Map.of("OTEL_EXPORTER_OTLP_TRACES_PROTOCOL", "http/json", "OTEL_EXPORTER_OTLP_PROTOCOL", "grpc",
                         "OTEL_EXPORTER_OTLP_TRACES_HEADERS", "x-key=abc%20d", "OTEL_EXPORTER_OTLP_HEADERS", "x-key=other"),
-                java.util.Map.of("OTEL_EXPORTER_OTLP_PROTOCOL", "grpc"))) {
+                java.util.Map.of("OTEL_EXPORTER_OTLP_PROTOCOL", "http/thrift"))) {
             dev.strait.proxy.config.Serving serving = dev.strait.proxy.testing.TestServing.serving(
                     "listeners: [ { name: http, address: \"127.0.0.1:0\" } ]\ntracing: { endpoint: \"" + collector.endpoint()
                             + "\", flushInterval: 20ms, headers: { x-team: ops } }\n");
@@ -291,6 +292,38 @@ class TracingTest {
                 assertThat(collector.lastHeaders.getFirst("x-key")).as(env.toString()).isEqualTo(grpcOnly ? null : "abc d");
                 assertThat(collector.lastHeaders.getFirst("x-team")).isEqualTo("ops");
             }
+        }
+    }
+
+    /** An https collector is checked against the environment's CA (OTEL_EXPORTER_OTLP_CERTIFICATE), else the JDK's. */
+    @Test
+    void anHttpsCollectorIsTrustedThroughTheEnvironmentsCa(@org.junit.jupiter.api.io.TempDir java.nio.file.Path dir)
+            throws Exception {
+        var certs = new dev.strait.proxy.testing.TestCertificates();
+        var issued = certs.issue(dev.strait.proxy.testing.TestCertificates.KeyType.EC, "collector", "localhost");
+        var keys = java.security.KeyStore.getInstance("PKCS12");
+        keys.load(null, null);
+        keys.setKeyEntry("collector", issued.key(), new char[0],
+                new java.security.cert.X509Certificate[] {issued.certificate(), certs.ca()});
+        var kmf = javax.net.ssl.KeyManagerFactory.getInstance(javax.net.ssl.KeyManagerFactory.getDefaultAlgorithm());
+        kmf.init(keys, new char[0]);
+        var tls = javax.net.ssl.SSLContext.getInstance("TLS");
+        tls.init(kmf.getKeyManagers(), null, null);
+        String ca = certs.writeCa(dir).toString();
+        try (OtlpCollector https = new OtlpCollector(tls)) {
+            for (var env : java.util.List.of(java.util.Map.of("OTEL_EXPORTER_OTLP_CERTIFICATE", ca),
+                    java.util.Map.<String, String>of())) {
+                dev.strait.proxy.config.Serving serving = dev.strait.proxy.testing.TestServing.serving(
+                        "listeners: [ { name: http, address: \"127.0.0.1:0\" } ]\ntracing: { endpoint: \""
+                                + https.endpoint() + "\", flushInterval: 20ms }\n");
+                try (SpanExporter exporter = new SpanExporter(serving, null, env)) {
+                    exporter.offer(new Span(RequestTrace.parse(GIVEN), System.currentTimeMillis() * 1_000_000L,
+                            1_000_000, "GET", "https", "shop", "/tls", "1.1", 200, 2, "site", "127.0.0.1", null, null, null));
+                    Awaitility.await().atMost(Duration.ofSeconds(20)).until(() -> exporter.exported() + exporter.failed() == 1);
+                    assertThat(exporter.exported()).as(env.toString()).isEqualTo(env.isEmpty() ? 0 : 1);
+                }
+            }
+            assertThat(https.posts.get()).as("the untrusted collector was never posted to").isEqualTo(1);
         }
     }
 
