@@ -736,7 +736,7 @@ public final class ConfigParser {
             JsonNode sc = ho.get("setCookie");
             if (sc != null && !sc.isNull() && object(sc, path + ".hashOn.setCookie")) {
                 known(sc, path + ".hashOn.setCookie", "path", "maxAge", "sameSite", "changeOnFailure", "domain",
-                        "secure");
+                        "secure", "mode");
                 if (source != Upstream.HashSource.COOKIE) {
                     error(path + ".hashOn.setCookie", "is only used with source cookie");
                 }
@@ -750,11 +750,16 @@ public final class ConfigParser {
                 if (sameSite != null && !Upstream.SetCookie.SAME_SITE.contains(sameSite)) {
                     error(path + ".hashOn.setCookie.sameSite", "must be Strict, Lax or None, got \"" + sameSite + "\"");
                 }
+                String mode = text(sc.get("mode"), path + ".hashOn.setCookie.mode", Upstream.SetCookie.BALANCED);
+                if (!mode.equals(Upstream.SetCookie.BALANCED) && !mode.equals(Upstream.SetCookie.PERSISTENT)) {
+                    error(path + ".hashOn.setCookie.mode", "must be balanced or persistent, got \"" + mode + "\"");
+                }
                 setCookie = new Upstream.SetCookie(cookiePath,
                         positiveDuration(sc.get("maxAge"), path + ".hashOn.setCookie.maxAge", null), sameSite,
                         bool(sc.get("changeOnFailure"), path + ".hashOn.setCookie.changeOnFailure", false),
                         sc.hasNonNull("domain") ? cookieDomain(sc.get("domain"), path + ".hashOn.setCookie.domain") : null,
-                        bool(sc.get("secure"), path + ".hashOn.setCookie.secure", false));
+                        bool(sc.get("secure"), path + ".hashOn.setCookie.secure", false),
+                        mode.equals(Upstream.SetCookie.PERSISTENT));
             }
             hashOn = new Upstream.HashOn(source, hn, setCookie);
             if (lb != Upstream.LoadBalancer.CONSISTENT_HASH) {

@@ -471,6 +471,9 @@ public final class ConfigWriter {
                 if (sc.secure()) {
                     c.put("secure", true);
                 }
+                if (sc.persistent()) {
+                    c.put("mode", Upstream.SetCookie.PERSISTENT); // balanced, the default, unwritten (older proxies)
+                }
             }
         }
         Upstream.HealthCheck hc = u.healthCheck();

@@ -170,11 +170,23 @@ public record Upstream(
      * @param secure   {@code Secure} on every answer, also over plain http (ingress-nginx's
      *                 {@code session-cookie-secure}: TLS ended before a peer that is not trusted to say so);
      *                 false: {@code Secure} only when the request came over https
+     * @param persistent the cookie names the endpoint that served the browser, which keeps it for as long as the
+     *                 endpoint is in the upstream, through scale-ups (ingress-nginx's {@code affinity-mode: persistent});
+     *                 false ("balanced"): a random key hashed on the ring, which moves about 1/n of the browsers when
+     *                 the endpoints change, so new endpoints take their share at once
      */
     public record SetCookie(String path, Duration maxAge, String sameSite, boolean changeOnFailure, String domain,
-                            boolean secure) {
+                            boolean secure, boolean persistent) {
         public static final SetCookie SESSION = new SetCookie("/", null, null, false);
         public static final java.util.List<String> SAME_SITE = java.util.List.of("Strict", "Lax", "None");
+        public static final String BALANCED = "balanced";
+        public static final String PERSISTENT = "persistent";
+
+        /** A balanced cookie. */
+        public SetCookie(String path, Duration maxAge, String sameSite, boolean changeOnFailure, String domain,
+                         boolean secure) {
+            this(path, maxAge, sameSite, changeOnFailure, domain, secure, false);
+        }
 
         public SetCookie(String path, Duration maxAge, String sameSite, boolean changeOnFailure) {
             this(path, maxAge, sameSite, changeOnFailure, null, false);

@@ -401,6 +401,21 @@ class ConfigParserTest {
         }
 
         @Test
+        void anAffinityCookieIsBalancedUnlessPersistent() throws Exception {
+            Config c = parse(LISTENER + "upstreams: [ { name: a, loadBalancer: consistent-hash, hashOn: { source: cookie,"
+                    + " name: route, setCookie: { mode: persistent, changeOnFailure: true } } },"
+                    + " { name: b, loadBalancer: consistent-hash, hashOn: { source: cookie, name: route,"
+                    + " setCookie: { mode: balanced } } } ]\n");
+            assertThat(c.upstreams().get(0).hashOn().setCookie())
+                    .isEqualTo(new Upstream.SetCookie("/", null, null, true, null, false, true));
+            assertThat(c.upstreams().get(1).hashOn().setCookie()).isEqualTo(Upstream.SetCookie.SESSION);
+            assertThat(Upstream.SetCookie.SESSION.persistent()).isFalse();
+            assertThat(ConfigParser.parse(ConfigWriter.toJson(c, false), "written")).isEqualTo(c);
+            assertThat(ConfigWriter.toJson(c, false)).as("balanced, the default, is not written")
+                    .containsOnlyOnce("persistent").doesNotContain("balanced");
+        }
+
+        @Test
         void weightOneIsTheDefaultAndZeroDrains() throws Exception {
             Upstream u = parse(LISTENER + "upstreams: [ { name: app, endpoints: [ { address: \"127.0.0.1:1\", weight: 1 },"
                     + " { address: \"127.0.0.1:2\", weight: 0 } ] } ]\n").upstreams().get(0);
@@ -1297,6 +1312,10 @@ class ConfigParserTest {
                 arguments("hashOn cookie bad name",
                         l + "upstreams: [ { name: app, loadBalancer: consistent-hash, hashOn: { source: cookie, name: \"a b\" } } ]\n",
                         "upstreams[0].hashOn.name", "is not a cookie name"),
+                arguments("setCookie with an unknown mode",
+                        l + "upstreams: [ { name: a, loadBalancer: consistent-hash, hashOn: { source: cookie, name: r,"
+                                + " setCookie: { mode: sticky } } } ]\n",
+                        "upstreams[0].hashOn.setCookie.mode", "must be balanced or persistent, got \"sticky\""),
                 arguments("setCookie with an unknown SameSite",
                         LISTENER + "upstreams: [ { name: a, loadBalancer: consistent-hash, hashOn: { source: cookie, name: r,"
                                 + " setCookie: { sameSite: strict } } } ]\n",
