@@ -13,6 +13,8 @@ final class HashRing {
 
     private final long[] points;
     private final int[] owners;
+    /** Per endpoint, the position of its first point; -1 for one without points (weight 0). */
+    private final int[] first;
 
     /**
      * @param names   what each endpoint is hashed as (its address), so its points survive reordering
@@ -37,10 +39,25 @@ final class HashRing {
         Arrays.sort(keys);
         points = new long[n];
         owners = new int[n];
+        first = new int[names.length];
+        Arrays.fill(first, -1);
         for (int i = 0; i < n; i++) {
             points[i] = keys[i];
             owners[i] = (int) (keys[i] & 0xffffL);
+            if (owners[i] < first.length && first[owners[i]] < 0) {
+                first[owners[i]] = i;
+            }
         }
+    }
+
+    /** Whether endpoint {@code owner} has points (a weight above 0). */
+    boolean hasPoints(int owner) {
+        return first[owner] >= 0;
+    }
+
+    /** A point of endpoint {@code owner} (which {@link #hasPoints}): a hash whose position is that endpoint's. */
+    long pointOf(int owner) {
+        return points[first[owner]];
     }
 
     int size() {

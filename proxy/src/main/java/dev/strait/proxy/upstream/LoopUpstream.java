@@ -237,7 +237,9 @@ public final class LoopUpstream {
                 for (Iterator<String> it = request.headers().valueStringIterator(HttpHeaderNames.COOKIE); it.hasNext(); ) {
                     long h = cookieHash(it.next(), on.name());
                     if (h != 0) {
-                        return h;
+                        // A persistent cookie names its endpoint: hash to that endpoint's own point on the ring.
+                        EndpointKeys keys = spec.endpointKeys;
+                        return keys == null ? h : keys.point(h, h);
                     }
                 }
             }
@@ -270,15 +272,19 @@ public final class LoopUpstream {
     /**
      * A new affinity key when the upstream sets its hash cookie ({@code hashOn.setCookie}) and the request brings
      * none; else null. Hashed with {@link #keyHash}, it sends this request where the requests that bring the
-     * cookie back will go, as long as the endpoints stay the same (ingress-nginx's "balanced" affinity).
+     * cookie back will go, as long as the endpoints stay the same (ingress-nginx's "balanced" affinity). With
+     * persistent affinity the key only spreads new browsers over the ring (the cookie will name the endpoint that
+     * served, {@link #affinityCookie}), and a cookie naming an endpoint no longer in the upstream counts as none.
      */
     public String newAffinityKey(HttpHeaders headers) {
         Upstream.HashOn on = spec.config.hashOn();
         if (on == null || on.setCookie() == null) {
             return null;
         }
+        EndpointKeys keys = spec.endpointKeys;
         for (Iterator<String> it = headers.valueStringIterator(HttpHeaderNames.COOKIE); it.hasNext(); ) {
-            if (cookieHash(it.next(), on.name()) != 0) {
+            long h = cookieHash(it.next(), on.name());
+            if (h != 0 && (keys == null || keys.names(h))) {
                 return null;
             }
         }
@@ -303,6 +309,9 @@ public final class LoopUpstream {
         if (all[ring.owner(ring.position(hash))] == served) {
             return null;
         }
+        if (spec.endpointKeys != null) {
+            return EndpointKeys.key(spec.name, served.address.toString()); // names the endpoint that served
+        }
         ThreadLocalRandom rnd = ThreadLocalRandom.current();
         for (int i = 0; i < 256; i++) {
             String key = String.format("%016x", rnd.nextLong());
@@ -320,12 +329,15 @@ public final class LoopUpstream {
 
     /**
      * The {@code Set-Cookie} value that hands {@code key} to the client: {@code Secure} on https, or always when the
-     * upstream asks for it (TLS ended before a peer that is not trusted to say so).
+     * upstream asks for it (TLS ended before a peer that is not trusted to say so). With persistent affinity the
+     * value names {@code served}, the endpoint that answered, instead of the key.
      */
-    public String affinityCookie(String key, boolean https) {
+    public String affinityCookie(String key, EndpointPool served, boolean https) {
         Upstream.HashOn on = spec.config.hashOn();
         Upstream.SetCookie sc = on.setCookie();
-        StringBuilder b = new StringBuilder(96).append(on.name()).append('=').append(key)
+        String value = spec.endpointKeys != null && served != null ? EndpointKeys.key(spec.name, served.address.toString())
+                : key;
+        StringBuilder b = new StringBuilder(96).append(on.name()).append('=').append(value)
                 .append("; Path=").append(sc.path());
         if (sc.domain() != null) {
             b.append("; Domain=").append(sc.domain());

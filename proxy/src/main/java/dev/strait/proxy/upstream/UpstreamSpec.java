@@ -31,6 +31,8 @@ public final class UpstreamSpec {
     final int[] weights;
     final boolean weighted;
     final HashRing ring;
+    /** With persistent affinity, the cookie value of each endpoint; else null. */
+    final EndpointKeys endpointKeys;
     final long connectTimeoutMillis;
     /** The Host to send for a client that sent none (HTTP/1.0): the first endpoint. */
     final String fallbackHost;
@@ -69,6 +71,8 @@ public final class UpstreamSpec {
         }
         weighted = w;
         ring = u.loadBalancer() == Upstream.LoadBalancer.CONSISTENT_HASH ? new HashRing(names, weights) : null;
+        endpointKeys = ring != null && u.hashOn() != null && u.hashOn().setCookie() != null
+                && u.hashOn().setCookie().persistent() ? new EndpointKeys(name, names, ring) : null;
         connectTimeoutMillis = Math.max(1, u.pool().connectTimeout().toMillis());
         fallbackHost = n == 0 ? "localhost" : endpoints[0].toString();
         poolIdleTimeoutNanos = u.pool().idleTimeout().toNanos();

@@ -302,6 +302,110 @@ class BalancingTest {
         }
     }
 
+    /**
+     * setCookie.mode: persistent (ingress-nginx's affinity-mode: persistent): the cookie names the endpoint that served,
+     * so a browser keeps it when endpoints are added (where a balanced key moves about half of them from 3 to 6), and
+     * gets a new cookie only when its endpoint leaves the upstream.
+     */
+    @Test
+    void aPersistentCookieNamesItsEndpointAndKeepsItThroughAScaleUp() throws Exception {
+        List<TestUpstream> ups = upstreams(6);
+        String three = endpoints(ups.subList(0, 3));
+        String six = endpoints(ups);
+        Map<String, String> endpointByKey = new HashMap<>();
+        for (TestUpstream u : ups) {
+            endpointByKey.put(EndpointKeys.key("app", u.endpoint()), u.name);
+        }
+        for (String mode : List.of("persistent", "balanced")) {
+            String upstream = "  - { name: app, loadBalancer: consistent-hash, hashOn: { source: cookie, name: route,"
+                    + " setCookie: { mode: " + mode + " } }, endpoints: [ %s ] }";
+            if (mode.equals("persistent")) {
+                h.start(config(upstream.formatted(three), "[ { upstream: app } ]"));
+            } else {
+                h.reload(config(upstream.formatted(three), "[ { upstream: app } ]"));
+            }
+            Map<String, String> home = new HashMap<>(); // cookie value -> the endpoint that served its first request
+            try (RawClient c = h.client()) {
+                for (int browser = 0; browser < 20; browser++) {
+                    RawClient.Response first = c.send("GET / HTTP/1.1\r\nHost: a\r\n\r\n").read();
+                    String set = first.header("set-cookie");
+                    assertThat(set).matches("route=[0-9a-f]{16}; Path=/; HttpOnly");
+                    String value = set.substring("route=".length(), set.indexOf(';'));
+                    if (mode.equals("persistent")) {
+                        assertThat(endpointByKey.get(value)).as("the value names the endpoint that served")
+                                .isEqualTo(first.text());
+                    }
+                    home.put(value, first.text());
+                }
+                assertThat(new java.util.HashSet<>(home.values())).as("new browsers spread").hasSize(3);
+
+                h.reload(config(upstream.formatted(six), "[ { upstream: app } ]"));
+                int moved = 0;
+                for (Map.Entry<String, String> b : home.entrySet()) {
+                    RawClient.Response again = c.send("GET / HTTP/1.1\r\nHost: a\r\nCookie: route=" + b.getKey()
+                            + "\r\n\r\n").read();
+                    assertThat(again.header("set-cookie")).isNull();
+                    moved += again.text().equals(b.getValue()) ? 0 : 1;
+                }
+                if (mode.equals("persistent")) {
+                    assertThat(moved).as("no browser moves when endpoints are added").isZero();
+                    // New browsers take the new endpoints too.
+                    java.util.Set<String> served = new java.util.HashSet<>();
+                    for (int browser = 0; browser < 40; browser++) {
+                        served.add(c.send("GET / HTTP/1.1\r\nHost: a\r\n\r\n").read().text());
+                    }
+                    assertThat(served).hasSizeGreaterThanOrEqualTo(5);
+
+                    // Its endpoint gone from the upstream: a new cookie, naming where the browser now is.
+                    String gone = ups.get(0).name;
+                    String goneKey = EndpointKeys.key("app", ups.get(0).endpoint());
+                    h.reload(config(upstream.formatted(endpoints(ups.subList(1, 6))), "[ { upstream: app } ]"));
+                    RawClient.Response moved0 = c.send("GET / HTTP/1.1\r\nHost: a\r\nCookie: route=" + goneKey
+                            + "\r\n\r\n").read();
+                    assertThat(moved0.text()).isNotEqualTo(gone);
+                    String set = moved0.header("set-cookie");
+                    assertThat(set).as("a cookie for where it is served now").isNotNull();
+                    assertThat(endpointByKey.get(set.substring("route=".length(), set.indexOf(';')))).isEqualTo(moved0.text());
+                    // A value that names no endpoint (forged, or from another upstream) is a new browser.
+                    assertThat(c.send("GET / HTTP/1.1\r\nHost: a\r\nCookie: route=0123456789abcdef\r\n\r\n").read()
+                            .header("set-cookie")).startsWith("route=");
+                } else {
+                    assertThat(moved).as("balanced keys move with the ring (about half of them from 3 to 6)").isPositive();
+                }
+            }
+        }
+    }
+
+    /** Persistent with changeOnFailure: a browser served elsewhere while its endpoint is down is handed that one. */
+    @Test
+    void aPersistentBrowserWhoseEndpointFailedGetsTheOneThatServedIt() throws Exception {
+        List<TestUpstream> ups = upstreams(3);
+        String eps = endpoints(ups);
+        Map<String, String> endpointByKey = new HashMap<>();
+        for (TestUpstream u : ups) {
+            endpointByKey.put(EndpointKeys.key("app", u.endpoint()), u.name);
+        }
+        h.start(config("  - { name: app, loadBalancer: consistent-hash, hashOn: { source: cookie, name: route,"
+                + " setCookie: { mode: persistent, changeOnFailure: true } }, endpoints: [ " + eps + " ] }",
+                "[ { upstream: app } ]"));
+        try (RawClient c = h.client()) {
+            RawClient.Response first = c.send("GET / HTTP/1.1\r\nHost: a\r\n\r\n").read();
+            String key = first.header("set-cookie").substring("route=".length(), first.header("set-cookie").indexOf(';'));
+            String home = first.text();
+            ups.stream().filter(u -> home.equals(u.name)).findFirst().orElseThrow().close();
+            RawClient.Response moved = c.send("GET / HTTP/1.1\r\nHost: a\r\nCookie: route=" + key + "\r\n\r\n").read();
+            assertThat(moved.status()).isEqualTo(200);
+            assertThat(moved.text()).isNotEqualTo(home);
+            String set = moved.header("set-cookie");
+            String newKey = set.substring("route=".length(), set.indexOf(';'));
+            assertThat(endpointByKey.get(newKey)).as("names the endpoint that served").isEqualTo(moved.text());
+            RawClient.Response again = c.send("GET / HTTP/1.1\r\nHost: a\r\nCookie: route=" + newKey + "\r\n\r\n")
+                    .read();
+            assertThat(again.text()).isEqualTo(moved.text());
+            assertThat(again.header("set-cookie")).isNull();
+        }
+    }
+
     @Test
     void consistentHashMovesOnlyTheKeysOfARemovedEndpoint() {
         String[] four = {"10.0.0.1:80", "10.0.0.2:80", "10.0.0.3:80", "10.0.0.4:80"};

@@ -357,7 +357,7 @@ final class H2ProxyCall extends ChannelInboundHandlerAdapter implements BodyRece
             }
             String key = affinityKey != null ? affinityKey : upstream.reissuedKey(hash, endpoint);
             if (key != null) {
-                out.add(HttpHeaderNames.SET_COOKIE, upstream.affinityCookie(key, "https".equals(ex.scheme())));
+                out.add(HttpHeaderNames.SET_COOKIE, upstream.affinityCookie(key, endpoint, "https".equals(ex.scheme())));
             }
             clientStarted = true;
             if (f.isEndStream()) {

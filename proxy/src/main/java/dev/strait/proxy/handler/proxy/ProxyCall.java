@@ -174,7 +174,7 @@ final class ProxyCall implements UpstreamListener, BodyReceiver, Runnable {
     private void addAffinityCookie(HttpHeaders h) {
         String key = affinityKey != null ? affinityKey : upstream.reissuedKey(hash, endpoint);
         if (key != null) {
-            h.add(HttpHeaderNames.SET_COOKIE, upstream.affinityCookie(key, "https".equals(ex.scheme())));
+            h.add(HttpHeaderNames.SET_COOKIE, upstream.affinityCookie(key, endpoint, "https".equals(ex.scheme())));
         }
     }
 
