@@ -717,19 +717,22 @@ public final class ConfigParser {
         Upstream.HashOn hashOn = null;
         JsonNode ho = n.get("hashOn");
         if (ho != null && !ho.isNull() && object(ho, path + ".hashOn")) {
-            known(ho, path + ".hashOn", "source", "name", "setCookie");
-            Upstream.HashSource source = enumValue(ho.get("source"), path + ".hashOn.source",
-                    Upstream.HashSource.CLIENT_ADDRESS, Upstream.HashSource.class);
-            String hn = null;
-            if (!source.named()) {
-                if (ho.has("name")) {
-                    error(path + ".hashOn.name", "is only used with source header, cookie or query");
-                }
-            } else {
-                hn = requiredText(ho.get("name"), path + ".hashOn.name");
-                if (hn != null && !TOKEN.matcher(hn).matches()) {
-                    error(path + ".hashOn.name", "\"" + hn + "\" is not a "
-                            + (source == Upstream.HashSource.QUERY ? "query parameter" : configName(source)) + " name");
+            known(ho, path + ".hashOn", "source", "name", "setCookie", "also");
+            Upstream.HashPart first = hashPart(ho, path + ".hashOn");
+            Upstream.HashSource source = first.source();
+            String hn = first.name();
+            List<Upstream.HashPart> also = List.of();
+            JsonNode an = ho.get("also");
+            if (an != null && !an.isNull()) {
+                also = nonNull(list(an, path + ".hashOn.also", true, (node, p) -> {
+                    if (!object(node, p)) {
+                        return null;
+                    }
+                    known(node, p, "source", "name");
+                    return hashPart(node, p);
+                }));
+                if (ho.hasNonNull("setCookie")) {
+                    error(path + ".hashOn.also", "is not used with setCookie (an affinity cookie is the whole key)");
                 }
             }
             Upstream.SetCookie setCookie = null;
@@ -761,7 +764,7 @@ public final class ConfigParser {
                         bool(sc.get("secure"), path + ".hashOn.setCookie.secure", false),
                         mode.equals(Upstream.SetCookie.PERSISTENT));
             }
-            hashOn = new Upstream.HashOn(source, hn, setCookie);
+            hashOn = new Upstream.HashOn(source, hn, setCookie, also);
             if (lb != Upstream.LoadBalancer.CONSISTENT_HASH) {
                 error(path + ".hashOn", "is only used with loadBalancer: consistent-hash");
             }
@@ -1979,6 +1982,25 @@ public final class ConfigParser {
             out.add(item.apply(n.get(i), path + "[" + i + "]"));
         }
         return out;
+    }
+
+    /** A hash's {@code { source, name }} at {@code path}: the name required for, and only for, the named sources. */
+    private Upstream.HashPart hashPart(JsonNode n, String path) {
+        Upstream.HashSource source = enumValue(n.get("source"), path + ".source", Upstream.HashSource.CLIENT_ADDRESS,
+                Upstream.HashSource.class);
+        String name = null;
+        if (!source.named()) {
+            if (n.has("name")) {
+                error(path + ".name", "is only used with source header, cookie or query");
+            }
+        } else {
+            name = requiredText(n.get("name"), path + ".name");
+            if (name != null && !TOKEN.matcher(name).matches()) {
+                error(path + ".name", "\"" + name + "\" is not a "
+                        + (source == Upstream.HashSource.QUERY ? "query parameter" : configName(source)) + " name");
+            }
+        }
+        return new Upstream.HashPart(source, name);
     }
 
     private static <T> List<T> nonNull(List<T> list) {

@@ -453,6 +453,15 @@ public final class ConfigWriter {
             if (u.hashOn().name() != null) {
                 h.put("name", u.hashOn().name());
             }
+            if (!u.hashOn().also().isEmpty()) { // written only when used (older proxies refuse the key)
+                var also = h.putArray("also");
+                for (Upstream.HashPart part : u.hashOn().also()) {
+                    ObjectNode p = also.addObject().put("source", ConfigParser.configName(part.source()));
+                    if (part.name() != null) {
+                        p.put("name", part.name());
+                    }
+                }
+            }
             Upstream.SetCookie sc = u.hashOn().setCookie();
             if (sc != null) {
                 ObjectNode c = h.putObject("setCookie").put("path", sc.path());

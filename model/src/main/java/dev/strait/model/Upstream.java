@@ -144,14 +144,29 @@ public record Upstream(
      * @param setCookie with a cookie source: the cookie the proxy sets on the answer to a request without it, so
      *                  that a browser stays on the endpoint its first request went to (sticky sessions); null: none
      *                  is set, and a request without the cookie is hashed on its client address
+     * @param also      more of the request hashed with the first, in order (ingress-nginx's {@code upstream-hash-by}
+     *                  with several variables, {@code $host$request_uri}); one a request lacks counts as empty, and a
+     *                  request lacking them all is hashed on its client address. Empty: the first alone. Not with
+     *                  {@code setCookie}
      */
-    public record HashOn(HashSource source, String name, SetCookie setCookie) {
+    public record HashOn(HashSource source, String name, SetCookie setCookie, java.util.List<HashPart> also) {
         public static final HashOn CLIENT_ADDRESS = new HashOn(HashSource.CLIENT_ADDRESS, null);
+
+        public HashOn {
+            also = also == null ? java.util.List.of() : java.util.List.copyOf(also);
+        }
+
+        public HashOn(HashSource source, String name, SetCookie setCookie) {
+            this(source, name, setCookie, java.util.List.of());
+        }
 
         public HashOn(HashSource source, String name) {
             this(source, name, null);
         }
     }
+
+    /** One more thing a consistent hash reads ({@link HashOn#also}): a source, and a name for the named ones. */
+    public record HashPart(HashSource source, String name) {}
 
     /**
      * The affinity cookie a consistent-hash upstream sets (ingress-nginx's {@code affinity: cookie}, Envoy's cookie

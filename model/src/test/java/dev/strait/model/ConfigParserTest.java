@@ -401,6 +401,19 @@ class ConfigParserTest {
         }
 
         @Test
+        void aHashMayReadSeveralPartsOfTheRequest() throws Exception {
+            Config c = parse(LISTENER + "upstreams: [ { name: a, loadBalancer: consistent-hash, hashOn: { source: uri,"
+                    + " also: [ { source: header, name: host }, { source: client-address } ] } } ]\n");
+            assertThat(c.upstreams().get(0).hashOn()).isEqualTo(new Upstream.HashOn(Upstream.HashSource.URI, null, null,
+                    List.of(new Upstream.HashPart(Upstream.HashSource.HEADER, "host"),
+                            new Upstream.HashPart(Upstream.HashSource.CLIENT_ADDRESS, null))));
+            assertThat(ConfigParser.parse(ConfigWriter.toJson(c, false), "written")).isEqualTo(c);
+            Config one = parse(LISTENER + "upstreams: [ { name: a, loadBalancer: consistent-hash, hashOn: { source: uri } } ]\n");
+            assertThat(one.upstreams().get(0).hashOn().also()).isEmpty();
+            assertThat(ConfigWriter.toJson(one, false)).as("written only when used").doesNotContain("also");
+        }
+
+        @Test
         void anAffinityCookieIsBalancedUnlessPersistent() throws Exception {
             Config c = parse(LISTENER + "upstreams: [ { name: a, loadBalancer: consistent-hash, hashOn: { source: cookie,"
                     + " name: route, setCookie: { mode: persistent, changeOnFailure: true } } },"
@@ -1312,6 +1325,21 @@ class ConfigParserTest {
                 arguments("hashOn cookie bad name",
                         l + "upstreams: [ { name: app, loadBalancer: consistent-hash, hashOn: { source: cookie, name: \"a b\" } } ]\n",
                         "upstreams[0].hashOn.name", "is not a cookie name"),
+                arguments("hashOn.also without a name",
+                        l + "upstreams: [ { name: a, loadBalancer: consistent-hash, hashOn: { source: uri,"
+                                + " also: [ { source: path }, { source: header } ] } } ]\n",
+                        "upstreams[0].hashOn.also[1].name", "required"),
+                arguments("hashOn.also with an unknown source",
+                        l + "upstreams: [ { name: a, loadBalancer: consistent-hash, hashOn: { source: uri,"
+                                + " also: [ { source: host } ] } } ]\n",
+                        "upstreams[0].hashOn.also[0].source", "must be one of"),
+                arguments("hashOn.also with a cookie to set",
+                        l + "upstreams: [ { name: a, loadBalancer: consistent-hash, hashOn: { source: cookie, name: r,"
+                                + " setCookie: {}, also: [ { source: uri } ] } } ]\n",
+                        "upstreams[0].hashOn.also", "is not used with setCookie"),
+                arguments("hashOn.also empty",
+                        l + "upstreams: [ { name: a, loadBalancer: consistent-hash, hashOn: { source: uri, also: [] } } ]\n",
+                        "upstreams[0].hashOn.also", "must list at least one item"),
                 arguments("setCookie with an unknown mode",
                         l + "upstreams: [ { name: a, loadBalancer: consistent-hash, hashOn: { source: cookie, name: r,"
                                 + " setCookie: { mode: sticky } } } ]\n",

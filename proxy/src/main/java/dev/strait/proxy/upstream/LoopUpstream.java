@@ -226,39 +226,58 @@ public final class LoopUpstream {
         if (on == null) {
             return 0;
         }
-        switch (on.source()) {
+        long h = partHash(on.source(), on.name(), request, path, query, remote);
+        if (!on.also().isEmpty()) {
+            // Several parts (ingress-nginx's "$host$request_uri"): each part's hash folded in order, a missing one as 0.
+            boolean any = h != 0;
+            for (Upstream.HashPart part : on.also()) {
+                long p = partHash(part.source(), part.name(), request, path, query, remote);
+                any |= p != 0;
+                h = Hashing.mix(h * 0x9E3779B97F4A7C15L + p);
+            }
+            return any ? h : addressHash(remote);
+        }
+        if (h != 0 && on.source() == Upstream.HashSource.COOKIE && spec.endpointKeys != null) {
+            return spec.endpointKeys.point(h, h); // a persistent cookie names its endpoint: that endpoint's own point
+        }
+        // No header, cookie or parameter to hash: the client's address keeps a client on one endpoint all the same.
+        return h != 0 ? h : addressHash(remote);
+    }
+
+    /** One part's hash; 0 when the request has no such header, cookie or parameter. */
+    private static long partHash(Upstream.HashSource source, String name, HttpRequest request, String path, String query,
+                                 SocketAddress remote) {
+        switch (source) {
             case HEADER -> {
-                String v = request.headers().get(on.name());
-                if (v != null) {
-                    return Hashing.hash(v);
-                }
+                String v = request.headers().get(name);
+                return v == null ? 0 : nonZero(Hashing.hash(v));
             }
             case COOKIE -> {
                 for (Iterator<String> it = request.headers().valueStringIterator(HttpHeaderNames.COOKIE); it.hasNext(); ) {
-                    long h = cookieHash(it.next(), on.name());
+                    long h = cookieHash(it.next(), name);
                     if (h != 0) {
-                        // A persistent cookie names its endpoint: hash to that endpoint's own point on the ring.
-                        EndpointKeys keys = spec.endpointKeys;
-                        return keys == null ? h : keys.point(h, h);
+                        return h;
                     }
                 }
+                return 0;
             }
             case QUERY -> {
-                long h = queryHash(query, on.name());
-                if (h != 0) {
-                    return h;
-                }
+                return queryHash(query, name);
             }
             case URI -> {
-                return Hashing.hash(request.uri(), originFormStart(request.uri()), request.uri().length());
+                return nonZero(Hashing.hash(request.uri(), originFormStart(request.uri()), request.uri().length()));
             }
             case PATH -> {
-                return Hashing.hash(path);
+                return nonZero(Hashing.hash(path));
             }
-            default -> { }
+            default -> {
+                return addressHash(remote);
+            }
         }
-        // No header, cookie or parameter to hash: the client's address keeps a client on one endpoint all the same.
-        return addressHash(remote);
+    }
+
+    private static long nonZero(long h) {
+        return h == 0 ? 1 : h;
     }
 
     /** The consistent-hash key of a client's address (what a connection without requests can be hashed on). */

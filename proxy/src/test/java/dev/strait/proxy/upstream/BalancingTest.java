@@ -192,6 +192,38 @@ class BalancingTest {
                 .as("without the parameter, the client's address (127.0.0.1)").hasSize(1);
     }
 
+    /** hashOn.also: several parts of the request in one key, as ingress-nginx's upstream-hash-by "$uri$http_x_tenant". */
+    @Test
+    void consistentHashOnSeveralPartsOfTheRequest() throws Exception {
+        List<TestUpstream> ups = upstreams(4);
+        String eps = endpoints(ups);
+        h.start(config("  - { name: app, loadBalancer: consistent-hash, hashOn: { source: path, also: [ { source: header,"
+                + " name: x-tenant } ] }, endpoints: [ " + eps + " ] }", "[ { upstream: app } ]"));
+        java.util.Set<String> byTenant = new java.util.HashSet<>();
+        java.util.Set<String> byPath = new java.util.HashSet<>();
+        for (int i = 0; i < 40; i++) {
+            Map<String, Integer> counts = count(List.of("/b/item?v=" + i, "/b/./item"), "X-Tenant: t" + i);
+            assertThat(counts).as("one path and tenant %d go to one endpoint", i).hasSize(1);
+            byTenant.addAll(counts.keySet());
+            Map<String, Integer> paths = count(List.of("/b/item-" + i, "/b/item-" + i + "?v=2"), "X-Tenant: t0");
+            assertThat(paths).hasSize(1);
+            byPath.addAll(paths.keySet());
+        }
+        assertThat(byTenant).as("the tenant is part of the key").hasSizeGreaterThanOrEqualTo(3);
+        assertThat(byPath).as("and so is the path").hasSizeGreaterThanOrEqualTo(3);
+        // Without the header, the path alone still spreads the requests (a missing part is empty, not the address).
+        java.util.Set<String> noHeader = new java.util.HashSet<>();
+        for (int i = 0; i < 40; i++) {
+            noHeader.addAll(count(List.of("/b/item-" + i)).keySet());
+        }
+        assertThat(noHeader).hasSizeGreaterThanOrEqualTo(3);
+
+        // Every part missing: the client's address.
+        h.reload(config("  - { name: app, loadBalancer: consistent-hash, hashOn: { source: header, name: x-a, also: ["
+                + " { source: query, name: b } ] }, endpoints: [ " + eps + " ] }", "[ { upstream: app } ]"));
+        assertThat(count(List.of("/1", "/2", "/3", "/4", "/5", "/6", "/7", "/8"))).as("127.0.0.1's endpoint").hasSize(1);
+    }
+
     /** hashOn.setCookie: sticky sessions as ingress-nginx's affinity: cookie, each new client its own key. */
     @Test
     void anAffinityCookieIsSetOnceAndKeepsTheBrowserOnItsEndpoint() throws Exception {
