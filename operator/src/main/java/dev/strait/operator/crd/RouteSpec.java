@@ -929,7 +929,8 @@ public class RouteSpec {
 
     /**
      * A Service backend's affinity cookie: its name, {@code Path} (default {@code /}), {@code Max-Age},
-     * {@code SameSite}, {@code Domain} and whether it is always {@code Secure}.
+     * {@code SameSite}, {@code Domain}, whether it is always {@code Secure}, and whether it names the endpoint
+     * ({@code mode}).
      */
     @JsonInclude(JsonInclude.Include.NON_NULL)
     public static class SessionAffinity {
@@ -966,6 +967,15 @@ public class RouteSpec {
          * false: {@code Secure} on https only.
          */
         public Boolean secure;
+
+        /**
+         * {@code balanced} (absent means this): the cookie holds a random key on the consistent-hash ring, so about
+         * 1/n of the browsers move when endpoints come or go. {@code persistent}: the cookie names the endpoint that
+         * served the browser, and the browser stays there while that endpoint is in the upstream, through
+         * scale-ups; a cookie naming an endpoint that is gone gets a new one (ingress-nginx's {@code affinity-mode}).
+         */
+        @Pattern("^(balanced|persistent)$")
+        public String mode;
     }
 
     /** The rule's response cache; keys and defaults as in docs/config.md ("Cache"). */
