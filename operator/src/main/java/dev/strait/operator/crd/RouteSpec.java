@@ -896,8 +896,9 @@ public class RouteSpec {
 
         /**
          * Sticky sessions to a Service's endpoints: the proxy hands a browser without the cookie a random key in
-         * it, and sends the requests that bring it back to the same endpoint (an upstream's consistent hash on
-         * the cookie with {@code setCookie}; ingress-nginx's {@code affinity: cookie}).
+         * it (or, with {@code mode: persistent}, the name of the endpoint that served it), and sends the requests
+         * that bring it back to the same endpoint (an upstream's consistent hash on the cookie with
+         * {@code setCookie}; ingress-nginx's {@code affinity: cookie}).
          */
         public SessionAffinity sessionAffinity;
 
