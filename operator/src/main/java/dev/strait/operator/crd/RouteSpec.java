@@ -896,8 +896,9 @@ public class RouteSpec {
 
         /**
          * Sticky sessions to a Service's endpoints: the proxy hands a browser without the cookie a random key in
-         * it, and sends the requests that bring it back to the same endpoint (an upstream's consistent hash on
-         * the cookie with {@code setCookie}; ingress-nginx's {@code affinity: cookie}).
+         * it (or, with {@code mode: persistent}, the name of the endpoint that served it), and sends the requests
+         * that bring it back to the same endpoint (an upstream's consistent hash on the cookie with
+         * {@code setCookie}; ingress-nginx's {@code affinity: cookie}).
          */
         public SessionAffinity sessionAffinity;
 
@@ -929,7 +930,8 @@ public class RouteSpec {
 
     /**
      * A Service backend's affinity cookie: its name, {@code Path} (default {@code /}), {@code Max-Age},
-     * {@code SameSite}, {@code Domain} and whether it is always {@code Secure}.
+     * {@code SameSite}, {@code Domain}, whether it is always {@code Secure}, and whether it names the endpoint
+     * ({@code mode}).
      */
     @JsonInclude(JsonInclude.Include.NON_NULL)
     public static class SessionAffinity {
@@ -966,6 +968,15 @@ public class RouteSpec {
          * false: {@code Secure} on https only.
          */
         public Boolean secure;
+
+        /**
+         * {@code balanced} (absent means this): the cookie holds a random key on the consistent-hash ring, so about
+         * 1/n of the browsers move when endpoints come or go. {@code persistent}: the cookie names the endpoint that
+         * served the browser, and the browser stays there while that endpoint is in the upstream, through
+         * scale-ups; a cookie naming an endpoint that is gone gets a new one (ingress-nginx's {@code affinity-mode}).
+         */
+        @Pattern("^(balanced|persistent)$")
+        public String mode;
     }
 
     /** The rule's response cache; keys and defaults as in docs/config.md ("Cache"). */

@@ -170,7 +170,7 @@ final class IngressAnnotations {
     static final String CORS_MAX_AGE = PREFIX + "cors-max-age";
     /** {@code cookie}: sticky sessions, a cookie the proxy sets naming where a browser's requests go. */
     static final String AFFINITY = PREFIX + "affinity";
-    /** {@code balanced} (the default) or {@code persistent}. */
+    /** {@code balanced} (the default: a random key on the ring) or {@code persistent} (the cookie names the endpoint). */
     static final String AFFINITY_MODE = PREFIX + "affinity-mode";
     static final String SESSION_COOKIE_NAME = PREFIX + "session-cookie-name";
     static final String SESSION_COOKIE_PATH = PREFIX + "session-cookie-path";
@@ -1425,9 +1425,10 @@ final class IngressAnnotations {
     /**
      * ingress-nginx's cookie affinity as a {@code sessionAffinity}: the cookie {@code INGRESSCOOKIE} unless named,
      * its max age from {@code session-cookie-max-age} (else {@code -expires}), in seconds, its {@code Domain} from
-     * {@code session-cookie-domain}, {@code Secure} over http too with {@code session-cookie-secure}. Strait's
-     * affinity is ingress-nginx's "balanced" mode; what it does not do ({@code persistent}) is a warning, and a
-     * setting that cannot be read is left to its default: a browser that does not stick still gets its answers.
+     * {@code session-cookie-domain}, {@code Secure} over http too with {@code session-cookie-secure}, and with
+     * {@code affinity-mode: persistent} a cookie that names the endpoint (else balanced, a random key on the ring).
+     * A setting that cannot be read is a warning and left to its default: a browser that does not stick still gets
+     * its answers.
      */
     private static RouteSpec.SessionAffinity affinity(Map<String, String> a, List<String> warn) {
         String kind = a.get(AFFINITY);
@@ -1461,9 +1462,12 @@ final class IngressAnnotations {
         long age = wholeNumber(a, ageName, 0, 0, 999_999_999, warn);
         s.maxAge = age > 0 ? age + "s" : null;
         String mode = a.get(AFFINITY_MODE);
-        if (mode != null && !mode.isBlank() && !mode.trim().equals("balanced")) {
-            warn.add(field(AFFINITY_MODE) + ": \"" + mode + "\" is not applied: Strait's affinity is balanced (a"
-                    + " browser moves when endpoints are added)");
+        if (mode != null && !mode.isBlank() && !mode.trim().equals(dev.strait.model.Upstream.SetCookie.BALANCED)) {
+            if (mode.trim().equals(dev.strait.model.Upstream.SetCookie.PERSISTENT)) {
+                s.mode = dev.strait.model.Upstream.SetCookie.PERSISTENT;
+            } else {
+                warn.add(field(AFFINITY_MODE) + ": \"" + mode + "\" is neither balanced nor persistent; balanced is used");
+            }
         }
         String sameSite = a.get(SESSION_COOKIE_SAMESITE);
         if (sameSite != null && !sameSite.isBlank()) {

@@ -942,6 +942,7 @@ final class IngressRoutes {
         out.changeOnFailure = a.changeOnFailure;
         out.domain = a.domain;
         out.secure = a.secure;
+        out.mode = a.mode;
         out.path = "/";
         RouteSpec.PathMatch p = r.matches == null || r.matches.isEmpty() ? null : r.matches.get(0).path;
         if (p != null && p.type != RouteSpec.PathType.RegularExpression && p.value != null

@@ -124,6 +124,9 @@ record ServiceBalancing(Upstream.LoadBalancer loadBalancer, Upstream.HashOn hash
                 if (c.secure()) {
                     settings.append("|secure");
                 }
+                if (c.persistent()) {
+                    settings.append("|persistent"); // balanced adds nothing: upstreams keep the names they had
+                }
             }
         }
         if (connectTimeout != null) {

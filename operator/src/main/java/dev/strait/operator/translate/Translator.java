@@ -214,7 +214,8 @@ public final class Translator {
 
     /**
      * A Service backend's {@code sessionAffinity} (under {@code path}) as the hash of its upstream: a consistent
-     * hash on the cookie, which the proxy sets. Null without one; what cannot be read is an error in {@code errors}.
+     * hash on the cookie, which the proxy sets (a random key, or with {@code mode: persistent} the endpoint's name).
+     * Null without one; what cannot be read is an error in {@code errors}.
      */
     static Upstream.HashOn affinity(JsonNode node, String path, List<String> errors) {
         if (node == null || node.isNull()) {
@@ -245,9 +246,14 @@ public final class Translator {
             errors.add(path + ".domain: " + domainProblem);
             return null;
         }
+        if (a.mode != null && !a.mode.equals(Upstream.SetCookie.BALANCED) && !a.mode.equals(Upstream.SetCookie.PERSISTENT)) {
+            errors.add(path + ".mode: \"" + a.mode + "\" is neither balanced nor persistent");
+            return null;
+        }
         return new Upstream.HashOn(Upstream.HashSource.COOKIE, a.cookieName,
                 new Upstream.SetCookie(a.path == null ? "/" : a.path, maxAge, a.sameSite,
-                        Boolean.TRUE.equals(a.changeOnFailure), a.domain, Boolean.TRUE.equals(a.secure)));
+                        Boolean.TRUE.equals(a.changeOnFailure), a.domain, Boolean.TRUE.equals(a.secure),
+                        Upstream.SetCookie.PERSISTENT.equals(a.mode)));
     }
 
     /** Between an Ingress's name and its host's index in the model name of a Route made for it (ADR 0012). */

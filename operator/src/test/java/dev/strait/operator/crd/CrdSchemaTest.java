@@ -389,7 +389,8 @@ class CrdSchemaTest {
     /**
      * A Service backend's sessionAffinity: the cookie's domain is refused by the API server where it would change the
      * cookie (a port, a path, '; attr', spaces); what passes the pattern but not the model (an IP address, an empty
-     * label) is the Route's error from the translator, so every domain the model takes passes.
+     * label) is the Route's error from the translator, so every domain the model takes passes. Its mode is one of
+     * the two the proxies know.
      */
     @Test
     void sessionAffinityDomainIsRefusedWhereTheModelRefusesIt() throws IOException {
@@ -398,8 +399,12 @@ class CrdSchemaTest {
         JSONSchemaProps affinity = rule.getProperties().get("backends").getItems().getSchema().getProperties()
                 .get("sessionAffinity");
         assertThat(affinity.getProperties()).containsOnlyKeys("cookieName", "path", "maxAge", "sameSite",
-                "changeOnFailure", "domain", "secure");
+                "changeOnFailure", "domain", "secure", "mode");
         assertThat(affinity.getProperties().get("secure").getType()).isEqualTo("boolean");
+        java.util.regex.Pattern mode = java.util.regex.Pattern.compile(affinity.getProperties().get("mode").getPattern());
+        assertThat(java.util.stream.Stream.of("balanced", "persistent", "Persistent", "sticky", "", "persistent "))
+                .as("the modes the proxies know, as they spell them").filteredOn(v -> mode.matcher(v).find())
+                .containsExactly(dev.strait.model.Upstream.SetCookie.BALANCED, dev.strait.model.Upstream.SetCookie.PERSISTENT);
         JSONSchemaProps domain = affinity.getProperties().get("domain");
         java.util.regex.Pattern pattern = java.util.regex.Pattern.compile(domain.getPattern());
         for (String value : new String[] {"example.com", ".example.com", "Shop.Example.COM", "localhost", "a-b.example",

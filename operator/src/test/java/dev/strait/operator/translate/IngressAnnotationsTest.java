@@ -455,10 +455,8 @@ class IngressAnnotationsTest {
         assertThat(t.snapshot(STRAIT).config().upstreams()).extracting(dev.strait.model.Upstream::hashOn)
                 .as("one cookie for every path").containsOnlyOnce(new dev.strait.model.Upstream.HashOn(
                         dev.strait.model.Upstream.HashSource.COOKIE, "route",
-                        new dev.strait.model.Upstream.SetCookie("/", null, "Strict", true)));
-        assertThat(ingressReport(t, "shop", "site").errors()).contains(
-                "metadata.annotations[" + N + "affinity-mode]: \"persistent\" is not applied: Strait's affinity is"
-                        + " balanced (a browser moves when endpoints are added)");
+                        new dev.strait.model.Upstream.SetCookie("/", null, "Strict", true, null, false, true)));
+        assertThat(ingressReport(t, "shop", "site").errors()).isEmpty();
         t = translate(annotated("site", spec, "affinity", "cookie", "session-cookie-samesite", "Sometimes"));
         assertThat(ingressReport(t, "shop", "site").errors()).contains("metadata.annotations[" + N
                 + "session-cookie-samesite]: \"Sometimes\" is not Strict, Lax or None; the cookie has no SameSite"
@@ -513,6 +511,44 @@ class IngressAnnotationsTest {
         assertThat(t.snapshot(STRAIT).config().upstreams()).extracting(dev.strait.model.Upstream::hashOn)
                 .containsOnlyOnce(new dev.strait.model.Upstream.HashOn(dev.strait.model.Upstream.HashSource.COOKIE,
                         "INGRESSCOOKIE", new dev.strait.model.Upstream.SetCookie("/shop", null, "None", true)));
+    }
+
+    /**
+     * affinity-mode: persistent makes a cookie that names the endpoint, an upstream of its own; balanced (the default)
+     * is what it was; another value is a warning and balanced is used, the path serving all the same.
+     */
+    @Test
+    void affinityModePersistentNamesTheEndpoint() {
+        java.util.function.Function<Translation, dev.strait.model.Upstream> sticky = t -> {
+            List<dev.strait.model.Upstream> made = t.snapshot(STRAIT).config().upstreams().stream()
+                    .filter(u -> u.name().startsWith("service.shop.web.80.sticky-")).toList();
+            assertThat(made).hasSize(1);
+            return made.get(0);
+        };
+        Translation t = translate(annotated("site", ONE_SHOP_PATH, "affinity", "cookie"));
+        assertThat(ingressReport(t, "shop", "site").errors()).isEmpty();
+        dev.strait.model.Upstream absent = sticky.apply(t);
+        assertThat(absent.hashOn().setCookie().persistent()).isFalse();
+
+        t = translate(annotated("site", ONE_SHOP_PATH, "affinity", "cookie", "affinity-mode", "persistent"));
+        assertThat(ingressReport(t, "shop", "site").errors()).isEmpty();
+        dev.strait.model.Upstream persistent = sticky.apply(t);
+        assertThat(persistent.hashOn()).isEqualTo(new dev.strait.model.Upstream.HashOn(
+                dev.strait.model.Upstream.HashSource.COOKIE, "INGRESSCOOKIE",
+                new dev.strait.model.Upstream.SetCookie("/shop", null, null, false, null, false, true)));
+        assertThat(persistent.name()).as("a ring of its own").isNotEqualTo(absent.name());
+        assertThat(actions(t)).singleElement().satisfies(a -> assertThat(((Route.Backends) a).backends())
+                .singleElement().satisfies(b -> assertThat(b.upstream()).isEqualTo(persistent.name())));
+
+        t = translate(annotated("site", ONE_SHOP_PATH, "affinity", "cookie", "affinity-mode", " balanced "));
+        assertThat(ingressReport(t, "shop", "site").errors()).isEmpty();
+        assertThat(sticky.apply(t)).as("balanced is the default, its upstream the same").isEqualTo(absent);
+
+        t = translate(annotated("site", ONE_SHOP_PATH, "affinity", "cookie", "affinity-mode", "sticky"));
+        assertThat(ingressReport(t, "shop", "site").errors()).containsExactly("metadata.annotations[" + N
+                + "affinity-mode]: \"sticky\" is neither balanced nor persistent; balanced is used");
+        assertThat(sticky.apply(t)).isEqualTo(absent);
+        assertThat(actions(t)).singleElement().isInstanceOf(Route.Backends.class);
     }
 
     /**

@@ -169,6 +169,51 @@ class ServiceBalancingTest {
         assertThat(Fixtures.routeNames(t)).as("neither is programmed").isEmpty();
     }
 
+    /**
+     * sessionAffinity.mode: persistent reaches the upstream's setCookie and is an upstream of its own; balanced (or
+     * absent) keeps the name the upstream had before modes existed, so an upgrade renames nothing.
+     */
+    @Test
+    void aPersistentCookieIsAnUpstreamOfItsOwnAndBalancedKeepsItsName() {
+        String all = "cookieName: sid, path: /shop, maxAge: 1h, sameSite: None, changeOnFailure: true,"
+                + " domain: .example.com, secure: true";
+        Translation t = translate("{ service: { name: api, port: 80 }, sessionAffinity: { cookieName: sid } }",
+                "{ service: { name: api, port: 80 }, sessionAffinity: { cookieName: sid, mode: balanced } }",
+                "{ service: { name: api, port: 80 }, sessionAffinity: { cookieName: sid, mode: persistent } }",
+                "{ service: { name: api, port: 80 }, sessionAffinity: { " + all + " } }",
+                "{ service: { name: api, port: 80 }, sessionAffinity: { " + all + ", mode: balanced } }",
+                "{ service: { name: api, port: 80 }, sessionAffinity: { " + all + ", mode: persistent } }");
+        for (int i = 0; i < 6; i++) {
+            assertThat(Fixtures.routeReport(t, "shop", "r" + i).errors()).isEmpty();
+        }
+        // The names upstreams had before the mode: a balanced cookie's digest did not change.
+        assertThat(upstreamOf(t, "r0")).isEqualTo("service.shop.api.80.sticky-efd49912");
+        assertThat(upstreamOf(t, "r1")).isEqualTo("service.shop.api.80.sticky-efd49912");
+        assertThat(upstreamOf(t, "r3")).isEqualTo("service.shop.api.80.sticky-b6635055");
+        assertThat(upstreamOf(t, "r4")).isEqualTo("service.shop.api.80.sticky-b6635055");
+        assertThat(upstreamOf(t, "r2")).startsWith("service.shop.api.80.sticky-")
+                .isNotIn(upstreamOf(t, "r0"), upstreamOf(t, "r3"), upstreamOf(t, "r5"));
+        assertThat(upstreamOf(t, "r5")).startsWith("service.shop.api.80.sticky-").isNotEqualTo(upstreamOf(t, "r3"));
+
+        java.util.Map<String, Upstream> byName = new java.util.HashMap<>();
+        t.snapshot(STRAIT).config().upstreams().forEach(u -> byName.put(u.name(), u));
+        assertThat(byName.get(upstreamOf(t, "r0")).hashOn().setCookie().persistent()).isFalse();
+        assertThat(byName.get(upstreamOf(t, "r2")).hashOn()).isEqualTo(new Upstream.HashOn(Upstream.HashSource.COOKIE,
+                "sid", new Upstream.SetCookie("/", null, null, false, null, false, true)));
+        assertThat(byName.get(upstreamOf(t, "r5")).hashOn().setCookie()).isEqualTo(
+                new Upstream.SetCookie("/shop", Duration.ofHours(1), "None", true, ".example.com", true, true));
+        assertThat(byName.get(upstreamOf(t, "r5")).loadBalancer()).isEqualTo(Upstream.LoadBalancer.CONSISTENT_HASH);
+        // What the proxies get reads back the same (mode: persistent is written; balanced is not).
+        assertThat(Fixtures.parse(t.snapshot(STRAIT).json()).upstreams()).filteredOn(u -> u.name().contains(".sticky-"))
+                .extracting(u -> u.hashOn().setCookie().persistent()).containsExactlyInAnyOrder(false, false, true, true);
+
+        // Where no API server checked the schema, another mode is the Route's error, as its domain is.
+        t = translate("{ service: { name: api, port: 80 }, sessionAffinity: { cookieName: sid, mode: sticky } }");
+        assertThat(Fixtures.routeReport(t, "shop", "r0").errors()).containsExactly("spec.rules[0].backends[0]"
+                + ".sessionAffinity.mode: \"sticky\" is neither balanced nor persistent");
+        assertThat(Fixtures.routeNames(t)).isEmpty();
+    }
+
     @Test
     void whatCannotBeReadIsTheRoutesErrorAndTheOthersServe() {
         Translation t = translate(
