@@ -733,6 +733,8 @@ public final class ConfigParser {
                 }));
                 if (ho.hasNonNull("setCookie")) {
                     error(path + ".hashOn.also", "is not used with setCookie (an affinity cookie is the whole key)");
+                } else if (an.size() > 8) {
+                    error(path + ".hashOn.also", "must list at most 8 parts, got " + an.size());
                 }
             }
             Upstream.SetCookie setCookie = null;

@@ -6,6 +6,7 @@ import io.fabric8.generator.annotation.Max;
 import io.fabric8.generator.annotation.Min;
 import io.fabric8.generator.annotation.Pattern;
 import io.fabric8.generator.annotation.Required;
+import io.fabric8.generator.annotation.Size;
 import io.fabric8.generator.annotation.ValidationRule;
 
 /**
@@ -75,6 +76,24 @@ public class UpstreamSpec {
     @ValidationRule(value = "(has(self.source) && self.source in ['header', 'cookie', 'query']) == has(self.name)",
             message = "a header, cookie or query hash needs a name; uri, path and client-address take none")
     public static class HashOn {
+        public HashSource source;
+
+        @Pattern(Patterns.TOKEN)
+        public String name;
+
+        /**
+         * More of the request hashed with the first, in order (ingress-nginx's {@code upstream-hash-by} with several
+         * variables, {@code $host$request_uri}); a part a request lacks counts as empty. Not with an affinity cookie.
+         */
+        @Size(min = 1, max = 8)
+        public java.util.List<HashPart> also;
+    }
+
+    /** One more part of a consistent hash's key: a source, and a name for a header, cookie or query parameter. */
+    @JsonInclude(JsonInclude.Include.NON_NULL)
+    @ValidationRule(value = "(has(self.source) && self.source in ['header', 'cookie', 'query']) == has(self.name)",
+            message = "a header, cookie or query hash needs a name; uri, path and client-address take none")
+    public static class HashPart {
         public HashSource source;
 
         @Pattern(Patterns.TOKEN)

@@ -1384,42 +1384,75 @@ final class IngressAnnotations {
     private static final Pattern HASH_VARIABLE = Pattern.compile("\\$(?:\\{([A-Za-z0-9_]+)}|([A-Za-z0-9_]+))");
 
     /**
-     * {@code upstream-hash-by} as what a consistent hash hashes, where the value is one variable Strait can
-     * read: the client's address, a request field ({@code $http_x_user}: {@code x-user}), a cookie, a query
-     * parameter ({@code $arg_tenant}), the request target ({@code $request_uri}) or its path ({@code $uri}).
-     * Other values (several variables, text around one) are a warning, and the Service is balanced as
-     * {@code load-balance} says; so is {@code upstream-hash-by-subset}, which is not read.
+     * {@code upstream-hash-by} as what a consistent hash hashes: each variable of the value, in order (the first the
+     * hash's source, the others its {@code also}), where each is one Strait can read: the client's address, a request
+     * field ({@code $http_x_user}: {@code x-user}; {@code $host} the {@code Host}), a cookie, a query parameter
+     * ({@code $arg_tenant}), the request target ({@code $request_uri}) or its path ({@code $uri}). Text around the
+     * variables is not hashed: it is the same for every request, so it changes which endpoint a key lands on, not which
+     * requests share one. A value with a variable Strait cannot read, or none, is a warning, and the Service is
+     * balanced as {@code load-balance} says; so is {@code upstream-hash-by-subset}, which is not read.
      */
     private static dev.strait.operator.crd.UpstreamSpec.HashOn hashBy(String value, List<String> warn) {
         if (value == null || value.isBlank()) {
             return null;
         }
-        java.util.regex.Matcher m = HASH_VARIABLE.matcher(value.trim());
-        String variable = m.matches() ? (m.group(1) != null ? m.group(1) : m.group(2)) : "";
+        java.util.regex.Matcher m = HASH_VARIABLE.matcher(value);
+        List<dev.strait.operator.crd.UpstreamSpec.HashPart> parts = new ArrayList<>();
+        List<String> unknown = new ArrayList<>();
+        while (m.find()) {
+            String variable = m.group(1) != null ? m.group(1) : m.group(2);
+            dev.strait.operator.crd.UpstreamSpec.HashPart p = hashVariable(variable);
+            if (p == null) {
+                unknown.add("$" + variable);
+            } else {
+                parts.add(p);
+            }
+        }
+        if (!unknown.isEmpty() || parts.isEmpty()) {
+            warn.add(field(UPSTREAM_HASH_BY) + ": \"" + value + "\" " + (parts.isEmpty() && unknown.isEmpty()
+                    ? "names no variable (every request would go to one endpoint)"
+                    : "has " + String.join(", ", unknown) + ", not one of the variables Strait can hash on ($remote_addr,"
+                    + " $host, $http_NAME, $cookie_NAME, $arg_NAME, $request_uri, $uri)") + "; it is not applied");
+            return null;
+        }
+        if (parts.size() > 9) {
+            warn.add(field(UPSTREAM_HASH_BY) + ": \"" + value + "\" has " + parts.size()
+                    + " variables; Strait hashes at most 9; it is not applied");
+            return null;
+        }
         dev.strait.operator.crd.UpstreamSpec.HashOn h = new dev.strait.operator.crd.UpstreamSpec.HashOn();
+        h.source = parts.get(0).source;
+        h.name = parts.get(0).name;
+        if (parts.size() > 1) {
+            h.also = List.copyOf(parts.subList(1, parts.size()));
+        }
+        return h;
+    }
+
+    /** One nginx variable as a part of a consistent hash's key, or null when Strait cannot read it. */
+    private static dev.strait.operator.crd.UpstreamSpec.HashPart hashVariable(String variable) {
+        dev.strait.operator.crd.UpstreamSpec.HashPart p = new dev.strait.operator.crd.UpstreamSpec.HashPart();
         if (variable.startsWith("http_") && variable.length() > 5) {
-            h.source = dev.strait.operator.crd.UpstreamSpec.HashSource.HEADER;
-            h.name = variable.substring(5).replace('_', '-').toLowerCase(Locale.ROOT);
+            p.source = dev.strait.operator.crd.UpstreamSpec.HashSource.HEADER;
+            p.name = variable.substring(5).replace('_', '-').toLowerCase(Locale.ROOT);
+        } else if (variable.equals("host")) {
+            p.source = dev.strait.operator.crd.UpstreamSpec.HashSource.HEADER;
+            p.name = "host";
         } else if (variable.startsWith("cookie_") && variable.length() > 7) {
-            h.source = dev.strait.operator.crd.UpstreamSpec.HashSource.COOKIE;
-            h.name = variable.substring(7);
+            p.source = dev.strait.operator.crd.UpstreamSpec.HashSource.COOKIE;
+            p.name = variable.substring(7);
         } else if (variable.startsWith("arg_") && variable.length() > 4) {
-            h.source = dev.strait.operator.crd.UpstreamSpec.HashSource.QUERY;
-            h.name = variable.substring(4);
+            p.source = dev.strait.operator.crd.UpstreamSpec.HashSource.QUERY;
+            p.name = variable.substring(4);
         } else {
-            h.source = switch (variable) {
+            p.source = switch (variable) {
                 case "remote_addr", "binary_remote_addr" -> dev.strait.operator.crd.UpstreamSpec.HashSource.CLIENT_ADDRESS;
                 case "request_uri" -> dev.strait.operator.crd.UpstreamSpec.HashSource.URI;
                 case "uri", "document_uri" -> dev.strait.operator.crd.UpstreamSpec.HashSource.PATH;
                 default -> null;
             };
         }
-        if (h.source == null) {
-            warn.add(field(UPSTREAM_HASH_BY) + ": \"" + value + "\" is not one of the variables Strait can hash on"
-                    + " ($remote_addr, $http_NAME, $cookie_NAME, $arg_NAME, $request_uri, $uri); it is not applied");
-            return null;
-        }
-        return h;
+        return p.source == null ? null : p;
     }
 
     /**

@@ -72,6 +72,20 @@ record ServiceBalancing(Upstream.LoadBalancer loadBalancer, Upstream.HashOn hash
     }
 
     private static Upstream.HashOn hashOn(JsonNode h, String path, List<String> errors) {
+        Upstream.HashOn first = hashPart(h, path, errors);
+        JsonNode also = h.get("also");
+        if (also == null || !also.isArray() || also.isEmpty()) {
+            return first;
+        }
+        List<Upstream.HashPart> parts = new java.util.ArrayList<>();
+        for (int i = 0; i < also.size() && i < 8; i++) {
+            Upstream.HashOn part = hashPart(also.get(i), path + ".also[" + i + "]", errors);
+            parts.add(new Upstream.HashPart(part.source(), part.name()));
+        }
+        return new Upstream.HashOn(first.source(), first.name(), null, parts);
+    }
+
+    private static Upstream.HashOn hashPart(JsonNode h, String path, List<String> errors) {
         String source = h.path("source").asText("");
         String name = h.path("name").isTextual() ? h.get("name").asText() : null;
         Upstream.HashSource s = switch (source) {
@@ -109,6 +123,9 @@ record ServiceBalancing(Upstream.LoadBalancer loadBalancer, Upstream.HashOn hash
         StringBuilder settings = new StringBuilder().append(loadBalancer);
         if (hashOn != null) {
             settings.append('|').append(hashOn.source()).append('|').append(hashOn.name());
+            for (Upstream.HashPart part : hashOn.also()) { // none: the digest upstreams already have
+                settings.append("|+").append(part.source()).append('|').append(part.name());
+            }
             Upstream.SetCookie c = hashOn.setCookie();
             if (c != null) {
                 settings.append('|').append(c.path()).append('|').append(c.maxAge() == null ? "" : c.maxAge().toSeconds());

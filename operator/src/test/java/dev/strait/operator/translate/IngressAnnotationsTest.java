@@ -638,13 +638,29 @@ class IngressAnnotationsTest {
         assertThat(web.apply(translate(annotated("site", spec, "upstream-hash-by", "$arg_tenant"))).hashOn())
                 .isEqualTo(new dev.strait.model.Upstream.HashOn(dev.strait.model.Upstream.HashSource.QUERY, "tenant"));
 
-        t = translate(annotated("site", spec, "upstream-hash-by", "$request_uri$host", "load-balance", "random",
+        // Several variables: each a part of the key, in order; text around them is not hashed.
+        t = translate(annotated("site", spec, "upstream-hash-by", "$host$request_uri"));
+        assertThat(ingressReport(t, "shop", "site").errors()).isEmpty();
+        assertThat(web.apply(t).hashOn()).isEqualTo(new dev.strait.model.Upstream.HashOn(
+                dev.strait.model.Upstream.HashSource.HEADER, "host", null, List.of(new dev.strait.model.Upstream.HashPart(
+                        dev.strait.model.Upstream.HashSource.URI, null))));
+        String hostAndUri = web.apply(t).name();
+        dev.strait.model.Upstream spaced = web.apply(translate(annotated("site", spec, "upstream-hash-by",
+                "${remote_addr}-$http_x_tenant:$arg_page")));
+        assertThat(spaced.hashOn()).isEqualTo(new dev.strait.model.Upstream.HashOn(
+                dev.strait.model.Upstream.HashSource.CLIENT_ADDRESS, null, null, List.of(
+                        new dev.strait.model.Upstream.HashPart(dev.strait.model.Upstream.HashSource.HEADER, "x-tenant"),
+                        new dev.strait.model.Upstream.HashPart(dev.strait.model.Upstream.HashSource.QUERY, "page"))));
+        assertThat(spaced.name()).as("an upstream per key").isNotEqualTo(hostAndUri)
+                .isNotEqualTo(web.apply(translate(annotated("site", spec, "upstream-hash-by", "$host"))).name());
+
+        t = translate(annotated("site", spec, "upstream-hash-by", "$request_uri$server_name", "load-balance", "random",
                 "proxy-connect-timeout", "5s"));
         assertThat(web.apply(t).name()).as("nothing applied: the plain upstream").isEqualTo("service.shop.web.80");
         assertThat(ingressReport(t, "shop", "site").errors()).containsExactlyInAnyOrder(
-                "metadata.annotations[" + N + "upstream-hash-by]: \"$request_uri$host\" is not one of the variables"
-                        + " Strait can hash on ($remote_addr, $http_NAME, $cookie_NAME, $arg_NAME, $request_uri, $uri);"
-                        + " it is not applied",
+                "metadata.annotations[" + N + "upstream-hash-by]: \"$request_uri$server_name\" has $server_name, not one"
+                        + " of the variables Strait can hash on ($remote_addr, $host, $http_NAME, $cookie_NAME, $arg_NAME,"
+                        + " $request_uri, $uri); it is not applied",
                 "metadata.annotations[" + N + "load-balance]: \"random\" is not round_robin or ewma; round robin applies",
                 "metadata.annotations[" + N + "proxy-connect-timeout]: \"5s\" is not a number of seconds above 0; the"
                         + " default 5s applies");
@@ -655,6 +671,11 @@ class IngressAnnotationsTest {
                 annotated("site", spec, "service-upstream", "true"));
         assertThat(ingressReport(t, "shop", "site").errors()).isEmpty();
         assertThat(web.apply(t).endpoints()).containsExactly(new dev.strait.model.HostPort("10.96.0.9", 80));
+
+        t = translate(annotated("site", spec, "upstream-hash-by", "route"));
+        assertThat(ingressReport(t, "shop", "site").errors()).containsExactly("metadata.annotations[" + N
+                + "upstream-hash-by]: \"route\" names no variable (every request would go to one endpoint); it is not"
+                + " applied");
 
         t = translate(annotated("site", spec, "affinity", "cookie", "upstream-hash-by", "$remote_addr"));
         assertThat(web.apply(t).name()).startsWith("service.shop.web.80.sticky-");

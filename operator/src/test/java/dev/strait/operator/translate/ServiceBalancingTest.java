@@ -76,7 +76,12 @@ class ServiceBalancingTest {
         assertThat(byUri.hashOn()).isEqualTo(new Upstream.HashOn(Upstream.HashSource.URI, null));
         Upstream byTenant = only(translate("{ service: { name: api, port: 80 }, hashOn: { source: query, name: tenant } }"));
         assertThat(byTenant.hashOn()).isEqualTo(new Upstream.HashOn(Upstream.HashSource.QUERY, "tenant"));
-        assertThat(java.util.Set.of(byUri.name(), byTenant.name(), byHeader.name(), byClient.name())).hasSize(4);
+        Upstream byUriAndTenant = only(translate("{ service: { name: api, port: 80 }, hashOn: { source: uri, also: ["
+                + " { source: query, name: tenant } ] } }"));
+        assertThat(byUriAndTenant.hashOn()).isEqualTo(new Upstream.HashOn(Upstream.HashSource.URI, null, null,
+                java.util.List.of(new Upstream.HashPart(Upstream.HashSource.QUERY, "tenant"))));
+        assertThat(java.util.Set.of(byUri.name(), byTenant.name(), byHeader.name(), byClient.name(), byUriAndTenant.name()))
+                .hasSize(5);
 
         Upstream quick = only(translate("{ service: { name: api, port: 80 }, connectTimeout: 250ms }"));
         assertThat(quick.pool().connectTimeout()).isEqualTo(Duration.ofMillis(250));
