@@ -10,7 +10,6 @@ import java.security.KeyStore;
 import java.security.PrivateKey;
 import java.security.cert.X509Certificate;
 import java.util.List;
-import java.util.Map;
 import javax.net.ssl.KeyManagerFactory;
 import javax.net.ssl.SSLContext;
 import javax.net.ssl.SSLSocketFactory;
@@ -18,14 +17,11 @@ import javax.net.ssl.TrustManagerFactory;
 
 /**
  * TLS to an OpenTelemetry collector (an {@code https} tracing endpoint), as OpenTelemetry's exporters take it from
- * the environment: the CAs of {@code OTEL_EXPORTER_OTLP_TRACES_CERTIFICATE} (else {@code OTEL_EXPORTER_OTLP_CERTIFICATE})
- * instead of the JDK's, and a client certificate from {@code ..._CLIENT_CERTIFICATE} and {@code ..._CLIENT_KEY} for a
- * collector that asks for one; each a PEM file's path. The collector's name is always checked. Made by the exporter's
- * thread when a batch first goes to an {@code https} endpoint, so a proxy that never does loads none of it.
+ * the environment (read by the exporter): trusted CAs instead of the JDK's, and a client certificate for a collector
+ * that asks for one; each a PEM file's path. The collector's name is always checked. Made by the exporter's thread when
+ * a batch first goes to an {@code https} endpoint, so a proxy that never does loads none of it.
  */
 public final class CollectorTls {
-    private static final String PREFIX = "OTEL_EXPORTER_OTLP_";
-
     private final SSLContext http;
     private final SslContext h2;
 
@@ -35,27 +31,34 @@ public final class CollectorTls {
     }
 
     /**
-     * The TLS the environment asks for.
+     * A PEM file named by a setting.
      *
-     * @throws IllegalArgumentException naming the variable whose file cannot be used
+     * @param field what names it, for messages (an environment variable)
+     * @param path  the file's path
      */
-    public static CollectorTls fromEnvironment(Map<String, String> env) {
-        String[] ca = variable(env, "CERTIFICATE");
-        String[] cert = variable(env, "CLIENT_CERTIFICATE");
-        String[] key = variable(env, "CLIENT_KEY");
+    public record Pem(String field, String path) {}
+
+    /**
+     * @param ca   the CAs the collector's certificate must chain to; null: the JDK's
+     * @param cert the client's certificate chain; null: none (with {@code key})
+     * @param key  its private key
+     * @throws IllegalArgumentException naming the setting whose file cannot be used
+     */
+    public static CollectorTls of(Pem ca, Pem cert, Pem key) {
         if ((cert == null) != (key == null)) {
-            throw new IllegalArgumentException(PREFIX + "CLIENT_CERTIFICATE and " + PREFIX
-                    + "CLIENT_KEY go together (or their TRACES_ forms); one is set without the other");
+            Pem set = cert != null ? cert : key;
+            throw new IllegalArgumentException(set.field() + " is set without its "
+                    + (cert == null ? "certificate" : "key") + "; a client certificate needs both");
         }
         try {
             List<X509Certificate> cas = ca == null ? null
-                    : PemMaterial.certificates(PemMaterial.text(ca[1], ca[0]), ca[0]);
+                    : PemMaterial.certificates(PemMaterial.text(ca.path(), ca.field()), ca.field());
             List<X509Certificate> chain = null;
             PrivateKey k = null;
             if (cert != null) {
-                chain = PemMaterial.certificates(PemMaterial.text(cert[1], cert[0]), cert[0]);
-                k = PemMaterial.privateKey(PemMaterial.text(key[1], key[0]), key[0]);
-                PemMaterial.checkPair(chain.get(0), k, key[0]);
+                chain = PemMaterial.certificates(PemMaterial.text(cert.path(), cert.field()), cert.field());
+                k = PemMaterial.privateKey(PemMaterial.text(key.path(), key.field()), key.field());
+                PemMaterial.checkPair(chain.get(0), k, key.field());
             }
             return new CollectorTls(jdk(cas, chain, k), netty(cas, chain, k));
         } catch (PemMaterial.Invalid e) {
@@ -63,17 +66,6 @@ public final class CollectorTls {
         } catch (Exception e) {
             throw new IllegalArgumentException("cannot set up TLS to the collector: " + e.getMessage(), e);
         }
-    }
-
-    /** {@code {name, value}} of the traces' variable, else the general one; null when neither is set. */
-    private static String[] variable(Map<String, String> env, String suffix) {
-        for (String name : new String[] {PREFIX + "TRACES_" + suffix, PREFIX + suffix}) {
-            String v = env.get(name);
-            if (v != null && !v.isBlank()) {
-                return new String[] {name, v.trim()};
-            }
-        }
-        return null;
     }
 
     /** For the JDK's HTTP client (OTLP/HTTP); null when the JDK's own defaults do. */

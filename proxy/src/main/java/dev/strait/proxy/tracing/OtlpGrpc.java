@@ -57,7 +57,6 @@ import java.util.function.Supplier;
 final class OtlpGrpc implements AutoCloseable {
     static final String PATH = "/opentelemetry.proto.collector.trace.v1.TraceService/Export";
     private static final long CONNECT_TIMEOUT_MILLIS = 5_000;
-    private static final long CALL_TIMEOUT_MILLIS = 10_000;
     /** gRPC's codes OTLP/gRPC retries: CANCELLED, DEADLINE_EXCEEDED, RESOURCE_EXHAUSTED, ABORTED, OUT_OF_RANGE, UNAVAILABLE, DATA_LOSS. */
     private static final long RETRYABLE = 1L << 1 | 1L << 4 | 1L << 8 | 1L << 10 | 1L << 11 | 1L << 14 | 1L << 15;
     private static final String[] CODES = {"OK", "CANCELLED", "UNKNOWN", "INVALID_ARGUMENT", "DEADLINE_EXCEEDED",
@@ -78,11 +77,11 @@ final class OtlpGrpc implements AutoCloseable {
     /**
      * Sends one batch and waits for the collector's answer.
      *
-     * @param message an {@code ExportTraceServiceRequest}
+     * @param message an {@code ExportTraceServiceRequest}, compressed if {@code options} say so
      * @param tls     made when first asked for, for an {@code https} endpoint
      */
-    Delivery export(String endpoint, byte[] message, Map<String, String> configured, Map<String, String> environment,
-                    Supplier<CollectorTls> tls) throws IOException, InterruptedException {
+    Delivery export(String endpoint, byte[] message, OtlpOptions options, Map<String, String> configured,
+                    Map<String, String> environment, Supplier<CollectorTls> tls) throws IOException, InterruptedException {
         URI u = URI.create(endpoint);
         boolean secure = "https".equalsIgnoreCase(u.getScheme());
         boolean reused = connection != null && connection.isActive() && endpoint.equals(connectedTo);
@@ -108,19 +107,22 @@ final class OtlpGrpc implements AutoCloseable {
         environment.forEach((name, value) -> headers.set(name.toLowerCase(Locale.ROOT), value)); // after: it wins
         headers.set("content-type", "application/grpc")
                 .set("te", "trailers")
-                .set("grpc-timeout", CALL_TIMEOUT_MILLIS + "m")
+                .set("grpc-timeout", options.timeoutMillis() + "m")
                 .set("user-agent", userAgent);
+        if (options.gzip()) {
+            headers.set("grpc-encoding", "gzip");
+        }
         ByteBuf framed = Unpooled.buffer(5 + message.length)
-                .writeByte(0) // not compressed
+                .writeByte(options.gzip() ? 1 : 0) // the message compressed, or not
                 .writeInt(message.length)
                 .writeBytes(message);
         stream.write(new DefaultHttp2HeadersFrame(headers));
         stream.writeAndFlush(new DefaultHttp2DataFrame(framed, true));
         try {
-            return answer.done.get(CALL_TIMEOUT_MILLIS, TimeUnit.MILLISECONDS);
+            return answer.done.get(options.timeoutMillis(), TimeUnit.MILLISECONDS);
         } catch (TimeoutException e) {
             stream.close(); // resets the stream; the connection stays for the next batch
-            return Delivery.retry("the collector did not answer in " + CALL_TIMEOUT_MILLIS / 1000 + " s");
+            return Delivery.retry("the collector did not answer in " + options.timeoutMillis() + " ms");
         } catch (ExecutionException e) {
             dropConnection();
             return Delivery.retry(describe(e.getCause()));

@@ -18,8 +18,8 @@ final class OtlpHeaders {
 
     /** The environment's fields, or none; an entry that is no {@code name=value} is left out. */
     static Map<String, String> fromEnvironment(Map<String, String> env) {
-        String v = env.get("OTEL_EXPORTER_OTLP_TRACES_HEADERS");
-        return parse(v != null ? v : env.get("OTEL_EXPORTER_OTLP_HEADERS"));
+        OtlpVariable v = OtlpVariable.of(env, "HEADERS");
+        return parse(v == null ? null : v.value());
     }
 
     static Map<String, String> parse(String text) {

@@ -19,27 +19,31 @@ import javax.net.ssl.SSLSocketFactory;
  */
 final class OtlpHttp {
     private static final int CONNECT_TIMEOUT_MILLIS = 5_000;
-    private static final int READ_TIMEOUT_MILLIS = 10_000;
 
     private OtlpHttp() {}
 
     /**
-     * @param tls for an {@code https} endpoint; null: the JDK's own trust
+     * @param body as {@code options} say (compressed or not)
+     * @param tls  for an {@code https} endpoint; null: the JDK's own trust
      */
-    static Delivery post(String endpoint, OtlpProtocol protocol, byte[] body, Map<String, String> configured,
-                         Map<String, String> environment, CollectorTls tls) throws IOException {
+    static Delivery post(String endpoint, OtlpProtocol protocol, byte[] body, OtlpOptions options,
+                         Map<String, String> configured, Map<String, String> environment, CollectorTls tls)
+            throws IOException {
         HttpURLConnection c = (HttpURLConnection) URI.create(endpoint).toURL().openConnection();
         SSLSocketFactory factory = tls == null ? null : tls.socketFactory();
         if (factory != null && c instanceof HttpsURLConnection https) {
             https.setSSLSocketFactory(factory);
         }
         c.setConnectTimeout(CONNECT_TIMEOUT_MILLIS);
-        c.setReadTimeout(READ_TIMEOUT_MILLIS);
+        c.setReadTimeout((int) options.timeoutMillis());
         c.setRequestMethod("POST");
         c.setDoOutput(true);
         c.setInstanceFollowRedirects(false);
         c.setFixedLengthStreamingMode(body.length);
         c.setRequestProperty("Content-Type", protocol.contentType);
+        if (options.gzip()) {
+            c.setRequestProperty("Content-Encoding", "gzip");
+        }
         configured.forEach(c::setRequestProperty);
         environment.forEach(c::setRequestProperty); // set after: the environment's value wins
         try (OutputStream out = c.getOutputStream()) {

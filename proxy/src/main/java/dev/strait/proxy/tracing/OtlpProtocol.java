@@ -61,19 +61,17 @@ enum OtlpProtocol {
 
     /** The environment's protocol, or null when it names none; one Strait does not know is reported once. */
     static OtlpProtocol fromEnvironment(Map<String, String> env) {
-        String variable = env.get("OTEL_EXPORTER_OTLP_TRACES_PROTOCOL") != null ? "OTEL_EXPORTER_OTLP_TRACES_PROTOCOL"
-                : "OTEL_EXPORTER_OTLP_PROTOCOL";
-        String value = env.get(variable);
-        if (value == null || value.isBlank()) {
+        OtlpVariable v = OtlpVariable.of(env, "PROTOCOL");
+        if (v == null) {
             return null;
         }
         for (OtlpProtocol p : values()) {
-            if (p.name.equals(value.trim())) {
+            if (p.name.equals(v.value())) {
                 return p;
             }
         }
         log.warn("tracing: {}={} is not read: Strait sends http/protobuf, http/json or grpc; it sends what the config's"
-                + " tracing.protocol says", variable, value);
+                + " tracing.protocol says", v.name(), v.value());
         return null;
     }
 }

@@ -65,6 +65,8 @@ public final class SpanExporter implements AutoCloseable {
     private final OtlpProtocol environmentProtocol;
     /** Where the environment's TLS settings for the collector are read ({@link CollectorTls}). */
     private final Map<String, String> environment;
+    /** The environment's compression and timeout. */
+    private final OtlpOptions options;
     /** Made by the sender thread when a batch first goes to an https endpoint; only it touches these. */
     private CollectorTls tls;
     private boolean tlsFailed;
@@ -80,6 +82,7 @@ public final class SpanExporter implements AutoCloseable {
         this.environmentHeaders = Map.copyOf(OtlpHeaders.fromEnvironment(environment));
         this.environmentProtocol = OtlpProtocol.fromEnvironment(environment);
         this.environment = Map.copyOf(environment);
+        this.options = OtlpOptions.fromEnvironment(environment);
         if (registry != null) {
             counter(registry, "exported", exported, "Spans the collector took");
             counter(registry, "dropped", dropped,
@@ -193,7 +196,7 @@ public final class SpanExporter implements AutoCloseable {
             return;
         }
         OtlpProtocol protocol = environmentProtocol != null ? environmentProtocol : OtlpProtocol.of(t.protocol());
-        byte[] body = protocol.encode(batch, t.serviceName(), hostName, version);
+        byte[] body = options.body(protocol.encode(batch, t.serviceName(), hostName, version));
         String why = null;
         for (int attempt = 1; attempt <= ATTEMPTS; attempt++) {
             Delivery d;
@@ -235,9 +238,9 @@ public final class SpanExporter implements AutoCloseable {
             if (grpc == null) {
                 grpc = new OtlpGrpc(version);
             }
-            return grpc.export(t.endpoint(), body, t.headers(), environmentHeaders, this::tls);
+            return grpc.export(t.endpoint(), body, options, t.headers(), environmentHeaders, this::tls);
         }
-        return OtlpHttp.post(t.endpoint(), protocol, body, t.headers(), environmentHeaders,
+        return OtlpHttp.post(t.endpoint(), protocol, body, options, t.headers(), environmentHeaders,
                 t.endpoint().regionMatches(true, 0, "https:", 0, 6) ? tls() : null);
     }
 
@@ -245,15 +248,21 @@ public final class SpanExporter implements AutoCloseable {
     private CollectorTls tls() {
         if (tls == null && !tlsFailed) {
             try {
-                tls = CollectorTls.fromEnvironment(environment);
+                tls = CollectorTls.of(pem("CERTIFICATE"), pem("CLIENT_CERTIFICATE"), pem("CLIENT_KEY"));
             } catch (IllegalArgumentException e) {
                 tlsFailed = true;
                 log.error("tracing: {}; the collector's certificate is checked against the JDK's CAs instead",
                         e.getMessage());
-                tls = CollectorTls.fromEnvironment(Map.of());
+                tls = CollectorTls.of(null, null, null);
             }
         }
         return tls;
+    }
+
+    /** A PEM file OpenTelemetry's environment names ({@code OTEL_EXPORTER_OTLP_[TRACES_]<suffix>}), or null. */
+    private CollectorTls.Pem pem(String suffix) {
+        OtlpVariable v = OtlpVariable.of(environment, suffix);
+        return v == null ? null : new CollectorTls.Pem(v.name(), v.value());
     }
 
     /** Logs at most one warning every 30 s. */

@@ -56,6 +56,8 @@ final class GrpcCollector implements AutoCloseable {
     /** The status to answer (OK: the batch is taken, with {@link #partialSuccess} if set). */
     final AtomicReference<Status> answer = new AtomicReference<>(Status.OK);
     final AtomicReference<ExportTracePartialSuccess> partialSuccess = new AtomicReference<>();
+    /** While set, calls get no answer (a collector that hangs). */
+    volatile boolean stalled;
     volatile Metadata lastMetadata;
 
     /** A cleartext (h2c) collector. */
@@ -87,6 +89,9 @@ final class GrpcCollector implements AutoCloseable {
                 .addMethod(EXPORT, ServerCalls.asyncUnaryCall((request, observer) -> {
                     calls.incrementAndGet();
                     lastMetadata = METADATA.get();
+                    if (stalled) {
+                        return;
+                    }
                     Status status = answer.get();
                     if (!status.isOk()) {
                         observer.onError(status.asRuntimeException());

@@ -129,6 +129,36 @@ class GrpcExportTest {
         }
     }
 
+    /** OTEL_EXPORTER_OTLP_COMPRESSION=gzip: the message is compressed as gRPC says (grpc-encoding, the flag byte). */
+    @Test
+    void theEnvironmentMayAskForGzip() throws Exception {
+        collector = new GrpcCollector();
+        try (SpanExporter exporter = exporter(collector.endpoint(), Map.of("OTEL_EXPORTER_OTLP_TRACES_COMPRESSION", "gzip"))) {
+            exporter.offer(span("/gzip"));
+            assertThat(OtlpCollector.attribute(collector.next(), "url.path")).isEqualTo("/gzip");
+            assertThat(collector.header("grpc-encoding")).isEqualTo("gzip");
+        }
+    }
+
+    /** OTEL_EXPORTER_OTLP_TIMEOUT: how long a try waits for a collector that does not answer. */
+    @Test
+    void aCollectorThatHangsCostsATryNoMoreThanTheTimeout() throws Exception {
+        collector = new GrpcCollector();
+        collector.stalled = true;
+        try (SpanExporter exporter = exporter(collector.endpoint(), Map.of("OTEL_EXPORTER_OTLP_TIMEOUT", "200"))) {
+            long start = System.nanoTime();
+            exporter.offer(span("/hang"));
+            Awaitility.await().atMost(Duration.ofSeconds(8)).until(() -> exporter.failed() == 1);
+            // Three tries of 200 ms and the backoffs between them (0.5 s, 1 s), not three of the default 10 s.
+            assertThat(Duration.ofNanos(System.nanoTime() - start)).isLessThan(Duration.ofSeconds(5));
+            assertThat(collector.calls.get()).isEqualTo(3);
+            collector.stalled = false;
+            exporter.offer(span("/after"));
+            assertThat(OtlpCollector.attribute(collector.next(), "url.path")).as("the connection still serves")
+                    .isEqualTo("/after");
+        }
+    }
+
     /** OTLP's partial success: the collector took the batch but dropped some spans; those count as failed. */
     @Test
     void spansTheCollectorRejectsAreCountedAsFailed() throws Exception {

@@ -56,6 +56,9 @@ final class OtlpCollector implements AutoCloseable {
                 lastHeaders = ex.getRequestHeaders();
                 String type = ex.getRequestHeaders().getFirst("Content-Type");
                 byte[] body0 = ex.getRequestBody().readAllBytes();
+                if ("gzip".equals(ex.getRequestHeaders().getFirst("Content-Encoding"))) {
+                    body0 = new java.util.zip.GZIPInputStream(new java.io.ByteArrayInputStream(body0)).readAllBytes();
+                }
                 JsonNode batch = "application/json".equals(type) ? JSON.readTree(body0)
                         : "application/x-protobuf".equals(type) ? asJson(ExportTraceServiceRequest.parseFrom(body0)) : null;
                 int status = batch != null ? answer.get() : 415;

@@ -276,7 +276,7 @@ class TracingTest {
                 java.util.Map.of("OTEL_EXPORTER_OTLP_PROTOCOL", "http/json", "OTEL_EXPORTER_OTLP_HEADERS", "x-key=abc%20d"),
                 java.util.Map.of("OTEL_EXPORTER_OTLP_TRACES_PROTOCOL", "http/json", "OTEL_EXPORTER_OTLP_PROTOCOL", "grpc",
                         "OTEL_EXPORTER_OTLP_TRACES_HEADERS", "x-key=abc%20d", "OTEL_EXPORTER_OTLP_HEADERS", "x-key=other"),
-                java.util.Map.of("OTEL_EXPORTER_OTLP_PROTOCOL", "http/thrift"))) {
+                java.util.Map.of("OTEL_EXPORTER_OTLP_PROTOCOL", "http/thrift", "OTEL_EXPORTER_OTLP_COMPRESSION", "gzip"))) {
             dev.strait.proxy.config.Serving serving = dev.strait.proxy.testing.TestServing.serving(
                     "listeners: [ { name: http, address: \"127.0.0.1:0\" } ]\ntracing: { endpoint: \"" + collector.endpoint()
                             + "\", flushInterval: 20ms, headers: { x-team: ops } }\n");
@@ -286,11 +286,13 @@ class TracingTest {
                         "/env", "1.1", 200, 2, "site", "127.0.0.1", null, null, null));
                 JsonNode span = collector.next();
                 assertThat(span.get("spanId").asText()).isEqualTo(trace.spanId());
-                boolean grpcOnly = !env.containsKey("OTEL_EXPORTER_OTLP_HEADERS");
+                boolean protocolUnread = !env.containsKey("OTEL_EXPORTER_OTLP_HEADERS");
                 assertThat(collector.lastHeaders.getFirst("Content-Type")).as(env.toString())
-                        .isEqualTo(grpcOnly ? "application/x-protobuf" : "application/json");
-                assertThat(collector.lastHeaders.getFirst("x-key")).as(env.toString()).isEqualTo(grpcOnly ? null : "abc d");
+                        .isEqualTo(protocolUnread ? "application/x-protobuf" : "application/json");
+                assertThat(collector.lastHeaders.getFirst("x-key")).as(env.toString()).isEqualTo(protocolUnread ? null : "abc d");
                 assertThat(collector.lastHeaders.getFirst("x-team")).isEqualTo("ops");
+                assertThat(collector.lastHeaders.getFirst("Content-Encoding")).as(env.toString())
+                        .isEqualTo(protocolUnread ? "gzip" : null);
             }
         }
     }
