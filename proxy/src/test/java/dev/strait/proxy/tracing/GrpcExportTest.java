@@ -129,6 +129,25 @@ class GrpcExportTest {
         }
     }
 
+    /** Full batches (512 spans, a few hundred KB: several DATA frames and flow-control windows) go whole. */
+    @Test
+    void fullBatchesGoWhole() throws Exception {
+        collector = new GrpcCollector();
+        try (SpanExporter exporter = exporter(collector.endpoint(), Map.of())) {
+            for (int i = 0; i < 1200; i++) {
+                exporter.offer(span("/bulk/" + "x".repeat(200) + "/" + i));
+            }
+            Awaitility.await().atMost(Duration.ofSeconds(20)).until(() -> exporter.exported() == 1200);
+            assertThat(exporter.failed()).isZero();
+            java.util.Set<String> paths = new java.util.HashSet<>();
+            for (int i = 0; i < 1200; i++) {
+                paths.add(OtlpCollector.attribute(collector.next(), "url.path"));
+            }
+            assertThat(paths).hasSize(1200);
+            assertThat(collector.calls.get()).as("batches of at most 512").isBetween(3, 12);
+        }
+    }
+
     /** OTEL_EXPORTER_OTLP_COMPRESSION=gzip: the message is compressed as gRPC says (grpc-encoding, the flag byte). */
     @Test
     void theEnvironmentMayAskForGzip() throws Exception {
