@@ -72,15 +72,9 @@ public class UpstreamSpec {
         @JsonProperty("client-address") CLIENT_ADDRESS
     }
 
+    /** What a consistent hash reads first (its part's rule is inherited), and what else ({@code also}). */
     @JsonInclude(JsonInclude.Include.NON_NULL)
-    @ValidationRule(value = "(has(self.source) && self.source in ['header', 'cookie', 'query']) == has(self.name)",
-            message = "a header, cookie or query hash needs a name; uri, path and client-address take none")
-    public static class HashOn {
-        public HashSource source;
-
-        @Pattern(Patterns.TOKEN)
-        public String name;
-
+    public static class HashOn extends HashPart {
         /**
          * More of the request hashed with the first, in order (ingress-nginx's {@code upstream-hash-by} with several
          * variables, {@code $host$request_uri}); a part a request lacks counts as empty. Not with an affinity cookie.
@@ -89,7 +83,7 @@ public class UpstreamSpec {
         public java.util.List<HashPart> also;
     }
 
-    /** One more part of a consistent hash's key: a source, and a name for a header, cookie or query parameter. */
+    /** One part of a consistent hash's key: a source, and a name for a header, cookie or query parameter. */
     @JsonInclude(JsonInclude.Include.NON_NULL)
     @ValidationRule(value = "(has(self.source) && self.source in ['header', 'cookie', 'query']) == has(self.name)",
             message = "a header, cookie or query hash needs a name; uri, path and client-address take none")
