@@ -266,13 +266,16 @@ public record Config(
      * @param flushInterval the longest a finished span waits before its batch goes out
      * @param headers       fields sent with every batch (a hosted collector's API key, say); the environment's
      *                      {@code OTEL_EXPORTER_OTLP_HEADERS} adds to them
-     * @param protocol      how batches are encoded: {@code http/protobuf} (OpenTelemetry's default, which every OTLP
-     *                      receiver must take) or {@code http/json}; the environment's
+     * @param protocol      how batches are sent: {@code http/protobuf} (OpenTelemetry's default, which every OTLP
+     *                      receiver must take), {@code http/json} or {@code grpc}; the environment's
      *                      {@code OTEL_EXPORTER_OTLP_PROTOCOL} overrides it
+     * @param upstreamSpans each try of a proxied request is a span of its own (kind CLIENT, a child of the request's),
+     *                      which the upstream's {@code traceparent} names: retries, connect and upstream time show
+     *                      apart (Envoy's {@code start_child_span}); off by default, as it doubles the spans sent
      */
     public record Tracing(String endpoint, double percent, String serviceName, boolean trustIncoming,
                           List<IpBlock> trustedPeers, java.time.Duration flushInterval, Map<String, String> headers,
-                          String protocol) {
+                          String protocol, boolean upstreamSpans) {
         public static final String PROTOBUF = "http/protobuf";
         public static final String JSON = "http/json";
         /** OTLP over gRPC (HTTP/2), the collector's port 4317: what ingress-nginx, Envoy and Contour send. */
@@ -293,6 +296,13 @@ public record Config(
             if (protocol == null) {
                 protocol = PROTOBUF;
             }
+        }
+
+        /** Without upstream spans. */
+        public Tracing(String endpoint, double percent, String serviceName, boolean trustIncoming,
+                       List<IpBlock> trustedPeers, java.time.Duration flushInterval, Map<String, String> headers,
+                       String protocol) {
+            this(endpoint, percent, serviceName, trustIncoming, trustedPeers, flushInterval, headers, protocol, false);
         }
 
         public Tracing(String endpoint, double percent, String serviceName, boolean trustIncoming,

@@ -305,7 +305,8 @@ public final class ConfigParser {
 
     /** {@code { endpoint, percent, serviceName, trustIncoming, flushInterval, headers, protocol }}; null when the endpoint is bad. */
     private Config.Tracing tracing(JsonNode n) {
-        known(n, "tracing", "endpoint", "percent", "serviceName", "trustIncoming", "flushInterval", "headers", "protocol");
+        known(n, "tracing", "endpoint", "percent", "serviceName", "trustIncoming", "flushInterval", "headers", "protocol",
+                "upstreamSpans");
         String protocol = text(n.get("protocol"), "tracing.protocol", Config.Tracing.PROTOBUF);
         if (!Config.Tracing.PROTOCOLS.contains(protocol)) {
             error("tracing.protocol", "must be http/protobuf, http/json or grpc, got \"" + protocol + "\"");
@@ -364,7 +365,8 @@ public final class ConfigParser {
             });
         }
         return endpoint == null ? null
-                : new Config.Tracing(endpoint, percent, service, trust, peers, flush, headers, protocol);
+                : new Config.Tracing(endpoint, percent, service, trust, peers, flush, headers, protocol,
+                        bool(n.get("upstreamSpans"), "tracing.upstreamSpans", false));
     }
 
     private static final java.util.regex.Pattern HEADER_NAME = java.util.regex.Pattern.compile("[!#$%&'*+\\-.^_`|~0-9A-Za-z]+");

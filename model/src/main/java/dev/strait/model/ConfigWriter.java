@@ -395,6 +395,9 @@ public final class ConfigWriter {
             if (!t.protocol().equals(Config.Tracing.PROTOBUF)) {
                 o.put("protocol", t.protocol()); // the default left out: a proxy older than the key still takes the rest
             }
+            if (t.upstreamSpans()) {
+                o.put("upstreamSpans", true); // as protocol: only when not the default
+            }
             if (!t.headers().isEmpty()) {
                 ObjectNode hs = o.putObject("headers");
                 new TreeMap<>(t.headers()).forEach(hs::put);

@@ -736,6 +736,11 @@ class ConfigParserTest {
             assertThat(grpc.tracing().protocol()).isEqualTo("grpc");
             assertThat(grpc.tracing().endpoint()).as("no OTLP/HTTP path over gRPC").isEqualTo("https://c:4317");
             assertThat(ConfigParser.parse(ConfigWriter.toJson(grpc, false), "written")).isEqualTo(grpc);
+            assertThat(t.upstreamSpans()).as("off unless asked").isFalse();
+            Config spans = parse(LISTENER + "tracing: { endpoint: \"http://c:4318\", upstreamSpans: true }\n");
+            assertThat(spans.tracing().upstreamSpans()).isTrue();
+            assertThat(ConfigParser.parse(ConfigWriter.toJson(spans, false), "written")).isEqualTo(spans);
+            assertThat(ConfigWriter.toJson(c, false)).as("written only when on").doesNotContain("upstreamSpans");
             assertThat(t.trusts(java.net.InetAddress.getByName("10.1.2.3"))).isTrue();
             assertThat(t.trusts(java.net.InetAddress.getByName("192.0.2.1"))).isFalse();
             assertThat(ConfigParser.parse(ConfigWriter.toJson(c, false), "written")).isEqualTo(c);
