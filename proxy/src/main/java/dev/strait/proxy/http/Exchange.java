@@ -235,6 +235,11 @@ public interface Exchange {
     default void upstream(HostPort endpoint) {
     }
 
+    /** The request's trace (its span the proxy's), or null when it is not traced. */
+    default dev.strait.proxy.tracing.RequestTrace trace() {
+        return null;
+    }
+
     /**
      * Routes {@code sub}, a request made on behalf of this one (a forward-auth check without an upstream),
      * by the routing table, listener and scheme this request was routed by, and has the rule found answer

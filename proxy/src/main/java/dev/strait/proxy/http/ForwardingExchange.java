@@ -209,6 +209,11 @@ public abstract class ForwardingExchange implements Exchange {
     }
 
     @Override
+    public dev.strait.proxy.tracing.RequestTrace trace() {
+        return ex.trace();
+    }
+
+    @Override
     public void abort() {
         ex.abort();
     }

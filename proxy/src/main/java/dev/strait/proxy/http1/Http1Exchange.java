@@ -393,6 +393,11 @@ final class Http1Exchange implements Exchange {
     }
 
     @Override
+    public RequestTrace trace() {
+        return trace;
+    }
+
+    @Override
     public void dispatch(Exchange sub) {
         connection.dispatch(this, sub);
     }

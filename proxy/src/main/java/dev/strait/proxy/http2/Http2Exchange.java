@@ -1002,6 +1002,11 @@ public final class Http2Exchange implements Exchange, StreamDeadlines.Expiry {
     }
 
     @Override
+    public RequestTrace trace() {
+        return trace;
+    }
+
+    @Override
     public void onCancel(Runnable task) {
         this.onCancel = task;
     }

@@ -17,7 +17,7 @@ final class OtlpJson {
 
     private OtlpJson() {}
 
-    static byte[] encode(List<Span> spans, String serviceName, String hostName, String version) {
+    static byte[] encode(List<? extends ExportedSpan> spans, String serviceName, String hostName, String version) {
         ByteArrayOutputStream out = new ByteArrayOutputStream(256 + spans.size() * 640);
         try (JsonGenerator g = JSON.createGenerator(out)) {
             g.writeStartObject();
@@ -37,7 +37,7 @@ final class OtlpJson {
             }
             g.writeEndObject();
             g.writeArrayFieldStart("spans");
-            for (Span s : spans) {
+            for (ExportedSpan s : spans) {
                 span(g, s);
             }
             g.writeEndArray();
@@ -52,7 +52,7 @@ final class OtlpJson {
         return out.toByteArray();
     }
 
-    private static void span(JsonGenerator g, Span s) throws IOException {
+    private static void span(JsonGenerator g, ExportedSpan s) throws IOException {
         RequestTrace t = s.trace();
         g.writeStartObject();
         g.writeStringField("traceId", t.traceId());
@@ -61,13 +61,13 @@ final class OtlpJson {
             g.writeStringField("parentSpanId", t.parentSpanId());
         }
         g.writeStringField("name", s.name());
-        g.writeNumberField("kind", OtlpProtocol.KIND_SERVER);
+        g.writeNumberField("kind", s.kind());
         g.writeStringField("startTimeUnixNano", Long.toString(s.startNanos()));
         g.writeStringField("endTimeUnixNano", Long.toString(s.endNanos()));
         g.writeArrayFieldStart("attributes");
-        SpanAttributes.span(s, new Attributes(g));
+        s.attributes(new Attributes(g));
         g.writeEndArray();
-        if (SpanAttributes.isError(s)) {
+        if (s.error()) {
             g.writeObjectFieldStart("status");
             g.writeNumberField("code", OtlpProtocol.STATUS_ERROR);
             g.writeEndObject();

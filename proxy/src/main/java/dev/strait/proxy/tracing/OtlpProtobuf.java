@@ -14,7 +14,7 @@ import java.util.List;
 final class OtlpProtobuf {
     private OtlpProtobuf() {}
 
-    static byte[] encode(List<Span> spans, String serviceName, String hostName, String version) {
+    static byte[] encode(List<? extends ExportedSpan> spans, String serviceName, String hostName, String version) {
         Message resource = new Message();
         SpanAttributes.resource(serviceName, hostName, new Attributes(resource, 1)); // Resource.attributes
         Message scope = new Message().string(1, OtlpProtocol.SCOPE);                  // InstrumentationScope.name
@@ -22,23 +22,23 @@ final class OtlpProtobuf {
             scope.string(2, version);                                                 // .version
         }
         Message scopeSpans = new Message().message(1, scope);                         // ScopeSpans.scope
-        for (Span s : spans) {
+        for (ExportedSpan s : spans) {
             scopeSpans.message(2, span(s));                                           // ScopeSpans.spans
         }
         Message resourceSpans = new Message().message(1, resource).message(2, scopeSpans);
         return new Message().message(1, resourceSpans).bytes();                       // .resource_spans
     }
 
-    private static Message span(Span s) {
+    private static Message span(ExportedSpan s) {
         RequestTrace t = s.trace();
         Message m = new Message().hex(1, t.traceId()).hex(2, t.spanId());              // trace_id, span_id
         if (t.parentSpanId() != null) {
             m.hex(4, t.parentSpanId());                                               // parent_span_id
         }
-        m.string(5, s.name()).varint(6, OtlpProtocol.KIND_SERVER)                     // name, kind
+        m.string(5, s.name()).varint(6, s.kind())                                     // name, kind
                 .fixed64(7, s.startNanos()).fixed64(8, s.endNanos());                 // start/end_time_unix_nano
-        SpanAttributes.span(s, new Attributes(m, 9));                                 // attributes
-        if (SpanAttributes.isError(s)) {
+        s.attributes(new Attributes(m, 9));                                           // attributes
+        if (s.error()) {
             m.message(15, new Message().varint(3, OtlpProtocol.STATUS_ERROR));        // status.code
         }
         return m;

@@ -15,19 +15,19 @@ import org.slf4j.LoggerFactory;
 enum OtlpProtocol {
     PROTOBUF(Config.Tracing.PROTOBUF, "application/x-protobuf") {
         @Override
-        byte[] encode(List<Span> spans, String serviceName, String hostName, String version) {
+        byte[] encode(List<? extends ExportedSpan> spans, String serviceName, String hostName, String version) {
             return OtlpProtobuf.encode(spans, serviceName, hostName, version);
         }
     },
     JSON(Config.Tracing.JSON, "application/json") {
         @Override
-        byte[] encode(List<Span> spans, String serviceName, String hostName, String version) {
+        byte[] encode(List<? extends ExportedSpan> spans, String serviceName, String hostName, String version) {
             return OtlpJson.encode(spans, serviceName, hostName, version);
         }
     },
     GRPC(Config.Tracing.GRPC, "application/grpc") {
         @Override
-        byte[] encode(List<Span> spans, String serviceName, String hostName, String version) {
+        byte[] encode(List<? extends ExportedSpan> spans, String serviceName, String hostName, String version) {
             return OtlpProtobuf.encode(spans, serviceName, hostName, version);
         }
     };
@@ -35,6 +35,7 @@ enum OtlpProtocol {
     /** The spans' instrumentation scope. */
     static final String SCOPE = "dev.strait.proxy";
     static final int KIND_SERVER = 2;
+    static final int KIND_CLIENT = 3;
     static final int STATUS_ERROR = 2;
     private static final Logger log = LoggerFactory.getLogger(OtlpProtocol.class);
 
@@ -52,7 +53,7 @@ enum OtlpProtocol {
      * @param hostName    the resource's {@code host.name} (the pod's name in Kubernetes), or null
      * @param version     the proxy's version (the instrumentation scope's), or null
      */
-    abstract byte[] encode(List<Span> spans, String serviceName, String hostName, String version);
+    abstract byte[] encode(List<? extends ExportedSpan> spans, String serviceName, String hostName, String version);
 
     /** The config's protocol ({@code http/protobuf} when it names another: the parser refuses those). */
     static OtlpProtocol of(String name) {

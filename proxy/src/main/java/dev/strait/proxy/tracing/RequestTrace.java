@@ -139,6 +139,11 @@ public final class RequestTrace {
         return isHex(v, from, to) ? Integer.parseInt(v, from, to, 16) : -1;
     }
 
+    /** A span of this trace whose parent is this one's span (a try of the request upstream), sampled as this one. */
+    public RequestTrace child() {
+        return new RequestTrace(traceHigh, traceLow, nonZero(ThreadLocalRandom.current()), spanId, sampled);
+    }
+
     /** Recorded and exported: the trace was sampled (by its parent, or here). */
     public boolean sampled() {
         return sampled;

@@ -18,14 +18,32 @@ import dev.strait.model.HostPort;
  */
 public record Span(RequestTrace trace, long endNanos, long durationNanos, String method, String scheme, String host,
                    String target, String protocol, int status, long bytes, String route, String client,
-                   String userAgent, String requestId, HostPort upstream) {
+                   String userAgent, String requestId, HostPort upstream) implements ExportedSpan {
+
+    @Override
+    public int kind() {
+        return OtlpProtocol.KIND_SERVER;
+    }
+
+    @Override
+    public void attributes(SpanAttributes.Sink out) {
+        SpanAttributes.span(this, out);
+    }
+
+    /** A server span is an error for 5xx only; a 4xx is the client's (HTTP semantic conventions). */
+    @Override
+    public boolean error() {
+        return status >= 500;
+    }
 
     /** The span's start, nanoseconds since the epoch. */
+    @Override
     public long startNanos() {
         return endNanos - durationNanos;
     }
 
     /** {@code GET site}: the method and the route's name (a low-cardinality name, as OpenTelemetry asks). */
+    @Override
     public String name() {
         String m = method == null ? "HTTP" : method;
         return route == null ? m : m + " " + route;

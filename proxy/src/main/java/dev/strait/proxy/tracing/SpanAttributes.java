@@ -1,10 +1,12 @@
 package dev.strait.proxy.tracing;
 
+import dev.strait.model.HostPort;
 import dev.strait.proxy.accesslog.AccessLog;
 
 /**
- * What a span and the proxy's resource say, once for every encoding: OpenTelemetry's HTTP server attributes
- * (semantic conventions 1.2x), then what only Strait knows under {@code strait.}. A null value is not written.
+ * What a span and the proxy's resource say, once for every encoding: OpenTelemetry's HTTP server and client
+ * attributes (semantic conventions 1.2x), then what only Strait knows under {@code strait.}. A null value is not
+ * written.
  */
 final class SpanAttributes {
     /** Where the attributes go, in order. */
@@ -42,7 +44,7 @@ final class SpanAttributes {
         out.integer("http.response.body.size", s.bytes());
         string(out, "client.address", s.client());
         string(out, "user_agent.original", s.userAgent());
-        if (isError(s)) {
+        if (s.error()) {
             string(out, "error.type", Integer.toString(s.status()));
         }
         string(out, "strait.route", s.route());
@@ -51,9 +53,25 @@ final class SpanAttributes {
         string(out, "strait.upstream.address", s.upstream() == null ? null : s.upstream().toString());
     }
 
-    /** A server span is an error for 5xx only; a 4xx is the client's (HTTP semantic conventions). */
-    static boolean isError(Span s) {
-        return s.status() >= 500;
+    /** A try upstream: OpenTelemetry's HTTP client attributes, then Strait's. */
+    static void upstream(UpstreamSpan s, Sink out) {
+        string(out, "http.request.method", s.method());
+        HostPort e = s.endpoint();
+        if (e != null) {
+            string(out, "server.address", e.host());
+            out.integer("server.port", e.port());
+            string(out, "url.full", s.scheme() + "://" + e + s.target());
+        }
+        string(out, "network.protocol.version", s.protocol());
+        if (s.status() > 0) {
+            out.integer("http.response.status_code", s.status());
+        }
+        if (s.resends() > 0) {
+            out.integer("http.request.resend_count", s.resends());
+        }
+        string(out, "error.type", s.errorType());
+        string(out, "strait.route", s.route());
+        string(out, "strait.upstream", s.upstream());
     }
 
     private static void string(Sink out, String key, String value) {

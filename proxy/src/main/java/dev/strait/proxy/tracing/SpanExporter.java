@@ -49,7 +49,7 @@ public final class SpanExporter implements AutoCloseable {
     private final String hostName = System.getenv("HOSTNAME");
     private final String version = SpanExporter.class.getPackage().getImplementationVersion();
     // Made by the first span: a proxy without tracing keeps neither the queue nor a thread.
-    private volatile Queue<Span> queue;
+    private volatile Queue<ExportedSpan> queue;
     private Thread sender;
     private final AtomicLong offered = new AtomicLong();
     private final AtomicLong exported = new AtomicLong();
@@ -106,9 +106,9 @@ public final class SpanExporter implements AutoCloseable {
         return HERE.getIfExists();
     }
 
-    private synchronized Queue<Span> start() {
+    private synchronized Queue<ExportedSpan> start() {
         if (queue == null && !closed) {
-            Queue<Span> q = PlatformDependent.newFixedMpscQueue(CAPACITY);
+            Queue<ExportedSpan> q = PlatformDependent.newFixedMpscQueue(CAPACITY);
             sender = new Thread(() -> run(q), "strait-tracing");
             sender.setDaemon(true);
             queue = q;
@@ -138,9 +138,42 @@ public final class SpanExporter implements AutoCloseable {
                 upstream));
     }
 
+    /**
+     * The span for one try of a request upstream, when the request is recorded and the serving config asks for
+     * upstream spans ({@code tracing.upstreamSpans}); else null, and the upstream is told the request's own span.
+     * Called on the event loop as the try starts.
+     */
+    public static RequestTrace tryTrace(RequestTrace request) {
+        SpanExporter spans;
+        if (request == null || !request.sampled() || (spans = HERE.getIfExists()) == null) {
+            return null;
+        }
+        Config.Tracing t = spans.serving.snapshot().config().tracing();
+        return t != null && t.upstreamSpans() ? request.child() : null;
+    }
+
+    /**
+     * Reports a finished try upstream ({@link UpstreamSpan}) whose span {@link #tryTrace} made; called on the event
+     * loop. {@code tryTrace} null: nothing.
+     *
+     * @param startNanos the try's start, {@code System.nanoTime()}
+     */
+    public static void reportTry(RequestTrace tryTrace, long startNanos, String method, String scheme,
+                                 dev.strait.model.HostPort endpoint, String target, String protocol, int status,
+                                 String failure, int resends, String upstream, String route) {
+        SpanExporter spans;
+        if (tryTrace == null || (spans = HERE.getIfExists()) == null) {
+            return;
+        }
+        java.time.Instant now = java.time.Instant.now();
+        spans.offer(new UpstreamSpan(tryTrace, now.getEpochSecond() * 1_000_000_000L + now.getNano(),
+                System.nanoTime() - startNanos, method, scheme, endpoint, target, protocol, status, failure, resends,
+                upstream, route));
+    }
+
     /** Queues a finished span; never blocks. */
-    public void offer(Span s) {
-        Queue<Span> q = queue;
+    public void offer(ExportedSpan s) {
+        Queue<ExportedSpan> q = queue;
         if (q == null && (q = start()) == null) {
             dropped.incrementAndGet(); // closed
             return;
@@ -164,8 +197,8 @@ public final class SpanExporter implements AutoCloseable {
         return failed.get();
     }
 
-    private void run(Queue<Span> q) {
-        List<Span> batch = new ArrayList<>(BATCH);
+    private void run(Queue<ExportedSpan> q) {
+        List<ExportedSpan> batch = new ArrayList<>(BATCH);
         while (true) {
             Config.Tracing t = serving.snapshot().config().tracing();
             if (q.size() < BATCH && !closed) {
@@ -174,7 +207,7 @@ public final class SpanExporter implements AutoCloseable {
             boolean last = closed;
             do {
                 batch.clear();
-                for (Span s; batch.size() < BATCH && (s = q.poll()) != null; ) {
+                for (ExportedSpan s; batch.size() < BATCH && (s = q.poll()) != null; ) {
                     batch.add(s);
                 }
                 if (!batch.isEmpty()) {
@@ -190,7 +223,7 @@ public final class SpanExporter implements AutoCloseable {
         }
     }
 
-    private void send(List<Span> batch, Config.Tracing t, boolean last) {
+    private void send(List<ExportedSpan> batch, Config.Tracing t, boolean last) {
         if (t == null) {
             dropped.addAndGet(batch.size());
             return;

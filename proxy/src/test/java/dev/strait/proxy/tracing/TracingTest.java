@@ -238,6 +238,106 @@ class TracingTest {
         assertThat(collector.taken()).isEmpty();
     }
 
+    /**
+     * tracing.upstreamSpans: each try upstream is a CLIENT span, a child of the request's, and the app is told that
+     * try's span: a retried request shows its two tries, the first an error, the second counted as a resend.
+     */
+    @Test
+    void withUpstreamSpansEachTryIsAClientSpanTheAppHangsUnder() throws Exception {
+        java.util.concurrent.atomic.AtomicInteger n = new java.util.concurrent.atomic.AtomicInteger();
+        TestUpstream app = h.upstream("app", (ctx, req, up) -> ctx.writeAndFlush(
+                TestUpstream.response(n.getAndIncrement() == 0 ? 503 : 200, "app")));
+        h.start("""
+                workers: 1
+                tracing: { endpoint: "%s", flushInterval: 20ms, upstreamSpans: true }
+                upstreams: [ { name: app, endpoints: [ "%s" ] } ]
+                routes:
+                  - name: site
+                    hosts: [ "*" ]
+                    rules:
+                      - backends: [ { upstream: app } ]
+                        retries: { attempts: 1, retryOn: [ "503" ] }
+                """.formatted(collector.endpoint(), app.endpoint()));
+        assertThat(h.get("/orders/9?x=1", "traceparent: " + GIVEN).status()).isEqualTo(200);
+        assertThat(app.seen()).hasSize(2);
+
+        java.util.List<JsonNode> spans = java.util.List.of(collector.next(), collector.next(), collector.next());
+        JsonNode server = spans.stream().filter(s -> s.get("kind").asInt() == 2).findFirst().orElseThrow();
+        java.util.List<JsonNode> tries = spans.stream().filter(s -> s.get("kind").asInt() == 3).toList();
+        assertThat(tries).hasSize(2);
+        assertThat(server.get("parentSpanId").asText()).isEqualTo("00f067aa0ba902b7");
+        for (int i = 0; i < 2; i++) {
+            JsonNode t = tries.get(i);
+            assertThat(t.get("traceId").asText()).isEqualTo("4bf92f3577b34da6a3ce929d0e0e4736");
+            assertThat(t.get("parentSpanId").asText()).as("a child of the request's span")
+                    .isEqualTo(server.get("spanId").asText());
+            assertThat(app.seen().get(i).header("traceparent")).as("the app is told try %d's span", i)
+                    .isEqualTo("00-4bf92f3577b34da6a3ce929d0e0e4736-" + t.get("spanId").asText() + "-01");
+            assertThat(t.get("name").asText()).isEqualTo("GET app");
+            assertThat(attribute(t, "url.full")).isEqualTo("http://" + app.endpoint() + "/orders/9?x=1");
+            assertThat(attribute(t, "server.port")).isEqualTo(app.endpoint().substring(app.endpoint().indexOf(':') + 1));
+            assertThat(attribute(t, "strait.upstream")).isEqualTo("app");
+        }
+        assertThat(attribute(tries.get(0), "http.response.status_code")).isEqualTo("503");
+        assertThat(attribute(tries.get(0), "error.type")).isEqualTo("503");
+        assertThat(tries.get(0).path("status").path("code").asInt()).as("an error").isEqualTo(2);
+        assertThat(attribute(tries.get(0), "http.request.resend_count")).isNull();
+        assertThat(attribute(tries.get(1), "http.response.status_code")).isEqualTo("200");
+        assertThat(attribute(tries.get(1), "http.request.resend_count")).isEqualTo("1");
+        assertThat(tries.get(1).has("status")).isFalse();
+        // Within the request's span (each end's clock reading taken a little apart: 2 ms of slack).
+        long slack = 2_000_000;
+        assertThat(Long.parseUnsignedLong(tries.get(0).get("startTimeUnixNano").asText()))
+                .isGreaterThanOrEqualTo(Long.parseUnsignedLong(server.get("startTimeUnixNano").asText()) - slack);
+        assertThat(Long.parseUnsignedLong(tries.get(1).get("endTimeUnixNano").asText()))
+                .isLessThanOrEqualTo(Long.parseUnsignedLong(server.get("endTimeUnixNano").asText()) + slack);
+
+        // A request without a recorded trace has no try spans, and the app is told the request's (unsampled) span.
+        assertThat(h.get("/b", "traceparent: 00-4bf92f3577b34da6a3ce929d0e0e4736-00f067aa0ba902b7-00").status()).isEqualTo(200);
+        assertThat(app.last().header("traceparent")).endsWith("-00");
+    }
+
+    /** Over HTTP/2 to the upstream (h2c) the try's span goes in its HEADERS. */
+    @Test
+    void upstreamSpansOverHttp2() throws Exception {
+        java.util.List<String> seen = new java.util.concurrent.CopyOnWriteArrayList<>();
+        try (dev.strait.proxy.testing.H2cServer app = new dev.strait.proxy.testing.H2cServer(
+                () -> new io.netty.channel.ChannelInboundHandlerAdapter() {
+                    @Override
+                    public void channelRead(io.netty.channel.ChannelHandlerContext ctx, Object msg) {
+                        try {
+                            if (msg instanceof io.netty.handler.codec.http2.Http2HeadersFrame f) {
+                                seen.add(String.valueOf(f.headers().get("traceparent")));
+                                ctx.writeAndFlush(new io.netty.handler.codec.http2.DefaultHttp2HeadersFrame(
+                                        new io.netty.handler.codec.http2.DefaultHttp2Headers().status("200"), true));
+                            }
+                        } finally {
+                            io.netty.util.ReferenceCountUtil.release(msg);
+                        }
+                    }
+                })) {
+            h.start("""
+                    workers: 1
+                    tracing: { endpoint: "%s", flushInterval: 20ms, upstreamSpans: true }
+                    upstreams: [ { name: grpc, protocol: h2c, endpoints: [ "%s" ] } ]
+                    routes:
+                      - name: site
+                        hosts: [ "*" ]
+                        rules:
+                          - backends: [ { upstream: grpc } ]
+                    """.formatted(collector.endpoint(), app.endpoint()));
+            assertThat(h.get("/svc/Call").status()).isEqualTo(200);
+            JsonNode a = collector.next();
+            JsonNode b = collector.next();
+            JsonNode client = a.get("kind").asInt() == 3 ? a : b;
+            JsonNode server = client == a ? b : a;
+            assertThat(client.get("parentSpanId").asText()).isEqualTo(server.get("spanId").asText());
+            assertThat(seen).containsExactly("00-" + client.get("traceId").asText() + "-" + client.get("spanId").asText() + "-01");
+            assertThat(attribute(client, "network.protocol.version")).isEqualTo("2");
+            assertThat(attribute(client, "url.full")).isEqualTo("http://" + app.endpoint() + "/svc/Call");
+        }
+    }
+
     /** A hosted collector's key goes with every batch, as the config names it. */
     @Test
     void theConfigsHeadersGoWithEveryBatch() throws Exception {

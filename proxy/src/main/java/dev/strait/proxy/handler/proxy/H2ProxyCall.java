@@ -3,6 +3,7 @@ package dev.strait.proxy.handler.proxy;
 import dev.strait.proxy.http.BodyReceiver;
 import dev.strait.proxy.http.Exchange;
 import dev.strait.proxy.server.FatalErrors;
+import dev.strait.proxy.tracing.SpanExporter;
 import dev.strait.proxy.upstream.EndpointPool;
 import dev.strait.proxy.upstream.H2Session;
 import dev.strait.proxy.upstream.LoopContext;
@@ -61,6 +62,9 @@ final class H2ProxyCall extends ChannelInboundHandlerAdapter implements BodyRece
     private EndpointPool endpoint;
     private EndpointPool lastEndpoint;
     private Http2Headers head;
+    private static final io.netty.util.AsciiString TRACEPARENT = io.netty.util.AsciiString.cached("traceparent");
+    /** The current try's span (tracing.upstreamSpans), or null. */
+    private dev.strait.proxy.tracing.RequestTrace tryTrace;
     private long hash;
     /** The affinity cookie's key this call hands the client (hashOn.setCookie, the request had none), or null. */
     private String affinityKey;
@@ -134,6 +138,7 @@ final class H2ProxyCall extends ChannelInboundHandlerAdapter implements BodyRece
         tryDeadline = rule.perTryTimeoutNanos == 0 ? 0 : now + rule.perTryTimeoutNanos;
         status = 0;
         tryActive = true;
+        tryTrace = SpanExporter.tryTrace(ex.trace());
         armTimer();
         e.openH2Stream(this, this, tryDeadline != 0 ? tryDeadline : requestDeadline);
     }
@@ -147,6 +152,9 @@ final class H2ProxyCall extends ChannelInboundHandlerAdapter implements BodyRece
         stream = s;
         lastActivity = System.nanoTime();
         boolean endNow = bodyEnded && pendingBody == null && bodyTrailers == null;
+        if (tryTrace != null) {
+            head.set(TRACEPARENT, tryTrace.traceparent()); // this try's span, which the upstream's spans hang under
+        }
         s.write(new DefaultHttp2HeadersFrame(head, endNow));
         if (pendingBody != null) {
             ByteBuf part;
@@ -202,6 +210,13 @@ final class H2ProxyCall extends ChannelInboundHandlerAdapter implements BodyRece
         tryActive = false;
         endpoint.done();
         upstream.meters().tried(status, System.nanoTime() - tryStart);
+        if (tryTrace != null) {
+            SpanExporter.reportTry(tryTrace, tryStart, ex.request().method().name(),
+                    spec.config().protocol() == dev.strait.model.Upstream.Protocol.H2 ? "https" : "http",
+                    endpoint.address(), String.valueOf(head.path()), "2", status, failure, retries, upstream.name(),
+                    rule.route);
+            tryTrace = null;
+        }
         if (failure != null || status >= 500) {
             upstream.outcome(endpoint, status, failure);
         }

@@ -2,6 +2,8 @@ package dev.strait.proxy.handler.proxy;
 
 import dev.strait.proxy.http.BodyReceiver;
 import dev.strait.proxy.http.Exchange;
+import dev.strait.proxy.tracing.RequestTrace;
+import dev.strait.proxy.tracing.SpanExporter;
 import dev.strait.proxy.upstream.EndpointPool;
 import dev.strait.proxy.upstream.LoopContext;
 import dev.strait.proxy.upstream.LoopUpstream;
@@ -130,6 +132,12 @@ final class ProxyCall implements UpstreamListener, BodyReceiver, Runnable {
     private final UpstreamSpec spec;
     /** The rewritten request target, or {@code null} for the client's. */
     private final String target;
+    /** The current try's span (tracing.upstreamSpans), or null. */
+    private RequestTrace tryTrace;
+    /** Where the span id of the head's {@code traceparent} is; -1 before it is looked for or when it is absent. */
+    private int traceSpanAt = -1;
+    /** The head went to a connection already: a later try writes a copy with its own span id. */
+    private boolean headWritten;
 
     /** @param target the target to send instead of the client's ({@link ProxyHandler#rewrittenTarget}), or null */
     ProxyCall(ProxyHandler rule, Exchange ex, LoopContext lc, UpstreamSpec spec, String target) {
@@ -206,6 +214,10 @@ final class ProxyCall implements UpstreamListener, BodyReceiver, Runnable {
         if (tryDeadline != 0 && (deadline == 0 || tryDeadline - deadline < 0)) {
             deadline = tryDeadline;
         }
+        tryTrace = SpanExporter.tryTrace(ex.trace());
+        if (tryTrace != null && traceSpanAt < 0) {
+            traceSpanAt = UpstreamTraceparent.spanIdAt(head, ex.trace());
+        }
         acquiring = true;
         try {
             e.acquire(this, fresh, deadline);
@@ -228,6 +240,13 @@ final class ProxyCall implements UpstreamListener, BodyReceiver, Runnable {
         endpoint.forget(this);
         endpoint.done();
         upstream.meters().tried(status, end - tryStart);
+        if (tryTrace != null) {
+            SpanExporter.reportTry(tryTrace, tryStart, ex.request().method().name(),
+                    spec.config().tls() != null ? "https" : "http", endpoint.address(),
+                    target != null ? target : ex.request().uri(), "1.1", status, failure, retries, upstream.name(),
+                    rule.route);
+            tryTrace = null;
+        }
         if (failure != null || status >= 500) {
             upstream.outcome(endpoint, status, failure);
         }
@@ -263,7 +282,9 @@ final class ProxyCall implements UpstreamListener, BodyReceiver, Runnable {
         // An idle pooled connection is handed over within acquire(), in the dispatch that started the try.
         lastActivity = acquiring ? tryStart : System.nanoTime();
         c.startRequest(ex.isHead());
-        c.write(head.retainedDuplicate());
+        c.write(tryTrace == null || traceSpanAt < 0 ? head.retainedDuplicate()
+                : UpstreamTraceparent.withSpan(head, traceSpanAt, tryTrace, headWritten));
+        headWritten = true;
         if (pendingBody != null) {
             ByteBuf part;
             while ((part = pendingBody.poll()) != null) {
