@@ -255,6 +255,12 @@ class HelmChartTest {
                 .contains("--proxy-tracing-protocol=http/json");
         assertThat(operatorArgs(Map.of("proxy.tracing.endpoint", "http://otel-collector.monitoring:4317",
                 "proxy.tracing.protocol", "grpc"))).contains("--proxy-tracing-protocol=grpc");
+        assertThat(operatorArgs(Map.of("proxy.tracing.endpoint", collector))).as("upstream spans off by default")
+                .noneMatch(a -> a.startsWith("--proxy-tracing-upstream-spans"));
+        assertThat(operatorArgs(Map.of("proxy.tracing.endpoint", collector, "proxy.tracing.upstreamSpans", true)))
+                .contains("--proxy-tracing-upstream-spans=true");
+        assertThat(operatorArgs(Map.of("proxy.tracing.endpoint", collector, "proxy.tracing.upstreamSpans", false)))
+                .noneMatch(a -> a.startsWith("--proxy-tracing-upstream-spans"));
         assertThat(operatorArgs(Map.of("proxy.tracing.endpoint", collector, "proxy.tracing.percent", "2.5",
                 "proxy.tracing.serviceName", "edge proxy: eu", "proxy.tracing.trustIncoming", false))).contains(
                 "--proxy-tracing-percent=2.5", "--proxy-tracing-service-name=edge proxy: eu",
@@ -262,7 +268,8 @@ class HelmChartTest {
         assertThat(operatorArgs(Map.of("proxy.tracing.endpoint", collector, "proxy.tracing.percent", 0,
                 "proxy.tracing.trustIncoming", "10.0.0.0/8,fd00::/8"))).contains("--proxy-tracing-percent=0",
                 "--proxy-tracing-trust-incoming=10.0.0.0/8,fd00::/8");
-        assertThat(operatorArgs(Map.of("proxy.tracing.percent", 10))).as("settings without an endpoint do nothing")
+        assertThat(operatorArgs(Map.of("proxy.tracing.percent", 10, "proxy.tracing.upstreamSpans", true)))
+                .as("settings without an endpoint do nothing")
                 .noneMatch(a -> a.startsWith("--proxy-tracing"));
     }
 
@@ -415,6 +422,8 @@ class HelmChartTest {
                 .as("OTLP over HTTP only").hasMessageContaining("/proxy/tracing/endpoint");
         assertThatThrownBy(() -> Chart.template("strait", Map.of("proxy.tracing.serviceName", " ")))
                 .hasMessageContaining("/proxy/tracing/serviceName");
+        assertThatThrownBy(() -> Chart.template("strait", Map.of("proxy.tracing.upstreamSpans", "yes")))
+                .hasMessageContaining("/proxy/tracing/upstreamSpans");
         assertThatThrownBy(() -> Chart.template("strait", Map.of("proxy.tracing.sampler", "always")))
                 .hasMessageContaining("sampler");
     }

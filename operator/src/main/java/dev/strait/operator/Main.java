@@ -90,6 +90,9 @@ public final class Main {
               --proxy-tracing-protocol http/protobuf|http/json|grpc  how batches are sent: over HTTP
                                            in protobuf (default, OpenTelemetry's) or JSON, or over gRPC (the
                                            collector's 4317); a proxy's OTEL_EXPORTER_OTLP_PROTOCOL overrides it
+              --proxy-tracing-upstream-spans true|false  each try of a proxied request is a span of its own
+                                           (kind CLIENT), which the upstream's traceparent names, so retries and
+                                           upstream time show apart; doubles the spans sent (default false)
               --ingress-compression true|false  every backend path of an Ingress sends its text answers
                                            compressed to clients that take it, as ingress-nginx's
                                            use-gzip (default false; Routes state their own compression)
@@ -407,7 +410,7 @@ public final class Main {
     /** The {@code --proxy-tracing-*} flags but the endpoint, by the field of the config's {@code tracing} each sets. */
     private static final Map<String, String> TRACING_SETTINGS = Map.of("percent", "proxy-tracing-percent",
             "serviceName", "proxy-tracing-service-name", "trustIncoming", "proxy-tracing-trust-incoming",
-            "protocol", "proxy-tracing-protocol");
+            "protocol", "proxy-tracing-protocol", "upstreamSpans", "proxy-tracing-upstream-spans");
 
     /**
      * {@code --proxy-tracing-*}: the {@code tracing} section every snapshot carries, or null without an endpoint (the
@@ -441,6 +444,17 @@ public final class Main {
         if (opts.containsKey("proxy-tracing-protocol")) {
             t.put("protocol", opts.get("proxy-tracing-protocol").trim());
         }
+        List<String> problems = new java.util.ArrayList<>();
+        String spans = opts.get("proxy-tracing-upstream-spans");
+        if (spans != null) {
+            // true or false, nothing else: the parser's YAML spellings (yes, on, no, off) are not taken from a flag,
+            // as --proxy-protocol; the refusal is worded as the parser's.
+            switch (spans.trim().toLowerCase(java.util.Locale.ROOT)) {
+                case "true" -> t.put("upstreamSpans", true);
+                case "false" -> t.put("upstreamSpans", false);
+                default -> problems.add("--proxy-tracing-upstream-spans: must be true or false, got \"" + spans + "\"");
+            }
+        }
         String trust = opts.get("proxy-tracing-trust-incoming");
         if (trust != null) {
             String v = trust.trim().toLowerCase(java.util.Locale.ROOT);
@@ -462,17 +476,20 @@ public final class Main {
         config.putArray("listeners").addObject().put("name", ProxyDefaults.HTTP)
                 .put("address", ProxyDefaults.STANDARD.http().toString());
         config.set("tracing", t);
+        Config.Tracing tracing = null;
         try {
-            return ConfigParser.parse(config, "--proxy-tracing-*").tracing();
+            tracing = ConfigParser.parse(config, "--proxy-tracing-*").tracing();
         } catch (InvalidConfigException e) {
-            List<String> problems = new java.util.ArrayList<>();
             for (ConfigError error : e.errors()) {
                 String field = error.path().replaceFirst("^tracing\\.", "").replaceFirst("\\[.*", "");
                 String flag = field.equals("endpoint") ? "proxy-tracing-endpoint" : TRACING_SETTINGS.get(field);
                 problems.add((flag == null ? error.path() : "--" + flag) + ": " + error.message());
             }
+        }
+        if (!problems.isEmpty()) {
             throw new IllegalArgumentException(String.join("\n", problems));
         }
+        return tracing;
     }
 
     /** The {@code --ingress-compression-*} flags, by the field of a rule's {@code compression} each sets. */
@@ -660,7 +677,8 @@ public final class Main {
                 "ingress-address", "webhook-address", "webhook-config", "webhook-service", "sidecar-image",
                 "proxy-http-address", "proxy-https-address", "proxy-admin-address", "proxy-trusted-peers",
                 "proxy-protocol", "proxy-tracing-endpoint", "proxy-tracing-percent", "proxy-tracing-service-name",
-                "proxy-tracing-trust-incoming", "proxy-tracing-protocol", "ingress-compression", "ingress-compression-level",
+                "proxy-tracing-trust-incoming", "proxy-tracing-protocol", "proxy-tracing-upstream-spans",
+                "ingress-compression", "ingress-compression-level",
                 "ingress-compression-min-bytes", "ingress-compression-types", "ingress-compression-codings", "ingress-hsts",
                 "default-ssl-certificate",
                 "server-side-apply"), USAGE);

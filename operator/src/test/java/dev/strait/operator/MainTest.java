@@ -140,6 +140,21 @@ class MainTest {
                 + " http/json or grpc");
     }
 
+    /** Each try a CLIENT span of its own doubles the spans sent: off unless asked for. */
+    @Test
+    void upstreamSpansAreOffUnlessAskedFor() {
+        assertThat(Main.tracing(Map.of("proxy-tracing-endpoint", COLLECTOR)).upstreamSpans()).isFalse();
+        assertThat(Main.tracing(Map.of("proxy-tracing-endpoint", COLLECTOR, "proxy-tracing-upstream-spans", "true")))
+                .isEqualTo(new Config.Tracing(COLLECTOR, 100, "strait", true, List.of(), Duration.ofSeconds(5), Map.of(),
+                        Config.Tracing.PROTOBUF, true));
+        assertThat(Main.tracing(Map.of("proxy-tracing-endpoint", COLLECTOR, "proxy-tracing-upstream-spans", " TRUE "))
+                .upstreamSpans()).isTrue();
+        assertThat(Main.tracing(Map.of("proxy-tracing-endpoint", COLLECTOR, "proxy-tracing-upstream-spans", "false")))
+                .isEqualTo(new Config.Tracing(COLLECTOR));
+        assertThat(Main.options(new String[] {"--proxy-tracing-upstream-spans=true"}))
+                .containsEntry("proxy-tracing-upstream-spans", "true");
+    }
+
     /** Checked as the config file's tracing section is, each error naming its flag. */
     @Test
     void badTracingValuesAreRefusedNamingTheFlag() {
@@ -158,6 +173,10 @@ class MainTest {
             {"proxy-tracing-trust-incoming", "10.0.0.0/8,lb.internal", "--proxy-tracing-trust-incoming: \"lb.internal\" is"
                     + " not an IP address or CIDR block"},
             {"proxy-tracing-trust-incoming", ",", "--proxy-tracing-trust-incoming: must list at least one item"},
+            // The config file's YAML spellings are not taken from a flag, as --proxy-protocol.
+            {"proxy-tracing-upstream-spans", "yes", "--proxy-tracing-upstream-spans: must be true or false, got \"yes\""},
+            {"proxy-tracing-upstream-spans", "1", "--proxy-tracing-upstream-spans: must be true or false, got \"1\""},
+            {"proxy-tracing-upstream-spans", "", "--proxy-tracing-upstream-spans: must be true or false, got \"\""},
         };
         for (Object[] c : cases) {
             Map<String, String> opts = c[0].equals("proxy-tracing-endpoint") ? Map.of((String) c[0], (String) c[1])
@@ -170,7 +189,8 @@ class MainTest {
     /** Without an endpoint the other flags would do nothing: refused rather than silently ignored. */
     @Test
     void tracingSettingsWithoutAnEndpointAreRefused() {
-        for (String flag : List.of("proxy-tracing-percent", "proxy-tracing-service-name", "proxy-tracing-trust-incoming")) {
+        for (String flag : List.of("proxy-tracing-percent", "proxy-tracing-service-name", "proxy-tracing-trust-incoming",
+                "proxy-tracing-protocol", "proxy-tracing-upstream-spans")) {
             assertThatThrownBy(() -> Main.tracing(Map.of(flag, "10"))).as(flag)
                     .isInstanceOf(IllegalArgumentException.class)
                     .hasMessageStartingWith("--" + flag + " needs --proxy-tracing-endpoint");
