@@ -160,6 +160,37 @@ class TracingTest {
         assertThat(copy).isNotNull();
         assertThat(copy.header("traceparent")).isEqualTo(sent);
         assertThat(collector.next().get("spanId").asText()).isEqualTo(sent.substring(36, 52));
+
+        // With upstreamSpans the check is a try of its own, as the app's request is; the mirror keeps the request's.
+        h.reload("""
+                upstreams:
+                  - { name: app, endpoints: [ "%s" ] }
+                  - { name: shadow, endpoints: [ "%s" ] }
+                  - { name: auth, endpoints: [ "%s" ] }
+                routes:
+                  - name: site
+                    hosts: [ "*" ]
+                    rules:
+                      - backends: [ { upstream: app } ]
+                        forwardAuth: { upstream: auth, path: /check }
+                        mirrors: [ { upstream: shadow } ]
+                tracing: { endpoint: "%s", flushInterval: 20ms, upstreamSpans: true }
+                """.formatted(app.endpoint(), shadow.endpoint(), auth.endpoint(), collector.endpoint()));
+        collector.taken();
+        assertThat(h.get("/b", "traceparent: " + GIVEN).status()).isEqualTo(200);
+        java.util.Map<String, JsonNode> byName = new java.util.HashMap<>();
+        for (int i = 0; i < 3; i++) {
+            JsonNode s = collector.next();
+            byName.put(s.get("name").asText(), s);
+        }
+        assertThat(byName).containsOnlyKeys("GET site", "GET auth", "GET app");
+        String request = byName.get("GET site").get("spanId").asText();
+        assertThat(byName.get("GET auth").get("parentSpanId").asText()).isEqualTo(request);
+        assertThat(byName.get("GET app").get("parentSpanId").asText()).isEqualTo(request);
+        assertThat(auth.last().header("traceparent")).contains(byName.get("GET auth").get("spanId").asText());
+        assertThat(app.last().header("traceparent")).contains(byName.get("GET app").get("spanId").asText());
+        copy = copies.poll(10, java.util.concurrent.TimeUnit.SECONDS);
+        assertThat(copy.header("traceparent")).as("the mirror's copy: the request's span").contains(request);
     }
 
     @Test
