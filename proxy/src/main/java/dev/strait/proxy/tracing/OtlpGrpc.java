@@ -66,6 +66,8 @@ final class OtlpGrpc implements AutoCloseable {
     private final String userAgent;
     private EventLoopGroup loop;
     private Channel connection;
+    /** What the connection's first bytes were (an HTTP/1.x answer: the wrong port). */
+    private FirstBytes firstBytes;
     /** The endpoint {@link #connection} goes to: a reload naming another makes a new one. */
     private String connectedTo;
 
@@ -124,7 +126,13 @@ final class OtlpGrpc implements AutoCloseable {
             stream.close(); // resets the stream; the connection stays for the next batch
             return Delivery.retry("the collector did not answer in " + options.timeoutMillis() + " ms");
         } catch (ExecutionException e) {
+            boolean http1 = firstBytes != null && firstBytes.http1;
             dropConnection();
+            if (http1) {
+                // Trying again will not help: the endpoint speaks HTTP/1.1 (an OTLP/HTTP port, or a proxy without h2c).
+                return Delivery.refused("the collector answered in HTTP/1.1, not gRPC's HTTP/2: is " + endpoint
+                        + " its OTLP/HTTP port (4318)? OTLP/gRPC's is 4317, or set protocol http/protobuf");
+            }
             return Delivery.retry(describe(e.getCause()));
         }
     }
@@ -144,6 +152,8 @@ final class OtlpGrpc implements AutoCloseable {
         int port = u.getPort() > 0 ? u.getPort() : secure ? 443 : 80;
         // Looked up here, on the exporter's thread: the loop never waits for a name server.
         InetSocketAddress address = new InetSocketAddress(InetAddress.getByName(host), port);
+        FirstBytes first = new FirstBytes();
+        firstBytes = first;
         ChannelFuture f = new Bootstrap().group(loop).channel(NioSocketChannel.class)
                 .option(ChannelOption.CONNECT_TIMEOUT_MILLIS, (int) CONNECT_TIMEOUT_MILLIS)
                 .handler(new ChannelInitializer<SocketChannel>() {
@@ -152,7 +162,8 @@ final class OtlpGrpc implements AutoCloseable {
                         if (tls != null) {
                             ch.pipeline().addLast("tls", tls.newHandler(ch.alloc(), host, port));
                         }
-                        ch.pipeline().addLast("h2", Http2FrameCodecBuilder.forClient().validateHeaders(true).build())
+                        ch.pipeline().addLast("first-bytes", first)
+                                .addLast("h2", Http2FrameCodecBuilder.forClient().validateHeaders(true).build())
                                 .addLast("h2-multiplex", new Http2MultiplexHandler(new ChannelInboundHandlerAdapter()));
                     }
                 })
@@ -205,6 +216,25 @@ final class OtlpGrpc implements AutoCloseable {
         }
         return cause == null || cause.getMessage() == null || said.contains(cause.getMessage()) ? said
                 : said + " (" + cause.getMessage() + ")";
+    }
+
+    /** Notes whether the connection's first bytes are an HTTP/1.x answer (a wrong port), then steps aside. */
+    static final class FirstBytes extends ChannelInboundHandlerAdapter {
+        private static final byte[] HTTP1 = "HTTP/1.".getBytes(StandardCharsets.US_ASCII);
+        volatile boolean http1;
+
+        @Override
+        public void channelRead(ChannelHandlerContext ctx, Object msg) {
+            if (msg instanceof ByteBuf b && b.readableBytes() >= HTTP1.length) {
+                boolean same = true;
+                for (int i = 0; i < HTTP1.length && same; i++) {
+                    same = b.getByte(b.readerIndex() + i) == HTTP1[i];
+                }
+                http1 = same;
+                ctx.pipeline().remove(this);
+            }
+            ctx.fireChannelRead(msg);
+        }
     }
 
     /** What the collector's answer on one stream comes to: its status line, message and trailers. */

@@ -56,6 +56,7 @@ public final class SpanExporter implements AutoCloseable {
     private final AtomicLong dropped = new AtomicLong();
     private final AtomicLong failed = new AtomicLong();
     private volatile boolean closed;
+    private volatile String lastFailure;
     private long warnedAt;
     private boolean warned;
 
@@ -197,6 +198,11 @@ public final class SpanExporter implements AutoCloseable {
         return failed.get();
     }
 
+    /** Why the last batch that failed did (what its warning said), or null. */
+    String lastFailure() {
+        return lastFailure;
+    }
+
     private void run(Queue<ExportedSpan> q) {
         List<ExportedSpan> batch = new ArrayList<>(BATCH);
         while (true) {
@@ -261,6 +267,7 @@ public final class SpanExporter implements AutoCloseable {
             LockSupport.parkNanos(this, TimeUnit.MILLISECONDS.toNanos(FIRST_BACKOFF_MILLIS << (attempt - 1)));
         }
         failed.addAndGet(batch.size());
+        lastFailure = why;
         warn("tracing: {} span(s) not sent to {}: {} ({} failed in all; at most one warning every 30 s)",
                 batch.size(), t.endpoint(), why, failed.get());
     }

@@ -79,6 +79,20 @@ class GrpcExportTest {
         Awaitility.await().atMost(Duration.ofSeconds(5)).until(() -> count("exported") == 2);
     }
 
+    /** gRPC sent to an OTLP/HTTP port (HTTP/1.1 only): said so, and not tried again. */
+    @Test
+    void grpcToAnHttpPortIsSaidSoAndNotRetried() throws Exception {
+        try (OtlpCollector http = new OtlpCollector()) {
+            String endpoint = http.endpoint().replace("/v1/traces", "");
+            try (SpanExporter exporter = exporter(endpoint, Map.of())) {
+                exporter.offer(span("/wrong-port"));
+                Awaitility.await().atMost(Duration.ofSeconds(10)).until(() -> exporter.failed() == 1);
+                assertThat(exporter.lastFailure()).contains("answered in HTTP/1.1").contains("4317");
+            }
+            assertThat(http.posts.get()).isZero();
+        }
+    }
+
     /** OpenTelemetry's environment may say gRPC where the config says HTTP: the endpoint's path is then not used. */
     @Test
     void theEnvironmentsGrpcWinsOverTheConfigsHttp() throws Exception {
