@@ -138,7 +138,7 @@ class TracingTest {
             ctx.writeAndFlush(TestUpstream.response(200, "shadow"));
         });
         TestUpstream auth = h.upstream("auth", (ctx, req, up) -> ctx.writeAndFlush(TestUpstream.response(200, "")));
-        h.start("""
+        java.util.function.UnaryOperator<String> config = tracing -> """
                 upstreams:
                   - { name: app, endpoints: [ "%s" ] }
                   - { name: shadow, endpoints: [ "%s" ] }
@@ -150,8 +150,9 @@ class TracingTest {
                       - backends: [ { upstream: app } ]
                         forwardAuth: { upstream: auth, path: /check }
                         mirrors: [ { upstream: shadow } ]
-                tracing: { endpoint: "%s", flushInterval: 20ms }
-                """.formatted(app.endpoint(), shadow.endpoint(), auth.endpoint(), collector.endpoint()));
+                tracing: { endpoint: "%s", flushInterval: 20ms%s }
+                """.formatted(app.endpoint(), shadow.endpoint(), auth.endpoint(), collector.endpoint(), tracing);
+        h.start(config.apply(""));
         assertThat(h.get("/a", "traceparent: " + GIVEN).status()).isEqualTo(200);
         String sent = app.last().header("traceparent");
         assertThat(sent).startsWith("00-4bf92f3577b34da6a3ce929d0e0e4736-").endsWith("-01");
@@ -162,20 +163,7 @@ class TracingTest {
         assertThat(collector.next().get("spanId").asText()).isEqualTo(sent.substring(36, 52));
 
         // With upstreamSpans the check is a try of its own, as the app's request is; the mirror keeps the request's.
-        h.reload("""
-                upstreams:
-                  - { name: app, endpoints: [ "%s" ] }
-                  - { name: shadow, endpoints: [ "%s" ] }
-                  - { name: auth, endpoints: [ "%s" ] }
-                routes:
-                  - name: site
-                    hosts: [ "*" ]
-                    rules:
-                      - backends: [ { upstream: app } ]
-                        forwardAuth: { upstream: auth, path: /check }
-                        mirrors: [ { upstream: shadow } ]
-                tracing: { endpoint: "%s", flushInterval: 20ms, upstreamSpans: true }
-                """.formatted(app.endpoint(), shadow.endpoint(), auth.endpoint(), collector.endpoint()));
+        h.reload(config.apply(", upstreamSpans: true"));
         collector.taken();
         assertThat(h.get("/b", "traceparent: " + GIVEN).status()).isEqualTo(200);
         java.util.Map<String, JsonNode> byName = new java.util.HashMap<>();
