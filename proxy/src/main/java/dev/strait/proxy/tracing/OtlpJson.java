@@ -17,7 +17,7 @@ final class OtlpJson {
 
     private OtlpJson() {}
 
-    static byte[] encode(List<? extends ExportedSpan> spans, String serviceName, String hostName, String version) {
+    static byte[] encode(List<? extends ExportedSpan> spans, java.util.Map<String, String> resource, String version) {
         ByteArrayOutputStream out = new ByteArrayOutputStream(256 + spans.size() * 640);
         try (JsonGenerator g = JSON.createGenerator(out)) {
             g.writeStartObject();
@@ -25,7 +25,7 @@ final class OtlpJson {
             g.writeStartObject();
             g.writeObjectFieldStart("resource");
             g.writeArrayFieldStart("attributes");
-            SpanAttributes.resource(serviceName, hostName, new Attributes(g));
+            SpanAttributes.resource(resource, new Attributes(g));
             g.writeEndArray();
             g.writeEndObject();
             g.writeArrayFieldStart("scopeSpans");

@@ -14,9 +14,9 @@ import java.util.List;
 final class OtlpProtobuf {
     private OtlpProtobuf() {}
 
-    static byte[] encode(List<? extends ExportedSpan> spans, String serviceName, String hostName, String version) {
-        Message resource = new Message();
-        SpanAttributes.resource(serviceName, hostName, new Attributes(resource, 1)); // Resource.attributes
+    static byte[] encode(List<? extends ExportedSpan> spans, java.util.Map<String, String> resource, String version) {
+        Message r = new Message();
+        SpanAttributes.resource(resource, new Attributes(r, 1));                      // Resource.attributes
         Message scope = new Message().string(1, OtlpProtocol.SCOPE);                  // InstrumentationScope.name
         if (version != null) {
             scope.string(2, version);                                                 // .version
@@ -25,7 +25,7 @@ final class OtlpProtobuf {
         for (ExportedSpan s : spans) {
             scopeSpans.message(2, span(s));                                           // ScopeSpans.spans
         }
-        Message resourceSpans = new Message().message(1, resource).message(2, scopeSpans);
+        Message resourceSpans = new Message().message(1, r).message(2, scopeSpans);
         return new Message().message(1, resourceSpans).bytes();                       // .resource_spans
     }
 

@@ -15,20 +15,20 @@ import org.slf4j.LoggerFactory;
 enum OtlpProtocol {
     PROTOBUF(Config.Tracing.PROTOBUF, "application/x-protobuf") {
         @Override
-        byte[] encode(List<? extends ExportedSpan> spans, String serviceName, String hostName, String version) {
-            return OtlpProtobuf.encode(spans, serviceName, hostName, version);
+        byte[] encode(List<? extends ExportedSpan> spans, Map<String, String> resource, String version) {
+            return OtlpProtobuf.encode(spans, resource, version);
         }
     },
     JSON(Config.Tracing.JSON, "application/json") {
         @Override
-        byte[] encode(List<? extends ExportedSpan> spans, String serviceName, String hostName, String version) {
-            return OtlpJson.encode(spans, serviceName, hostName, version);
+        byte[] encode(List<? extends ExportedSpan> spans, Map<String, String> resource, String version) {
+            return OtlpJson.encode(spans, resource, version);
         }
     },
     GRPC(Config.Tracing.GRPC, "application/grpc") {
         @Override
-        byte[] encode(List<? extends ExportedSpan> spans, String serviceName, String hostName, String version) {
-            return OtlpProtobuf.encode(spans, serviceName, hostName, version);
+        byte[] encode(List<? extends ExportedSpan> spans, Map<String, String> resource, String version) {
+            return OtlpProtobuf.encode(spans, resource, version);
         }
     };
 
@@ -49,11 +49,10 @@ enum OtlpProtocol {
     }
 
     /**
-     * @param serviceName the resource's {@code service.name}
-     * @param hostName    the resource's {@code host.name} (the pod's name in Kubernetes), or null
-     * @param version     the proxy's version (the instrumentation scope's), or null
+     * @param resource the resource's attributes ({@link SpanResource})
+     * @param version  the proxy's version (the instrumentation scope's), or null
      */
-    abstract byte[] encode(List<? extends ExportedSpan> spans, String serviceName, String hostName, String version);
+    abstract byte[] encode(List<? extends ExportedSpan> spans, Map<String, String> resource, String version);
 
     /** The config's protocol ({@code http/protobuf} when it names another: the parser refuses those). */
     static OtlpProtocol of(String name) {

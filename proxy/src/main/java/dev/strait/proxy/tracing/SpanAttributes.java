@@ -1,6 +1,7 @@
 package dev.strait.proxy.tracing;
 
 import dev.strait.model.HostPort;
+import java.util.Map;
 import dev.strait.proxy.accesslog.AccessLog;
 
 /**
@@ -18,13 +19,9 @@ final class SpanAttributes {
 
     private SpanAttributes() {}
 
-    /**
-     * @param serviceName the resource's {@code service.name}
-     * @param hostName    the resource's {@code host.name} (the pod's name in Kubernetes), or null
-     */
-    static void resource(String serviceName, String hostName, Sink out) {
-        string(out, "service.name", serviceName);
-        string(out, "host.name", hostName);
+    /** The resource's attributes ({@link SpanResource}), in their order. */
+    static void resource(Map<String, String> resource, Sink out) {
+        resource.forEach((k, v) -> string(out, k, v));
     }
 
     static void span(Span s, Sink out) {

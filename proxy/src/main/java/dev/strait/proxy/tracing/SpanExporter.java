@@ -46,7 +46,6 @@ public final class SpanExporter implements AutoCloseable {
     private static final FastThreadLocal<SpanExporter> HERE = new FastThreadLocal<>();
 
     private final Serving serving;
-    private final String hostName = System.getenv("HOSTNAME");
     private final String version = SpanExporter.class.getPackage().getImplementationVersion();
     // Made by the first span: a proxy without tracing keeps neither the queue nor a thread.
     private volatile Queue<ExportedSpan> queue;
@@ -66,6 +65,8 @@ public final class SpanExporter implements AutoCloseable {
     private final OtlpProtocol environmentProtocol;
     /** Where the environment's TLS settings for the collector are read ({@link CollectorTls}). */
     private final Map<String, String> environment;
+    /** Who sends the spans: the environment's service name and resource attributes. */
+    private final SpanResource resource;
     /** The environment's compression and timeout. */
     private final OtlpOptions options;
     /** Made by the sender thread when a batch first goes to an https endpoint; only it touches these. */
@@ -84,6 +85,7 @@ public final class SpanExporter implements AutoCloseable {
         this.environmentProtocol = OtlpProtocol.fromEnvironment(environment);
         this.environment = Map.copyOf(environment);
         this.options = OtlpOptions.fromEnvironment(environment);
+        this.resource = SpanResource.fromEnvironment(environment);
         if (registry != null) {
             counter(registry, "exported", exported, "Spans the collector took");
             counter(registry, "dropped", dropped,
@@ -235,7 +237,7 @@ public final class SpanExporter implements AutoCloseable {
             return;
         }
         OtlpProtocol protocol = environmentProtocol != null ? environmentProtocol : OtlpProtocol.of(t.protocol());
-        byte[] body = options.body(protocol.encode(batch, t.serviceName(), hostName, version));
+        byte[] body = options.body(protocol.encode(batch, resource.attributes(t.serviceName()), version));
         String why = null;
         for (int attempt = 1; attempt <= ATTEMPTS; attempt++) {
             Delivery d;

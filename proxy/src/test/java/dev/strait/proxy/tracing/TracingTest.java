@@ -416,6 +416,34 @@ class TracingTest {
         }
     }
 
+    /** OpenTelemetry's OTEL_SERVICE_NAME and OTEL_RESOURCE_ATTRIBUTES name who sends the spans (a pod's fields, say). */
+    @Test
+    void theEnvironmentNamesTheResource() throws Exception {
+        for (var env : java.util.List.of(
+                java.util.Map.of("OTEL_SERVICE_NAME", "edge", "HOSTNAME", "strait-7d9f",
+                        "OTEL_RESOURCE_ATTRIBUTES", "k8s.namespace.name=shop,k8s.pod.name=web%2D1,service.name=not-this"),
+                java.util.Map.of("HOSTNAME", "strait-7d9f", "OTEL_RESOURCE_ATTRIBUTES", "service.name=svc,host.name=node-1"))) {
+            dev.strait.proxy.config.Serving serving = dev.strait.proxy.testing.TestServing.serving(
+                    "listeners: [ { name: http, address: \"127.0.0.1:0\" } ]\ntracing: { endpoint: \"" + collector.endpoint()
+                            + "\", flushInterval: 20ms }\n");
+            try (SpanExporter exporter = new SpanExporter(serving, null, env)) {
+                exporter.offer(new Span(RequestTrace.parse(GIVEN), System.currentTimeMillis() * 1_000_000L, 1_000_000,
+                        "GET", "http", "shop", "/r", "1.1", 200, 2, "site", "127.0.0.1", null, null, null));
+                collector.next();
+                java.util.Map<String, String> resource = new java.util.LinkedHashMap<>();
+                for (JsonNode a : collector.batches().get(collector.batches().size() - 1).path("resourceSpans").get(0)
+                        .path("resource").path("attributes")) {
+                    resource.put(a.get("key").asText(), a.path("value").path("stringValue").asText());
+                }
+                assertThat(resource).as(env.toString()).isEqualTo(env.containsKey("OTEL_SERVICE_NAME")
+                        ? java.util.Map.of("service.name", "edge", "host.name", "strait-7d9f", "k8s.namespace.name", "shop",
+                                "k8s.pod.name", "web-1")
+                        : java.util.Map.of("service.name", "svc", "host.name", "node-1"));
+                assertThat(resource.keySet().iterator().next()).isEqualTo("service.name");
+            }
+        }
+    }
+
     /** An https collector is checked against the environment's CA (OTEL_EXPORTER_OTLP_CERTIFICATE), else the JDK's. */
     @Test
     void anHttpsCollectorIsTrustedThroughTheEnvironmentsCa(@org.junit.jupiter.api.io.TempDir java.nio.file.Path dir)
