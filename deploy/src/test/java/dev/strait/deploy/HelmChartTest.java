@@ -9,6 +9,7 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
 import com.marcnuri.helm.Helm;
 import com.marcnuri.helm.LintResult;
 import io.fabric8.kubernetes.api.model.Container;
+import io.fabric8.kubernetes.api.model.EnvVar;
 import io.fabric8.kubernetes.api.model.GenericKubernetesResource;
 import io.fabric8.kubernetes.api.model.HasMetadata;
 import io.fabric8.kubernetes.api.model.PodSpec;
@@ -273,7 +274,45 @@ class HelmChartTest {
                 .noneMatch(a -> a.startsWith("--proxy-tracing"));
     }
 
-    /** proxy.extraEnv goes on the proxy containers as it is: a collector's key from a Secret, say. */
+    private static final String RESOURCE_ATTRIBUTES = "k8s.namespace.name=$(STRAIT_K8S_NAMESPACE),"
+            + "k8s.pod.name=$(STRAIT_K8S_POD_NAME),k8s.node.name=$(STRAIT_K8S_NODE_NAME)";
+
+    private static List<EnvVar> proxyEnv(List<HasMetadata> objs, Class<? extends HasMetadata> kind) {
+        HasMetadata workload = one(objs, kind, "strait-proxy");
+        PodSpec pod = workload instanceof Deployment d ? d.getSpec().getTemplate().getSpec()
+                : ((DaemonSet) workload).getSpec().getTemplate().getSpec();
+        return pod.getContainers().get(0).getEnv();
+    }
+
+    /** What an env entry is: NAME=value, or NAME<-fieldPath for the downward API's. */
+    private static String describe(EnvVar e) {
+        return e.getValueFrom() != null && e.getValueFrom().getFieldRef() != null
+                ? e.getName() + "<-" + e.getValueFrom().getFieldRef().getFieldPath() : e.getName() + "=" + e.getValue();
+    }
+
+    /**
+     * The spans' resource names the pod (OpenTelemetry's k8s.* conventions): the downward API's fields, then
+     * OTEL_RESOURCE_ATTRIBUTES from them, which Kubernetes expands only from variables listed before it.
+     */
+    @Test
+    void theProxiesNameTheirPodInTheSpansResource() {
+        for (Map<String, Object> values : List.<Map<String, Object>>of(Map.of(), Map.of("proxy.kind", "DaemonSet"),
+                Map.of("operator.secure", false, "proxy.javaOpts", "-Xmx64m"))) {
+            Class<? extends HasMetadata> kind = values.containsKey("proxy.kind") ? DaemonSet.class : Deployment.class;
+            List<EnvVar> env = proxyEnv(objects(Chart.template("strait", values)), kind);
+            List<String> names = env.stream().map(EnvVar::getName).toList();
+            int first = names.indexOf("STRAIT_K8S_NAMESPACE");
+            assertThat(first).as("%s", values).isPositive();
+            assertThat(env.subList(first, first + 4)).extracting(HelmChartTest::describe).as("%s", values).containsExactly(
+                    "STRAIT_K8S_NAMESPACE<-metadata.namespace", "STRAIT_K8S_POD_NAME<-metadata.name",
+                    "STRAIT_K8S_NODE_NAME<-spec.nodeName", "OTEL_RESOURCE_ATTRIBUTES=" + RESOURCE_ATTRIBUTES);
+            assertThat(names).as("the proxy would say hello as a sidecar of its own pod (Identity)")
+                    .doesNotContain("STRAIT_POD_NAMESPACE", "STRAIT_POD_NAME");
+            assertThat(names).as("each name once").doesNotHaveDuplicates();
+        }
+    }
+
+    /** proxy.extraEnv goes on the proxy containers as it is, after the chart's own: a collector's key from a Secret, say. */
     @Test
     void extraEnvReachesTheProxyContainers(@org.junit.jupiter.api.io.TempDir Path dir) throws Exception {
         Path values = dir.resolve("values.yaml");
@@ -282,13 +321,28 @@ class HelmChartTest {
                   extraEnv:
                     - name: OTEL_EXPORTER_OTLP_HEADERS
                       valueFrom: { secretKeyRef: { name: honeycomb, key: headers } }
+                    - { name: OTEL_SERVICE_NAME, value: edge }
                 """);
-        List<io.fabric8.kubernetes.api.model.EnvVar> env = one(objects(Chart.template("strait",
-                c -> c.withValuesFile(values))), Deployment.class, "strait-proxy").getSpec().getTemplate().getSpec()
-                .getContainers().get(0).getEnv();
-        assertThat(env).extracting(io.fabric8.kubernetes.api.model.EnvVar::getName)
-                .contains("STRAIT_INGRESS_CLASS", "OTEL_EXPORTER_OTLP_HEADERS");
-        assertThat(env.get(env.size() - 1).getValueFrom().getSecretKeyRef().getName()).isEqualTo("honeycomb");
+        List<EnvVar> env = proxyEnv(objects(Chart.template("strait", c -> c.withValuesFile(values))), Deployment.class);
+        assertThat(env).extracting(EnvVar::getName).containsSubsequence("STRAIT_INGRESS_CLASS", "STRAIT_K8S_NAMESPACE",
+                "STRAIT_K8S_POD_NAME", "STRAIT_K8S_NODE_NAME", "OTEL_RESOURCE_ATTRIBUTES", "OTEL_EXPORTER_OTLP_HEADERS",
+                "OTEL_SERVICE_NAME").doesNotHaveDuplicates();
+        assertThat(env.get(env.size() - 2).getValueFrom().getSecretKeyRef().getName()).isEqualTo("honeycomb");
+        assertThat(describe(env.get(env.size() - 1))).isEqualTo("OTEL_SERVICE_NAME=edge");
+
+        // The user's OTEL_RESOURCE_ATTRIBUTES takes the chart's place (a name twice fails server-side apply), after
+        // the downward API's variables, which it may use.
+        Files.writeString(values, """
+                proxy:
+                  extraEnv:
+                    - { name: OTEL_RESOURCE_ATTRIBUTES, value: "deployment.environment=prod,k8s.pod.name=$(STRAIT_K8S_POD_NAME)" }
+                """);
+        env = proxyEnv(objects(Chart.template("strait", c -> c.withValuesFile(values))), Deployment.class);
+        assertThat(env).extracting(EnvVar::getName).containsSubsequence("STRAIT_K8S_NAMESPACE", "STRAIT_K8S_POD_NAME",
+                "STRAIT_K8S_NODE_NAME", "OTEL_RESOURCE_ATTRIBUTES").doesNotHaveDuplicates();
+        assertThat(describe(env.get(env.size() - 1)))
+                .isEqualTo("OTEL_RESOURCE_ATTRIBUTES=deployment.environment=prod,k8s.pod.name=$(STRAIT_K8S_POD_NAME)");
+
         Files.writeString(values, "proxy: { extraEnv: [ { value: x } ] }\n");
         assertThatThrownBy(() -> Chart.template("strait", c -> c.withValuesFile(values))).as("a name is required")
                 .hasMessageContaining("extraEnv");
