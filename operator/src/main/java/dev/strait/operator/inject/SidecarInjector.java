@@ -19,7 +19,8 @@ import com.fasterxml.jackson.databind.node.ObjectNode;
  *   <li>the proxy as the first init container with {@code restartPolicy: Always} (a native sidecar:
  *       it starts before the app, its startup probe holds the app back until it serves, it does not
  *       keep a Job from completing, and its readiness counts in the pod's), run with
- *       {@code --config /etc/strait/config.json}, small resources and JVM flags, non-root, read-only.</li>
+ *       {@code --config /etc/strait/config.json}, small resources and JVM flags, non-root, read-only, and the pod's
+ *       namespace, name and node (downward API) in {@code OTEL_RESOURCE_ATTRIBUTES} for its spans' resource.</li>
  * </ol>
  * A pod that already has the sidecar is left unchanged, so a re-invocation is harmless.
  */
@@ -34,6 +35,8 @@ public final class SidecarInjector {
     static final String TMP_VOLUME = "strait-sidecar-tmp";
     static final String CONFIG_DIR = "/etc/strait";
     static final String CONFIG_FILE = CONFIG_DIR + "/config.json";
+    static final String RESOURCE_ATTRIBUTES = "k8s.namespace.name=$(STRAIT_POD_NAMESPACE),k8s.pod.name=$(STRAIT_POD_NAME),"
+            + "k8s.node.name=$(STRAIT_NODE_NAME)";
     private static final ObjectMapper JSON = new ObjectMapper();
 
     /**
@@ -136,6 +139,14 @@ public final class SidecarInjector {
         ArrayNode env = c.putArray("env");
         env.addObject().put("name", "JAVA_OPTS").put("value", settings.javaOpts());
         env.addObject().put("name", "STRAIT_CDS").put("value", "off"); // read-only root: no class archive to write
+        // The spans' resource names the pod (OpenTelemetry's k8s.* conventions), from the downward API as the
+        // container starts: when admitted, a pod has no node yet, and one made from generateName no name. The
+        // first two are also the proxy's sidecar identity, should it take --control. $(VAR) expands only
+        // variables listed before it.
+        fieldRef(env, "STRAIT_POD_NAMESPACE", "metadata.namespace");
+        fieldRef(env, "STRAIT_POD_NAME", "metadata.name");
+        fieldRef(env, "STRAIT_NODE_NAME", "spec.nodeName");
+        env.addObject().put("name", "OTEL_RESOURCE_ATTRIBUTES").put("value", RESOURCE_ATTRIBUTES);
         ArrayNode ports = c.putArray("ports");
         ports.addObject().put("name", "strait-inbound").put("containerPort", inbound).put("protocol", "TCP");
         ports.addObject().put("name", "strait-admin").put("containerPort", admin).put("protocol", "TCP");
@@ -159,6 +170,10 @@ public final class SidecarInjector {
         mounts.addObject().put("name", VOLUME).put("mountPath", CONFIG_DIR).put("readOnly", true);
         mounts.addObject().put("name", TMP_VOLUME).put("mountPath", "/tmp");
         return c;
+    }
+
+    private static void fieldRef(ArrayNode env, String name, String fieldPath) {
+        env.addObject().put("name", name).putObject("valueFrom").putObject("fieldRef").put("fieldPath", fieldPath);
     }
 
     /** Adds to a list that may not exist yet; {@code first} puts the items before the others. */

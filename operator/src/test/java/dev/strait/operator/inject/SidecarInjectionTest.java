@@ -78,6 +78,14 @@ class SidecarInjectionTest {
             assertThat(e.getName()).isEqualTo("JAVA_OPTS");
             assertThat(e.getValue()).contains("-Xmx32m").endsWith("-XX:ArchiveRelocationMode=0");
         });
+        // The spans' resource names the pod: the downward API's fields, then OTEL_RESOURCE_ATTRIBUTES from them
+        // (Kubernetes expands $(VAR) only from variables listed before it).
+        assertThat(proxy.getEnv()).extracting(e -> e.getValueFrom() == null ? e.getName() + "=" + e.getValue()
+                : e.getName() + "<-" + e.getValueFrom().getFieldRef().getFieldPath()).containsExactly(
+                "JAVA_OPTS=" + SidecarInjector.Settings.defaults("x").javaOpts(), "STRAIT_CDS=off",
+                "STRAIT_POD_NAMESPACE<-metadata.namespace", "STRAIT_POD_NAME<-metadata.name",
+                "STRAIT_NODE_NAME<-spec.nodeName", "OTEL_RESOURCE_ATTRIBUTES=k8s.namespace.name=$(STRAIT_POD_NAMESPACE),"
+                        + "k8s.pod.name=$(STRAIT_POD_NAME),k8s.node.name=$(STRAIT_NODE_NAME)");
         assertThat(proxy.getSecurityContext().getRunAsNonRoot()).isTrue();
         assertThat(proxy.getSecurityContext().getReadOnlyRootFilesystem()).isTrue();
         assertThat(proxy.getVolumeMounts()).extracting(m -> m.getName() + " " + m.getMountPath())
