@@ -664,8 +664,25 @@ class LocalClusterTest {
         Files.writeString(config, injected.getMetadata().getAnnotations().get("strait.dev/sidecar-config"));
         List<String> proxyCommand = new ArrayList<>(List.of(ROOT.resolve("proxy/bin/strait-proxy").toString()));
         sidecar.getArgs().forEach(a -> proxyCommand.add(a.equals("/etc/strait/config.json") ? config.toString() : a));
-        Map<String, String> env = new HashMap<>();
-        sidecar.getEnv().forEach(e -> env.put(e.getName(), e.getValue()));
+        // The kubelet's part of the env: downward-API fields, then $(VAR) references to variables listed before.
+        Map<String, String> env = new java.util.LinkedHashMap<>();
+        sidecar.getEnv().forEach(e -> {
+            String value = e.getValue();
+            if (e.getValueFrom() != null && e.getValueFrom().getFieldRef() != null) {
+                value = switch (e.getValueFrom().getFieldRef().getFieldPath()) {
+                    case "metadata.namespace" -> "shop";
+                    case "metadata.name" -> "web-1";
+                    case "spec.nodeName" -> "node-1";
+                    default -> throw new AssertionError("a field the kubelet would not give: " + e);
+                };
+            }
+            for (Map.Entry<String, String> before : env.entrySet()) {
+                value = value.replace("$(" + before.getKey() + ")", before.getValue());
+            }
+            env.put(e.getName(), value);
+        });
+        assertThat(env.get("OTEL_RESOURCE_ATTRIBUTES"))
+                .isEqualTo("k8s.namespace.name=shop,k8s.pod.name=web-1,k8s.node.name=node-1");
         // The pod's /tmp volume the injector adds (the root is read-only): native libraries unpack there, and only
         // there (Netty would fall back to this machine's own /tmp without its workdir named).
         assertThat(sidecar.getVolumeMounts()).anyMatch(m -> m.getMountPath().equals("/tmp"));
