@@ -95,12 +95,22 @@ final class OtlpGrpc implements AutoCloseable {
         try {
             stream = open();
         } catch (IOException e) {
+            if (answeredInHttp1()) {
+                return http1(endpoint);
+            }
             if (!reused) {
                 throw e;
             }
             // The kept connection was going away (the collector's GOAWAY or idle close): once more on a new one.
             connect(u, secure, secure ? tls.get() : null);
-            stream = open();
+            try {
+                stream = open();
+            } catch (IOException again) {
+                if (answeredInHttp1()) {
+                    return http1(endpoint);
+                }
+                throw again;
+            }
         }
         Answer answer = stream.pipeline().get(Answer.class);
         Http2Headers headers = new DefaultHttp2Headers()
@@ -126,15 +136,20 @@ final class OtlpGrpc implements AutoCloseable {
             stream.close(); // resets the stream; the connection stays for the next batch
             return Delivery.retry("the collector did not answer in " + options.timeoutMillis() + " ms");
         } catch (ExecutionException e) {
-            boolean http1 = firstBytes != null && firstBytes.http1;
             dropConnection();
-            if (http1) {
-                // Trying again will not help: the endpoint speaks HTTP/1.1 (an OTLP/HTTP port, or a proxy without h2c).
-                return Delivery.refused("the collector answered in HTTP/1.1, not gRPC's HTTP/2: is " + endpoint
-                        + " its OTLP/HTTP port (4318)? OTLP/gRPC's is 4317, or set protocol http/protobuf");
-            }
-            return Delivery.retry(describe(e.getCause()));
+            return answeredInHttp1() ? http1(endpoint) : Delivery.retry(describe(e.getCause()));
         }
+    }
+
+    /** Whether the connection's first bytes were an HTTP/1.x answer: the collector's answer to gRPC's preface. */
+    private boolean answeredInHttp1() {
+        return firstBytes != null && firstBytes.http1;
+    }
+
+    /** Trying again will not help: the endpoint speaks HTTP/1.1 (an OTLP/HTTP port, or a proxy without h2c). */
+    private static Delivery http1(String endpoint) {
+        return Delivery.refused("the collector answered in HTTP/1.1, not gRPC's HTTP/2: is " + endpoint
+                + " its OTLP/HTTP port (4318)? OTLP/gRPC's is 4317, or set protocol http/protobuf");
     }
 
     private static String authority(URI u) {
