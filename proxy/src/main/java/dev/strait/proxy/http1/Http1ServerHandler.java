@@ -957,16 +957,16 @@ public final class Http1ServerHandler extends ChannelInboundHandlerAdapter {
         long nanos = end - ex.startNanos;
         meter(ex, nanos);
         logAccess(ex, nanos);
-        reportSpan(ex, nanos);
+        reportSpan(ex, end);
         runEnded(ex);
         return end;
     }
 
     /** Reports the span of {@code ex} when it has a sampled trace (the config has {@code tracing}). */
-    private static void reportSpan(Http1Exchange ex, long nanos) {
+    private static void reportSpan(Http1Exchange ex, long end) {
         if (ex.trace != null) {
             HttpRequest req = ex.request;
-            SpanExporter.report(ex.trace, nanos, req.method().name(), ex.scheme, ex.host, req.uri(),
+            SpanExporter.report(ex.trace, ex.startNanos, end, req.method().name(), ex.scheme, ex.host, req.uri(),
                     req.protocolVersion().minorVersion() == 0 ? "1.0" : "1.1", ex.status, ex.bytes,
                     ex.rule == null ? null : ex.rule.route(), ex.clientAddress(), req.headers(), ex.upstream);
         }

@@ -1200,7 +1200,8 @@ public final class Http2Exchange implements Exchange, StreamDeadlines.Expiry {
             ended = null;
             end.run();
         }
-        long nanos = System.nanoTime() - startNanos;
+        long endNanos = System.nanoTime();
+        long nanos = endNanos - startNanos;
         metrics.route(rule == null ? ProxyMetrics.NO_ROUTE : rule.route()).record(status, nanos);
         if (accessLog != null && serving.snapshot().accessLog() && (rule == null || rule.accessLog())) {
             SocketAddress remote = clientAddress();
@@ -1213,7 +1214,7 @@ public final class Http2Exchange implements Exchange, StreamDeadlines.Expiry {
                     AccessLog.requestId(request.headers()), upstream, trace));
         }
         if (trace != null) {
-            SpanExporter.report(trace, nanos, request.method().name(), scheme, host, request.uri(), "2", status, bytes,
+            SpanExporter.report(trace, startNanos, endNanos, request.method().name(), scheme, host, request.uri(), "2", status, bytes,
                     rule == null ? null : rule.route(), clientAddress(), request.headers(), upstream);
         }
     }

@@ -27,6 +27,11 @@ public final class RequestTrace {
     private final long spanId;
     private final long parentSpanId;
     private final boolean sampled;
+    /**
+     * For a recorded trace, the wall clock's nanoseconds since the epoch less {@code System.nanoTime()}, read as the
+     * request began: its span's and its tries' times are monotonic readings moved by it, so they share one clock.
+     */
+    private long epochOffset;
     /** The client's own fields, for {@link #restore}; null when it sent none. */
     private List<String> clientsParent;
     private List<String> clientsState;
@@ -85,6 +90,10 @@ public final class RequestTrace {
         if (parent == null) {
             h.remove(TRACESTATE); // it described the client's trace, not this one
         }
+        if (trace.sampled) {
+            java.time.Instant now = java.time.Instant.now();
+            trace.epochOffset = now.getEpochSecond() * 1_000_000_000L + now.getNano() - System.nanoTime();
+        }
         h.set(TRACEPARENT, trace.traceparent());
         return trace;
     }
@@ -141,7 +150,18 @@ public final class RequestTrace {
 
     /** A span of this trace whose parent is this one's span (a try of the request upstream), sampled as this one. */
     public RequestTrace child() {
-        return new RequestTrace(traceHigh, traceLow, nonZero(ThreadLocalRandom.current()), spanId, sampled);
+        RequestTrace child = new RequestTrace(traceHigh, traceLow, nonZero(ThreadLocalRandom.current()), spanId, sampled);
+        child.epochOffset = epochOffset;
+        return child;
+    }
+
+    /** Nanoseconds since the epoch at {@code nanoTime}, a {@code System.nanoTime()} reading of this request's. */
+    long epochNanos(long nanoTime) {
+        if (epochOffset == 0) { // a trace not made by start (tests): the clock now
+            java.time.Instant now = java.time.Instant.now();
+            return now.getEpochSecond() * 1_000_000_000L + now.getNano() - System.nanoTime() + nanoTime;
+        }
+        return epochOffset + nanoTime;
     }
 
     /** Recorded and exported: the trace was sampled (by its parent, or here). */

@@ -124,18 +124,19 @@ public final class SpanExporter implements AutoCloseable {
      * Reports a finished request's span when its trace is sampled and the calling loop's server has an
      * exporter: the span is made of references the exchange holds, and queued (called on the event loop).
      *
-     * @param headers the request's fields (user agent, request id)
+     * @param startNanos when the request's head came, {@code System.nanoTime()}
+     * @param endNanos   when its answer ended, {@code System.nanoTime()}
+     * @param headers    the request's fields (user agent, request id)
      */
-    public static void report(RequestTrace trace, long durationNanos, String method, String scheme, String host,
-                              String target, String protocol, int status, long bytes, String route,
+    public static void report(RequestTrace trace, long startNanos, long endNanos, String method, String scheme,
+                              String host, String target, String protocol, int status, long bytes, String route,
                               java.net.SocketAddress client, io.netty.handler.codec.http.HttpHeaders headers,
                               dev.strait.model.HostPort upstream) {
         SpanExporter spans;
         if (trace == null || !trace.sampled() || (spans = HERE.getIfExists()) == null) {
             return;
         }
-        java.time.Instant now = java.time.Instant.now();
-        spans.offer(new Span(trace, now.getEpochSecond() * 1_000_000_000L + now.getNano(), durationNanos, method,
+        spans.offer(new Span(trace, trace.epochNanos(endNanos), endNanos - startNanos, method,
                 scheme, host, target, protocol, status, bytes, route, AccessLog.remote(client),
                 headers.get(io.netty.handler.codec.http.HttpHeaderNames.USER_AGENT), AccessLog.requestId(headers),
                 upstream));
@@ -168,10 +169,9 @@ public final class SpanExporter implements AutoCloseable {
         if (tryTrace == null || (spans = HERE.getIfExists()) == null) {
             return;
         }
-        java.time.Instant now = java.time.Instant.now();
-        spans.offer(new UpstreamSpan(tryTrace, now.getEpochSecond() * 1_000_000_000L + now.getNano(),
-                System.nanoTime() - startNanos, method, scheme, endpoint, target, protocol, status, failure, resends,
-                upstream, route));
+        long end = System.nanoTime();
+        spans.offer(new UpstreamSpan(tryTrace, tryTrace.epochNanos(end), end - startNanos, method, scheme, endpoint,
+                target, protocol, status, failure, resends, upstream, route));
     }
 
     /** Queues a finished span; never blocks. */
