@@ -327,22 +327,8 @@ class LocalClusterTest {
             for (var s : Map.of("app", app, "shadow", shadow).entrySet()) {
                 serviceOnLoopback(s.getKey(), "http", 8080, s.getValue().getAddress().getPort());
             }
-            client.resource(Serialization.unmarshal("""
-                    apiVersion: networking.k8s.io/v1
-                    kind: Ingress
-                    metadata:
-                      name: shop
-                      namespace: default
-                      annotations:
-                        nginx.ingress.kubernetes.io/mirror-target: "http://shadow.default.svc.cluster.local:8080$request_uri"
-                    spec:
-                      ingressClassName: strait
-                      rules:
-                        - host: shop.example.com
-                          http:
-                            paths:
-                              - { path: /, pathType: Prefix, backend: { service: { name: app, port: { name: http } } } }
-                    """, Ingress.class)).create();
+            shopIngress(", annotations: { nginx.ingress.kubernetes.io/mirror-target:"
+                    + " \"http://shadow.default.svc.cluster.local:8080$request_uri\" }", "");
 
             ProxyProcess operator = operator();
             Matcher m = CONTROL.matcher(operator.stderr());
@@ -394,7 +380,7 @@ class LocalClusterTest {
                 null);
         try {
             serviceOnLoopback("app", "http", 8080, app.getAddress().getPort());
-            shopIngress("");
+            shopIngress("", "");
 
             ProxyProcess operator = operator("--proxy-tracing-endpoint",
                     "http://127.0.0.1:" + collector.getAddress().getPort() + "/v1/traces",
@@ -457,7 +443,7 @@ class LocalClusterTest {
                     """.formatted(b64.encodeToString(leaf.certificatePem().getBytes(StandardCharsets.US_ASCII)),
                     b64.encodeToString(leaf.keyPem().getBytes(StandardCharsets.US_ASCII))),
                     io.fabric8.kubernetes.api.model.Secret.class)).create();
-            shopIngress("tls: [ { hosts: [ shop.example.com ], secretName: shop-tls } ]");
+            shopIngress("", "tls: [ { hosts: [ shop.example.com ], secretName: shop-tls } ]");
 
             ProxyProcess operator = operator("--proxy-https-address", "127.0.0.1:0", "--ingress-compression", "true");
             Matcher m = CONTROL.matcher(operator.stderr());
@@ -492,12 +478,17 @@ class LocalClusterTest {
         }
     }
 
-    /** The Ingress {@code default/shop}: {@code shop.example.com/} to the Service {@code app}'s port {@code http}. */
-    private void shopIngress(String tls) {
+    /**
+     * The Ingress {@code default/shop}: {@code shop.example.com/} to the Service {@code app}'s port {@code http}.
+     *
+     * @param metadata more of its metadata's flow mapping ({@code , annotations: { ... }}), or ""
+     * @param tls      its spec's {@code tls} line, or ""
+     */
+    private void shopIngress(String metadata, String tls) {
         client.resource(Serialization.unmarshal("""
                 apiVersion: networking.k8s.io/v1
                 kind: Ingress
-                metadata: { name: shop, namespace: default }
+                metadata: { name: shop, namespace: default%s }
                 spec:
                   ingressClassName: strait
                   %s
@@ -506,7 +497,7 @@ class LocalClusterTest {
                       http:
                         paths:
                           - { path: /, pathType: Prefix, backend: { service: { name: app, port: { name: http } } } }
-                """.formatted(tls), Ingress.class)).create();
+                """.formatted(metadata, tls), Ingress.class)).create();
     }
 
     /** A CA for a test's certificates, valid for an hour. */

@@ -117,7 +117,7 @@ final class OtlpGrpc implements AutoCloseable {
                 .method("POST").scheme(secure ? "https" : "http").authority(authority(u)).path(PATH);
         configured.forEach((name, value) -> headers.set(name.toLowerCase(Locale.ROOT), value));
         environment.forEach((name, value) -> headers.set(name.toLowerCase(Locale.ROOT), value)); // after: it wins
-        headers.set("content-type", "application/grpc")
+        headers.set("content-type", OtlpProtocol.GRPC.contentType)
                 .set("te", "trailers")
                 .set("grpc-timeout", options.timeoutMillis() + "m")
                 .set("user-agent", userAgent);

@@ -18,7 +18,8 @@ import java.util.concurrent.ThreadLocalRandom;
  * copies the request's fields, so the app's spans become children of the proxy's with no code of theirs.
  */
 public final class RequestTrace {
-    static final AsciiString TRACEPARENT = AsciiString.cached("traceparent");
+    /** The field's name, as it goes upstream. */
+    public static final AsciiString TRACEPARENT = AsciiString.cached("traceparent");
     static final AsciiString TRACESTATE = AsciiString.cached("tracestate");
     private static final int VERSION_00_LENGTH = 55;
 

@@ -3,6 +3,7 @@ package dev.strait.proxy.handler.proxy;
 import dev.strait.proxy.http.BodyReceiver;
 import dev.strait.proxy.http.Exchange;
 import dev.strait.proxy.server.FatalErrors;
+import dev.strait.proxy.tracing.RequestTrace;
 import dev.strait.proxy.tracing.SpanExporter;
 import dev.strait.proxy.upstream.EndpointPool;
 import dev.strait.proxy.upstream.H2Session;
@@ -62,9 +63,8 @@ final class H2ProxyCall extends ChannelInboundHandlerAdapter implements BodyRece
     private EndpointPool endpoint;
     private EndpointPool lastEndpoint;
     private Http2Headers head;
-    private static final io.netty.util.AsciiString TRACEPARENT = io.netty.util.AsciiString.cached("traceparent");
     /** The current try's span (tracing.upstreamSpans), or null. */
-    private dev.strait.proxy.tracing.RequestTrace tryTrace;
+    private RequestTrace tryTrace;
     private long hash;
     /** The affinity cookie's key this call hands the client (hashOn.setCookie, the request had none), or null. */
     private String affinityKey;
@@ -153,7 +153,7 @@ final class H2ProxyCall extends ChannelInboundHandlerAdapter implements BodyRece
         lastActivity = System.nanoTime();
         boolean endNow = bodyEnded && pendingBody == null && bodyTrailers == null;
         if (tryTrace != null) {
-            head.set(TRACEPARENT, tryTrace.traceparent()); // this try's span, which the upstream's spans hang under
+            head.set(RequestTrace.TRACEPARENT, tryTrace.traceparent()); // this try's span, which the upstream's spans hang under
         }
         s.write(new DefaultHttp2HeadersFrame(head, endNow));
         if (pendingBody != null) {
