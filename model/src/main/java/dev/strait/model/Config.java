@@ -34,7 +34,8 @@ public record Config(
         CacheStore cache,
         ForwardedHeaders forwardedHeaders,
         Resolver resolver,
-        Tracing tracing) {
+        Tracing tracing,
+        RequestBodyFiles requestBodyFiles) {
 
     public Config {
         listeners = List.copyOf(listeners);
@@ -52,6 +53,16 @@ public record Config(
         if (resolver == null) {
             resolver = Resolver.DEFAULTS;
         }
+        if (requestBodyFiles == null) {
+            requestBodyFiles = RequestBodyFiles.DEFAULTS;
+        }
+    }
+
+    public Config(int workers, Transport transport, AccessLog accessLog, Limits limits, List<Listener> listeners,
+                  Admin admin, List<Upstream> upstreams, List<Route> routes, RequestId requestId, CacheStore cache,
+                  ForwardedHeaders forwardedHeaders, Resolver resolver, Tracing tracing) {
+        this(workers, transport, accessLog, limits, listeners, admin, upstreams, routes, requestId, cache,
+                forwardedHeaders, resolver, tracing, RequestBodyFiles.DEFAULTS);
     }
 
     public Config(int workers, Transport transport, AccessLog accessLog, Limits limits, List<Listener> listeners,
@@ -235,6 +246,20 @@ public record Config(
      */
     public record CacheStore(long maxBytes) {
         public static final CacheStore DEFAULTS = new CacheStore(128L * 1024 * 1024);
+    }
+
+    /**
+     * Where request bodies go that rules read before asking their upstream ({@code requestBuffering}, FastCGI) once
+     * they outgrow what the rule holds in memory: nginx's {@code client_body_temp_path}. Each body is a file of its
+     * own, unlinked as soon as it is made (a crash leaves nothing behind), and the files together never hold more
+     * than {@code maxBytes}: past it, a body streams as it would without files, so a full disk or volume never
+     * turns into failed requests or an evicted pod.
+     *
+     * @param directory where the files are made; {@code null}: the JVM's {@code java.io.tmpdir} ({@code /tmp})
+     * @param maxBytes  the most all files may hold at once; 0: no files
+     */
+    public record RequestBodyFiles(String directory, long maxBytes) {
+        public static final RequestBodyFiles DEFAULTS = new RequestBodyFiles(null, 256L << 20);
     }
 
     /**

@@ -169,7 +169,8 @@ public final class ConfigParser {
             return null;
         }
         known(n, "", "workers", "transport", "accessLog", "limits", "listeners", "admin", "upstreams", "routes",
-                "requestId", "cache", "forwardedHeaders", "resolver", "tracing");
+                "requestId", "cache", "forwardedHeaders", "resolver", "tracing",
+                "requestBodyFiles");
         int workers = integer(n.get("workers"), "workers", 0, 0, 1024);
         Config.Transport transport = enumValue(n.get("transport"), "transport", Config.Transport.AUTO,
                 Config.Transport.class);
@@ -296,8 +297,13 @@ public final class ConfigParser {
         }
         JsonNode tn = n.get("tracing");
         Config.Tracing tracing = tn != null && !tn.isNull() && object(tn, "tracing") ? tracing(tn) : null;
+        Config.RequestBodyFiles bodyFiles = Config.RequestBodyFiles.DEFAULTS;
+        JsonNode bf = n.get("requestBodyFiles");
+        if (bf != null && !bf.isNull() && object(bf, "requestBodyFiles")) {
+            bodyFiles = requestBodyFiles(bf);
+        }
         return new Config(workers, transport, accessLog, limits, nonNull(listeners), admin, nonNull(upstreams),
-                nonNull(routes), requestId, cacheStore, forwarded, resolver, tracing);
+                nonNull(routes), requestId, cacheStore, forwarded, resolver, tracing, bodyFiles);
     }
 
     private static final Duration MIN_FLUSH_INTERVAL = Duration.ofMillis(10);
@@ -1187,15 +1193,17 @@ public final class ConfigParser {
         return new Route.ResponseRate(rate, longValue(n.get("afterBytes"), path + ".afterBytes", 0));
     }
 
-    /** The most a buffered request body may hold in memory before the rest streams. */
-    private static final long MAX_REQUEST_BUFFER = 64L << 20;
+    /** The most of a buffered request body held in memory; the rest goes to a file ({@code requestBodyFiles}). */
+    private static final long MAX_REQUEST_MEMORY = 64L << 20;
+    /** The most of a request body read before its upstream is asked (1 TiB: no real bound but the files'). */
+    private static final long MAX_REQUEST_BUFFER = 1L << 40;
 
-    /** {@code { maxBytes }} (default 1 MiB), only with backends; null when absent. */
+    /** {@code { maxBytes, memoryBytes }} (default 1 MiB, all of it in memory), only with backends; null when absent. */
     private Route.RequestBuffering requestBuffering(JsonNode n, String path, Route.Action action) {
         if (n == null || n.isNull() || !object(n, path)) {
             return null;
         }
-        known(n, path, "maxBytes");
+        known(n, path, "maxBytes", "memoryBytes");
         if (action != null && !(action instanceof Route.Backends)) {
             error(path, "only applies to a rule with backends");
         }
@@ -1203,7 +1211,33 @@ public final class ConfigParser {
         if (max < 1 || max > MAX_REQUEST_BUFFER) {
             error(path + ".maxBytes", "must be 1 to " + MAX_REQUEST_BUFFER + " bytes, got " + max);
         }
-        return new Route.RequestBuffering(max);
+        long memory = longValue(n.get("memoryBytes"), path + ".memoryBytes",
+                Math.min(max, Route.RequestBuffering.DEFAULT_MEMORY));
+        if (memory < 0 || memory > MAX_REQUEST_MEMORY) {
+            error(path + ".memoryBytes", "must be 0 to " + MAX_REQUEST_MEMORY + " bytes, got " + memory);
+        } else if (memory > max) {
+            error(path + ".memoryBytes", "must not be more than maxBytes (" + max + "), got " + memory);
+        }
+        return new Route.RequestBuffering(max, memory);
+    }
+
+    /** {@code requestBodyFiles: { directory, maxBytes }}. */
+    private Config.RequestBodyFiles requestBodyFiles(JsonNode n) {
+        known(n, "requestBodyFiles", "directory", "maxBytes");
+        String dir = null;
+        JsonNode d = n.get("directory");
+        if (d != null && !d.isNull()) {
+            if (!d.isTextual() || d.asText().isBlank()) {
+                error("requestBodyFiles.directory", "must be a directory's path, got " + describe(d));
+            } else if (!d.asText().startsWith("/")) {
+                error("requestBodyFiles.directory", "must be an absolute path, got \"" + d.asText() + "\"");
+            } else {
+                dir = d.asText();
+            }
+        }
+        long max = longValue(n.get("maxBytes"), "requestBodyFiles.maxBytes",
+                Config.RequestBodyFiles.DEFAULTS.maxBytes());
+        return new Config.RequestBodyFiles(dir, max);
     }
 
     /** {@code { location, cookiePath, cookieDomain }}, lists of {@code { from, to }}; null when absent. */

@@ -364,6 +364,13 @@ public final class ConfigWriter {
             // Only when set, so that configs without a cache keep the version they had before it existed.
             n.putObject("cache").put("maxBytes", c.cache().maxBytes());
         }
+        if (!c.requestBodyFiles().equals(Config.RequestBodyFiles.DEFAULTS)) {
+            // Only when set, as the cache: configs without it keep their version.
+            ObjectNode f = n.putObject("requestBodyFiles").put("maxBytes", c.requestBodyFiles().maxBytes());
+            if (c.requestBodyFiles().directory() != null) {
+                f.put("directory", c.requestBodyFiles().directory());
+            }
+        }
         if (!c.forwardedHeaders().trustedPeers().isEmpty()) {
             // Only when set, as the cache: configs without it keep their version.
             ArrayNode peers = n.putObject("forwardedHeaders").putArray("trustedPeers");
@@ -731,7 +738,11 @@ public final class ConfigWriter {
             }
         }
         if (rule.requestBuffering() != null) {
-            o.putObject("requestBuffering").put("maxBytes", rule.requestBuffering().maxBytes());
+            Route.RequestBuffering rb = rule.requestBuffering();
+            ObjectNode b = o.putObject("requestBuffering").put("maxBytes", rb.maxBytes());
+            if (rb.memoryBytes() != Math.min(rb.maxBytes(), Route.RequestBuffering.DEFAULT_MEMORY)) {
+                b.put("memoryBytes", rb.memoryBytes());
+            }
         }
         if (rule.compression() != null) {
             Route.Compression cz = rule.compression();

@@ -304,9 +304,19 @@ public record Route(String name, List<String> hosts, List<Rule> rules, List<Stri
     /**
      * A request body read before the upstream is asked, as nginx's {@code proxy_request_buffering} does, so that a
      * slow upload never holds one of the upstream's workers (a gunicorn sync worker, a thread): up to
-     * {@code maxBytes} in memory; the rest of a longer body streams from there.
+     * {@code maxBytes}, the first {@code memoryBytes} of it in memory and the rest in a file of the config's
+     * {@code requestBodyFiles} (nginx's {@code client_body_buffer_size} and temporary file); the rest of a longer
+     * body streams from there, as does the rest of one the files cannot take.
      */
-    public record RequestBuffering(long maxBytes) {}
+    public record RequestBuffering(long maxBytes, long memoryBytes) {
+        /** What a body may hold in memory when the rule does not say: 1 MiB, or {@code maxBytes} if less. */
+        public static final long DEFAULT_MEMORY = 1L << 20;
+
+        /** {@code maxBytes}, held in memory up to {@link #DEFAULT_MEMORY}. */
+        public RequestBuffering(long maxBytes) {
+            this(maxBytes, Math.min(maxBytes, DEFAULT_MEMORY));
+        }
+    }
 
     /**
      * How fast an answer's body goes to the client, as nginx's {@code limit_rate} and {@code limit_rate_after}:

@@ -565,9 +565,15 @@ class ConfigParserTest {
         @Test
         void ruleRequestBuffering() throws Exception {
             Config c = parse(withRules("{ backends: [ { upstream: app } ], requestBuffering: {} }",
-                    "{ backends: [ { upstream: app } ], requestBuffering: { maxBytes: 65536 } }", "{ backends: [ { upstream: app } ] }"));
+                    "{ backends: [ { upstream: app } ], requestBuffering: { maxBytes: 65536 } }", "{ backends: [ { upstream: app } ] }",
+                    "{ backends: [ { upstream: app } ], requestBuffering: { maxBytes: 104857600 } }",
+                    "{ backends: [ { upstream: app } ], requestBuffering: { maxBytes: 104857600, memoryBytes: 0 } }"));
             assertThat(c.routes().get(0).rules()).extracting(Route.Rule::requestBuffering).containsExactly(
-                    new Route.RequestBuffering(1 << 20), new Route.RequestBuffering(65536), null);
+                    new Route.RequestBuffering(1 << 20, 1 << 20), new Route.RequestBuffering(65536, 65536), null,
+                    new Route.RequestBuffering(100 << 20, 1 << 20), new Route.RequestBuffering(100 << 20, 0));
+            assertThat(c.requestBodyFiles()).isEqualTo(new Config.RequestBodyFiles(null, 256L << 20));
+            assertThat(parse(MINIMAL + "requestBodyFiles: { directory: /spool, maxBytes: 0 }\n").requestBodyFiles())
+                    .isEqualTo(new Config.RequestBodyFiles("/spool", 0));
             assertThat(ConfigParser.parse(ConfigWriter.toJson(c, false), "written")).isEqualTo(c);
         }
 
@@ -1057,9 +1063,21 @@ class ConfigParserTest {
                 arguments("requestBuffering on respond", withRules("{ respond: {}, requestBuffering: {} }"),
                         "routes[0].rules[0].requestBuffering", "only applies to a rule with backends"),
                 arguments("requestBuffering of nothing", withRules("{ backends: [ { upstream: app } ], requestBuffering:"
-                        + " { maxBytes: 0 } }"), "routes[0].rules[0].requestBuffering.maxBytes", "must be 1 to 67108864 bytes"),
+                        + " { maxBytes: 0 } }"), "routes[0].rules[0].requestBuffering.maxBytes", "must be 1 to 1099511627776 bytes"),
                 arguments("requestBuffering of too much", withRules("{ backends: [ { upstream: app } ], requestBuffering:"
-                        + " { maxBytes: 1000000000 } }"), "routes[0].rules[0].requestBuffering.maxBytes", "must be 1 to"),
+                        + " { maxBytes: 2000000000000 } }"), "routes[0].rules[0].requestBuffering.maxBytes", "must be 1 to"),
+                arguments("requestBuffering with more memory than bytes", withRules("{ backends: [ { upstream: app } ],"
+                        + " requestBuffering: { maxBytes: 1000, memoryBytes: 2000 } }"),
+                        "routes[0].rules[0].requestBuffering.memoryBytes", "must not be more than maxBytes (1000), got 2000"),
+                arguments("requestBuffering with too much memory", withRules("{ backends: [ { upstream: app } ],"
+                        + " requestBuffering: { maxBytes: 1000000000, memoryBytes: 100000000 } }"),
+                        "routes[0].rules[0].requestBuffering.memoryBytes", "must be 0 to 67108864 bytes"),
+                arguments("requestBodyFiles relative", MINIMAL + "requestBodyFiles: { directory: tmp }\n",
+                        "requestBodyFiles.directory", "must be an absolute path, got \"tmp\""),
+                arguments("requestBodyFiles negative", MINIMAL + "requestBodyFiles: { maxBytes: -1 }\n",
+                        "requestBodyFiles.maxBytes", "must be a whole number of bytes, got -1"),
+                arguments("requestBodyFiles unknown field", MINIMAL + "requestBodyFiles: { path: /tmp }\n",
+                        "requestBodyFiles.path", "unknown field (expected one of directory, maxBytes)"),
                 arguments("responseRewrite on respond", withRules("{ respond: {}, responseRewrite: { cookiePath: [ { from:"
                         + " /, to: /a/ } ] } }"), "routes[0].rules[0].responseRewrite", "only applies to a rule with backends"),
                 arguments("responseRewrite empty", withRules("{ backends: [ { upstream: app } ], responseRewrite: {} }"),

@@ -92,6 +92,7 @@ class ConfigWriterTest {
                     retries: { retryOn: [ "503", connect-failure ] }
                     timeouts: {}
                     cache: {}
+                    requestBuffering: { maxBytes: 104857600, memoryBytes: 65536 }
                   - backends: [ { upstream: a } ]
                     cache: { maxBodySize: 4096, defaultTtl: 90s, ignoreCacheControl: true, cacheSetCookie: true,
                              cacheAuthorization: true, xCacheHeader: true, staleWhileRevalidate: 5s,
@@ -115,6 +116,7 @@ class ConfigWriterTest {
                 tlsPassthrough: { upstream: e, proxyProtocol: 2 }
             requestId: { trustIncoming: false }
             cache: { maxBytes: 1000000 }
+            requestBodyFiles: { directory: /var/spool/strait, maxBytes: 1073741824 }
             tracing: { endpoint: "http://otel:4318/v1/traces", percent: 12.5, serviceName: edge, trustIncoming: false,
                        flushInterval: 1s, protocol: http/json }
             """;
@@ -423,8 +425,10 @@ class ConfigWriterTest {
         assertThat(ConfigWriter.version(parse(MINIMAL + "limits: { drainTimeout: 31s }\n"))).isNotEqualTo(v);
         assertThat(ConfigWriter.version(parse(MINIMAL + "transport: epoll\n"))).isNotEqualTo(v);
         assertThat(ConfigWriter.version(parse(MINIMAL + "cache: { maxBytes: 1 }\n"))).isNotEqualTo(v);
+        assertThat(ConfigWriter.version(parse(MINIMAL + "requestBodyFiles: { maxBytes: 0 }\n"))).isNotEqualTo(v);
         // The default store size is not written: configs without a cache keep their version.
-        assertThat(ConfigWriter.toJson(parse(MINIMAL), false)).doesNotContain("\"cache\"");
+        assertThat(ConfigWriter.toJson(parse(MINIMAL), false)).doesNotContain("\"cache\"")
+                .doesNotContain("requestBodyFiles");
     }
 
     @Test
