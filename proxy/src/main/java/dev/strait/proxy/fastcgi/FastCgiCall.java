@@ -108,16 +108,20 @@ final class FastCgiCall implements BodyReceiver, FastCgiPool.Waiter, FastCgiConn
                 return;
             }
             bufferFirst = contentLength <= handler.maxBufferedBody;
-            ex.receiveBody(this);
             if (!bufferFirst) {
-                pauseClient(); // streamed: nothing more is read until the connection takes it
+                // Streamed: nothing more is read until the connection takes it. Asked before the body is, so a
+                // body read into a file first (HeldBody) is not handed over whole into memory meanwhile.
+                pauseClient();
             }
+            ex.receiveBody(this);
         } else {
             contentLength = 0;
             bodyEnded = true;
             sendContentLength = headers.contains(HttpHeaderNames.CONTENT_LENGTH);
         }
-        timer = loop.schedule(this::onTimeout, handler.requestTimeoutNanos, TimeUnit.NANOSECONDS);
+        // From the request's head: an upload read into a file before this call counts, as it did when read here.
+        long left = handler.requestTimeoutNanos - (System.nanoTime() - ex.startNanos());
+        timer = loop.schedule(this::onTimeout, Math.max(left, 0), TimeUnit.NANOSECONDS);
         if (!bufferFirst) {
             acquire();
         }

@@ -4,9 +4,18 @@ import dev.strait.model.Config;
 import dev.strait.model.HostPort;
 import dev.strait.model.Route;
 import dev.strait.model.Upstream;
+import dev.strait.proxy.bodyfiles.BodyFiles;
 import dev.strait.proxy.http.Exchange;
+import dev.strait.proxy.http.ForwardingExchange;
+import dev.strait.proxy.http.HeldBody;
 import dev.strait.proxy.route.Handler;
+import dev.strait.proxy.upstream.LoopContext;
+import io.netty.handler.codec.http.DefaultHttpRequest;
+import io.netty.handler.codec.http.HttpHeaderNames;
+import io.netty.handler.codec.http.HttpHeaders;
+import io.netty.handler.codec.http.HttpRequest;
 import io.netty.handler.codec.http.HttpResponseStatus;
+import io.netty.handler.codec.http.HttpUtil;
 import io.netty.util.NetUtil;
 import java.net.InetSocketAddress;
 import java.net.SocketAddress;
@@ -155,7 +164,37 @@ public final class FastCgiHandler implements Handler {
             ex.sendError(HttpResponseStatus.SERVICE_UNAVAILABLE);
             return;
         }
+        if (ex.hasBody()) {
+            long length = HttpUtil.getContentLength(ex.request(), -1L);
+            LoopContext lc = LoopContext.current();
+            BodyFiles files = lc == null ? null : lc.bodyFiles();
+            if ((length < 0 || length > maxBufferedBody) && files != null && files.enabled()) {
+                // Past what memory holds, the body goes to a file first, as nginx's fastcgi_request_buffering
+                // does: no php-fpm child waits on a slow upload, and a chunked body gets its CONTENT_LENGTH.
+                HeldBody.gather(ex, Long.MAX_VALUE, maxBufferedBody, files, body -> body.resume(ex, e ->
+                        new FastCgiCall(this, target, body.whole() ? withLength(e, body.length()) : e, script).start()));
+                return;
+            }
+        }
         new FastCgiCall(this, target, ex, script).start();
+    }
+
+    /**
+     * {@code ex} as read whole: its request says the body's length in {@code Content-Length} (a chunked one's
+     * too), which FastCGI needs before the body and php-fpm reads exactly.
+     */
+    private static Exchange withLength(Exchange ex, long length) {
+        HttpRequest head = ex.request();
+        HttpHeaders headers = head.headers().copy();
+        headers.remove(HttpHeaderNames.TRANSFER_ENCODING);
+        headers.set(HttpHeaderNames.CONTENT_LENGTH, length);
+        HttpRequest read = new DefaultHttpRequest(head.protocolVersion(), head.method(), head.uri(), headers);
+        return new ForwardingExchange(ex) {
+            @Override
+            public HttpRequest request() {
+                return read;
+            }
+        };
     }
 
     /** Weighted choice of backend, then an endpoint of it, at random: no shared counter between loops. */

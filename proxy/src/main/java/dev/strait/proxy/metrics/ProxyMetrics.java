@@ -30,6 +30,8 @@ public final class ProxyMetrics {
     private final Counter acceptedReloads;
     private final Counter refusedConnections;
     private volatile LongSupplier accessLogDropped = () -> 0;
+    private volatile LongSupplier bodyFilesHeld = () -> 0;
+    private volatile LongSupplier bodyFilesRefused = () -> 0;
     private Gauge configInfo;
     private Gauge tlsEngineInfo;
 
@@ -50,6 +52,12 @@ public final class ProxyMetrics {
         FunctionCounter.builder("strait_access_log_dropped", this, m -> m.accessLogDropped.getAsLong())
                 .description("Access-log lines dropped because stdout did not take them as fast as requests came")
                 .register(registry);
+        Gauge.builder("strait_request_body_files_bytes", this, m -> m.bodyFilesHeld.getAsLong())
+                .description("Bytes of request bodies in files now: bodies read before their upstream is asked,"
+                        + " past what their rule holds in memory (requestBodyFiles)").register(registry);
+        FunctionCounter.builder("strait_request_body_files_refused", this, m -> m.bodyFilesRefused.getAsLong())
+                .description("Request bodies that streamed on because requestBodyFiles could not take them (its"
+                        + " maxBytes reached, or the directory refused a file)").register(registry);
     }
 
     public PrometheusMeterRegistry registry() {
@@ -94,6 +102,12 @@ public final class ProxyMetrics {
     /** Where {@code strait_access_log_dropped_total} is read from, at each scrape: the access log's own count. */
     public void accessLogDropped(LongSupplier dropped) {
         accessLogDropped = dropped;
+    }
+
+    /** Where the request body files' gauge and refusals are read. */
+    public void requestBodyFiles(LongSupplier held, LongSupplier refused) {
+        bodyFilesHeld = held;
+        bodyFilesRefused = refused;
     }
 
     /** Exposes the serving config's version as {@code strait_config_serving{version="..."} 1}. */

@@ -2,6 +2,7 @@ package dev.strait.proxy.server;
 
 import dev.strait.model.Config;
 import dev.strait.proxy.accesslog.AccessLog;
+import dev.strait.proxy.bodyfiles.BodyFiles;
 import dev.strait.proxy.cache.ResponseCache;
 import dev.strait.proxy.config.Serving;
 import dev.strait.proxy.tracing.SpanExporter;
@@ -84,6 +85,7 @@ public final class ProxyServer implements AutoCloseable {
     /** Endpoint names, looked up on the loops (the resolver settings are read at start only). */
     private final NameResolution names;
     private final ResponseCache cache;
+    private final BodyFiles bodyFiles;
     private final Http2Connections h2;
     private final H2cUpgrade h2cUpgrade;
     private final ChannelGroup listeners = new DefaultChannelGroup("listeners", GlobalEventExecutor.INSTANCE);
@@ -125,7 +127,8 @@ public final class ProxyServer implements AutoCloseable {
         this.loops = group;
         this.names = new NameResolution(serving.snapshot().config().resolver(), transport::datagramChannel,
                 transport.socketChannel());
-        this.upstreams = new UpstreamContext(loops, transport.socketChannel(), metrics, names);
+        this.bodyFiles = new BodyFiles(serving.snapshot().config().requestBodyFiles());
+        this.upstreams = new UpstreamContext(loops, transport.socketChannel(), metrics, names, bodyFiles);
         this.cache = new ResponseCache(serving.snapshot().config().cache().maxBytes(),
                 metrics == null ? null : metrics.registry());
         this.spans = new SpanExporter(serving, metrics == null ? null : metrics.registry());
@@ -168,6 +171,10 @@ public final class ProxyServer implements AutoCloseable {
         cache.install(loops);
         spans.install(loops);
         serving.onSwap(s -> cache.resize(s.config().cache().maxBytes()));
+        serving.onSwap(s -> bodyFiles.configure(s.config().requestBodyFiles()));
+        if (metrics != null) {
+            metrics.requestBodyFiles(bodyFiles::held, bodyFiles::refusals);
+        }
         if (accessLog != null) {
             // The loops learn which log their requests go to (the request id sent upstream is kept for it).
             accessLog.install(loops, serving);

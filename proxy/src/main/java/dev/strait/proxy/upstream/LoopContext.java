@@ -61,6 +61,11 @@ public final class LoopContext {
         return context.names();
     }
 
+    /** Where request bodies read before their upstream is asked go past memory. */
+    public dev.strait.proxy.bodyfiles.BodyFiles bodyFiles() {
+        return context.bodyFiles();
+    }
+
     /** The proxy's meters. */
     public dev.strait.proxy.metrics.ProxyMetrics metrics() {
         return context.metrics();

@@ -1,5 +1,6 @@
 package dev.strait.proxy.upstream;
 
+import dev.strait.proxy.bodyfiles.BodyFiles;
 import dev.strait.proxy.metrics.ProxyMetrics;
 import dev.strait.proxy.resolve.NameResolution;
 import io.netty.channel.EventLoop;
@@ -24,6 +25,7 @@ public final class UpstreamContext implements AutoCloseable {
     private final Class<? extends SocketChannel> channelClass;
     private final ProxyMetrics metrics;
     private final NameResolution names;
+    private final BodyFiles bodyFiles;
     private final ConcurrentHashMap<String, UpstreamShared> shared = new ConcurrentHashMap<>();
     private final List<LoopContext> contexts = new ArrayList<>();
     private boolean closed;
@@ -34,11 +36,17 @@ public final class UpstreamContext implements AutoCloseable {
     }
 
     public UpstreamContext(EventLoopGroup loops, Class<? extends SocketChannel> channelClass, ProxyMetrics metrics,
-                           NameResolution names) {
+                           NameResolution names, BodyFiles bodyFiles) {
         this.loops = loops;
         this.channelClass = channelClass;
         this.metrics = metrics;
         this.names = names;
+        this.bodyFiles = bodyFiles;
+    }
+
+    /** Where request bodies read before their upstream is asked go past memory (one budget for all loops). */
+    public BodyFiles bodyFiles() {
+        return bodyFiles;
     }
 
     /** Endpoint names are looked up here (never on the JDK's blocking resolver). */

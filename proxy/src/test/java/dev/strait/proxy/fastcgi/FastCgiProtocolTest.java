@@ -377,10 +377,11 @@ class FastCgiProtocolTest {
     }
 
     @Test
-    void anApplicationNotReadingStopsTheClientUpload() throws Exception {
+    void withoutFilesAnApplicationNotReadingStopsTheClientUpload() throws Exception {
         FakeFastCgi app = app((r, out, s) -> respond(out, "\r\nlen=" + r.stdin().length));
         app.readGate = new CountDownLatch(1);
-        InetSocketAddress a = proxy(app, 4, "60s");
+        InetSocketAddress a = serve("workers: 2\nrequestBodyFiles: { maxBytes: 0 }",
+                "endpoints: [ \"127.0.0.1:" + app.port() + "\" ], maxConnections: 4", "timeouts: { request: 60s }");
         int total = 32 * 1024 * 1024;
         java.util.concurrent.atomic.AtomicLong written = new java.util.concurrent.atomic.AtomicLong();
         try (HttpConn c = new HttpConn(a, 64 * 1024)) {
@@ -404,6 +405,35 @@ class FastCgiProtocolTest {
             app.readGate.countDown();
             writer.join(20_000);
             assertThat(written.get()).isEqualTo(total);
+            assertThat(c.read().text()).isEqualTo("len=" + total);
+        }
+    }
+
+    /**
+     * With files (the default), the same 32 MiB upload is taken whole while the application reads nothing: php-fpm
+     * is asked only once it is in, and then gets it from the file at the pace it reads.
+     */
+    @Test
+    void anUploadGoesToAFileWhileTheApplicationIsNotAskedYet() throws Exception {
+        FakeFastCgi app = app((r, out, s) -> respond(out, "\r\nlen=" + r.stdin().length));
+        app.readGate = new CountDownLatch(1);
+        InetSocketAddress a = proxy(app, 4, "60s");
+        int total = 32 * 1024 * 1024;
+        try (HttpConn c = new HttpConn(a, 64 * 1024)) {
+            c.send("POST /up.php HTTP/1.1\r\nHost: h\r\nContent-Length: " + total + "\r\n\r\n");
+            byte[] mib = new byte[1024 * 1024];
+            for (int i = 0; i < total / mib.length; i++) {
+                c.send(mib); // would block past the socket buffers if the proxy stopped reading
+            }
+            assertThat(app.accepted.get()).as("php-fpm not asked before the body is in").isZero();
+            // Asked now, but it reads nothing yet: the body waits in its file, not in the proxy's memory (the
+            // hand-over stops where php-fpm's connection is backed up, as a client is paused).
+            // (A hand-over that ignored the pause would have read the file into memory before connecting.)
+            await().atMost(Duration.ofSeconds(10)).until(() -> app.accepted.get() == 1);
+            long used = ((io.netty.buffer.ByteBufAllocatorMetricProvider) io.netty.buffer.ByteBufAllocator.DEFAULT)
+                    .metric().usedDirectMemory();
+            assertThat(used).as("direct memory in use while php-fpm reads nothing").isLessThan(total / 4);
+            app.readGate.countDown();
             assertThat(c.read().text()).isEqualTo("len=" + total);
         }
     }

@@ -174,16 +174,104 @@ class PhpFpmTest {
         assertThat(r.text()).isEqualTo("len=12\nhello world!");
     }
 
+    /** A chunked body of 1200 bytes, over the /limited rule's 1024 in memory. */
+    private static final String CHUNKED_1200 = "POST /limited/echo.php HTTP/1.1\r\nHost: php.test\r\n"
+            + "Transfer-Encoding: chunked\r\n\r\n258\r\n" + "x".repeat(600) + "\r\n258\r\n" + "y".repeat(600)
+            + "\r\n0\r\n\r\n";
+
     @Test
-    void chunkedBodyOverTheBufferGets411() throws Exception {
-        String chunk = "x".repeat(600);
-        HttpConn.Response r = HttpConn.once(address, "POST /limited/echo.php HTTP/1.1\r\nHost: php.test\r\n"
-                + "Transfer-Encoding: chunked\r\n\r\n258\r\n" + chunk + "\r\n258\r\n" + chunk + "\r\n0\r\n\r\n");
-        assertThat(r.status()).isEqualTo(411);
-        // Within the limit the same route works: its SCRIPT_FILENAME param points at echo.php.
+    void chunkedBodyOverTheBufferGoesToAFileAndReachesPhpWithItsLength() throws Exception {
+        HttpConn.Response r = HttpConn.once(address, CHUNKED_1200);
+        assertThat(r.status()).isEqualTo(200);
+        assertThat(r.text()).isEqualTo("len=1200\n" + "x".repeat(600) + "y".repeat(600));
+        // Within memory the same route works too: its SCRIPT_FILENAME param points at echo.php.
         HttpConn.Response ok = HttpConn.once(address, "POST /limited/x HTTP/1.1\r\nHost: php.test\r\n"
                 + "Transfer-Encoding: chunked\r\n\r\n3\r\nabc\r\n0\r\n\r\n");
         assertThat(ok.text()).isEqualTo("len=3\nabc");
+    }
+
+    /**
+     * A proxy of its own with {@code top} added to the usual config, in front of a php-fpm of its own with one child
+     * that echoes (the class's php-fpm has its children held by the class's proxy's kept connections).
+     */
+    private static void withOwnProxy(Path dir, String top, ThrowingConsumer<InetSocketAddress> test) throws Exception {
+        PhpFpm own = PhpFpm.start(dir, 1);
+        own.script("echo.php", "<?php echo 'len=', $_SERVER['CONTENT_LENGTH'], \"\\n\", file_get_contents('php://input');");
+        own.script("hello.php", "<?php echo \"hello, world!\\n\";");
+        try (ProxyServer p = proxy(config(own, 1) + top)) {
+            test.accept(p.address("http"));
+        } finally {
+            own.close();
+        }
+    }
+
+    interface ThrowingConsumer<T> {
+        void accept(T t) throws Exception;
+    }
+
+    private static byte[] letters(int n) {
+        byte[] body = new byte[n];
+        for (int i = 0; i < n; i++) {
+            body[i] = (byte) ('a' + i % 26);
+        }
+        return body;
+    }
+
+    @Test
+    void chunkedBodyOverTheBufferWithoutFilesGets411(@TempDir Path other) throws Exception {
+        withOwnProxy(other, "requestBodyFiles: { maxBytes: 0 }\n",
+                a -> assertThat(HttpConn.once(a, CHUNKED_1200).status()).isEqualTo(411));
+    }
+
+    @Test
+    void aDirectoryThatRefusesFilesLeavesBodiesStreaming(@TempDir Path other) throws Exception {
+        String missing = other.resolve("gone").toString();
+        withOwnProxy(other, "requestBodyFiles: { directory: \"" + missing + "\" }\n", a -> {
+            // A chunked body cannot stream to FastCGI (its length comes first): 411 as without files.
+            assertThat(HttpConn.once(a, CHUNKED_1200).status()).isEqualTo(411);
+            // One with a Content-Length streams, as it did before files.
+            String body = "z".repeat(5000);
+            HttpConn.Response r = HttpConn.once(a, "POST /limited/echo.php HTTP/1.1\r\nHost: php.test\r\n"
+                    + "Content-Length: 5000\r\n\r\n" + body);
+            assertThat(r.text()).isEqualTo("len=5000\n" + body);
+        });
+    }
+
+    /**
+     * The point of the files: an upload larger than memory holds no php-fpm child while it comes. With one child and
+     * one connection to it, a page is served in the middle of a slow 2 MiB upload; the upload then reaches PHP whole.
+     */
+    @Test
+    void aSlowUploadLargerThanMemoryHoldsNoChild(@TempDir Path other) throws Exception {
+        byte[] body = letters(2 * 1024 * 1024);
+        withOwnProxy(other, "", a -> {
+            try (HttpConn upload = new HttpConn(a)) {
+                upload.send("POST /echo.php HTTP/1.1\r\nHost: php.test\r\nContent-Length: " + body.length + "\r\n\r\n");
+                upload.send(java.util.Arrays.copyOf(body, 1536 * 1024));
+                HttpConn.Response page = HttpConn.once(a, HttpConn.get("/hello.php"));
+                assertThat(page.status()).isEqualTo(200);
+                assertThat(page.text()).isEqualTo("hello, world!\n");
+                upload.send(java.util.Arrays.copyOfRange(body, 1536 * 1024, body.length));
+                HttpConn.Response r = upload.read();
+                assertThat(r.status()).isEqualTo(200);
+                assertThat(r.text()).isEqualTo("len=" + body.length + "\n" + new String(body, StandardCharsets.ISO_8859_1));
+            }
+        });
+    }
+
+    /** Past the files' budget a body streams: memory, then what the file took, then the rest as it comes. */
+    @Test
+    void uploadsPastTheFilesBudgetStream(@TempDir Path other) throws Exception {
+        byte[] body = letters(3 * 1024 * 1024 + 5);
+        withOwnProxy(other, "requestBodyFiles: { maxBytes: 1048576 }\n", a -> {
+            try (HttpConn c = new HttpConn(a)) {
+                c.send("POST /echo.php HTTP/1.1\r\nHost: php.test\r\nContent-Length: " + body.length + "\r\n\r\n");
+                c.send(body);
+                HttpConn.Response r = c.read();
+                assertThat(r.status()).isEqualTo(200);
+                assertThat(r.text()).isEqualTo("len=" + body.length + "\n" + new String(body, StandardCharsets.ISO_8859_1));
+            }
+        });
     }
 
     @Test

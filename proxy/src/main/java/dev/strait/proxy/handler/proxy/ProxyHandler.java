@@ -61,6 +61,8 @@ public final class ProxyHandler implements PrefixAware {
     private final Origin origin = this::forward;
     /** How much of a request body is read before the upstream is asked ({@code requestBuffering}); 0: none. */
     private final long bufferBytes;
+    /** ...of which the first bytes are held in memory, the rest in a file ({@code requestBuffering.memoryBytes}). */
+    private final long bufferMemory;
     /** What changes in the upstream's redirects and cookies ({@code responseRewrite}); {@code null}: nothing. */
     final ResponseRewriter responseRewrite;
     /** The rule's path rewrite, bound to the matched prefix where it replaces one; {@code null}: none. */
@@ -115,6 +117,7 @@ public final class ProxyHandler implements PrefixAware {
         this.pathRewrite = PathRewriter.of(rule.pathRewrite());
         this.responseRewrite = ResponseRewriter.of(rule.responseRewrite());
         this.bufferBytes = rule.requestBuffering() == null ? 0 : rule.requestBuffering().maxBytes();
+        this.bufferMemory = rule.requestBuffering() == null ? 0 : rule.requestBuffering().memoryBytes();
         this.unbound = this;
     }
 
@@ -138,6 +141,7 @@ public final class ProxyHandler implements PrefixAware {
         this.pathRewrite = base.pathRewrite.forPrefix(prefix);
         this.responseRewrite = base.responseRewrite;
         this.bufferBytes = base.bufferBytes;
+        this.bufferMemory = base.bufferMemory;
         this.unbound = base;
     }
 
@@ -207,11 +211,13 @@ public final class ProxyHandler implements PrefixAware {
 
     /**
      * Proxies one exchange: the client's, or the cache's own fetch. With {@code requestBuffering}, a body is read
-     * (up to its limit) before the call starts, so the upstream is asked only once it is in.
+     * (up to its limit; past memory into a file) before the call starts, so the upstream is asked only once it is in.
      */
     private void forward(Exchange exchange) {
         if (bufferBytes > 0 && exchange.hasBody() && !isGrpc(exchange)) {
-            HeldBody.gather(exchange, bufferBytes, body -> body.resume(exchange, this::call));
+            LoopContext lc = LoopContext.current();
+            HeldBody.gather(exchange, bufferBytes, bufferMemory, lc == null ? null : lc.bodyFiles(),
+                    body -> body.resume(exchange, this::call));
             return;
         }
         call(exchange);

@@ -6,10 +6,12 @@ import static org.awaitility.Awaitility.await;
 import dev.strait.proxy.testing.ProxyHarness;
 import dev.strait.proxy.testing.RawClient;
 import dev.strait.proxy.testing.TestUpstream;
+import java.nio.file.Path;
 import java.time.Duration;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
 
 /**
  * A rule's {@code requestBuffering} with a real upstream that counts its connections: a slow upload is read
@@ -19,6 +21,9 @@ import org.junit.jupiter.api.Test;
 class RequestBufferingTest {
     private final ProxyHarness h = new ProxyHarness();
     private TestUpstream app;
+
+    @TempDir
+    Path files;
 
     @BeforeEach
     void start() throws Exception {
@@ -33,9 +38,13 @@ class RequestBufferingTest {
                     rules:
                       - matches: [ { path: { value: /streamed } } ]
                         backends: [ { upstream: app } ]
+                      - matches: [ { path: { value: /files } } ]
+                        backends: [ { upstream: app } ]
+                        requestBuffering: { maxBytes: 16777216, memoryBytes: 1024 }
                       - backends: [ { upstream: app } ]
                         requestBuffering: { maxBytes: 4096 }
-                """.formatted(app.endpoint()));
+                requestBodyFiles: { directory: "%s", maxBytes: 1048576 }
+                """.formatted(app.endpoint(), files));
     }
 
     @AfterEach
@@ -70,6 +79,91 @@ class RequestBufferingTest {
             assertThat(big.read().text()).isEqualTo("POST /chunks body=5");
             assertThat(app.last().header("x-sum")).isEqualTo("5");
         }
+    }
+
+    private static String letters(int n) {
+        StringBuilder sb = new StringBuilder(n);
+        for (int i = 0; i < n; i++) {
+            sb.append((char) ('a' + i % 26));
+        }
+        return sb.toString();
+    }
+
+    private double filesHeld() {
+        return h.metrics.registry().get("strait_request_body_files_bytes").gauge().value();
+    }
+
+    /**
+     * Past {@code memoryBytes} a body goes to a file and the upstream is still asked only once it is in: a 600 KB
+     * upload (1 KiB in memory, the rest in a file) holds no upstream connection while it comes, reaches the upstream
+     * whole and in order, and its file is gone (and its bytes counted back) once sent.
+     */
+    @Test
+    void aSlowUploadPastMemoryWaitsInAFile() throws Exception {
+        String body = letters(600_000);
+        try (RawClient slow = h.client()) {
+            slow.send("POST /files/up HTTP/1.1\r\nHost: test\r\nContent-Length: 600000\r\n\r\n" + body.substring(0, 400_000));
+            await().atMost(Duration.ofSeconds(10)).until(() -> filesHeld() > 300_000);
+            assertThat(h.get("/ping").text()).isEqualTo("GET /ping body=0");
+            assertThat(app.connections()).as("only the served request's connection").isEqualTo(1);
+            slow.send(body.substring(400_000));
+            assertThat(slow.read().text()).isEqualTo("POST /files/up body=600000");
+            assertThat(app.last().text()).isEqualTo(body);
+        }
+        await().atMost(Duration.ofSeconds(10)).until(() -> filesHeld() == 0);
+        try (java.util.stream.Stream<Path> left = java.nio.file.Files.list(files)) {
+            assertThat(left).isEmpty();
+        }
+    }
+
+    @Test
+    void aChunkedBodyAndItsTrailersComeBackFromTheFile() throws Exception {
+        String a = letters(3000);
+        String b = letters(5000);
+        try (RawClient c = h.client()) {
+            c.send("POST /files/chunks HTTP/1.1\r\nHost: test\r\nTransfer-Encoding: chunked\r\n\r\n"
+                    + Integer.toHexString(a.length()) + "\r\n" + a + "\r\n" + Integer.toHexString(b.length()) + "\r\n" + b
+                    + "\r\n0\r\nx-sum: 8000\r\n\r\n");
+            assertThat(c.read().text()).isEqualTo("POST /files/chunks body=8000");
+            assertThat(app.last().text()).isEqualTo(a + b);
+            assertThat(app.last().header("x-sum")).isEqualTo("8000");
+            // The connection goes on: the next request on it is read after the body's hand-over.
+            c.send("GET /files/next HTTP/1.1\r\nHost: test\r\n\r\n");
+            assertThat(c.read().text()).isEqualTo("GET /files/next body=0");
+        }
+    }
+
+    @Test
+    void anHttp2UploadComesBackFromItsFileToo() throws Exception {
+        String body = letters(700_000);
+        java.net.http.HttpClient c = h.h2cClient("/ping");
+        java.net.http.HttpResponse<String> r = c.send(java.net.http.HttpRequest.newBuilder(h.uri("/files/h2"))
+                .timeout(Duration.ofSeconds(10)).POST(java.net.http.HttpRequest.BodyPublishers.ofString(body)).build(),
+                java.net.http.HttpResponse.BodyHandlers.ofString());
+        assertThat(r.version()).isEqualTo(java.net.http.HttpClient.Version.HTTP_2);
+        assertThat(r.body()).isEqualTo("POST /files/h2 body=700000");
+        assertThat(app.last().text()).isEqualTo(body);
+        await().atMost(Duration.ofSeconds(10)).until(() -> filesHeld() == 0);
+    }
+
+    /**
+     * Past the files' budget (1 MiB here) a body streams: the upstream is asked with the body still coming, gets
+     * what memory and the file held and then the rest, whole and in order.
+     */
+    @Test
+    void pastTheFilesBudgetTheRestStreams() throws Exception {
+        String body = letters(3_000_000);
+        double refusedBefore = h.metrics.registry().get("strait_request_body_files_refused").functionCounter().count();
+        try (RawClient big = h.client()) {
+            big.send("POST /files/big HTTP/1.1\r\nHost: test\r\nContent-Length: 3000000\r\n\r\n" + body.substring(0, 1_500_000));
+            await().atMost(Duration.ofSeconds(10)).until(() -> app.connections() == 1);
+            big.send(body.substring(1_500_000));
+            assertThat(big.read().text()).isEqualTo("POST /files/big body=3000000");
+            assertThat(app.last().text()).isEqualTo(body);
+        }
+        assertThat(h.metrics.registry().get("strait_request_body_files_refused").functionCounter().count())
+                .isEqualTo(refusedBefore + 1);
+        await().atMost(Duration.ofSeconds(10)).until(() -> filesHeld() == 0);
     }
 
     @Test
