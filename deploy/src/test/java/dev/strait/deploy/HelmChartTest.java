@@ -146,6 +146,29 @@ class HelmChartTest {
         }
     }
 
+    /**
+     * The proxies' root is read-only: /tmp holds the native libraries unpacked before they load (16Mi) and the request
+     * bodies that outgrow memory, at most the default {@code requestBodyFiles.maxBytes} at once. The kubelet evicts a
+     * pod whose emptyDir outgrows its sizeLimit, so the limit covers both.
+     */
+    @Test
+    void theProxysTmpHoldsTheNativeLibrariesAndTheRequestBodyFiles() {
+        for (Map<String, Object> values : List.<Map<String, Object>>of(Map.of(), Map.of("proxy.kind", "DaemonSet"))) {
+            List<HasMetadata> objs = objects(Chart.template("strait", values));
+            PodSpec pod = Stream.concat(
+                    all(objs, Deployment.class).stream().map(d -> d.getSpec().getTemplate().getSpec()),
+                    all(objs, DaemonSet.class).stream().map(d -> d.getSpec().getTemplate().getSpec()))
+                    .filter(p -> p.getContainers().get(0).getName().equals("proxy")).findFirst().orElseThrow();
+            assertThat(pod.getContainers().get(0).getVolumeMounts()).filteredOn(m -> m.getMountPath().equals("/tmp"))
+                    .singleElement().extracting(m -> m.getName()).isEqualTo("tmp");
+            io.fabric8.kubernetes.api.model.Quantity limit = pod.getVolumes().stream()
+                    .filter(v -> v.getName().equals("tmp")).findFirst().orElseThrow().getEmptyDir().getSizeLimit();
+            assertThat(limit.toString()).as("%s", values).isEqualTo("272Mi");
+            assertThat(io.fabric8.kubernetes.api.model.Quantity.getAmountInBytes(limit).longValueExact())
+                    .isEqualTo((16L << 20) + dev.strait.model.Config.RequestBodyFiles.DEFAULTS.maxBytes());
+        }
+    }
+
     @Test
     void theProxysSeccompProfileIsRuntimeDefaultUnlessIoUringIsLetIn() {
         List<HasMetadata> objs = objects(Chart.template("strait", Map.of()));

@@ -388,13 +388,26 @@ public class RouteSpec {
         public Long afterBytes;
     }
 
-    /** How much of a request body is read before the backend is asked, as docs/config.md's {@code requestBuffering}. */
+    /**
+     * How much of a request body is read before the backend is asked, and how much of that is held in memory (the
+     * rest goes to a file of the proxy's {@code requestBodyFiles}), as docs/config.md's {@code requestBuffering}.
+     */
     @JsonInclude(JsonInclude.Include.NON_NULL)
+    @ValidationRule(value = "!has(self.memoryBytes) || self.memoryBytes <= (has(self.maxBytes) ? self.maxBytes : 1048576)",
+            message = "memoryBytes cannot be more than maxBytes (1048576 when absent): it is the part of them held in"
+                    + " memory")
     public static class RequestBuffering {
-        /** Bytes held in memory at most, 1 MiB when absent; up to 64 MiB. */
+        /** Bytes read before the backend is asked, 1 MiB when absent; up to 1 TiB. */
         @Min(1)
-        @Max(67108864)
+        @Max(1099511627776L)
         public Long maxBytes;
+        /**
+         * Bytes of them held in memory, the rest in a file; 1 MiB (or {@code maxBytes} if less) when absent; up to
+         * 64 MiB.
+         */
+        @Min(0)
+        @Max(67108864)
+        public Long memoryBytes;
     }
 
     /**

@@ -110,7 +110,10 @@ public final class SidecarInjector {
                 .put("path", "config.json")
                 .putObject("fieldRef").put("fieldPath", "metadata.annotations['" + CONFIG + "']");
         ObjectNode tmp = JSON.createObjectNode().put("name", TMP_VOLUME);
-        tmp.putObject("emptyDir").put("sizeLimit", "16Mi"); // the unpacked libraries: about 3 MB
+        // The unpacked native libraries (about 3 MB; 16Mi) and the request bodies that outgrow memory (256Mi, the
+        // default requestBodyFiles.maxBytes: past it the proxy streams a body instead of writing more). The kubelet
+        // evicts a pod whose emptyDir outgrows its sizeLimit, so the limit covers both.
+        tmp.putObject("emptyDir").put("sizeLimit", "272Mi");
         add(patch, spec, "volumes", false, volume, tmp);
         add(patch, spec, "initContainers", true, container(inbound, admin));
         return new Result(patch, null);

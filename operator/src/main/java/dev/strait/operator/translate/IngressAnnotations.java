@@ -2,6 +2,7 @@ package dev.strait.operator.translate;
 
 import dev.strait.model.Config;
 import dev.strait.model.ConfigParser;
+import dev.strait.model.Limits;
 import dev.strait.model.PathNormalizer;
 import dev.strait.model.PathSubstitution;
 import dev.strait.operator.crd.RouteSpec;
@@ -31,8 +32,8 @@ import java.util.regex.PatternSyntaxException;
  * (a mirror guards nothing: one that cannot be had is reported, and the paths serve unmirrored),
  * {@code proxy-redirect-*} and {@code proxy-cookie-*} every backend rule's {@code responseRewrite} (what cannot be read
  * is reported, and the answers pass as the app sends them); every HTTP backend rule reads request bodies first
- * ({@code requestBuffering}), as ingress-nginx's {@code proxy-request-buffering} does by default, up to
- * {@code client-body-buffer-size}. Tracing is the controller's ({@code enable-opentelemetry} and its settings cannot
+ * ({@code requestBuffering}), as ingress-nginx's {@code proxy-request-buffering} does by default, whole (up to
+ * {@code proxy-body-size}), {@code client-body-buffer-size} of them in memory and the rest in a file. Tracing is the controller's ({@code enable-opentelemetry} and its settings cannot
  * change it for one Ingress): what they ask that differs is reported, and the paths serve.
  */
 final class IngressAnnotations {
@@ -390,8 +391,9 @@ final class IngressAnnotations {
     final RouteSpec.ResponseRewrite responseRewrite;
     /**
      * {@code proxy-request-buffering} and {@code client-body-buffer-size} as every backend rule's
-     * {@code requestBuffering}: on by default, as in ingress-nginx; null with {@code off}, or for backends spoken to
-     * as gRPC (nginx's {@code grpc_pass} never buffers) or FastCGI (which reads bodies first anyway).
+     * {@code requestBuffering}: on by default, as in ingress-nginx, reading bodies up to the rules' body limit
+     * ({@code proxy-body-size}); null with {@code off}, or for backends spoken to as gRPC (nginx's {@code grpc_pass}
+     * never buffers) or FastCGI (which reads bodies first anyway).
      */
     final RouteSpec.RequestBuffering requestBuffering;
     /** {@code limit-rate} and {@code limit-rate-after} as every backend rule's {@code responseRate}, or null. */
@@ -580,7 +582,6 @@ final class IngressAnnotations {
         }
         hostRewrite = vhost == null || vhost.isBlank() ? null : vhost.trim();
         responseRewrite = responseRewrite(a, warn);
-        requestBuffering = requestBuffering(a, warn);
         responseRate = responseRate(a, warn);
         long idle = Math.max(seconds(a, PROXY_READ_TIMEOUT, "60s", warn), seconds(a, PROXY_SEND_TIMEOUT, "60s", warn));
         idleTimeout = idle > 0 ? idle + "s" : null;
@@ -595,6 +596,7 @@ final class IngressAnnotations {
         inFlightLimit = inFlightLimit(a, guard);
         cors = "true".equals(a.get(ENABLE_CORS)) ? cors(a, warn) : null;
         maxBodyBytes = bodySize(a.get(PROXY_BODY_SIZE), warn);
+        requestBuffering = requestBuffering(a, maxBodyBytes, warn);
         affinity = affinity(a, warn);
         hashOn = affinity == null ? hashBy(a.get(UPSTREAM_HASH_BY), warn) : null;
         loadBalancer = affinity != null ? null : hashOn != null
@@ -1013,33 +1015,45 @@ final class IngressAnnotations {
     }
 
     /**
-     * What is read first without {@code client-body-buffer-size}: the config's default, 1 MiB. nginx's own buffer is
-     * smaller (8k or 16k), but nginx reads the rest of the body into a file before asking; Strait streams the rest,
-     * so it holds more in memory to spare the app the uploads that are slow.
+     * What is held in memory without {@code client-body-buffer-size}: the config's default, 1 MiB. nginx's own buffer
+     * is smaller (8k or 16k) and the rest goes to its temporary file; Strait holds more in memory before it writes a
+     * file, so that most bodies (forms, JSON) never touch the disk.
      */
-    static final long BODY_BUFFER_DEFAULT = 1L << 20;
-    /** ...and the most the config takes ({@code requestBuffering.maxBytes}). */
-    static final long BODY_BUFFER_MAX = 64L << 20;
+    static final long BODY_MEMORY_DEFAULT = dev.strait.model.Route.RequestBuffering.DEFAULT_MEMORY;
+    /** ...and the most the config holds in memory ({@code requestBuffering.memoryBytes}). */
+    static final long BODY_MEMORY_MAX = 64L << 20;
+    /**
+     * The most the config reads first ({@code requestBuffering.maxBytes}, 1 TiB): what {@code proxy-body-size: 0} (no
+     * limit) reads, as nginx reads a whole body however long; longer bodies stream the rest.
+     */
+    static final long BODY_READ_MAX = 1L << 40;
     /** nginx's size syntax for {@code client_body_buffer_size} (ngx_parse_size): digits and {@code k} or {@code m}. */
     private static final Pattern BUFFER_SIZE = Pattern.compile("([0-9]{1,12})([kKmM]?)");
 
     /**
      * ingress-nginx's {@code proxy-request-buffering} ({@code on} by default) and {@code client-body-buffer-size} as
      * a {@code requestBuffering}, or null. Apps moved from ingress-nginx rely on its reading bodies first without
-     * knowing (a slow upload never holds one of their workers), so it is on unless {@code off} is asked. What nginx
-     * keeps past that size in a temporary file, Strait streams to the backend. Backends spoken to as gRPC
-     * ({@code backend-protocol} GRPC or GRPCS) get none: nginx's {@code grpc_pass} never buffers, and gRPC calls
-     * stream; nor do FastCGI ones, whose bodies are read first anyway (their paths answer 503 here). A value that
-     * cannot be read is a warning naming the annotation, and the default applies.
+     * knowing (a slow upload never holds one of their workers), so it is on unless {@code off} is asked. nginx reads
+     * the whole body, up to {@code client-body-buffer-size} in memory and the rest into a temporary file; so does
+     * Strait: {@code maxBytes} is the body limit of the Ingress's rules ({@code bodyLimit}: {@code proxy-body-size},
+     * else the proxy's {@code limits.maxBodyBytes}; no limit is the config's most, 1 TiB), {@code memoryBytes} the
+     * buffer size (1 MiB by default), never more than {@code maxBytes}. Past what the proxy's
+     * {@code requestBodyFiles} may hold at once (256 MiB by default) a body streams instead of failing. Backends
+     * spoken to as gRPC ({@code backend-protocol} GRPC or GRPCS) get none: nginx's {@code grpc_pass} never buffers,
+     * and gRPC calls stream; nor do FastCGI ones, whose bodies are read first anyway (their paths answer 503 here). A
+     * value that cannot be read is a warning naming the annotation, and the default applies.
+     *
+     * @param bodyLimit the rules' {@code maxBodyBytes} ({@link #bodySize}), null for the proxy's own limit
      */
-    private static RouteSpec.RequestBuffering requestBuffering(Map<String, String> a, List<String> warn) {
+    private static RouteSpec.RequestBuffering requestBuffering(Map<String, String> a, Long bodyLimit,
+                                                               List<String> warn) {
         String on = a.get(PROXY_REQUEST_BUFFERING) == null ? "" : a.get(PROXY_REQUEST_BUFFERING).trim();
         boolean off = on.equalsIgnoreCase("off");
         if (!on.isEmpty() && !off && !on.equalsIgnoreCase("on")) {
             warn.add(field(PROXY_REQUEST_BUFFERING) + ": \"" + a.get(PROXY_REQUEST_BUFFERING) + "\" is not on or off;"
                     + " on, the default, applies");
         }
-        long max = BODY_BUFFER_DEFAULT;
+        long memory = BODY_MEMORY_DEFAULT;
         String size = a.get(CLIENT_BODY_BUFFER_SIZE) == null ? "" : a.get(CLIENT_BODY_BUFFER_SIZE).trim();
         if (!size.isEmpty()) {
             java.util.regex.Matcher m = BUFFER_SIZE.matcher(size);
@@ -1048,11 +1062,11 @@ final class IngressAnnotations {
                 case "m" -> 20;
                 default -> 0;
             };
-            if (bytes < 1 || bytes > BODY_BUFFER_MAX) {
+            if (bytes < 1 || bytes > BODY_MEMORY_MAX) {
                 warn.add(field(CLIENT_BODY_BUFFER_SIZE) + ": \"" + a.get(CLIENT_BODY_BUFFER_SIZE) + "\" is not a size"
                         + " from 1 byte to 64m (bytes, or a number with k or m); the default 1m applies");
             } else {
-                max = bytes;
+                memory = bytes;
             }
         }
         String protocol = a.get(BACKEND_PROTOCOL) == null ? "" : a.get(BACKEND_PROTOCOL).trim().toUpperCase(Locale.ROOT);
@@ -1060,7 +1074,11 @@ final class IngressAnnotations {
             return null;
         }
         RouteSpec.RequestBuffering out = new RouteSpec.RequestBuffering();
-        out.maxBytes = max;
+        // A body over the limit gets 413 before it is read: reading up to the limit reads every body whole.
+        out.maxBytes = Math.min(bodyLimit != null ? bodyLimit : Limits.DEFAULTS.maxBodyBytes(), BODY_READ_MAX);
+        // nginx reads all of a body shorter than its buffer into memory; here the part held in memory is capped by
+        // the part read at all, as the config requires.
+        out.memoryBytes = Math.min(memory, out.maxBytes);
         return out;
     }
 

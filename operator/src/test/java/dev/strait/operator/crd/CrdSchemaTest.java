@@ -200,7 +200,8 @@ class CrdSchemaTest {
     }
 
     /**
-     * A rule's requestBuffering: {@code maxBytes} within the model's bounds (1 byte to 64 MiB), checked against the
+     * A rule's requestBuffering: {@code maxBytes} within the model's bounds (1 byte to 1 TiB), {@code memoryBytes}
+     * within its own (0 to 64 MiB) and never more than {@code maxBytes} (1 MiB when absent), each checked against the
      * proxies' parser value by value; only on a rule with backends, not fastcgi ones, as the parser says.
      */
     @Test
@@ -210,11 +211,27 @@ class CrdSchemaTest {
         assertThat(rule.getXKubernetesValidations()).extracting(r -> r.getRule()).contains(
                 "!has(self.requestBuffering) || has(self.backends)", "!has(self.requestBuffering) || !has(self.fastcgi)");
         JSONSchemaProps buffering = rule.getProperties().get("requestBuffering");
-        assertThat(buffering.getProperties()).containsOnlyKeys("maxBytes");
+        assertThat(buffering.getProperties()).containsOnlyKeys("maxBytes", "memoryBytes");
         JSONSchemaProps maxBytes = buffering.getProperties().get("maxBytes");
+        JSONSchemaProps memoryBytes = buffering.getProperties().get("memoryBytes");
         assertThat(maxBytes.getType()).isEqualTo("integer");
-        for (long bytes : new long[] {-1, 0, 1, 8192, 1 << 20, 64L << 20, (64L << 20) + 1, 1L << 40}) {
-            assertThat(admits(maxBytes, bytes)).as("maxBytes %s", bytes).isEqualTo(modelTakesBuffer(bytes));
+        assertThat(memoryBytes.getType()).isEqualTo("integer");
+        for (long bytes : new long[] {-1, 0, 1, 8192, 1 << 20, 64L << 20, (64L << 20) + 1, 1L << 40, (1L << 40) + 1}) {
+            assertThat(admits(maxBytes, bytes)).as("maxBytes %s", bytes).isEqualTo(modelTakesBuffer(bytes, null));
+            assertThat(admits(memoryBytes, bytes)).as("memoryBytes %s", bytes)
+                    .isEqualTo(modelTakesBuffer(1L << 40, bytes));
+        }
+        // One rule across the two fields, which no bound of either can say; read as written, it refuses what the
+        // parser refuses.
+        assertThat(buffering.getXKubernetesValidations()).extracting(r -> r.getRule()).containsExactly(
+                "!has(self.memoryBytes) || self.memoryBytes <= (has(self.maxBytes) ? self.maxBytes : 1048576)");
+        Long[] maxes = {null, 1L, 4096L, 1L << 20, 64L << 20};
+        Long[] memories = {null, 0L, 1L, 4096L, 4097L, 1L << 20, (1L << 20) + 1, 64L << 20};
+        for (Long max : maxes) {
+            for (Long memory : memories) {
+                boolean admitted = memory == null || memory <= (max != null ? max : 1048576);
+                assertThat(admitted).as("maxBytes %s, memoryBytes %s", max, memory).isEqualTo(modelTakesBuffer(max, memory));
+            }
         }
     }
 
@@ -434,14 +451,17 @@ class CrdSchemaTest {
         }
     }
 
-    /** Whether the proxies' config parser takes a requestBuffering of that many bytes. */
-    private static boolean modelTakesBuffer(long maxBytes) {
+    /** Whether the proxies' config parser takes a requestBuffering of these figures (null: left out). */
+    private static boolean modelTakesBuffer(Long maxBytes, Long memoryBytes) {
+        String buffering = (maxBytes == null ? "" : "maxBytes: " + maxBytes)
+                + (maxBytes == null || memoryBytes == null ? "" : ", ")
+                + (memoryBytes == null ? "" : "memoryBytes: " + memoryBytes);
         try {
             dev.strait.model.ConfigParser.parse("""
                     listeners: [ { name: http, address: "127.0.0.1:0" } ]
                     upstreams: [ { name: app, endpoints: [ "127.0.0.1:1" ] } ]
-                    routes: [ { name: r, hosts: [ "*" ], rules: [ { backends: [ { upstream: app } ], requestBuffering: { maxBytes: %d } } ] } ]
-                    """.formatted(maxBytes), "requestBuffering");
+                    routes: [ { name: r, hosts: [ "*" ], rules: [ { backends: [ { upstream: app } ], requestBuffering: { %s } } ] } ]
+                    """.formatted(buffering), "requestBuffering");
             return true;
         } catch (dev.strait.model.InvalidConfigException e) {
             return false;

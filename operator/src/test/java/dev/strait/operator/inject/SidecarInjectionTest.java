@@ -93,8 +93,13 @@ class SidecarInjectionTest {
         assertThat(pod.getSpec().getVolumes()).hasSize(2);
         assertThat(pod.getSpec().getVolumes().get(0).getDownwardAPI().getItems().get(0).getFieldRef().getFieldPath())
                 .isEqualTo("metadata.annotations['strait.dev/sidecar-config']");
-        // The root is read-only: native libraries (the io_uring/epoll transports, zstd, brotli) unpack into /tmp.
-        assertThat(pod.getSpec().getVolumes().get(1).getEmptyDir().getSizeLimit().toString()).isEqualTo("16Mi");
+        // The root is read-only: native libraries (the io_uring/epoll transports, zstd, brotli) unpack into /tmp (16Mi),
+        // and request bodies read first go there past what is held in memory, at most requestBodyFiles.maxBytes at
+        // once: a pod whose emptyDir outgrows its limit is evicted.
+        io.fabric8.kubernetes.api.model.Quantity tmp = pod.getSpec().getVolumes().get(1).getEmptyDir().getSizeLimit();
+        assertThat(tmp.toString()).isEqualTo("272Mi");
+        assertThat(io.fabric8.kubernetes.api.model.Quantity.getAmountInBytes(tmp).longValueExact())
+                .isEqualTo((16L << 20) + Config.RequestBodyFiles.DEFAULTS.maxBytes());
         assertThat(pod.getSpec().getContainers()).extracting(Container::getName).containsExactly("web");
         assertThat(pod.getMetadata().getAnnotations()).containsEntry("strait.dev/inject", "true");
 

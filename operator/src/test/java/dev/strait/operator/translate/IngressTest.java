@@ -57,16 +57,16 @@ class IngressTest {
                     rules:
                       - matches: [ { path: { type: Exact, value: /healthz } } ]
                         backends: [ { upstream: service.shop.web.80 } ]
-                        requestBuffering: { maxBytes: 1048576 }
+                        requestBuffering: { maxBytes: 1073741824, memoryBytes: 1048576 }
                       - matches: [ { path: { type: Prefix, value: /api } } ]
                         backends: [ { upstream: service.shop.api.8080 } ]
-                        requestBuffering: { maxBytes: 1048576 }
+                        requestBuffering: { maxBytes: 1073741824, memoryBytes: 1048576 }
                   - name: shop.site..ingress-1
                     hosts: [ "*" ]
                     rules:
                       - matches: [ { path: { type: Prefix, value: / } } ]
                         backends: [ { upstream: service.shop.web.80 } ]
-                        requestBuffering: { maxBytes: 1048576 }
+                        requestBuffering: { maxBytes: 1073741824, memoryBytes: 1048576 }
                 """));
         ResourceReport r = ingressReport(t, "shop", "site");
         assertThat(r.accepted().status()).isTrue();

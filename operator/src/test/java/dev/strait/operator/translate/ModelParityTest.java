@@ -57,7 +57,7 @@ class ModelParityTest {
                 hostRewrite: internal.example:8080
                 pathRewrite: { replacePrefixMatch: /v2 }
                 responseRewrite: { location: [ { from: "http://internal.example:8080/v2/", to: "{scheme}://{host}/api/" } ], cookiePath: [ { from: /v2, to: /api } ], cookieDomain: [ { from: internal.example, to: "{host}" } ] }
-                requestBuffering: { maxBytes: 65536 }
+                requestBuffering: { maxBytes: 65536, memoryBytes: 16384 }
               - matches: [ { path: { type: Prefix, value: /old } } ]
                 redirect: { scheme: https, hostname: www.example.com, port: 8443, path: { replaceFullPath: /new }, statusCode: 301 }
               - matches: [ { path: { type: Prefix, value: /docs } } ]

@@ -12,7 +12,8 @@ import org.junit.jupiter.api.Test;
 
 /**
  * A Route's {@code requestBuffering}: the config's shape, carried to the snapshot as it is (1 MiB when
- * {@code maxBytes} is absent); what the proxies' parser refuses, the operator refuses, naming the field.
+ * {@code maxBytes} is absent, all in memory up to 1 MiB when {@code memoryBytes} is); what the proxies' parser
+ * refuses, the operator refuses, naming the field.
  */
 class RouteRequestBufferingTest {
     private static final String SPEC = """
@@ -24,6 +25,12 @@ class RouteRequestBufferingTest {
               - matches: [ { path: { type: Prefix, value: /form } } ]
                 backends: [ { service: { name: web, port: 80 } } ]
                 requestBuffering: {}
+              - matches: [ { path: { type: Prefix, value: /video } } ]
+                backends: [ { service: { name: web, port: 80 } } ]
+                requestBuffering: { maxBytes: 1099511627776, memoryBytes: 65536 }
+              - matches: [ { path: { type: Prefix, value: /small } } ]
+                backends: [ { service: { name: web, port: 80 } } ]
+                requestBuffering: { maxBytes: 4096, memoryBytes: 0 }
               - backends: [ { service: { name: web, port: 80 } } ]
             """;
     private static final Object WEB = service("shop", "web", "http:80");
@@ -38,7 +45,8 @@ class RouteRequestBufferingTest {
         Translation t = Fixtures.translate(route("shop", "site", 1, SPEC), WEB, WEB_PODS);
         assertThat(Fixtures.routeReport(t, "shop", "site").errors()).isEmpty();
         assertThat(rules(t)).extracting(Route.Rule::requestBuffering).containsExactly(
-                new Route.RequestBuffering(8L << 20), new Route.RequestBuffering(1L << 20), null);
+                new Route.RequestBuffering(8L << 20, 1L << 20), new Route.RequestBuffering(1L << 20, 1L << 20),
+                new Route.RequestBuffering(1L << 40, 64L << 10), new Route.RequestBuffering(4096, 0), null);
         // What the proxies get reads back the same.
         assertThat(Fixtures.parse(t.snapshot(STRAIT).json()).routes().get(0).rules())
                 .extracting(Route.Rule::requestBuffering)
@@ -53,9 +61,18 @@ class RouteRequestBufferingTest {
             {"respond: { status: 200 }\n  requestBuffering: { maxBytes: 1024 }",
                 "spec.rules[0].requestBuffering: only applies to a rule with backends"},
             {backends + "requestBuffering: { maxBytes: 0 }",
-                "spec.rules[0].requestBuffering.maxBytes: must be 1 to 67108864 bytes, got 0"},
-            {backends + "requestBuffering: { maxBytes: 67108865 }",
-                "spec.rules[0].requestBuffering.maxBytes: must be 1 to 67108864 bytes, got 67108865"},
+                "spec.rules[0].requestBuffering.maxBytes: must be 1 to 1099511627776 bytes, got 0"},
+            {backends + "requestBuffering: { maxBytes: 1099511627777 }",
+                "spec.rules[0].requestBuffering.maxBytes: must be 1 to 1099511627776 bytes, got 1099511627777"},
+            {backends + "requestBuffering: { maxBytes: 134217728, memoryBytes: -1 }",
+                "spec.rules[0].requestBuffering.memoryBytes: must be a whole number of bytes, got -1"},
+            {backends + "requestBuffering: { maxBytes: 134217728, memoryBytes: 67108865 }",
+                "spec.rules[0].requestBuffering.memoryBytes: must be 0 to 67108864 bytes, got 67108865"},
+            // The schema's rule too: the part held in memory is a part of what is read.
+            {backends + "requestBuffering: { maxBytes: 4096, memoryBytes: 4097 }",
+                "spec.rules[0].requestBuffering.memoryBytes: must not be more than maxBytes (4096), got 4097"},
+            {backends + "requestBuffering: { memoryBytes: 1048577 }",
+                "spec.rules[0].requestBuffering.memoryBytes: must not be more than maxBytes (1048576), got 1048577"},
         };
         Fixtures.assertRulesRefused(cases, WEB, WEB_PODS);
     }
