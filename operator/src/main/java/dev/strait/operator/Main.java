@@ -93,6 +93,10 @@ public final class Main {
               --proxy-tracing-upstream-spans true|false  each try of a proxied request is a span of its own
                                            (kind CLIENT), which the upstream's traceparent names, so retries and
                                            upstream time show apart; doubles the spans sent (default false)
+              --proxy-request-body-files-max-bytes N  the most the request body files of every proxy (ingress
+                                           proxies and sidecars) hold at once in its /tmp, in bytes; past it a body
+                                           streams; 0: no files. Injected sidecars' /tmp is 16Mi + N (default
+                                           268435456, 256 MiB; the chart's proxy.requestBodyFiles.maxBytes sets both)
               --ingress-compression true|false  every backend path of an Ingress sends its text answers
                                            compressed to clients that take it, as ingress-nginx's
                                            use-gzip (default false; Routes state their own compression)
@@ -180,7 +184,8 @@ public final class Main {
                     flag(opts, "proxy-admin-address", d.admin().toString(), HostPort::parse),
                     d.limits(), d.accessLog(), flag(opts, "proxy-trusted-peers", null, Main::trustedPeers),
                     flag(opts, "proxy-protocol", null, Main::proxyProtocol), tracing, clusterDomain,
-                    ingressCompression, ingressHsts(opts), defaultCertificate(opts)));
+                    ingressCompression, ingressHsts(opts), defaultCertificate(opts),
+                    flag(opts, "proxy-request-body-files-max-bytes", null, Main::requestBodyFiles)));
         } catch (IllegalArgumentException e) {
             System.err.println(e.getMessage());
             System.exit(2);
@@ -246,7 +251,7 @@ public final class Main {
         WebhookServer webhook = null;
         if (opts.containsKey("webhook-address")) {
             try {
-                webhook = webhook(client, opts, clusterDomain);
+                webhook = webhook(client, opts, clusterDomain, settings.defaults().requestBodyFiles().maxBytes());
             } catch (IOException | RuntimeException e) {
                 log.error("cannot start the sidecar injection webhook: {}", e.toString());
                 client.close();
@@ -280,16 +285,18 @@ public final class Main {
     }
 
     /** The sidecar webhook: its certificate from the operator's CA, the caBundle patched, HTTPS started. */
-    private static WebhookServer webhook(KubernetesClient client, Map<String, String> opts, String clusterDomain)
-            throws IOException {
+    private static WebhookServer webhook(KubernetesClient client, Map<String, String> opts, String clusterDomain,
+                                         long requestBodyFilesMaxBytes) throws IOException {
         HostPort at = HostPort.parse(opts.get("webhook-address"));
         String ns = namespace(client);
         String service = opts.getOrDefault("webhook-service", "strait-operator");
         WebhookCertificates certs = new WebhookCertificates(client, ns,
                 serviceNames(service, ns, clusterDomain),
                 opts.getOrDefault("webhook-config", "strait-sidecar-injector"), Clock.systemUTC());
+        // The sidecars' /tmp is sized for the budget the snapshots give every proxy: one flag sets both.
         SidecarInjector injector = new SidecarInjector(SidecarInjector.Settings.defaults(
-                opts.getOrDefault("sidecar-image", "ghcr.io/strait-dev/strait-proxy:0.1.0")));
+                opts.getOrDefault("sidecar-image", "ghcr.io/strait-dev/strait-proxy:0.1.0"))
+                .withRequestBodyFilesMaxBytes(requestBodyFilesMaxBytes));
         WebhookServer server = new WebhookServer(new AdmissionHandler(injector), certs.refresh())
                 .start(new InetSocketAddress(at.host(), at.port()));
         ScheduledExecutorService timer = Executors.newSingleThreadScheduledExecutor(r -> {
@@ -373,6 +380,33 @@ public final class Main {
             }
         }
         return new Config.ForwardedHeaders(blocks);
+    }
+
+    /**
+     * {@code --proxy-request-body-files-max-bytes}: the request body files of every proxy the operator programs, a
+     * whole number of bytes, 0 or more (0: no files); not given, the proxies' defaults (256 MiB), which the snapshots
+     * then leave out, so existing installs keep their config versions. The directory is always the proxies' own
+     * ({@code /tmp}): that is the volume the chart and the sidecar injector size from the same number. Sizes such as
+     * {@code 256Mi} are refused rather than guessed at: the chart passes bytes.
+     */
+    static Config.RequestBodyFiles requestBodyFiles(String value) {
+        if (value == null) {
+            return Config.RequestBodyFiles.DEFAULTS;
+        }
+        String v = value.trim();
+        long max = -1;
+        if (v.matches("[0-9]{1,19}")) {
+            try {
+                max = Long.parseLong(v);
+            } catch (NumberFormatException e) {
+                max = -1; // past Long.MAX_VALUE
+            }
+        }
+        if (max < 0) {
+            throw new IllegalArgumentException("must be a whole number of bytes, 0 or more (0: no files), got \""
+                    + value + "\"");
+        }
+        return new Config.RequestBodyFiles(null, max);
     }
 
     /**
@@ -680,7 +714,7 @@ public final class Main {
                 "proxy-tracing-trust-incoming", "proxy-tracing-protocol", "proxy-tracing-upstream-spans",
                 "ingress-compression", "ingress-compression-level",
                 "ingress-compression-min-bytes", "ingress-compression-types", "ingress-compression-codings", "ingress-hsts",
-                "default-ssl-certificate",
+                "default-ssl-certificate", "proxy-request-body-files-max-bytes",
                 "server-side-apply"), USAGE);
     }
 }

@@ -389,6 +389,38 @@ class MainTest {
         }
     }
 
+    /** Not given, the proxies' own default (256 MiB), which snapshots leave out: installs keep their config versions. */
+    @Test
+    void requestBodyFilesAreTheProxiesDefaultsUnlessGiven() {
+        assertThat(Main.requestBodyFiles(null)).isEqualTo(Config.RequestBodyFiles.DEFAULTS);
+        assertThat(Main.requestBodyFiles("268435456")).isEqualTo(Config.RequestBodyFiles.DEFAULTS);
+        assertThat(Main.requestBodyFiles(" 1073741824 ")).isEqualTo(new Config.RequestBodyFiles(null, 1L << 30));
+        assertThat(Main.requestBodyFiles("0")).as("no files").isEqualTo(new Config.RequestBodyFiles(null, 0));
+        assertThat(Main.requestBodyFiles(String.valueOf(Long.MAX_VALUE)).maxBytes()).isEqualTo(Long.MAX_VALUE);
+        assertThat(Main.flag(Map.of(), "proxy-request-body-files-max-bytes", null, Main::requestBodyFiles))
+                .isEqualTo(Config.RequestBodyFiles.DEFAULTS);
+    }
+
+    /** Anything but a whole number of bytes, 0 or more, stops the operator (exit status 2), naming the flag. */
+    @Test
+    void badRequestBodyFileBudgetsAreRefusedNamingTheFlag() {
+        for (String bad : List.of("", " ", "-1", "256Mi", "1.5", "1e9", "0x10", "+5", "9223372036854775808", "lots")) {
+            assertThatThrownBy(() -> Main.flag(Map.of("proxy-request-body-files-max-bytes", bad),
+                    "proxy-request-body-files-max-bytes", null, Main::requestBodyFiles)).as(bad)
+                    .isInstanceOf(IllegalArgumentException.class)
+                    .hasMessage("--proxy-request-body-files-max-bytes: must be a whole number of bytes, 0 or more"
+                            + " (0: no files), got \"" + bad + "\"");
+        }
+    }
+
+    @Test
+    void requestBodyFileBudgetIsAnOptionOfItsOwn() {
+        assertThat(Main.options(new String[] {"--proxy-request-body-files-max-bytes=0"}))
+                .containsEntry("proxy-request-body-files-max-bytes", "0");
+        assertThat(Main.options(new String[] {"--proxy-request-body-files-max-bytes", "1073741824"}))
+                .containsEntry("proxy-request-body-files-max-bytes", "1073741824");
+    }
+
     @Test
     void defaultSslCertificateIsAnOptionOfItsOwn() {
         assertThat(Main.options(new String[] {"--default-ssl-certificate=certs/wildcard"}))

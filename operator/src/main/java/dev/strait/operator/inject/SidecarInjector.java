@@ -4,6 +4,7 @@ import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import com.fasterxml.jackson.databind.node.ArrayNode;
 import com.fasterxml.jackson.databind.node.ObjectNode;
+import dev.strait.model.Config;
 
 /**
  * What injecting the proxy into one pod means, as a JSON patch (RFC 6902). Pure: no client, no clock.
@@ -13,9 +14,10 @@ import com.fasterxml.jackson.databind.node.ObjectNode;
  *   <li>the annotation {@code strait.dev/sidecar-config}: the proxy's config file (JSON, the config
  *       file's shape): a listener on the inbound port forwarding everything to {@code 127.0.0.1:APP_PORT},
  *       and the admin listener on the admin port;</li>
- *   <li>a {@code downwardAPI} volume that projects that annotation as {@code /etc/strait/config.json}, and a small
+ *   <li>a {@code downwardAPI} volume that projects that annotation as {@code /etc/strait/config.json}, and an
  *       {@code emptyDir} as {@code /tmp}: the root is read-only, and native libraries (Netty's io_uring and epoll
- *       transports, zstd, brotli) are unpacked there before they load; without it the proxy runs on NIO;</li>
+ *       transports, zstd, brotli) are unpacked there before they load (without it the proxy runs on NIO), and
+ *       request bodies read first go there past what is held in memory, within the operator's budget;</li>
  *   <li>the proxy as the first init container with {@code restartPolicy: Always} (a native sidecar:
  *       it starts before the app, its startup probe holds the app back until it serves, it does not
  *       keep a Job from completing, and its readiness counts in the pod's), run with
@@ -47,9 +49,25 @@ public final class SidecarInjector {
      * @param memoryRequest  e.g. {@code 64Mi}
      * @param memoryLimit    e.g. {@code 128Mi}
      * @param javaOpts       JVM flags added to the launcher's ({@code proxy/bin/strait-proxy})
+     * @param requestBodyFilesMaxBytes the most the sidecar's request body files hold at once (the operator's
+     *                       {@code --proxy-request-body-files-max-bytes}, the budget its snapshots give every proxy):
+     *                       its {@code /tmp} is sized for it
      */
     public record Settings(String image, int defaultInbound, int defaultAdmin, String cpuRequest,
-                           String memoryRequest, String memoryLimit, String javaOpts) {
+                           String memoryRequest, String memoryLimit, String javaOpts, long requestBodyFilesMaxBytes) {
+        public Settings {
+            if (requestBodyFilesMaxBytes < 0) {
+                throw new IllegalArgumentException("requestBodyFilesMaxBytes must be 0 or more, got "
+                        + requestBodyFilesMaxBytes);
+            }
+        }
+
+        /** The same settings with another request body file budget, in bytes (0: no files). */
+        public Settings withRequestBodyFilesMaxBytes(long maxBytes) {
+            return new Settings(image, defaultInbound, defaultAdmin, cpuRequest, memoryRequest, memoryLimit, javaOpts,
+                    maxBytes);
+        }
+
         public static Settings defaults(String image) {
             return new Settings(image, 15001, 15000, "50m", "64Mi", "128Mi",
                     // Idle RSS 62.4-62.9 MiB on JDK 17 (docs/deploy.md); C1 only: less compiler memory and code cache.
@@ -57,8 +75,22 @@ public final class SidecarInjector {
                             + " -XX:ReservedCodeCacheSize=16m -XX:-UsePerfData" // no hsperfdata file: read-only root
                             // The JDK's class-data archive at its own address, unrelocated: its pages stay clean
                             // and shared by every sidecar on the node, 6 MiB less private memory each (ADR 0037).
-                            + " -XX:+UnlockDiagnosticVMOptions -XX:ArchiveRelocationMode=0");
+                            + " -XX:+UnlockDiagnosticVMOptions -XX:ArchiveRelocationMode=0",
+                    Config.RequestBodyFiles.DEFAULTS.maxBytes());
         }
+    }
+
+    /** What the unpacked native libraries take in {@code /tmp} (about 3 MB, with room), besides the body files. */
+    static final long NATIVE_LIBRARIES_MIB = 16;
+
+    /**
+     * The sidecar's {@code /tmp} {@code sizeLimit}: the native libraries' 16Mi and the request body files' budget,
+     * rounded up to a whole Mi, so the files can never outgrow the volume ({@code 272Mi} for the default 256 MiB,
+     * {@code 16Mi} for 0). The chart sizes the proxies' {@code /tmp} the same way (helm/strait/templates/_helpers.tpl).
+     */
+    static String tmpSizeLimit(long requestBodyFilesMaxBytes) {
+        long mib = requestBodyFilesMaxBytes / (1L << 20) + (requestBodyFilesMaxBytes % (1L << 20) == 0 ? 0 : 1);
+        return (NATIVE_LIBRARIES_MIB + mib) + "Mi";
     }
 
     /** Either a patch (maybe empty: nothing to do) or, when the annotations are unusable, a warning and no patch. */
@@ -110,10 +142,10 @@ public final class SidecarInjector {
                 .put("path", "config.json")
                 .putObject("fieldRef").put("fieldPath", "metadata.annotations['" + CONFIG + "']");
         ObjectNode tmp = JSON.createObjectNode().put("name", TMP_VOLUME);
-        // The unpacked native libraries (about 3 MB; 16Mi) and the request bodies that outgrow memory (256Mi, the
-        // default requestBodyFiles.maxBytes: past it the proxy streams a body instead of writing more). The kubelet
-        // evicts a pod whose emptyDir outgrows its sizeLimit, so the limit covers both.
-        tmp.putObject("emptyDir").put("sizeLimit", "272Mi");
+        // The unpacked native libraries (about 3 MB; 16Mi) and the request bodies that outgrow memory (at most
+        // requestBodyFiles.maxBytes, the operator's budget: past it the proxy streams a body instead of writing more).
+        // The kubelet evicts a pod whose emptyDir outgrows its sizeLimit, so the limit covers both.
+        tmp.putObject("emptyDir").put("sizeLimit", tmpSizeLimit(settings.requestBodyFilesMaxBytes()));
         add(patch, spec, "volumes", false, volume, tmp);
         add(patch, spec, "initContainers", true, container(inbound, admin));
         return new Result(patch, null);
@@ -130,6 +162,11 @@ public final class SidecarInjector {
         ObjectNode route = c.putArray("routes").addObject().put("name", "app");
         route.putArray("hosts").add("*");
         route.putArray("rules").addObject().putArray("backends").addObject().put("upstream", "app");
+        if (settings.requestBodyFilesMaxBytes() != Config.RequestBodyFiles.DEFAULTS.maxBytes()) {
+            // The budget /tmp is sized for, also in the config the sidecar starts with: a smaller volume must never
+            // meet the proxy's larger default. Left out otherwise, so the annotation stays as it was.
+            c.putObject("requestBodyFiles").put("maxBytes", settings.requestBodyFilesMaxBytes());
+        }
         return c;
     }
 

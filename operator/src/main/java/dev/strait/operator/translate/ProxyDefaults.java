@@ -38,6 +38,10 @@ import java.util.List;
  *                     lists first (it answers handshakes for names no other certificate has, and those without SNI),
  *                     and that serves the hosts an Ingress lists in a {@code spec.tls} entry without {@code secretName}
  *                     (ingress-nginx's {@code --default-ssl-certificate}, the operator's own); null for none
+ * @param requestBodyFiles the request body files of every proxy the operator programs, ingress proxies and sidecars
+ *                     alike (the operator's {@code --proxy-request-body-files-max-bytes}); the directory is always the
+ *                     proxies' own ({@code /tmp}), whose volume the chart and the sidecar injector size from the same
+ *                     budget. Null for {@link Config.RequestBodyFiles#DEFAULTS}
  */
 public record ProxyDefaults(
         String defaultClass,
@@ -53,9 +57,13 @@ public record ProxyDefaults(
         String clusterDomain,
         Route.Compression ingressCompression,
         Route.Hsts ingressHsts,
-        SecretRef defaultCertificate) {
+        SecretRef defaultCertificate,
+        Config.RequestBodyFiles requestBodyFiles) {
 
     public ProxyDefaults {
+        if (requestBodyFiles == null) {
+            requestBodyFiles = Config.RequestBodyFiles.DEFAULTS;
+        }
         if (forwardedHeaders == null) {
             forwardedHeaders = Config.ForwardedHeaders.DEFAULTS;
         }
@@ -112,10 +120,25 @@ public record ProxyDefaults(
                 clusterDomain, ingressCompression, ingressHsts, null);
     }
 
+    /** With the proxies' default request body files, as every constructor that does not say. */
+    public ProxyDefaults(String defaultClass, String sidecarClass, HostPort http, HostPort https, HostPort admin,
+                         Limits limits, boolean accessLog, Config.ForwardedHeaders forwardedHeaders,
+                         boolean proxyProtocol, Config.Tracing tracing, String clusterDomain,
+                         Route.Compression ingressCompression, Route.Hsts ingressHsts, SecretRef defaultCertificate) {
+        this(defaultClass, sidecarClass, http, https, admin, limits, accessLog, forwardedHeaders, proxyProtocol, tracing,
+                clusterDomain, ingressCompression, ingressHsts, defaultCertificate, null);
+    }
+
     /** The same defaults with another default certificate (null for none). */
     public ProxyDefaults withDefaultCertificate(SecretRef secret) {
         return new ProxyDefaults(defaultClass, sidecarClass, http, https, admin, limits, accessLog, forwardedHeaders,
-                proxyProtocol, tracing, clusterDomain, ingressCompression, ingressHsts, secret);
+                proxyProtocol, tracing, clusterDomain, ingressCompression, ingressHsts, secret, requestBodyFiles);
+    }
+
+    /** The same defaults with other request body files (null for the proxies' defaults). */
+    public ProxyDefaults withRequestBodyFiles(Config.RequestBodyFiles files) {
+        return new ProxyDefaults(defaultClass, sidecarClass, http, https, admin, limits, accessLog, forwardedHeaders,
+                proxyProtocol, tracing, clusterDomain, ingressCompression, ingressHsts, defaultCertificate, files);
     }
 
     /**

@@ -216,7 +216,7 @@ public final class Translation {
         Config config = new Config(0, Config.Transport.AUTO, new Config.AccessLog(defaults.accessLog()),
                 defaults.limits(), listeners, defaults.adminConfig(), List.copyOf(used.values()), rs,
                 Config.RequestId.DEFAULTS, Config.CacheStore.DEFAULTS, forwarded, Config.Resolver.DEFAULTS,
-                defaults.tracing());
+                defaults.tracing(), defaults.requestBodyFiles());
         // Unchanged Routes and Upstreams are written once and are the same nodes in every snapshot's tree
         // (the delta's diff finds them equal by identity); the result is what ConfigWriter writes.
         ConfigWriter.Memo memo = writers.computeIfAbsent(scope, s -> new ConfigWriter.Memo());

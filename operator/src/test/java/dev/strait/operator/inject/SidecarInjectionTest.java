@@ -110,6 +110,45 @@ class SidecarInjectionTest {
         assertThat(config.upstreams()).singleElement().satisfies(u ->
                 assertThat(u.endpoints()).extracting(Object::toString).containsExactly("127.0.0.1:8080"));
         assertThat(config.routes()).singleElement().satisfies(r -> assertThat(r.hosts()).containsExactly("*"));
+        // The default budget is not written: the annotation stays as it was before the operator had the flag.
+        assertThat(config.requestBodyFiles()).isEqualTo(Config.RequestBodyFiles.DEFAULTS);
+        assertThat(pod.getMetadata().getAnnotations().get("strait.dev/sidecar-config")).doesNotContain("requestBodyFiles");
+    }
+
+    /**
+     * The operator's --proxy-request-body-files-max-bytes sizes the sidecar's /tmp: 16Mi for the native libraries and
+     * the budget rounded up to a whole Mi, so the files can never outgrow the volume (the kubelet would evict the pod).
+     * The sidecar's own config carries the same budget, so a smaller volume never meets the proxy's larger default.
+     */
+    @Test
+    void theSidecarsTmpIsSizedForTheOperatorsBodyFileBudget() throws Exception {
+        Object[][] cases = {
+            {0L, "16Mi"},
+            {1L, "17Mi"},
+            {1L << 20, "17Mi"},
+            {(1L << 20) + 1, "18Mi"},
+            {Config.RequestBodyFiles.DEFAULTS.maxBytes(), "272Mi"},
+            {1L << 30, "1040Mi"},
+        };
+        for (Object[] c : cases) {
+            long budget = (Long) c[0];
+            AdmissionHandler handler = new AdmissionHandler(new SidecarInjector(
+                    SidecarInjector.Settings.defaults("registry.example/strait-proxy:test").withRequestBodyFilesMaxBytes(budget)));
+            JsonNode response = JSON.readTree(handler.handle(fixture("pod-annotated.json"))).path("response");
+            JsonNode patch = JSON.readTree(Base64.getDecoder().decode(response.path("patch").asText()));
+            Pod pod = pod(JsonPatch.apply(patch, JSON.readTree(fixture("pod-annotated.json")).path("request").path("object")));
+            io.fabric8.kubernetes.api.model.Quantity tmp = pod.getSpec().getVolumes().stream()
+                    .filter(v -> v.getName().equals("strait-sidecar-tmp")).findFirst().orElseThrow()
+                    .getEmptyDir().getSizeLimit();
+            assertThat(tmp.toString()).as("budget %d", budget).isEqualTo(c[1]);
+            assertThat(io.fabric8.kubernetes.api.model.Quantity.getAmountInBytes(tmp).longValueExact())
+                    .as("budget %d", budget).isGreaterThanOrEqualTo((16L << 20) + budget)
+                    .isLessThan((17L << 20) + budget);
+            Config config = ConfigParser.parse(pod.getMetadata().getAnnotations().get("strait.dev/sidecar-config"), "sidecar");
+            assertThat(config.requestBodyFiles()).as("budget %d", budget).isEqualTo(new Config.RequestBodyFiles(null, budget));
+        }
+        org.assertj.core.api.Assertions.assertThatThrownBy(() -> SidecarInjector.Settings.defaults("x")
+                .withRequestBodyFilesMaxBytes(-1)).isInstanceOf(IllegalArgumentException.class);
     }
 
     @Test

@@ -115,6 +115,43 @@ class SnapshotTest {
         }
     }
 
+    /**
+     * --proxy-request-body-files-max-bytes: every proxy the operator programs gets the budget, ingress proxies and
+     * sidecars alike (each has its own /tmp, sized from the same number), in their own directory. The default is not
+     * written, so snapshots keep the versions they had before the flag.
+     */
+    @Test
+    void requestBodyFilesGoToIngressProxiesAndSidecars() {
+        List<Object> resources = new ArrayList<>(shop());
+        resources.add(route("shop", "side", 4, "ingressClassName: strait-sidecar\nhosts: [ \"*\" ]\nrules: [ { respond: { status: 200 } } ]"));
+        Scope sidecar = Scope.sidecar("strait-sidecar", "shop");
+        Translation without = Fixtures.translate(resources.toArray());
+        for (long budget : new long[] {0, 1L << 30}) {
+            Config.RequestBodyFiles files = new Config.RequestBodyFiles(null, budget);
+            Translation t = new Translator(ProxyDefaults.STANDARD.withRequestBodyFiles(files))
+                    .translate(Fixtures.inputs(resources.toArray()));
+            for (Scope scope : List.of(STRAIT, sidecar)) {
+                assertThat(t.snapshot(scope).config().requestBodyFiles()).as("%s %d", scope, budget).isEqualTo(files);
+                // As a proxy reads the snapshot: the budget, and no directory (the proxy's own /tmp).
+                assertThat(Fixtures.parse(t.snapshot(scope).json()).requestBodyFiles()).as("%s %d", scope, budget)
+                        .isEqualTo(files);
+                assertThat(t.snapshot(scope).json()).as("%s %d", scope, budget)
+                        .contains("\"requestBodyFiles\":{\"maxBytes\":" + budget + "}");
+                assertThat(t.snapshot(scope).version()).as("%s %d", scope, budget)
+                        .isNotEqualTo(without.snapshot(scope).version());
+            }
+        }
+        // The default, given or not: nothing written, the same JSON and version as before the flag existed.
+        Translation given = new Translator(ProxyDefaults.STANDARD.withRequestBodyFiles(Config.RequestBodyFiles.DEFAULTS))
+                .translate(Fixtures.inputs(resources.toArray()));
+        for (Scope scope : List.of(STRAIT, sidecar)) {
+            assertThat(without.snapshot(scope).config().requestBodyFiles()).isEqualTo(Config.RequestBodyFiles.DEFAULTS);
+            assertThat(without.snapshot(scope).json()).as(scope.toString()).doesNotContain("requestBodyFiles");
+            assertThat(given.snapshot(scope).json()).as(scope.toString()).isEqualTo(without.snapshot(scope).json());
+            assertThat(given.snapshot(scope).version()).as(scope.toString()).isEqualTo(without.snapshot(scope).version());
+        }
+    }
+
     @Test
     void inputOrderDoesNotChangeTheSnapshotOrItsVersion() {
         List<Object> resources = new ArrayList<>(shop());
