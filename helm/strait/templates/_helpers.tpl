@@ -55,3 +55,15 @@ allowPrivilegeEscalation: false
 readOnlyRootFilesystem: true
 capabilities: { drop: [ ALL ] }
 {{- end -}}
+
+{{/* The proxies' request body file budget in bytes (proxy.requestBodyFiles.maxBytes), as a whole number: values read
+     from a file are float64, and printing one would give 2.68435456e+08. */}}
+{{- define "strait.bodyFilesMaxBytes" -}}{{ int64 .Values.proxy.requestBodyFiles.maxBytes }}{{- end -}}
+
+{{/* The proxies' /tmp sizeLimit: the unpacked native libraries (16Mi) and the request body files' budget rounded up
+     to a whole Mi, so the files can never outgrow the volume (the kubelet evicts a pod whose emptyDir does). 272Mi
+     for the default 256 MiB, 16Mi for 0. The operator sizes injected sidecars' /tmp the same way (SidecarInjector). */}}
+{{- define "strait.proxyTmpSize" -}}
+{{- $max := int64 .Values.proxy.requestBodyFiles.maxBytes -}}
+{{- add 16 (div $max 1048576) (ternary 1 0 (gt (mod $max 1048576) 0)) -}}Mi
+{{- end -}}

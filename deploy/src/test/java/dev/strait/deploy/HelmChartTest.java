@@ -72,6 +72,8 @@ class HelmChartTest {
         assertThat(op.getArgs()).as("no PROXY protocol header expected by default").noneMatch(a -> a.startsWith("--proxy-protocol"));
         assertThat(op.getArgs()).as("no tracing by default").noneMatch(a -> a.startsWith("--proxy-tracing"));
         assertThat(op.getArgs()).as("the operator's own default domain").noneMatch(a -> a.startsWith("--cluster-domain"));
+        assertThat(op.getArgs()).as("the proxies' default budget, passed as the proxies' /tmp is sized for it")
+                .contains("--proxy-request-body-files-max-bytes=268435456");
 
         Deployment proxy = one(objs, Deployment.class, "strait-proxy");
         assertThat(proxy.getSpec().getReplicas()).isEqualTo(2);
@@ -148,25 +150,68 @@ class HelmChartTest {
 
     /**
      * The proxies' root is read-only: /tmp holds the native libraries unpacked before they load (16Mi) and the request
-     * bodies that outgrow memory, at most the default {@code requestBodyFiles.maxBytes} at once. The kubelet evicts a
-     * pod whose emptyDir outgrows its sizeLimit, so the limit covers both.
+     * bodies that outgrow memory, at most proxy.requestBodyFiles.maxBytes at once: the budget the chart passes to the
+     * operator, always, for every snapshot. The kubelet evicts a pod whose emptyDir outgrows its sizeLimit, so the limit
+     * is 16Mi + the budget rounded up to a Mi, from the same value: the two cannot disagree. Values read from a file are
+     * float64 in Helm, those given with --set int64: both are written as whole numbers.
      */
     @Test
-    void theProxysTmpHoldsTheNativeLibrariesAndTheRequestBodyFiles() {
-        for (Map<String, Object> values : List.<Map<String, Object>>of(Map.of(), Map.of("proxy.kind", "DaemonSet"))) {
-            List<HasMetadata> objs = objects(Chart.template("strait", values));
-            PodSpec pod = Stream.concat(
-                    all(objs, Deployment.class).stream().map(d -> d.getSpec().getTemplate().getSpec()),
-                    all(objs, DaemonSet.class).stream().map(d -> d.getSpec().getTemplate().getSpec()))
-                    .filter(p -> p.getContainers().get(0).getName().equals("proxy")).findFirst().orElseThrow();
-            assertThat(pod.getContainers().get(0).getVolumeMounts()).filteredOn(m -> m.getMountPath().equals("/tmp"))
-                    .singleElement().extracting(m -> m.getName()).isEqualTo("tmp");
-            io.fabric8.kubernetes.api.model.Quantity limit = pod.getVolumes().stream()
-                    .filter(v -> v.getName().equals("tmp")).findFirst().orElseThrow().getEmptyDir().getSizeLimit();
-            assertThat(limit.toString()).as("%s", values).isEqualTo("272Mi");
-            assertThat(io.fabric8.kubernetes.api.model.Quantity.getAmountInBytes(limit).longValueExact())
-                    .isEqualTo((16L << 20) + dev.strait.model.Config.RequestBodyFiles.DEFAULTS.maxBytes());
+    void theRequestBodyFileBudgetGoesToTheOperatorAndSizesTheProxysTmp(@org.junit.jupiter.api.io.TempDir Path dir)
+            throws Exception {
+        long dflt = dev.strait.model.Config.RequestBodyFiles.DEFAULTS.maxBytes();
+        Object[][] cases = {
+            {null, dflt, "272Mi"}, // the chart's default, the proxies' own
+            {0L, 0L, "16Mi"}, // no files
+            {1073741824L, 1L << 30, "1040Mi"},
+            {1L, 1L, "17Mi"}, // rounded up
+            {1048577L, 1048577L, "18Mi"},
+        };
+        Path file = dir.resolve("values.yaml");
+        for (Object[] c : cases) {
+            long budget = (Long) c[1];
+            for (String kind : List.of("Deployment", "DaemonSet")) {
+                for (boolean fromFile : List.of(false, true)) {
+                    String yaml;
+                    if (fromFile) {
+                        Files.writeString(file, "proxy:\n  kind: " + kind + (c[0] == null ? "\n"
+                                : "\n  requestBodyFiles: { maxBytes: " + c[0] + " }\n"));
+                        yaml = Chart.template("strait", t -> t.withValuesFile(file));
+                    } else {
+                        Map<String, Object> values = new java.util.HashMap<>(Map.of("proxy.kind", kind));
+                        if (c[0] != null) {
+                            values.put("proxy.requestBodyFiles.maxBytes", c[0]);
+                        }
+                        yaml = Chart.template("strait", values);
+                    }
+                    String what = c[0] + " " + kind + (fromFile ? " from a file" : " with --set");
+                    List<HasMetadata> objs = objects(yaml);
+                    assertThat(one(objs, Deployment.class, "strait-operator").getSpec().getTemplate().getSpec()
+                            .getContainers().get(0).getArgs()).as(what)
+                            .contains("--proxy-request-body-files-max-bytes=" + budget)
+                            .filteredOn(a -> a.startsWith("--proxy-request-body-files")).hasSize(1);
+                    PodSpec pod = (kind.equals("Deployment")
+                            ? one(objs, Deployment.class, "strait-proxy").getSpec().getTemplate()
+                            : one(objs, DaemonSet.class, "strait-proxy").getSpec().getTemplate()).getSpec();
+                    assertThat(pod.getContainers().get(0).getVolumeMounts()).filteredOn(m -> m.getMountPath().equals("/tmp"))
+                            .singleElement().extracting(m -> m.getName()).isEqualTo("tmp");
+                    io.fabric8.kubernetes.api.model.Quantity limit = pod.getVolumes().stream()
+                            .filter(v -> v.getName().equals("tmp")).findFirst().orElseThrow().getEmptyDir().getSizeLimit();
+                    assertThat(limit.toString()).as(what).isEqualTo(c[2]);
+                    assertThat(io.fabric8.kubernetes.api.model.Quantity.getAmountInBytes(limit).longValueExact()).as(what)
+                            .isGreaterThanOrEqualTo((16L << 20) + budget).isLessThan((17L << 20) + budget);
+                }
+            }
         }
+        for (Object bad : List.of(-1, 1.5, "256Mi")) {
+            assertThatThrownBy(() -> Chart.template("strait", Map.of("proxy.requestBodyFiles.maxBytes", bad))).as("%s", bad)
+                    .hasMessageContaining("/proxy/requestBodyFiles/maxBytes");
+        }
+        Files.writeString(file, "proxy: { requestBodyFiles: { maxBytes: 268435456.5 } }\n");
+        assertThatThrownBy(() -> Chart.template("strait", t -> t.withValuesFile(file)))
+                .hasMessageContaining("/proxy/requestBodyFiles/maxBytes");
+        Files.writeString(file, "proxy: { requestBodyFiles: { maxBytes: null } }\n");
+        assertThatThrownBy(() -> Chart.template("strait", t -> t.withValuesFile(file))).as("a budget is required")
+                .hasMessageContaining("maxBytes");
     }
 
     @Test
