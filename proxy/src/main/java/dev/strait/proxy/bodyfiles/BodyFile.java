@@ -7,9 +7,10 @@ import java.nio.ByteBuffer;
 import java.nio.channels.FileChannel;
 
 /**
- * One request body's file: written as the body comes, read back once as it goes upstream, then closed. Used on one
- * event loop only. Writes go to the page cache, as nginx's temporary files do from its workers: a body reaches
- * here only past what its rule holds in memory, so only large uploads pay for it.
+ * One request body's file: written as the body comes, read back once as it goes upstream, then closed (or kept
+ * by its loop for a later body, {@link BodyFiles}). Used on one event loop only. Writes go to the page cache, as
+ * nginx's temporary files do from its workers: a body reaches here only past what its rule holds in memory, so
+ * only large uploads pay for it.
  */
 public final class BodyFile {
     /** What one read back hands on: as much as a socket write usually takes. */
@@ -17,13 +18,30 @@ public final class BodyFile {
 
     private final BodyFiles owner;
     private final FileChannel channel;
+    /** What the file holds on disk (the most any of its bodies wrote), counted against the budget. */
+    private long capacity;
     private long written;
     private long read;
     private boolean closed;
+    /** When it was last kept for a later body ({@link BodyFiles#keep}). */
+    long keptAt;
+    /** A write or read failed: what the file holds is unknown, so it is never given to another body. */
+    private boolean broken;
 
     BodyFile(BodyFiles owner, FileChannel channel) {
         this.owner = owner;
         this.channel = channel;
+    }
+
+    /** A kept file for a new body: overwritten from its start. */
+    void reuse() {
+        closed = false;
+        written = 0;
+        read = 0;
+    }
+
+    long capacity() {
+        return capacity;
     }
 
     /**
@@ -32,7 +50,9 @@ public final class BodyFile {
      */
     public boolean append(ByteBuf data) {
         int n = data.readableBytes();
-        if (closed || !owner.reserve(n)) {
+        long end = written + n;
+        long grow = Math.max(end - capacity, 0);
+        if (closed || broken || (grow > 0 && !owner.reserve(grow))) {
             return false;
         }
         try {
@@ -45,16 +65,18 @@ public final class BodyFile {
                 index += w;
             }
         } catch (IOException e) {
-            owner.release(n);
+            owner.release(grow);
+            broken = true;
             owner.refused("cannot write a request body file: " + e);
             return false;
         }
-        written += n;
+        written = end;
+        capacity += grow;
         data.release();
         return true;
     }
 
-    /** Bytes in the file. */
+    /** Bytes of this body in the file. */
     public long length() {
         return written;
     }
@@ -76,19 +98,33 @@ public final class BodyFile {
             }
         } catch (IOException | RuntimeException e) {
             buf.release();
+            broken = true;
             throw e;
         }
         read += n;
         return buf;
     }
 
-    /** Closes the file (its space is freed) and gives its bytes back to the budget; again: nothing. */
+    /**
+     * The body is done with its file: kept open for this loop's next body when it is small, else closed (its space
+     * freed and given back to the budget). Again: nothing.
+     */
     public void close() {
         if (closed) {
             return;
         }
         closed = true;
-        owner.release(written);
+        if (!broken && owner.keep(this)) {
+            return;
+        }
+        discard();
+    }
+
+    /** Closes the file for good, its space freed and given back to the budget. */
+    void discard() {
+        closed = true;
+        owner.release(capacity);
+        capacity = 0;
         try {
             channel.close();
         } catch (IOException e) {
