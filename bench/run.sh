@@ -132,6 +132,7 @@ prepare_fixtures() {
   printf 'hello, world\n' >"$TMP/www/hello.txt"            # static-small: 13 bytes
   printf 'hello, world!\n' >"$TMP/www/respond-body.txt"    # respond, proxy, cache-hit, php, node, python, auth
   head -c 1048576 /dev/urandom >"$TMP/www/1m.bin"          # static-1m, tls-static-1m
+  head -c 131072 /dev/urandom >"$TMP/www/upload.bin"       # upload: what every request POSTs (128 KiB)
   # gzip-static: 32 KiB of HTML-like text, the same every run (compresses ~3x at level 1, as pages do).
   perl -e 'srand(7); my @w = qw(<p> </p> <li> </li> <a href="/docs"> </a> strait proxy route upstream answer
     gzip event loop the a of to and in); my $s = "<!doctype html>\n<html><body>\n";

@@ -10,6 +10,12 @@ run_load() {
   LOAD_RC=0
   local accept
   accept=$(scenario_accept_encoding "$sc") && ask=(-H "Accept-Encoding: $accept")
+  local upload
+  if upload=$(scenario_upload "$sc"); then # wrk POSTs the file's bytes with every request
+    printf 'local f = io.open("%s", "rb")\nwrk.method = "POST"\nwrk.body = f:read("*a")\nf:close()\nwrk.headers["Content-Type"] = "application/octet-stream"\n' \
+      "$upload" >"$TMP/upload.lua"
+    ask+=(-s "$TMP/upload.lua")
+  fi
   case $(scenario_loader "$sc") in
     wrk)
       timeout -k 5 $((secs + 30)) taskset -c "$CLIENT_CPU" wrk -t1 -c"$CONNS" -d"${secs}s" --latency "${ask[@]}" "$url" >"$out" 2>&1 & ;;

@@ -1,6 +1,6 @@
 # Scenarios, the servers under test and the upstream applications, for bench/run.sh. Sourced.
 
-ALL_SCENARIOS="respond static-small static-1m gzip-static browser-static proxy cache-hit tls-h2-static-small tls-static-1m php node python auth auth-cached mirror"
+ALL_SCENARIOS="respond static-small static-1m gzip-static browser-static proxy cache-hit tls-h2-static-small tls-static-1m php node python auth auth-cached mirror upload"
 ALL_SERVERS="nginx haproxy caddy strait"
 
 # ---------------------------------------------------------------- scenarios
@@ -17,6 +17,7 @@ scenario_kind() { # the config file each server loads: bench/configs/<server>/<k
     auth) echo auth ;;
     auth-cached) echo auth-cached ;;
     mirror) echo mirror ;;
+    upload) echo upload ;;
     *) return 1 ;;
   esac
 }
@@ -27,6 +28,7 @@ scenario_path() {
     static-1m | tls-static-1m) echo /1m.bin ;;
     gzip-static | browser-static) echo /page.html ;;
     proxy | auth | auth-cached | mirror) echo /api/hello ;;
+    upload) echo /api/upload ;;
     cache-hit) echo /cached/hello ;;
     php) echo /hello.php ;;
     node) echo /node/hello ;;
@@ -40,11 +42,17 @@ scenario_accept_encoding() { # what the scenario's client takes; a compressed an
     *) return 1 ;;
   esac
 }
+scenario_upload() { # the body the scenario's client POSTs, as a file; none: the scenario GETs
+  case $1 in
+    upload) echo "$TMP/www/upload.bin" ;;
+    *) return 1 ;;
+  esac
+}
 scenario_scheme() { case $1 in tls-*) echo https ;; *) echo http ;; esac; }
 scenario_loader() { case $1 in tls-h2-*) echo h2load ;; *) echo wrk ;; esac; }
 scenario_app() { # what runs behind the server on APP_CPU
   case $1 in
-    proxy | cache-hit | auth | auth-cached | mirror) echo upstream-nginx ;;
+    proxy | cache-hit | auth | auth-cached | mirror | upload) echo upstream-nginx ;;
     node) echo node ;;
     python) echo python ;;
     php) echo php-fpm ;;
@@ -68,6 +76,8 @@ server_na() { # prints why a server has no equivalent for the scenario (the cell
     caddy/auth-cached) echo "caddy's forward_auth keeps no answers" ;;
     haproxy/mirror) echo "haproxy mirrors only through an SPOE agent" ;;
     caddy/mirror) echo "stock caddy has no request mirroring" ;;
+    haproxy/upload) echo "haproxy buffers a request body only up to its buffer (16 KiB), never to disk" ;;
+    caddy/upload) echo "caddy buffers request bodies only in memory (request_buffers)" ;;
   esac
 }
 
@@ -104,6 +114,8 @@ check_body() {
   [[ $(scenario_scheme "$sc") == https ]] && flags+=(--cacert "$TMP/cert.pem")
   case $(scenario_loader "$sc") in h2load) flags+=(--http2) ;; *) flags+=(--http1.1) ;; esac
   accept=$(scenario_accept_encoding "$sc") && flags+=(-H "Accept-Encoding: $accept")
+  local upload
+  upload=$(scenario_upload "$sc") && flags+=(--data-binary "@$upload" -H "Content-Type: application/octet-stream")
   rm -f "$TMP/got" "$TMP/got.head"
   out=$(timeout 10 curl "${flags[@]}" "$url" 2>"$TMP/curl.err") || out="000 -"
   read -r code ver <<<"$out"
@@ -123,7 +135,7 @@ check_body() {
   fi
   local got
   got=$(head -c 60 "$TMP/got" 2>/dev/null | perl -0777 -pe 's/\\/\\\\/g; s/\n/\\n/g; s/([^[:print:]])/sprintf("\\x%02x", ord $1)/ge' || true)
-  CHECK_MSG="body check failed: GET $(scenario_path "$sc"): status $code, $(stat -c %s "$TMP/got" 2>/dev/null || echo 0) bytes \"$got\" $(oneline 160 <"$TMP/curl.err")"
+  CHECK_MSG="body check failed: ${upload:+POST}${upload:-GET} $(scenario_path "$sc"): status $code, $(stat -c %s "$TMP/got" 2>/dev/null || echo 0) bytes \"$got\" $(oneline 160 <"$TMP/curl.err")"
   return 1
 }
 
