@@ -45,6 +45,11 @@ public final class BodyFiles {
         protected Spares initialValue() {
             return new Spares();
         }
+
+        @Override
+        protected void onRemoval(Spares kept) {
+            kept.closeAll(); // the loop's thread ends (the server closes): its kept files with it
+        }
     };
 
     /** One loop's kept files, last kept first (its pages the likeliest still cached), and what they hold. */
@@ -58,6 +63,16 @@ public final class BodyFiles {
                 bytes -= f.capacity();
             }
             return f;
+        }
+
+        /** Closes every kept file, giving their space back; whether there were any. */
+        boolean closeAll() {
+            boolean any = !files.isEmpty();
+            BodyFile f;
+            while ((f = take()) != null) {
+                f.discard();
+            }
+            return any;
         }
     }
     private final AtomicLong held = new AtomicLong();
@@ -89,13 +104,14 @@ public final class BodyFiles {
     }
 
     /**
-     * A new, empty file for one body, or null when files are off or one cannot be made (logged, at most once a
-     * minute, naming the directory). The file is unlinked at once: only its channel holds it, so neither a crash
-     * nor a lost close leaves anything behind.
+     * An empty file for one body (one this loop kept, or a new one), or null when files are off or one cannot be
+     * made (logged, at most once a minute, naming the directory). A new file is unlinked at once: only its channel
+     * holds it, so neither a crash nor a lost close leaves anything behind.
      */
     public BodyFile open() {
         Config.RequestBodyFiles s = settings;
         if (s.maxBytes() <= 0) {
+            spares.get().closeAll(); // turned off by a reload: what this loop kept goes too
             return null;
         }
         BodyFile spare = spares.get().take();
@@ -168,15 +184,7 @@ public final class BodyFiles {
 
     /** Closes the calling loop's kept files, giving their space back; whether there were any. */
     private boolean closeSpares() {
-        Spares here = spares.get();
-        if (here.files.isEmpty()) {
-            return false;
-        }
-        BodyFile f;
-        while ((f = here.take()) != null) {
-            f.discard();
-        }
-        return true;
+        return spares.get().closeAll();
     }
 
     void release(long n) {

@@ -143,6 +143,18 @@ class BodyFilesTest {
     }
 
     @Test
+    void filesTurnedOffCloseWhatTheLoopKept() {
+        BodyFiles files = files(1 << 20);
+        BodyFile f = files.open();
+        assertThat(f.append(text("kept"))).isTrue();
+        f.close();
+        assertThat(files.held()).isEqualTo(4);
+        files.configure(new Config.RequestBodyFiles(dir.toString(), 0));
+        assertThat(files.open()).isNull();
+        assertThat(files.held()).isZero();
+    }
+
+    @Test
     void aReloadChangesTheBudgetOfFilesAlreadyOpen() {
         BodyFiles files = files(100);
         BodyFile f = files.open();
