@@ -88,6 +88,27 @@ public final class BodyFiles {
         this.settings = settings;
     }
 
+    /**
+     * Says at start and at each reload, naming the field, when {@code config} has rules that read bodies first
+     * ({@code requestBuffering}, FastCGI) but its directory is no writable directory (a read-only root without a
+     * volume at {@code /tmp}), rather than at the first large upload; those bodies then stream past memory.
+     */
+    public static void checkDirectory(Config config) {
+        Config.RequestBodyFiles s = config.requestBodyFiles();
+        boolean used = config.routes().stream().flatMap(r -> r.rules().stream())
+                .anyMatch(rule -> rule.requestBuffering() != null || rule.fastcgi() != null);
+        if (!used || s.maxBytes() <= 0) {
+            return;
+        }
+        Path dir = Path.of(s.directory() != null ? s.directory() : System.getProperty("java.io.tmpdir"));
+        if (!Files.isDirectory(dir) || !Files.isWritable(dir)) {
+            log.warn("requestBodyFiles.directory: {} is not a writable directory{}; request bodies that outgrow their"
+                    + " rule's memory will stream to their upstream instead of waiting in a file (set"
+                    + " requestBodyFiles.directory, or maxBytes: 0 to say so)", dir,
+                    s.directory() == null ? " (java.io.tmpdir)" : "");
+        }
+    }
+
     /** Bytes all open body files hold on disk now, kept ones included (a gauge). */
     public long held() {
         return held.get();

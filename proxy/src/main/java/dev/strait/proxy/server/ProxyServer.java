@@ -171,7 +171,11 @@ public final class ProxyServer implements AutoCloseable {
         cache.install(loops);
         spans.install(loops);
         serving.onSwap(s -> cache.resize(s.config().cache().maxBytes()));
-        serving.onSwap(s -> bodyFiles.configure(s.config().requestBodyFiles()));
+        BodyFiles.checkDirectory(serving.snapshot().config());
+        serving.onSwap(s -> {
+            bodyFiles.configure(s.config().requestBodyFiles());
+            BodyFiles.checkDirectory(s.config());
+        });
         if (metrics != null) {
             metrics.requestBodyFiles(bodyFiles::held, bodyFiles::refusals);
         }

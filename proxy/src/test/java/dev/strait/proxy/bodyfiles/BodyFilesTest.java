@@ -154,6 +154,33 @@ class BodyFilesTest {
         assertThat(files.held()).isZero();
     }
 
+    private String warnings(String directory, String rule) throws Exception {
+        Config c = dev.strait.model.ConfigParser.parse("""
+                listeners: [ { name: http, address: "127.0.0.1:0" } ]
+                upstreams: [ { name: app, endpoints: [ "127.0.0.1:9" ] } ]
+                routes: [ { name: r, hosts: [ "*" ], rules: [ { backends: [ { upstream: app } ]%s } ] } ]
+                requestBodyFiles: { directory: "%s" }
+                """.formatted(rule, directory), "test");
+        java.io.PrintStream original = System.err;
+        java.io.ByteArrayOutputStream captured = new java.io.ByteArrayOutputStream();
+        System.setErr(new java.io.PrintStream(captured, true, StandardCharsets.UTF_8));
+        try {
+            BodyFiles.checkDirectory(c);
+        } finally {
+            System.setErr(original);
+        }
+        return captured.toString(StandardCharsets.UTF_8);
+    }
+
+    @Test
+    void aDirectoryThatCannotTakeFilesIsSaidAtStartNamingTheField() throws Exception {
+        String missing = dir.resolve("gone").toString();
+        assertThat(warnings(missing, ", requestBuffering: {}"))
+                .contains("requestBodyFiles.directory: " + missing + " is not a writable directory");
+        assertThat(warnings(missing, "")).as("no rule reads bodies first: nothing to say").isEmpty();
+        assertThat(warnings(dir.toString(), ", requestBuffering: {}")).isEmpty();
+    }
+
     @Test
     void aReloadChangesTheBudgetOfFilesAlreadyOpen() {
         BodyFiles files = files(100);
