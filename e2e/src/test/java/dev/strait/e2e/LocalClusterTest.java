@@ -723,6 +723,10 @@ class LocalClusterTest {
         for (Map.Entry<String, String> f : scripts.getData().entrySet()) {
             Files.writeString(www.resolve(f.getKey()), f.getValue());
         }
+        Files.createDirectories(root.resolve("tmp")); // PHP keeps a large POST body in a file of its own
+        // Beside the example's page: what an upload form's script sees of the body.
+        Files.writeString(www.resolve("upload.php"),
+                "<?php echo $_SERVER['CONTENT_LENGTH'], ' ', md5(file_get_contents('php://input'));");
         GenericKubernetesResource upstream = client.genericKubernetesResources("strait.dev/v1alpha1", "Upstream")
                 .inNamespace("default").withName("php-app").get();
         int children = ((Number) upstream.get("spec", "maxConnections")).intValue();
@@ -756,6 +760,32 @@ class LocalClusterTest {
                 // A small page: php-fpm sends it with END_REQUEST in one write, so it has a Content-Length
                 // (ADR 0031) and the body follows the head as it is.
                 assertThat(tryGet(http, "php.example.com", "/?name=strait")).startsWith("200 hello strait from PHP "));
+        // A chunked 3 MiB upload, three times what the proxy holds in memory for FastCGI: read whole into a request
+        // body file, then sent to php-fpm with its CONTENT_LENGTH (before ADR 0102: 411 Length Required).
+        byte[] body = new byte[3 << 20];
+        new java.util.Random(7).nextBytes(body);
+        String md5 = java.util.HexFormat.of().formatHex(java.security.MessageDigest.getInstance("MD5").digest(body));
+        assertThat(postChunked(http, "php.example.com", "/upload.php", body)).isEqualTo("200 " + body.length + " " + md5);
+    }
+
+    /** A POST with a chunked body of 64 KiB chunks on a new connection; the status and the answer's body. */
+    static String postChunked(int port, String host, String path, byte[] body) throws IOException {
+        try (Socket s = new Socket("127.0.0.1", port)) {
+            s.setSoTimeout(10_000);
+            OutputStream out = new java.io.BufferedOutputStream(s.getOutputStream());
+            out.write(("POST " + path + " HTTP/1.1\r\nHost: " + host + "\r\nConnection: close\r\n"
+                    + "Transfer-Encoding: chunked\r\n\r\n").getBytes(StandardCharsets.ISO_8859_1));
+            for (int at = 0; at < body.length; at += 65536) {
+                int n = Math.min(65536, body.length - at);
+                out.write((Integer.toHexString(n) + "\r\n").getBytes(StandardCharsets.ISO_8859_1));
+                out.write(body, at, n);
+                out.write("\r\n".getBytes(StandardCharsets.ISO_8859_1));
+            }
+            out.write("0\r\n\r\n".getBytes(StandardCharsets.ISO_8859_1));
+            out.flush();
+            String resp = new String(s.getInputStream().readAllBytes(), StandardCharsets.UTF_8);
+            return resp.substring(9, 12) + " " + resp.substring(resp.indexOf("\r\n\r\n") + 4);
+        }
     }
 
     /** {@link #get}, or the failure as text, for polling a port that may not listen yet. */
