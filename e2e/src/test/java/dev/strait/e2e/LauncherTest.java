@@ -54,4 +54,71 @@ class LauncherTest {
         assertThat(Files.getLastModifiedTime(archive).toMillis()).as("a later start maps it, not rewrites it")
                 .isEqualTo(written);
     }
+
+    /**
+     * Two first starts at once: while one holds the archive's lock (here flock(1) itself, as a writer holds it for its
+     * life), another start neither writes the archive (their writes at exit would interleave) nor maps one; once the
+     * lock is free, a start writes it again.
+     */
+    @Test
+    void aStartWhileAnotherHoldsTheArchiveLockNeitherWritesNorMapsIt() throws Exception {
+        org.junit.jupiter.api.Assumptions.assumeTrue(Files.isExecutable(Path.of("/usr/bin/flock")), "no flock(1)");
+        Path jar = Files.copy(StraitProcesses.jar(), dir.resolve("strait-proxy.jar"));
+        Path archive = dir.resolve("strait-proxy.jsa");
+        Path config = Files.writeString(dir.resolve("strait.yaml"), """
+                listeners: [ { name: http, address: "127.0.0.1:0" } ]
+                admin: { address: "127.0.0.1:0" }
+                routes: [ { name: site, hosts: [ "*" ], rules: [ { respond: { status: 200, body: "ok" } } ] } ]
+                """);
+        Map<String, String> env = Map.of("STRAIT_JAR", jar.toString(), "JAVA", StraitProcesses.javaBinary());
+        List<String> serve = List.of(LAUNCHER.toString(), "--config", config.toString());
+
+        Process writer = holdLock(dir.resolve("strait-proxy.jsa.lock"));
+        try {
+            ProxyProcess second = strait.startProcess(serve, env).awaitServing();
+            assertThat(commandLine(second)).doesNotContain("ArchiveClassesAtExit").doesNotContain("SharedArchiveFile");
+            second.close();
+            assertThat(archive).as("written by no one but the lock's holder").doesNotExist();
+        } finally {
+            release(writer);
+        }
+
+        ProxyProcess first = strait.startProcess(serve, env).awaitServing();
+        assertThat(commandLine(first)).contains("-XX:ArchiveClassesAtExit=" + archive);
+        first.close();
+        assertThat(archive).isRegularFile();
+
+        writer = holdLock(dir.resolve("strait-proxy.jsa.lock")); // as if a writer were writing it now
+        try {
+            ProxyProcess reader = strait.startProcess(serve, env).awaitServing();
+            assertThat(commandLine(reader)).doesNotContain("SharedArchiveFile").doesNotContain("ArchiveClassesAtExit");
+            reader.close();
+        } finally {
+            release(writer);
+        }
+        ProxyProcess reader = strait.startProcess(serve, env).awaitServing();
+        assertThat(commandLine(reader)).contains("-XX:SharedArchiveFile=" + archive);
+        reader.close();
+    }
+
+    /** flock(1) holding an exclusive lock on {@code lock} until destroyed; returns once it holds it. */
+    private static Process holdLock(Path lock) throws Exception {
+        // -o: the lock stays with flock itself (not its child), so destroying flock frees it
+        Process p = new ProcessBuilder("flock", "-o", "-x", lock.toString(), "-c", "echo locked; exec sleep 60")
+                .redirectErrorStream(true).start();
+        String line = new java.io.BufferedReader(new java.io.InputStreamReader(p.getInputStream())).readLine();
+        assertThat(line).isEqualTo("locked");
+        return p;
+    }
+
+    private static void release(Process holder) throws InterruptedException {
+        holder.descendants().forEach(ProcessHandle::destroy);
+        holder.destroy();
+        holder.waitFor();
+    }
+
+    /** The JVM's command line (the launcher execs java, so the process is the JVM). */
+    private static String commandLine(ProxyProcess p) throws Exception {
+        return Files.readString(Path.of("/proc/" + p.process.pid() + "/cmdline")).replace('\0', ' ');
+    }
 }
