@@ -7,6 +7,7 @@ import java.nio.file.Path;
 import java.time.Duration;
 import java.util.List;
 import java.util.Map;
+import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.RegisterExtension;
 import org.junit.jupiter.api.io.TempDir;
@@ -25,17 +26,25 @@ class LauncherTest {
 
     @TempDir
     Path dir;
+    /** The archive beside the test's own copy of the jar, a config that serves, and the launcher's environment. */
+    private Path archive;
+    private Path config;
+    private Map<String, String> env;
 
-    @Test
-    void onlyARunThatServesWritesTheClassArchive() throws Exception {
+    @BeforeEach
+    void jarAndConfig() throws Exception {
         Path jar = Files.copy(StraitProcesses.jar(), dir.resolve("strait-proxy.jar"));
-        Path archive = dir.resolve("strait-proxy.jsa");
-        Path config = Files.writeString(dir.resolve("strait.yaml"), """
+        archive = dir.resolve("strait-proxy.jsa");
+        config = Files.writeString(dir.resolve("strait.yaml"), """
                 listeners: [ { name: http, address: "127.0.0.1:0" } ]
                 admin: { address: "127.0.0.1:0" }
                 routes: [ { name: site, hosts: [ "*" ], rules: [ { respond: { status: 200, body: "ok" } } ] } ]
                 """);
-        Map<String, String> env = Map.of("STRAIT_JAR", jar.toString(), "JAVA", StraitProcesses.javaBinary());
+        env = Map.of("STRAIT_JAR", jar.toString(), "JAVA", StraitProcesses.javaBinary());
+    }
+
+    @Test
+    void onlyARunThatServesWritesTheClassArchive() throws Exception {
 
         ProxyProcess check = strait.startProcess(List.of(LAUNCHER.toString(), "--check", config.toString()), env);
         assertThat(check.waitFor(Duration.ofSeconds(30))).isTrue();
@@ -63,14 +72,6 @@ class LauncherTest {
     @Test
     void aStartWhileAnotherHoldsTheArchiveLockNeitherWritesNorMapsIt() throws Exception {
         org.junit.jupiter.api.Assumptions.assumeTrue(Files.isExecutable(Path.of("/usr/bin/flock")), "no flock(1)");
-        Path jar = Files.copy(StraitProcesses.jar(), dir.resolve("strait-proxy.jar"));
-        Path archive = dir.resolve("strait-proxy.jsa");
-        Path config = Files.writeString(dir.resolve("strait.yaml"), """
-                listeners: [ { name: http, address: "127.0.0.1:0" } ]
-                admin: { address: "127.0.0.1:0" }
-                routes: [ { name: site, hosts: [ "*" ], rules: [ { respond: { status: 200, body: "ok" } } ] } ]
-                """);
-        Map<String, String> env = Map.of("STRAIT_JAR", jar.toString(), "JAVA", StraitProcesses.javaBinary());
         List<String> serve = List.of(LAUNCHER.toString(), "--config", config.toString());
 
         Process writer = holdLock(dir.resolve("strait-proxy.jsa.lock"));
