@@ -15,6 +15,8 @@
 # the end (or on Ctrl-C).
 set -euo pipefail
 BENCH_DIR=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
+# shellcheck source=lib/common.sh
+source "$BENCH_DIR/lib/common.sh" # proc_ticks, status_kb, CLK_TCK
 (( $# == 2 )) || { sed -n '2,14p' "${BASH_SOURCE[0]}" | sed 's/^# \{0,1\}//'; exit 2; }
 JAR_A=$1 JAR_B=$2
 TURNS=${TURNS:-24}
@@ -30,8 +32,8 @@ command -v wrk >/dev/null || { echo "wrk not found (apt-get install wrk)" >&2; e
 
 TMP=$(mktemp -d /tmp/strait-ab.XXXXXX)
 pids=()
-cleanup() { for p in "${pids[@]}"; do kill -9 "$p" 2>/dev/null || true; done; rm -rf "$TMP"; }
-trap cleanup EXIT
+ab_cleanup() { for p in "${pids[@]}"; do kill -9 "$p" 2>/dev/null || true; done; rm -rf "$TMP"; }
+trap ab_cleanup EXIT
 
 start() { # start NAME JAR PORT ADMIN_PORT OPTS: the server's PID on stdout
   sed -e "s/@PORT@/$3/; s/@ADMIN_PORT@/$4/" "$BENCH_DIR/configs/strait/respond.yaml" >"$TMP/$1.yaml"
@@ -47,14 +49,13 @@ ready() { # ready PORT PID
   done
   echo "the server on port $1 did not start:" >&2; tail -5 "$TMP"/*.log >&2; exit 1
 }
-cpu_ticks() { awk '{print $14 + $15}' "/proc/$1/stat"; }
 turn() { # turn PID PORT: CPU microseconds per request over one turn of load
   local t0 t1 reqs
-  t0=$(cpu_ticks "$1")
+  t0=$(proc_ticks "$1")
   reqs=$(taskset -c "$CLIENT_CPU" wrk -t1 -c"$CONNS" -d"${SECS}s" "http://127.0.0.1:$2/hello" \
     | awk '/requests in/ {print $1}')
-  t1=$(cpu_ticks "$1")
-  awk -v d=$((t1 - t0)) -v n="$reqs" -v hz="$(getconf CLK_TCK)" 'BEGIN {printf "%.3f", d * 1e6 / hz / n}'
+  t1=$(proc_ticks "$1")
+  awk -v d=$((t1 - t0)) -v n="$reqs" -v hz="$CLK_TCK" 'BEGIN {printf "%.3f", d * 1e6 / hz / n}'
 }
 median() { printf '%s\n' "$@" | sort -g | awk '{v[NR] = $1} END {print (NR % 2) ? v[(NR + 1) / 2] : (v[NR / 2] + v[NR / 2 + 1]) / 2}'; }
 
@@ -77,4 +78,4 @@ echo "A: $JAR_A $JAVA_OPTS $OPTS_A"
 echo "B: $JAR_B $JAVA_OPTS $OPTS_B"
 echo "median CPU per request: A $(median "${as[@]}") us, B $(median "${bs[@]}") us"
 echo "median of the turns' B/A: $(median "${ratios[@]}") (sorted: $(printf '%s\n' "${ratios[@]}" | sort -g | tr '\n' ' '))"
-echo "peak RSS: A $(awk '/VmHWM/ {print $2}' "/proc/$pid_a/status") kB, B $(awk '/VmHWM/ {print $2}' "/proc/$pid_b/status") kB"
+echo "peak RSS: A $(status_kb "$pid_a" VmHWM) kB, B $(status_kb "$pid_b" VmHWM) kB"
