@@ -328,6 +328,10 @@ public final class Http1RequestDecoder extends ByteToMessageDecoder {
             }
             return;
         }
+        // The same limit when the end came in the read that crossed it (the blank line not counted).
+        if (end > maxHeaderBytes + 2) {
+            throw new Http1Violation(HttpResponseStatus.REQUEST_HEADER_FIELDS_TOO_LARGE, "trailers too large");
+        }
         scanned = 0;
         byte[] b = Http1Framing.scratch(end);
         in.getBytes(start, b, 0, end);

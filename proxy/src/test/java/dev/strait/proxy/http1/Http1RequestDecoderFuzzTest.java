@@ -8,6 +8,7 @@ import io.netty.buffer.Unpooled;
 import io.netty.channel.embedded.EmbeddedChannel;
 import io.netty.handler.codec.http.HttpContent;
 import io.netty.handler.codec.http.HttpHeaderNames;
+import io.netty.handler.codec.http.HttpHeaders;
 import io.netty.handler.codec.http.HttpRequest;
 import io.netty.handler.codec.http.LastHttpContent;
 import io.netty.util.ReferenceCountUtil;
@@ -17,7 +18,8 @@ import java.util.Map;
  * Request bytes, arriving in two reads split anywhere, as the proxy decodes them: every outcome is a
  * request (or body part) or a refusal carrying its status, never another exception, and what is
  * accepted is what a strict reader would accept: one Host, never both Content-Length and
- * Transfer-Encoding, no CR, LF or NUL left in a name or value, and never more body than declared.
+ * Transfer-Encoding, no CR, LF or NUL left in a name or value, never more body than declared, and
+ * no head or trailer section over the limits.
  *
  * <p>{@code mvn test} replays the inputs in {@code Http1RequestDecoderFuzzTestInputs/} (among them
  * SmugglingCorpusTest's cases); {@code JAZZER_FUZZ=1} searches for new ones (docs/hardening.md).
@@ -63,6 +65,7 @@ class Http1RequestDecoderFuzzTest {
                             if (declared >= 0) {
                                 assertThat(seen).isEqualTo(declared);
                             }
+                            withinLimits(last.trailingHeaders());
                             for (Map.Entry<String, String> t : last.trailingHeaders()) {
                                 assertThat(t.getKey()).isNotEqualToIgnoringCase("content-length")
                                         .isNotEqualToIgnoringCase("transfer-encoding").isNotEqualToIgnoringCase("host");
@@ -91,6 +94,17 @@ class Http1RequestDecoderFuzzTest {
         for (Map.Entry<String, String> h : r.headers()) {
             clean(h.getKey(), h.getValue());
         }
+        withinLimits(r.headers());
+    }
+
+    /** A section's fields, each as "name: value CRLF" (values lose their spaces, so never more), fit the limits. */
+    private static void withinLimits(HttpHeaders fields) {
+        int bytes = 0;
+        for (Map.Entry<String, String> f : fields) {
+            bytes += f.getKey().length() + f.getValue().length() + 4;
+        }
+        assertThat(bytes).as("section bytes").isLessThanOrEqualTo(LIMITS.maxHeaderBytes());
+        assertThat(fields.size()).as("fields").isLessThanOrEqualTo(LIMITS.maxHeaderCount());
     }
 
     private static void clean(String name, String value) {

@@ -12,8 +12,13 @@ import io.netty.util.ReferenceCountUtil;
 import java.nio.charset.StandardCharsets;
 import java.time.Duration;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.ValueSource;
 
-/** Chunked request trailers that arrive slowly: decoded the same, and each byte searched once. */
+/**
+ * Chunked request trailers that arrive slowly: decoded the same, and each byte searched once; and
+ * trailers over the header-block limit refused with 431 however the reads split them.
+ */
 class Http1RequestTrailersTest {
     private static final Limits LIMITS = new Limits(8192, 32 * 1024, 100, 1 << 20,
             Duration.ofSeconds(1), Duration.ofSeconds(1), Duration.ofSeconds(1));
@@ -67,6 +72,33 @@ class Http1RequestTrailersTest {
         LastHttpContent last = (LastHttpContent) m;
         assertThat(last.decoderResult().isFailure()).isTrue();
         assertThat(last.decoderResult().cause()).hasMessageContaining("bare LF in trailers");
+        ch.finishAndReleaseAll();
+    }
+
+    /**
+     * The limit held only while the trailers' end was still to come: 40 000 bytes of trailers that
+     * reached the decoder together with their blank line (one large read, or two reads the last of
+     * which brings the end) were taken.
+     */
+    @ParameterizedTest
+    @ValueSource(ints = {0, 16 * 1024, 32 * 1024, 40_000})
+    void trailersOverTheLimitAreRefusedHoweverTheyArrive(int firstRead) {
+        byte[] tail = ("X-T: " + "a".repeat(40_000) + "\r\n\r\n").getBytes(StandardCharsets.ISO_8859_1);
+        EmbeddedChannel ch = new EmbeddedChannel(new Http1RequestDecoder(LIMITS));
+        ch.writeInbound(Unpooled.copiedBuffer(
+                "POST / HTTP/1.1\r\nHost: a\r\nTransfer-Encoding: chunked\r\n\r\n1\r\na\r\n0\r\n", StandardCharsets.ISO_8859_1));
+        ch.writeInbound(Unpooled.wrappedBuffer(tail, 0, firstRead));
+        ch.writeInbound(Unpooled.wrappedBuffer(tail, firstRead, tail.length - firstRead));
+
+        HttpRequest request = ch.readInbound();
+        assertThat(request.decoderResult().isSuccess()).isTrue();
+        HttpContent body = ch.readInbound();
+        assertThat(body.decoderResult().isSuccess()).isTrue();
+        body.release();
+        LastHttpContent last = ch.readInbound();
+        assertThat(last.decoderResult().isFailure()).isTrue();
+        assertThat(last.decoderResult().cause()).isInstanceOfSatisfying(Http1Violation.class,
+                v -> assertThat(v.status().code()).isEqualTo(431));
         ch.finishAndReleaseAll();
     }
 }
