@@ -67,12 +67,13 @@ final class CgiResponseHead {
         }
         int start = buf.readerIndex();
         int end = findEnd(buf, start);
+        // Over the limit whether or not its end came in the same piece: how STDOUT is cut is PHP-FPM's choice.
+        if (end < 0 ? buf.readableBytes() > MAX_HEAD_BYTES : end - start > MAX_HEAD_BYTES) {
+            buf.release();
+            acc = null;
+            throw new InvalidHeadException("response head longer than " + MAX_HEAD_BYTES + " bytes");
+        }
         if (end < 0) {
-            if (buf.readableBytes() > MAX_HEAD_BYTES) {
-                buf.release();
-                acc = null;
-                throw new InvalidHeadException("response head longer than " + MAX_HEAD_BYTES + " bytes");
-            }
             if (acc == null) {
                 acc = alloc.heapBuffer(Math.max(512, buf.readableBytes() * 2));
                 acc.writeBytes(buf);

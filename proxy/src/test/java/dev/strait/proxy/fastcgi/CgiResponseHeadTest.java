@@ -145,4 +145,20 @@ class CgiResponseHeadTest {
             }
         }).hasMessageContaining("longer than");
     }
+
+    /** The limit held only while the end was still to come: a 40 KB head in one record was taken. */
+    @ParameterizedTest
+    @ValueSource(ints = {0, 16 * 1024, 32 * 1024})
+    void aHeadOverTheLimitIsRefusedWhenItsEndComesInTheSamePiece(int firstPiece) {
+        String whole = "X-Long: " + "a".repeat(40_000) + "\r\n\r\nbody";
+        assertThatThrownBy(() -> feed(whole.substring(0, firstPiece), whole.substring(firstPiece)))
+                .hasMessageContaining("longer than");
+    }
+
+    @Test
+    void aHeadOfExactlyTheLimitIsTaken() throws Exception {
+        String head = "X-Long: " + "a".repeat(CgiResponseHead.MAX_HEAD_BYTES - 12) + "\r\n\r\n";
+        assertThat(head).hasSize(CgiResponseHead.MAX_HEAD_BYTES);
+        assertThat(feed(head.substring(0, 100), head.substring(100) + "body")).isEqualTo("body");
+    }
 }
