@@ -701,18 +701,18 @@ public final class ConfigParser {
         List<HostPort> endpoints = list(n.get("endpoints"), path + ".endpoints", false, (e, p) -> {
             if (e != null && e.isObject()) {
                 known(e, p, "address", "weight");
-                HostPort a = address(e.get("address"), p + ".address");
+                HostPort a = endpoint(e.get("address"), p + ".address");
                 int w = integer(e.get("weight"), p + ".weight", 1, 0, 1000);
                 if (a != null && w != 1) {
                     weights.put(a, w);
                 }
                 return a;
             }
-            return address(e, p);
+            return endpoint(e, p);
         });
         Set<HostPort> seen = new HashSet<>();
         for (int i = 0; i < endpoints.size(); i++) {
-            if (endpoints.get(i) != null && endpoints.get(i).port() == 0) {
+            if (endpoints.get(i) != null && endpoints.get(i).port() == 0 && !endpoints.get(i).isUnixSocket()) {
                 error(path + ".endpoints[" + i + "]", "port 0 is no port to connect to");
             } else if (endpoints.get(i) != null && !seen.add(endpoints.get(i))) {
                 error(path + ".endpoints[" + i + "]", "duplicate endpoint " + endpoints.get(i));
@@ -720,6 +720,12 @@ public final class ConfigParser {
         }
         Upstream.Protocol protocol = enumValue(n.get("protocol"), path + ".protocol", Upstream.Protocol.HTTP1,
                 Upstream.Protocol.class);
+        for (int i = 0; i < endpoints.size(); i++) {
+            if (endpoints.get(i) != null && endpoints.get(i).isUnixSocket() && protocol != Upstream.Protocol.FASTCGI) {
+                error(path + ".endpoints[" + i + "]", "a unix socket is for fastcgi upstreams; this one speaks "
+                        + configName(protocol));
+            }
+        }
         Upstream.LoadBalancer lb = enumValue(n.get("loadBalancer"), path + ".loadBalancer",
                 Upstream.LoadBalancer.ROUND_ROBIN, Upstream.LoadBalancer.class);
         Upstream.HashOn hashOn = null;
@@ -857,6 +863,9 @@ public final class ConfigParser {
             tls = new Upstream.Tls(null, null, null, null); // h2 is HTTP/2 over TLS: the JDK's trust store, the endpoint's name
         }
         boolean refuseLocal = bool(n.get("refuseLocalAddresses"), path + ".refuseLocalAddresses", false);
+        if (refuseLocal && endpoints.stream().anyMatch(e -> e != null && e.isUnixSocket())) {
+            error(path + ".refuseLocalAddresses", "a unix socket endpoint is a local address");
+        }
         return new Upstream(name, nonNull(endpoints), protocol, lb, hc, weights, hashOn, pool, od, panic,
                 maxConnections, tls, refuseLocal);
     }
@@ -2101,12 +2110,21 @@ public final class ConfigParser {
     }
 
     private HostPort address(JsonNode n, String path) {
+        return hostPort(n, path, HostPort::parse);
+    }
+
+    /** An upstream's endpoint: an address, or a unix socket's path. */
+    private HostPort endpoint(JsonNode n, String path) {
+        return hostPort(n, path, HostPort::parseEndpoint);
+    }
+
+    private HostPort hostPort(JsonNode n, String path, java.util.function.Function<String, HostPort> parser) {
         String s = requiredText(n, path);
         if (s == null) {
             return null;
         }
         try {
-            return HostPort.parse(s);
+            return parser.apply(s);
         } catch (IllegalArgumentException e) {
             error(path, e.getMessage());
             return null;

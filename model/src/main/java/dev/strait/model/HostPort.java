@@ -1,7 +1,47 @@
 package dev.strait.model;
 
-/** A {@code host:port} pair as written in config; IPv6 hosts are written in brackets. */
+/**
+ * A {@code host:port} pair as written in config; IPv6 hosts are written in brackets. A FastCGI upstream's
+ * endpoint may be a unix socket instead, written as nginx writes it ({@code unix:/run/php/php-fpm.sock},
+ * Debian's php-fpm default): its absolute path is the host and its port 0 ({@link #isUnixSocket}).
+ */
 public record HostPort(String host, int port) {
+    /** What a unix socket's path is written after. */
+    public static final String UNIX = "unix:";
+    /** The longest path a unix socket address holds: sun_path's 108 bytes, less the terminating NUL. */
+    public static final int MAX_UNIX_PATH_BYTES = 107;
+
+    /**
+     * Parses an upstream endpoint: {@code host:port}, {@code [v6]:port}, or {@code unix:/absolute/path}.
+     *
+     * @throws IllegalArgumentException with a message fit to follow a field path
+     */
+    public static HostPort parseEndpoint(String text) {
+        if (text == null || !text.startsWith(UNIX)) {
+            return parse(text);
+        }
+        String path = text.substring(UNIX.length());
+        if (!path.startsWith("/") || path.endsWith("/")) {
+            throw new IllegalArgumentException("a unix socket is an absolute file path (unix:/run/app.sock), got \""
+                    + text + "\"");
+        }
+        int bytes = path.getBytes(java.nio.charset.StandardCharsets.UTF_8).length;
+        if (bytes > MAX_UNIX_PATH_BYTES) {
+            throw new IllegalArgumentException("a unix socket's path holds at most " + MAX_UNIX_PATH_BYTES
+                    + " bytes, got " + bytes);
+        }
+        for (int i = 0; i < path.length(); i++) {
+            if (path.charAt(i) < 0x20 || path.charAt(i) == 0x7f) {
+                throw new IllegalArgumentException("a unix socket's path may not hold control characters");
+            }
+        }
+        return new HostPort(path, 0);
+    }
+
+    /** Whether this is a unix socket's path ({@code unix:/...}) rather than a host and port. */
+    public boolean isUnixSocket() {
+        return host.startsWith("/");
+    }
 
     /**
      * Parses {@code host:port} or {@code [v6]:port}.
@@ -11,6 +51,10 @@ public record HostPort(String host, int port) {
     public static HostPort parse(String text) {
         if (text == null || text.isBlank()) {
             throw new IllegalArgumentException("must be host:port");
+        }
+        if (text.startsWith(UNIX)) {
+            throw new IllegalArgumentException("must be host:port (unix sockets are for fastcgi upstreams' endpoints),"
+                    + " got \"" + text + "\"");
         }
         String host;
         String port;
@@ -69,6 +113,9 @@ public record HostPort(String host, int port) {
 
     @Override
     public String toString() {
+        if (isUnixSocket()) {
+            return UNIX + host;
+        }
         return host.indexOf(':') >= 0 ? "[" + host + "]:" + port : host + ":" + port;
     }
 }

@@ -71,6 +71,19 @@ class FastCgiConfigTest {
     }
 
     @Test
+    void aUnixSocketEndpointIsReadWrittenAndReadBack() throws Exception {
+        Config c = parse(php("{ backends: [ { upstream: php } ], fastcgi: { root: /srv } }")
+                .replace("\"127.0.0.1:9000\"", "\"unix:/run/php/php8.2-fpm.sock\", { address: \"unix:/tmp/b.sock\", weight: 2 }"));
+        Upstream php = c.upstreams().get(0);
+        assertThat(php.endpoints()).containsExactly(new HostPort("/run/php/php8.2-fpm.sock", 0), new HostPort("/tmp/b.sock", 0));
+        assertThat(php.endpoints()).allMatch(HostPort::isUnixSocket);
+        assertThat(php.weight(new HostPort("/tmp/b.sock", 0))).isEqualTo(2);
+        JsonNode n = ConfigWriter.toTree(c);
+        assertThat(n.at("/upstreams/0/endpoints/0").asText()).isEqualTo("unix:/run/php/php8.2-fpm.sock");
+        assertThat(parse(ConfigWriter.toJson(c, true))).isEqualTo(c);
+    }
+
+    @Test
     void configsWithoutTheNewKeysKeepTheirVersion() throws Exception {
         // The writer adds nothing for upstreams and rules that do not use FastCGI settings.
         JsonNode n = ConfigWriter.toTree(parse(php("{ backends: [ { upstream: app } ] }")));
@@ -131,6 +144,21 @@ class FastCgiConfigTest {
                 arguments("maxBufferedBody negative",
                         php("{ " + ok + ", fastcgi: { root: /srv, maxBufferedBody: -1 } }"),
                         "routes[0].rules[0].fastcgi.maxBufferedBody", "must be a whole number of bytes"),
+                arguments("a unix socket on an http1 upstream", php("{ respond: {} }").replace("\"127.0.0.1:3000\"",
+                        "\"unix:/run/app.sock\""), "upstreams[1].endpoints[0]",
+                        "a unix socket is for fastcgi upstreams; this one speaks http1"),
+                arguments("a unix socket with a relative path", php("{ respond: {} }").replace("\"127.0.0.1:9000\"",
+                        "\"unix:run/php.sock\""), "upstreams[0].endpoints[0]",
+                        "a unix socket is an absolute file path (unix:/run/app.sock), got \"unix:run/php.sock\""),
+                arguments("a unix socket path too long", php("{ respond: {} }").replace("\"127.0.0.1:9000\"",
+                        "\"unix:/" + "s".repeat(107) + "\""), "upstreams[0].endpoints[0]",
+                        "a unix socket's path holds at most 107 bytes, got 108"),
+                arguments("a unix socket as a weighted endpoint, refusing local addresses", php("{ respond: {} }")
+                        .replace("\"127.0.0.1:9000\" ]", "{ address: \"unix:/run/php.sock\" } ], refuseLocalAddresses: true"),
+                        "upstreams[0].refuseLocalAddresses", "a unix socket endpoint is a local address"),
+                arguments("a unix socket as a listener", php("{ respond: {} }").replace("0.0.0.0:8080",
+                        "unix:/run/strait.sock"), "listeners[0].address",
+                        "must be host:port (unix sockets are for fastcgi upstreams' endpoints)"),
                 arguments("maxConnections zero", php("{ respond: {} }").replace("protocol: fastcgi,",
                         "protocol: fastcgi, maxConnections: 0,"), "upstreams[0].maxConnections",
                         "must be a whole number 1..100000, got 0"));

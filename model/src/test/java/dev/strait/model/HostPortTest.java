@@ -105,4 +105,43 @@ class HostPortTest {
                 .isInstanceOf(IllegalArgumentException.class)
                 .hasMessageStartingWith(message);
     }
+
+    @Test
+    void anEndpointMayBeAUnixSocket() {
+        HostPort sock = HostPort.parseEndpoint("unix:/run/php/php8.2-fpm.sock");
+        assertThat(sock).isEqualTo(new HostPort("/run/php/php8.2-fpm.sock", 0));
+        assertThat(sock.isUnixSocket()).isTrue();
+        assertThat(sock).hasToString("unix:/run/php/php8.2-fpm.sock");
+        assertThat(HostPort.parseEndpoint(sock.toString())).isEqualTo(sock);
+        assertThat(HostPort.parseEndpoint("127.0.0.1:9000")).isEqualTo(new HostPort("127.0.0.1", 9000));
+        assertThat(HostPort.parseEndpoint("[::1]:9000").isUnixSocket()).isFalse();
+        assertThat(HostPort.parseEndpoint("unix:/" + "a".repeat(106)).host()).hasSize(107);
+    }
+
+    @ParameterizedTest
+    @CsvSource(delimiter = '|', value = {
+            "unix:               | a unix socket is an absolute file path",
+            "unix:run/php.sock   | a unix socket is an absolute file path (unix:/run/app.sock), got \"unix:run/php.sock\"",
+            "unix:/run/php/      | a unix socket is an absolute file path",
+    })
+    void refusesBadUnixSockets(String text, String message) {
+        assertThatThrownBy(() -> HostPort.parseEndpoint(text))
+                .isInstanceOf(IllegalArgumentException.class)
+                .hasMessageStartingWith(message);
+    }
+
+    @Test
+    void aUnixSocketsPathIsMeasuredInBytesAndHasNoControlCharacters() {
+        // A slash and 53 two-byte characters: 107 bytes, what sun_path holds; one more is too many.
+        assertThat(HostPort.parseEndpoint("unix:/" + "\u00e9".repeat(53)).isUnixSocket()).isTrue();
+        assertThatThrownBy(() -> HostPort.parseEndpoint("unix:/" + "\u00e9".repeat(54)))
+                .hasMessage("a unix socket's path holds at most 107 bytes, got 109");
+        assertThatThrownBy(() -> HostPort.parseEndpoint("unix:/a\tb")).hasMessageContaining("control characters");
+    }
+
+    @Test
+    void onlyEndpointsMayBeUnixSockets() {
+        assertThatThrownBy(() -> HostPort.parse("unix:/run/strait.sock"))
+                .hasMessageStartingWith("must be host:port (unix sockets are for fastcgi upstreams' endpoints)");
+    }
 }

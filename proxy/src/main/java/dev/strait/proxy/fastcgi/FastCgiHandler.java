@@ -10,6 +10,7 @@ import dev.strait.proxy.http.ForwardingExchange;
 import dev.strait.proxy.http.HeldBody;
 import dev.strait.proxy.route.Handler;
 import dev.strait.proxy.upstream.LoopContext;
+import io.netty.channel.unix.DomainSocketAddress;
 import io.netty.handler.codec.http.DefaultHttpRequest;
 import io.netty.handler.codec.http.HttpHeaderNames;
 import io.netty.handler.codec.http.HttpHeaders;
@@ -132,8 +133,14 @@ public final class FastCgiHandler implements Handler {
         return new FastCgiHandler(route.name(), rule.fastcgi(), timeout, backends);
     }
 
-    /** IP literals are used as they are; names are looked up when a connection is made (FastCgiPool). */
+    /**
+     * IP literals are used as they are; names are looked up when a connection is made (FastCgiPool); a unix
+     * socket is Netty's address, which the pool hands the JDK's channels as the JDK's.
+     */
     private static SocketAddress address(HostPort e) {
+        if (e.isUnixSocket()) {
+            return new DomainSocketAddress(e.host());
+        }
         byte[] ip = NetUtil.createByteArrayFromIpAddressString(e.host());
         if (ip != null) {
             try {

@@ -9,14 +9,19 @@ import io.netty.channel.ChannelInitializer;
 import io.netty.channel.ChannelOption;
 import io.netty.channel.EventLoop;
 import io.netty.channel.IoEventLoop;
+import io.netty.channel.epoll.EpollDomainSocketChannel;
 import io.netty.channel.epoll.EpollIoHandler;
 import io.netty.channel.epoll.EpollSocketChannel;
+import io.netty.channel.socket.nio.NioDomainSocketChannel;
 import io.netty.channel.socket.nio.NioSocketChannel;
+import io.netty.channel.unix.DomainSocketAddress;
 import io.netty.channel.uring.CoalescingIoUringHandler;
+import io.netty.channel.uring.IoUringDomainSocketChannel;
 import io.netty.channel.uring.IoUringIoHandler;
 import io.netty.channel.uring.IoUringSocketChannel;
 import java.net.InetSocketAddress;
 import java.net.SocketAddress;
+import java.net.UnixDomainSocketAddress;
 import java.util.ArrayDeque;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.ConcurrentLinkedQueue;
@@ -71,7 +76,8 @@ final class FastCgiPool {
     FastCgiPool(EventLoop loop, Budget budget) {
         this.loop = loop;
         this.budget = budget;
-        this.channelType = socketChannelType(loop);
+        this.channelType = budget.address instanceof DomainSocketAddress ? domainSocketChannelType(loop)
+                : socketChannelType(loop);
     }
 
     String label() {
@@ -151,15 +157,22 @@ final class FastCgiPool {
                 .group(loop)
                 .channel(channelType)
                 .option(ChannelOption.CONNECT_TIMEOUT_MILLIS, w.connectTimeoutMillis())
-                .option(ChannelOption.TCP_NODELAY, true)
                 .handler(new ChannelInitializer<>() {
                     @Override
                     protected void initChannel(Channel ch) {
                         ch.pipeline().addLast("fastcgi-decoder", new FastCgiRecordDecoder()).addLast("fastcgi", conn);
                     }
                 });
-        ChannelFuture f = budget.address instanceof InetSocketAddress isa && isa.isUnresolved()
-                ? connectByName(b, isa, w.connectTimeoutMillis()) : b.connect(budget.address);
+        SocketAddress to = budget.address;
+        if (to instanceof DomainSocketAddress unix) {
+            if (channelType == NioDomainSocketChannel.class) {
+                to = UnixDomainSocketAddress.of(unix.path()); // the JDK's channels take the JDK's address
+            }
+        } else {
+            b.option(ChannelOption.TCP_NODELAY, true);
+        }
+        ChannelFuture f = to instanceof InetSocketAddress isa && isa.isUnresolved()
+                ? connectByName(b, isa, w.connectTimeoutMillis()) : b.connect(to);
         conn.channel = f.channel();
         // Bootstrap closes the channel when the connect fails, so this accounts for every connection once.
         f.channel().closeFuture().addListener(x -> closed(conn));
@@ -278,6 +291,19 @@ final class FastCgiPool {
     }
 
     /** The socket channel type that fits the loop's transport (epoll, io_uring or NIO). */
+    /** The loop's transport's channel for a unix socket (php-fpm's {@code listen = /run/php/php-fpm.sock}). */
+    static Class<? extends Channel> domainSocketChannelType(EventLoop loop) {
+        if (loop instanceof IoEventLoop io) {
+            if (io.isIoType(EpollIoHandler.class)) {
+                return EpollDomainSocketChannel.class;
+            }
+            if (io.isIoType(IoUringIoHandler.class) || io.isIoType(CoalescingIoUringHandler.class)) {
+                return IoUringDomainSocketChannel.class;
+            }
+        }
+        return NioDomainSocketChannel.class;
+    }
+
     static Class<? extends Channel> socketChannelType(EventLoop loop) {
         if (loop instanceof IoEventLoop io) {
             if (io.isIoType(EpollIoHandler.class)) {

@@ -9,6 +9,7 @@ import dev.strait.proxy.config.Serving;
 import dev.strait.proxy.metrics.ProxyMetrics;
 import dev.strait.proxy.server.ProxyServer;
 import dev.strait.proxy.testing.TestServing;
+import io.netty.channel.unix.DomainSocketAddress;
 import java.io.ByteArrayOutputStream;
 import java.io.PrintStream;
 import java.net.InetSocketAddress;
@@ -27,6 +28,8 @@ import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.ValueSource;
 
 /**
  * The proxy in front of a real php-fpm (two static children) on loopback: CGI params as PHP sees them,
@@ -50,7 +53,7 @@ class PhpFpmTest {
                 accessLog: { enabled: false }
                 listeners: [ { name: http, address: "127.0.0.1:0" } ]
                 upstreams:
-                  - { name: php, protocol: fastcgi, endpoints: [ "127.0.0.1:%2$d" ], maxConnections: %3$d }
+                  - { name: php, protocol: fastcgi, endpoints: [ "%2$s" ], maxConnections: %3$d }
                 routes:
                   - name: php-site
                     hosts: [ "*" ]
@@ -64,7 +67,7 @@ class PhpFpmTest {
                         fastcgi: { root: "%1$s", maxBufferedBody: 1024, params: { SCRIPT_FILENAME: "%1$s/echo.php" } }
                       - backends: [ { upstream: php } ]
                         fastcgi: { root: "%1$s/", params: { APP_ENV: test } }
-                """.formatted(www, fpm.port, maxConnections);
+                """.formatted(www, fpm.endpoint(), maxConnections);
     }
 
     static ProxyServer proxy(String yaml) throws Exception {
@@ -372,6 +375,35 @@ class PhpFpmTest {
         original.print(log);
         assertThat(log).contains("route php-site upstream php (127.0.0.1:" + fpm.port + ")")
                 .contains("strait-test-marker 42");
+    }
+
+    /**
+     * php-fpm on a unix socket (Debian's default {@code listen}), on each transport: a GET, a body both ways
+     * larger than a socket buffer, and one kept connection serving every request of a client connection.
+     */
+    @ParameterizedTest
+    @ValueSource(strings = {"auto", "epoll", "nio"})
+    void aUnixSocketEndpointServesOnEachTransport(String transport, @TempDir Path other) throws Exception {
+        PhpFpm own = PhpFpm.startOnUnixSocket(other, 1);
+        own.script("hello.php", "<?php echo \"hello, world!\\n\";");
+        own.script("echo.php", "<?php echo 'len=', $_SERVER['CONTENT_LENGTH'], \"\\n\", file_get_contents('php://input');");
+        try (ProxyServer p = proxy(config(own, 1) + "transport: " + transport + "\n")) {
+            assertThat(config(own, 1)).contains("\"unix:" + own.socket + "\"");
+            byte[] body = letters(300_000);
+            try (HttpConn c = new HttpConn(p.address("http"))) {
+                assertThat(c.send(HttpConn.get("/hello.php")).read().text()).isEqualTo("hello, world!\n");
+                c.send(("POST /echo.php HTTP/1.1\r\nHost: php.test\r\nContent-Length: " + body.length + "\r\n\r\n")
+                        .getBytes(StandardCharsets.ISO_8859_1)).send(body);
+                HttpConn.Response r = c.read();
+                assertThat(r.status()).isEqualTo(200);
+                assertThat(r.text()).isEqualTo("len=" + body.length + "\n" + new String(body, StandardCharsets.ISO_8859_1));
+                assertThat(c.send(HttpConn.get("/hello.php")).read().text()).isEqualTo("hello, world!\n");
+            }
+            assertThat(FastCgiPools.openConnections(new DomainSocketAddress(own.socket.toString())))
+                    .as("one kept connection to the socket").isEqualTo(1);
+        } finally {
+            own.close();
+        }
     }
 
     @Test
