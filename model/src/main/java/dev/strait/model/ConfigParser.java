@@ -720,12 +720,6 @@ public final class ConfigParser {
         }
         Upstream.Protocol protocol = enumValue(n.get("protocol"), path + ".protocol", Upstream.Protocol.HTTP1,
                 Upstream.Protocol.class);
-        for (int i = 0; i < endpoints.size(); i++) {
-            if (endpoints.get(i) != null && endpoints.get(i).isUnixSocket() && protocol != Upstream.Protocol.FASTCGI) {
-                error(path + ".endpoints[" + i + "]", "a unix socket is for fastcgi upstreams; this one speaks "
-                        + configName(protocol));
-            }
-        }
         Upstream.LoadBalancer lb = enumValue(n.get("loadBalancer"), path + ".loadBalancer",
                 Upstream.LoadBalancer.ROUND_ROBIN, Upstream.LoadBalancer.class);
         Upstream.HashOn hashOn = null;
@@ -861,6 +855,11 @@ public final class ConfigParser {
         }
         if (tls == null && protocol == Upstream.Protocol.H2) {
             tls = new Upstream.Tls(null, null, null, null); // h2 is HTTP/2 over TLS: the JDK's trust store, the endpoint's name
+        }
+        if (tls != null && endpoints.stream().anyMatch(e -> e != null && e.isUnixSocket())) {
+            // A socket file is reached only from this host, and TLS to it would have no name to check.
+            error(n.has("tls") ? path + ".tls" : path + ".protocol", "TLS is not spoken over unix socket endpoints ("
+                    + (protocol == Upstream.Protocol.H2 ? "h2 is HTTP/2 over TLS; use h2c" : "leave tls out") + ")");
         }
         boolean refuseLocal = bool(n.get("refuseLocalAddresses"), path + ".refuseLocalAddresses", false);
         if (refuseLocal && endpoints.stream().anyMatch(e -> e != null && e.isUnixSocket())) {

@@ -1,9 +1,10 @@
 package dev.strait.model;
 
 /**
- * A {@code host:port} pair as written in config; IPv6 hosts are written in brackets. A FastCGI upstream's
- * endpoint may be a unix socket instead, written as nginx writes it ({@code unix:/run/php/php-fpm.sock},
- * Debian's php-fpm default): its absolute path is the host and its port 0 ({@link #isUnixSocket}).
+ * A {@code host:port} pair as written in config; IPv6 hosts are written in brackets. An upstream's endpoint
+ * may be a unix socket instead, written as nginx writes it ({@code unix:/run/php/php-fpm.sock}, Debian's
+ * php-fpm default; {@code unix:/run/app.sock}): its absolute path is the host and its port 0
+ * ({@link #isUnixSocket}).
  */
 public record HostPort(String host, int port) {
     /** What a unix socket's path is written after. */
@@ -53,7 +54,7 @@ public record HostPort(String host, int port) {
             throw new IllegalArgumentException("must be host:port");
         }
         if (text.startsWith(UNIX)) {
-            throw new IllegalArgumentException("must be host:port (unix sockets are for fastcgi upstreams' endpoints),"
+            throw new IllegalArgumentException("must be host:port (unix sockets are for upstreams' endpoints),"
                     + " got \"" + text + "\"");
         }
         String host;

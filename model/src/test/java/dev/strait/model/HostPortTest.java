@@ -142,6 +142,6 @@ class HostPortTest {
     @Test
     void onlyEndpointsMayBeUnixSockets() {
         assertThatThrownBy(() -> HostPort.parse("unix:/run/strait.sock"))
-                .hasMessageStartingWith("must be host:port (unix sockets are for fastcgi upstreams' endpoints)");
+                .hasMessageStartingWith("must be host:port (unix sockets are for upstreams' endpoints)");
     }
 }

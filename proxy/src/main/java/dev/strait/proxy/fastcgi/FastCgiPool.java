@@ -1,6 +1,7 @@
 package dev.strait.proxy.fastcgi;
 
 import dev.strait.model.HostPort;
+import dev.strait.proxy.server.Transport;
 import dev.strait.proxy.upstream.LoopContext;
 import io.netty.bootstrap.Bootstrap;
 import io.netty.channel.Channel;
@@ -8,20 +9,9 @@ import io.netty.channel.ChannelFuture;
 import io.netty.channel.ChannelInitializer;
 import io.netty.channel.ChannelOption;
 import io.netty.channel.EventLoop;
-import io.netty.channel.IoEventLoop;
-import io.netty.channel.epoll.EpollDomainSocketChannel;
-import io.netty.channel.epoll.EpollIoHandler;
-import io.netty.channel.epoll.EpollSocketChannel;
-import io.netty.channel.socket.nio.NioDomainSocketChannel;
-import io.netty.channel.socket.nio.NioSocketChannel;
 import io.netty.channel.unix.DomainSocketAddress;
-import io.netty.channel.uring.CoalescingIoUringHandler;
-import io.netty.channel.uring.IoUringDomainSocketChannel;
-import io.netty.channel.uring.IoUringIoHandler;
-import io.netty.channel.uring.IoUringSocketChannel;
 import java.net.InetSocketAddress;
 import java.net.SocketAddress;
-import java.net.UnixDomainSocketAddress;
 import java.util.ArrayDeque;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.ConcurrentLinkedQueue;
@@ -64,6 +54,7 @@ final class FastCgiPool {
 
     final EventLoop loop;
     final Budget budget;
+    private final Transport transport;
     private final Class<? extends Channel> channelType;
     private final ArrayDeque<FastCgiConnection> idle = new ArrayDeque<>();
     private final ArrayDeque<Waiter> waiting = new ArrayDeque<>();
@@ -76,8 +67,9 @@ final class FastCgiPool {
     FastCgiPool(EventLoop loop, Budget budget) {
         this.loop = loop;
         this.budget = budget;
-        this.channelType = budget.address instanceof DomainSocketAddress ? domainSocketChannelType(loop)
-                : socketChannelType(loop);
+        this.transport = Transport.of(loop);
+        this.channelType = budget.address instanceof DomainSocketAddress ? transport.domainSocketChannel()
+                : transport.socketChannel();
     }
 
     String label() {
@@ -165,9 +157,7 @@ final class FastCgiPool {
                 });
         SocketAddress to = budget.address;
         if (to instanceof DomainSocketAddress unix) {
-            if (channelType == NioDomainSocketChannel.class) {
-                to = UnixDomainSocketAddress.of(unix.path()); // the JDK's channels take the JDK's address
-            }
+            to = transport.domainSocketAddress(unix);
         } else {
             b.option(ChannelOption.TCP_NODELAY, true);
         }
@@ -288,32 +278,6 @@ final class FastCgiPool {
 
     int waitingRequests() {
         return waiting.size();
-    }
-
-    /** The socket channel type that fits the loop's transport (epoll, io_uring or NIO). */
-    /** The loop's transport's channel for a unix socket (php-fpm's {@code listen = /run/php/php-fpm.sock}). */
-    static Class<? extends Channel> domainSocketChannelType(EventLoop loop) {
-        if (loop instanceof IoEventLoop io) {
-            if (io.isIoType(EpollIoHandler.class)) {
-                return EpollDomainSocketChannel.class;
-            }
-            if (io.isIoType(IoUringIoHandler.class) || io.isIoType(CoalescingIoUringHandler.class)) {
-                return IoUringDomainSocketChannel.class;
-            }
-        }
-        return NioDomainSocketChannel.class;
-    }
-
-    static Class<? extends Channel> socketChannelType(EventLoop loop) {
-        if (loop instanceof IoEventLoop io) {
-            if (io.isIoType(EpollIoHandler.class)) {
-                return EpollSocketChannel.class;
-            }
-            if (io.isIoType(IoUringIoHandler.class) || io.isIoType(CoalescingIoUringHandler.class)) {
-                return IoUringSocketChannel.class;
-            }
-        }
-        return NioSocketChannel.class;
     }
 
     /**

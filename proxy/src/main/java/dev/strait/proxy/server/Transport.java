@@ -25,6 +25,15 @@ import io.netty.channel.uring.CoalescingIoUringHandler;
 import io.netty.channel.uring.IoUringIoHandler;
 import io.netty.channel.uring.IoUringServerSocketChannel;
 import io.netty.bootstrap.ServerBootstrap;
+import io.netty.channel.EventLoop;
+import io.netty.channel.IoEventLoop;
+import io.netty.channel.epoll.EpollDomainSocketChannel;
+import io.netty.channel.socket.DuplexChannel;
+import io.netty.channel.socket.nio.NioDomainSocketChannel;
+import io.netty.channel.unix.DomainSocketAddress;
+import io.netty.channel.uring.IoUringDomainSocketChannel;
+import java.net.SocketAddress;
+import java.net.UnixDomainSocketAddress;
 
 /**
  * The I/O transport: io_uring, epoll or NIO. The native ones can give each event loop its own
@@ -95,6 +104,33 @@ public enum Transport {
             case EPOLL -> EpollSocketChannel.class;
             case NIO -> NioSocketChannel.class;
         };
+    }
+
+    /** The unix-socket class, for connections to endpoints written {@code unix:/path} (ADR 0103). */
+    public Class<? extends DuplexChannel> domainSocketChannel() {
+        return switch (this) {
+            case IO_URING -> IoUringDomainSocketChannel.class;
+            case EPOLL -> EpollDomainSocketChannel.class;
+            case NIO -> NioDomainSocketChannel.class;
+        };
+    }
+
+    /** What this transport's unix-socket channels connect to: Netty's address, or for NIO the JDK's. */
+    public SocketAddress domainSocketAddress(DomainSocketAddress socket) {
+        return this == NIO ? UnixDomainSocketAddress.of(socket.path()) : socket;
+    }
+
+    /** The transport {@code loop} runs. */
+    public static Transport of(EventLoop loop) {
+        if (loop instanceof IoEventLoop io) {
+            if (io.isIoType(EpollIoHandler.class)) {
+                return EPOLL;
+            }
+            if (io.isIoType(IoUringIoHandler.class) || io.isIoType(CoalescingIoUringHandler.class)) {
+                return IO_URING;
+            }
+        }
+        return NIO;
     }
 
     /** The UDP socket class, for DNS queries (dev.strait.proxy.resolve). */

@@ -161,7 +161,7 @@ public final class EndpointPool {
 
     private void connect(UpstreamListener listener, long deadline) {
         live++;
-        ChannelFuture reg = loop.bootstrap.register();
+        ChannelFuture reg = loop.bootstrap(spec.unixSocket(index)).register();
         Channel ch = reg.channel();
         if (reg.isDone() && !reg.isSuccess()) {
             live--;
@@ -207,7 +207,7 @@ public final class EndpointPool {
      * counts as a request in flight here while it is open, so that least-request weighs it.
      */
     public ChannelFuture connectRaw(io.netty.channel.ChannelHandler relay) {
-        ChannelFuture reg = loop.bootstrap.register();
+        ChannelFuture reg = loop.bootstrap(spec.unixSocket(index)).register();
         if (reg.isDone() && !reg.isSuccess()) {
             return reg;
         }
@@ -241,6 +241,11 @@ public final class EndpointPool {
     /** Whether {@code ch}, connected here, still goes where the endpoint leads (a name may have moved). */
     boolean stillCurrent(Channel ch) {
         return spec.stillCurrent(ch, index, loop.context.names());
+    }
+
+    /** Whether this endpoint is a unix socket. */
+    boolean unixSocket() {
+        return spec.unixSocket(index);
     }
 
     dev.strait.proxy.tls.UpstreamTls tls() {

@@ -57,7 +57,7 @@ public final class H2Session extends ChannelInboundHandlerAdapter {
 
     /** Starts connecting; streams asked for meanwhile wait for the connection. */
     static H2Session connect(EndpointPool pool, long deadline) {
-        ChannelFuture reg = pool.loop.bootstrap.register();
+        ChannelFuture reg = pool.loop.bootstrap(pool.unixSocket()).register();
         Channel ch = reg.channel();
         H2Session s = new H2Session(pool, ch);
         if (reg.isDone() && !reg.isSuccess()) {

@@ -3,6 +3,7 @@ package dev.strait.proxy.upstream;
 import dev.strait.model.HostPort;
 import dev.strait.model.Upstream;
 import dev.strait.proxy.server.FatalErrors;
+import dev.strait.proxy.server.Transport;
 import io.netty.bootstrap.Bootstrap;
 import io.netty.buffer.ByteBuf;
 import io.netty.buffer.Unpooled;
@@ -27,6 +28,8 @@ final class HealthChecker {
     private final UpstreamShared upstream;
     private final EventLoop loop;
     private final Bootstrap bootstrap;
+    /** For unix-socket endpoints, made when the first is checked. */
+    private Bootstrap unixBootstrap;
     private ScheduledFuture<?> next;
     private volatile boolean stopped;
 
@@ -70,7 +73,7 @@ final class HealthChecker {
         HostPort hp = spec.endpoints[i];
         EndpointHealth health = upstream.health(hp);
         Probe probe = new Probe(health, hc, hp);
-        Channel ch = bootstrap.register().channel();
+        Channel ch = bootstrap(spec.unixSocket(i)).register().channel();
         if (spec.tls != null) {
             ch.pipeline().addLast("tls", spec.tls.newHandler(ch.alloc(), hp.host(), hp.port()));
         }
@@ -84,6 +87,20 @@ final class HealthChecker {
                 probe.finish(ch, false, "connect: " + f.cause());
             }
         });
+    }
+
+    private Bootstrap bootstrap(boolean unixSocket) {
+        if (!unixSocket) {
+            return bootstrap;
+        }
+        if (unixBootstrap == null) {
+            unixBootstrap = new Bootstrap().group(loop).channel(Transport.of(loop).domainSocketChannel())
+                    .handler(new ChannelInitializer<Channel>() {
+                        @Override
+                        protected void initChannel(Channel ch) { }
+                    });
+        }
+        return unixBootstrap;
     }
 
     /** Sends the check request and reads just the status line. */
@@ -102,7 +119,8 @@ final class HealthChecker {
 
         @Override
         public void channelActive(ChannelHandlerContext ctx) {
-            String req = "GET " + hc.path() + " HTTP/1.1\r\nHost: " + address + "\r\nUser-Agent: strait-health-check\r\n"
+            String host = address.isUnixSocket() ? "localhost" : address.toString(); // nginx's Host for a socket
+            String req = "GET " + hc.path() + " HTTP/1.1\r\nHost: " + host + "\r\nUser-Agent: strait-health-check\r\n"
                     + "Connection: close\r\n\r\n";
             ctx.writeAndFlush(Unpooled.wrappedBuffer(req.getBytes(StandardCharsets.ISO_8859_1)));
         }

@@ -1,7 +1,9 @@
 package dev.strait.proxy.upstream;
 
 import io.netty.bootstrap.Bootstrap;
+import dev.strait.proxy.server.Transport;
 import io.netty.buffer.ByteBuf;
+import io.netty.channel.Channel;
 import io.netty.channel.ChannelInitializer;
 import io.netty.channel.ChannelOption;
 import io.netty.channel.EventLoop;
@@ -54,6 +56,28 @@ public final class LoopContext {
                         // the pool adds the pipeline itself, with the connection's own handler
                     }
                 });
+    }
+
+    /** Connections to unix-socket endpoints (made the first time one is asked for): no TCP options. */
+    private Bootstrap unixBootstrap;
+
+    /** The bootstrap for a new connection to an endpoint: a TCP socket, or a unix one ({@code unix:/path}). */
+    Bootstrap bootstrap(boolean unixSocket) {
+        if (!unixSocket) {
+            return bootstrap;
+        }
+        if (unixBootstrap == null) {
+            unixBootstrap = new Bootstrap()
+                    .group(loop)
+                    .channel(Transport.of(loop).domainSocketChannel())
+                    .handler(new ChannelInitializer<Channel>() {
+                        @Override
+                        protected void initChannel(Channel ch) {
+                            // the pool adds the pipeline itself, as for TCP
+                        }
+                    });
+        }
+        return unixBootstrap;
     }
 
     /** Where this loop looks endpoint names up. */

@@ -3,7 +3,9 @@ package dev.strait.proxy.upstream;
 import dev.strait.model.Config;
 import dev.strait.model.HostPort;
 import dev.strait.model.Upstream;
+import dev.strait.proxy.server.Transport;
 import dev.strait.proxy.tls.UpstreamTls;
+import io.netty.channel.unix.DomainSocketAddress;
 import io.netty.util.NetUtil;
 import java.net.InetAddress;
 import java.net.InetSocketAddress;
@@ -28,13 +30,15 @@ public final class UpstreamSpec {
     final HostPort[] endpoints;
     /** IP literals resolved now (no DNS); {@code null} for names, looked up when connecting. */
     final InetSocketAddress[] resolved;
+    /** Unix sockets ({@code unix:/path}, ADR 0103); {@code null} for network endpoints. */
+    final DomainSocketAddress[] sockets;
     final int[] weights;
     final boolean weighted;
     final HashRing ring;
     /** With persistent affinity, the cookie value of each endpoint; else null. */
     final EndpointKeys endpointKeys;
     final long connectTimeoutMillis;
-    /** The Host to send for a client that sent none (HTTP/1.0): the first endpoint. */
+    /** The Host to send for a client that sent none (HTTP/1.0): the first endpoint, or localhost for a socket. */
     final String fallbackHost;
     final long poolIdleTimeoutNanos;
     /** TLS to the endpoints, or {@code null} for cleartext. */
@@ -52,6 +56,7 @@ public final class UpstreamSpec {
         int n = u.endpoints().size();
         endpoints = u.endpoints().toArray(new HostPort[0]);
         resolved = new InetSocketAddress[n];
+        sockets = new DomainSocketAddress[n];
         weights = new int[n];
         String[] names = new String[n];
         boolean w = false;
@@ -60,6 +65,10 @@ public final class UpstreamSpec {
             weights[i] = u.weight(hp);
             w |= weights[i] != 1;
             names[i] = hp.toString();
+            if (hp.isUnixSocket()) {
+                sockets[i] = new DomainSocketAddress(hp.host());
+                continue;
+            }
             byte[] ip = NetUtil.createByteArrayFromIpAddressString(hp.host());
             if (ip != null) {
                 try {
@@ -74,7 +83,7 @@ public final class UpstreamSpec {
         endpointKeys = ring != null && u.hashOn() != null && u.hashOn().setCookie() != null
                 && u.hashOn().setCookie().persistent() ? new EndpointKeys(name, names, ring) : null;
         connectTimeoutMillis = Math.max(1, u.pool().connectTimeout().toMillis());
-        fallbackHost = n == 0 ? "localhost" : endpoints[0].toString();
+        fallbackHost = n == 0 || endpoints[0].isUnixSocket() ? "localhost" : endpoints[0].toString();
         poolIdleTimeoutNanos = u.pool().idleTimeout().toNanos();
     }
 
@@ -114,7 +123,15 @@ public final class UpstreamSpec {
      */
     io.netty.channel.ChannelFuture connect(io.netty.channel.Channel ch, int i, dev.strait.proxy.resolve.NameResolution names,
                                            long timeoutMillis) {
+        if (sockets[i] != null) {
+            return ch.connect(Transport.of(ch.eventLoop()).domainSocketAddress(sockets[i]));
+        }
         return names.connect(ch, endpoints[i], resolved[i], config.refuseLocalAddresses(), timeoutMillis);
+    }
+
+    /** Whether endpoint {@code i} is a unix socket, whose channels are the transport's domain-socket ones. */
+    boolean unixSocket(int i) {
+        return sockets[i] != null;
     }
 
     /**

@@ -12,7 +12,6 @@ import io.netty.channel.ChannelOption;
 import io.netty.channel.EventLoopGroup;
 import io.netty.channel.MultiThreadIoEventLoopGroup;
 import io.netty.channel.nio.NioIoHandler;
-import io.netty.channel.socket.SocketChannel;
 import io.netty.channel.socket.nio.NioServerSocketChannel;
 import io.netty.handler.codec.http.DefaultFullHttpResponse;
 import io.netty.handler.codec.http.FullHttpRequest;
@@ -62,6 +61,7 @@ public final class TestUpstream implements AutoCloseable {
     private final List<Seen> seen = new CopyOnWriteArrayList<>();
     private final List<Channel> children = new CopyOnWriteArrayList<>();
     public final String name;
+    private final java.nio.file.Path socket;
 
     private TestUpstream(String name, Behaviour behaviour, boolean aggregate, ChannelInboundHandlerAdapter raw)
             throws InterruptedException {
@@ -78,14 +78,27 @@ public final class TestUpstream implements AutoCloseable {
                          java.util.function.Consumer<io.netty.channel.ChannelPipeline> pipeline,
                          io.netty.handler.ssl.SslContext tls)
             throws InterruptedException {
+        this(name, behaviour, aggregate, raw, pipeline, tls, null);
+    }
+
+    /** {@code socket}: listen on this unix socket instead of a loopback port. */
+    private TestUpstream(String name, Behaviour behaviour, boolean aggregate, ChannelInboundHandlerAdapter raw,
+                         java.util.function.Consumer<io.netty.channel.ChannelPipeline> pipeline,
+                         io.netty.handler.ssl.SslContext tls, java.nio.file.Path socket)
+            throws InterruptedException {
         this.name = name;
         this.behaviour = behaviour;
+        this.socket = socket;
         this.group = new MultiThreadIoEventLoopGroup(1, NioIoHandler.newFactory());
-        ServerBootstrap b = new ServerBootstrap().group(group).channel(NioServerSocketChannel.class)
-                .childOption(ChannelOption.TCP_NODELAY, true)
-                .childHandler(new ChannelInitializer<SocketChannel>() {
+        ServerBootstrap b = new ServerBootstrap().group(group)
+                .channel(socket != null ? io.netty.channel.socket.nio.NioServerDomainSocketChannel.class
+                        : NioServerSocketChannel.class)
+                .childHandler(new ChannelInitializer<Channel>() {
                     @Override
-                    protected void initChannel(SocketChannel ch) {
+                    protected void initChannel(Channel ch) {
+                        if (socket == null) {
+                            ch.config().setOption(ChannelOption.TCP_NODELAY, true);
+                        }
                         int id = connections.incrementAndGet();
                         open.incrementAndGet();
                         children.add(ch);
@@ -135,7 +148,14 @@ public final class TestUpstream implements AutoCloseable {
                         });
                     }
                 });
-        server = b.bind(new InetSocketAddress("127.0.0.1", 0)).sync().channel();
+        server = b.bind(socket != null ? java.net.UnixDomainSocketAddress.of(socket)
+                : new InetSocketAddress("127.0.0.1", 0)).sync().channel();
+    }
+
+    /** An HTTP/1.1 upstream listening on the unix socket {@code socket} (a path in the test's temporary directory). */
+    public static TestUpstream startOnUnixSocket(java.nio.file.Path socket, Behaviour behaviour)
+            throws InterruptedException {
+        return new TestUpstream("unix", behaviour, true, null, null, null, socket);
     }
 
     public static TestUpstream start(Behaviour behaviour) throws InterruptedException {
@@ -174,9 +194,9 @@ public final class TestUpstream implements AutoCloseable {
         return ((InetSocketAddress) server.localAddress()).getPort();
     }
 
-    /** {@code 127.0.0.1:port}, as written in a config's endpoints. */
+    /** {@code 127.0.0.1:port} or {@code unix:/path}, as written in a config's endpoints. */
     public String endpoint() {
-        return "127.0.0.1:" + port();
+        return socket != null ? "unix:" + socket : "127.0.0.1:" + port();
     }
 
     /** Connections accepted so far. */
