@@ -603,6 +603,71 @@ class LocalClusterTest {
      */
     @Test
     void theSidecarExampleIsInjectedByTheWebhookAndForwardsToTheApp() throws Exception {
+        Deployment d = example("sidecar-app.yaml");
+        // Free ports on this shared machine instead of the manifest's 8000 and 3000.
+        int inbound = freePort();
+        int app = freePort();
+        Map<String, String> annotations = d.getSpec().getTemplate().getMetadata().getAnnotations();
+        annotations.put("strait.dev/inbound-port", String.valueOf(inbound));
+        annotations.put("strait.dev/app-port", String.valueOf(app));
+        annotations.put("strait.dev/admin-port", String.valueOf(freePort()));
+        Pod injected = injectThroughTheWebhook(d);
+
+        ProxyProcess proxy = runSidecar(injected, config -> config);
+        List<String> appCommand = new ArrayList<>(injected.getSpec().getContainers().get(0).getCommand());
+        appCommand.set(2, appCommand.get(2).replaceAll("\\.listen\\(\\d+", ".listen(" + app));
+        strait.startProcess(appCommand, Map.of());
+        awaitReady(injected, proxy);
+        await().atMost(Duration.ofSeconds(20)).untilAsserted(() ->
+                assertThat(tryGet(inbound, "greeter", "/")).isEqualTo("200 greetings via the sidecar\n"));
+        if (System.getProperty("os.name").startsWith("Linux")) {
+            assertThat(proxy.stderr()).as("with a /tmp the native transport loads").containsPattern(
+                    "worker\\(s\\) on (io_uring|epoll)");
+        }
+    }
+
+    /**
+     * sidecar-app-socket.yaml: the app listens on a unix socket in an emptyDir it shares with the sidecar
+     * ({@code strait.dev/app-socket}); the webhook mounts that volume into the sidecar at its own path and
+     * points the sidecar's upstream there. Here the volume is one directory both processes are given.
+     */
+    @Test
+    void theSocketSidecarExampleReachesItsAppThroughTheSharedVolume() throws Exception {
+        Deployment d = example("sidecar-app-socket.yaml");
+        int inbound = freePort();
+        Map<String, String> annotations = d.getSpec().getTemplate().getMetadata().getAnnotations();
+        annotations.put("strait.dev/inbound-port", String.valueOf(inbound));
+        annotations.put("strait.dev/admin-port", String.valueOf(freePort()));
+        String socket = annotations.get("strait.dev/app-socket");
+        Pod injected = injectThroughTheWebhook(d);
+        Container sidecar = injected.getSpec().getInitContainers().get(0);
+        io.fabric8.kubernetes.api.model.VolumeMount shared = sidecar.getVolumeMounts().stream()
+                .filter(m -> m.getMountPath().equals("/run/strait-app")).findFirst().orElseThrow();
+        io.fabric8.kubernetes.api.model.VolumeMount appMount = injected.getSpec().getContainers().get(0).getVolumeMounts()
+                .stream().filter(m -> m.getName().equals(shared.getName())).findFirst().orElseThrow();
+        assertThat(injected.getSpec().getVolumes()).anyMatch(v -> v.getName().equals(shared.getName()) && v.getEmptyDir() != null);
+
+        // The emptyDir: one directory, where each container mounts it.
+        Path volume = Files.createDirectories(dir.resolve("sockets"));
+        ProxyProcess proxy = runSidecar(injected, config -> config.replace("/run/strait-app", volume.toString()));
+        List<String> appCommand = new ArrayList<>(injected.getSpec().getContainers().get(0).getCommand());
+        appCommand.set(2, appCommand.get(2).replace(socket, volume + socket.substring(appMount.getMountPath().length())));
+        strait.startProcess(appCommand, Map.of());
+        awaitReady(injected, proxy);
+        await().atMost(Duration.ofSeconds(20)).untilAsserted(() ->
+                assertThat(tryGet(inbound, "greeter", "/")).isEqualTo("200 greetings via the sidecar, over a socket\n"));
+    }
+
+    private static Deployment example(String file) throws IOException {
+        return (Deployment) load(ROOT.resolve("manifests/examples/" + file)).stream()
+                .filter(o -> o instanceof Deployment).findFirst().orElseThrow();
+    }
+
+    /**
+     * {@code d}'s pod template as the API server sends it to the operator's webhook over HTTPS (trusting only the
+     * caBundle the operator wrote into install.yaml's MutatingWebhookConfiguration), with the answered patch applied.
+     */
+    private Pod injectThroughTheWebhook(Deployment d) throws Exception {
         installCrds();
         for (HasMetadata o : load(ROOT.resolve("manifests/install.yaml"))) {
             if (o instanceof MutatingWebhookConfiguration mwc) {
@@ -616,17 +681,6 @@ class LocalClusterTest {
         String caBundle = await().atMost(Duration.ofSeconds(20)).until(() -> client.admissionRegistration().v1()
                 .mutatingWebhookConfigurations().withName("strait-sidecar-injector").get()
                 .getWebhooks().get(0).getClientConfig().getCaBundle(), b -> b != null);
-
-        Deployment d = (Deployment) load(ROOT.resolve("manifests/examples/sidecar-app.yaml")).stream()
-                .filter(o -> o instanceof Deployment).findFirst().orElseThrow();
-        // Free ports on this shared machine instead of the manifest's 8000 and 3000.
-        int inbound = freePort();
-        int app = freePort();
-        int admin = freePort();
-        Map<String, String> annotations = d.getSpec().getTemplate().getMetadata().getAnnotations();
-        annotations.put("strait.dev/inbound-port", String.valueOf(inbound));
-        annotations.put("strait.dev/app-port", String.valueOf(app));
-        annotations.put("strait.dev/admin-port", String.valueOf(admin));
         ObjectNode pod = JSON.createObjectNode().put("apiVersion", "v1").put("kind", "Pod");
         pod.set("metadata", JSON.valueToTree(d.getSpec().getTemplate().getMetadata()));
         pod.set("spec", JSON.valueToTree(d.getSpec().getTemplate().getSpec()));
@@ -643,16 +697,24 @@ class LocalClusterTest {
         assertThat(answer.statusCode()).isEqualTo(200);
         JsonNode response = JSON.readTree(answer.body()).path("response");
         assertThat(response.path("allowed").asBoolean()).isTrue();
+        assertThat(response.has("patch")).as("injected: %s", response).isTrue();
         JsonNode patch = JSON.readTree(Base64.getDecoder().decode(response.path("patch").asText()));
         Pod injected = Serialization.unmarshal(io.fabric8.zjsonpatch.JsonPatch.apply(patch, pod).toString(), Pod.class);
         Container sidecar = injected.getSpec().getInitContainers().get(0);
         assertThat(sidecar.getName()).isEqualTo("strait-proxy");
         assertThat(sidecar.getRestartPolicy()).isEqualTo("Always");
+        return injected;
+    }
 
-        // The kubelet's part: the downward API file, the sidecar (the image's entrypoint is the launcher), the app.
+    /**
+     * The kubelet's part for the injected sidecar: the downward API file (the annotation, through {@code editConfig}
+     * where a volume's path differs here), the env, the /tmp volume, and the image's entrypoint (the launcher).
+     */
+    private ProxyProcess runSidecar(Pod injected, java.util.function.UnaryOperator<String> editConfig) throws IOException {
+        Container sidecar = injected.getSpec().getInitContainers().get(0);
         Path config = dir.resolve("etc-strait").resolve("config.json");
         Files.createDirectories(config.getParent());
-        Files.writeString(config, injected.getMetadata().getAnnotations().get("strait.dev/sidecar-config"));
+        Files.writeString(config, editConfig.apply(injected.getMetadata().getAnnotations().get("strait.dev/sidecar-config")));
         List<String> proxyCommand = new ArrayList<>(List.of(ROOT.resolve("proxy/bin/strait-proxy").toString()));
         sidecar.getArgs().forEach(a -> proxyCommand.add(a.equals("/etc/strait/config.json") ? config.toString() : a));
         // The kubelet's part of the env: downward-API fields, then $(VAR) references to variables listed before.
@@ -681,23 +743,18 @@ class LocalClusterTest {
         env.merge("JAVA_OPTS", " -Djava.io.tmpdir=" + tmp + " -Dio.netty.native.workdir=" + tmp, String::concat);
         env.put("STRAIT_JAR", StraitProcesses.jar().toString());
         env.put("JAVA", StraitProcesses.javaBinary());
-        ProxyProcess proxy = strait.startProcess(proxyCommand, env);
-        List<String> appCommand = new ArrayList<>(injected.getSpec().getContainers().get(0).getCommand());
-        appCommand.set(2, appCommand.get(2).replaceAll("\\.listen\\(\\d+", ".listen(" + app));
-        strait.startProcess(appCommand, Map.of());
+        return strait.startProcess(proxyCommand, env);
+    }
 
+    /** Until the sidecar's readiness probe passes, as the kubelet's startup probe waits. */
+    private static void awaitReady(Pod injected, ProxyProcess proxy) {
+        Container sidecar = injected.getSpec().getInitContainers().get(0);
         int readyPort = sidecar.getReadinessProbe().getHttpGet().getPort().getIntVal();
         String readyPath = sidecar.getReadinessProbe().getHttpGet().getPath();
         await().atMost(Duration.ofSeconds(30)).untilAsserted(() -> {
             assertThat(proxy.process.isAlive()).as(proxy.stderr()).isTrue();
             assertThat(tryGet(readyPort, "localhost", readyPath)).startsWith("200 ");
         });
-        await().atMost(Duration.ofSeconds(20)).untilAsserted(() ->
-                assertThat(tryGet(inbound, "greeter", "/")).isEqualTo("200 greetings via the sidecar\n"));
-        if (System.getProperty("os.name").startsWith("Linux")) {
-            assertThat(proxy.stderr()).as("with a /tmp the native transport loads").containsPattern(
-                    "worker\\(s\\) on (io_uring|epoll)");
-        }
     }
 
     /**

@@ -5,6 +5,7 @@ import com.fasterxml.jackson.databind.ObjectMapper;
 import com.fasterxml.jackson.databind.node.ArrayNode;
 import com.fasterxml.jackson.databind.node.ObjectNode;
 import dev.strait.model.Config;
+import dev.strait.model.HostPort;
 
 /**
  * What injecting the proxy into one pod means, as a JSON patch (RFC 6902). Pure: no client, no clock.
@@ -12,7 +13,8 @@ import dev.strait.model.Config;
  * <p>A pod annotated {@code strait.dev/inject: "true"} gets:
  * <ol>
  *   <li>the annotation {@code strait.dev/sidecar-config}: the proxy's config file (JSON, the config
- *       file's shape): a listener on the inbound port forwarding everything to {@code 127.0.0.1:APP_PORT},
+ *       file's shape): a listener on the inbound port forwarding everything to {@code 127.0.0.1:APP_PORT}
+ *       (or, with {@code strait.dev/app-socket}, to the app's unix socket, whose volume the sidecar mounts too),
  *       and the admin listener on the admin port;</li>
  *   <li>a {@code downwardAPI} volume that projects that annotation as {@code /etc/strait/config.json}, and an
  *       {@code emptyDir} as {@code /tmp}: the root is read-only, and native libraries (Netty's io_uring and epoll
@@ -30,6 +32,10 @@ public final class SidecarInjector {
     public static final String INJECT = "strait.dev/inject";
     public static final String INBOUND_PORT = "strait.dev/inbound-port";
     public static final String APP_PORT = "strait.dev/app-port";
+    /** The app's unix socket, as its container sees it (ADR 0103): the sidecar reaches the app there, not on a port. */
+    public static final String APP_SOCKET = "strait.dev/app-socket";
+    /** Where the sidecar mounts the volume that holds the app's socket (its own path: no clash with /tmp or the config). */
+    static final String SOCKET_DIR = "/run/strait-app";
     public static final String ADMIN_PORT = "strait.dev/admin-port";
     public static final String CONFIG = "strait.dev/sidecar-config";
     public static final String CONTAINER = "strait-proxy";
@@ -116,21 +122,37 @@ public final class SidecarInjector {
         if (has(spec.path("initContainers"), CONTAINER) || has(spec.path("containers"), CONTAINER)) {
             return new Result(patch, null); // already injected
         }
-        Integer app = port(annotations.path(APP_PORT), firstContainerPort(spec));
         Integer inbound = port(annotations.path(INBOUND_PORT), settings.defaultInbound());
         Integer admin = port(annotations.path(ADMIN_PORT), settings.defaultAdmin());
-        if (app == null) {
-            return new Result(null, "strait.dev/app-port: a port number 1-65535 is required (no containerPort to take it from)");
-        }
         if (inbound == null || admin == null) {
             return new Result(null, "strait.dev/inbound-port and strait.dev/admin-port must be port numbers 1-65535");
         }
-        if (inbound.equals(app) || admin.equals(app) || admin.equals(inbound)) {
-            return new Result(null, "the inbound (" + inbound + "), app (" + app + ") and admin (" + admin
-                    + ") ports must differ: the proxy and the app share the pod's network");
+        String endpoint;
+        ObjectNode socketMount = null;
+        JsonNode socketAnnotation = annotations.path(APP_SOCKET);
+        if (socketAnnotation.isTextual()) {
+            socketMount = JSON.createObjectNode();
+            endpoint = socketEndpoint(spec, socketAnnotation.asText().trim(), socketMount);
+            if (!endpoint.startsWith(HostPort.UNIX)) {
+                return new Result(null, APP_SOCKET + ": " + endpoint);
+            }
+            if (admin.equals(inbound)) {
+                return new Result(null, "the inbound (" + inbound + ") and admin (" + admin + ") ports must differ");
+            }
+        } else {
+            Integer app = port(annotations.path(APP_PORT), firstContainerPort(spec));
+            if (app == null) {
+                return new Result(null, "strait.dev/app-port: a port number 1-65535 is required (no containerPort to take it"
+                        + " from)");
+            }
+            if (inbound.equals(app) || admin.equals(app) || admin.equals(inbound)) {
+                return new Result(null, "the inbound (" + inbound + "), app (" + app + ") and admin (" + admin
+                        + ") ports must differ: the proxy and the app share the pod's network");
+            }
+            endpoint = "127.0.0.1:" + app;
         }
 
-        String config = config(inbound, app, admin).toString();
+        String config = config(inbound, endpoint, admin).toString();
         if (annotations.isObject()) {
             patch.addObject().put("op", "add").put("path", "/metadata/annotations/" + escape(CONFIG)).put("value", config);
         } else {
@@ -147,18 +169,64 @@ public final class SidecarInjector {
         // The kubelet evicts a pod whose emptyDir outgrows its sizeLimit, so the limit covers both.
         tmp.putObject("emptyDir").put("sizeLimit", tmpSizeLimit(settings.requestBodyFilesMaxBytes()));
         add(patch, spec, "volumes", false, volume, tmp);
-        add(patch, spec, "initContainers", true, container(inbound, admin));
+        ObjectNode proxy = container(inbound, admin);
+        if (socketMount != null) {
+            ((ArrayNode) proxy.get("volumeMounts")).add(socketMount);
+        }
+        add(patch, spec, "initContainers", true, proxy);
         return new Result(patch, null);
     }
 
-    /** The proxy's config: everything arriving on the inbound port goes to the app on loopback. */
-    ObjectNode config(int inbound, int app, int admin) {
+    /**
+     * The sidecar's endpoint for the app's socket {@code path}: the volume that holds it in an app container (the
+     * mount nearest to it) is mounted into the sidecar at {@link #SOCKET_DIR}, described into {@code mount}; the
+     * answer is {@code unix:} and the socket's path there. Anything else returned is why it cannot be done.
+     */
+    static String socketEndpoint(JsonNode spec, String path, ObjectNode mount) {
+        try {
+            HostPort.parseEndpoint(HostPort.UNIX + path);
+        } catch (IllegalArgumentException e) {
+            return e.getMessage();
+        }
+        JsonNode best = null;
+        String bestPath = null;
+        for (JsonNode c : spec.path("containers")) {
+            for (JsonNode m : c.path("volumeMounts")) {
+                String at = m.path("mountPath").asText("");
+                String dir = at.endsWith("/") ? at.substring(0, at.length() - 1) : at;
+                if (!dir.isEmpty() && path.startsWith(dir + "/") && (bestPath == null || dir.length() > bestPath.length())) {
+                    best = m;
+                    bestPath = dir;
+                }
+            }
+        }
+        if (best == null) {
+            return "no container of the pod mounts a volume holding " + path + "; mount one (an emptyDir) where the app"
+                    + " makes its socket, so that the sidecar can mount it too";
+        }
+        if (best.has("subPathExpr")) {
+            return "the volume holding " + path + " is mounted with subPathExpr, whose variables are the app's; use subPath";
+        }
+        mount.put("name", best.path("name").asText()).put("mountPath", SOCKET_DIR);
+        if (best.path("subPath").isTextual()) {
+            mount.put("subPath", best.path("subPath").asText());
+        }
+        String inSidecar = SOCKET_DIR + path.substring(bestPath.length());
+        try {
+            return HostPort.parseEndpoint(HostPort.UNIX + inSidecar).toString();
+        } catch (IllegalArgumentException e) {
+            return "in the sidecar at " + inSidecar + ": " + e.getMessage();
+        }
+    }
+
+    /** The proxy's config: everything arriving on the inbound port goes to the app ({@code 127.0.0.1:PORT} or a socket). */
+    ObjectNode config(int inbound, String endpoint, int admin) {
         ObjectNode c = JSON.createObjectNode();
         c.put("workers", 1);
         c.putObject("accessLog").put("enabled", false);
         c.putArray("listeners").addObject().put("name", "inbound").put("address", "0.0.0.0:" + inbound);
         c.putObject("admin").put("address", "0.0.0.0:" + admin);
-        c.putArray("upstreams").addObject().put("name", "app").putArray("endpoints").add("127.0.0.1:" + app);
+        c.putArray("upstreams").addObject().put("name", "app").putArray("endpoints").add(endpoint);
         ObjectNode route = c.putArray("routes").addObject().put("name", "app");
         route.putArray("hosts").add("*");
         route.putArray("rules").addObject().putArray("backends").addObject().put("upstream", "app");

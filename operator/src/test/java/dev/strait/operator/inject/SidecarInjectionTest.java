@@ -187,6 +187,68 @@ class SidecarInjectionTest {
                         + " the proxy and the app share the pod's network");
     }
 
+    /** pod-annotated.json with {@code strait.dev/app-socket: socket} instead of the app port, its container given {@code mounts}. */
+    private static byte[] socketPod(String socket, String mounts) throws IOException {
+        ObjectNode review = (ObjectNode) JSON.readTree(fixture("pod-annotated.json"));
+        ObjectNode pod = (ObjectNode) review.path("request").path("object");
+        ObjectNode annotations = (ObjectNode) pod.path("metadata").path("annotations");
+        annotations.remove("strait.dev/app-port");
+        annotations.put("strait.dev/app-socket", socket);
+        ObjectNode web = (ObjectNode) pod.path("spec").path("containers").get(0);
+        web.remove("ports"); // no containerPort: a socket needs none
+        web.set("volumeMounts", JSON.readTree(mounts));
+        ((ObjectNode) pod.path("spec")).set("volumes", JSON.readTree("[{\"name\":\"sockets\",\"emptyDir\":{}},"
+                + "{\"name\":\"data\",\"emptyDir\":{}}]"));
+        return JSON.writeValueAsBytes(review);
+    }
+
+    @Test
+    void anAppOnASocketIsReachedThroughTheVolumeThatHoldsIt() throws Exception {
+        Pod pod = pod(patched(socketPod("/var/run/app/web.sock",
+                "[{\"name\":\"data\",\"mountPath\":\"/var\"},{\"name\":\"sockets\",\"mountPath\":\"/var/run/app/\"}]")));
+        Container proxy = pod.getSpec().getInitContainers().get(0);
+        // The nearest mount holding the socket, at the sidecar's own path (never /tmp or /etc/strait, which it has).
+        assertThat(proxy.getVolumeMounts()).extracting(m -> m.getName() + " " + m.getMountPath())
+                .containsExactly("strait-sidecar-config /etc/strait", "strait-sidecar-tmp /tmp", "sockets /run/strait-app");
+        assertThat(proxy.getVolumeMounts().get(2).getReadOnly()).as("connecting needs write permission").isNull();
+        Config config = ConfigParser.parse(pod.getMetadata().getAnnotations().get("strait.dev/sidecar-config"), "sidecar");
+        assertThat(config.upstreams().get(0).endpoints()).extracting(Object::toString)
+                .containsExactly("unix:/run/strait-app/web.sock");
+        assertThat(config.listeners().get(0).address().port()).isEqualTo(8000);
+    }
+
+    @Test
+    void aSocketMountedWithASubPathKeepsIt() throws Exception {
+        Pod pod = pod(patched(socketPod("/sock/deep/web.sock",
+                "[{\"name\":\"sockets\",\"mountPath\":\"/sock\",\"subPath\":\"web\"}]")));
+        Container proxy = pod.getSpec().getInitContainers().get(0);
+        assertThat(proxy.getVolumeMounts().get(2).getSubPath()).isEqualTo("web");
+        Config config = ConfigParser.parse(pod.getMetadata().getAnnotations().get("strait.dev/sidecar-config"), "sidecar");
+        assertThat(config.upstreams().get(0).endpoints()).extracting(Object::toString)
+                .containsExactly("unix:/run/strait-app/deep/web.sock");
+    }
+
+    @Test
+    void aSocketTheSidecarCannotReachIsAllowedUninjectedWithAWarning() throws Exception {
+        String[][] cases = {
+            {"/run/web.sock", "[{\"name\":\"sockets\",\"mountPath\":\"/var/run/app\"}]",
+                "strait.dev/app-socket: no container of the pod mounts a volume holding /run/web.sock"},
+            {"/var/run/appx.sock", "[{\"name\":\"sockets\",\"mountPath\":\"/var/run/app\"}]",
+                "strait.dev/app-socket: no container of the pod mounts a volume holding /var/run/appx.sock"},
+            {"run/web.sock", "[]", "strait.dev/app-socket: a unix socket is an absolute file path"},
+            {"/s/web.sock", "[{\"name\":\"sockets\",\"mountPath\":\"/s\",\"subPathExpr\":\"$(POD)\"}]",
+                "strait.dev/app-socket: the volume holding /s/web.sock is mounted with subPathExpr"},
+            {"/s/" + "x".repeat(95) + ".sock", "[{\"name\":\"sockets\",\"mountPath\":\"/s\"}]",
+                "strait.dev/app-socket: in the sidecar at /run/strait-app/" + "x".repeat(95)
+                        + ".sock: a unix socket's path holds at most 107 bytes"},
+        };
+        for (String[] c : cases) {
+            JsonNode response = answer(socketPod(c[0], c[1]));
+            assertThat(response.has("patch")).as(c[0]).isFalse();
+            assertThat(response.path("warnings").get(0).asText()).as(c[0]).startsWith("strait sidecar not injected: " + c[2]);
+        }
+    }
+
     @Test
     void somethingElseThanAnAdmissionReviewIsRefused() {
         org.assertj.core.api.Assertions.assertThatThrownBy(() -> HANDLER.handle("{\"kind\":\"Pod\"}".getBytes(StandardCharsets.UTF_8)))
