@@ -54,7 +54,13 @@ final class SpanAttributes {
     static void upstream(UpstreamSpan s, Sink out) {
         string(out, "http.request.method", s.method());
         HostPort e = s.endpoint();
-        if (e != null) {
+        if (e != null && e.isUnixSocket()) {
+            // OpenTelemetry's conventions for a socket: its path is the address, there is no port, and the
+            // URL's authority is what went as Host where the client sent none (ADR 0103).
+            string(out, "server.address", e.host());
+            string(out, "network.transport", "unix");
+            string(out, "url.full", s.scheme() + "://localhost" + s.target());
+        } else if (e != null) {
             string(out, "server.address", e.host());
             out.integer("server.port", e.port());
             string(out, "url.full", s.scheme() + "://" + e + s.target());

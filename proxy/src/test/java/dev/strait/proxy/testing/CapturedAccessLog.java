@@ -42,7 +42,6 @@ public final class CapturedAccessLog {
         return c;
     }
 
-    /** What {@link #start} serves for {@code yaml}, for reloads ({@code h.serving.swap(TestServing.snapshot(...))}). */
     /** One worker, the upstream {@code app} at {@code endpoint}, a fixed answer at {@code /here} and the rest proxied. */
     public static String proxied(String endpoint, String extra) {
         return """

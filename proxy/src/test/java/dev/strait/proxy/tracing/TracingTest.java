@@ -317,6 +317,28 @@ class TracingTest {
         assertThat(app.last().header("traceparent")).endsWith("-00");
     }
 
+    /** A try to a unix socket: its path as the server's address, no port, and the transport named (ADR 0103). */
+    @Test
+    void anUpstreamSpanToASocketNamesItsPath(@org.junit.jupiter.api.io.TempDir java.nio.file.Path dir) throws Exception {
+        TestUpstream app = h.add(TestUpstream.startOnUnixSocket(dir.resolve("app.sock"), TestUpstream.name()));
+        h.start("""
+                workers: 1
+                tracing: { endpoint: "%s", flushInterval: 20ms, upstreamSpans: true }
+                upstreams: [ { name: app, endpoints: [ "%s" ] } ]
+                routes: [ { name: site, hosts: [ "*" ], rules: [ { backends: [ { upstream: app } ] } ] } ]
+                """.formatted(collector.endpoint(), app.endpoint()));
+        assertThat(h.get("/orders/9?x=1", "traceparent: " + GIVEN).status()).isEqualTo(200);
+        JsonNode t = collector.next();
+        if (t.get("kind").asInt() != 3) {
+            t = collector.next();
+        }
+        assertThat(t.get("kind").asInt()).as("the try's CLIENT span").isEqualTo(3);
+        assertThat(attribute(t, "server.address")).isEqualTo(dir.resolve("app.sock").toString());
+        assertThat(attribute(t, "server.port")).isNull();
+        assertThat(attribute(t, "network.transport")).isEqualTo("unix");
+        assertThat(attribute(t, "url.full")).isEqualTo("http://localhost/orders/9?x=1");
+    }
+
     /** Over HTTP/2 to the upstream (h2c) the try's span goes in its HEADERS. */
     @Test
     void upstreamSpansOverHttp2() throws Exception {

@@ -3,6 +3,7 @@ package dev.strait.proxy.upstream;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.awaitility.Awaitility.await;
 
+import dev.strait.proxy.testing.ProxyConfigs;
 import dev.strait.proxy.testing.ProxyHarness;
 import dev.strait.proxy.testing.RawClient;
 import dev.strait.proxy.testing.TestUpstream;
@@ -46,18 +47,7 @@ class HealthTest {
     }
 
     private static String config(String endpoints, String extra) {
-        return """
-                workers: 1
-                upstreams:
-                  - name: app
-                    endpoints: [ %s ]
-                    %s
-                routes:
-                  - name: site
-                    hosts: [ "*" ]
-                    rules:
-                      - backends: [ { upstream: app } ]
-                """.formatted(endpoints, extra);
+        return ProxyConfigs.proxyAll(endpoints, extra, "");
     }
 
     @Test

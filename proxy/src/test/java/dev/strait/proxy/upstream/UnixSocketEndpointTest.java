@@ -4,6 +4,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.awaitility.Awaitility.await;
 
 import dev.strait.proxy.testing.H2cServer;
+import dev.strait.proxy.testing.ProxyConfigs;
 import dev.strait.proxy.testing.ProxyHarness;
 import dev.strait.proxy.testing.RawClient;
 import dev.strait.proxy.testing.TestUpstream;
@@ -41,19 +42,7 @@ class UnixSocketEndpointTest {
     }
 
     private static String config(String transport, String endpoints, String extra) {
-        return """
-                workers: 1
-                transport: %s
-                upstreams:
-                  - name: app
-                    endpoints: [ %s ]
-                    %s
-                routes:
-                  - name: site
-                    hosts: [ "*" ]
-                    rules:
-                      - backends: [ { upstream: app } ]
-                """.formatted(transport, endpoints, extra);
+        return "transport: " + transport + "\n" + ProxyConfigs.proxyAll(endpoints, extra, "");
     }
 
     @ParameterizedTest

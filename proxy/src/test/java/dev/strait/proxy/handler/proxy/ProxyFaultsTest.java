@@ -3,6 +3,7 @@ package dev.strait.proxy.handler.proxy;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.awaitility.Awaitility.await;
 
+import dev.strait.proxy.testing.ProxyConfigs;
 import dev.strait.proxy.testing.ProxyHarness;
 import dev.strait.proxy.testing.RawClient;
 import dev.strait.proxy.testing.TestUpstream;
@@ -25,19 +26,7 @@ class ProxyFaultsTest {
     }
 
     private static String config(String endpoints, String upstreamExtra, String ruleExtra) {
-        return """
-                workers: 1
-                upstreams:
-                  - name: app
-                    endpoints: [ %s ]
-                    %s
-                routes:
-                  - name: site
-                    hosts: [ "*" ]
-                    rules:
-                      - backends: [ { upstream: app } ]
-                        %s
-                """.formatted(endpoints, upstreamExtra, ruleExtra);
+        return ProxyConfigs.proxyAll(endpoints, upstreamExtra, ruleExtra);
     }
 
     static Stream<Arguments> badFraming() {
