@@ -183,7 +183,13 @@ public final class TestUpstream implements AutoCloseable {
     /** A server whose pipeline the test builds (say, Netty's WebSocket server handlers). */
     public static TestUpstream withPipeline(java.util.function.Consumer<io.netty.channel.ChannelPipeline> pipeline)
             throws InterruptedException {
-        return new TestUpstream("custom", null, false, null, pipeline);
+        return withPipeline(pipeline, null);
+    }
+
+    /** The same on the unix socket {@code socket} (when not null) instead of a loopback port. */
+    public static TestUpstream withPipeline(java.util.function.Consumer<io.netty.channel.ChannelPipeline> pipeline,
+                                            java.nio.file.Path socket) throws InterruptedException {
+        return new TestUpstream("custom", null, false, null, pipeline, null, socket);
     }
 
     public void behave(Behaviour b) {

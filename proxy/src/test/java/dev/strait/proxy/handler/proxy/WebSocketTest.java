@@ -37,6 +37,11 @@ class WebSocketTest {
     }
 
     private TestUpstream echoServer() throws InterruptedException {
+        return echoServer(null);
+    }
+
+    /** On the unix socket {@code socket} when not null. */
+    private TestUpstream echoServer(java.nio.file.Path socket) throws InterruptedException {
         return h.add(TestUpstream.withPipeline(p -> p
                 .addLast(new HttpServerCodec())
                 .addLast(new HttpObjectAggregator(65536))
@@ -46,7 +51,7 @@ class WebSocketTest {
                     protected void channelRead0(ChannelHandlerContext ctx, TextWebSocketFrame frame) {
                         ctx.writeAndFlush(new TextWebSocketFrame("echo: " + frame.text()));
                     }
-                })));
+                }), socket));
     }
 
     private static String config(String endpoint) {
@@ -115,9 +120,12 @@ class WebSocketTest {
         });
     }
 
-    @Test
-    void messagesFlowBothWaysAfterThe101() throws Exception {
-        TestUpstream up = echoServer();
+    /** Over TCP, and to an app on a unix socket (ADR 0103): a tunnel is a tunnel. */
+    @org.junit.jupiter.params.ParameterizedTest(name = "upstream over {0}")
+    @org.junit.jupiter.params.provider.ValueSource(strings = {"tcp", "unix"})
+    void messagesFlowBothWaysAfterThe101(String over, @org.junit.jupiter.api.io.TempDir java.nio.file.Path dir)
+            throws Exception {
+        TestUpstream up = echoServer(over.equals("unix") ? dir.resolve("chat.sock") : null);
         h.start(config(up.endpoint()));
         RawClient c = h.client();
         RawClient.Response r = c.send(HANDSHAKE).read();
