@@ -1,7 +1,7 @@
 package dev.strait.proxy.upstream;
 
-import io.netty.bootstrap.Bootstrap;
 import dev.strait.proxy.server.Transport;
+import io.netty.bootstrap.Bootstrap;
 import io.netty.buffer.ByteBuf;
 import io.netty.channel.Channel;
 import io.netty.channel.ChannelInitializer;
