@@ -13,6 +13,7 @@ import dev.strait.proxy.testing.TestCertificates;
 import dev.strait.proxy.testing.TestCertificates.Issued;
 import dev.strait.proxy.testing.TestCertificates.KeyType;
 import dev.strait.proxy.testing.TestServing;
+import dev.strait.proxy.testing.TestUpstream;
 import dev.strait.proxy.testing.TlsClient;
 import java.io.ByteArrayOutputStream;
 import java.io.IOException;
@@ -122,6 +123,23 @@ class TlsPassthroughTest {
                 .filter(l -> l.contains("\"tls-passthrough\"") && l.contains("\"status\":200")).count() == 3);
         assertThat(log()).contains("\"route\":\"backend\"").contains("\"host\":\"a.pass.example.test\"");
         assertThat(proxy.metrics.scrape()).contains("strait_requests_total{route=\"backend\",status=\"200\"} 3.0");
+    }
+
+    /** A backend on a unix socket (ADR 0103): its TLS goes through as it is, as a TCP backend's does. */
+    @Test
+    void aBackendOnAUnixSocketIsPassedThroughToo(@org.junit.jupiter.api.io.TempDir java.nio.file.Path dir)
+            throws Exception {
+        TestUpstream backend = proxy.add(TestUpstream.startTls(io.netty.handler.ssl.SslContextBuilder
+                .forServer(backendCert.key(), backendCert.certificate()).build(),
+                TestUpstream.reply(200, "backend on a socket"), dir.resolve("backend.sock")));
+        start(config("\"" + backend.endpoint() + "\"", ""));
+        try (TlsClient c = new TlsClient(pki.clientContext(), https(), "backend.example.test")) {
+            assertThat(c.peerCn()).as("the backend's certificate, not the proxy's").isEqualTo("backend.example.test");
+            TlsClient.Response r = c.get("/x", "backend.example.test");
+            assertThat(r.status()).isEqualTo(200);
+            assertThat(r.body()).isEqualTo("backend on a socket");
+        }
+        assertThat(backend.connections()).isEqualTo(1);
     }
 
     @Test

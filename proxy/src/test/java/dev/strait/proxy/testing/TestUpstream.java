@@ -165,7 +165,13 @@ public final class TestUpstream implements AutoCloseable {
     /** An HTTP/1.1 upstream behind TLS with this server context. */
     public static TestUpstream startTls(io.netty.handler.ssl.SslContext tls, Behaviour behaviour)
             throws InterruptedException {
-        return new TestUpstream("tls", behaviour, true, null, null, tls);
+        return startTls(tls, behaviour, null);
+    }
+
+    /** The same on the unix socket {@code socket} (when not null) instead of a loopback port. */
+    public static TestUpstream startTls(io.netty.handler.ssl.SslContext tls, Behaviour behaviour,
+                                        java.nio.file.Path socket) throws InterruptedException {
+        return new TestUpstream("tls", behaviour, true, null, null, tls, socket);
     }
 
     public static TestUpstream start(String name, Behaviour behaviour) throws InterruptedException {
