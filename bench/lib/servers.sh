@@ -1,6 +1,6 @@
 # Scenarios, the servers under test and the upstream applications, for bench/run.sh. Sourced.
 
-ALL_SCENARIOS="respond static-small static-1m gzip-static browser-static proxy cache-hit tls-h2-static-small tls-static-1m php node python auth auth-cached mirror upload"
+ALL_SCENARIOS="respond static-small static-1m gzip-static browser-static proxy proxy-unix cache-hit tls-h2-static-small tls-static-1m php node python auth auth-cached mirror upload"
 ALL_SERVERS="nginx haproxy caddy strait"
 
 # ---------------------------------------------------------------- scenarios
@@ -11,6 +11,7 @@ scenario_kind() { # the config file each server loads: bench/configs/<server>/<k
     static-small | static-1m) echo static ;;
     gzip-static | browser-static) echo gzip ;;
     proxy | node | python) echo proxy ;;
+    proxy-unix) echo proxy-unix ;;
     cache-hit) echo cache ;;
     tls-h2-static-small | tls-static-1m) echo tls-static ;;
     php) echo php ;;
@@ -27,7 +28,7 @@ scenario_path() {
     static-small | tls-h2-static-small) echo /hello.txt ;;
     static-1m | tls-static-1m) echo /1m.bin ;;
     gzip-static | browser-static) echo /page.html ;;
-    proxy | auth | auth-cached | mirror) echo /api/hello ;;
+    proxy | proxy-unix | auth | auth-cached | mirror) echo /api/hello ;;
     upload) echo /api/upload ;;
     cache-hit) echo /cached/hello ;;
     php) echo /hello.php ;;
@@ -52,7 +53,7 @@ scenario_scheme() { case $1 in tls-*) echo https ;; *) echo http ;; esac; }
 scenario_loader() { case $1 in tls-h2-*) echo h2load ;; *) echo wrk ;; esac; }
 scenario_app() { # what runs behind the server on APP_CPU
   case $1 in
-    proxy | cache-hit | auth | auth-cached | mirror | upload) echo upstream-nginx ;;
+    proxy | proxy-unix | cache-hit | auth | auth-cached | mirror | upload) echo upstream-nginx ;;
     node) echo node ;;
     python) echo python ;;
     php) echo php-fpm ;;
