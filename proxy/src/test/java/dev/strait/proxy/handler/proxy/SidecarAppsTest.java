@@ -27,9 +27,10 @@ import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
 /**
- * The sidecar role with real apps on loopback: a node {@code http} server and a uvicorn ASGI app, both
- * from Debian packages (nodejs, python3-uvicorn; installed by .ci/run). Skipped, saying why, only when
- * the program is missing. Each app tells which connection a request came on, so reuse is visible.
+ * The sidecar role with real apps on loopback (and uvicorn on a unix socket too): a node {@code http}
+ * server and a uvicorn ASGI app, both from Debian packages (nodejs, python3-uvicorn; installed by .ci/run).
+ * Skipped, saying why, only when the program is missing. Each app tells which connection a request came
+ * on, so reuse is visible.
  */
 class SidecarAppsTest {
     private static final String NODE_APP = """
@@ -78,8 +79,9 @@ class SidecarAppsTest {
                     if not message.get('more_body'):
                         break
                 headers = dict(scope['headers'])
+                client = scope.get('client')  # None on a unix socket
                 text = 'hello from uvicorn, connection %d, xff %s, body %d\\n' % (
-                    scope['client'][1], headers.get(b'x-forwarded-for', b'').decode(), size)
+                    client[1] if client else 0, headers.get(b'x-forwarded-for', b'').decode(), size)
                 body = text.encode()
                 await send({'type': 'http.response.start', 'status': 200,
                             'headers': [(b'content-type', b'text/plain'), (b'content-length', str(len(body)).encode())]})
@@ -124,15 +126,19 @@ class SidecarAppsTest {
     }
 
     private static String config(int port, String protocol) {
+        return config("127.0.0.1:" + port, protocol);
+    }
+
+    private static String config(String endpoint, String protocol) {
         return """
                 workers: 1
-                upstreams: [ { name: app, endpoints: [ "127.0.0.1:%d" ], protocol: %s } ]
+                upstreams: [ { name: app, endpoints: [ "%s" ], protocol: %s } ]
                 routes:
                   - name: sidecar
                     hosts: [ "*" ]
                     rules:
                       - backends: [ { upstream: app } ]
-                """.formatted(port, protocol);
+                """.formatted(endpoint, protocol);
     }
 
     /** Requests through the proxy on one client connection; returns the connection ids the app reported. */
@@ -179,18 +185,41 @@ class SidecarAppsTest {
         assertThat(r.trailers()).containsEntry("grpc-status", "0");
     }
 
-    @Test
-    void uvicornAsgiApp() throws Exception {
-        String python = null;
+    /** A python3 that has uvicorn; the test is skipped, saying why, without one. */
+    private static String pythonWithUvicorn() throws Exception {
         for (String candidate : new String[] {"/usr/bin/python3", which("python3")}) {
             if (candidate != null && new File(candidate).canExecute() && new ProcessBuilder(candidate, "-c",
                     "import uvicorn").start().waitFor() == 0) {
-                python = candidate;
-                break;
+                return candidate;
             }
         }
-        Assumptions.assumeTrue(python != null,
-                "no python3 with uvicorn (Debian package python3-uvicorn; .ci/run installs it)");
+        Assumptions.assumeTrue(false, "no python3 with uvicorn (Debian package python3-uvicorn; .ci/run installs it)");
+        return null;
+    }
+
+    /** uvicorn on a unix socket ({@code --uds}), as it is run behind nginx or beside a sidecar (ADR 0103). */
+    @Test
+    void uvicornAsgiAppOnAUnixSocket() throws Exception {
+        String python = pythonWithUvicorn();
+        Files.writeString(dir.resolve("app.py"), ASGI_APP);
+        Path socket = dir.resolve("app.sock");
+        start(List.of(python, "-m", "uvicorn", "app:app", "--uds", socket.toString(), "--lifespan", "off",
+                "--no-access-log"));
+        await().atMost(Duration.ofSeconds(20)).ignoreExceptions().until(() -> {
+            try (java.nio.channels.SocketChannel s = java.nio.channels.SocketChannel.open(
+                    java.net.UnixDomainSocketAddress.of(socket))) {
+                return true;
+            }
+        });
+        h.start(config("unix:" + socket, "http1"));
+        exercise("hello from uvicorn");
+        // uvicorn names no client on a socket, so the proxy's side says the connection was kept.
+        assertThat(h.metrics.scrape()).contains("strait_upstream_connections_open{upstream=\"app\"} 1.0");
+    }
+
+    @Test
+    void uvicornAsgiApp() throws Exception {
+        String python = pythonWithUvicorn();
         Files.writeString(dir.resolve("app.py"), ASGI_APP);
         int port;
         try (ServerSocket s = new ServerSocket(0, 1, java.net.InetAddress.getLoopbackAddress())) {
