@@ -156,4 +156,19 @@ class K3sTest {
                     assertThat(LocalClusterTest.get(pf.getLocalPort(), "greeter", "/")).isEqualTo("200 greetings via the sidecar\n"));
         }
     }
+
+    @Test
+    @Order(3)
+    void anInjectedSidecarReachesAnAppOnAUnixSocket() throws Exception {
+        apply("sidecar-app-socket.yaml"); // the webhook is up since the test before
+        client.apps().deployments().inNamespace("default").withName("greeter-socket")
+                .waitUntilReady(ROLLOUT.toMinutes(), TimeUnit.MINUTES);
+        Pod pod = client.pods().inNamespace("default").withLabel("app", "greeter-socket").list().getItems().get(0);
+        assertThat(pod.getSpec().getInitContainers().get(0).getVolumeMounts())
+                .anyMatch(m -> m.getName().equals("sockets") && m.getMountPath().equals("/run/strait-app"));
+        try (LocalPortForward pf = client.services().inNamespace("default").withName("greeter-socket").portForward(80)) {
+            await().atMost(Duration.ofMinutes(1)).untilAsserted(() -> assertThat(LocalClusterTest.get(pf.getLocalPort(),
+                    "greeter-socket", "/")).isEqualTo("200 greetings via the sidecar, over a socket\n"));
+        }
+    }
 }
