@@ -3,7 +3,6 @@ package dev.strait.proxy.upstream;
 import dev.strait.model.HostPort;
 import dev.strait.model.Upstream;
 import dev.strait.proxy.server.FatalErrors;
-import dev.strait.proxy.server.Transport;
 import io.netty.bootstrap.Bootstrap;
 import io.netty.buffer.ByteBuf;
 import io.netty.buffer.Unpooled;
@@ -94,11 +93,7 @@ final class HealthChecker {
             return bootstrap;
         }
         if (unixBootstrap == null) {
-            unixBootstrap = new Bootstrap().group(loop).channel(Transport.of(loop).domainSocketChannel())
-                    .handler(new ChannelInitializer<Channel>() {
-                        @Override
-                        protected void initChannel(Channel ch) { }
-                    });
+            unixBootstrap = LoopContext.unixSocketBootstrap(loop);
         }
         return unixBootstrap;
     }

@@ -67,17 +67,22 @@ public final class LoopContext {
             return bootstrap;
         }
         if (unixBootstrap == null) {
-            unixBootstrap = new Bootstrap()
-                    .group(loop)
-                    .channel(Transport.of(loop).domainSocketChannel())
-                    .handler(new ChannelInitializer<Channel>() {
-                        @Override
-                        protected void initChannel(Channel ch) {
-                            // the pool adds the pipeline itself, as for TCP
-                        }
-                    });
+            unixBootstrap = unixSocketBootstrap(loop);
         }
         return unixBootstrap;
+    }
+
+    /** A bootstrap of {@code loop}'s transport's unix-socket channels, whose pipeline the caller builds. */
+    static Bootstrap unixSocketBootstrap(EventLoop loop) {
+        return new Bootstrap()
+                .group(loop)
+                .channel(Transport.of(loop).domainSocketChannel())
+                .handler(new ChannelInitializer<Channel>() {
+                    @Override
+                    protected void initChannel(Channel ch) {
+                        // the pool or the health check adds the pipeline itself, as for TCP
+                    }
+                });
     }
 
     /** Where this loop looks endpoint names up. */
