@@ -121,13 +121,18 @@ public record Config(
     }
 
     /**
-     * A TLS listener: its certificates (chosen by SNI) and which hosts ask clients for a certificate
-     * ({@code clientValidation}, ADR 0075).
+     * A TLS listener: its certificates (chosen by SNI), which hosts ask clients for a certificate
+     * ({@code clientValidation}, ADR 0075), and whether each certificate's OCSP status is stapled to its handshakes
+     * ({@code ocspStapling}, fetched from the responder the certificate names: ADR 0104).
      */
-    public record Tls(List<Certificate> certificates, List<ClientValidation> clientValidation) {
+    public record Tls(List<Certificate> certificates, List<ClientValidation> clientValidation, boolean ocspStapling) {
         public Tls {
             certificates = List.copyOf(certificates);
             clientValidation = List.copyOf(clientValidation);
+        }
+
+        public Tls(List<Certificate> certificates, List<ClientValidation> clientValidation) {
+            this(certificates, clientValidation, false);
         }
 
         public Tls(List<Certificate> certificates) {

@@ -605,7 +605,7 @@ public final class ConfigParser {
         Config.Tls tls = null;
         JsonNode t = n.get("tls");
         if (t != null && !t.isNull() && object(t, path + ".tls")) {
-            known(t, path + ".tls", "certificates", "clientValidation");
+            known(t, path + ".tls", "certificates", "clientValidation", "ocspStapling");
             // May be empty when the listener only passes TLS through (checked with the routes: checkCertificates).
             List<Config.Certificate> certs = list(t.get("certificates"), path + ".tls.certificates", false,
                     (c, p) -> {
@@ -619,7 +619,8 @@ public final class ConfigParser {
             Set<String> validated = new HashSet<>();
             List<Config.ClientValidation> clients = list(t.get("clientValidation"), path + ".tls.clientValidation",
                     false, (c, p) -> clientValidation(c, p, validated));
-            tls = new Config.Tls(nonNull(certs), nonNull(clients));
+            tls = new Config.Tls(nonNull(certs), nonNull(clients),
+                    bool(t.get("ocspStapling"), path + ".tls.ocspStapling", false));
         }
         int maxConnections = integer(n.get("maxConnections"), path + ".maxConnections", 0, 0, 10_000_000);
         return new Config.Listener(name, address, tls, maxConnections,

@@ -326,6 +326,9 @@ public final class ConfigWriter {
                 ObjectNode to = o.putObject("tls");
                 ArrayNode certs = to.putArray("certificates");
                 li.tls().certificates().forEach(ce -> certs.addObject().put("cert", ce.cert()).put("key", ce.key()));
+                if (li.tls().ocspStapling()) {
+                    to.put("ocspStapling", true);
+                }
                 if (!li.tls().clientValidation().isEmpty()) {
                     ArrayNode cvs = to.putArray("clientValidation");
                     for (Config.ClientValidation cv : li.tls().clientValidation()) {

@@ -875,6 +875,19 @@ class ConfigParserTest {
         }
 
         @Test
+        void ocspStaplingIsOffUnlessAskedAndSurvivesTheWriter() throws Exception {
+            Config c = parse("listeners: [ { name: s, address: \"127.0.0.1:1\", tls: { certificates: [ { cert: /a, key: /b } ],"
+                    + " ocspStapling: true } },\n { name: t, address: \"127.0.0.1:2\", tls: { certificates: [ { cert: /a,"
+                    + " key: /b } ] } } ]\nroutes: []\n");
+            assertThat(c.listeners()).extracting(l -> l.tls().ocspStapling()).containsExactly(true, false);
+            assertThat(ConfigParser.parse(ConfigWriter.toJson(c, false), "written")).isEqualTo(c);
+            assertThat(ConfigWriter.toJson(c, false)).containsOnlyOnce("ocspStapling");
+            assertThatThrownBy(() -> parse("listeners: [ { name: s, address: \"127.0.0.1:1\", tls: { certificates: [ { cert: /a,"
+                    + " key: /b } ], ocspStapling: sometimes } } ]\nroutes: []\n"))
+                    .hasMessageContaining("listeners[0].tls.ocspStapling");
+        }
+
+        @Test
         void regularExpressionPathTakesAPriority() throws Exception {
             Config c = parse(withRules(
                     "{ matches: [ { path: { type: RegularExpression, value: \"/v[0-9]+/.*\", priority: -7 } } ], respond: {} }",
