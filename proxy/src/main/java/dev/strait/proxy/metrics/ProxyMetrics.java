@@ -34,6 +34,7 @@ public final class ProxyMetrics {
     private volatile LongSupplier bodyFilesRefused = () -> 0;
     private Gauge configInfo;
     private Gauge tlsEngineInfo;
+    private LongSupplier[] ocspStapling;
 
     public ProxyMetrics() {
         Gauge.builder("strait_connections_open", openConnections, AtomicLong::get)
@@ -124,6 +125,33 @@ public final class ProxyMetrics {
         if (tlsEngineInfo == null) {
             tlsEngineInfo = Gauge.builder("strait_tls_engine", () -> 1)
                     .description("The TLS implementation serving TLS listeners").tag("engine", engine).register(registry);
+        }
+    }
+
+    /**
+     * The OCSP stapler's gauges and counters (ADR 0104), registered once: {@code strait_tls_ocsp_stapled} and
+     * {@code strait_tls_ocsp_unstapled} (certificates of listeners with {@code ocspStapling} whose handshakes get a
+     * staple now, and those that go without), {@code strait_tls_ocsp_answers_total{result}} (good, revoked, failed).
+     */
+    public synchronized void ocspStapling(LongSupplier stapled, LongSupplier unstapled, LongSupplier good,
+                                          LongSupplier revoked, LongSupplier failed) {
+        if (ocspStapling != null) {
+            return;
+        }
+        ocspStapling = new LongSupplier[] {stapled, unstapled, good, revoked, failed};
+        Gauge.builder("strait_tls_ocsp_stapled", this, m -> m.ocspStapling[0].getAsLong())
+                .description("Certificates with ocspStapling whose handshakes get a good OCSP answer stapled now")
+                .register(registry);
+        Gauge.builder("strait_tls_ocsp_unstapled", this, m -> m.ocspStapling[1].getAsLong())
+                .description("Certificates with ocspStapling whose handshakes go without a staple: no good answer yet,"
+                        + " the last one expired, or the certificate is revoked").register(registry);
+        String[] results = {"good", "revoked", "failed"};
+        for (int i = 0; i < results.length; i++) {
+            int at = i + 2;
+            FunctionCounter.builder("strait_tls_ocsp_answers", this, m -> m.ocspStapling[at].getAsLong())
+                    .description("OCSP answers fetched for stapling: good (stapled), revoked, failed (none, or not"
+                            + " one to staple: unreachable, an HTTP error, malformed, not valid, expired, unknown)")
+                    .tag("result", results[i]).register(registry);
         }
     }
 

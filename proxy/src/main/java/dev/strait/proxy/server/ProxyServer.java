@@ -17,6 +17,7 @@ import dev.strait.proxy.passthrough.TlsPassthrough;
 import dev.strait.proxy.tls.SniSelector;
 import dev.strait.proxy.tls.SniTable;
 import dev.strait.proxy.tls.TlsEngine;
+import dev.strait.proxy.tls.ocsp.OcspStapler;
 import dev.strait.proxy.upstream.LoopContext;
 import dev.strait.proxy.upstream.UpstreamContext;
 import dev.strait.proxy.resolve.NameResolution;
@@ -88,6 +89,8 @@ public final class ProxyServer implements AutoCloseable {
     private final BodyFiles bodyFiles;
     private final Http2Connections h2;
     private final H2cUpgrade h2cUpgrade;
+    /** Keeps the serving certificates' OCSP staples fresh (ADR 0104); idle, without a thread, where none is asked. */
+    private final OcspStapler ocsp = new OcspStapler();
     private final ChannelGroup listeners = new DefaultChannelGroup("listeners", GlobalEventExecutor.INSTANCE);
     private final ChannelGroup connections = new DefaultChannelGroup("connections", GlobalEventExecutor.INSTANCE);
     /** Client connections open on all listeners, for limits.maxConnections (the group above is for the drain). */
@@ -179,6 +182,8 @@ public final class ProxyServer implements AutoCloseable {
         if (metrics != null) {
             metrics.requestBodyFiles(bodyFiles::held, bodyFiles::refusals);
         }
+        ocsp.follow(serving.snapshot().tls().staples());
+        serving.onSwap(s -> ocsp.follow(s.tls().staples()));
         if (accessLog != null) {
             // The loops learn which log their requests go to (the request id sent upstream is kept for it).
             accessLog.install(loops, serving);
@@ -194,6 +199,8 @@ public final class ProxyServer implements AutoCloseable {
                 }
                 startTls.put(l.name(), atStart);
                 metrics.tlsEngine(TlsEngine.current().label());
+                metrics.ocspStapling(ocsp::stapled, ocsp::unstapled, ocsp::goodAnswers, ocsp::revokedAnswers,
+                        ocsp::failedFetches);
             }
             InetSocketAddress want = new InetSocketAddress(l.address().host(), l.address().port());
             InetSocketAddress actual;
@@ -438,6 +445,7 @@ public final class ProxyServer implements AutoCloseable {
         loops.shutdownGracefully(0, 2, TimeUnit.SECONDS).awaitUninterruptibly(5, TimeUnit.SECONDS);
         cache.close(); // after the loops: no answer is being set up from an entry any more
         spans.close(); // after the loops too: the last requests' spans are queued
+        ocsp.close();
     }
 
     /**

@@ -1,5 +1,6 @@
 package dev.strait.proxy.tls;
 
+import dev.strait.proxy.tls.ocsp.OcspStaple;
 import io.netty.handler.ssl.SslContext;
 import java.security.cert.CertificateParsingException;
 import java.security.cert.X509Certificate;
@@ -22,15 +23,18 @@ public final class ServerCertificate {
     private final Set<String> wildcard;
     /** This certificate's context that asks for client certificates under a policy (ADR 0075); null: none made. */
     private final java.util.function.Function<ClientValidationPolicy, SslContext> asking;
+    /** Its OCSP answer to staple (ADR 0104), or null where its listener staples none. */
+    private final OcspStaple staple;
 
     ServerCertificate(SslContext context, List<String> names) {
-        this(context, names, null);
+        this(context, names, null, null);
     }
 
     ServerCertificate(SslContext context, List<String> names,
-                      java.util.function.Function<ClientValidationPolicy, SslContext> asking) {
+                      java.util.function.Function<ClientValidationPolicy, SslContext> asking, OcspStaple staple) {
         this.context = context;
         this.asking = asking;
+        this.staple = staple;
         Set<String> e = new java.util.HashSet<>();
         Set<String> w = new java.util.HashSet<>();
         for (String n : names) {
@@ -51,6 +55,11 @@ public final class ServerCertificate {
     /** The context for a handshake under {@code policy} ({@code null}: one that asks for no client certificate). */
     SslContext context(ClientValidationPolicy policy) {
         return policy == null || asking == null ? context : asking.apply(policy);
+    }
+
+    /** The answer to staple to a handshake now, or null. */
+    byte[] ocspResponse() {
+        return staple == null ? null : staple.response();
     }
 
     Set<String> exactNames() {

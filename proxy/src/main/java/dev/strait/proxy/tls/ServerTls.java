@@ -2,6 +2,7 @@ package dev.strait.proxy.tls;
 
 import dev.strait.model.Config;
 import dev.strait.model.ConfigError;
+import dev.strait.proxy.tls.ocsp.OcspStaple;
 import io.netty.handler.codec.http2.Http2SecurityUtil;
 import io.netty.handler.ssl.ApplicationProtocolConfig;
 import io.netty.handler.ssl.ApplicationProtocolNames;
@@ -53,14 +54,15 @@ public final class ServerTls {
      */
     private record Built(SslContext context, List<String> names, Instant notBefore, Instant notAfter,
                          PrivateKey key, X509Certificate[] chain, String id,
-                         java.util.concurrent.ConcurrentHashMap<String, SslContext> asking) {
+                         java.util.concurrent.ConcurrentHashMap<String, SslContext> asking, boolean ocsp,
+                         OcspStaple staple, String unstapled) {
         SslContext asking(ClientValidationPolicy policy) {
             SslContext c = asking.get(policy.askKey());
             if (c != null) {
                 return c;
             }
             try {
-                c = newContext(key, chain, id, policy);
+                c = newContext(key, chain, id, policy, ocsp);
             } catch (SSLException | RuntimeException e) {
                 // The same key and chain made the plain context: this cannot be the certificate's fault.
                 throw new IllegalStateException("cannot make a client-certificate context: " + e.getMessage(), e);
@@ -76,16 +78,20 @@ public final class ServerTls {
     private final List<String> warnings;
 
     private final boolean anyValidation;
+    /** The staples of the certificates of listeners with {@code ocspStapling}: the stapler keeps them fresh. */
+    private final List<OcspStaple> staples;
 
-    private ServerTls(Map<String, SniTable> listeners, String fingerprint, Set<Path> files, List<String> warnings) {
+    private ServerTls(Map<String, SniTable> listeners, String fingerprint, Set<Path> files, List<String> warnings,
+                      List<OcspStaple> staples) {
         this.listeners = listeners;
+        this.staples = staples;
         this.anyValidation = listeners.values().stream().anyMatch(SniTable::validatesClients);
         this.fingerprint = fingerprint;
         this.files = files;
         this.warnings = warnings;
     }
 
-    public static final ServerTls NONE = new ServerTls(Map.of(), "", Set.of(), List.of());
+    public static final ServerTls NONE = new ServerTls(Map.of(), "", Set.of(), List.of(), List.of());
 
     /**
      * Certificates served that clients will refuse (expired, or not valid yet), each with its field path.
@@ -94,6 +100,11 @@ public final class ServerTls {
      */
     public List<String> warnings() {
         return warnings;
+    }
+
+    /** The OCSP staples of the certificates served where {@code ocspStapling} asks for them (ADR 0104). */
+    public List<OcspStaple> staples() {
+        return staples;
     }
 
     /** The table of a TLS listener, or {@code null}. */
@@ -149,6 +160,7 @@ public final class ServerTls {
         Map<String, SniTable> tables = new LinkedHashMap<>();
         Set<Path> files = new LinkedHashSet<>();
         List<String> warnings = new ArrayList<>();
+        Map<OcspStaple, Boolean> staples = new java.util.IdentityHashMap<>();
         Instant now = Instant.now();
         for (int i = 0; i < config.listeners().size(); i++) {
             Config.Listener l = config.listeners().get(i);
@@ -156,6 +168,12 @@ public final class ServerTls {
                 continue;
             }
             String base = "listeners[" + i + "].tls.certificates";
+            boolean ocsp = l.tls().ocspStapling() && !l.tls().certificates().isEmpty();
+            if (ocsp && !(TlsEngine.current() == TlsEngine.OPENSSL && io.netty.handler.ssl.OpenSsl.isOcspSupported())) {
+                warnings.add("listeners[" + i + "].tls.ocspStapling: needs the OpenSSL engine, and this process runs the"
+                        + " JDK's (docs/config.md, TLS): no handshake gets a staple");
+                ocsp = false;
+            }
             // No certificates (the parser allows it only where routes pass TLS through): the table passes their
             // hosts through and closes every other handshake.
             List<ServerCertificate> certs = new ArrayList<>();
@@ -173,8 +191,14 @@ public final class ServerTls {
                     }
                     String id = HexFormat.of().formatHex(sha256(certPem + "\u0000" + keyPem));
                     all.update(id.getBytes(StandardCharsets.US_ASCII));
-                    Built b = cached(id, certPem, keyPem, path);
-                    certs.add(new ServerCertificate(b.context(), b.names(), b::asking));
+                    Built b = cached(id, certPem, keyPem, path, ocsp);
+                    certs.add(new ServerCertificate(b.context(), b.names(), b::asking, b.staple()));
+                    if (b.staple() != null) {
+                        staples.put(b.staple(), Boolean.TRUE);
+                    } else if (b.unstapled() != null) {
+                        warnings.add(path + ".cert: OCSP stapling: the certificate for " + b.names() + " cannot be"
+                                + " stapled: " + b.unstapled());
+                    }
                     String w = now.isAfter(b.notAfter()) ? "expired at " + b.notAfter()
                             : now.isBefore(b.notBefore()) ? "not valid before " + b.notBefore() : null;
                     if (w != null) {
@@ -229,12 +253,20 @@ public final class ServerTls {
         for (String w : warnings) {
             log.warn("{}", w);
         }
-        return new ServerTls(Map.copyOf(tables), hex(all.digest()), Set.copyOf(files), List.copyOf(warnings));
+        return new ServerTls(Map.copyOf(tables), hex(all.digest()), Set.copyOf(files), List.copyOf(warnings),
+                List.copyOf(staples.keySet()));
     }
 
-    private static Built cached(String id, String certPem, String keyPem, String path) throws PemMaterial.Invalid {
+    /**
+     * The contexts of a certificate and key, from the cache when they were built before. With {@code ocsp}, contexts
+     * that staple (another cache entry: a context staples only when made to) and the certificate's staple, or why it
+     * has none.
+     */
+    private static Built cached(String id, String certPem, String keyPem, String path, boolean ocsp)
+            throws PemMaterial.Invalid {
+        String cacheKey = ocsp ? id + "+ocsp" : id;
         synchronized (CACHE) {
-            Built b = CACHE.get(id);
+            Built b = CACHE.get(cacheKey);
             if (b != null) {
                 return b;
             }
@@ -244,15 +276,25 @@ public final class ServerTls {
         PemMaterial.checkPair(chain.get(0), key, path + ".key");
         SslContext ctx;
         try {
-            ctx = newContext(key, chain.toArray(new X509Certificate[0]), id, null);
+            ctx = newContext(key, chain.toArray(new X509Certificate[0]), id, null, ocsp);
         } catch (SSLException | RuntimeException e) {
             throw new PemMaterial.Invalid(path, "cannot use this certificate and key: " + e.getMessage());
         }
-        Built b = new Built(ctx, List.copyOf(ServerCertificate.names(chain.get(0))),
-                chain.get(0).getNotBefore().toInstant(), chain.get(0).getNotAfter().toInstant(), key,
-                chain.toArray(new X509Certificate[0]), id, new java.util.concurrent.ConcurrentHashMap<>());
+        List<String> names = List.copyOf(ServerCertificate.names(chain.get(0)));
+        OcspStaple staple = null;
+        String unstapled = null;
+        if (ocsp) {
+            try {
+                staple = OcspStaple.of(chain, names);
+            } catch (OcspStaple.Unusable e) {
+                unstapled = e.getMessage();
+            }
+        }
+        Built b = new Built(ctx, names, chain.get(0).getNotBefore().toInstant(), chain.get(0).getNotAfter().toInstant(),
+                key, chain.toArray(new X509Certificate[0]), id, new java.util.concurrent.ConcurrentHashMap<>(), ocsp,
+                staple, unstapled);
         synchronized (CACHE) {
-            CACHE.put(id, b);
+            CACHE.put(cacheKey, b);
         }
         return b;
     }
@@ -262,8 +304,8 @@ public final class ServerTls {
      * judges it after the handshake) naming the policy's CAs.
      */
     private static SslContext newContext(PrivateKey key, X509Certificate[] chain, String id,
-                                         ClientValidationPolicy policy) throws SSLException {
-        SslContextBuilder builder = SslContextBuilder.forServer(key, chain);
+                                         ClientValidationPolicy policy, boolean ocsp) throws SSLException {
+        SslContextBuilder builder = SslContextBuilder.forServer(key, chain).enableOcsp(ocsp);
         if (policy != null) {
             builder.trustManager(policy.trustManager()).clientAuth(io.netty.handler.ssl.ClientAuth.OPTIONAL);
         }

@@ -123,6 +123,17 @@ public final class SniSelector extends SniHandler {
         return ctx.executor().newSucceededFuture(chosen.context(policy));
     }
 
+    /** Staples the chosen certificate's OCSP answer, where it has one, to the handshake about to start (ADR 0104). */
+    @Override
+    protected io.netty.handler.ssl.SslHandler newSslHandler(SslContext context, io.netty.buffer.ByteBufAllocator alloc) {
+        io.netty.handler.ssl.SslHandler handler = super.newSslHandler(context, alloc);
+        byte[] staple = chosen == null ? null : chosen.ocspResponse();
+        if (staple != null && handler.engine() instanceof io.netty.handler.ssl.ReferenceCountedOpenSslEngine e) {
+            e.setOcspResponse(staple);
+        }
+        return handler;
+    }
+
     @Override
     protected void replaceHandler(ChannelHandlerContext ctx, String hostname, SslContext sslContext) throws Exception {
         if (passthrough != null) {

@@ -49,6 +49,11 @@ public final class TestCertificates {
             return "{ cert: " + quoted(certPem) + ", key: " + quoted(keyPem) + " }";
         }
 
+        /** The same pair with the certificate alone, without the CAs that issued it. */
+        public Issued withoutChain() {
+            return new Issued(certificate, key, pem(certificate), keyPem);
+        }
+
         private static String quoted(String pem) {
             return "\"" + pem.replace("\\", "\\\\").replace("\"", "\\\"").replace("\n", "\\n") + "\"";
         }
@@ -99,6 +104,32 @@ public final class TestCertificates {
         return ca;
     }
 
+    /** The CA's key pair: what signs its OCSP answers in {@link TestOcspResponder}. */
+    public KeyPair caKeys() {
+        return caKeys;
+    }
+
+    /**
+     * A server certificate (EC) whose Authority Information Access names {@code ocspResponder} as its OCSP responder
+     * (null: none), and a CA issuers URL too, as public CAs write it.
+     */
+    public Issued issueWithOcsp(String ocspResponder, String cn, String... sans) throws Exception {
+        Instant now = Instant.now();
+        return issue(KeyType.EC, false, now.minus(Duration.ofHours(1)), now.plus(Duration.ofDays(1)), ocspResponder,
+                null, cn, sans);
+    }
+
+    /**
+     * A certificate for an OCSP responder this CA delegates to: with the {@code id-kp-OCSPSigning} extended key usage
+     * when {@code signing}, as RFC 6960 4.2.2.2 requires of one.
+     */
+    public Issued ocspResponderCertificate(boolean signing) throws Exception {
+        Instant now = Instant.now();
+        return issue(KeyType.EC, false, now.minus(Duration.ofHours(1)), now.plus(Duration.ofDays(1)), null,
+                signing ? org.bouncycastle.asn1.x509.KeyPurposeId.id_kp_OCSPSigning
+                        : org.bouncycastle.asn1.x509.KeyPurposeId.id_kp_serverAuth, "ocsp responder");
+    }
+
     public String caPem() {
         return pem(ca);
     }
@@ -120,11 +151,29 @@ public final class TestCertificates {
     /** A certificate valid from {@code notBefore} to {@code notAfter}: expired or not yet valid ones too. */
     public Issued issue(KeyType type, boolean traditional, Instant notBefore, Instant notAfter, String cn,
                         String... sans) throws Exception {
+        return issue(type, traditional, notBefore, notAfter, null, null, cn, sans);
+    }
+
+    private Issued issue(KeyType type, boolean traditional, Instant notBefore, Instant notAfter, String ocspResponder,
+                         org.bouncycastle.asn1.x509.KeyPurposeId purpose, String cn, String... sans) throws Exception {
         KeyPair kp = keyPair(type);
         JcaX509v3CertificateBuilder b = new JcaX509v3CertificateBuilder(ca, serial(),
                 Date.from(notBefore), Date.from(notAfter),
                 new X500Name("CN=" + cn), kp.getPublic());
         b.addExtension(Extension.basicConstraints, true, new BasicConstraints(false));
+        if (ocspResponder != null) {
+            b.addExtension(Extension.authorityInfoAccess, false, new org.bouncycastle.asn1.x509.AuthorityInformationAccess(
+                    new org.bouncycastle.asn1.x509.AccessDescription[] {
+                        new org.bouncycastle.asn1.x509.AccessDescription(
+                                org.bouncycastle.asn1.x509.AccessDescription.id_ad_caIssuers,
+                                new GeneralName(GeneralName.uniformResourceIdentifier, "http://127.0.0.1:9/ca.crt")),
+                        new org.bouncycastle.asn1.x509.AccessDescription(
+                                org.bouncycastle.asn1.x509.AccessDescription.id_ad_ocsp,
+                                new GeneralName(GeneralName.uniformResourceIdentifier, ocspResponder))}));
+        }
+        if (purpose != null) {
+            b.addExtension(Extension.extendedKeyUsage, false, new org.bouncycastle.asn1.x509.ExtendedKeyUsage(purpose));
+        }
         if (sans.length > 0) {
             List<GeneralName> names = new ArrayList<>();
             for (String n : sans) {

@@ -48,6 +48,11 @@ public final class TlsClient implements AutoCloseable {
         return peer().getSubjectX500Principal().getName().replaceFirst("^CN=", "");
     }
 
+    /** The OCSP answers the server stapled to the handshake (the JDK asks for them: status_request). */
+    public List<byte[]> statusResponses() {
+        return ((javax.net.ssl.ExtendedSSLSession) socket.getSession()).getStatusResponses();
+    }
+
     public String protocol() {
         return socket.getApplicationProtocol();
     }
