@@ -78,6 +78,9 @@ public final class Main {
               --proxy-protocol true|false  the ingress proxies' listeners read a PROXY protocol header (v1 or
                                            v2) from a TCP load balancer first, and refuse connections
                                            without one (default false)
+              --proxy-ocsp-stapling true|false  the ingress proxies staple each certificate's OCSP answer,
+                                           fetched from the responder it names, to its handshakes; the
+                                           proxies must reach the CAs' responders (default false)
               --proxy-tracing-endpoint URL  every proxy traces its requests and sends the spans to this OTLP
                                            collector, e.g. http://otel-collector.monitoring:4318/v1/traces; a URL
                                            without a path gets /v1/traces; over gRPC a URL without a path,
@@ -185,7 +188,8 @@ public final class Main {
                     d.limits(), d.accessLog(), flag(opts, "proxy-trusted-peers", null, Main::trustedPeers),
                     flag(opts, "proxy-protocol", null, Main::proxyProtocol), tracing, clusterDomain,
                     ingressCompression, ingressHsts(opts), defaultCertificate(opts),
-                    flag(opts, "proxy-request-body-files-max-bytes", null, Main::requestBodyFiles)));
+                    flag(opts, "proxy-request-body-files-max-bytes", null, Main::requestBodyFiles),
+                    flag(opts, "proxy-ocsp-stapling", null, Main::trueOrFalse)));
         } catch (IllegalArgumentException e) {
             System.err.println(e.getMessage());
             System.exit(2);
@@ -710,7 +714,7 @@ public final class Main {
         return Flags.parse(args, List.of("control-address", "leader-election", "secure", "control-names", "cluster-domain",
                 "ingress-address", "webhook-address", "webhook-config", "webhook-service", "sidecar-image",
                 "proxy-http-address", "proxy-https-address", "proxy-admin-address", "proxy-trusted-peers",
-                "proxy-protocol", "proxy-tracing-endpoint", "proxy-tracing-percent", "proxy-tracing-service-name",
+                "proxy-protocol", "proxy-ocsp-stapling", "proxy-tracing-endpoint", "proxy-tracing-percent", "proxy-tracing-service-name",
                 "proxy-tracing-trust-incoming", "proxy-tracing-protocol", "proxy-tracing-upstream-spans",
                 "ingress-compression", "ingress-compression-level",
                 "ingress-compression-min-bytes", "ingress-compression-types", "ingress-compression-codings", "ingress-hsts",

@@ -55,6 +55,14 @@ class MainTest {
     }
 
     @Test
+    void ocspStaplingIsAnOptionOfItsOwnAndTrueOrFalse() {
+        assertThat(Main.options(new String[] {"--proxy-ocsp-stapling=true"})).containsEntry("proxy-ocsp-stapling", "true");
+        assertThat(Main.flag(java.util.Map.of(), "proxy-ocsp-stapling", null, Main::trueOrFalse)).isFalse();
+        assertThatThrownBy(() -> Main.flag(java.util.Map.of("proxy-ocsp-stapling", "on"), "proxy-ocsp-stapling", null,
+                Main::trueOrFalse)).hasMessage("--proxy-ocsp-stapling: \"on\" is neither true nor false");
+    }
+
+    @Test
     void clusterDomainIsCheckedAndLowerCasedAndClusterLocalByDefault() {
         assertThat(Main.clusterDomain(null)).isEqualTo("cluster.local");
         assertThat(Main.clusterDomain("corp.internal")).isEqualTo("corp.internal");

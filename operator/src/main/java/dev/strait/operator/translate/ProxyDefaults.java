@@ -42,6 +42,10 @@ import java.util.List;
  *                     alike (the operator's {@code --proxy-request-body-files-max-bytes}); the directory is always the
  *                     proxies' own ({@code /tmp}), whose volume the chart and the sidecar injector size from the same
  *                     budget. Null for {@link Config.RequestBodyFiles#DEFAULTS}
+ * @param ocspStapling whether the ingress proxies' https listener staples its certificates' OCSP answers (ADR 0104;
+ *                     ingress-nginx's ConfigMap key {@code enable-ocsp}, the operator's {@code --proxy-ocsp-stapling}):
+ *                     off by default, since the proxies then ask the CAs' responders, which an egress policy may
+ *                     forbid. Sidecars' never do
  */
 public record ProxyDefaults(
         String defaultClass,
@@ -58,7 +62,8 @@ public record ProxyDefaults(
         Route.Compression ingressCompression,
         Route.Hsts ingressHsts,
         SecretRef defaultCertificate,
-        Config.RequestBodyFiles requestBodyFiles) {
+        Config.RequestBodyFiles requestBodyFiles,
+        boolean ocspStapling) {
 
     public ProxyDefaults {
         if (requestBodyFiles == null) {
@@ -129,16 +134,35 @@ public record ProxyDefaults(
                 clusterDomain, ingressCompression, ingressHsts, defaultCertificate, null);
     }
 
+    /** Without OCSP stapling, as every constructor that does not say. */
+    public ProxyDefaults(String defaultClass, String sidecarClass, HostPort http, HostPort https, HostPort admin,
+                         Limits limits, boolean accessLog, Config.ForwardedHeaders forwardedHeaders,
+                         boolean proxyProtocol, Config.Tracing tracing, String clusterDomain,
+                         Route.Compression ingressCompression, Route.Hsts ingressHsts, SecretRef defaultCertificate,
+                         Config.RequestBodyFiles requestBodyFiles) {
+        this(defaultClass, sidecarClass, http, https, admin, limits, accessLog, forwardedHeaders, proxyProtocol, tracing,
+                clusterDomain, ingressCompression, ingressHsts, defaultCertificate, requestBodyFiles, false);
+    }
+
     /** The same defaults with another default certificate (null for none). */
     public ProxyDefaults withDefaultCertificate(SecretRef secret) {
         return new ProxyDefaults(defaultClass, sidecarClass, http, https, admin, limits, accessLog, forwardedHeaders,
-                proxyProtocol, tracing, clusterDomain, ingressCompression, ingressHsts, secret, requestBodyFiles);
+                proxyProtocol, tracing, clusterDomain, ingressCompression, ingressHsts, secret, requestBodyFiles,
+                ocspStapling);
     }
 
     /** The same defaults with other request body files (null for the proxies' defaults). */
     public ProxyDefaults withRequestBodyFiles(Config.RequestBodyFiles files) {
         return new ProxyDefaults(defaultClass, sidecarClass, http, https, admin, limits, accessLog, forwardedHeaders,
-                proxyProtocol, tracing, clusterDomain, ingressCompression, ingressHsts, defaultCertificate, files);
+                proxyProtocol, tracing, clusterDomain, ingressCompression, ingressHsts, defaultCertificate, files,
+                ocspStapling);
+    }
+
+    /** The same defaults with the ingress proxies' OCSP stapling on or off. */
+    public ProxyDefaults withOcspStapling(boolean on) {
+        return new ProxyDefaults(defaultClass, sidecarClass, http, https, admin, limits, accessLog, forwardedHeaders,
+                proxyProtocol, tracing, clusterDomain, ingressCompression, ingressHsts, defaultCertificate,
+                requestBodyFiles, on);
     }
 
     /**

@@ -66,6 +66,25 @@ class ListenersTest {
         assertThat(Fixtures.translate(resources).snapshot(Fixtures.STRAIT).json()).doesNotContain("proxyProtocol");
     }
 
+    /** --proxy-ocsp-stapling: the ingress proxies' https listener staples (ADR 0104); sidecars' never asks the CAs. */
+    @Test
+    void ocspStaplingIsOnTheIngressProxiesHttpsListenerOnly() throws Exception {
+        Translator translator = new Translator(ProxyDefaults.STANDARD.withOcspStapling(true));
+        Object[] resources = {
+                Fixtures.tlsSecret("shop", "site-tls", Fixtures.CERT, Fixtures.KEY),
+                route("shop", "site", 1, SITE),
+                route("shop", "side", 3, "ingressClassName: strait-sidecar\n" + SITE.replace("example.com", "side.example.com"))};
+        Translation t = translator.translate(Fixtures.inputs(resources));
+        Config ingress = ConfigParser.parse(t.snapshot(Fixtures.STRAIT).json(), "snapshot");
+        assertThat(ingress.listeners()).extracting(Config.Listener::name, l -> l.tls() != null && l.tls().ocspStapling())
+                .containsExactly(tuple("http", false), tuple("https", true));
+        Config sidecar = ConfigParser.parse(t.snapshot(Scope.sidecar("strait-sidecar", "shop")).json(), "snapshot");
+        assertThat(sidecar.listeners()).filteredOn(l -> l.tls() != null).isNotEmpty()
+                .allMatch(l -> !l.tls().ocspStapling());
+        // Without the flag nothing is written: snapshots keep the versions they had.
+        assertThat(Fixtures.translate(resources).snapshot(Fixtures.STRAIT).json()).doesNotContain("ocspStapling");
+    }
+
     @Test
     void aRouteOnEveryListenerCompetesWithOneOnEither() {
         Translation t = Fixtures.translate(
