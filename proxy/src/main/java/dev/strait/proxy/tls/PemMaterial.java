@@ -1,7 +1,6 @@
 package dev.strait.proxy.tls;
 
 import java.io.ByteArrayInputStream;
-import java.io.ByteArrayOutputStream;
 import java.io.IOException;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
@@ -33,6 +32,8 @@ final class PemMaterial {
             "-----BEGIN ([A-Z0-9 ]+)-----([^-]*)-----END \\1-----");
     private static final byte[] RSA_ALGORITHM = {0x30, 0x0d, 0x06, 0x09, 0x2a, (byte) 0x86, 0x48, (byte) 0x86,
             (byte) 0xf7, 0x0d, 0x01, 0x01, 0x01, 0x05, 0x00};
+    /** A PKCS#8 PrivateKeyInfo's version, 0. */
+    private static final byte[] VERSION_0 = {0x02, 0x01, 0x00};
     private static final byte[] EC_PUBLIC_KEY_OID = {0x06, 0x07, 0x2a, (byte) 0x86, 0x48, (byte) 0xce, 0x3d, 0x02, 0x01};
 
     private PemMaterial() {}
@@ -118,13 +119,13 @@ final class PemMaterial {
                         throw new Invalid(field, "encrypted private keys are not supported");
                     }
                     byte[] pkcs1 = decode(m.group(2), field);
-                    return pkcs8(sequence(concat(new byte[] {0x02, 0x01, 0x00}, RSA_ALGORITHM, tlv(0x04, pkcs1))), field);
+                    return pkcs8(Der.sequence(VERSION_0, RSA_ALGORITHM, Der.element(Der.OCTET_STRING, pkcs1)), field);
                 }
                 case "EC PRIVATE KEY" -> {
                     byte[] sec1 = decode(m.group(2), field);
                     byte[] curve = sec1Curve(sec1, field);
-                    return pkcs8(sequence(concat(new byte[] {0x02, 0x01, 0x00}, sequence(concat(EC_PUBLIC_KEY_OID, curve)),
-                            tlv(0x04, sec1))), field);
+                    return pkcs8(Der.sequence(VERSION_0, Der.sequence(EC_PUBLIC_KEY_OID, curve),
+                            Der.element(Der.OCTET_STRING, sec1)), field);
                 }
                 case "ENCRYPTED PRIVATE KEY" -> throw new Invalid(field, "encrypted private keys are not supported");
                 default -> { } // EC PARAMETERS and the like: skip
@@ -179,82 +180,15 @@ final class PemMaterial {
     /** The named-curve OID TLV from a SEC1 ECPrivateKey's [0] parameters (RFC 5915 3). */
     private static byte[] sec1Curve(byte[] der, String field) throws Invalid {
         try {
-            int[] pos = {0};
-            expect(der, pos, 0x30);
-            readLength(der, pos);
-            skip(der, pos); // version
-            skip(der, pos); // privateKey
-            if (pos[0] < der.length && (der[pos[0]] & 0xff) == 0xa0) {
-                pos[0]++;
-                readLength(der, pos);
-                int start = pos[0];
-                expect(der, pos, 0x06);
-                int len = readLength(der, pos);
-                return java.util.Arrays.copyOfRange(der, start, pos[0] + len);
+            Der.Reader key = new Der.Reader(der).next("ECPrivateKey").expect(Der.SEQUENCE, "ECPrivateKey").children();
+            key.next("version");
+            key.next("privateKey");
+            if (key.peekTag() == 0xa0) {
+                return key.next("parameters").children().next("namedCurve").expect(Der.OID, "namedCurve").encoded();
             }
-        } catch (IndexOutOfBoundsException e) {
+        } catch (Der.Malformed e) {
             // fall through
         }
         throw new Invalid(field, "EC private key without a named curve");
-    }
-
-    private static void expect(byte[] der, int[] pos, int tag) {
-        if ((der[pos[0]++] & 0xff) != tag) {
-            throw new IndexOutOfBoundsException("unexpected tag");
-        }
-    }
-
-    private static void skip(byte[] der, int[] pos) {
-        pos[0]++;
-        int len = readLength(der, pos);
-        pos[0] += len;
-    }
-
-    private static int readLength(byte[] der, int[] pos) {
-        int b = der[pos[0]++] & 0xff;
-        if (b < 0x80) {
-            return b;
-        }
-        int n = b & 0x7f;
-        int len = 0;
-        for (int i = 0; i < n; i++) {
-            len = (len << 8) | (der[pos[0]++] & 0xff);
-        }
-        return len;
-    }
-
-    private static byte[] sequence(byte[] content) {
-        return tlv(0x30, content);
-    }
-
-    private static byte[] tlv(int tag, byte[] content) {
-        ByteArrayOutputStream out = new ByteArrayOutputStream(content.length + 6);
-        out.write(tag);
-        int len = content.length;
-        if (len < 0x80) {
-            out.write(len);
-        } else if (len < 0x100) {
-            out.write(0x81);
-            out.write(len);
-        } else if (len < 0x10000) {
-            out.write(0x82);
-            out.write(len >> 8);
-            out.write(len);
-        } else {
-            out.write(0x83);
-            out.write(len >> 16);
-            out.write(len >> 8);
-            out.write(len);
-        }
-        out.writeBytes(content);
-        return out.toByteArray();
-    }
-
-    private static byte[] concat(byte[]... parts) {
-        ByteArrayOutputStream out = new ByteArrayOutputStream();
-        for (byte[] p : parts) {
-            out.writeBytes(p);
-        }
-        return out.toByteArray();
     }
 }

@@ -104,6 +104,15 @@ public final class TestCertificates {
         return ca;
     }
 
+    /** The CA's private key, PKCS#8 PEM (for openssl's tools). */
+    public String caKeyPem() {
+        try {
+            return pem(new JcaPKCS8Generator(caKeys.getPrivate(), null));
+        } catch (Exception e) {
+            throw new IllegalStateException(e);
+        }
+    }
+
     /** The CA's key pair: what signs its OCSP answers in {@link TestOcspResponder}. */
     public KeyPair caKeys() {
         return caKeys;

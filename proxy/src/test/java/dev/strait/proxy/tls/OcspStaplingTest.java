@@ -12,6 +12,8 @@ import dev.strait.proxy.testing.TestCertificates.Issued;
 import dev.strait.proxy.testing.TestOcspResponder;
 import dev.strait.proxy.testing.TlsClient;
 import java.net.InetSocketAddress;
+import java.nio.file.Files;
+import java.nio.file.Path;
 import java.nio.charset.StandardCharsets;
 import java.time.Duration;
 import java.util.List;
@@ -19,6 +21,7 @@ import java.util.concurrent.TimeUnit;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
 
 /**
  * OCSP stapling on a real TLS listener (ADR 0104): the responder's answer reaches clients that ask for it (the JDK's
@@ -30,6 +33,8 @@ class OcspStaplingTest {
     TestOcspResponder responder;
     Issued site;
     final ProxyHarness proxy = new ProxyHarness();
+    @TempDir
+    Path dir;
 
     @BeforeEach
     void setUp() throws Exception {
@@ -69,8 +74,13 @@ class OcspStaplingTest {
     }
 
     List<byte[]> stapled() throws Exception {
-        try (TlsClient c = new TlsClient(pki.clientContext(), https(), "site.test")) {
-            assertThat(c.get("/hello", "site.test").status()).isEqualTo(200);
+        return stapled("site.test");
+    }
+
+    /** The answers stapled to a new handshake for {@code name}, after a request over it. */
+    List<byte[]> stapled(String name) throws Exception {
+        try (TlsClient c = new TlsClient(pki.clientContext(), https(), name)) {
+            assertThat(c.get("/hello", name).status()).isEqualTo(200);
             return c.statusResponses();
         }
     }
@@ -109,6 +119,42 @@ class OcspStaplingTest {
         String metrics = proxy.metrics.scrape();
         assertThat(metrics).contains("strait_tls_ocsp_stapled 1.0").contains("strait_tls_ocsp_unstapled 0.0")
                 .contains("strait_tls_ocsp_answers_total{result=\"good\"} 1.0");
+    }
+
+    /** Another responder than BouncyCastle's: openssl's own (`openssl ocsp -port`), answering from its CA index. */
+    @Test
+    void opensslsResponderIsUnderstoodToo() throws Exception {
+        assumeOpenSsl();
+        Path ca = Files.writeString(dir.resolve("ca.crt"), pki.caPem());
+        Path key = Files.writeString(dir.resolve("ca.key"), pki.caKeyPem());
+        int port;
+        try (java.net.ServerSocket probe = new java.net.ServerSocket(0, 1, java.net.InetAddress.getLoopbackAddress())) {
+            port = probe.getLocalPort(); // openssl cannot say which port 0 became
+        }
+        Issued cert = pki.issueWithOcsp("http://127.0.0.1:" + port + "/", "openssl.test", "openssl.test");
+        String serial = cert.certificate().getSerialNumber().toString(16).toUpperCase(java.util.Locale.ROOT);
+        serial = serial.length() % 2 == 1 ? "0" + serial : serial; // as BN_bn2hex writes it
+        String expiry = java.time.format.DateTimeFormatter.ofPattern("yyMMddHHmmss'Z'").withZone(java.time.ZoneOffset.UTC)
+                .format(cert.certificate().getNotAfter().toInstant());
+        Path index = Files.writeString(dir.resolve("index.txt"),
+                "V\t" + expiry + "\t\t" + serial + "\tunknown\t/CN=openssl.test\n");
+        Process responder = new ProcessBuilder("openssl", "ocsp", "-index", index.toString(), "-port", String.valueOf(port),
+                "-rsigner", ca.toString(), "-rkey", key.toString(), "-CA", ca.toString(), "-nmin", "60", "-ignore_err")
+                .redirectErrorStream(true).redirectOutput(dir.resolve("responder.log").toFile()).start();
+        try {
+            proxy.startConfig(config("certificates: [ " + cert.configEntry() + " ], ocspStapling: true", "hello"));
+            await().atMost(Duration.ofSeconds(20)).until(() -> !stapled("openssl.test").isEmpty());
+            var basic = (org.bouncycastle.cert.ocsp.BasicOCSPResp) new org.bouncycastle.cert.ocsp.OCSPResp(
+                    stapled("openssl.test").get(0)).getResponseObject();
+            assertThat(basic.getResponses()).singleElement().satisfies(r -> {
+                assertThat(r.getCertID().getSerialNumber()).isEqualTo(cert.certificate().getSerialNumber());
+                assertThat(r.getCertStatus()).isNull(); // good
+                assertThat(r.getNextUpdate()).isAfter(new java.util.Date());
+            });
+        } finally {
+            responder.destroy();
+            responder.waitFor(5, TimeUnit.SECONDS);
+        }
     }
 
     @Test

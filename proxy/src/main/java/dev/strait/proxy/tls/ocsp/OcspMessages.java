@@ -1,5 +1,6 @@
 package dev.strait.proxy.tls.ocsp;
 
+import dev.strait.proxy.tls.Der;
 import java.net.URI;
 import java.net.URISyntaxException;
 import java.nio.charset.StandardCharsets;
@@ -80,17 +81,17 @@ final class OcspMessages {
      */
     static byte[] request(X509Certificate leaf, X509Certificate issuer) throws GeneralSecurityException, Der.Malformed {
         // OCSPRequest { TBSRequest { requestList { Request { CertID } } } }
-        return Der.sequence(Der.sequence(Der.sequence(Der.sequence(Der.sequence(certId(leaf, issuer))))));
+        return Der.sequence(Der.sequence(Der.sequence(Der.sequence(certId(leaf, issuer)))));
     }
 
-    /** The contents of a CertID ({@code hashAlgorithm, issuerNameHash, issuerKeyHash, serialNumber}). */
+    /** A CertID ({@code hashAlgorithm, issuerNameHash, issuerKeyHash, serialNumber}). */
     private static byte[] certId(X509Certificate leaf, X509Certificate issuer)
             throws GeneralSecurityException, Der.Malformed {
         MessageDigest sha1 = MessageDigest.getInstance("SHA-1");
         byte[] nameHash = sha1.digest(issuer.getSubjectX500Principal().getEncoded());
         byte[] keyHash = sha1.digest(publicKeyBits(issuer));
         byte[] algorithm = Der.sequence(Der.oid(SHA1), Der.element(Der.NULL));
-        return concat(algorithm, Der.element(Der.OCTET_STRING, nameHash), Der.element(Der.OCTET_STRING, keyHash),
+        return Der.sequence(algorithm, Der.element(Der.OCTET_STRING, nameHash), Der.element(Der.OCTET_STRING, keyHash),
                 Der.element(Der.INTEGER, leaf.getSerialNumber().toByteArray()));
     }
 
@@ -202,13 +203,5 @@ final class OcspMessages {
             // The JDK's parser lets some malformed answers out as IllegalArgumentException (a bad responder name).
             return "not a valid OCSP answer: " + e;
         }
-    }
-
-    private static byte[] concat(byte[]... parts) {
-        java.io.ByteArrayOutputStream out = new java.io.ByteArrayOutputStream();
-        for (byte[] p : parts) {
-            out.writeBytes(p);
-        }
-        return out.toByteArray();
     }
 }

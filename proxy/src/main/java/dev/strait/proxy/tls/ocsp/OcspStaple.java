@@ -1,5 +1,6 @@
 package dev.strait.proxy.tls.ocsp;
 
+import dev.strait.proxy.tls.Der;
 import java.net.URI;
 import java.security.GeneralSecurityException;
 import java.security.cert.X509Certificate;

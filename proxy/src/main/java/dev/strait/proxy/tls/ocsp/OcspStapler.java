@@ -1,5 +1,6 @@
 package dev.strait.proxy.tls.ocsp;
 
+import dev.strait.proxy.tls.Der;
 import java.io.ByteArrayOutputStream;
 import java.io.IOException;
 import java.io.InputStream;

@@ -7,6 +7,7 @@ import dev.strait.proxy.testing.TestCertificates;
 import dev.strait.proxy.testing.TestCertificates.Issued;
 import dev.strait.proxy.testing.TestOcspResponder;
 import dev.strait.proxy.testing.TestOcspResponder.Answer;
+import dev.strait.proxy.tls.Der;
 import java.net.URI;
 import java.time.Duration;
 import java.time.Instant;
@@ -116,10 +117,12 @@ class OcspMessagesTest {
             byte[] cut = java.util.Arrays.copyOf(good, n);
             assertThatThrownBy(() -> OcspMessages.read(cut, site.certificate())).isInstanceOf(Der.Malformed.class);
         }
+        Der.Element signed = signedData(good);
         Random random = new Random(42);
         for (int i = 0; i < 5000; i++) {
             byte[] changed = good.clone();
-            changed[random.nextInt(changed.length)] = (byte) random.nextInt(256);
+            int at = random.nextInt(changed.length);
+            changed[at] = (byte) random.nextInt(256);
             try {
                 OcspMessages.read(changed, site.certificate());
             } catch (Der.Malformed expected) {
@@ -129,18 +132,27 @@ class OcspMessagesTest {
                 // a changed byte inside the signed part or the signature fails the JDK's checks
                 String verdict = OcspMessages.verify(changed, site.certificate(), pki.ca(), Instant.now());
                 if (verdict == null) {
-                    // only bytes outside what is signed may change and still verify (the certs field, lengths'
-                    // equivalent encodings are not DER): the signed data itself must be the same
-                    assertThat(signedPart(changed)).isEqualTo(signedPart(good));
+                    // Only bytes outside what is signed may change and still verify (a tag's constructed bit, the
+                    // signature BIT STRING's unused-bits count, which the JDK does not look at): a change within
+                    // what the signature covers would be a forgery.
+                    assertThat(at >= signed.from() && at < signed.end())
+                            .as("byte %d of the signed data (%d-%d) changed, and it verified", at, signed.from(),
+                                    signed.end() - 1).isFalse();
                 }
             }
         }
     }
 
-    /** tbsResponseData and the signature of a basic answer. */
-    private static byte[][] signedPart(byte[] answer) throws Exception {
-        var basic = (org.bouncycastle.cert.ocsp.BasicOCSPResp) new org.bouncycastle.cert.ocsp.OCSPResp(answer)
-                .getResponseObject();
-        return new byte[][] {basic.getTBSResponseData(), basic.getSignature()};
+    /** Where the tbsResponseData of a basic answer lies in it: what its signature covers. */
+    private static Der.Element signedData(byte[] answer) throws Exception {
+        Der.Reader top = new Der.Reader(answer).next("OCSPResponse").children();
+        top.next("responseStatus");
+        Der.Reader responseBytes = top.next("responseBytes").children().next("ResponseBytes").children();
+        responseBytes.next("responseType");
+        Der.Element tbs = responseBytes.next("response").children().next("BasicOCSPResponse").children()
+                .next("tbsResponseData");
+        assertThat(tbs.encoded()).isEqualTo(((org.bouncycastle.cert.ocsp.BasicOCSPResp)
+                new org.bouncycastle.cert.ocsp.OCSPResp(answer).getResponseObject()).getTBSResponseData());
+        return tbs;
     }
 }

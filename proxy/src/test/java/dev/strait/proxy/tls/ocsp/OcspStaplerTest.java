@@ -39,6 +39,13 @@ class OcspStaplerTest {
         responder.close();
     }
 
+    /** A stapler whose margin before an answer's end is 2 s: one that lives 3 s is asked about again halfway. */
+    void askingTwoSecondsBeforeTheEnd() {
+        stapler.close();
+        stapler = new OcspStapler(new OcspStapler.Timing(FAST.refresh(), Duration.ofSeconds(2), FAST.firstRetry(),
+                FAST.maxRetry(), FAST.withoutNextUpdate(), FAST.timeout()));
+    }
+
     @Test
     void aFollowedCertificateGetsItsAnswerAtOnce() {
         assertThat(staple.response()).isNull();
@@ -57,9 +64,7 @@ class OcspStaplerTest {
     @Test
     void anAnswerIsRenewedBeforeItExpires() {
         // Each answer holds 2-3 s (its thisUpdate is a minute back; times are whole seconds); asked again halfway.
-        stapler.close();
-        stapler = new OcspStapler(new OcspStapler.Timing(FAST.refresh(), Duration.ofSeconds(2), FAST.firstRetry(),
-                FAST.maxRetry(), FAST.withoutNextUpdate(), FAST.timeout()));
+        askingTwoSecondsBeforeTheEnd();
         responder.validity = Duration.ofMinutes(1).plusSeconds(3);
         stapler.follow(List.of(staple));
         await().atMost(Duration.ofSeconds(15)).until(() -> responder.requests.get() >= 4);
@@ -72,9 +77,7 @@ class OcspStaplerTest {
     @Test
     void failuresAreRetriedAndTheLastGoodAnswerIsStapledUntilItExpires() {
         // Asked again 1.5 s before the answer's end, so the failures come well before it.
-        stapler.close();
-        stapler = new OcspStapler(new OcspStapler.Timing(FAST.refresh(), Duration.ofSeconds(2), FAST.firstRetry(),
-                FAST.maxRetry(), FAST.withoutNextUpdate(), FAST.timeout()));
+        askingTwoSecondsBeforeTheEnd();
         responder.validity = Duration.ofMinutes(1).plusSeconds(3);
         stapler.follow(List.of(staple));
         await().atMost(Duration.ofSeconds(10)).until(() -> staple.response() != null);

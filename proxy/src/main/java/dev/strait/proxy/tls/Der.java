@@ -1,4 +1,4 @@
-package dev.strait.proxy.tls.ocsp;
+package dev.strait.proxy.tls;
 
 import java.io.ByteArrayOutputStream;
 import java.nio.charset.StandardCharsets;
@@ -9,51 +9,57 @@ import java.time.format.DateTimeFormatter;
 import java.time.format.DateTimeParseException;
 
 /**
- * Just enough DER for OCSP: writing the fixed shape of a request, and walking a response to the few fields the
- * stapler schedules by (status, times). What a response proves (its signature, who signed it, which certificate
- * it is about) is checked by the JDK's own OCSP code ({@link OcspMessages#verify}), not here.
+ * Just enough DER for what the JDK's public API leaves to us: wrapping PKCS#1 and SEC1 keys as PKCS#8
+ * ({@link PemMaterial}), writing OCSP requests and walking OCSP answers to the few fields the stapler schedules by
+ * ({@code tls/ocsp}). What an answer proves (its signature, who signed it, which certificate it is about) is
+ * checked by the JDK's own OCSP code, not here.
  *
- * <p>Every read is bounds-checked against the element it is in: a response is bytes from the network.
+ * <p>Every read is bounds-checked against the element it is in: an OCSP answer is bytes from the network.
  */
-final class Der {
-    static final int SEQUENCE = 0x30;
-    static final int INTEGER = 0x02;
-    static final int BIT_STRING = 0x03;
-    static final int OCTET_STRING = 0x04;
-    static final int NULL = 0x05;
-    static final int OID = 0x06;
-    static final int ENUMERATED = 0x0a;
-    static final int GENERALIZED_TIME = 0x18;
+public final class Der {
+    public static final int SEQUENCE = 0x30;
+    public static final int INTEGER = 0x02;
+    public static final int BIT_STRING = 0x03;
+    public static final int OCTET_STRING = 0x04;
+    public static final int NULL = 0x05;
+    public static final int OID = 0x06;
+    public static final int ENUMERATED = 0x0a;
+    public static final int GENERALIZED_TIME = 0x18;
 
     private Der() {}
 
     /** Thrown for bytes that are not the DER expected: the caller names what it was reading. */
-    static final class Malformed extends Exception {
-        Malformed(String message) {
+    public static final class Malformed extends Exception {
+        public Malformed(String message) {
             super(message);
         }
     }
 
-    /** One element: its tag, and where its contents lie in {@code bytes}. */
-    record Element(byte[] bytes, int tag, int start, int end) {
-        int length() {
+    /** One element: its tag, where it starts in {@code bytes} ({@code from}), and where its contents lie. */
+    public record Element(byte[] bytes, int tag, int from, int start, int end) {
+        public int length() {
             return end - start;
         }
 
-        byte[] contents() {
+        public byte[] contents() {
             return java.util.Arrays.copyOfRange(bytes, start, end);
         }
 
+        /** The whole element, tag and length too. */
+        public byte[] encoded() {
+            return java.util.Arrays.copyOfRange(bytes, from, end);
+        }
+
         /** A reader over this element's contents (a constructed element's children). */
-        Reader children() {
+        public Reader children() {
             return new Reader(bytes, start, end);
         }
 
-        boolean isContext(int number) {
+        public boolean isContext(int number) {
             return (tag & 0xdf) == (0x80 | number); // context class, primitive or constructed
         }
 
-        Element expect(int want, String what) throws Malformed {
+        public Element expect(int want, String what) throws Malformed {
             if (tag != want) {
                 throw new Malformed(what + ": tag 0x" + Integer.toHexString(tag) + " where 0x"
                         + Integer.toHexString(want) + " was expected");
@@ -62,7 +68,7 @@ final class Der {
         }
 
         /** A GeneralizedTime ({@code YYYYMMDDHHMMSS[.fff]Z}, as RFC 5280 4.1.2.5.2 has it). */
-        Instant time(String what) throws Malformed {
+        public Instant time(String what) throws Malformed {
             expect(GENERALIZED_TIME, what);
             String s = new String(bytes, start, length(), StandardCharsets.US_ASCII);
             if (s.length() < 15 || !s.endsWith("Z")) {
@@ -79,12 +85,12 @@ final class Der {
     }
 
     /** Reads the elements one after another between two offsets. */
-    static final class Reader {
+    public static final class Reader {
         private final byte[] bytes;
         private int at;
         private final int end;
 
-        Reader(byte[] bytes) {
+        public Reader(byte[] bytes) {
             this(bytes, 0, bytes.length);
         }
 
@@ -94,19 +100,20 @@ final class Der {
             this.end = end;
         }
 
-        boolean hasNext() {
+        public boolean hasNext() {
             return at < end;
         }
 
         /** The next element's tag without reading it, or -1 at the end. */
-        int peekTag() {
+        public int peekTag() {
             return at < end ? bytes[at] & 0xff : -1;
         }
 
-        Element next(String what) throws Malformed {
+        public Element next(String what) throws Malformed {
             if (at + 2 > end) {
                 throw new Malformed(what + ": missing");
             }
+            int from = at;
             int tag = bytes[at] & 0xff;
             if ((tag & 0x1f) == 0x1f) {
                 throw new Malformed(what + ": a multi-byte tag"); // none in OCSP
@@ -127,12 +134,12 @@ final class Der {
                 throw new Malformed(what + ": " + len + " bytes, only " + (end - p) + " left");
             }
             at = p + len;
-            return new Element(bytes, tag, p, p + len);
+            return new Element(bytes, tag, from, p, p + len);
         }
     }
 
     /** An element with {@code contents}, as DER bytes. */
-    static byte[] element(int tag, byte[]... contents) {
+    public static byte[] element(int tag, byte[]... contents) {
         ByteArrayOutputStream body = new ByteArrayOutputStream();
         for (byte[] c : contents) {
             body.writeBytes(c);
@@ -159,12 +166,12 @@ final class Der {
         return out.toByteArray();
     }
 
-    static byte[] sequence(byte[]... contents) {
+    public static byte[] sequence(byte[]... contents) {
         return element(SEQUENCE, contents);
     }
 
     /** An OBJECT IDENTIFIER from its dotted form. */
-    static byte[] oid(String dotted) {
+    public static byte[] oid(String dotted) {
         String[] parts = dotted.split("\\.");
         ByteArrayOutputStream body = new ByteArrayOutputStream();
         base128(body, Long.parseLong(parts[0]) * 40 + Long.parseLong(parts[1]));
@@ -186,7 +193,7 @@ final class Der {
     }
 
     /** Whether {@code e} is the OBJECT IDENTIFIER {@code dotted}. */
-    static boolean isOid(Element e, String dotted) {
+    public static boolean isOid(Element e, String dotted) {
         byte[] want = oid(dotted);
         return e.tag() == OID && e.length() == want.length - 2
                 && java.util.Arrays.equals(e.bytes(), e.start(), e.end(), want, 2, want.length);
