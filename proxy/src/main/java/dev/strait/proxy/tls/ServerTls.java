@@ -199,6 +199,13 @@ public final class ServerTls {
                         warnings.add(path + ".cert: OCSP stapling: the certificate for " + b.names() + " cannot be"
                                 + " stapled: " + b.unstapled());
                     }
+                    if (b.staple() == null && OcspStaple.mustStaple(b.chain()[0])) {
+                        warnings.add(path + ".cert: the certificate for " + b.names() + " is must-staple (its TLS"
+                                + " feature extension asks for status_request), and "
+                                + (l.tls().ocspStapling() ? "it cannot be stapled"
+                                        : "listeners[" + i + "].tls.ocspStapling is not true")
+                                + ": clients that honour it (Firefox) refuse its handshakes");
+                    }
                     String w = now.isAfter(b.notAfter()) ? "expired at " + b.notAfter()
                             : now.isBefore(b.notBefore()) ? "not valid before " + b.notBefore() : null;
                     if (w != null) {

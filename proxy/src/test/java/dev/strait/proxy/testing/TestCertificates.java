@@ -125,7 +125,14 @@ public final class TestCertificates {
     public Issued issueWithOcsp(String ocspResponder, String cn, String... sans) throws Exception {
         Instant now = Instant.now();
         return issue(KeyType.EC, false, now.minus(Duration.ofHours(1)), now.plus(Duration.ofDays(1)), ocspResponder,
-                null, cn, sans);
+                null, false, cn, sans);
+    }
+
+    /** As {@link #issueWithOcsp}, "must-staple": its TLS feature extension (RFC 7633) lists status_request. */
+    public Issued issueMustStaple(String ocspResponder, String cn, String... sans) throws Exception {
+        Instant now = Instant.now();
+        return issue(KeyType.EC, false, now.minus(Duration.ofHours(1)), now.plus(Duration.ofDays(1)), ocspResponder,
+                null, true, cn, sans);
     }
 
     /**
@@ -136,7 +143,7 @@ public final class TestCertificates {
         Instant now = Instant.now();
         return issue(KeyType.EC, false, now.minus(Duration.ofHours(1)), now.plus(Duration.ofDays(1)), null,
                 signing ? org.bouncycastle.asn1.x509.KeyPurposeId.id_kp_OCSPSigning
-                        : org.bouncycastle.asn1.x509.KeyPurposeId.id_kp_serverAuth, "ocsp responder");
+                        : org.bouncycastle.asn1.x509.KeyPurposeId.id_kp_serverAuth, false, "ocsp responder");
     }
 
     public String caPem() {
@@ -160,11 +167,12 @@ public final class TestCertificates {
     /** A certificate valid from {@code notBefore} to {@code notAfter}: expired or not yet valid ones too. */
     public Issued issue(KeyType type, boolean traditional, Instant notBefore, Instant notAfter, String cn,
                         String... sans) throws Exception {
-        return issue(type, traditional, notBefore, notAfter, null, null, cn, sans);
+        return issue(type, traditional, notBefore, notAfter, null, null, false, cn, sans);
     }
 
     private Issued issue(KeyType type, boolean traditional, Instant notBefore, Instant notAfter, String ocspResponder,
-                         org.bouncycastle.asn1.x509.KeyPurposeId purpose, String cn, String... sans) throws Exception {
+                         org.bouncycastle.asn1.x509.KeyPurposeId purpose, boolean mustStaple, String cn, String... sans)
+            throws Exception {
         KeyPair kp = keyPair(type);
         JcaX509v3CertificateBuilder b = new JcaX509v3CertificateBuilder(ca, serial(),
                 Date.from(notBefore), Date.from(notAfter),
@@ -179,6 +187,10 @@ public final class TestCertificates {
                         new org.bouncycastle.asn1.x509.AccessDescription(
                                 org.bouncycastle.asn1.x509.AccessDescription.id_ad_ocsp,
                                 new GeneralName(GeneralName.uniformResourceIdentifier, ocspResponder))}));
+        }
+        if (mustStaple) {
+            b.addExtension(new org.bouncycastle.asn1.ASN1ObjectIdentifier("1.3.6.1.5.5.7.1.24"), false, new org.bouncycastle.asn1.DERSequence(
+                    new org.bouncycastle.asn1.ASN1Integer(5)));
         }
         if (purpose != null) {
             b.addExtension(Extension.extendedKeyUsage, false, new org.bouncycastle.asn1.x509.ExtendedKeyUsage(purpose));

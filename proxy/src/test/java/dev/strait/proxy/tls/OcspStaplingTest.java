@@ -65,6 +65,12 @@ class OcspStaplingTest {
                 """.formatted(tls, body);
     }
 
+    /** A serial number as openssl writes it (BN_bn2hex): upper-case hex, whole bytes. */
+    static String opensslSerial(Issued cert) {
+        String hex = cert.certificate().getSerialNumber().toString(16).toUpperCase(java.util.Locale.ROOT);
+        return hex.length() % 2 == 1 ? "0" + hex : hex;
+    }
+
     static void assumeOpenSsl() {
         assumeTrue(TlsEngine.current() == TlsEngine.OPENSSL, "stapling needs the OpenSSL engine");
     }
@@ -82,6 +88,30 @@ class OcspStaplingTest {
         try (TlsClient c = new TlsClient(pki.clientContext(), https(), name)) {
             assertThat(c.get("/hello", name).status()).isEqualTo(200);
             return c.statusResponses();
+        }
+    }
+
+    /** A must-staple certificate (RFC 7633) served without a staple would be refused by Firefox: said at each load. */
+    @Test
+    void aMustStapleCertificateWithoutStaplingIsWarnedAbout() throws Exception {
+        Issued must = pki.issueMustStaple(responder.uri(), "must.test", "must.test");
+        assertThat(dev.strait.proxy.tls.ocsp.OcspStaple.mustStaple(must.certificate())).isTrue();
+        assertThat(dev.strait.proxy.tls.ocsp.OcspStaple.mustStaple(site.certificate())).isFalse();
+        var plain = SnapshotBuilder.build(ConfigParser.parse(config("certificates: [ " + site.configEntry() + ", "
+                + must.configEntry() + " ]", "hello"), "t"), "t").tls();
+        assertThat(plain.warnings()).containsExactly("listeners[0].tls.certificates[1].cert: the certificate for"
+                + " [must.test] is must-staple (its TLS feature extension asks for status_request), and"
+                + " listeners[0].tls.ocspStapling is not true: clients that honour it (Firefox) refuse its handshakes");
+        var noIssuer = SnapshotBuilder.build(ConfigParser.parse(config("certificates: [ " + must.withoutChain()
+                .configEntry() + " ], ocspStapling: true", "hello"), "t"), "t").tls();
+        // Why it cannot (no issuer here; the JDK engine in the tls-jdk-engine execution), then what that means.
+        assertThat(noIssuer.warnings()).hasSize(2)
+                .last().asString().endsWith("and it cannot be stapled: clients that honour it (Firefox) refuse its"
+                        + " handshakes");
+        if (TlsEngine.current() == TlsEngine.OPENSSL) {
+            var stapled = SnapshotBuilder.build(ConfigParser.parse(config("certificates: [ " + must.configEntry()
+                    + " ], ocspStapling: true", "hello"), "t"), "t").tls();
+            assertThat(stapled.warnings()).isEmpty();
         }
     }
 
@@ -114,7 +144,7 @@ class OcspStaplingTest {
         String out = new String(p.getInputStream().readAllBytes(), StandardCharsets.UTF_8);
         assertThat(p.waitFor(20, TimeUnit.SECONDS)).isTrue();
         assertThat(out).contains("OCSP Response Status: successful").contains("Cert Status: good")
-                .contains("Serial Number: " + site.certificate().getSerialNumber().toString(16).toUpperCase());
+                .contains("Serial Number: " + opensslSerial(site));
 
         String metrics = proxy.metrics.scrape();
         assertThat(metrics).contains("strait_tls_ocsp_stapled 1.0").contains("strait_tls_ocsp_unstapled 0.0")
@@ -132,8 +162,7 @@ class OcspStaplingTest {
             port = probe.getLocalPort(); // openssl cannot say which port 0 became
         }
         Issued cert = pki.issueWithOcsp("http://127.0.0.1:" + port + "/", "openssl.test", "openssl.test");
-        String serial = cert.certificate().getSerialNumber().toString(16).toUpperCase(java.util.Locale.ROOT);
-        serial = serial.length() % 2 == 1 ? "0" + serial : serial; // as BN_bn2hex writes it
+        String serial = opensslSerial(cert);
         String expiry = java.time.format.DateTimeFormatter.ofPattern("yyMMddHHmmss'Z'").withZone(java.time.ZoneOffset.UTC)
                 .format(cert.certificate().getNotAfter().toInstant());
         Path index = Files.writeString(dir.resolve("index.txt"),

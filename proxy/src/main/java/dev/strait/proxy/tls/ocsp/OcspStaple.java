@@ -76,6 +76,35 @@ public final class OcspStaple {
         return new OcspStaple(leaf, issuer, responder, request, String.valueOf(names));
     }
 
+    /**
+     * Whether the certificate demands a staple (RFC 7633 "must-staple": the TLS feature extension lists
+     * status_request): clients that honour it (Firefox) refuse its handshakes without one.
+     */
+    public static boolean mustStaple(X509Certificate cert) {
+        byte[] ext = cert.getExtensionValue(TLS_FEATURE);
+        if (ext == null) {
+            return false;
+        }
+        try {
+            Der.Element value = new Der.Reader(ext).next("tlsFeature").expect(Der.OCTET_STRING, "tlsFeature");
+            Der.Reader features = new Der.Reader(value.contents()).next("tlsFeature").expect(Der.SEQUENCE, "tlsFeature")
+                    .children();
+            while (features.hasNext()) {
+                Der.Element f = features.next("feature").expect(Der.INTEGER, "feature");
+                if (f.length() == 1 && f.bytes()[f.start()] == STATUS_REQUEST) {
+                    return true;
+                }
+            }
+        } catch (Der.Malformed e) {
+            // an extension that does not read demands nothing we can tell
+        }
+        return false;
+    }
+
+    private static final String TLS_FEATURE = "1.3.6.1.5.5.7.1.24";
+    /** The status_request TLS extension's number (RFC 6066 8). */
+    private static final int STATUS_REQUEST = 5;
+
     /** The answer to staple now, or null: none yet, the last one expired, or the certificate was found revoked. */
     public byte[] response() {
         Held h = held;
