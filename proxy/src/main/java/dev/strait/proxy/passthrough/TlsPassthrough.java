@@ -16,6 +16,7 @@ import io.netty.buffer.ByteBuf;
 import io.netty.channel.Channel;
 import io.netty.channel.ChannelHandlerContext;
 import io.netty.channel.ChannelInboundHandlerAdapter;
+import io.netty.channel.ChannelOption;
 import io.netty.handler.codec.haproxy.HAProxyMessageEncoder;
 import io.netty.util.ReferenceCountUtil;
 import java.util.ArrayList;
@@ -56,6 +57,9 @@ public final class TlsPassthrough implements SniSelector.PassthroughStart {
     public void start(ChannelHandlerContext ctx, String serverName, SniTable.Passthrough to) {
         Channel client = ctx.channel();
         client.config().setAutoRead(false);
+        // A client that sends and then shuts its side (FIN) still gets the answer (TunnelRelay): from now on, and
+        // while its endpoint is connecting too, its FIN ends its input only.
+        client.config().setOption(ChannelOption.ALLOW_HALF_CLOSURE, true);
         if (client.pipeline().get("alpn") != null) {
             client.pipeline().remove("alpn"); // no TLS ends here: nothing to negotiate
         }
@@ -74,6 +78,8 @@ public final class TlsPassthrough implements SniSelector.PassthroughStart {
         private final List<Object> held = new ArrayList<>();
         private Channel upstream;
         private boolean over;
+        /** The client sent its FIN while its endpoint was connecting: the relay passes it on once in place. */
+        private boolean clientDone;
 
         Joining(Channel client, String serverName, SniTable.Passthrough to) {
             this.client = client;
@@ -131,14 +137,17 @@ public final class TlsPassthrough implements SniSelector.PassthroughStart {
             }
             held.clear();
             up.flush();
-            TunnelRelay[] pair = TunnelRelay.pair(up, IDLE_NANOS);
+            TunnelRelay[] pair = TunnelRelay.pair(up, IDLE_NANOS, true);
             over = true;
             client.pipeline().replace(this, "relay", pair[0]);
             up.pipeline().replace("relay", "relay", pair[1]);
             // Counted as a WebSocket tunnel is: once, when it starts, with the time it took to start.
             metrics.route(to.route()).record(200, System.nanoTime() - startNanos);
             client.closeFuture().addListener(c -> logged(200, pair[1].relayed(), endpoint));
-            client.config().setAutoRead(true);
+            TunnelRelay.resumeReading(client);
+            if (clientDone || (client instanceof io.netty.channel.socket.DuplexChannel d && d.isInputShutdown())) {
+                pair[0].inputEnded(); // the FIN came before the relay, with the ClientHello or while connecting
+            }
         }
 
         /** Nothing to join the client to: it is closed (its TLS cannot be answered by the proxy) and logged as 502. */
@@ -168,6 +177,14 @@ public final class TlsPassthrough implements SniSelector.PassthroughStart {
             } else {
                 ReferenceCountUtil.release(msg);
             }
+        }
+
+        @Override
+        public void userEventTriggered(ChannelHandlerContext ctx, Object evt) {
+            if (evt == io.netty.channel.socket.ChannelInputShutdownEvent.INSTANCE) {
+                clientDone = true;
+            }
+            ctx.fireUserEventTriggered(evt);
         }
 
         @Override

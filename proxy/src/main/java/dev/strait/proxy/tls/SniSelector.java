@@ -52,6 +52,8 @@ public final class SniSelector extends SniHandler {
     private boolean plain;
     /** No certificate for the name (a listener that only passes TLS through): closing, the rest dropped. */
     private boolean refused;
+    /** The ClientHello was read and its certificate or passthrough chosen. */
+    private boolean chosenYet;
 
     public SniSelector(Supplier<SniTable> table, long handshakeTimeoutMillis) {
         this(table, handshakeTimeoutMillis, null);
@@ -63,6 +65,28 @@ public final class SniSelector extends SniHandler {
         super((io.netty.util.Mapping<String, SslContext>) name -> null, 16 * 1024, handshakeTimeoutMillis);
         this.table = table;
         this.passthroughStart = passthroughStart;
+    }
+
+    /**
+     * Where the listener passes TLS through, a client's FIN must not end the connection before it is known whether
+     * this one is passed through: such a client may send its ClientHello, its data and its FIN at once, and still
+     * wait for the answer (TunnelRelay passes the FIN on). So the FIN ends only the input until the choice; a
+     * connection whose TLS ends here then takes it as a close, as without this.
+     */
+    @Override
+    public void handlerAdded(ChannelHandlerContext ctx) throws Exception {
+        super.handlerAdded(ctx);
+        if (passthroughStart != null && table.get().passesThrough()) {
+            ctx.channel().config().setOption(io.netty.channel.ChannelOption.ALLOW_HALF_CLOSURE, true);
+        }
+    }
+
+    @Override
+    public void userEventTriggered(ChannelHandlerContext ctx, Object evt) throws Exception {
+        super.userEventTriggered(ctx, evt); // the decoder reads what it still holds first
+        if (evt == io.netty.channel.socket.ChannelInputShutdownEvent.INSTANCE && !chosenYet && ctx.channel().isActive()) {
+            ctx.close(); // the client's FIN came before a whole ClientHello: nothing will complete it
+        }
     }
 
     @Override
@@ -106,6 +130,7 @@ public final class SniSelector extends SniHandler {
 
     @Override
     protected Future<SslContext> lookup(ChannelHandlerContext ctx, String hostname) {
+        chosenYet = true;
         SniTable t = table.get();
         passthrough = passthroughStart == null ? null : t.passthrough(hostname);
         if (passthrough != null) {
@@ -138,6 +163,13 @@ public final class SniSelector extends SniHandler {
     protected void replaceHandler(ChannelHandlerContext ctx, String hostname, SslContext sslContext) throws Exception {
         if (passthrough != null) {
             passthroughStart.start(ctx, hostname, passthrough);
+            return;
+        }
+        // TLS ends here: a FIN closes the connection, as Netty does without half-closure (see handlerAdded).
+        io.netty.channel.Channel ch0 = ctx.channel();
+        ch0.config().setOption(io.netty.channel.ChannelOption.ALLOW_HALF_CLOSURE, false);
+        if (ch0 instanceof io.netty.channel.socket.DuplexChannel d && d.isInputShutdown()) {
+            ctx.close();
             return;
         }
         if (refused) {

@@ -135,6 +135,11 @@ public final class SniTable {
         return p;
     }
 
+    /** Whether this listener passes any host's TLS through. */
+    public boolean passesThrough() {
+        return !exactPassthrough.isEmpty() || !wildcardPassthrough.isEmpty();
+    }
+
     /** Whether any host of this listener asks for client certificates. */
     boolean validatesClients() {
         return anyPolicy != null || !exactPolicies.isEmpty() || !wildcardPolicies.isEmpty();

@@ -80,6 +80,9 @@ public final class IoUringPeerClose {
         if (RDHUP == null) {
             return false;
         }
+        if (ch instanceof io.netty.channel.socket.DuplexChannel d && d.isInputShutdown()) {
+            return false; // a half-closed channel (ALLOW_HALF_CLOSURE) has read its end already
+        }
         Object h = ch.unsafe().recvBufAllocHandle();
         return HANDLE.isInstance(h) && (boolean) RDHUP.get(h) && ch.isActive();
     }

@@ -125,6 +125,56 @@ class TlsPassthroughTest {
         assertThat(proxy.metrics.scrape()).contains("strait_requests_total{route=\"backend\",status=\"200\"} 3.0");
     }
 
+    /**
+     * A client that sends, shuts its sending side (a FIN) and waits for the answer gets it: the FIN is passed on to
+     * the backend once what came before it is there, and the backend's bytes still come back, as through nginx's
+     * stream proxy. The backend here reads to the end before it answers with what it counted.
+     */
+    @org.junit.jupiter.params.ParameterizedTest
+    @org.junit.jupiter.params.provider.ValueSource(strings = {"io_uring", "epoll", "nio"})
+    void aHalfCloseIsPassedOnAndTheAnswerStillComesBack(String transport) throws Exception {
+        try (ServerSocket backend = new ServerSocket(0, 8, InetAddress.getLoopbackAddress())) {
+            Thread counter = new Thread(() -> {
+                try (Socket s = backend.accept()) {
+                    s.setSoTimeout(10_000);
+                    long n = s.getInputStream().transferTo(OutputStream.nullOutputStream()); // to the FIN
+                    Thread.sleep(200); // answers a while after the client's FIN
+                    s.getOutputStream().write(("counted " + n).getBytes(StandardCharsets.US_ASCII));
+                } catch (Exception e) {
+                    // the test fails on the client's side
+                }
+            }, "counting-backend");
+            counter.start();
+            start(config("\"127.0.0.1:" + backend.getLocalPort() + "\"", "transport: " + transport));
+            byte[] hello = clientHello("backend.example.test");
+            byte[] more = new byte[100_000];
+            try (Socket c = new Socket(https().getAddress(), https().getPort())) {
+                c.setSoTimeout(10_000);
+                c.getOutputStream().write(hello);
+                c.getOutputStream().write(more);
+                c.shutdownOutput();
+                assertThat(new String(c.getInputStream().readAllBytes(), StandardCharsets.US_ASCII))
+                        .isEqualTo("counted " + (hello.length + more.length));
+            }
+            counter.join(10_000);
+        }
+    }
+
+    /** The first TLS record a client sends: its ClientHello, naming {@code serverName}. */
+    private static byte[] clientHello(String serverName) throws Exception {
+        javax.net.ssl.SSLEngine engine = SSLContext.getDefault().createSSLEngine(serverName, 443);
+        engine.setUseClientMode(true);
+        javax.net.ssl.SSLParameters p = engine.getSSLParameters();
+        p.setServerNames(java.util.List.of(new SNIHostName(serverName)));
+        engine.setSSLParameters(p);
+        java.nio.ByteBuffer out = java.nio.ByteBuffer.allocate(engine.getSession().getPacketBufferSize());
+        engine.wrap(java.nio.ByteBuffer.allocate(0), out);
+        out.flip();
+        byte[] record = new byte[out.remaining()];
+        out.get(record);
+        return record;
+    }
+
     /** A backend on a unix socket (ADR 0103): its TLS goes through as it is, as a TCP backend's does. */
     @Test
     void aBackendOnAUnixSocketIsPassedThroughToo(@org.junit.jupiter.api.io.TempDir java.nio.file.Path dir)

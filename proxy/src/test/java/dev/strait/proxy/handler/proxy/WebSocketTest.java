@@ -179,6 +179,32 @@ class WebSocketTest {
                 .until(() -> h.get("/ws").status() != 429);
     }
 
+    /**
+     * A WebSocket tunnel ends when either side ends, as nginx ends an upgraded connection: a client's half-close
+     * (its FIN) is not passed on as one, unlike TLS passthrough's (TlsPassthroughTest), and both sides close.
+     */
+    @org.junit.jupiter.params.ParameterizedTest
+    @org.junit.jupiter.params.provider.ValueSource(strings = {"io_uring", "epoll", "nio"})
+    void aClientsHalfCloseEndsTheTunnel(String transport) throws Exception {
+        TestUpstream up = echoServer();
+        h.start("transport: " + transport + "\n" + config(up.endpoint()));
+        try (java.net.Socket c = new java.net.Socket(h.address().getAddress(), h.address().getPort())) {
+            c.setSoTimeout(10_000);
+            c.getOutputStream().write(HANDSHAKE.getBytes(StandardCharsets.US_ASCII));
+            InputStream in = c.getInputStream();
+            StringBuilder head = new StringBuilder();
+            while (!head.toString().endsWith("\r\n\r\n")) {
+                head.append((char) in.read());
+            }
+            assertThat(head.toString()).startsWith("HTTP/1.1 101 ");
+            org.awaitility.Awaitility.await().until(() -> up.openConnections() == 1);
+            c.shutdownOutput();
+            in.readAllBytes(); // the end comes (a read timeout would fail the test)
+            org.awaitility.Awaitility.await().atMost(java.time.Duration.ofSeconds(5))
+                    .until(() -> up.openConnections() == 0);
+        }
+    }
+
     @Test
     void clientClosingClosesTheUpstreamSide() throws Exception {
         TestUpstream up = echoServer();
