@@ -5,6 +5,7 @@ import dev.strait.proxy.accesslog.AccessLog;
 import dev.strait.proxy.bodyfiles.BodyFiles;
 import dev.strait.proxy.cache.ResponseCache;
 import dev.strait.proxy.config.Serving;
+import dev.strait.proxy.config.Snapshot;
 import dev.strait.proxy.tracing.SpanExporter;
 import dev.strait.proxy.http.AcceptedOn;
 import dev.strait.proxy.http1.Http1RequestDecoder;
@@ -17,6 +18,7 @@ import dev.strait.proxy.passthrough.TlsPassthrough;
 import dev.strait.proxy.tls.SniSelector;
 import dev.strait.proxy.tls.SniTable;
 import dev.strait.proxy.tls.TlsEngine;
+import dev.strait.proxy.tls.ocsp.OcspStaple;
 import dev.strait.proxy.tls.ocsp.OcspStapler;
 import dev.strait.proxy.upstream.LoopContext;
 import dev.strait.proxy.upstream.UpstreamContext;
@@ -89,8 +91,11 @@ public final class ProxyServer implements AutoCloseable {
     private final BodyFiles bodyFiles;
     private final Http2Connections h2;
     private final H2cUpgrade h2cUpgrade;
-    /** Keeps the serving certificates' OCSP staples fresh (ADR 0104); idle, without a thread, where none is asked. */
-    private final OcspStapler ocsp = new OcspStapler();
+    /**
+     * Keeps the serving certificates' OCSP staples fresh (ADR 0104); made with the first snapshot that staples, so
+     * that a proxy which never does (most sidecars) loads none of it.
+     */
+    private OcspStapler ocsp;
     private final ChannelGroup listeners = new DefaultChannelGroup("listeners", GlobalEventExecutor.INSTANCE);
     private final ChannelGroup connections = new DefaultChannelGroup("connections", GlobalEventExecutor.INSTANCE);
     /** Client connections open on all listeners, for limits.maxConnections (the group above is for the drain). */
@@ -139,6 +144,23 @@ public final class ProxyServer implements AutoCloseable {
         this.h2cUpgrade = new H2cUpgrade(h2);
     }
 
+    /** Has the stapler follow a snapshot's OCSP staples; makes it with the first snapshot that has any. */
+    private synchronized void followStaples(Snapshot snapshot) {
+        List<OcspStaple> staples = snapshot.tls().staples();
+        if (ocsp == null) {
+            if (staples.isEmpty()) {
+                return;
+            }
+            OcspStapler made = new OcspStapler();
+            if (metrics != null) {
+                metrics.ocspStapling(made::stapled, made::unstapled, made::goodAnswers, made::revokedAnswers,
+                        made::failedFetches);
+            }
+            ocsp = made;
+        }
+        ocsp.follow(staples);
+    }
+
     private static EventLoopGroup loops(int workers, Transport transport) {
         return new FatalErrors.Loops(workers, new DefaultThreadFactory("strait-loop", true), transport.ioHandlerFactory());
     }
@@ -182,8 +204,8 @@ public final class ProxyServer implements AutoCloseable {
         if (metrics != null) {
             metrics.requestBodyFiles(bodyFiles::held, bodyFiles::refusals);
         }
-        ocsp.follow(serving.snapshot().tls().staples());
-        serving.onSwap(s -> ocsp.follow(s.tls().staples()));
+        followStaples(serving.snapshot());
+        serving.onSwap(this::followStaples);
         if (accessLog != null) {
             // The loops learn which log their requests go to (the request id sent upstream is kept for it).
             accessLog.install(loops, serving);
@@ -199,8 +221,6 @@ public final class ProxyServer implements AutoCloseable {
                 }
                 startTls.put(l.name(), atStart);
                 metrics.tlsEngine(TlsEngine.current().label());
-                metrics.ocspStapling(ocsp::stapled, ocsp::unstapled, ocsp::goodAnswers, ocsp::revokedAnswers,
-                        ocsp::failedFetches);
             }
             InetSocketAddress want = new InetSocketAddress(l.address().host(), l.address().port());
             InetSocketAddress actual;
@@ -445,7 +465,11 @@ public final class ProxyServer implements AutoCloseable {
         loops.shutdownGracefully(0, 2, TimeUnit.SECONDS).awaitUninterruptibly(5, TimeUnit.SECONDS);
         cache.close(); // after the loops: no answer is being set up from an entry any more
         spans.close(); // after the loops too: the last requests' spans are queued
-        ocsp.close();
+        synchronized (this) {
+            if (ocsp != null) {
+                ocsp.close();
+            }
+        }
     }
 
     /**
