@@ -293,6 +293,10 @@ public final class ServerTls {
         if (ocsp) {
             try {
                 staple = OcspStaple.of(chain, names);
+                if (staple == null) {
+                    // Not a mistake: its CA has no OCSP (more and more do not). Said once, not at every load.
+                    log.info("{}.cert: the certificate for {} names no OCSP responder: nothing to staple", path, names);
+                }
             } catch (OcspStaple.Unusable e) {
                 unstapled = e.getMessage();
             }

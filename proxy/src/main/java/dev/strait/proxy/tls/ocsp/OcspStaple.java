@@ -41,11 +41,22 @@ public final class OcspStaple {
     }
 
     /**
-     * The staple of a served chain, leaf first; its issuer must follow it in the chain (as servers send it: an OCSP
-     * request names the issuer's name and key), and it must name an http(s) OCSP responder.
+     * The staple of a served chain, leaf first, or null when the certificate names no http(s) OCSP responder: its CA
+     * offers none (Let's Encrypt's have not since 2025, as the CA/Browser Forum made OCSP optional), and there is
+     * nothing to staple. Its issuer must follow it in the chain, as servers send it: an OCSP request names the
+     * issuer's name and key.
      */
     public static OcspStaple of(List<X509Certificate> chain, List<String> names) throws Unusable {
         X509Certificate leaf = chain.get(0);
+        URI responder;
+        try {
+            responder = OcspMessages.responder(leaf);
+        } catch (Der.Malformed e) {
+            throw new Unusable("its Authority Information Access cannot be read: " + e.getMessage());
+        }
+        if (responder == null) {
+            return null;
+        }
         X509Certificate issuer = null;
         for (X509Certificate c : chain.subList(1, chain.size())) {
             if (c.getSubjectX500Principal().equals(leaf.getIssuerX500Principal())) {
@@ -62,16 +73,11 @@ public final class OcspStaple {
             throw new Unusable("the chain holds no certificate of its issuer (" + leaf.getIssuerX500Principal().getName()
                     + "): put the issuing CA's certificate after it");
         }
-        URI responder;
         byte[] request;
         try {
-            responder = OcspMessages.responder(leaf);
             request = OcspMessages.request(leaf, issuer);
         } catch (Der.Malformed | GeneralSecurityException e) {
-            throw new Unusable("its OCSP details cannot be read: " + e.getMessage());
-        }
-        if (responder == null) {
-            throw new Unusable("it names no http(s) OCSP responder (Authority Information Access)");
+            throw new Unusable("its OCSP request cannot be made: " + e.getMessage());
         }
         return new OcspStaple(leaf, issuer, responder, request, String.valueOf(names));
     }
