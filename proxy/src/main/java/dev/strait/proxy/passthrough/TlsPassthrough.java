@@ -78,8 +78,6 @@ public final class TlsPassthrough implements SniSelector.PassthroughStart {
         private final List<Object> held = new ArrayList<>();
         private Channel upstream;
         private boolean over;
-        /** The client sent its FIN while its endpoint was connecting: the relay passes it on once in place. */
-        private boolean clientDone;
 
         Joining(Channel client, String serverName, SniTable.Passthrough to) {
             this.client = client;
@@ -145,7 +143,7 @@ public final class TlsPassthrough implements SniSelector.PassthroughStart {
             metrics.route(to.route()).record(200, System.nanoTime() - startNanos);
             client.closeFuture().addListener(c -> logged(200, pair[1].relayed(), endpoint));
             TunnelRelay.resumeReading(client);
-            if (clientDone || (client instanceof io.netty.channel.socket.DuplexChannel d && d.isInputShutdown())) {
+            if (client instanceof io.netty.channel.socket.DuplexChannel d && d.isInputShutdown()) {
                 pair[0].inputEnded(); // the FIN came before the relay, with the ClientHello or while connecting
             }
         }
@@ -177,14 +175,6 @@ public final class TlsPassthrough implements SniSelector.PassthroughStart {
             } else {
                 ReferenceCountUtil.release(msg);
             }
-        }
-
-        @Override
-        public void userEventTriggered(ChannelHandlerContext ctx, Object evt) {
-            if (evt == io.netty.channel.socket.ChannelInputShutdownEvent.INSTANCE) {
-                clientDone = true;
-            }
-            ctx.fireUserEventTriggered(evt);
         }
 
         @Override

@@ -55,7 +55,7 @@ public final class ServerTls {
     private record Built(SslContext context, List<String> names, Instant notBefore, Instant notAfter,
                          PrivateKey key, X509Certificate[] chain, String id,
                          java.util.concurrent.ConcurrentHashMap<String, SslContext> asking, boolean ocsp,
-                         OcspStaple staple, String unstapled) {
+                         OcspStaple staple, String unstapled, boolean mustStaple) {
         SslContext asking(ClientValidationPolicy policy) {
             SslContext c = asking.get(policy.askKey());
             if (c != null) {
@@ -199,7 +199,7 @@ public final class ServerTls {
                         warnings.add(path + ".cert: OCSP stapling: the certificate for " + b.names() + " cannot be"
                                 + " stapled: " + b.unstapled());
                     }
-                    if (b.staple() == null && OcspStaple.mustStaple(b.chain()[0])) {
+                    if (b.staple() == null && b.mustStaple()) {
                         warnings.add(path + ".cert: the certificate for " + b.names() + " is must-staple (its TLS"
                                 + " feature extension asks for status_request), and "
                                 + (l.tls().ocspStapling() ? "it cannot be stapled"
@@ -303,7 +303,7 @@ public final class ServerTls {
         }
         Built b = new Built(ctx, names, chain.get(0).getNotBefore().toInstant(), chain.get(0).getNotAfter().toInstant(),
                 key, chain.toArray(new X509Certificate[0]), id, new java.util.concurrent.ConcurrentHashMap<>(), ocsp,
-                staple, unstapled);
+                staple, unstapled, OcspStaple.mustStaple(chain.get(0)));
         synchronized (CACHE) {
             CACHE.put(cacheKey, b);
         }
