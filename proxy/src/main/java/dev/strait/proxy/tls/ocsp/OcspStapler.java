@@ -94,7 +94,7 @@ public final class OcspStapler implements AutoCloseable {
             if (!followed.containsKey(s)) {
                 Followed f = new Followed();
                 followed.put(s, f);
-                f.next = executor().schedule(() -> fetch(s), 0, TimeUnit.MILLISECONDS);
+                f.next = executor().schedule(() -> fetch(s, f), 0, TimeUnit.MILLISECONDS);
             }
         }
     }
@@ -137,7 +137,8 @@ public final class OcspStapler implements AutoCloseable {
         return failed.get();
     }
 
-    private void fetch(OcspStaple s) {
+    /** One fetch for {@code s}, followed as {@code f}: a fetch of a staple let go and followed again schedules nothing. */
+    private void fetch(OcspStaple s, Followed f) {
         Instant now = Instant.now();
         String failure;
         try {
@@ -149,7 +150,7 @@ public final class OcspStapler implements AutoCloseable {
                 s.drop();
                 revoked.incrementAndGet();
                 log.error("OCSP: {} is revoked, says its responder: its handshakes go without a staple", s);
-                again(s, timing.refresh(), false);
+                again(s, f, timing.refresh(), false);
                 return;
             }
             Instant until = a.nextUpdate() != null ? a.nextUpdate() : now.plus(timing.withoutNextUpdate());
@@ -172,7 +173,7 @@ public final class OcspStapler implements AutoCloseable {
                 } else {
                     log.debug("OCSP: stapling {}: good until {}", s, until);
                 }
-                again(s, wait, false);
+                again(s, f, wait, false);
                 return;
             }
             failure = "not a valid answer: " + invalid;
@@ -184,7 +185,7 @@ public final class OcspStapler implements AutoCloseable {
             failure = "cannot ask it: " + e;
         }
         failed.incrementAndGet();
-        Duration wait = again(s, null, true);
+        Duration wait = again(s, f, null, true);
         if (wait != null) {
             Instant held = s.heldUntil();
             log.warn("OCSP: {}: {}; asking again in {} s ({})", s, failure, wait.toMillis() / 1000.0,
@@ -194,9 +195,8 @@ public final class OcspStapler implements AutoCloseable {
     }
 
     /** Schedules the next fetch (after {@code wait}, or the backoff after a failure); null when no longer followed. */
-    private synchronized Duration again(OcspStaple s, Duration wait, boolean failure) {
-        Followed f = followed.get(s);
-        if (f == null || closed) {
+    private synchronized Duration again(OcspStaple s, Followed f, Duration wait, boolean failure) {
+        if (followed.get(s) != f || closed) {
             return null;
         }
         if (failure) {
@@ -209,7 +209,7 @@ public final class OcspStapler implements AutoCloseable {
         } else {
             f.failures = 0;
         }
-        f.next = executor().schedule(() -> fetch(s), Math.max(1, wait.toMillis()), TimeUnit.MILLISECONDS);
+        f.next = executor().schedule(() -> fetch(s, f), Math.max(1, wait.toMillis()), TimeUnit.MILLISECONDS);
         return wait;
     }
 

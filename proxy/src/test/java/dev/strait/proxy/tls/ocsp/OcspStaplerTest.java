@@ -124,6 +124,25 @@ class OcspStaplerTest {
         assertThat(stapler.unstapled()).isEqualTo(1);
     }
 
+    /**
+     * Let go and followed again while its fetch was under way (two quick reloads): one schedule goes on, not two.
+     * The responder fails every time, so each schedule asks every 400 ms once backed off; two would ask twice as often.
+     */
+    @Test
+    void followedAgainWhileFetchingKeepsOneSchedule() throws Exception {
+        responder.answer = Answer.HTTP_500;
+        for (int i = 0; i < 20; i++) {
+            stapler.follow(List.of(staple));
+            stapler.follow(List.of());
+        }
+        stapler.follow(List.of(staple));
+        Thread.sleep(2000); // backed off to the 400 ms ceiling
+        int before = responder.requests.get();
+        Thread.sleep(2000);
+        int asked = responder.requests.get() - before;
+        assertThat(asked).as("about 5 in 2 s at one every 400 ms").isBetween(3, 7);
+    }
+
     @Test
     void aCertificateNoLongerServedIsNoLongerAskedAbout() throws Exception {
         responder.answer = Answer.HTTP_500; // retried every 100-400 ms while followed
