@@ -190,7 +190,18 @@ public record Config(
      */
     public enum ClientValidationMode { REQUIRE, OPTIONAL, OPTIONAL_NO_CA }
 
-    public record Certificate(String cert, String key) {}
+    /**
+     * A certificate and its key (PEM, inline or files).
+     *
+     * @param ocspResponse a file holding an OCSP answer about the certificate (DER, as {@code openssl ocsp -respout}
+     *                     writes it) to staple to its handshakes, kept fresh by whoever writes the file (nginx's
+     *                     {@code ssl_stapling_file}); null: none, or fetched where the listener has {@code ocspStapling}
+     */
+    public record Certificate(String cert, String key, String ocspResponse) {
+        public Certificate(String cert, String key) {
+            this(cert, key, null);
+        }
+    }
 
     /**
      * {@code X-Request-Id} on proxied requests.

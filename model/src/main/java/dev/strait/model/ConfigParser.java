@@ -612,9 +612,11 @@ public final class ConfigParser {
                         if (!object(c, p)) {
                             return null;
                         }
-                        known(c, p, "cert", "key");
+                        known(c, p, "cert", "key", "ocspResponse");
+                        JsonNode ocsp = c.get("ocspResponse");
                         return new Config.Certificate(requiredText(c.get("cert"), p + ".cert"),
-                                requiredText(c.get("key"), p + ".key"));
+                                requiredText(c.get("key"), p + ".key"),
+                                ocsp == null || ocsp.isNull() ? null : requiredText(ocsp, p + ".ocspResponse"));
                     });
             Set<String> validated = new HashSet<>();
             List<Config.ClientValidation> clients = list(t.get("clientValidation"), path + ".tls.clientValidation",

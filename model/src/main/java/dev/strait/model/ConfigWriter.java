@@ -325,7 +325,12 @@ public final class ConfigWriter {
             if (li.tls() != null) {
                 ObjectNode to = o.putObject("tls");
                 ArrayNode certs = to.putArray("certificates");
-                li.tls().certificates().forEach(ce -> certs.addObject().put("cert", ce.cert()).put("key", ce.key()));
+                li.tls().certificates().forEach(ce -> {
+                    ObjectNode co = certs.addObject().put("cert", ce.cert()).put("key", ce.key());
+                    if (ce.ocspResponse() != null) {
+                        co.put("ocspResponse", ce.ocspResponse());
+                    }
+                });
                 if (li.tls().ocspStapling()) {
                     to.put("ocspStapling", true);
                 }

@@ -880,6 +880,11 @@ class ConfigParserTest {
                     + " ocspStapling: true } },\n { name: t, address: \"127.0.0.1:2\", tls: { certificates: [ { cert: /a,"
                     + " key: /b } ] } } ]\nroutes: []\n");
             assertThat(c.listeners()).extracting(l -> l.tls().ocspStapling()).containsExactly(true, false);
+            Config withFile = parse("listeners: [ { name: s, address: \"127.0.0.1:1\", tls: { certificates: [ { cert: /a,"
+                    + " key: /b, ocspResponse: /a.ocsp } ] } } ]\nroutes: []\n");
+            assertThat(withFile.listeners().get(0).tls().certificates().get(0))
+                    .isEqualTo(new Config.Certificate("/a", "/b", "/a.ocsp"));
+            assertThat(ConfigParser.parse(ConfigWriter.toJson(withFile, false), "written")).isEqualTo(withFile);
             assertThat(ConfigParser.parse(ConfigWriter.toJson(c, false), "written")).isEqualTo(c);
             assertThat(ConfigWriter.toJson(c, false)).containsOnlyOnce("ocspStapling");
             assertThatThrownBy(() -> parse("listeners: [ { name: s, address: \"127.0.0.1:1\", tls: { certificates: [ { cert: /a,"
@@ -1241,7 +1246,7 @@ class ConfigParserTest {
                 arguments("certificate unknown field",
                         "listeners: [ { name: h, address: \"0.0.0.0:443\", tls: { certificates: "
                                 + "[ { cert: /c, key: /k, ca: /ca } ] } } ]\n",
-                        "listeners[0].tls.certificates[0].ca", "unknown field (expected one of cert, key)"),
+                        "listeners[0].tls.certificates[0].ca", "unknown field (expected one of cert, key, ocspResponse)"),
                 arguments("tls unknown field",
                         "listeners: [ { name: h, address: \"0.0.0.0:443\", tls: { secretName: s, "
                                 + "certificates: [ { cert: /c, key: /k } ] } } ]\n",
