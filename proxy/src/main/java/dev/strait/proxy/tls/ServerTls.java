@@ -168,8 +168,9 @@ public final class ServerTls {
                 continue;
             }
             String base = "listeners[" + i + "].tls.certificates";
+            boolean stapling = TlsEngine.current() == TlsEngine.OPENSSL && io.netty.handler.ssl.OpenSsl.isOcspSupported();
             boolean ocsp = l.tls().ocspStapling() && !l.tls().certificates().isEmpty();
-            if (ocsp && !(TlsEngine.current() == TlsEngine.OPENSSL && io.netty.handler.ssl.OpenSsl.isOcspSupported())) {
+            if (ocsp && !stapling) {
                 warnings.add("listeners[" + i + "].tls.ocspStapling: needs the OpenSSL engine, and this process runs the"
                         + " JDK's (docs/config.md, TLS): no handshake gets a staple");
                 ocsp = false;
@@ -191,15 +192,26 @@ public final class ServerTls {
                     }
                     String id = HexFormat.of().formatHex(sha256(certPem + "\u0000" + keyPem));
                     all.update(id.getBytes(StandardCharsets.US_ASCII));
-                    Built b = cached(id, certPem, keyPem, path, ocsp);
-                    certs.add(new ServerCertificate(b.context(), b.names(), b::asking, b.staple()));
-                    if (b.staple() != null) {
-                        staples.put(b.staple(), Boolean.TRUE);
+                    boolean fromFile = c.ocspResponse() != null && stapling;
+                    if (c.ocspResponse() != null && !stapling) {
+                        warnings.add(path + ".ocspResponse: needs the OpenSSL engine, and this process runs the JDK's"
+                                + " (docs/config.md, TLS): not stapled");
+                    }
+                    Built b = cached(id, certPem, keyPem, path, ocsp || fromFile);
+                    OcspStaple staple = b.staple();
+                    if (fromFile) {
+                        staple = answerFile(c.ocspResponse(), b, path + ".ocspResponse", now, files, warnings);
+                    } else if (staple != null) {
+                        staples.put(staple, Boolean.TRUE);
+                    }
+                    certs.add(new ServerCertificate(b.context(), b.names(), b::asking, staple));
+                    if (staple != null || fromFile) {
+                        // stapled, from the stapler or from the file
                     } else if (b.unstapled() != null) {
                         warnings.add(path + ".cert: OCSP stapling: the certificate for " + b.names() + " cannot be"
                                 + " stapled: " + b.unstapled());
                     }
-                    if (b.staple() == null && b.mustStaple()) {
+                    if (staple == null && !fromFile && b.mustStaple()) {
                         warnings.add(path + ".cert: the certificate for " + b.names() + " is must-staple (its TLS"
                                 + " feature extension asks for status_request), and "
                                 + (l.tls().ocspStapling() ? "it cannot be stapled"
@@ -262,6 +274,35 @@ public final class ServerTls {
         }
         return new ServerTls(Map.copyOf(tables), hex(all.digest()), Set.copyOf(files), List.copyOf(warnings),
                 List.copyOf(staples.keySet()));
+    }
+
+    /**
+     * The staple of a certificate's {@code ocspResponse} file, read at every build (whoever writes it renews it; its
+     * directory is watched like the certificate's). One that is no good answer about the certificate is a config
+     * error with its field path; an expired one a warning, and not stapled (a late renewal must not block every
+     * other change, as an expired certificate does not).
+     */
+    private static OcspStaple answerFile(String file, Built b, String field, Instant now, Set<Path> files,
+                                         List<String> warnings) throws PemMaterial.Invalid {
+        Path p = Path.of(file).toAbsolutePath();
+        files.add(p);
+        byte[] der;
+        try {
+            der = java.nio.file.Files.readAllBytes(p);
+        } catch (java.io.IOException e) {
+            throw new PemMaterial.Invalid(field, "cannot read " + p + ": " + e);
+        }
+        OcspStaple s;
+        try {
+            s = OcspStaple.ofAnswer(List.of(b.chain()), b.names(), der, now);
+        } catch (OcspStaple.Unusable e) {
+            throw new PemMaterial.Invalid(field, e.getMessage());
+        }
+        if (s.response() == null) {
+            warnings.add(field + ": the OCSP answer for " + b.names() + " expired at " + s.heldUntil()
+                    + "; handshakes go without it until the file is renewed");
+        }
+        return s;
     }
 
     /**

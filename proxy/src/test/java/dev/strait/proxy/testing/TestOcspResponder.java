@@ -106,6 +106,15 @@ public final class TestOcspResponder implements AutoCloseable {
         return "http://127.0.0.1:" + server.getAddress().getPort() + "/ocsp";
     }
 
+    /** An answer about {@code cert} (issued by this CA) as {@code a} says, DER: what {@code openssl ocsp -respout} writes. */
+    public byte[] answerFor(java.security.cert.X509Certificate cert, Answer a) throws Exception {
+        org.bouncycastle.cert.ocsp.CertificateID id = new org.bouncycastle.cert.ocsp.CertificateID(
+                new org.bouncycastle.operator.jcajce.JcaDigestCalculatorProviderBuilder().build()
+                        .get(org.bouncycastle.cert.ocsp.CertificateID.HASH_SHA1),
+                new JcaX509CertificateHolder(ca.ca()), cert.getSerialNumber());
+        return answer(new org.bouncycastle.cert.ocsp.OCSPReqBuilder().addRequest(id).build(), a);
+    }
+
     /** An answer to {@code request} as {@code a} says, DER. */
     public byte[] answer(OCSPReq request, Answer a) throws Exception {
         if (a == Answer.TRY_LATER) {

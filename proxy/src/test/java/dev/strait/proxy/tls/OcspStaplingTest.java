@@ -91,6 +91,58 @@ class OcspStaplingTest {
         }
     }
 
+    /**
+     * An answer someone else fetched, from a file (nginx's ssl_stapling_file): stapled without asking any responder,
+     * read again at each reload; one that is no good answer about the certificate is a config error by field path, an
+     * expired one a warning.
+     */
+    @Test
+    void anAnswerFromAFileIsStapledWithoutAskingAnyone() throws Exception {
+        assumeOpenSsl();
+        Path file = dir.resolve("site.ocsp");
+        Files.write(file, responder.answerFor(site.certificate(), TestOcspResponder.Answer.GOOD));
+        String entry = "{ cert: " + TlsListenerTest.q(site.certPem()) + ", key: " + TlsListenerTest.q(site.keyPem())
+                + ", ocspResponse: " + TlsListenerTest.q(file.toString()) + " }";
+        String yaml = config("certificates: [ " + entry + " ]", "hello");
+        var tls = SnapshotBuilder.build(ConfigParser.parse(yaml, "t"), "t").tls();
+        assertThat(tls.warnings()).isEmpty();
+        assertThat(tls.staples()).as("nothing to fetch").isEmpty();
+        assertThat(tls.files()).as("watched for its renewal").contains(file.toAbsolutePath());
+
+        proxy.startConfig(yaml);
+        assertThat(stapled()).singleElement().isEqualTo(Files.readAllBytes(file));
+        // Renewed: the reload a change of the file brings staples the new answer.
+        Files.write(file, responder.answerFor(site.certificate(), TestOcspResponder.Answer.DELEGATED));
+        proxy.reloadConfig(yaml);
+        assertThat(stapled()).singleElement().isEqualTo(Files.readAllBytes(file));
+        assertThat(responder.requests.get()).as("no responder asked").isZero();
+
+        // Expired: served without, and said.
+        Files.write(file, responder.answerFor(site.certificate(), TestOcspResponder.Answer.EXPIRED));
+        var expired = SnapshotBuilder.build(ConfigParser.parse(yaml, "t"), "t").tls();
+        assertThat(expired.warnings()).singleElement().asString()
+                .startsWith("listeners[0].tls.certificates[0].ocspResponse: the OCSP answer for [site.test] expired at ");
+        proxy.reloadConfig(yaml);
+        assertThat(stapled()).isEmpty();
+
+        // Not to staple at all: the config is refused, naming the field.
+        Issued other = pki.issueWithOcsp(responder.uri(), "other.test", "other.test");
+        Object[][] bad = {
+                {responder.answerFor(site.certificate(), TestOcspResponder.Answer.REVOKED), "the certificate is revoked"},
+                {responder.answerFor(site.certificate(), TestOcspResponder.Answer.WRONG_SIGNER), "not a valid answer"},
+                {responder.answerFor(other.certificate(), TestOcspResponder.Answer.GOOD), "no response about serial number"},
+                {"not der".getBytes(StandardCharsets.US_ASCII), "not an OCSP answer"}};
+        for (Object[] b : bad) {
+            Files.write(file, (byte[]) b[0]);
+            org.assertj.core.api.Assertions.assertThatThrownBy(() -> SnapshotBuilder.build(ConfigParser.parse(yaml, "t"), "t"))
+                    .isInstanceOf(dev.strait.model.InvalidConfigException.class)
+                    .hasMessageContaining("listeners[0].tls.certificates[0].ocspResponse: ").hasMessageContaining((String) b[1]);
+        }
+        Files.delete(file);
+        org.assertj.core.api.Assertions.assertThatThrownBy(() -> SnapshotBuilder.build(ConfigParser.parse(yaml, "t"), "t"))
+                .hasMessageContaining("listeners[0].tls.certificates[0].ocspResponse: cannot read ");
+    }
+
     /** A must-staple certificate (RFC 7633) served without a staple would be refused by Firefox: said at each load. */
     @Test
     void aMustStapleCertificateWithoutStaplingIsWarnedAbout() throws Exception {
@@ -127,6 +179,14 @@ class OcspStaplingTest {
         proxy.startConfig(yaml);
         assertThat(stapled()).isEmpty();
         assertThat(responder.requests.get()).isZero();
+        // An answer from a file is not stapled either, and the field says why.
+        Path file = Files.write(dir.resolve("site.ocsp"), responder.answerFor(site.certificate(),
+                TestOcspResponder.Answer.GOOD));
+        var fromFile = SnapshotBuilder.build(ConfigParser.parse(config("certificates: [ { cert: "
+                + TlsListenerTest.q(site.certPem()) + ", key: " + TlsListenerTest.q(site.keyPem()) + ", ocspResponse: "
+                + TlsListenerTest.q(file.toString()) + " } ]", "hello"), "t"), "t").tls();
+        assertThat(fromFile.warnings()).containsExactly("listeners[0].tls.certificates[0].ocspResponse: needs the"
+                + " OpenSSL engine, and this process runs the JDK's (docs/config.md, TLS): not stapled");
     }
 
     @Test

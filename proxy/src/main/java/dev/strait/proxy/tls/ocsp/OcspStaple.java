@@ -57,22 +57,7 @@ public final class OcspStaple {
         if (responder == null) {
             return null;
         }
-        X509Certificate issuer = null;
-        for (X509Certificate c : chain.subList(1, chain.size())) {
-            if (c.getSubjectX500Principal().equals(leaf.getIssuerX500Principal())) {
-                try {
-                    leaf.verify(c.getPublicKey());
-                    issuer = c;
-                    break;
-                } catch (GeneralSecurityException e) {
-                    // another certificate of the same name may have signed it
-                }
-            }
-        }
-        if (issuer == null) {
-            throw new Unusable("the chain holds no certificate of its issuer (" + leaf.getIssuerX500Principal().getName()
-                    + "): put the issuing CA's certificate after it");
-        }
+        X509Certificate issuer = issuer(chain);
         byte[] request;
         try {
             request = OcspMessages.request(leaf, issuer);
@@ -80,6 +65,62 @@ public final class OcspStaple {
             throw new Unusable("its OCSP request cannot be made: " + e.getMessage());
         }
         return new OcspStaple(leaf, issuer, responder, request, String.valueOf(names));
+    }
+
+    /** The certificate in the chain after the leaf that issued it. */
+    private static X509Certificate issuer(List<X509Certificate> chain) throws Unusable {
+        X509Certificate leaf = chain.get(0);
+        for (X509Certificate c : chain.subList(1, chain.size())) {
+            if (c.getSubjectX500Principal().equals(leaf.getIssuerX500Principal())) {
+                try {
+                    leaf.verify(c.getPublicKey());
+                    return c;
+                } catch (GeneralSecurityException e) {
+                    // another certificate of the same name may have signed it
+                }
+            }
+        }
+        throw new Unusable("the chain holds no certificate of its issuer (" + leaf.getIssuerX500Principal().getName()
+                + "): put the issuing CA's certificate after it");
+    }
+
+    /**
+     * The staple of an answer someone else fetched (a file: nginx's {@code ssl_stapling_file}), held until its
+     * nextUpdate; nothing fetches it again. It must be a good answer about this certificate that the JDK's checks
+     * accept (at its own thisUpdate when it has expired: the caller tells an expired answer by {@link #response()}
+     * being null, and serves without).
+     *
+     * @throws Unusable when it is no OCSP answer, not about this certificate, not genuine, or not "good"
+     */
+    public static OcspStaple ofAnswer(List<X509Certificate> chain, List<String> names, byte[] der, Instant now)
+            throws Unusable {
+        X509Certificate leaf = chain.get(0);
+        X509Certificate issuer = issuer(chain);
+        OcspMessages.Answer a;
+        try {
+            a = OcspMessages.read(der, leaf);
+        } catch (Der.Malformed e) {
+            throw new Unusable("not an OCSP answer about the certificate: " + e.getMessage());
+        }
+        if (a.status() != OcspMessages.Status.GOOD) {
+            throw new Unusable("the answer says the certificate is " + a.status().name().toLowerCase(java.util.Locale.ROOT));
+        }
+        boolean expired = a.nextUpdate() != null && !a.nextUpdate().isAfter(now);
+        // An expired answer is checked as of when it held (and the certificate did): genuine, only late.
+        Instant at = now;
+        if (expired) {
+            Instant from = leaf.getNotBefore().toInstant();
+            at = a.thisUpdate().isAfter(from) ? a.thisUpdate() : from;
+            at = at.isAfter(a.nextUpdate()) ? a.nextUpdate() : at;
+        }
+        String invalid = OcspMessages.verify(der, leaf, issuer, at);
+        if (invalid != null) {
+            throw new Unusable("not a valid answer: " + invalid);
+        }
+        OcspStaple s = new OcspStaple(leaf, issuer, null, null, String.valueOf(names));
+        // Without nextUpdate it holds until the file changes.
+        s.hold(der, a.nextUpdate() != null ? a.nextUpdate() : Instant.ofEpochMilli(Long.MAX_VALUE));
+        return s;
     }
 
     /**
@@ -118,7 +159,7 @@ public final class OcspStaple {
     }
 
     /** Until when the held answer may be stapled, or null when none is held. */
-    Instant heldUntil() {
+    public Instant heldUntil() {
         Held h = held;
         return h == null ? null : Instant.ofEpochMilli(h.untilMillis);
     }
