@@ -15,7 +15,7 @@
 set -euo pipefail
 BENCH_DIR=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
 # shellcheck source=lib/common.sh
-source "$BENCH_DIR/lib/common.sh" # proc_ticks, CLK_TCK
+source "$BENCH_DIR/lib/common.sh" # proc_ticks, CLK_TCK, await_answers
 JAR=${JAR:-$BENCH_DIR/../proxy/target/strait-proxy.jar}
 TURNS=${TURNS:-16} SECS=${SECS:-2} CONNS=${CONNS:-16} SCLIENTS=${SCLIENTS:-200}
 SERVER_CPU=${SERVER_CPU:-0} CLIENT_CPU=${CLIENT_CPU:-1}
@@ -61,10 +61,7 @@ proxy_config "$PORT_STAPLED" $((PORT_STAPLED + 1000)) true >"$TMP/stapled.yaml"
 taskset -c "$SERVER_CPU" java ${JAVA_OPTS:-} -jar "$JAR" --config "$TMP/plain.yaml" >"$TMP/plain.log" 2>&1 & PLAIN=$!; pids+=($PLAIN)
 # shellcheck disable=SC2086
 taskset -c "$SERVER_CPU" java ${JAVA_OPTS:-} -jar "$JAR" --config "$TMP/stapled.yaml" >"$TMP/stapled.log" 2>&1 & STAPLED=$!; pids+=($STAPLED)
-for port in "$PORT_PLAIN" "$PORT_STAPLED"; do
-  for _ in $(seq 200); do curl -fsk -o /dev/null "https://127.0.0.1:$port/" && continue 2; sleep 0.05; done
-  echo "the proxy on port $port did not answer:" >&2; tail -5 "$TMP"/*.log >&2; exit 1
-done
+await_answers "https://127.0.0.1:$PORT_PLAIN/" "https://127.0.0.1:$PORT_STAPLED/"
 status() { # status PORT: what openssl's client reads of the stapled answer
   openssl s_client -connect "127.0.0.1:$1" -servername site.test -status </dev/null 2>/dev/null |
     grep -m1 -o 'OCSP Response Status: [a-z]*\|OCSP response: no response sent' || true

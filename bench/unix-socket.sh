@@ -12,7 +12,7 @@
 set -euo pipefail
 BENCH_DIR=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
 # shellcheck source=lib/common.sh
-source "$BENCH_DIR/lib/common.sh" # proc_ticks, CLK_TCK
+source "$BENCH_DIR/lib/common.sh" # proc_ticks, CLK_TCK, await_answers
 JAR=${JAR:-$BENCH_DIR/../proxy/target/strait-proxy.jar}
 TURNS=${TURNS:-16} SECS=${SECS:-2} CONNS=${CONNS:-64}
 SERVER_CPU=${SERVER_CPU:-0} CLIENT_CPU=${CLIENT_CPU:-1}
@@ -58,10 +58,7 @@ taskset -c "$CLIENT_CPU" nginx -c "$TMP/nginx.conf" & pids+=($!)
 taskset -c "$SERVER_CPU" java ${JAVA_OPTS:-} -jar "$JAR" --config "$TMP/tcp.yaml" >"$TMP/tcp.log" 2>&1 & TCP=$!; pids+=($TCP)
 # shellcheck disable=SC2086
 taskset -c "$SERVER_CPU" java ${JAVA_OPTS:-} -jar "$JAR" --config "$TMP/unix.yaml" >"$TMP/unix.log" 2>&1 & UNIX=$!; pids+=($UNIX)
-for port in "$PORT_TCP" "$PORT_UNIX"; do
-  for _ in $(seq 200); do curl -fs -o /dev/null "http://127.0.0.1:$port/" && continue 2; sleep 0.05; done
-  echo "the proxy on port $port did not answer:" >&2; tail -5 "$TMP"/*.log >&2; exit 1
-done
+await_answers "http://127.0.0.1:$PORT_TCP/" "http://127.0.0.1:$PORT_UNIX/"
 for port in "$PORT_TCP" "$PORT_UNIX"; do taskset -c "$CLIENT_CPU" wrk -t1 -c"$CONNS" -d6s "http://127.0.0.1:$port/" >/dev/null; done
 
 turn() { # turn PID PORT: "CPU-us-per-request requests"

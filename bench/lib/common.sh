@@ -52,6 +52,14 @@ cleanup() {
   exit "$rc"
 }
 
+await_answers() { # URL... : until each answers 2xx (https unchecked), 10 s each; else its logs in $TMP and exit 1
+  local url
+  for url in "$@"; do
+    for _ in $(seq 200); do curl -fsk -o /dev/null "$url" && continue 2; sleep 0.05; done
+    echo "nothing answered at $url:" >&2; tail -5 "$TMP"/*.log >&2; exit 1
+  done
+}
+
 port_open() { (exec 3<>"/dev/tcp/127.0.0.1/$1") 2>/dev/null; }
 
 wait_port() { # name port timeout-s : until the port accepts, the process dies, or the time is up
