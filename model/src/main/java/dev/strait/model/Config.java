@@ -159,12 +159,25 @@ public record Config(
      * @param errorPage     where a refused request is sent instead (302; an http(s) URL or a path), or null: the 400
      *                      or 403 itself (ingress-nginx's {@code auth-tls-error-page})
      */
+    /**
+     * @param ocsp          whose status is asked of the CAs' OCSP responders once a chain is valid (nginx's
+     *                      {@code ssl_ocsp}); {@link ClientOcsp#OFF} by default
+     * @param ocspResponder the responder asked instead of the one each certificate names (nginx's
+     *                      {@code ssl_ocsp_responder}); null: each certificate's own
+     */
     public record ClientValidation(List<String> hosts, String ca, ClientValidationMode mode, int verifyDepth,
-                                   String subjectMatch, boolean forwardCertificate, String crl, String errorPage) {
+                                   String subjectMatch, boolean forwardCertificate, String crl, String errorPage,
+                                   ClientOcsp ocsp, String ocspResponder) {
         public static final int DEFAULT_VERIFY_DEPTH = 1;
 
         public ClientValidation {
             hosts = List.copyOf(hosts);
+            ocsp = ocsp == null ? ClientOcsp.OFF : ocsp;
+        }
+
+        public ClientValidation(List<String> hosts, String ca, ClientValidationMode mode, int verifyDepth,
+                                String subjectMatch, boolean forwardCertificate, String crl, String errorPage) {
+            this(hosts, ca, mode, verifyDepth, subjectMatch, forwardCertificate, crl, errorPage, ClientOcsp.OFF, null);
         }
 
         public ClientValidation(List<String> hosts, String ca, ClientValidationMode mode, int verifyDepth,
@@ -179,9 +192,17 @@ public record Config(
 
         /** The same settings for other hosts (none: the settings alone, to compare two entries by). */
         public ClientValidation withHosts(List<String> others) {
-            return new ClientValidation(others, ca, mode, verifyDepth, subjectMatch, forwardCertificate, crl, errorPage);
+            return new ClientValidation(others, ca, mode, verifyDepth, subjectMatch, forwardCertificate, crl, errorPage,
+                    ocsp, ocspResponder);
         }
     }
+
+    /**
+     * Which certificates of a client's valid chain have their status asked of OCSP (nginx's {@code ssl_ocsp}):
+     * none, the client's own ({@code leaf}), or each one up to the CA of {@code ca} ({@code chain}, nginx's
+     * {@code on}).
+     */
+    public enum ClientOcsp { OFF, LEAF, CHAIN }
 
     /**
      * {@code require}: a request without a valid certificate gets 400. {@code optional}: a client may send none,

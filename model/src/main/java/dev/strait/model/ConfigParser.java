@@ -634,7 +634,8 @@ public final class ConfigParser {
         if (!object(n, path)) {
             return null;
         }
-        known(n, path, "hosts", "ca", "mode", "verifyDepth", "subjectMatch", "forwardCertificate", "crl", "errorPage");
+        known(n, path, "hosts", "ca", "mode", "verifyDepth", "subjectMatch", "forwardCertificate", "crl", "errorPage",
+                "ocsp", "ocspResponder");
         List<String> hosts = list(n.get("hosts"), path + ".hosts", true, (h, p) -> {
             String host = host(h, p);
             if (host != null && !taken.add(host)) {
@@ -683,7 +684,32 @@ public final class ConfigParser {
                         + errorPage + "\"");
             }
         }
-        return new Config.ClientValidation(nonNull(hosts), ca, mode, depth, subject, forward, crl, errorPage);
+        Config.ClientOcsp ocsp = enumValue(n.get("ocsp"), path + ".ocsp", Config.ClientOcsp.OFF, Config.ClientOcsp.class);
+        if (ocsp != Config.ClientOcsp.OFF && ca == null) {
+            error(path + ".ocsp", "asks the ca's CAs about certificates they issued: give a ca too");
+        }
+        String responder = null;
+        JsonNode on = n.get("ocspResponder");
+        if (on != null && !on.isNull()) {
+            responder = requiredText(on, path + ".ocspResponder");
+            if (responder != null && !ocspResponder(responder)) {
+                error(path + ".ocspResponder", "must be an http(s) URL, got \"" + responder + "\"");
+            } else if (responder != null && ocsp == Config.ClientOcsp.OFF) {
+                error(path + ".ocspResponder", "is asked only with ocsp: leaf or chain");
+            }
+        }
+        return new Config.ClientValidation(nonNull(hosts), ca, mode, depth, subject, forward, crl, errorPage, ocsp,
+                responder);
+    }
+
+    /** An absolute http or https URL with a host, as an OCSP responder's address is. */
+    private static boolean ocspResponder(String s) {
+        try {
+            java.net.URI u = new java.net.URI(s);
+            return u.getHost() != null && ("http".equalsIgnoreCase(u.getScheme()) || "https".equalsIgnoreCase(u.getScheme()));
+        } catch (java.net.URISyntaxException e) {
+            return false;
+        }
     }
 
     /** An absolute http(s) URL or a path, of printable ASCII: what a Location field may carry as given. */

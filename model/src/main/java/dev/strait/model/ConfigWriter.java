@@ -355,6 +355,12 @@ public final class ConfigWriter {
                         if (cv.errorPage() != null) {
                             co.put("errorPage", cv.errorPage());
                         }
+                        if (cv.ocsp() != Config.ClientOcsp.OFF) {
+                            co.put("ocsp", ConfigParser.configName(cv.ocsp()));
+                        }
+                        if (cv.ocspResponder() != null) {
+                            co.put("ocspResponder", cv.ocspResponder());
+                        }
                     }
                 }
             }

@@ -872,6 +872,14 @@ class ConfigParserTest {
                             1, null, false),
                     new Config.ClientValidation(List.of("*.b.example"), null, Config.ClientValidationMode.OPTIONAL_NO_CA,
                             1, null, true));
+            assertThat(c.listeners().get(0).tls().clientValidation().get(0).ocsp()).isEqualTo(Config.ClientOcsp.OFF);
+            Config o = parse("listeners: [ { name: s, address: \"127.0.0.1:1\", tls: { certificates: [ { cert: /a, key: /b } ],"
+                    + " clientValidation: [ { hosts: [ a.example ], ca: /ca.pem, ocsp: leaf, ocspResponder: \"http://ocsp.example/\" },"
+                    + " { hosts: [ b.example ], ca: /ca.pem, ocsp: off } ] } } ]\nroutes: []\n");
+            assertThat(o.listeners().get(0).tls().clientValidation()).extracting(Config.ClientValidation::ocsp,
+                    Config.ClientValidation::ocspResponder).containsExactly(
+                            org.assertj.core.groups.Tuple.tuple(Config.ClientOcsp.LEAF, "http://ocsp.example/"),
+                            org.assertj.core.groups.Tuple.tuple(Config.ClientOcsp.OFF, null));
         }
 
         @Test
@@ -1809,6 +1817,22 @@ class ConfigParserTest {
                         ("listeners: [ { name: s, address: \"127.0.0.1:1\", tls: { certificates: [ { cert: /a, key: /b } ],"
                                 + " clientValidation: [ { hosts: [ a.example ], ca: /c, errorPage: \"ftp://x\" } ] } } ]\nroutes: []\n"),
                         "listeners[0].tls.clientValidation[0].errorPage", "must be an http(s) URL or a path"),
+                arguments("client OCSP checks without a CA",
+                        ("listeners: [ { name: s, address: \"127.0.0.1:1\", tls: { certificates: [ { cert: /a, key: /b } ],"
+                                + " clientValidation: [ { hosts: [ a.example ], mode: optional-no-ca, ocsp: leaf } ] } } ]\nroutes: []\n"),
+                        "listeners[0].tls.clientValidation[0].ocsp", "give a ca too"),
+                arguments("client OCSP checks of an unknown kind",
+                        ("listeners: [ { name: s, address: \"127.0.0.1:1\", tls: { certificates: [ { cert: /a, key: /b } ],"
+                                + " clientValidation: [ { hosts: [ a.example ], ca: /c, ocsp: true } ] } } ]\nroutes: []\n"),
+                        "listeners[0].tls.clientValidation[0].ocsp", "must be one of chain, leaf, off, got true"),
+                arguments("client OCSP responder not a URL",
+                        ("listeners: [ { name: s, address: \"127.0.0.1:1\", tls: { certificates: [ { cert: /a, key: /b } ],"
+                                + " clientValidation: [ { hosts: [ a.example ], ca: /c, ocsp: leaf, ocspResponder: \"ldap://x\" } ] } } ]\nroutes: []\n"),
+                        "listeners[0].tls.clientValidation[0].ocspResponder", "must be an http(s) URL, got \"ldap://x\""),
+                arguments("client OCSP responder without checks",
+                        ("listeners: [ { name: s, address: \"127.0.0.1:1\", tls: { certificates: [ { cert: /a, key: /b } ],"
+                                + " clientValidation: [ { hosts: [ a.example ], ca: /c, ocspResponder: \"http://x/\" } ] } } ]\nroutes: []\n"),
+                        "listeners[0].tls.clientValidation[0].ocspResponder", "is asked only with ocsp: leaf or chain"),
                 arguments("client validation bad subject pattern",
                         ("listeners: [ { name: s, address: \"127.0.0.1:1\", tls: { certificates: [ { cert: /a, key: /b } ],"
                                 + " clientValidation: [ { hosts: [ a.example ], ca: /c, subjectMatch: \"CN=(a\" } ] } } ]\nroutes: []\n"),

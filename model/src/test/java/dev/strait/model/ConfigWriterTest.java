@@ -47,7 +47,8 @@ class ConfigWriterTest {
                     - { cert: /b.crt, key: /b.key }
                   clientValidation:
                     - { hosts: [ api.example.com, "*.partners.example.com" ], ca: /ca.crt, crl: /ca.crl, verifyDepth: 2,
-                        subjectMatch: "CN=(a|b)", forwardCertificate: true }
+                        subjectMatch: "CN=(a|b)", forwardCertificate: true, ocsp: chain,
+                        ocspResponder: "http://ocsp.example.com/" }
                     - { hosts: [ "*" ], mode: optional-no-ca, errorPage: "https://example.com/no-certificate" }
             admin: { address: "[::1]:9901" }
             upstreams:
