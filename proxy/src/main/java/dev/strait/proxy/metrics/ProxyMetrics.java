@@ -35,6 +35,7 @@ public final class ProxyMetrics {
     private Gauge configInfo;
     private Gauge tlsEngineInfo;
     private LongSupplier[] ocspStapling;
+    private LongSupplier[] clientOcsp;
 
     public ProxyMetrics() {
         Gauge.builder("strait_connections_open", openConnections, AtomicLong::get)
@@ -153,6 +154,30 @@ public final class ProxyMetrics {
                             + " one to staple: unreachable, an HTTP error, malformed, not valid, expired, unknown)")
                     .tag("result", results[i]).register(registry);
         }
+    }
+
+    /**
+     * The client-certificate OCSP checker's counters (ADR 0106), registered once:
+     * {@code strait_tls_client_ocsp_answers_total{result}} (good, revoked, unknown, failed: what each question to a
+     * responder brought) and {@code strait_tls_client_ocsp_kept_total} (verdicts taken from a kept answer).
+     */
+    public synchronized void clientOcsp(LongSupplier good, LongSupplier revoked, LongSupplier unknown,
+                                        LongSupplier failed, LongSupplier kept) {
+        if (clientOcsp != null) {
+            return;
+        }
+        clientOcsp = new LongSupplier[] {good, revoked, unknown, failed, kept};
+        String[] results = {"good", "revoked", "unknown", "failed"};
+        for (int i = 0; i < results.length; i++) {
+            int at = i;
+            FunctionCounter.builder("strait_tls_client_ocsp_answers", this, m -> m.clientOcsp[at].getAsLong())
+                    .description("OCSP questions about client certificates: good, revoked, unknown (to the responder),"
+                            + " failed (no responder, unreachable, an HTTP error, malformed, not valid, expired)")
+                    .tag("result", results[i]).register(registry);
+        }
+        FunctionCounter.builder("strait_tls_client_ocsp_kept", this, m -> m.clientOcsp[4].getAsLong())
+                .description("Client-certificate OCSP verdicts taken from a kept answer, without asking")
+                .register(registry);
     }
 
     public String scrape() {

@@ -18,6 +18,7 @@ import dev.strait.proxy.passthrough.TlsPassthrough;
 import dev.strait.proxy.tls.SniSelector;
 import dev.strait.proxy.tls.SniTable;
 import dev.strait.proxy.tls.TlsEngine;
+import dev.strait.proxy.tls.ocsp.ClientOcsp;
 import dev.strait.proxy.tls.ocsp.OcspStaple;
 import dev.strait.proxy.tls.ocsp.OcspStapler;
 import dev.strait.proxy.upstream.LoopContext;
@@ -96,6 +97,8 @@ public final class ProxyServer implements AutoCloseable {
      * that a proxy which never does (most sidecars) loads none of it.
      */
     private OcspStapler ocsp;
+    /** Asks OCSP about client certificates (ADR 0106); made with the first handshake whose policy asks. */
+    private volatile ClientOcsp clientOcsp;
     private final ChannelGroup listeners = new DefaultChannelGroup("listeners", GlobalEventExecutor.INSTANCE);
     private final ChannelGroup connections = new DefaultChannelGroup("connections", GlobalEventExecutor.INSTANCE);
     /** Client connections open on all listeners, for limits.maxConnections (the group above is for the drain). */
@@ -159,6 +162,24 @@ public final class ProxyServer implements AutoCloseable {
             ocsp = made;
         }
         ocsp.follow(staples);
+    }
+
+    /** The client-certificate OCSP checker, made when first wanted (few configs ask it). */
+    private ClientOcsp clientOcsp() {
+        ClientOcsp c = clientOcsp;
+        return c != null ? c : makeClientOcsp();
+    }
+
+    private synchronized ClientOcsp makeClientOcsp() {
+        if (clientOcsp == null) {
+            ClientOcsp made = new ClientOcsp();
+            if (metrics != null) {
+                metrics.clientOcsp(made::goodAnswers, made::revokedAnswers, made::unknownAnswers, made::failedQuestions,
+                        made::keptVerdicts);
+            }
+            clientOcsp = made;
+        }
+        return clientOcsp;
     }
 
     private static EventLoopGroup loops(int workers, Transport transport) {
@@ -356,7 +377,7 @@ public final class ProxyServer implements AutoCloseable {
     private void initTls(Channel ch, String listener) {
         long handshakeTimeout = serving.snapshot().limits().headerTimeout().toMillis();
         ch.pipeline()
-                .addLast("sni", new SniSelector(() -> tlsTable(listener), handshakeTimeout, passthrough))
+                .addLast("sni", new SniSelector(() -> tlsTable(listener), handshakeTimeout, passthrough, this::clientOcsp))
                 .addLast("alpn", new Alpn());
     }
 
@@ -468,6 +489,9 @@ public final class ProxyServer implements AutoCloseable {
         synchronized (this) {
             if (ocsp != null) {
                 ocsp.close();
+            }
+            if (clientOcsp != null) {
+                clientOcsp.close();
             }
         }
     }

@@ -44,6 +44,9 @@ public final class ClientValidationPolicy {
     private final String errorPage;
     /** Revocation lists by issuer; null: none given, nothing is looked up. */
     private final java.util.Map<X500Principal, java.security.cert.X509CRL> crls;
+    /** Which certificates of a valid chain are asked about by OCSP, and the responder asked instead of theirs. */
+    private final Config.ClientOcsp ocsp;
+    private final java.net.URI ocspResponder;
     private final String key;
     private final String askKey;
 
@@ -72,9 +75,14 @@ public final class ClientValidationPolicy {
             crls.forEach(c -> byIssuer.put(c.getIssuerX500Principal(), c));
             this.crls = java.util.Map.copyOf(byIssuer);
         }
-        this.askKey = digest(cas, "");
+        this.ocsp = spec.ocsp();
+        this.ocspResponder = spec.ocspResponder() == null ? null : java.net.URI.create(spec.ocspResponder());
+        // A handshake under OCSP checks asks the responders before its requests are read (ClientOcspGate): one set up
+        // without, or asking others, has no verdict to go by.
+        String asks = ocsp == Config.ClientOcsp.OFF ? "" : ocsp + "|" + spec.ocspResponder();
+        this.askKey = digest(cas, asks);
         this.key = digest(cas, spec.mode() + "|" + spec.verifyDepth() + "|" + spec.subjectMatch() + "|"
-                + spec.forwardCertificate() + "|" + crlDigest(crls) + "|" + spec.errorPage());
+                + spec.forwardCertificate() + "|" + crlDigest(crls) + "|" + spec.errorPage() + "|" + asks);
     }
 
     /**
@@ -106,6 +114,55 @@ public final class ClientValidationPolicy {
         return forwardCertificate;
     }
 
+    /** Whether handshakes under this policy ask OCSP responders about the client's chain. */
+    boolean checksOcsp() {
+        return ocsp != Config.ClientOcsp.OFF;
+    }
+
+    /** The responder asked instead of the one each certificate names, or null. */
+    java.net.URI ocspResponder() {
+        return ocspResponder;
+    }
+
+    /**
+     * What to ask OCSP responders about a chain a client sent: nothing when the policy asks nothing, or when the chain
+     * fails without them (no certificate, not ours, expired, revoked by a list); else the client's certificate, or
+     * ({@code chain}) each one from it up to the one a CA of ours issued, each with its issuer.
+     */
+    java.util.List<dev.strait.proxy.tls.ocsp.ClientOcsp.Query> ocspQueries(Certificate[] peer) {
+        if (ocsp == Config.ClientOcsp.OFF || peer == null || peer.length == 0
+                || !(peer[0] instanceof X509Certificate leaf) || failure(peer, leaf, null) != null) {
+            return List.of();
+        }
+        List<X509Certificate> path = CaChain.toCa(leaf, peer, cas);
+        int asked = ocsp == Config.ClientOcsp.LEAF ? 1 : path.size();
+        java.util.List<dev.strait.proxy.tls.ocsp.ClientOcsp.Query> queries = new java.util.ArrayList<>(asked);
+        for (int i = 0; i < asked; i++) {
+            X509Certificate c = path.get(i);
+            X509Certificate issuer = i + 1 < path.size() ? path.get(i + 1) : caOf(c);
+            if (issuer == null) {
+                return List.of(); // cannot be: the path was just validated up to one of the CAs
+            }
+            queries.add(new dev.strait.proxy.tls.ocsp.ClientOcsp.Query(c, issuer));
+        }
+        return List.copyOf(queries);
+    }
+
+    /** The CA of ours that signed {@code c} (by name, then by key: a CA may have been re-keyed under its name). */
+    private X509Certificate caOf(X509Certificate c) {
+        for (X509Certificate ca : cas) {
+            if (ca.getSubjectX500Principal().equals(c.getIssuerX500Principal())) {
+                try {
+                    c.verify(ca.getPublicKey());
+                    return ca;
+                } catch (java.security.GeneralSecurityException e) {
+                    // another key under the same name: the next one
+                }
+            }
+        }
+        return null;
+    }
+
     String errorPage() {
         return errorPage;
     }
@@ -129,15 +186,28 @@ public final class ClientValidationPolicy {
         };
     }
 
-    /** The verdict on what a client sent in its handshake ({@code null} or empty: nothing). */
+    /**
+     * The verdict on what a client sent in its handshake ({@code null} or empty: nothing), with no OCSP answer: a
+     * policy that asks for one takes that as a question that failed.
+     */
     ClientCertificate judge(Certificate[] peer) {
+        return judge(peer, dev.strait.proxy.tls.ocsp.ClientOcsp.FAILED);
+    }
+
+    /**
+     * The verdict on what a client sent in its handshake ({@code null} or empty: nothing).
+     *
+     * @param ocspVerdict what the OCSP responders said of the chain ({@link ClientOcspGate}): null when good; not
+     *                    looked at unless the policy asks them
+     */
+    ClientCertificate judge(Certificate[] peer, String ocspVerdict) {
         if (peer == null || peer.length == 0 || !(peer[0] instanceof X509Certificate leaf)) {
             return ClientCertificate.NONE;
         }
         String subject = leaf.getSubjectX500Principal().getName(X500Principal.RFC2253);
         String issuer = leaf.getIssuerX500Principal().getName(X500Principal.RFC2253);
         String pem = forwardCertificate ? escapedPem(leaf) : null;
-        String failure = failure(peer, leaf);
+        String failure = failure(peer, leaf, ocspVerdict);
         return new ClientCertificate(failure == null ? "SUCCESS" : "FAILED:" + failure, subject, issuer, pem,
                 failure == null ? forwardedClientCert(leaf, subject, pem) : null);
     }
@@ -187,7 +257,7 @@ public final class ClientValidationPolicy {
     }
 
     /** Why the chain is not one of this policy's CAs' (OpenSSL's words, as nginx's {@code $ssl_client_verify}), or null. */
-    private String failure(Certificate[] peer, X509Certificate leaf) {
+    private String failure(Certificate[] peer, X509Certificate leaf, String ocspVerdict) {
         if (anchors.isEmpty()) {
             return "unable to get local issuer certificate";
         }
@@ -205,7 +275,8 @@ public final class ClientValidationPolicy {
             if (path.size() > verifyDepth) {
                 return "certificate chain too long";
             }
-            return crls == null ? null : revoked(path);
+            String revoked = crls == null ? null : revoked(path);
+            return revoked != null || ocsp == Config.ClientOcsp.OFF ? revoked : ocspVerdict;
         } catch (CertPathValidatorException e) {
             CertPathValidatorException.Reason r = e.getReason();
             if (r == CertPathValidatorException.BasicReason.EXPIRED) {

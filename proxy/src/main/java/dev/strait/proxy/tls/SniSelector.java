@@ -44,6 +44,8 @@ public final class SniSelector extends SniHandler {
 
     private final Supplier<SniTable> table;
     private final PassthroughStart passthroughStart;
+    /** Asks OCSP about client certificates where a policy says so (ADR 0106); null: nothing is asked. */
+    private final Supplier<dev.strait.proxy.tls.ocsp.ClientOcsp> clientOcsp;
     /** Where this connection is passed through, when its ClientHello named such a host. */
     private SniTable.Passthrough passthrough;
     private ServerCertificate chosen;
@@ -61,10 +63,21 @@ public final class SniSelector extends SniHandler {
 
     /** @param passthroughStart what takes over passed-through connections; null: the table passes none through */
     public SniSelector(Supplier<SniTable> table, long handshakeTimeoutMillis, PassthroughStart passthroughStart) {
+        this(table, handshakeTimeoutMillis, passthroughStart, null);
+    }
+
+    /**
+     * @param passthroughStart what takes over passed-through connections; null: the table passes none through
+     * @param clientOcsp       what asks OCSP about client certificates, made when first wanted; null: nothing is asked,
+     *                         and a policy that wants answers refuses certificates for want of one
+     */
+    public SniSelector(Supplier<SniTable> table, long handshakeTimeoutMillis, PassthroughStart passthroughStart,
+                       Supplier<dev.strait.proxy.tls.ocsp.ClientOcsp> clientOcsp) {
         // The mapping is unused: lookup() below picks the certificate and remembers which it was.
         super((io.netty.util.Mapping<String, SslContext>) name -> null, 16 * 1024, handshakeTimeoutMillis);
         this.table = table;
         this.passthroughStart = passthroughStart;
+        this.clientOcsp = clientOcsp;
     }
 
     /**
@@ -182,5 +195,9 @@ public final class SniSelector extends SniHandler {
         io.netty.handler.ssl.SslHandler ssl = ch.pipeline().get(io.netty.handler.ssl.SslHandler.class);
         ch.attr(TlsConnection.KEY).set(new TlsConnection(hostname == null ? null : ServerCertificate.normalize(hostname),
                 chosen, policy, ssl == null ? null : ssl.engine()));
+        if (ssl != null && policy != null && policy.checksOcsp() && clientOcsp != null) {
+            ch.pipeline().addAfter(ch.pipeline().context(ssl).name(), "client-ocsp",
+                    new ClientOcspGate(clientOcsp.get(), policy));
+        }
     }
 }

@@ -22,6 +22,11 @@ public final class TlsConnection {
     /** The verdict on the client's certificate, made on the first request that needs it, and the policy's key. */
     private ClientCertificate client;
     private String judgedBy;
+    /**
+     * What OCSP responders said of the client's chain (null: good), set by {@link ClientOcspGate} before any request
+     * is read; until then, or without a gate, a question that failed.
+     */
+    private String ocspVerdict = dev.strait.proxy.tls.ocsp.ClientOcsp.FAILED;
 
     public TlsConnection(String serverName, ServerCertificate certificate, ClientValidationPolicy policy,
                          SSLEngine engine) {
@@ -85,6 +90,12 @@ public final class TlsConnection {
         return ClientCheck.of(want, cert);
     }
 
+    /** Records what the OCSP responders said of the client's chain (null: good); on the connection's event loop. */
+    void ocspAnswered(String verdict) {
+        ocspVerdict = verdict;
+        client = null; // judged again with it
+    }
+
     /** The verdict under {@code by} (the policy the request's host has now: a reload may have changed its lists). */
     private ClientCertificate clientCertificate(ClientValidationPolicy by) {
         ClientCertificate c = client;
@@ -95,7 +106,7 @@ public final class TlsConnection {
             } catch (SSLPeerUnverifiedException e) {
                 peer = null;
             }
-            c = by.judge(peer);
+            c = by.judge(peer, ocspVerdict);
             client = c;
             judgedBy = by.key();
         }

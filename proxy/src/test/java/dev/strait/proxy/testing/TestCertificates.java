@@ -72,12 +72,22 @@ public final class TestCertificates {
 
     /** An intermediate CA that this one issued: what it issues carries the chain up to this CA. */
     public TestCertificates intermediate(String name) throws Exception {
+        return intermediate(name, null);
+    }
+
+    /** As {@link #intermediate(String)}, its Authority Information Access naming {@code ocspResponder} (null: none). */
+    public TestCertificates intermediate(String name, String ocspResponder) throws Exception {
         KeyPair keys = keyPair(KeyType.EC);
         Instant now = Instant.now();
         JcaX509v3CertificateBuilder b = new JcaX509v3CertificateBuilder(ca, serial(),
                 Date.from(now.minus(Duration.ofHours(1))), Date.from(now.plus(Duration.ofDays(2))),
                 new X500Name("CN=" + name), keys.getPublic());
         b.addExtension(Extension.basicConstraints, true, new BasicConstraints(true));
+        if (ocspResponder != null) {
+            b.addExtension(Extension.authorityInfoAccess, false, new org.bouncycastle.asn1.x509.AuthorityInformationAccess(
+                    org.bouncycastle.asn1.x509.AccessDescription.id_ad_ocsp,
+                    new GeneralName(GeneralName.uniformResourceIdentifier, ocspResponder)));
+        }
         X509Certificate cert = new JcaX509CertificateConverter().getCertificate(b.build(
                 new JcaContentSignerBuilder("SHA256withECDSA").build(caKeys.getPrivate())));
         return new TestCertificates(keys, cert, pem(ca) + above);

@@ -64,6 +64,8 @@ public final class TestOcspResponder implements AutoCloseable {
     public volatile Duration validity = Duration.ofDays(1);
     public final AtomicInteger requests = new AtomicInteger();
     public volatile byte[] lastRequest;
+    /** How long each answer is held back, to see what waits for it. */
+    public volatile Duration delay = Duration.ZERO;
     public volatile byte[] lastAnswer;
 
     public TestOcspResponder(TestCertificates ca) throws Exception {
@@ -77,6 +79,13 @@ public final class TestOcspResponder implements AutoCloseable {
                 lastRequest = body;
                 requests.incrementAndGet();
                 Answer a = answer;
+                if (!delay.isZero()) {
+                    try {
+                        Thread.sleep(delay.toMillis());
+                    } catch (InterruptedException e) {
+                        Thread.currentThread().interrupt();
+                    }
+                }
                 if (a == Answer.HTTP_500) {
                     exchange.sendResponseHeaders(500, -1);
                     return;

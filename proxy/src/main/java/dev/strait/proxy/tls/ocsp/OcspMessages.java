@@ -178,9 +178,9 @@ final class OcspMessages {
         try {
             CertPathValidator validator = CertPathValidator.getInstance("PKIX");
             PKIXRevocationChecker checker = (PKIXRevocationChecker) validator.getRevocationChecker();
-            // This answer and no other: nothing is fetched, and no revocation list is tried instead.
-            checker.setOptions(EnumSet.of(PKIXRevocationChecker.Option.ONLY_END_ENTITY,
-                    PKIXRevocationChecker.Option.NO_FALLBACK));
+            // This answer and no other: nothing is fetched, and no revocation list is tried instead. Not ONLY_END_ENTITY:
+            // the path is this one certificate, and the JDK would skip a CA's (an intermediate a client sent).
+            checker.setOptions(EnumSet.of(PKIXRevocationChecker.Option.NO_FALLBACK));
             checker.setOcspResponses(Map.of(leaf, response));
             PKIXParameters params = new PKIXParameters(Set.of(new TrustAnchor(issuer, null)));
             params.setRevocationEnabled(false); // the checker below runs all the same, and it alone

@@ -1,11 +1,7 @@
 package dev.strait.proxy.tls.ocsp;
 
 import dev.strait.proxy.tls.Der;
-import java.io.ByteArrayOutputStream;
 import java.io.IOException;
-import java.io.InputStream;
-import java.io.OutputStream;
-import java.net.HttpURLConnection;
 import java.time.Duration;
 import java.time.Instant;
 import java.util.Collection;
@@ -31,7 +27,6 @@ import org.slf4j.LoggerFactory;
  */
 public final class OcspStapler implements AutoCloseable {
     private static final Logger log = LoggerFactory.getLogger(OcspStapler.class);
-    private static final int MAX_ANSWER_BYTES = 64 * 1024;
 
     /**
      * When to ask.
@@ -142,7 +137,7 @@ public final class OcspStapler implements AutoCloseable {
         Instant now = Instant.now();
         String failure;
         try {
-            byte[] der = post(s);
+            byte[] der = OcspHttp.post(s.responder, s.request, timing.timeout());
             OcspMessages.Answer a = OcspMessages.read(der, s.leaf);
             String invalid = a.status() == OcspMessages.Status.UNKNOWN ? "the responder does not know the certificate"
                     : OcspMessages.verify(der, s.leaf, s.issuer, now);
@@ -211,42 +206,6 @@ public final class OcspStapler implements AutoCloseable {
         }
         f.next = executor().schedule(() -> fetch(s, f), Math.max(1, wait.toMillis()), TimeUnit.MILLISECONDS);
         return wait;
-    }
-
-    /** POSTs the request (RFC 6960 A.1) and reads the answer. */
-    private byte[] post(OcspStaple s) throws IOException {
-        HttpURLConnection c = (HttpURLConnection) s.responder.toURL().openConnection();
-        try {
-            int timeout = (int) timing.timeout().toMillis();
-            c.setConnectTimeout(timeout);
-            c.setReadTimeout(timeout);
-            c.setUseCaches(false);
-            c.setDoOutput(true);
-            c.setRequestMethod("POST");
-            c.setRequestProperty("Content-Type", "application/ocsp-request");
-            c.setRequestProperty("Accept", "application/ocsp-response");
-            c.setFixedLengthStreamingMode(s.request.length);
-            try (OutputStream out = c.getOutputStream()) {
-                out.write(s.request);
-            }
-            int code = c.getResponseCode();
-            if (code != 200) {
-                throw new IOException("HTTP " + code);
-            }
-            try (InputStream in = c.getInputStream()) {
-                ByteArrayOutputStream body = new ByteArrayOutputStream();
-                byte[] buf = new byte[8192];
-                for (int n; (n = in.read(buf)) > 0; ) {
-                    body.write(buf, 0, n);
-                    if (body.size() > MAX_ANSWER_BYTES) {
-                        throw new IOException("an answer over " + MAX_ANSWER_BYTES + " bytes");
-                    }
-                }
-                return body.toByteArray();
-            }
-        } finally {
-            c.disconnect();
-        }
     }
 
     @Override
