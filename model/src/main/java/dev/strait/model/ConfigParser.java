@@ -692,7 +692,7 @@ public final class ConfigParser {
         JsonNode on = n.get("ocspResponder");
         if (on != null && !on.isNull()) {
             responder = requiredText(on, path + ".ocspResponder");
-            if (responder != null && !ocspResponder(responder)) {
+            if (responder != null && !httpUrl(responder)) {
                 error(path + ".ocspResponder", "must be an http(s) URL, got \"" + responder + "\"");
             } else if (responder != null && ocsp == Config.ClientOcsp.OFF) {
                 error(path + ".ocspResponder", "is asked only with ocsp: leaf or chain");
@@ -703,7 +703,7 @@ public final class ConfigParser {
     }
 
     /** An absolute http or https URL with a host, as an OCSP responder's address is. */
-    private static boolean ocspResponder(String s) {
+    public static boolean httpUrl(String s) {
         try {
             java.net.URI u = new java.net.URI(s);
             return u.getHost() != null && ("http".equalsIgnoreCase(u.getScheme()) || "https".equalsIgnoreCase(u.getScheme()));

@@ -134,6 +134,10 @@ public class RouteSpec {
     @ValidationRule(value = "has(self.caSecretName) || (has(self.mode) && self.mode == 'optional-no-ca')",
             message = "clientValidation needs caSecretName, the CAs that issue client certificates, unless mode is"
                     + " optional-no-ca")
+    @ValidationRule(value = "!has(self.ocsp) || self.ocsp == 'off' || has(self.caSecretName)",
+            message = "clientValidation.ocsp asks the CAs of caSecretName about certificates they issued: give it too")
+    @ValidationRule(value = "!has(self.ocspResponder) || (has(self.ocsp) && self.ocsp != 'off')",
+            message = "clientValidation.ocspResponder is asked only with ocsp: leaf or chain")
     public static class ClientValidation {
         /**
          * A Secret in the Route's namespace (or {@code caSecretNamespace}'s) whose {@code ca.crt} holds the CA
@@ -172,6 +176,24 @@ public class RouteSpec {
         @Pattern("^(https?://|/[^/])[!-~]*$")
         @Size(max = 2048)
         public String errorPage;
+
+        /**
+         * Which certificates of a valid chain are asked about by OCSP, as nginx's {@code ssl_ocsp}: {@code off} (the
+         * default), {@code leaf} (the client's own), {@code chain} (each one up to the CA). A revoked, unknown or
+         * unanswered one gets 400.
+         */
+        public ClientOcsp ocsp;
+
+        /** The OCSP responder asked instead of the one each certificate names (nginx's {@code ssl_ocsp_responder}). */
+        @Pattern("^https?://[!-~]+$")
+        @Size(max = 2048)
+        public String ocspResponder;
+    }
+
+    public enum ClientOcsp {
+        @JsonProperty("off") OFF,
+        @JsonProperty("leaf") LEAF,
+        @JsonProperty("chain") CHAIN
     }
 
     public enum ClientValidationMode {

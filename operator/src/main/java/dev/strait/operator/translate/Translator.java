@@ -1728,6 +1728,21 @@ public final class Translator {
                         + e.getDescription());
             }
         }
+        Config.ClientOcsp ocsp = cv.ocsp == null ? Config.ClientOcsp.OFF : switch (cv.ocsp) {
+            case OFF -> Config.ClientOcsp.OFF;
+            case LEAF -> Config.ClientOcsp.LEAF;
+            case CHAIN -> Config.ClientOcsp.CHAIN;
+        };
+        if (ocsp != Config.ClientOcsp.OFF && cv.caSecretName == null) {
+            st.specErrors.add(CLIENT_VALIDATION + ".ocsp: asks the CAs of caSecretName about certificates they issued:"
+                    + " give it too");
+        }
+        if (cv.ocspResponder != null && ocsp == Config.ClientOcsp.OFF) {
+            st.specErrors.add(CLIENT_VALIDATION + ".ocspResponder: is asked only with ocsp: leaf or chain");
+        } else if (cv.ocspResponder != null && !dev.strait.model.ConfigParser.httpUrl(cv.ocspResponder)) {
+            st.specErrors.add(CLIENT_VALIDATION + ".ocspResponder: must be an http(s) URL, got \"" + cv.ocspResponder
+                    + "\"");
+        }
         if (st.specErrors.size() > specErrors) {
             return null;
         }
@@ -1774,7 +1789,7 @@ public final class Translator {
             return null;
         }
         return new Config.ClientValidation(List.of(), ca, mode, depth, cv.subjectMatch,
-                Boolean.TRUE.equals(cv.forwardCertificate), crl, cv.errorPage);
+                Boolean.TRUE.equals(cv.forwardCertificate), crl, cv.errorPage, ocsp, cv.ocspResponder);
     }
 
     /** A Secret reference resolved: the Secret, or the condition reason and the message saying why not. */

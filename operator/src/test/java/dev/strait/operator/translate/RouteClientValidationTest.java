@@ -117,6 +117,17 @@ class RouteClientValidationTest {
                 .extracting(Config.ClientValidation::errorPage).isEqualTo("/no-certificate.html");
     }
 
+    /** nginx's ssl_ocsp and ssl_ocsp_responder, as the proxy takes them. */
+    @Test
+    void ocspChecksGoAlong() throws Exception {
+        Translation t = Fixtures.translate(with(route("shop", "site", 1, spec("example.com",
+                "{ caSecretName: clients-ca, ocsp: chain, ocspResponder: \"http://ocsp.example.com/\" }"))));
+        assertThat(Fixtures.routeReport(t, "shop", "site").errors()).isEmpty();
+        assertThat(proxyView(t).listeners().get(1).tls().clientValidation()).singleElement()
+                .extracting(Config.ClientValidation::ocsp, Config.ClientValidation::ocspResponder)
+                .containsExactly(Config.ClientOcsp.CHAIN, "http://ocsp.example.com/");
+    }
+
     @Test
     void theDefaultsAreRequireAndADepthOfOne() throws Exception {
         Translation t = Fixtures.translate(with(route("shop", "site", 1, spec("example.com", "{ caSecretName: clients-ca }"))));
@@ -221,6 +232,12 @@ class RouteClientValidationTest {
                 + " number 1..10"},
             {"{ caSecretName: clients-ca, subjectMatch: \"CN=(a\" }", "spec.tls.clientValidation.subjectMatch: not a"
                 + " valid regular expression: Unclosed group"},
+            {"{ mode: optional-no-ca, ocsp: leaf }", "spec.tls.clientValidation.ocsp: asks the CAs of caSecretName"
+                + " about certificates they issued: give it too"},
+            {"{ caSecretName: clients-ca, ocspResponder: \"http://ocsp.example.com/\" }",
+                "spec.tls.clientValidation.ocspResponder: is asked only with ocsp: leaf or chain"},
+            {"{ caSecretName: clients-ca, ocsp: chain, ocspResponder: \"http://\" }",
+                "spec.tls.clientValidation.ocspResponder: must be an http(s) URL, got \"http://\""},
         };
         for (String[] c : cases) {
             Translation t = Fixtures.translate(with(route("shop", "site", 1, spec("example.com", c[0]))));
