@@ -125,10 +125,24 @@ public record Config(
      * ({@code clientValidation}, ADR 0075), and whether each certificate's OCSP status is stapled to its handshakes
      * ({@code ocspStapling}, fetched from the responder the certificate names: ADR 0104).
      */
-    public record Tls(List<Certificate> certificates, List<ClientValidation> clientValidation, boolean ocspStapling) {
+    /**
+     * @param minVersion the oldest TLS version a handshake may use (nginx's {@code ssl_protocols}): 1.2 (the default)
+     *                   or 1.3
+     * @param ciphers    the TLS 1.2 cipher suites, IANA names, in the server's order of preference (nginx's
+     *                   {@code ssl_ciphers}); empty: the default, ECDHE with AES-GCM or ChaCha20-Poly1305. TLS 1.3's
+     *                   suites are not chosen (BoringSSL's three are always offered)
+     */
+    public record Tls(List<Certificate> certificates, List<ClientValidation> clientValidation, boolean ocspStapling,
+                      TlsVersion minVersion, List<String> ciphers) {
         public Tls {
             certificates = List.copyOf(certificates);
             clientValidation = List.copyOf(clientValidation);
+            minVersion = minVersion == null ? TlsVersion.TLS_1_2 : minVersion;
+            ciphers = ciphers == null ? List.of() : List.copyOf(ciphers);
+        }
+
+        public Tls(List<Certificate> certificates, List<ClientValidation> clientValidation, boolean ocspStapling) {
+            this(certificates, clientValidation, ocspStapling, TlsVersion.TLS_1_2, List.of());
         }
 
         public Tls(List<Certificate> certificates, List<ClientValidation> clientValidation) {
@@ -137,6 +151,22 @@ public record Config(
 
         public Tls(List<Certificate> certificates) {
             this(certificates, List.of());
+        }
+    }
+
+    /** A TLS version a listener may start at; older ones (1.0, 1.1: RFC 8996) are never spoken. */
+    public enum TlsVersion {
+        TLS_1_2("1.2"), TLS_1_3("1.3");
+
+        private final String number;
+
+        TlsVersion(String number) {
+            this.number = number;
+        }
+
+        /** As config writes it: {@code 1.2}. */
+        public String number() {
+            return number;
         }
     }
 

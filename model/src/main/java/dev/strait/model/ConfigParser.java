@@ -605,7 +605,7 @@ public final class ConfigParser {
         Config.Tls tls = null;
         JsonNode t = n.get("tls");
         if (t != null && !t.isNull() && object(t, path + ".tls")) {
-            known(t, path + ".tls", "certificates", "clientValidation", "ocspStapling");
+            known(t, path + ".tls", "certificates", "clientValidation", "ocspStapling", "minVersion", "ciphers");
             // May be empty when the listener only passes TLS through (checked with the routes: checkCertificates).
             List<Config.Certificate> certs = list(t.get("certificates"), path + ".tls.certificates", false,
                     (c, p) -> {
@@ -621,12 +621,91 @@ public final class ConfigParser {
             Set<String> validated = new HashSet<>();
             List<Config.ClientValidation> clients = list(t.get("clientValidation"), path + ".tls.clientValidation",
                     false, (c, p) -> clientValidation(c, p, validated));
+            Config.TlsVersion min = tlsVersion(t.get("minVersion"), path + ".tls.minVersion");
+            List<String> ciphers = ciphers(t.get("ciphers"), path + ".tls.ciphers");
+            if (!ciphers.isEmpty() && min == Config.TlsVersion.TLS_1_3) {
+                error(path + ".tls.ciphers", "choose TLS 1.2's suites, and minVersion 1.3 speaks no TLS 1.2 (TLS 1.3's"
+                        + " suites are always offered): leave one of the two out");
+            }
             tls = new Config.Tls(nonNull(certs), nonNull(clients),
-                    bool(t.get("ocspStapling"), path + ".tls.ocspStapling", false));
+                    bool(t.get("ocspStapling"), path + ".tls.ocspStapling", false), min, ciphers);
         }
         int maxConnections = integer(n.get("maxConnections"), path + ".maxConnections", 0, 0, 10_000_000);
         return new Config.Listener(name, address, tls, maxConnections,
                 bool(n.get("proxyProtocol"), path + ".proxyProtocol", false));
+    }
+
+    /** {@code 1.2} or {@code 1.3} (a number or text; {@code TLSv1.3} as nginx writes it too); absent: 1.2. */
+    private Config.TlsVersion tlsVersion(JsonNode n, String path) {
+        if (n == null || n.isNull()) {
+            return Config.TlsVersion.TLS_1_2;
+        }
+        String v = n.isNumber() ? n.decimalValue().toPlainString() : n.isTextual() ? n.asText().trim() : "";
+        if (v.regionMatches(true, 0, "TLSv", 0, 4)) {
+            v = v.substring(4);
+        }
+        for (Config.TlsVersion t : Config.TlsVersion.values()) {
+            if (t.number().equals(v)) {
+                return t;
+            }
+        }
+        error(path, v.equals("1.0") || v.equals("1.1") || v.equals("1")
+                ? "TLS " + v + " is not spoken (RFC 8996 retired it): 1.2 or 1.3"
+                : "must be 1.2 or 1.3, got " + describe(n));
+        return Config.TlsVersion.TLS_1_2;
+    }
+
+    /**
+     * TLS 1.2 cipher suites: a list of names, or one string of names separated by colons as nginx's
+     * {@code ssl_ciphers} and ingress-nginx's {@code ssl-ciphers} take them; OpenSSL or IANA names. Their IANA
+     * names, in order, each once.
+     */
+    private List<String> ciphers(JsonNode n, String path) {
+        if (n == null || n.isNull()) {
+            return List.of();
+        }
+        List<String> given = new ArrayList<>();
+        List<String> paths = new ArrayList<>();
+        if (n.isTextual()) {
+            String[] parts = n.asText().split(":");
+            for (String part : parts) {
+                if (!part.isBlank()) {
+                    given.add(part.trim());
+                    paths.add(path);
+                }
+            }
+        } else if (n.isArray()) {
+            for (int i = 0; i < n.size(); i++) {
+                String p = path + "[" + i + "]";
+                String name = requiredText(n.get(i), p);
+                if (name != null) {
+                    given.add(name);
+                    paths.add(p);
+                }
+            }
+        } else {
+            error(path, "must be a list of cipher suite names, or one string of them separated by colons");
+            return List.of();
+        }
+        if (given.isEmpty()) {
+            error(path, "names no suite: leave it out for the default");
+            return List.of();
+        }
+        java.util.LinkedHashSet<String> out = new java.util.LinkedHashSet<>();
+        for (int i = 0; i < given.size(); i++) {
+            String iana = TlsCiphers.ianaName(given.get(i));
+            if (iana == null) {
+                error(paths.get(i), "\"" + given.get(i) + "\" is not a suite Strait speaks: one of " + TlsCiphers.names()
+                        + " (or its IANA name); suites without forward secrecy, DHE, 3DES and RC4 are not");
+            } else {
+                out.add(iana);
+            }
+        }
+        if (!out.isEmpty() && out.stream().allMatch(TlsCiphers::cbc)) {
+            error(path, "has no AEAD suite (GCM or CHACHA20-POLY1305): HTTP/2 clients on TLS 1.2 need one (RFC 9113"
+                    + " 9.2.2)");
+        }
+        return List.copyOf(out);
     }
 
     /** One {@code clientValidation} entry of a TLS listener; {@code taken} holds the hosts of the entries before it. */

@@ -334,6 +334,12 @@ public final class ConfigWriter {
                 if (li.tls().ocspStapling()) {
                     to.put("ocspStapling", true);
                 }
+                if (li.tls().minVersion() != Config.TlsVersion.TLS_1_2) {
+                    to.put("minVersion", li.tls().minVersion().number());
+                }
+                if (!li.tls().ciphers().isEmpty()) {
+                    li.tls().ciphers().forEach(to.putArray("ciphers")::add);
+                }
                 if (!li.tls().clientValidation().isEmpty()) {
                     ArrayNode cvs = to.putArray("clientValidation");
                     for (Config.ClientValidation cv : li.tls().clientValidation()) {

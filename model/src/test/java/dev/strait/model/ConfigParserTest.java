@@ -882,6 +882,44 @@ class ConfigParserTest {
                             org.assertj.core.groups.Tuple.tuple(Config.ClientOcsp.OFF, null));
         }
 
+        /** nginx's ssl_protocols and ssl_ciphers, in the forms nginx and ingress-nginx users have them. */
+        @Test
+        void tlsVersionsAndCiphersAreReadInNginxsAndIanasNames() throws Exception {
+            String listener = "listeners: [ { name: s, address: \"127.0.0.1:1\", tls: { certificates: [ { cert: /a, key: /b } ]%s } } ]\nroutes: []\n";
+            Config.Tls dflt = parse(listener.formatted("")).listeners().get(0).tls();
+            assertThat(dflt.minVersion()).isEqualTo(Config.TlsVersion.TLS_1_2);
+            assertThat(dflt.ciphers()).isEmpty();
+            for (String v : new String[] {"1.3", "\"1.3\"", "TLSv1.3"}) {
+                assertThat(parse(listener.formatted(", minVersion: " + v)).listeners().get(0).tls().minVersion()).as(v)
+                        .isEqualTo(Config.TlsVersion.TLS_1_3);
+            }
+            Config.Tls colon = parse(listener.formatted(", ciphers: \"ECDHE-RSA-AES256-GCM-SHA384:ecdhe-rsa-aes128-sha:"
+                    + "ECDHE-RSA-AES256-GCM-SHA384\"")).listeners().get(0).tls();
+            assertThat(colon.ciphers()).containsExactly("TLS_ECDHE_RSA_WITH_AES_256_GCM_SHA384",
+                    "TLS_ECDHE_RSA_WITH_AES_128_CBC_SHA");
+            Config.Tls list = parse(listener.formatted(", minVersion: 1.2, ciphers: [ TLS_ECDHE_ECDSA_WITH_CHACHA20_POLY1305_SHA256,"
+                    + " ECDHE-ECDSA-AES128-GCM-SHA256 ]")).listeners().get(0).tls();
+            assertThat(list.ciphers()).containsExactly("TLS_ECDHE_ECDSA_WITH_CHACHA20_POLY1305_SHA256",
+                    "TLS_ECDHE_ECDSA_WITH_AES_128_GCM_SHA256");
+            Config c = parse(listener.formatted(", minVersion: 1.3"));
+            assertThat(ConfigParser.parse(ConfigWriter.toJson(c, false), "written")).isEqualTo(c);
+            String[][] bad = {
+                    {", minVersion: 1.1", "listeners[0].tls.minVersion: TLS 1.1 is not spoken (RFC 8996 retired it)"},
+                    {", minVersion: 2", "listeners[0].tls.minVersion: must be 1.2 or 1.3, got 2"},
+                    {", ciphers: [ ECDHE-RSA-AES128-GCM-SHA256, DHE-RSA-AES128-GCM-SHA256 ]",
+                            "listeners[0].tls.ciphers[1]: \"DHE-RSA-AES128-GCM-SHA256\" is not a suite Strait speaks"},
+                    {", ciphers: \"AES128-SHA:ECDHE-RSA-AES128-GCM-SHA256\"",
+                            "listeners[0].tls.ciphers: \"AES128-SHA\" is not a suite Strait speaks"},
+                    {", ciphers: \"ECDHE-RSA-AES128-SHA\"", "listeners[0].tls.ciphers: has no AEAD suite"},
+                    {", ciphers: \"\"", "listeners[0].tls.ciphers: names no suite"},
+                    {", minVersion: 1.3, ciphers: [ ECDHE-RSA-AES128-GCM-SHA256 ]",
+                            "listeners[0].tls.ciphers: choose TLS 1.2's suites, and minVersion 1.3 speaks no TLS 1.2"},
+            };
+            for (String[] b : bad) {
+                assertThatThrownBy(() -> parse(listener.formatted(b[0]))).as(b[0]).hasMessageContaining(b[1]);
+            }
+        }
+
         @Test
         void ocspStaplingIsOffUnlessAskedAndSurvivesTheWriter() throws Exception {
             Config c = parse("listeners: [ { name: s, address: \"127.0.0.1:1\", tls: { certificates: [ { cert: /a, key: /b } ],"

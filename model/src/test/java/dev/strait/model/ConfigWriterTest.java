@@ -50,6 +50,7 @@ class ConfigWriterTest {
                         subjectMatch: "CN=(a|b)", forwardCertificate: true, ocsp: chain,
                         ocspResponder: "http://ocsp.example.com/" }
                     - { hosts: [ "*" ], mode: optional-no-ca, errorPage: "https://example.com/no-certificate" }
+                  ciphers: "ECDHE-ECDSA-AES128-GCM-SHA256:ECDHE-RSA-AES128-SHA"
             admin: { address: "[::1]:9901" }
             upstreams:
               - { name: a, endpoints: [ "10.0.0.1:80", "[fd00::1]:80", "svc.ns.svc:8080" ], protocol: h2c,
