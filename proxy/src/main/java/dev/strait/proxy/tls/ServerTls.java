@@ -34,8 +34,8 @@ import org.slf4j.LoggerFactory;
  * (or a control-channel snapshot) that leaves a certificate alone reuses its context instead of
  * parsing and checking thousands of keys again.
  *
- * <p>TLS 1.3 and 1.2 only, the ciphers of RFC 9113 9.2.2 (ECDHE with AES-GCM or ChaCha20-Poly1305),
- * ALPN {@code h2} then {@code http/1.1}.
+ * <p>TLS 1.3 and 1.2 (or 1.3 alone: {@code minVersion}), the ciphers of RFC 9113 9.2.2 (ECDHE with AES-GCM or
+ * ChaCha20-Poly1305) or the listener's {@code ciphers}, ALPN {@code h2} then {@code http/1.1}.
  */
 public final class ServerTls {
     private static final int CACHE_SIZE = 20_000;
@@ -55,20 +55,48 @@ public final class ServerTls {
     private record Built(SslContext context, List<String> names, Instant notBefore, Instant notAfter,
                          PrivateKey key, X509Certificate[] chain, String id,
                          java.util.concurrent.ConcurrentHashMap<String, SslContext> asking, boolean ocsp,
-                         OcspStaple staple, String unstapled, boolean mustStaple) {
+                         OcspStaple staple, String unstapled, boolean mustStaple, Protocols protocols) {
         SslContext asking(ClientValidationPolicy policy) {
             SslContext c = asking.get(policy.askKey());
             if (c != null) {
                 return c;
             }
             try {
-                c = newContext(key, chain, id, policy, ocsp);
+                c = newContext(key, chain, id, policy, ocsp, protocols);
             } catch (SSLException | RuntimeException e) {
                 // The same key and chain made the plain context: this cannot be the certificate's fault.
                 throw new IllegalStateException("cannot make a client-certificate context: " + e.getMessage(), e);
             }
             SslContext raced = asking.putIfAbsent(policy.askKey(), c);
             return raced != null ? raced : c;
+        }
+    }
+
+    /**
+     * A listener's versions and TLS 1.2 suites (its {@code minVersion} and {@code ciphers}); {@code key} tells them
+     * apart in the context cache, empty for the default.
+     */
+    record Protocols(String[] versions, List<String> ciphers, String key) {
+        /** TLS 1.3 and 1.2; the suites of RFC 9113 9.2.2 (ECDHE with AES-GCM or ChaCha20-Poly1305). */
+        static final Protocols DEFAULT = new Protocols(new String[] {"TLSv1.3", "TLSv1.2"}, Http2SecurityUtil.CIPHERS, "");
+        /** TLS 1.3's suites: the JDK's engine takes them from the same list, BoringSSL always offers its own. */
+        private static final List<String> TLS13 = List.of("TLS_AES_128_GCM_SHA256", "TLS_AES_256_GCM_SHA384",
+                "TLS_CHACHA20_POLY1305_SHA256");
+
+        static Protocols of(Config.Tls tls) {
+            if (tls.minVersion() == Config.TlsVersion.TLS_1_2 && tls.ciphers().isEmpty()) {
+                return DEFAULT;
+            }
+            String[] versions = tls.minVersion() == Config.TlsVersion.TLS_1_3 ? new String[] {"TLSv1.3"}
+                    : DEFAULT.versions();
+            List<String> ciphers = tls.ciphers().isEmpty() ? DEFAULT.ciphers() : concat(TLS13, tls.ciphers());
+            return new Protocols(versions, ciphers, "+" + String.join(",", versions) + "/" + String.join(":", ciphers));
+        }
+
+        private static List<String> concat(List<String> a, List<String> b) {
+            List<String> out = new ArrayList<>(a);
+            out.addAll(b);
+            return List.copyOf(out);
         }
     }
 
@@ -170,6 +198,8 @@ public final class ServerTls {
             String base = "listeners[" + i + "].tls.certificates";
             boolean stapling = TlsEngine.current() == TlsEngine.OPENSSL && io.netty.handler.ssl.OpenSsl.isOcspSupported();
             boolean ocsp = l.tls().ocspStapling() && !l.tls().certificates().isEmpty();
+            Protocols protocols = Protocols.of(l.tls());
+            all.update(protocols.key().getBytes(StandardCharsets.US_ASCII));
             if (ocsp && !stapling) {
                 warnings.add("listeners[" + i + "].tls.ocspStapling: needs the OpenSSL engine, and this process runs the"
                         + " JDK's (docs/config.md, TLS): no handshake gets a staple");
@@ -197,7 +227,7 @@ public final class ServerTls {
                         warnings.add(path + ".ocspResponse: needs the OpenSSL engine, and this process runs the JDK's"
                                 + " (docs/config.md, TLS): not stapled");
                     }
-                    Built b = cached(id, certPem, keyPem, path, ocsp || fromFile);
+                    Built b = cached(id, certPem, keyPem, path, ocsp || fromFile, protocols);
                     OcspStaple staple = b.staple();
                     if (fromFile) {
                         staple = answerFile(c.ocspResponse(), b, path + ".ocspResponse", now, files, warnings);
@@ -310,9 +340,9 @@ public final class ServerTls {
      * that staple (another cache entry: a context staples only when made to) and the certificate's staple, or why it
      * has none.
      */
-    private static Built cached(String id, String certPem, String keyPem, String path, boolean ocsp)
-            throws PemMaterial.Invalid {
-        String cacheKey = ocsp ? id + "+ocsp" : id;
+    private static Built cached(String id, String certPem, String keyPem, String path, boolean ocsp,
+                                Protocols protocols) throws PemMaterial.Invalid {
+        String cacheKey = (ocsp ? id + "+ocsp" : id) + protocols.key();
         synchronized (CACHE) {
             Built b = CACHE.get(cacheKey);
             if (b != null) {
@@ -324,7 +354,7 @@ public final class ServerTls {
         PemMaterial.checkPair(chain.get(0), key, path + ".key");
         SslContext ctx;
         try {
-            ctx = newContext(key, chain.toArray(new X509Certificate[0]), id, null, ocsp);
+            ctx = newContext(key, chain.toArray(new X509Certificate[0]), id, null, ocsp, protocols);
         } catch (SSLException | RuntimeException e) {
             throw new PemMaterial.Invalid(path, "cannot use this certificate and key: " + e.getMessage());
         }
@@ -344,7 +374,7 @@ public final class ServerTls {
         }
         Built b = new Built(ctx, names, chain.get(0).getNotBefore().toInstant(), chain.get(0).getNotAfter().toInstant(),
                 key, chain.toArray(new X509Certificate[0]), id, new java.util.concurrent.ConcurrentHashMap<>(), ocsp,
-                staple, unstapled, OcspStaple.mustStaple(chain.get(0)));
+                staple, unstapled, OcspStaple.mustStaple(chain.get(0)), protocols);
         synchronized (CACHE) {
             CACHE.put(cacheKey, b);
         }
@@ -356,15 +386,16 @@ public final class ServerTls {
      * judges it after the handshake) naming the policy's CAs.
      */
     private static SslContext newContext(PrivateKey key, X509Certificate[] chain, String id,
-                                         ClientValidationPolicy policy, boolean ocsp) throws SSLException {
+                                         ClientValidationPolicy policy, boolean ocsp, Protocols protocols)
+            throws SSLException {
         SslContextBuilder builder = SslContextBuilder.forServer(key, chain).enableOcsp(ocsp);
         if (policy != null) {
             builder.trustManager(policy.trustManager()).clientAuth(io.netty.handler.ssl.ClientAuth.OPTIONAL);
         }
         SslContext ctx = builder
                     .sslProvider(TlsEngine.current().provider())
-                    .protocols("TLSv1.3", "TLSv1.2")
-                    .ciphers(Http2SecurityUtil.CIPHERS, SupportedCipherSuiteFilter.INSTANCE)
+                    .protocols(protocols.versions())
+                    .ciphers(protocols.ciphers(), SupportedCipherSuiteFilter.INSTANCE)
                     .applicationProtocolConfig(new ApplicationProtocolConfig(
                             ApplicationProtocolConfig.Protocol.ALPN,
                             // The only modes both engines support: a client without a common protocol gets
