@@ -71,6 +71,7 @@ class HelmChartTest {
         assertThat(op.getArgs()).as("nobody's X-Forwarded-Proto by default").noneMatch(a -> a.startsWith("--proxy-trusted-peers"));
         assertThat(op.getArgs()).as("no PROXY protocol header expected by default").noneMatch(a -> a.startsWith("--proxy-protocol"));
         assertThat(op.getArgs()).as("no OCSP stapling by default").noneMatch(a -> a.startsWith("--proxy-ocsp-stapling"));
+        assertThat(op.getArgs()).as("the proxies' own TLS versions and suites by default").noneMatch(a -> a.startsWith("--proxy-tls"));
         assertThat(op.getArgs()).as("no tracing by default").noneMatch(a -> a.startsWith("--proxy-tracing"));
         assertThat(op.getArgs()).as("the operator's own default domain").noneMatch(a -> a.startsWith("--cluster-domain"));
         assertThat(op.getArgs()).as("the proxies' default budget, passed as the proxies' /tmp is sized for it")
@@ -298,11 +299,14 @@ class HelmChartTest {
                 "proxy.ingressAddress", "203.0.113.7",
                 "proxy.trustedPeers", "10.0.0.0/8",
                 "proxy.proxyProtocol", true,
-                "proxy.ocspStapling", true)));
+                "proxy.ocspStapling", true,
+                "proxy.tlsMinVersion", "1.2",
+                "proxy.tlsCiphers", "ECDHE-RSA-AES128-GCM-SHA256:ECDHE-RSA-AES128-SHA")));
         assertThat(all(objs, MutatingWebhookConfiguration.class)).isEmpty();
         Container op = one(objs, Deployment.class, "edge-strait-operator").getSpec().getTemplate().getSpec().getContainers().get(0);
         assertThat(op.getArgs()).contains("--secure=false", "--ingress-address=203.0.113.7", "--proxy-trusted-peers=10.0.0.0/8",
-                "--proxy-protocol=true", "--proxy-ocsp-stapling=true", "--control-names=edge-strait-operator.strait-system.svc,edge-strait-operator.strait-system.svc.cluster.local");
+                "--proxy-protocol=true", "--proxy-ocsp-stapling=true", "--proxy-tls-min-version=1.2",
+                "--proxy-tls-ciphers=ECDHE-RSA-AES128-GCM-SHA256:ECDHE-RSA-AES128-SHA", "--control-names=edge-strait-operator.strait-system.svc,edge-strait-operator.strait-system.svc.cluster.local");
         assertThat(op.getArgs()).noneMatch(a -> a.startsWith("--webhook"));
         assertThat(op.getReadinessProbe().getTcpSocket()).isNotNull();
         assertThat(one(objs, ClusterRole.class, "edge-strait-operator").getRules())
@@ -550,5 +554,11 @@ class HelmChartTest {
                 .hasMessageContaining("/proxy/tracing/upstreamSpans");
         assertThatThrownBy(() -> Chart.template("strait", Map.of("proxy.tracing.sampler", "always")))
                 .hasMessageContaining("sampler");
+        for (Object version : List.of("1.1", 1.0, "TLSv1")) {
+            assertThatThrownBy(() -> Chart.template("strait", Map.of("proxy.tlsMinVersion", version))).as("%s", version)
+                    .hasMessageContaining("/proxy/tlsMinVersion");
+        }
+        assertThatThrownBy(() -> Chart.template("strait", Map.of("proxy.tlsCiphers", "ECDHE-RSA-AES128-SHA ECDHE")))
+                .hasMessageContaining("/proxy/tlsCiphers");
     }
 }

@@ -168,6 +168,20 @@ public record Config(
         public String number() {
             return number;
         }
+
+        /** {@code 1.2} or {@code 1.3}, also as nginx writes them ({@code TLSv1.3}); null for anything else. */
+        public static TlsVersion of(String text) {
+            String v = text.trim();
+            if (v.regionMatches(true, 0, "TLSv", 0, 4)) {
+                v = v.substring(4);
+            }
+            for (TlsVersion t : values()) {
+                if (t.number.equals(v)) {
+                    return t;
+                }
+            }
+            return null;
+        }
     }
 
     /**

@@ -641,13 +641,9 @@ public final class ConfigParser {
             return Config.TlsVersion.TLS_1_2;
         }
         String v = n.isNumber() ? n.decimalValue().toPlainString() : n.isTextual() ? n.asText().trim() : "";
-        if (v.regionMatches(true, 0, "TLSv", 0, 4)) {
-            v = v.substring(4);
-        }
-        for (Config.TlsVersion t : Config.TlsVersion.values()) {
-            if (t.number().equals(v)) {
-                return t;
-            }
+        Config.TlsVersion t = Config.TlsVersion.of(v);
+        if (t != null) {
+            return t;
         }
         error(path, v.equals("1.0") || v.equals("1.1") || v.equals("1")
                 ? "TLS " + v + " is not spoken (RFC 8996 retired it): 1.2 or 1.3"

@@ -81,6 +81,11 @@ public final class Main {
               --proxy-ocsp-stapling true|false  the ingress proxies staple each certificate's OCSP answer,
                                            fetched from the responder it names, to its handshakes; the
                                            proxies must reach the CAs' responders (default false)
+              --proxy-tls-min-version 1.2|1.3  the oldest TLS version every proxy's https listener speaks
+                                           (ingress-nginx's ssl-protocols; default 1.2)
+              --proxy-tls-ciphers A:B:...  the TLS 1.2 cipher suites of every proxy's https listener, OpenSSL
+                                           or IANA names separated by colons, as ingress-nginx's ssl-ciphers
+                                           (default: ECDHE with AES-GCM or ChaCha20-Poly1305)
               --proxy-tracing-endpoint URL  every proxy traces its requests and sends the spans to this OTLP
                                            collector, e.g. http://otel-collector.monitoring:4318/v1/traces; a URL
                                            without a path gets /v1/traces; over gRPC a URL without a path,
@@ -181,7 +186,7 @@ public final class Main {
         OperatorApp.Settings settings = OperatorApp.Settings.production(new InetSocketAddress(address.host(), address.port()));
         try {
             ProxyDefaults d = ProxyDefaults.STANDARD;
-            settings = settings.withDefaults(new ProxyDefaults(d.defaultClass(), d.sidecarClass(),
+            settings = settings.withDefaults(tlsChecked(new ProxyDefaults(d.defaultClass(), d.sidecarClass(),
                     flag(opts, "proxy-http-address", d.http().toString(), HostPort::parse),
                     flag(opts, "proxy-https-address", d.https().toString(), HostPort::parse),
                     flag(opts, "proxy-admin-address", d.admin().toString(), HostPort::parse),
@@ -189,7 +194,9 @@ public final class Main {
                     flag(opts, "proxy-protocol", null, Main::proxyProtocol), tracing, clusterDomain,
                     ingressCompression, ingressHsts(opts), defaultCertificate(opts),
                     flag(opts, "proxy-request-body-files-max-bytes", null, Main::requestBodyFiles),
-                    flag(opts, "proxy-ocsp-stapling", null, Main::trueOrFalse)));
+                    flag(opts, "proxy-ocsp-stapling", null, Main::trueOrFalse))
+                    .withTls(flag(opts, "proxy-tls-min-version", "1.2", Main::tlsMinVersion),
+                            flag(opts, "proxy-tls-ciphers", null, Main::tlsCiphers))));
         } catch (IllegalArgumentException e) {
             System.err.println(e.getMessage());
             System.exit(2);
@@ -431,6 +438,51 @@ public final class Main {
      */
     static boolean proxyProtocol(String value) {
         return trueOrFalse(value);
+    }
+
+    /** {@code --proxy-tls-min-version}: 1.2 or 1.3 ({@code TLSv1.3} too); 1.0 and 1.1 are never spoken (RFC 8996). */
+    static dev.strait.model.Config.TlsVersion tlsMinVersion(String value) {
+        dev.strait.model.Config.TlsVersion v = dev.strait.model.Config.TlsVersion.of(value);
+        if (v == null) {
+            throw new IllegalArgumentException("must be 1.2 or 1.3, got \"" + value + "\"");
+        }
+        return v;
+    }
+
+    /**
+     * {@code --proxy-tls-ciphers}: suites separated by colons (or commas), OpenSSL or IANA names, checked as a
+     * listener's {@code ciphers} are; their IANA names, or null when absent.
+     */
+    static List<String> tlsCiphers(String value) {
+        if (value == null || value.isBlank()) {
+            return null;
+        }
+        java.util.LinkedHashSet<String> out = new java.util.LinkedHashSet<>();
+        for (String name : value.split("[:,]")) {
+            if (name.isBlank()) {
+                continue;
+            }
+            String iana = dev.strait.model.TlsCiphers.ianaName(name);
+            if (iana == null) {
+                throw new IllegalArgumentException("\"" + name.trim() + "\" is not a suite Strait speaks: one of "
+                        + dev.strait.model.TlsCiphers.names());
+            }
+            out.add(iana);
+        }
+        if (out.stream().allMatch(dev.strait.model.TlsCiphers::cbc)) {
+            throw new IllegalArgumentException("has no AEAD suite (GCM or CHACHA20-POLY1305): HTTP/2 clients on TLS 1.2"
+                    + " need one (RFC 9113 9.2.2)");
+        }
+        return List.copyOf(out);
+    }
+
+    /** Refuses TLS 1.2 suites for proxies that speak TLS 1.3 only: the proxies would refuse every snapshot. */
+    static ProxyDefaults tlsChecked(ProxyDefaults d) {
+        if (d.tlsMinVersion() == dev.strait.model.Config.TlsVersion.TLS_1_3 && !d.tlsCiphers().isEmpty()) {
+            throw new IllegalArgumentException("--proxy-tls-ciphers: chooses TLS 1.2's suites, and"
+                    + " --proxy-tls-min-version 1.3 speaks no TLS 1.2: leave one of the two out");
+        }
+        return d;
     }
 
     /** A flag that is true or false (any case), false when absent; anything else is refused, not read as false. */
@@ -714,7 +766,7 @@ public final class Main {
         return Flags.parse(args, List.of("control-address", "leader-election", "secure", "control-names", "cluster-domain",
                 "ingress-address", "webhook-address", "webhook-config", "webhook-service", "sidecar-image",
                 "proxy-http-address", "proxy-https-address", "proxy-admin-address", "proxy-trusted-peers",
-                "proxy-protocol", "proxy-ocsp-stapling", "proxy-tracing-endpoint", "proxy-tracing-percent", "proxy-tracing-service-name",
+                "proxy-protocol", "proxy-ocsp-stapling", "proxy-tls-min-version", "proxy-tls-ciphers", "proxy-tracing-endpoint", "proxy-tracing-percent", "proxy-tracing-service-name",
                 "proxy-tracing-trust-incoming", "proxy-tracing-protocol", "proxy-tracing-upstream-spans",
                 "ingress-compression", "ingress-compression-level",
                 "ingress-compression-min-bytes", "ingress-compression-types", "ingress-compression-codings", "ingress-hsts",

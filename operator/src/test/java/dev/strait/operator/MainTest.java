@@ -54,6 +54,25 @@ class MainTest {
         assertThat(Main.options(new String[] {"--proxy-protocol", "false"})).containsEntry("proxy-protocol", "false");
     }
 
+    /** ingress-nginx's ssl-protocols and ssl-ciphers, as flags: checked at start, as a listener's fields are. */
+    @Test
+    void tlsVersionsAndCiphersAreCheckedAtStart() {
+        assertThat(Main.options(new String[] {"--proxy-tls-min-version=1.3", "--proxy-tls-ciphers=A:B"}))
+                .containsEntry("proxy-tls-min-version", "1.3").containsEntry("proxy-tls-ciphers", "A:B");
+        assertThat(Main.tlsMinVersion("TLSv1.3")).isEqualTo(dev.strait.model.Config.TlsVersion.TLS_1_3);
+        assertThatThrownBy(() -> Main.flag(java.util.Map.of("proxy-tls-min-version", "1.1"), "proxy-tls-min-version",
+                "1.2", Main::tlsMinVersion)).hasMessage("--proxy-tls-min-version: must be 1.2 or 1.3, got \"1.1\"");
+        assertThat(Main.tlsCiphers("ECDHE-RSA-AES128-GCM-SHA256:ECDHE-RSA-AES128-SHA,ECDHE-RSA-AES128-GCM-SHA256"))
+                .containsExactly("TLS_ECDHE_RSA_WITH_AES_128_GCM_SHA256", "TLS_ECDHE_RSA_WITH_AES_128_CBC_SHA");
+        assertThat(Main.tlsCiphers(null)).isNull();
+        assertThatThrownBy(() -> Main.tlsCiphers("ECDHE-RSA-AES128-GCM-SHA256:DHE-RSA-AES128-GCM-SHA256"))
+                .hasMessageStartingWith("\"DHE-RSA-AES128-GCM-SHA256\" is not a suite Strait speaks");
+        assertThatThrownBy(() -> Main.tlsCiphers("ECDHE-RSA-AES128-SHA")).hasMessageContaining("no AEAD suite");
+        dev.strait.operator.translate.ProxyDefaults both = dev.strait.operator.translate.ProxyDefaults.STANDARD.withTls(
+                dev.strait.model.Config.TlsVersion.TLS_1_3, java.util.List.of("TLS_ECDHE_RSA_WITH_AES_128_GCM_SHA256"));
+        assertThatThrownBy(() -> Main.tlsChecked(both)).hasMessageContaining("--proxy-tls-min-version 1.3 speaks no TLS 1.2");
+    }
+
     @Test
     void ocspStaplingIsAnOptionOfItsOwnAndTrueOrFalse() {
         assertThat(Main.options(new String[] {"--proxy-ocsp-stapling=true"})).containsEntry("proxy-ocsp-stapling", "true");

@@ -46,6 +46,11 @@ import java.util.List;
  *                     ingress-nginx's ConfigMap key {@code enable-ocsp}, the operator's {@code --proxy-ocsp-stapling}):
  *                     off by default, since the proxies then ask the CAs' responders, which an egress policy may
  *                     forbid. Sidecars' never do
+ * @param tlsMinVersion the oldest TLS version every proxy's https listener speaks (the operator's
+ *                     {@code --proxy-tls-min-version}, ingress-nginx's ConfigMap key {@code ssl-protocols}); null: 1.2
+ * @param tlsCiphers   the TLS 1.2 suites of every proxy's https listener, IANA names (the operator's
+ *                     {@code --proxy-tls-ciphers}, ingress-nginx's {@code ssl-ciphers}); null or empty: the proxy's
+ *                     default
  */
 public record ProxyDefaults(
         String defaultClass,
@@ -63,7 +68,9 @@ public record ProxyDefaults(
         Route.Hsts ingressHsts,
         SecretRef defaultCertificate,
         Config.RequestBodyFiles requestBodyFiles,
-        boolean ocspStapling) {
+        boolean ocspStapling,
+        Config.TlsVersion tlsMinVersion,
+        List<String> tlsCiphers) {
 
     public ProxyDefaults {
         if (requestBodyFiles == null) {
@@ -75,6 +82,21 @@ public record ProxyDefaults(
         if (clusterDomain == null) {
             clusterDomain = ClusterDns.DEFAULT_DOMAIN;
         }
+        if (tlsMinVersion == null) {
+            tlsMinVersion = Config.TlsVersion.TLS_1_2;
+        }
+        tlsCiphers = tlsCiphers == null ? List.of() : List.copyOf(tlsCiphers);
+    }
+
+    /** With the proxies' own TLS versions and suites, as every constructor that does not say. */
+    public ProxyDefaults(String defaultClass, String sidecarClass, HostPort http, HostPort https, HostPort admin,
+                         Limits limits, boolean accessLog, Config.ForwardedHeaders forwardedHeaders,
+                         boolean proxyProtocol, Config.Tracing tracing, String clusterDomain,
+                         Route.Compression ingressCompression, Route.Hsts ingressHsts, SecretRef defaultCertificate,
+                         Config.RequestBodyFiles requestBodyFiles, boolean ocspStapling) {
+        this(defaultClass, sidecarClass, http, https, admin, limits, accessLog, forwardedHeaders, proxyProtocol, tracing,
+                clusterDomain, ingressCompression, ingressHsts, defaultCertificate, requestBodyFiles, ocspStapling, null,
+                null);
     }
 
     public ProxyDefaults(String defaultClass, String sidecarClass, HostPort http, HostPort https, HostPort admin,
@@ -148,21 +170,28 @@ public record ProxyDefaults(
     public ProxyDefaults withDefaultCertificate(SecretRef secret) {
         return new ProxyDefaults(defaultClass, sidecarClass, http, https, admin, limits, accessLog, forwardedHeaders,
                 proxyProtocol, tracing, clusterDomain, ingressCompression, ingressHsts, secret, requestBodyFiles,
-                ocspStapling);
+                ocspStapling, tlsMinVersion, tlsCiphers);
     }
 
     /** The same defaults with other request body files (null for the proxies' defaults). */
     public ProxyDefaults withRequestBodyFiles(Config.RequestBodyFiles files) {
         return new ProxyDefaults(defaultClass, sidecarClass, http, https, admin, limits, accessLog, forwardedHeaders,
                 proxyProtocol, tracing, clusterDomain, ingressCompression, ingressHsts, defaultCertificate, files,
-                ocspStapling);
+                ocspStapling, tlsMinVersion, tlsCiphers);
     }
 
     /** The same defaults with the ingress proxies' OCSP stapling on or off. */
     public ProxyDefaults withOcspStapling(boolean on) {
         return new ProxyDefaults(defaultClass, sidecarClass, http, https, admin, limits, accessLog, forwardedHeaders,
                 proxyProtocol, tracing, clusterDomain, ingressCompression, ingressHsts, defaultCertificate,
-                requestBodyFiles, on);
+                requestBodyFiles, on, tlsMinVersion, tlsCiphers);
+    }
+
+    /** The same defaults with other TLS versions and suites for every proxy's https listener (null: the proxy's). */
+    public ProxyDefaults withTls(Config.TlsVersion minVersion, List<String> ciphers) {
+        return new ProxyDefaults(defaultClass, sidecarClass, http, https, admin, limits, accessLog, forwardedHeaders,
+                proxyProtocol, tracing, clusterDomain, ingressCompression, ingressHsts, defaultCertificate,
+                requestBodyFiles, ocspStapling, minVersion, ciphers);
     }
 
     /**

@@ -209,7 +209,8 @@ public final class Translation {
             List<Config.ClientValidation> validation = new ArrayList<>(policies.size());
             policies.forEach((policy, hosts) -> validation.add(policy.withHosts(List.copyOf(hosts))));
             listeners.add(new Config.Listener(ProxyDefaults.HTTPS, defaults.https(),
-                    new Config.Tls(List.copyOf(certs), validation, ingressProxy && defaults.ocspStapling()), 0,
+                    new Config.Tls(List.copyOf(certs), validation, ingressProxy && defaults.ocspStapling(),
+                            defaults.tlsMinVersion(), defaults.tlsCiphers()), 0,
                     proxyProtocol));
         }
         Config.ForwardedHeaders forwarded = ingressProxy ? defaults.forwardedHeaders()

@@ -7,6 +7,7 @@ import static org.assertj.core.api.Assertions.tuple;
 import dev.strait.model.Config;
 import dev.strait.model.ConfigParser;
 import dev.strait.model.Route;
+import java.util.List;
 import org.junit.jupiter.api.Test;
 
 /**
@@ -83,6 +84,32 @@ class ListenersTest {
                 .allMatch(l -> !l.tls().ocspStapling());
         // Without the flag nothing is written: snapshots keep the versions they had.
         assertThat(Fixtures.translate(resources).snapshot(Fixtures.STRAIT).json()).doesNotContain("ocspStapling");
+    }
+
+    /** --proxy-tls-min-version and --proxy-tls-ciphers: every proxy's https listener, sidecars' too. */
+    @Test
+    void tlsVersionsAndCiphersAreOnEveryProxysHttpsListener() throws Exception {
+        Translator translator = new Translator(ProxyDefaults.STANDARD.withTls(Config.TlsVersion.TLS_1_2,
+                List.of("TLS_ECDHE_RSA_WITH_AES_128_GCM_SHA256", "TLS_ECDHE_RSA_WITH_AES_128_CBC_SHA")));
+        Object[] resources = {
+                Fixtures.tlsSecret("shop", "site-tls", Fixtures.CERT, Fixtures.KEY),
+                route("shop", "site", 1, SITE),
+                route("shop", "side", 3, "ingressClassName: strait-sidecar\n" + SITE.replace("example.com", "side.example.com"))};
+        Translation t = translator.translate(Fixtures.inputs(resources));
+        for (Scope scope : new Scope[] {Fixtures.STRAIT, Scope.sidecar("strait-sidecar", "shop")}) {
+            Config c = ConfigParser.parse(t.snapshot(scope).json(), "snapshot");
+            assertThat(c.listeners()).filteredOn(l -> l.tls() != null).singleElement()
+                    .extracting(l -> l.tls().ciphers()).isEqualTo(List.of("TLS_ECDHE_RSA_WITH_AES_128_GCM_SHA256",
+                            "TLS_ECDHE_RSA_WITH_AES_128_CBC_SHA"));
+        }
+        Translation only13 = new Translator(ProxyDefaults.STANDARD.withTls(Config.TlsVersion.TLS_1_3, null))
+                .translate(Fixtures.inputs(resources));
+        assertThat(ConfigParser.parse(only13.snapshot(Fixtures.STRAIT).json(), "snapshot").listeners())
+                .filteredOn(l -> l.tls() != null).singleElement().extracting(l -> l.tls().minVersion())
+                .isEqualTo(Config.TlsVersion.TLS_1_3);
+        // Without the flags nothing is written: snapshots keep the versions they had.
+        String plain = Fixtures.translate(resources).snapshot(Fixtures.STRAIT).json();
+        assertThat(plain).doesNotContain("minVersion").doesNotContain("ciphers");
     }
 
     @Test
