@@ -85,6 +85,9 @@ class TlsVersionsAndCiphersTest {
                 .contains("Ciphersuite: ECDHE-ECDSA-AES128-SHA");
         assertThat(handshake("legacy", "-tls1_2", "-cipher", "ECDHE-ECDSA-AES256-GCM-SHA384"))
                 .contains("Ciphersuite: ECDHE-ECDSA-AES256-GCM-SHA384");
+        // The listener's order wins over the client's (nginx's ssl_prefer_server_ciphers on).
+        assertThat(handshake("legacy", "-tls1_2", "-cipher", "ECDHE-ECDSA-AES128-SHA:ECDHE-ECDSA-AES256-GCM-SHA384"))
+                .contains("Ciphersuite: ECDHE-ECDSA-AES256-GCM-SHA384");
         assertThat(made(handshake("legacy", "-tls1_2", "-cipher", "ECDHE-ECDSA-AES128-GCM-SHA256")))
                 .as("not listed").isFalse();
         assertThat(handshake("legacy", "-tls1_3")).as("TLS 1.3 keeps its own suites")
