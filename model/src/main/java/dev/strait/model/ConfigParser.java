@@ -1080,7 +1080,7 @@ public final class ConfigParser {
                 "hostRewrite", "pathRewrite", "fastcgi", "clientAddresses",
                 "basicAuth", "rateLimit", "cors", "maxBodyBytes", "requestHeaders", "responseHeaders", "inFlightLimit",
                 "satisfy", "errorPages", "accessLog", "forwardAuth", "mirrors", "responseRewrite", "requestBuffering",
-                "responseRate", "tracing", "compression");
+                "responseRate", "tracing", "compression", "jwtAuth");
         List<Route.Match> matches = n.has("matches")
                 ? list(n.get("matches"), path + ".matches", true, this::match)
                 : List.of(new Route.Match(null, null, List.of()));
@@ -1165,6 +1165,14 @@ public final class ConfigParser {
         if (ba != null && !ba.isNull()) {
             basicAuth = basicAuth(ba, path + ".basicAuth");
         }
+        Route.JwtAuth jwtAuth = null;
+        JsonNode ja = n.get("jwtAuth");
+        if (ja != null && !ja.isNull()) {
+            jwtAuth = jwtAuth(ja, path + ".jwtAuth");
+            if (basicAuth != null) {
+                error(path + ".jwtAuth", "and basicAuth both read the Authorization field: a rule takes one of them");
+            }
+        }
         Route.RateLimit rateLimit = null;
         JsonNode rl = n.get("rateLimit");
         if (rl != null && !rl.isNull()) {
@@ -1235,7 +1243,7 @@ public final class ConfigParser {
                 requestBuffering(n.get("requestBuffering"), path + ".requestBuffering", action),
                 responseRate(n.get("responseRate"), path + ".responseRate", action),
                 bool(n.get("tracing"), path + ".tracing", true),
-                compression(n.get("compression"), path + ".compression", action));
+                compression(n.get("compression"), path + ".compression", action), jwtAuth);
     }
 
     /** A media type as {@code Content-Type} names it, or a whole top-level type ({@code text/*}). */
@@ -1629,6 +1637,77 @@ public final class ConfigParser {
             error(path + ".htpasswd", "lists no users (name:hash per line)");
         }
         return new Route.BasicAuth(realm, htpasswd);
+    }
+
+    /** A cookie's name (RFC 6265 4.1.1: a token). */
+    private static final Pattern COOKIE_NAME = Pattern.compile("[!#$%&'*+.^_`|~0-9A-Za-z-]+");
+    /** A claim's name, or names of members down into objects joined by dots ({@code realm_access.roles}). */
+    private static final Pattern CLAIM = Pattern.compile("[^.\\s]+(\\.[^.\\s]+)*");
+
+    /** A rule's {@code jwtAuth}: the keys inline ({@code jwks}) or from a URL ({@code jwksUri}), and what tokens must say. */
+    private Route.JwtAuth jwtAuth(JsonNode n, String path) {
+        if (!object(n, path)) {
+            return null;
+        }
+        known(n, path, "issuer", "audiences", "jwks", "jwksUri", "refresh", "optional", "cookie", "claimHeaders", "realm");
+        String issuer = n.hasNonNull("issuer") ? requiredText(n.get("issuer"), path + ".issuer") : null;
+        List<String> audiences = nonNull(list(n.get("audiences"), path + ".audiences", false,
+                (a, p) -> requiredText(a, p)));
+        String jwks = n.hasNonNull("jwks") ? requiredText(n.get("jwks"), path + ".jwks") : null;
+        String jwksUri = n.hasNonNull("jwksUri") ? requiredText(n.get("jwksUri"), path + ".jwksUri") : null;
+        if (!n.hasNonNull("jwks") && !n.hasNonNull("jwksUri")) {
+            error(path, "needs the keys that sign tokens: jwksUri (the identity provider's jwks_uri) or jwks (a JWK"
+                    + " Set as JSON)");
+        } else if (n.hasNonNull("jwks") && n.hasNonNull("jwksUri")) {
+            error(path + ".jwks", "and jwksUri both give the keys: one of them");
+        }
+        if (jwks != null) {
+            try {
+                Jwks.parse(jwks);
+            } catch (Jwks.Invalid e) {
+                error(path + ".jwks", e.getMessage());
+            }
+        }
+        if (jwksUri != null && !httpUrl(jwksUri)) {
+            error(path + ".jwksUri", "must be an http(s) URL, got \"" + jwksUri + "\"");
+        }
+        Duration refresh = duration(n.get("refresh"), path + ".refresh", Route.JwtAuth.DEFAULT_REFRESH);
+        if (n.hasNonNull("refresh") && jwksUri == null) {
+            error(path + ".refresh", "is how often jwksUri is fetched: without jwksUri there is nothing to fetch");
+        } else if (refresh != null && refresh.compareTo(Duration.ofSeconds(30)) < 0) {
+            error(path + ".refresh", "must be 30s at least, got " + refresh.toSeconds() + "s");
+        }
+        String cookie = n.hasNonNull("cookie") ? requiredText(n.get("cookie"), path + ".cookie") : null;
+        if (cookie != null && !COOKIE_NAME.matcher(cookie).matches()) {
+            error(path + ".cookie", "\"" + cookie + "\" is not a cookie name");
+        }
+        List<Route.ClaimHeader> claimHeaders = new ArrayList<>();
+        JsonNode ch = n.get("claimHeaders");
+        if (ch != null && !ch.isNull() && object(ch, path + ".claimHeaders")) {
+            Set<String> names = new HashSet<>();
+            ch.fields().forEachRemaining(e -> {
+                String fp = path + ".claimHeaders." + e.getKey();
+                String header = e.getValue().isTextual() ? e.getValue().asText() : null;
+                if (!CLAIM.matcher(e.getKey()).matches()) {
+                    error(fp, "\"" + e.getKey() + "\" is not a claim name");
+                } else if (header == null || !TOKEN.matcher(header).matches()) {
+                    error(fp, "must be a header name, got " + describe(e.getValue()));
+                } else if (RESERVED_REQUEST_HEADERS.contains(header.toLowerCase(Locale.ROOT))
+                        || header.equalsIgnoreCase("authorization") || header.equalsIgnoreCase("cookie")) {
+                    error(fp, "\"" + header + "\" is a field the proxy keeps as it is");
+                } else if (!names.add(header.toLowerCase(Locale.ROOT))) {
+                    error(fp, "\"" + header + "\" is set from another claim already");
+                } else {
+                    claimHeaders.add(new Route.ClaimHeader(e.getKey(), header.toLowerCase(Locale.ROOT)));
+                }
+            });
+        }
+        String realm = text(n.get("realm"), path + ".realm", "strait");
+        if (realm != null && !realm.chars().allMatch(c -> c >= 0x20 && c < 0x7f && c != '"' && c != '\\')) {
+            error(path + ".realm", "must be printable ASCII without '\"' or '\\'");
+        }
+        return new Route.JwtAuth(issuer, audiences, jwks, jwksUri, refresh, bool(n.get("optional"), path + ".optional",
+                false), cookie, claimHeaders, realm);
     }
 
     /** {@code { allow: [ CIDR... ], deny: [ CIDR... ] }}, at least one of them with an address. */

@@ -703,6 +703,33 @@ public final class ConfigWriter {
         if (rule.basicAuth() != null) {
             o.putObject("basicAuth").put("realm", rule.basicAuth().realm()).put("htpasswd", rule.basicAuth().htpasswd());
         }
+        if (rule.jwtAuth() != null) {
+            Route.JwtAuth j = rule.jwtAuth();
+            ObjectNode jo = o.putObject("jwtAuth");
+            if (j.issuer() != null) {
+                jo.put("issuer", j.issuer());
+            }
+            if (!j.audiences().isEmpty()) {
+                j.audiences().forEach(jo.putArray("audiences")::add);
+            }
+            if (j.jwks() != null) {
+                jo.put("jwks", j.jwks());
+            }
+            if (j.jwksUri() != null) {
+                jo.put("jwksUri", j.jwksUri()).put("refresh", Durations.format(j.refresh()));
+            }
+            if (j.optional()) {
+                jo.put("optional", true);
+            }
+            if (j.cookie() != null) {
+                jo.put("cookie", j.cookie());
+            }
+            if (!j.claimHeaders().isEmpty()) {
+                ObjectNode ch = jo.putObject("claimHeaders");
+                j.claimHeaders().forEach(c -> ch.put(c.claim(), c.header()));
+            }
+            jo.put("realm", j.realm());
+        }
         if (rule.satisfy() == Route.Satisfy.ANY) {
             o.put("satisfy", "any");
         }

@@ -105,13 +105,27 @@ public record Route(String name, List<String> hosts, List<Rule> rules, List<Stri
                        HeaderEdits responseHeaders, InFlightLimit inFlightLimit, Satisfy satisfy, ErrorPages errorPages,
                        boolean accessLog, ForwardAuth forwardAuth, List<Mirror> mirrors, ResponseRewrite responseRewrite,
                        RequestBuffering requestBuffering, ResponseRate responseRate, boolean tracing,
-                       Compression compression) {
+                       Compression compression, JwtAuth jwtAuth) {
         public Rule {
             matches = List.copyOf(matches);
             if (satisfy == null) {
                 satisfy = Satisfy.ALL;
             }
             mirrors = mirrors == null ? List.of() : List.copyOf(mirrors);
+        }
+
+        /** A rule that asks for no JSON Web Token. */
+        public Rule(List<Match> matches, Action action, Cache cache, Timeouts timeouts, Retries retries,
+                    String hostRewrite, FastCgi fastcgi, PathModifier pathRewrite, ClientAddresses clientAddresses,
+                    BasicAuth basicAuth, RateLimit rateLimit, Cors cors, Long maxBodyBytes, HeaderEdits requestHeaders,
+                    HeaderEdits responseHeaders, InFlightLimit inFlightLimit, Satisfy satisfy, ErrorPages errorPages,
+                    boolean accessLog, ForwardAuth forwardAuth, List<Mirror> mirrors, ResponseRewrite responseRewrite,
+                    RequestBuffering requestBuffering, ResponseRate responseRate, boolean tracing,
+                    Compression compression) {
+            this(matches, action, cache, timeouts, retries, hostRewrite, fastcgi, pathRewrite, clientAddresses, basicAuth,
+                    rateLimit, cors, maxBodyBytes, requestHeaders, responseHeaders, inFlightLimit, satisfy, errorPages,
+                    accessLog, forwardAuth, mirrors, responseRewrite, requestBuffering, responseRate, tracing, compression,
+                    null);
         }
 
         /** A rule whose answers go as the action gives them, never compressed by the proxy. */
@@ -508,6 +522,36 @@ public record Route(String name, List<String> hosts, List<Rule> rules, List<Stri
     public record BasicAuth(String realm, String htpasswd) {
         public static final String DEFAULT_REALM = "Restricted";
     }
+
+    /**
+     * JSON Web Token authentication (ADR 0108; Envoy's {@code jwt_authn}, nginx's {@code auth_jwt}, Contour's JWT
+     * verification): a request must carry a token ({@code Authorization: Bearer}, or {@code cookie}) signed by one of
+     * the keys, current, and from {@code issuer} for one of {@code audiences}; else 401 with an RFC 6750 challenge.
+     *
+     * @param issuer       the {@code iss} a token must have; null: any
+     * @param audiences    values of which a token's {@code aud} must hold one; empty: any
+     * @param jwks         the keys, a JWK Set as JSON; null when {@code jwksUri} gives them
+     * @param jwksUri      where the keys are fetched (http or https: an identity provider's {@code jwks_uri}); null
+     *                     with {@code jwks}
+     * @param refresh      how often keys from {@code jwksUri} are fetched again
+     * @param optional     a request without a token passes, without the claims' fields; one with a bad token never
+     * @param cookie       the cookie a token is read from when the request has no {@code Authorization: Bearer}; null:
+     *                     none
+     * @param claimHeaders request fields set from the token's claims for the upstream, over any the client sent
+     * @param realm        named in the challenge
+     */
+    public record JwtAuth(String issuer, List<String> audiences, String jwks, String jwksUri, Duration refresh,
+                          boolean optional, String cookie, List<ClaimHeader> claimHeaders, String realm) {
+        public static final Duration DEFAULT_REFRESH = Duration.ofMinutes(10);
+
+        public JwtAuth {
+            audiences = List.copyOf(audiences);
+            claimHeaders = List.copyOf(claimHeaders);
+        }
+    }
+
+    /** A request field set from a claim ({@code sub}, or {@code realm_access.roles}: a member of an object). */
+    public record ClaimHeader(String claim, String header) {}
 
     /**
      * Requests per client (ADR 0064; nginx's {@code limit_req ... burst=B nodelay}, ingress-nginx's

@@ -1584,7 +1584,7 @@ class ConfigParserTest {
                 arguments("rule unknown field", withRules("{ respond: {}, rewrite: { to: / } }"),
                         "routes[0].rules[0].rewrite",
                         "unknown field (expected one of matches, respond, files, backends, redirect, cache, timeouts, "
-                                + "retries, hostRewrite, pathRewrite, fastcgi, clientAddresses, basicAuth, rateLimit, cors, maxBodyBytes, requestHeaders, responseHeaders, inFlightLimit, satisfy, errorPages, accessLog, forwardAuth, mirrors, responseRewrite, requestBuffering, responseRate, tracing, compression)"),
+                                + "retries, hostRewrite, pathRewrite, fastcgi, clientAddresses, basicAuth, rateLimit, cors, maxBodyBytes, requestHeaders, responseHeaders, inFlightLimit, satisfy, errorPages, accessLog, forwardAuth, mirrors, responseRewrite, requestBuffering, responseRate, tracing, compression, jwtAuth)"),
                 arguments("cors origin with a path", withRules("{ respond: {}, cors: { allowOrigins: [ \"https://a.example.com/x\" ] } }"),
                         "routes[0].rules[0].cors.allowOrigins[0]", "is not * or an origin"),
                 arguments("cors * among others", withRules("{ respond: {}, cors: { allowOrigins: [ \"*\", \"https://a.example.com\" ] } }"),
@@ -1603,6 +1603,25 @@ class ConfigParserTest {
                         "routes[0].rules[0].rateLimit.burst", "must be"),
                 arguments("rateLimit exempt a name", withRules("{ respond: {}, rateLimit: { requests: 1, exempt: [ office ] } }"),
                         "routes[0].rules[0].rateLimit.exempt[0]", "is not an IP address or CIDR block"),
+                arguments("jwtAuth without keys", withRules("{ respond: {}, jwtAuth: { issuer: x } }"),
+                        "routes[0].rules[0].jwtAuth", "needs the keys that sign tokens: jwksUri"),
+                arguments("jwtAuth with two sources of keys", withRules("{ respond: {}, jwtAuth: { jwksUri: \"https://a/\","
+                        + " jwks: \"{}\" } }"), "routes[0].rules[0].jwtAuth.jwks", "and jwksUri both give the keys"),
+                arguments("jwtAuth keys not a JWK Set", withRules("{ respond: {}, jwtAuth: { jwks: \"[1]\" } }"),
+                        "routes[0].rules[0].jwtAuth.jwks", "not a JWK Set"),
+                arguments("jwtAuth a shared secret", withRules("{ respond: {}, jwtAuth: { jwks: '{\"keys\":[{\"kty\":\"oct\","
+                        + "\"k\":\"c2VjcmV0\"}]}' } }"), "routes[0].rules[0].jwtAuth.jwks",
+                        "has no key that checks signatures (keys[0]: kty oct: a shared secret"),
+                arguments("jwtAuth keys from ftp", withRules("{ respond: {}, jwtAuth: { jwksUri: \"ftp://idp/jwks\" } }"),
+                        "routes[0].rules[0].jwtAuth.jwksUri", "must be an http(s) URL"),
+                arguments("jwtAuth refresh too often", withRules("{ respond: {}, jwtAuth: { jwksUri: \"https://idp/jwks\","
+                        + " refresh: 1s } }"), "routes[0].rules[0].jwtAuth.refresh", "must be 30s at least"),
+                arguments("jwtAuth claim into Authorization", withRules("{ respond: {}, jwtAuth: { jwksUri: \"https://idp/jwks\","
+                        + " claimHeaders: { sub: Authorization } } }"), "routes[0].rules[0].jwtAuth.claimHeaders.sub",
+                        "is a field the proxy keeps as it is"),
+                arguments("jwtAuth with basicAuth", withRules("{ respond: {}, jwtAuth: { jwksUri: \"https://idp/jwks\" },"
+                        + " basicAuth: { htpasswd: \"a:{SHA}kniYfDOveJALlwGbJH1veyGzBwU=\" } }"),
+                        "routes[0].rules[0].jwtAuth", "and basicAuth both read the Authorization field"),
                 arguments("basicAuth without users", withRules("{ respond: {}, basicAuth: { htpasswd: \"# none yet\" } }"),
                         "routes[0].rules[0].basicAuth.htpasswd", "lists no users (name:hash per line)"),
                 arguments("basicAuth without htpasswd", withRules("{ respond: {}, basicAuth: { realm: x } }"),

@@ -108,6 +108,11 @@ class ConfigWriterTest {
                   - matches: [ { path: { type: Prefix, value: /api/ } }, {} ]
                     backends: [ { upstream: a } ]
                     pathRewrite: { replacePrefixMatch: /v2 }
+                  - matches: [ { path: { type: Prefix, value: /me } } ]
+                    backends: [ { upstream: a } ]
+                    jwtAuth: { jwksUri: "https://idp.example.com/jwks", refresh: 15m, issuer: "https://idp.example.com/",
+                               audiences: [ api, web ], optional: true, cookie: session, realm: me,
+                               claimHeaders: { sub: X-User, realm_access.roles: X-Roles } }
                   - matches: [ { path: { type: Exact, value: /old } } ]
                     redirect: { scheme: https, hostname: new.example.com, port: 8443,
                                 path: { replaceFullPath: /new }, statusCode: 308 }
