@@ -25,6 +25,7 @@ public final class RuleGuard {
 
     private final Route.ClientAddresses clients;
     private final BasicAuthGuard basic;
+    private final dev.strait.proxy.jwt.JwtGuard jwt;
     private final RateLimiter rate;
     private final InFlightLimiter inFlight;
     /** The rule's CORS: its preflights pass every guard, and refusals carry its fields; or null. */
@@ -35,8 +36,9 @@ public final class RuleGuard {
     private final String hsts;
 
     private RuleGuard(Route.ClientAddresses clients, BasicAuthGuard basic, RateLimiter rate, InFlightLimiter inFlight,
-                      CorsHandler.Fields cors, boolean either, String hsts) {
+                      CorsHandler.Fields cors, boolean either, String hsts, dev.strait.proxy.jwt.JwtGuard jwt) {
         this.hsts = hsts;
+        this.jwt = jwt;
         this.either = either && clients != null && basic != null;
         this.clients = clients;
         this.basic = basic;
@@ -53,13 +55,14 @@ public final class RuleGuard {
     /** The guard of a rule of a route with {@code hsts} (or null), whose refusals over https carry it as answers do. */
     public static RuleGuard of(Route.Rule rule, Route.Hsts hsts) {
         if (rule.clientAddresses() == null && rule.basicAuth() == null && rule.rateLimit() == null
-                && rule.inFlightLimit() == null) {
+                && rule.inFlightLimit() == null && rule.jwtAuth() == null) {
             return null;
         }
         return new RuleGuard(rule.clientAddresses(), rule.basicAuth() == null ? null : BasicAuthGuard.of(rule.basicAuth()),
                 rule.rateLimit() == null ? null : new RateLimiter(rule.rateLimit()),
                 rule.inFlightLimit() == null ? null : new InFlightLimiter(rule.inFlightLimit()),
-                CorsHandler.fields(rule.cors()), rule.satisfy() == Route.Satisfy.ANY, hsts == null ? null : hsts.value());
+                CorsHandler.fields(rule.cors()), rule.satisfy() == Route.Satisfy.ANY, hsts == null ? null : hsts.value(),
+                rule.jwtAuth() == null ? null : dev.strait.proxy.jwt.JwtGuard.of(rule.jwtAuth()));
     }
 
     /** The in-flight limiter, for tests; or null. */
@@ -105,6 +108,9 @@ public final class RuleGuard {
                 return true;
             }
         }
+        if (jwt != null) {
+            return jwtRefuses(ex, handler, jwt.check(ex.request().headers()), false, null);
+        }
         if (basic != null) {
             String authorization = ex.request().headers().get(HttpHeaderNames.AUTHORIZATION);
             BasicAuthGuard.Verdict verdict = basic.check(authorization);
@@ -118,6 +124,58 @@ public final class RuleGuard {
             return true;
         }
         return false;
+    }
+
+    /**
+     * Answers what the token came to; whether the request was refused or taken over. While keys are being fetched the
+     * request and its body are held, and the token is checked again when they come ({@code resumed}: this is that
+     * second check, the request taken over already, {@code body} what was held, or null for none).
+     */
+    private boolean jwtRefuses(Exchange ex, Handler handler, dev.strait.proxy.jwt.JwtGuard.Outcome outcome,
+                               boolean resumed, HeldBody body) {
+        if (outcome instanceof dev.strait.proxy.jwt.JwtGuard.Admit) {
+            if (!resumed) {
+                return false;
+            }
+            run(ex, handler, body);
+        } else if (outcome instanceof dev.strait.proxy.jwt.JwtGuard.Challenge c) {
+            drop(ex, body);
+            answer(ex, HttpResponseStatus.UNAUTHORIZED, HttpHeaderNames.WWW_AUTHENTICATE, c.wwwAuthenticate());
+        } else if (outcome instanceof dev.strait.proxy.jwt.JwtGuard.Refuse r) {
+            drop(ex, body);
+            log.debug("jwtAuth: {} {} refused: {}", ex.request().method(), ex.request().uri(), r.why());
+            answer(ex, HttpResponseStatus.UNAUTHORIZED, HttpHeaderNames.WWW_AUTHENTICATE, r.wwwAuthenticate());
+        } else if (outcome instanceof dev.strait.proxy.jwt.JwtGuard.Wait w) {
+            HeldBody held = resumed ? body : HeldBody.hold(ex);
+            boolean[] gone = {false};
+            ex.onCancel(() -> gone[0] = true);
+            w.keys().whenComplete((keys, failure) -> ex.eventLoop().execute(() -> {
+                if (gone[0]) {
+                    if (held != null) {
+                        held.discard();
+                    }
+                    return;
+                }
+                // The fetch is over: without keys nobody's token can be checked, and waiting again would wait for
+                // the same fetch.
+                dev.strait.proxy.jwt.JwtGuard.Outcome again = jwt.keysMissing()
+                        ? new dev.strait.proxy.jwt.JwtGuard.Unavailable() : jwt.check(ex.request().headers());
+                if (again instanceof dev.strait.proxy.jwt.JwtGuard.Wait) {
+                    again = new dev.strait.proxy.jwt.JwtGuard.Unavailable();
+                }
+                jwtRefuses(ex, handler, again, true, held);
+            }));
+        } else {
+            drop(ex, body); // Unavailable: the keys could not be fetched
+            answer(ex, HttpResponseStatus.SERVICE_UNAVAILABLE, HttpHeaderNames.RETRY_AFTER, "5");
+        }
+        return true;
+    }
+
+    private static void drop(Exchange ex, HeldBody body) {
+        if (body != null) {
+            body.drop(ex); // read to its end and dropped, so the connection goes on
+        }
     }
 
     /** The credentials' hash is worked out on a hashing thread; the request and its body wait for it. */

@@ -1,0 +1,154 @@
+package dev.strait.proxy.jwt;
+
+import dev.strait.model.Jwks;
+import java.net.URI;
+import java.net.http.HttpClient;
+import java.net.http.HttpRequest;
+import java.net.http.HttpResponse;
+import java.time.Duration;
+import java.util.List;
+import java.util.Map;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.Executor;
+import java.util.concurrent.Executors;
+import java.util.concurrent.atomic.AtomicReference;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * The keys an identity provider publishes at its {@code jwks_uri} (ADR 0108), fetched when a request first needs
+ * them and again every {@code refresh}, or sooner when a token names a key the set does not hold (the provider
+ * rotated its keys), at most every {@link #UNKNOWN_KEY_PAUSE}. A failed fetch keeps the keys held, so a provider
+ * down for a while does not lock everyone out. One per URL and refresh, shared by the rules and snapshots that
+ * name it, so a reload fetches nothing. Fetches run on a daemon thread of their own, never on an event loop.
+ */
+final class RemoteJwks {
+    private static final Logger log = LoggerFactory.getLogger(RemoteJwks.class);
+    /** A token naming a key not held makes the keys be fetched again, but not more often than this. */
+    static final Duration UNKNOWN_KEY_PAUSE = Duration.ofSeconds(30);
+    /** Connecting and the answer; what a request waits at most for keys not fetched yet. */
+    static final Duration TIMEOUT = Duration.ofSeconds(5);
+    /** A set larger than this is not read. */
+    private static final int MAX_BYTES = 1024 * 1024;
+
+    private static final Map<String, RemoteJwks> SHARED = new ConcurrentHashMap<>();
+    private static final Executor FETCHES = Executors.newCachedThreadPool(r -> {
+        Thread t = new Thread(r, "strait-jwks");
+        t.setDaemon(true);
+        return t;
+    });
+    private static volatile HttpClient client;
+
+    private final URI uri;
+    private final Duration refresh;
+    /** The keys held, or null before the first fetch that brought some. */
+    private volatile List<Jwks.Key> keys;
+    /** When the last fetch for an unknown key started (nanoTime). */
+    private final java.util.concurrent.atomic.AtomicLong lastUnknownKey =
+            new java.util.concurrent.atomic.AtomicLong(System.nanoTime() - Duration.ofDays(1).toNanos());
+    private volatile long lastSuccess;
+    private final AtomicReference<CompletableFuture<List<Jwks.Key>>> fetching = new AtomicReference<>();
+
+    private RemoteJwks(URI uri, Duration refresh) {
+        this.uri = uri;
+        this.refresh = refresh;
+    }
+
+    static RemoteJwks of(String uri, Duration refresh) {
+        return SHARED.computeIfAbsent(uri + " " + refresh.toMillis(), k -> new RemoteJwks(URI.create(uri), refresh));
+    }
+
+    /** The keys held (null: none yet); starts a fetch in the background when they are due for one. */
+    List<Jwks.Key> keys() {
+        List<Jwks.Key> k = keys;
+        if (k != null && System.nanoTime() - lastSuccess > refresh.toNanos()) {
+            fetch();
+        }
+        return k;
+    }
+
+    /**
+     * A fetch for a token whose key the set lacks, or null when one was made less than {@link #UNKNOWN_KEY_PAUSE}
+     * ago: a client with made-up key ids must not make the proxy hammer the provider.
+     */
+    CompletableFuture<List<Jwks.Key>> fetchForUnknownKey() {
+        long now = System.nanoTime();
+        long last = lastUnknownKey.get();
+        if (now - last < UNKNOWN_KEY_PAUSE.toNanos() || !lastUnknownKey.compareAndSet(last, now)) {
+            return null;
+        }
+        return fetch();
+    }
+
+    /** The keys after a fetch (the one under way, or a new one): those held when it fails, null if none. */
+    CompletableFuture<List<Jwks.Key>> fetch() {
+        CompletableFuture<List<Jwks.Key>> f = fetching.get();
+        if (f != null) {
+            return f;
+        }
+        CompletableFuture<List<Jwks.Key>> mine = new CompletableFuture<>();
+        if (!fetching.compareAndSet(null, mine)) {
+            return fetching.get() != null ? fetching.get() : CompletableFuture.completedFuture(keys);
+        }
+        FETCHES.execute(() -> {
+            try {
+                keys = get();
+                lastSuccess = System.nanoTime();
+            } catch (Exception e) {
+                log.warn("jwtAuth: cannot fetch the keys from {}: {}; {}", uri, e.getMessage(), keys == null
+                        ? "tokens cannot be checked until they come (503)" : "the keys fetched before are kept");
+                if (e instanceof InterruptedException) {
+                    Thread.currentThread().interrupt();
+                }
+            } finally {
+                fetching.set(null);
+                mine.complete(keys);
+            }
+        });
+        return mine;
+    }
+
+    private List<Jwks.Key> get() throws Exception {
+        HttpResponse<byte[]> r = http().send(HttpRequest.newBuilder(uri).timeout(TIMEOUT)
+                .header("Accept", "application/jwk-set+json, application/json").GET().build(),
+                HttpResponse.BodyHandlers.ofByteArray());
+        if (r.statusCode() != 200) {
+            throw new java.io.IOException("HTTP " + r.statusCode());
+        }
+        if (r.body().length > MAX_BYTES) {
+            throw new java.io.IOException("a set over " + MAX_BYTES + " bytes");
+        }
+        Jwks.Set set;
+        try {
+            set = Jwks.parse(new String(r.body(), java.nio.charset.StandardCharsets.UTF_8));
+        } catch (Jwks.Invalid e) {
+            throw new java.io.IOException("not a usable JWK Set: " + e.getMessage());
+        }
+        boolean first = keys == null;
+        if (first) {
+            log.info("jwtAuth: {} keys from {}{}", set.keys().size(), uri,
+                    set.skipped().isEmpty() ? "" : " (left out: " + String.join("; ", set.skipped()) + ")");
+        }
+        return set.keys();
+    }
+
+    private static HttpClient http() {
+        HttpClient c = client;
+        if (c == null) {
+            synchronized (RemoteJwks.class) {
+                if (client == null) {
+                    client = HttpClient.newBuilder().connectTimeout(TIMEOUT).followRedirects(HttpClient.Redirect.NORMAL)
+                            .executor(FETCHES).build();
+                }
+                c = client;
+            }
+        }
+        return c;
+    }
+
+    @Override
+    public String toString() {
+        return uri.toString();
+    }
+}
