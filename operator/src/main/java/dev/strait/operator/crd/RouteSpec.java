@@ -222,6 +222,8 @@ public class RouteSpec {
             message = "responseRate only applies to a rule with backends")
     @ValidationRule(value = "!has(self.compression) || !has(self.redirect)",
             message = "compression does not apply to a redirect: its answer has no body to compress")
+    @ValidationRule(value = "!has(self.jwtAuth) || !has(self.basicAuth)",
+            message = "jwtAuth and basicAuth both read the Authorization field: a rule takes one of them")
     @ValidationRule(value = "!has(self.satisfy) || self.satisfy == 'all' || (has(self.clientAddresses) && has(self.basicAuth))",
             message = "satisfy: any chooses between clientAddresses and basicAuth; the rule needs both")
     public static class Rule {
@@ -269,6 +271,12 @@ public class RouteSpec {
          * resolves to at least one user, the rule answers 503, never unauthenticated.
          */
         public BasicAuth basicAuth;
+
+        /**
+         * JSON Web Tokens: 401 unless the request carries one signed by the provider's keys, current, from its
+         * issuer and for one of the audiences (docs/config.md, JSON Web Tokens).
+         */
+        public JwtAuth jwtAuth;
 
         /** Requests per client address: 429 beyond {@code requests} every {@code per} plus {@code burst}. */
         public RateLimit rateLimit;
@@ -658,6 +666,51 @@ public class RouteSpec {
         /** Addresses and CIDR blocks never limited. */
         @Size(max = 256)
         public List<@Size(min = 1, max = 64) String> exempt;
+    }
+
+    /** A rule's JSON Web Token check (ADR 0108): the provider's keys, and what its tokens must say. */
+    @JsonInclude(JsonInclude.Include.NON_NULL)
+    @ValidationRule(value = "has(self.jwksUri) != has(self.jwks)",
+            message = "jwtAuth needs the keys that sign tokens: jwksUri (the identity provider's jwks_uri) or jwks, one"
+                    + " of them")
+    @ValidationRule(value = "!has(self.refresh) || has(self.jwksUri)",
+            message = "jwtAuth.refresh is how often jwksUri is fetched: give jwksUri")
+    public static class JwtAuth {
+        /** The identity provider's {@code jwks_uri}, http or https: fetched when first needed, then every refresh. */
+        @Pattern("^https?://[!-~]+$")
+        @Size(max = 2048)
+        public String jwksUri;
+
+        /** The keys as a JWK Set, JSON (public keys: no Secret needed). */
+        @Size(max = 65536)
+        public String jwks;
+
+        /** How often jwksUri is fetched again, e.g. {@code 10m} (the default); 30s at least. */
+        @Pattern("^[0-9]+(ms|s|m|h)$")
+        public String refresh;
+
+        /** The {@code iss} tokens must have. */
+        @Size(max = 2048)
+        public String issuer;
+
+        /** Values of which a token's {@code aud} must hold one. */
+        @Size(max = 64)
+        public List<@Size(min = 1, max = 512) String> audiences;
+
+        /** {@code true}: a request without a token passes (a bad one never). */
+        public Boolean optional;
+
+        /** A cookie a token is read from when the request has no {@code Authorization: Bearer}. */
+        @Pattern("^[!#$%&'*+.^_`|~0-9A-Za-z-]+$")
+        public String cookie;
+
+        /** Request fields set from claims for the app: claim name (dots into objects) to field name. */
+        public Map<String, String> claimHeaders;
+
+        /** Named in the challenge; {@code strait} when absent. */
+        @Size(max = 256)
+        @Pattern("^[ -!#-\\[\\]-~]*$")
+        public String realm;
     }
 
     /** The users are the Secret's {@code auth} key: {@code name:hash} lines, as {@code htpasswd} writes them. */

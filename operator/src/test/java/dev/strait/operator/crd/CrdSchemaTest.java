@@ -70,6 +70,7 @@ class CrdSchemaTest {
                                 + " fastcgi.maxBufferedBody",
                         "responseRate only applies to a rule with backends",
                         "compression does not apply to a redirect: its answer has no body to compress",
+                        "jwtAuth and basicAuth both read the Authorization field: a rule takes one of them",
                         "satisfy: any chooses between clientAddresses and basicAuth; the rule needs both");
         JSONSchemaProps path = rule.getProperties().get("matches").getItems().getSchema().getProperties().get("path");
         assertThat(path.getProperties().get("type").getEnum()).extracting(Object::toString)
@@ -118,7 +119,15 @@ class CrdSchemaTest {
                 .containsExactly("has(self.replaceFullPath) != has(self.replacePrefixMatch)");
         JSONSchemaProps clientValidation = spec.getProperties().get("tls").getProperties().get("clientValidation");
         assertThat(clientValidation.getXKubernetesValidations()).extracting(r -> r.getRule())
-                .containsExactly("has(self.caSecretName) || (has(self.mode) && self.mode == 'optional-no-ca')");
+                .containsExactly("has(self.caSecretName) || (has(self.mode) && self.mode == 'optional-no-ca')",
+                        "!has(self.ocsp) || self.ocsp == 'off' || has(self.caSecretName)",
+                        "!has(self.ocspResponder) || (has(self.ocsp) && self.ocsp != 'off')");
+        assertThat(clientValidation.getProperties().get("ocsp").getEnum()).extracting(Object::toString)
+                .containsExactlyInAnyOrder("\"off\"", "\"leaf\"", "\"chain\"");
+        JSONSchemaProps jwtAuth = rule.getProperties().get("jwtAuth");
+        assertThat(jwtAuth.getXKubernetesValidations()).extracting(r -> r.getRule())
+                .containsExactly("has(self.jwksUri) != has(self.jwks)", "!has(self.refresh) || has(self.jwksUri)");
+        assertThat(jwtAuth.getProperties().get("jwksUri").getPattern()).isEqualTo("^https?://[!-~]+$");
         assertThat(clientValidation.getProperties().get("mode").getEnum()).extracting(Object::toString)
                 .as("spelled as in the config file").containsExactlyInAnyOrder("\"require\"", "\"optional\"", "\"optional-no-ca\"");
         assertThat(clientValidation.getProperties().get("verifyDepth").getMinimum()).isEqualTo(1.0);
