@@ -4,6 +4,7 @@ import dev.strait.model.Route;
 import dev.strait.proxy.cors.CorsHandler;
 import dev.strait.proxy.http.Exchange;
 import dev.strait.proxy.http.HeldBody;
+import dev.strait.proxy.jwt.JwtGuard;
 import dev.strait.proxy.route.Handler;
 import io.netty.handler.codec.http.DefaultHttpHeaders;
 import io.netty.handler.codec.http.HttpHeaderNames;
@@ -14,10 +15,10 @@ import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 /**
- * What a rule asks of a request before its action answers (ADR 0060, 0061, 0064), in nginx's phase order:
+ * What a rule asks of a request before its action answers (ADR 0060, 0061, 0064, 0108), in nginx's phase order:
  * the client's rate ({@code rateLimit}, 429) and requests in flight ({@code inFlightLimit}, 429), its address
- * ({@code clientAddresses}, 403) and credentials ({@code basicAuth}, 401); with {@code satisfy: any} either of
- * the last two admits. The servers ask it before the handler, so every action, cache hits and both
+ * ({@code clientAddresses}, 403) and credentials ({@code basicAuth} or {@code jwtAuth}, 401); with
+ * {@code satisfy: any} the address or the password admits. The servers ask it before the handler, so every action, cache hits and both
  * HTTP versions are covered; a rule without any has none, and pays one null check.
  */
 public final class RuleGuard {
@@ -25,7 +26,7 @@ public final class RuleGuard {
 
     private final Route.ClientAddresses clients;
     private final BasicAuthGuard basic;
-    private final dev.strait.proxy.jwt.JwtGuard jwt;
+    private final JwtGuard jwt;
     private final RateLimiter rate;
     private final InFlightLimiter inFlight;
     /** The rule's CORS: its preflights pass every guard, and refusals carry its fields; or null. */
@@ -36,7 +37,7 @@ public final class RuleGuard {
     private final String hsts;
 
     private RuleGuard(Route.ClientAddresses clients, BasicAuthGuard basic, RateLimiter rate, InFlightLimiter inFlight,
-                      CorsHandler.Fields cors, boolean either, String hsts, dev.strait.proxy.jwt.JwtGuard jwt) {
+                      CorsHandler.Fields cors, boolean either, String hsts, JwtGuard jwt) {
         this.hsts = hsts;
         this.jwt = jwt;
         this.either = either && clients != null && basic != null;
@@ -62,7 +63,7 @@ public final class RuleGuard {
                 rule.rateLimit() == null ? null : new RateLimiter(rule.rateLimit()),
                 rule.inFlightLimit() == null ? null : new InFlightLimiter(rule.inFlightLimit()),
                 CorsHandler.fields(rule.cors()), rule.satisfy() == Route.Satisfy.ANY, hsts == null ? null : hsts.value(),
-                rule.jwtAuth() == null ? null : dev.strait.proxy.jwt.JwtGuard.of(rule.jwtAuth()));
+                rule.jwtAuth() == null ? null : JwtGuard.of(rule.jwtAuth()));
     }
 
     /** The in-flight limiter, for tests; or null. */
@@ -131,21 +132,21 @@ public final class RuleGuard {
      * request and its body are held, and the token is checked again when they come ({@code resumed}: this is that
      * second check, the request taken over already, {@code body} what was held, or null for none).
      */
-    private boolean jwtRefuses(Exchange ex, Handler handler, dev.strait.proxy.jwt.JwtGuard.Outcome outcome,
+    private boolean jwtRefuses(Exchange ex, Handler handler, JwtGuard.Outcome outcome,
                                boolean resumed, HeldBody body) {
-        if (outcome instanceof dev.strait.proxy.jwt.JwtGuard.Admit) {
+        if (outcome instanceof JwtGuard.Admit) {
             if (!resumed) {
                 return false;
             }
             run(ex, handler, body);
-        } else if (outcome instanceof dev.strait.proxy.jwt.JwtGuard.Challenge c) {
+        } else if (outcome instanceof JwtGuard.Challenge c) {
             drop(ex, body);
             answer(ex, HttpResponseStatus.UNAUTHORIZED, HttpHeaderNames.WWW_AUTHENTICATE, c.wwwAuthenticate());
-        } else if (outcome instanceof dev.strait.proxy.jwt.JwtGuard.Refuse r) {
+        } else if (outcome instanceof JwtGuard.Refuse r) {
             drop(ex, body);
             log.debug("jwtAuth: {} {} refused: {}", ex.request().method(), ex.request().uri(), r.why());
             answer(ex, HttpResponseStatus.UNAUTHORIZED, HttpHeaderNames.WWW_AUTHENTICATE, r.wwwAuthenticate());
-        } else if (outcome instanceof dev.strait.proxy.jwt.JwtGuard.Wait w) {
+        } else if (outcome instanceof JwtGuard.Wait w) {
             HeldBody held = resumed ? body : HeldBody.hold(ex);
             boolean[] gone = {false};
             ex.onCancel(() -> gone[0] = true);
@@ -158,10 +159,10 @@ public final class RuleGuard {
                 }
                 // The fetch is over: without keys nobody's token can be checked, and waiting again would wait for
                 // the same fetch.
-                dev.strait.proxy.jwt.JwtGuard.Outcome again = jwt.keysMissing()
-                        ? new dev.strait.proxy.jwt.JwtGuard.Unavailable() : jwt.check(ex.request().headers());
-                if (again instanceof dev.strait.proxy.jwt.JwtGuard.Wait) {
-                    again = new dev.strait.proxy.jwt.JwtGuard.Unavailable();
+                JwtGuard.Outcome again = jwt.keysMissing()
+                        ? new JwtGuard.Unavailable() : jwt.check(ex.request().headers());
+                if (again instanceof JwtGuard.Wait) {
+                    again = new JwtGuard.Unavailable();
                 }
                 jwtRefuses(ex, handler, again, true, held);
             }));

@@ -1,6 +1,7 @@
 package dev.strait.proxy.tls;
 
 import dev.strait.model.Config;
+import dev.strait.proxy.tls.ocsp.ClientOcsp;
 import java.nio.charset.StandardCharsets;
 import java.security.MessageDigest;
 import java.security.NoSuchAlgorithmException;
@@ -129,21 +130,21 @@ public final class ClientValidationPolicy {
      * fails without them (no certificate, not ours, expired, revoked by a list); else the client's certificate, or
      * ({@code chain}) each one from it up to the one a CA of ours issued, each with its issuer.
      */
-    java.util.List<dev.strait.proxy.tls.ocsp.ClientOcsp.Query> ocspQueries(Certificate[] peer) {
+    java.util.List<ClientOcsp.Query> ocspQueries(Certificate[] peer) {
         if (ocsp == Config.ClientOcsp.OFF || peer == null || peer.length == 0
                 || !(peer[0] instanceof X509Certificate leaf) || failure(peer, leaf, null) != null) {
             return List.of();
         }
         List<X509Certificate> path = CaChain.toCa(leaf, peer, cas);
         int asked = ocsp == Config.ClientOcsp.LEAF ? 1 : path.size();
-        java.util.List<dev.strait.proxy.tls.ocsp.ClientOcsp.Query> queries = new java.util.ArrayList<>(asked);
+        java.util.List<ClientOcsp.Query> queries = new java.util.ArrayList<>(asked);
         for (int i = 0; i < asked; i++) {
             X509Certificate c = path.get(i);
             X509Certificate issuer = i + 1 < path.size() ? path.get(i + 1) : caOf(c);
             if (issuer == null) {
                 return List.of(); // cannot be: the path was just validated up to one of the CAs
             }
-            queries.add(new dev.strait.proxy.tls.ocsp.ClientOcsp.Query(c, issuer));
+            queries.add(new ClientOcsp.Query(c, issuer));
         }
         return List.copyOf(queries);
     }
@@ -191,7 +192,7 @@ public final class ClientValidationPolicy {
      * policy that asks for one takes that as a question that failed.
      */
     ClientCertificate judge(Certificate[] peer) {
-        return judge(peer, dev.strait.proxy.tls.ocsp.ClientOcsp.FAILED);
+        return judge(peer, ClientOcsp.FAILED);
     }
 
     /**

@@ -1,5 +1,6 @@
 package dev.strait.proxy.tls;
 
+import dev.strait.proxy.tls.ocsp.ClientOcsp;
 import io.netty.buffer.ByteBuf;
 import io.netty.buffer.Unpooled;
 import io.netty.channel.ChannelHandlerContext;
@@ -45,7 +46,7 @@ public final class SniSelector extends SniHandler {
     private final Supplier<SniTable> table;
     private final PassthroughStart passthroughStart;
     /** Asks OCSP about client certificates where a policy says so (ADR 0106); null: nothing is asked. */
-    private final Supplier<dev.strait.proxy.tls.ocsp.ClientOcsp> clientOcsp;
+    private final Supplier<ClientOcsp> clientOcsp;
     /** Where this connection is passed through, when its ClientHello named such a host. */
     private SniTable.Passthrough passthrough;
     private ServerCertificate chosen;
@@ -72,7 +73,7 @@ public final class SniSelector extends SniHandler {
      *                         and a policy that wants answers refuses certificates for want of one
      */
     public SniSelector(Supplier<SniTable> table, long handshakeTimeoutMillis, PassthroughStart passthroughStart,
-                       Supplier<dev.strait.proxy.tls.ocsp.ClientOcsp> clientOcsp) {
+                       Supplier<ClientOcsp> clientOcsp) {
         // The mapping is unused: lookup() below picks the certificate and remembers which it was.
         super((io.netty.util.Mapping<String, SslContext>) name -> null, 16 * 1024, handshakeTimeoutMillis);
         this.table = table;

@@ -1,5 +1,6 @@
 package dev.strait.proxy.tls;
 
+import dev.strait.proxy.tls.ocsp.ClientOcsp;
 import io.netty.channel.Channel;
 import io.netty.util.AttributeKey;
 import java.security.cert.Certificate;
@@ -26,7 +27,7 @@ public final class TlsConnection {
      * What OCSP responders said of the client's chain (null: good), set by {@link ClientOcspGate} before any request
      * is read; until then, or without a gate, a question that failed.
      */
-    private String ocspVerdict = dev.strait.proxy.tls.ocsp.ClientOcsp.FAILED;
+    private String ocspVerdict = ClientOcsp.FAILED;
 
     public TlsConnection(String serverName, ServerCertificate certificate, ClientValidationPolicy policy,
                          SSLEngine engine) {
