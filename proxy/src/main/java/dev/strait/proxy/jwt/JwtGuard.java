@@ -96,7 +96,7 @@ public final class JwtGuard {
         }
         List<Jwks.Key> keys = inline != null ? inline : remote.keys();
         if (keys == null) {
-            return new Wait(remote.fetch());
+            return remote.failedLately() ? UNAVAILABLE : new Wait(remote.fetch());
         }
         JwtVerifier.Verdict v = JwtVerifier.verify(token, keys, spec, now);
         if (v instanceof JwtVerifier.UnknownKey && remote != null) {

@@ -27,6 +27,11 @@ final class RemoteJwks {
     private static final Logger log = LoggerFactory.getLogger(RemoteJwks.class);
     /** A token naming a key not held makes the keys be fetched again, but not more often than this. */
     static final Duration UNKNOWN_KEY_PAUSE = Duration.ofSeconds(30);
+    /**
+     * After a failed fetch, the keys are not fetched again for this long: neither by requests while none are held
+     * (they get 503 meanwhile) nor for a refresh, so a provider that is down is not asked at the rate of requests.
+     */
+    static final Duration AFTER_FAILURE = Duration.ofSeconds(2);
     /** Connecting and the answer; what a request waits at most for keys not fetched yet. */
     static final Duration TIMEOUT = Duration.ofSeconds(5);
     /** A set larger than this is not read. */
@@ -48,6 +53,8 @@ final class RemoteJwks {
     private final java.util.concurrent.atomic.AtomicLong lastUnknownKey =
             new java.util.concurrent.atomic.AtomicLong(System.nanoTime() - Duration.ofDays(1).toNanos());
     private volatile long lastSuccess;
+    /** When the last fetch failed (nanoTime), or long ago. */
+    private volatile long lastFailure = System.nanoTime() - Duration.ofDays(1).toNanos();
     private final AtomicReference<CompletableFuture<List<Jwks.Key>>> fetching = new AtomicReference<>();
 
     private RemoteJwks(URI uri, Duration refresh) {
@@ -62,10 +69,16 @@ final class RemoteJwks {
     /** The keys held (null: none yet); starts a fetch in the background when they are due for one. */
     List<Jwks.Key> keys() {
         List<Jwks.Key> k = keys;
-        if (k != null && System.nanoTime() - lastSuccess > refresh.toNanos()) {
+        long now = System.nanoTime();
+        if (k != null && now - lastSuccess > refresh.toNanos() && now - lastFailure > AFTER_FAILURE.toNanos()) {
             fetch();
         }
         return k;
+    }
+
+    /** Whether a fetch failed less than {@link #AFTER_FAILURE} ago: then none is started for a request. */
+    boolean failedLately() {
+        return System.nanoTime() - lastFailure < AFTER_FAILURE.toNanos();
     }
 
     /**
@@ -96,6 +109,7 @@ final class RemoteJwks {
                 keys = get();
                 lastSuccess = System.nanoTime();
             } catch (Exception e) {
+                lastFailure = System.nanoTime();
                 log.warn("jwtAuth: cannot fetch the keys from {}: {}; {}", uri, e.getMessage(), keys == null
                         ? "tokens cannot be checked until they come (503)" : "the keys fetched before are kept");
                 if (e instanceof InterruptedException) {

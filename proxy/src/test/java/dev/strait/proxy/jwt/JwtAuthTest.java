@@ -160,6 +160,9 @@ class JwtAuthTest {
         assertThat(app.requests()).isZero();
         // A request without a token is told what it lacks all the same.
         assertThat(h.get("/api/x").status()).isEqualTo(401);
+        // Right after a failed fetch, requests are not let to ask the provider at their own rate.
+        assertThat(h.get("/api/x", "Authorization: Bearer " + k.token("\"sub\":\"bob\"")).status()).isEqualTo(503);
+        assertThat(fetches.get()).isEqualTo(1);
         // The provider back: the next request waits for a fetch and is served.
         status = 200;
         published = TestJwt.jwks(k);
