@@ -1649,7 +1649,8 @@ public final class ConfigParser {
         if (!object(n, path)) {
             return null;
         }
-        known(n, path, "issuer", "audiences", "jwks", "jwksUri", "refresh", "optional", "cookie", "claimHeaders", "realm");
+        known(n, path, "issuer", "audiences", "jwks", "jwksUri", "refresh", "optional", "cookie", "claimHeaders", "realm",
+                "require");
         String issuer = n.hasNonNull("issuer") ? requiredText(n.get("issuer"), path + ".issuer") : null;
         List<String> audiences = nonNull(list(n.get("audiences"), path + ".audiences", false,
                 (a, p) -> requiredText(a, p)));
@@ -1706,8 +1707,27 @@ public final class ConfigParser {
         if (realm != null && !realm.chars().allMatch(c -> c >= 0x20 && c < 0x7f && c != '"' && c != '\\')) {
             error(path + ".realm", "must be printable ASCII without '\"' or '\\'");
         }
+        List<Route.ClaimRequirement> require = new ArrayList<>();
+        JsonNode rq = n.get("require");
+        if (rq != null && !rq.isNull() && object(rq, path + ".require")) {
+            rq.fields().forEachRemaining(e -> {
+                String fp = path + ".require." + e.getKey();
+                if (!CLAIM.matcher(e.getKey()).matches()) {
+                    error(fp, "\"" + e.getKey() + "\" is not a claim name");
+                    return;
+                }
+                List<String> values = nonNull(list(e.getValue(), fp, true, (v, p) -> {
+                    String t = requiredText(v, p);
+                    if (t != null && (t.isEmpty() || t.chars().anyMatch(Character::isWhitespace))) {
+                        error(p, "must be one word (a scope, a group), got \"" + t + "\"");
+                    }
+                    return t;
+                }));
+                require.add(new Route.ClaimRequirement(e.getKey(), values));
+            });
+        }
         return new Route.JwtAuth(issuer, audiences, jwks, jwksUri, refresh, bool(n.get("optional"), path + ".optional",
-                false), cookie, claimHeaders, realm);
+                false), cookie, claimHeaders, realm, require);
     }
 
     /** {@code { allow: [ CIDR... ], deny: [ CIDR... ] }}, at least one of them with an address. */

@@ -729,6 +729,10 @@ public final class ConfigWriter {
                 j.claimHeaders().forEach(c -> ch.put(c.claim(), c.header()));
             }
             jo.put("realm", j.realm());
+            if (!j.require().isEmpty()) {
+                ObjectNode rq = jo.putObject("require");
+                j.require().forEach(r -> r.anyOf().forEach(rq.putArray(r.claim())::add));
+            }
         }
         if (rule.satisfy() == Route.Satisfy.ANY) {
             o.put("satisfy", "any");

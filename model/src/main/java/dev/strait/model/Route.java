@@ -539,14 +539,33 @@ public record Route(String name, List<String> hosts, List<Rule> rules, List<Stri
      *                     none
      * @param claimHeaders request fields set from the token's claims for the upstream, over any the client sent
      * @param realm        named in the challenge
+     * @param require      claims a valid token must hold one of the listed values in, each (else 403,
+     *                     {@code insufficient_scope}); empty: none
      */
     public record JwtAuth(String issuer, List<String> audiences, String jwks, String jwksUri, Duration refresh,
-                          boolean optional, String cookie, List<ClaimHeader> claimHeaders, String realm) {
+                          boolean optional, String cookie, List<ClaimHeader> claimHeaders, String realm,
+                          List<ClaimRequirement> require) {
         public static final Duration DEFAULT_REFRESH = Duration.ofMinutes(10);
 
         public JwtAuth {
             audiences = List.copyOf(audiences);
             claimHeaders = List.copyOf(claimHeaders);
+            require = require == null ? List.of() : List.copyOf(require);
+        }
+
+        public JwtAuth(String issuer, List<String> audiences, String jwks, String jwksUri, Duration refresh,
+                       boolean optional, String cookie, List<ClaimHeader> claimHeaders, String realm) {
+            this(issuer, audiences, jwks, jwksUri, refresh, optional, cookie, claimHeaders, realm, List.of());
+        }
+    }
+
+    /**
+     * A claim a token must hold one of {@code anyOf} in: a list claim among its members, a text claim among its
+     * words ({@code scope} is space-separated, RFC 8693 4.2), a number or boolean as JSON writes it.
+     */
+    public record ClaimRequirement(String claim, List<String> anyOf) {
+        public ClaimRequirement {
+            anyOf = List.copyOf(anyOf);
         }
     }
 

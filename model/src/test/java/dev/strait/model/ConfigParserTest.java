@@ -1619,6 +1619,11 @@ class ConfigParserTest {
                 arguments("jwtAuth claim into Authorization", withRules("{ respond: {}, jwtAuth: { jwksUri: \"https://idp/jwks\","
                         + " claimHeaders: { sub: Authorization } } }"), "routes[0].rules[0].jwtAuth.claimHeaders.sub",
                         "is a field the proxy keeps as it is"),
+                arguments("jwtAuth requires nothing of a claim", withRules("{ respond: {}, jwtAuth: { jwksUri: \"https://idp/jwks\","
+                        + " require: { scope: [] } } }"), "routes[0].rules[0].jwtAuth.require.scope", "must list at least one item"),
+                arguments("jwtAuth requires two words at once", withRules("{ respond: {}, jwtAuth: { jwksUri: \"https://idp/jwks\","
+                        + " require: { scope: [ \"a b\" ] } } }"), "routes[0].rules[0].jwtAuth.require.scope[0]",
+                        "must be one word (a scope, a group), got \"a b\""),
                 arguments("jwtAuth with basicAuth", withRules("{ respond: {}, jwtAuth: { jwksUri: \"https://idp/jwks\" },"
                         + " basicAuth: { htpasswd: \"a:{SHA}kniYfDOveJALlwGbJH1veyGzBwU=\" } }"),
                         "routes[0].rules[0].jwtAuth", "and basicAuth both read the Authorization field"),

@@ -112,7 +112,8 @@ class ConfigWriterTest {
                     backends: [ { upstream: a } ]
                     jwtAuth: { jwksUri: "https://idp.example.com/jwks", refresh: 15m, issuer: "https://idp.example.com/",
                                audiences: [ api, web ], optional: true, cookie: session, realm: me,
-                               claimHeaders: { sub: X-User, realm_access.roles: X-Roles } }
+                               claimHeaders: { sub: X-User, realm_access.roles: X-Roles },
+                               require: { scope: [ "orders:read", "orders:write" ], realm_access.roles: [ staff ] } }
                   - matches: [ { path: { type: Exact, value: /old } } ]
                     redirect: { scheme: https, hostname: new.example.com, port: 8443,
                                 path: { replaceFullPath: /new }, statusCode: 308 }

@@ -707,6 +707,12 @@ public class RouteSpec {
         /** Request fields set from claims for the app: claim name (dots into objects) to field name. */
         public Map<String, String> claimHeaders;
 
+        /**
+         * Claims a token must hold one of the listed values in, each ({@code scope: [ orders:read ]}); else 403,
+         * {@code insufficient_scope}.
+         */
+        public Map<String, List<@Size(min = 1, max = 256) String>> require;
+
         /** Named in the challenge; {@code strait} when absent. */
         @Size(max = 256)
         @Pattern("^[ -!#-\\[\\]-~]*$")

@@ -32,6 +32,7 @@ class RouteJwtAuthTest {
                       issuer: https://idp.example.com/
                       audiences: [ shop ]
                       claimHeaders: { sub: X-User }
+                      require: { scope: [ "orders:read" ] }
                       cookie: session
                   - backends: [ { service: { name: web, port: 80 } } ]
                 """), WEB, WEB_PODS);
@@ -39,7 +40,8 @@ class RouteJwtAuthTest {
         List<Route.Rule> rules = t.snapshot(STRAIT).config().routes().get(0).rules();
         assertThat(rules.get(0).jwtAuth()).isEqualTo(new Route.JwtAuth("https://idp.example.com/", List.of("shop"), null,
                 "https://idp.example.com/certs", Duration.ofMinutes(15), false, "session",
-                List.of(new Route.ClaimHeader("sub", "x-user")), "strait"));
+                List.of(new Route.ClaimHeader("sub", "x-user")), "strait",
+                List.of(new Route.ClaimRequirement("scope", List.of("orders:read")))));
         assertThat(rules.get(1).jwtAuth()).isNull();
         assertThat(Fixtures.parse(t.snapshot(STRAIT).json()).routes().get(0).rules().get(0).jwtAuth())
                 .isEqualTo(rules.get(0).jwtAuth());

@@ -146,6 +146,10 @@ public final class RuleGuard {
             drop(ex, body);
             log.debug("jwtAuth: {} {} refused: {}", ex.request().method(), ex.request().uri(), r.why());
             answer(ex, HttpResponseStatus.UNAUTHORIZED, HttpHeaderNames.WWW_AUTHENTICATE, r.wwwAuthenticate());
+        } else if (outcome instanceof JwtGuard.Forbid f) {
+            drop(ex, body);
+            log.debug("jwtAuth: {} {} forbidden: {}", ex.request().method(), ex.request().uri(), f.why());
+            answer(ex, HttpResponseStatus.FORBIDDEN, HttpHeaderNames.WWW_AUTHENTICATE, f.wwwAuthenticate());
         } else if (outcome instanceof JwtGuard.Wait w) {
             HeldBody held = resumed ? body : HeldBody.hold(ex);
             boolean[] gone = {false};

@@ -26,7 +26,7 @@ public final class JwtGuard {
     private static final int REMEMBERED = 1024;
 
     /** What the request comes to. */
-    public sealed interface Outcome permits Admit, Challenge, Refuse, Unavailable, Wait {}
+    public sealed interface Outcome permits Admit, Challenge, Refuse, Forbid, Unavailable, Wait {}
 
     /** Let through; the claims' fields are set on the request. */
     public record Admit() implements Outcome {}
@@ -36,6 +36,9 @@ public final class JwtGuard {
 
     /** A token that is refused: 401 with {@code invalid_token} and why. */
     public record Refuse(String wwwAuthenticate, String why) implements Outcome {}
+
+    /** A valid token without what the rule requires of its claims: 403 with {@code insufficient_scope}. */
+    public record Forbid(String wwwAuthenticate, String why) implements Outcome {}
 
     /** The keys could not be fetched: 503, nobody's token can be checked. */
     public record Unavailable() implements Outcome {}
@@ -106,6 +109,11 @@ public final class JwtGuard {
             }
         }
         if (v instanceof JwtVerifier.Valid valid) {
+            String lacking = lacking(valid.claims());
+            if (lacking != null) {
+                String why = "the token holds none of the values this path requires in " + lacking;
+                return new Forbid(challenge + ", error=\"insufficient_scope\", error_description=\"" + why + "\"", why);
+            }
             List<String[]> fields = fields(valid.claims());
             if (remembered.size() >= REMEMBERED) {
                 remembered.clear();
@@ -147,14 +155,50 @@ public final class JwtGuard {
         return null;
     }
 
+    /** The first claim the rule requires that the token does not hold a listed value in (its name, for a message). */
+    private String lacking(JsonNode claims) {
+        for (Route.ClaimRequirement r : spec.require()) {
+            JsonNode v = claim(claims, r.claim());
+            boolean held = false;
+            if (v != null && v.isArray()) {
+                for (JsonNode e : v) {
+                    held |= e.isValueNode() && r.anyOf().contains(e.asText());
+                }
+            } else if (v != null && v.isTextual()) {
+                for (String word : v.asText().split("\\s+")) {
+                    held |= r.anyOf().contains(word);
+                }
+            } else if (v != null && v.isValueNode() && !v.isNull()) {
+                held = r.anyOf().contains(v.asText());
+            }
+            if (!held) {
+                return r.claim().replace("\"", "").replace("\\", "");
+            }
+        }
+        return null;
+    }
+
+    /**
+     * A claim by its name, or, when the token has no claim of that very name, by the names of members down into
+     * objects joined by dots ({@code realm_access.roles}): a namespaced claim such as {@code https://example.com/roles}
+     * is found as it is.
+     */
+    private static JsonNode claim(JsonNode claims, String name) {
+        if (claims.has(name)) {
+            return claims.get(name);
+        }
+        JsonNode v = claims;
+        for (String part : name.split("\\.")) {
+            v = v == null || !v.isObject() ? null : v.get(part);
+        }
+        return v;
+    }
+
     /** The fields the rule sets from claims: text as it is, numbers and booleans as JSON writes them, lists joined. */
     private List<String[]> fields(JsonNode claims) {
         List<String[]> out = new ArrayList<>(spec.claimHeaders().size());
         for (Route.ClaimHeader c : spec.claimHeaders()) {
-            JsonNode v = claims;
-            for (String part : c.claim().split("\\.")) {
-                v = v == null || !v.isObject() ? null : v.get(part);
-            }
+            JsonNode v = claim(claims, c.claim());
             String value = value(v);
             if (value != null) {
                 out.add(new String[] {c.header(), value});

@@ -184,6 +184,29 @@ class JwtAuthTest {
                 .isEqualTo(401);
     }
 
+    /** require: a valid token that lacks the scope or role the path asks for is 403, RFC 6750's insufficient_scope. */
+    @Test
+    void aValidTokenWithoutTheRequiredScopeOrRoleIsForbidden() throws Exception {
+        TestJwt k = new TestJwt(Kind.ES256, "k");
+        h.start(config("jwks: " + quoted(TestJwt.jwks(k)) + ", claimHeaders: { \"https://shop.example/tier\": X-Tier },"
+                + " require: { scope: [ \"orders:read\" ], \"https://shop.example/roles\": [ staff, admin ] }"));
+        String ns = "\"https://shop.example/roles\"";
+        assertThat(h.get("/api/x", "Authorization: Bearer " + k.token("\"scope\":\"openid orders:read\"," + ns
+                + ":[\"staff\"],\"https://shop.example/tier\":\"gold\"")).status()).isEqualTo(200);
+        assertThat(app.last().header("x-tier")).as("a namespaced claim, found by its whole name").isEqualTo("gold");
+        RawClient.Response noScope = h.get("/api/x", "Authorization: Bearer " + k.token("\"scope\":\"openid\"," + ns
+                + ":[\"staff\"]"));
+        assertThat(noScope.status()).isEqualTo(403);
+        assertThat(noScope.header("www-authenticate")).isEqualTo("Bearer realm=\"strait\", error=\"insufficient_scope\","
+                + " error_description=\"the token holds none of the values this path requires in scope\"");
+        assertThat(h.get("/api/x", "Authorization: Bearer " + k.token("\"scope\":\"orders:read\"," + ns
+                + ":\"customer\"")).status()).isEqualTo(403);
+        assertThat(h.get("/api/x", "Authorization: Bearer " + k.token("\"scope\":\"orders:read\"")).status())
+                .as("a required claim that is absent").isEqualTo(403);
+        assertThat(h.get("/api/x", "Authorization: Bearer " + k.token("\"scope\":\"orders:readonly\"," + ns
+                + ":[\"admin\"]")).status()).as("whole words only").isEqualTo(403);
+    }
+
     @Test
     void http2RequestsAreCheckedToo() throws Exception {
         TestJwt k = new TestJwt(Kind.ES256, "k");
