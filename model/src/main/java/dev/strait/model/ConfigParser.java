@@ -1656,9 +1656,10 @@ public final class ConfigParser {
                 (a, p) -> requiredText(a, p)));
         String jwks = n.hasNonNull("jwks") ? requiredText(n.get("jwks"), path + ".jwks") : null;
         String jwksUri = n.hasNonNull("jwksUri") ? requiredText(n.get("jwksUri"), path + ".jwksUri") : null;
-        if (!n.hasNonNull("jwks") && !n.hasNonNull("jwksUri")) {
-            error(path, "needs the keys that sign tokens: jwksUri (the identity provider's jwks_uri) or jwks (a JWK"
-                    + " Set as JSON)");
+        boolean discovers = !n.hasNonNull("jwks") && !n.hasNonNull("jwksUri") && issuer != null && httpUrl(issuer);
+        if (!n.hasNonNull("jwks") && !n.hasNonNull("jwksUri") && !discovers) {
+            error(path, "needs the keys that sign tokens: jwksUri (the identity provider's jwks_uri), jwks (a JWK"
+                    + " Set as JSON), or an issuer URL whose OpenID discovery names them");
         } else if (n.hasNonNull("jwks") && n.hasNonNull("jwksUri")) {
             error(path + ".jwks", "and jwksUri both give the keys: one of them");
         }
@@ -1673,8 +1674,8 @@ public final class ConfigParser {
             error(path + ".jwksUri", "must be an http(s) URL, got \"" + jwksUri + "\"");
         }
         Duration refresh = duration(n.get("refresh"), path + ".refresh", Route.JwtAuth.DEFAULT_REFRESH);
-        if (n.hasNonNull("refresh") && jwksUri == null) {
-            error(path + ".refresh", "is how often jwksUri is fetched: without jwksUri there is nothing to fetch");
+        if (n.hasNonNull("refresh") && jwksUri == null && !discovers) {
+            error(path + ".refresh", "is how often the keys are fetched: with jwks there is nothing to fetch");
         } else if (refresh != null && refresh.compareTo(Duration.ofSeconds(30)) < 0) {
             error(path + ".refresh", "must be 30s at least, got " + refresh.toSeconds() + "s");
         }

@@ -716,7 +716,10 @@ public final class ConfigWriter {
                 jo.put("jwks", j.jwks());
             }
             if (j.jwksUri() != null) {
-                jo.put("jwksUri", j.jwksUri()).put("refresh", Durations.format(j.refresh()));
+                jo.put("jwksUri", j.jwksUri());
+            }
+            if (j.jwks() == null) {
+                jo.put("refresh", Durations.format(j.refresh()));
             }
             if (j.optional()) {
                 jo.put("optional", true);

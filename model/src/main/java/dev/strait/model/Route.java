@@ -532,7 +532,8 @@ public record Route(String name, List<String> hosts, List<Rule> rules, List<Stri
      * @param audiences    values of which a token's {@code aud} must hold one; empty: any
      * @param jwks         the keys, a JWK Set as JSON; null when {@code jwksUri} gives them
      * @param jwksUri      where the keys are fetched (http or https: an identity provider's {@code jwks_uri}); null
-     *                     with {@code jwks}
+     *                     with {@code jwks}, or when the issuer's OpenID discovery document names it
+     *                     ({@link #discovers})
      * @param refresh      how often keys from {@code jwksUri} are fetched again
      * @param optional     a request without a token passes, without the claims' fields; one with a bad token never
      * @param cookie       the cookie a token is read from when the request has no {@code Authorization: Bearer}; null:
@@ -556,6 +557,11 @@ public record Route(String name, List<String> hosts, List<Rule> rules, List<Stri
         public JwtAuth(String issuer, List<String> audiences, String jwks, String jwksUri, Duration refresh,
                        boolean optional, String cookie, List<ClaimHeader> claimHeaders, String realm) {
             this(issuer, audiences, jwks, jwksUri, refresh, optional, cookie, claimHeaders, realm, List.of());
+        }
+
+        /** Whether the keys' URL comes from {@code issuer}'s OpenID discovery document (neither keys nor URL given). */
+        public boolean discovers() {
+            return jwks == null && jwksUri == null;
         }
     }
 

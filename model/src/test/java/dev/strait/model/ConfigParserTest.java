@@ -1604,7 +1604,8 @@ class ConfigParserTest {
                 arguments("rateLimit exempt a name", withRules("{ respond: {}, rateLimit: { requests: 1, exempt: [ office ] } }"),
                         "routes[0].rules[0].rateLimit.exempt[0]", "is not an IP address or CIDR block"),
                 arguments("jwtAuth without keys", withRules("{ respond: {}, jwtAuth: { issuer: x } }"),
-                        "routes[0].rules[0].jwtAuth", "needs the keys that sign tokens: jwksUri"),
+                        "routes[0].rules[0].jwtAuth", "needs the keys that sign tokens: jwksUri (the identity provider's"
+                        + " jwks_uri), jwks (a JWK Set as JSON), or an issuer URL whose OpenID discovery names them"),
                 arguments("jwtAuth with two sources of keys", withRules("{ respond: {}, jwtAuth: { jwksUri: \"https://a/\","
                         + " jwks: \"{}\" } }"), "routes[0].rules[0].jwtAuth.jwks", "and jwksUri both give the keys"),
                 arguments("jwtAuth keys not a JWK Set", withRules("{ respond: {}, jwtAuth: { jwks: \"[1]\" } }"),

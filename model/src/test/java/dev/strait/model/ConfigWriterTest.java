@@ -108,6 +108,9 @@ class ConfigWriterTest {
                   - matches: [ { path: { type: Prefix, value: /api/ } }, {} ]
                     backends: [ { upstream: a } ]
                     pathRewrite: { replacePrefixMatch: /v2 }
+                  - matches: [ { path: { type: Prefix, value: /discovered } } ]
+                    backends: [ { upstream: a } ]
+                    jwtAuth: { issuer: "https://idp.example.com/realms/shop", refresh: 5m }
                   - matches: [ { path: { type: Prefix, value: /me } } ]
                     backends: [ { upstream: a } ]
                     jwtAuth: { jwksUri: "https://idp.example.com/jwks", refresh: 15m, issuer: "https://idp.example.com/",

@@ -670,13 +670,18 @@ public class RouteSpec {
 
     /** A rule's JSON Web Token check (ADR 0108): the provider's keys, and what its tokens must say. */
     @JsonInclude(JsonInclude.Include.NON_NULL)
-    @ValidationRule(value = "has(self.jwksUri) != has(self.jwks)",
-            message = "jwtAuth needs the keys that sign tokens: jwksUri (the identity provider's jwks_uri) or jwks, one"
-                    + " of them")
-    @ValidationRule(value = "!has(self.refresh) || has(self.jwksUri)",
-            message = "jwtAuth.refresh is how often jwksUri is fetched: give jwksUri")
+    @ValidationRule(value = "has(self.jwksUri) || has(self.jwks) || has(self.issuer)",
+            message = "jwtAuth needs the keys that sign tokens: jwksUri (the identity provider's jwks_uri), jwks, or an"
+                    + " issuer URL whose OpenID discovery names them")
+    @ValidationRule(value = "!(has(self.jwksUri) && has(self.jwks))",
+            message = "jwtAuth.jwks and jwksUri both give the keys: one of them")
+    @ValidationRule(value = "!has(self.refresh) || !has(self.jwks)",
+            message = "jwtAuth.refresh is how often the keys are fetched: with jwks there is nothing to fetch")
     public static class JwtAuth {
-        /** The identity provider's {@code jwks_uri}, http or https: fetched when first needed, then every refresh. */
+        /**
+         * The identity provider's {@code jwks_uri}, http or https: fetched when first needed, then every refresh.
+         * Without it or jwks, the issuer's OpenID discovery document names it.
+         */
         @Pattern("^https?://[!-~]+$")
         @Size(max = 2048)
         public String jwksUri;

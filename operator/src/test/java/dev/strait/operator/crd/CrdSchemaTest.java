@@ -126,7 +126,8 @@ class CrdSchemaTest {
                 .containsExactlyInAnyOrder("\"off\"", "\"leaf\"", "\"chain\"");
         JSONSchemaProps jwtAuth = rule.getProperties().get("jwtAuth");
         assertThat(jwtAuth.getXKubernetesValidations()).extracting(r -> r.getRule())
-                .containsExactly("has(self.jwksUri) != has(self.jwks)", "!has(self.refresh) || has(self.jwksUri)");
+                .containsExactly("has(self.jwksUri) || has(self.jwks) || has(self.issuer)",
+                        "!(has(self.jwksUri) && has(self.jwks))", "!has(self.refresh) || !has(self.jwks)");
         assertThat(jwtAuth.getProperties().get("jwksUri").getPattern()).isEqualTo("^https?://[!-~]+$");
         assertThat(clientValidation.getProperties().get("mode").getEnum()).extracting(Object::toString)
                 .as("spelled as in the config file").containsExactlyInAnyOrder("\"require\"", "\"optional\"", "\"optional-no-ca\"");

@@ -52,7 +52,8 @@ class RouteJwtAuthTest {
         String backends = "backends: [ { service: { name: web, port: 80 } } ]\n  ";
         String[][] cases = {
             {backends + "jwtAuth: { issuer: x }", "spec.rules[0].jwtAuth: needs the keys that sign tokens: jwksUri (the"
-                + " identity provider's jwks_uri) or jwks (a JWK Set as JSON)"},
+                + " identity provider's jwks_uri), jwks (a JWK Set as JSON), or an issuer URL whose OpenID discovery"
+                + " names them"},
             {backends + "jwtAuth: { jwks: '{\"keys\":[]}' }", "spec.rules[0].jwtAuth.jwks: has no key that checks"
                 + " signatures"},
             {backends + "jwtAuth: { jwksUri: \"https://idp/certs\", claimHeaders: { sub: Host } }",

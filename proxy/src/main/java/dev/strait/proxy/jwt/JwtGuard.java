@@ -75,7 +75,8 @@ public final class JwtGuard {
                 throw new IllegalArgumentException("jwtAuth.jwks: " + e.getMessage(), e);
             }
         }
-        return new JwtGuard(spec, null, RemoteJwks.of(spec.jwksUri(), spec.refresh()));
+        return new JwtGuard(spec, null, spec.discovers() ? RemoteJwks.discovered(spec.issuer(), spec.refresh())
+                : RemoteJwks.of(spec.jwksUri(), spec.refresh()));
     }
 
     /**

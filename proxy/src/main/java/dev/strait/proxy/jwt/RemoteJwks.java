@@ -17,7 +17,8 @@ import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 /**
- * The keys an identity provider publishes at its {@code jwks_uri} (ADR 0108), fetched when a request first needs
+ * The keys an identity provider publishes at its {@code jwks_uri} (ADR 0108; given, or named by its OpenID discovery
+ * document), fetched when a request first needs
  * them and again every {@code refresh}, or sooner when a token names a key the set does not hold (the provider
  * rotated its keys), at most every {@link #UNKNOWN_KEY_PAUSE}. A failed fetch keeps the keys held, so a provider
  * down for a while does not lock everyone out. One per URL and refresh, shared by the rules and snapshots that
@@ -45,7 +46,10 @@ final class RemoteJwks {
     });
     private static volatile HttpClient client;
 
+    /** The keys' URL, or the issuer's OpenID discovery document when {@link #issuer} is set. */
     private final URI uri;
+    /** The issuer whose discovery document names the keys' URL, or null when {@link #uri} is that URL. */
+    private final String issuer;
     private final Duration refresh;
     /** The keys held, or null before the first fetch that brought some. */
     private volatile List<Jwks.Key> keys;
@@ -57,13 +61,25 @@ final class RemoteJwks {
     private volatile long lastFailure = System.nanoTime() - Duration.ofDays(1).toNanos();
     private final AtomicReference<CompletableFuture<List<Jwks.Key>>> fetching = new AtomicReference<>();
 
-    private RemoteJwks(URI uri, Duration refresh) {
+    private RemoteJwks(URI uri, String issuer, Duration refresh) {
         this.uri = uri;
+        this.issuer = issuer;
         this.refresh = refresh;
     }
 
+    /** The keys at {@code uri}. */
     static RemoteJwks of(String uri, Duration refresh) {
-        return SHARED.computeIfAbsent(uri + " " + refresh.toMillis(), k -> new RemoteJwks(URI.create(uri), refresh));
+        return SHARED.computeIfAbsent(uri + " " + refresh.toMillis(), k -> new RemoteJwks(URI.create(uri), null, refresh));
+    }
+
+    /**
+     * The keys at the URL {@code issuer}'s OpenID discovery document names ({@code jwks_uri}, OpenID Connect
+     * Discovery 1.0 4), read again with each fetch, so a provider that moves its keys is followed.
+     */
+    static RemoteJwks discovered(String issuer, Duration refresh) {
+        String base = issuer.endsWith("/") ? issuer.substring(0, issuer.length() - 1) : issuer;
+        return SHARED.computeIfAbsent("discover " + issuer + " " + refresh.toMillis(),
+                k -> new RemoteJwks(URI.create(base + "/.well-known/openid-configuration"), issuer, refresh));
     }
 
     /** The keys held (null: none yet); starts a fetch in the background when they are due for one. */
@@ -110,7 +126,7 @@ final class RemoteJwks {
                 lastSuccess = System.nanoTime();
             } catch (Exception e) {
                 lastFailure = System.nanoTime();
-                log.warn("jwtAuth: cannot fetch the keys from {}: {}; {}", uri, e.getMessage(), keys == null
+                log.warn("jwtAuth: cannot fetch the keys ({}): {}; {}", uri, e.getMessage(), keys == null
                         ? "tokens cannot be checked until they come (503)" : "the keys fetched before are kept");
                 if (e instanceof InterruptedException) {
                     Thread.currentThread().interrupt();
@@ -124,27 +140,53 @@ final class RemoteJwks {
     }
 
     private List<Jwks.Key> get() throws Exception {
-        HttpResponse<byte[]> r = http().send(HttpRequest.newBuilder(uri).timeout(TIMEOUT)
-                .header("Accept", "application/jwk-set+json, application/json").GET().build(),
-                HttpResponse.BodyHandlers.ofByteArray());
-        if (r.statusCode() != 200) {
-            throw new java.io.IOException("HTTP " + r.statusCode());
-        }
-        if (r.body().length > MAX_BYTES) {
-            throw new java.io.IOException("a set over " + MAX_BYTES + " bytes");
-        }
+        URI keysAt = issuer == null ? uri : discover();
         Jwks.Set set;
         try {
-            set = Jwks.parse(new String(r.body(), java.nio.charset.StandardCharsets.UTF_8));
+            set = Jwks.parse(body(keysAt, "application/jwk-set+json, application/json"));
         } catch (Jwks.Invalid e) {
-            throw new java.io.IOException("not a usable JWK Set: " + e.getMessage());
+            throw new java.io.IOException("not a usable JWK Set at " + keysAt + ": " + e.getMessage());
         }
         boolean first = keys == null;
         if (first) {
-            log.info("jwtAuth: {} keys from {}{}", set.keys().size(), uri,
+            log.info("jwtAuth: {} keys from {}{}", set.keys().size(), keysAt,
                     set.skipped().isEmpty() ? "" : " (left out: " + String.join("; ", set.skipped()) + ")");
         }
         return set.keys();
+    }
+
+    /**
+     * The {@code jwks_uri} of the issuer's discovery document, which must name this very issuer (OpenID Connect
+     * Discovery 1.0 4.3: else a document could send the proxy to another provider's keys).
+     */
+    private URI discover() throws Exception {
+        com.fasterxml.jackson.databind.JsonNode doc;
+        try {
+            doc = new com.fasterxml.jackson.databind.ObjectMapper().readTree(body(uri, "application/json"));
+        } catch (com.fasterxml.jackson.core.JsonProcessingException e) {
+            throw new java.io.IOException("the discovery document " + uri + " is not JSON");
+        }
+        if (doc == null || !issuer.equals(doc.path("issuer").asText(null))) {
+            throw new java.io.IOException("the discovery document " + uri + " is not the issuer's: it names "
+                    + (doc == null ? "none" : doc.path("issuer").asText("none")));
+        }
+        String jwksUri = doc.path("jwks_uri").asText("");
+        if (!dev.strait.model.ConfigParser.httpUrl(jwksUri)) {
+            throw new java.io.IOException("the discovery document " + uri + " names no http(s) jwks_uri");
+        }
+        return URI.create(jwksUri);
+    }
+
+    private static String body(URI at, String accept) throws Exception {
+        HttpResponse<byte[]> r = http().send(HttpRequest.newBuilder(at).timeout(TIMEOUT).header("Accept", accept).GET()
+                .build(), HttpResponse.BodyHandlers.ofByteArray());
+        if (r.statusCode() != 200) {
+            throw new java.io.IOException(at + ": HTTP " + r.statusCode());
+        }
+        if (r.body().length > MAX_BYTES) {
+            throw new java.io.IOException(at + ": over " + MAX_BYTES + " bytes");
+        }
+        return new String(r.body(), java.nio.charset.StandardCharsets.UTF_8);
     }
 
     private static HttpClient http() {

@@ -30,6 +30,7 @@ class JwtAuthTest {
     private HttpServer idp;
     private volatile String published = "{\"keys\":[]}";
     private volatile int status = 200;
+    private volatile String discovery = "{}";
     private final AtomicInteger fetches = new AtomicInteger();
     private TestUpstream app;
 
@@ -42,6 +43,15 @@ class JwtAuthTest {
                 byte[] body = published.getBytes(StandardCharsets.UTF_8);
                 exchange.getResponseHeaders().add("Content-Type", "application/json");
                 exchange.sendResponseHeaders(status, body.length);
+                try (OutputStream o = exchange.getResponseBody()) {
+                    o.write(body);
+                }
+            }
+        });
+        idp.createContext("/realm/.well-known/openid-configuration", exchange -> {
+            try (exchange) {
+                byte[] body = discovery.getBytes(StandardCharsets.UTF_8);
+                exchange.sendResponseHeaders(200, body.length);
                 try (OutputStream o = exchange.getResponseBody()) {
                     o.write(body);
                 }
@@ -205,6 +215,33 @@ class JwtAuthTest {
                 .as("a required claim that is absent").isEqualTo(403);
         assertThat(h.get("/api/x", "Authorization: Bearer " + k.token("\"scope\":\"orders:readonly\"," + ns
                 + ":[\"admin\"]")).status()).as("whole words only").isEqualTo(403);
+    }
+
+    /** Only the issuer given: its OpenID discovery document names the keys, and must name that very issuer. */
+    @Test
+    void theIssuersDiscoveryDocumentNamesTheKeys() throws Exception {
+        String issuer = "http://127.0.0.1:" + idp.getAddress().getPort() + "/realm";
+        TestJwt k = new TestJwt(Kind.RS256, "k");
+        published = TestJwt.jwks(k);
+        discovery = "{\"issuer\":\"" + issuer + "\",\"jwks_uri\":\"" + jwksUri() + "\"}";
+        h.start(config("issuer: \"" + issuer + "\""));
+        assertThat(h.get("/api/x", "Authorization: Bearer " + k.token("\"iss\":\"" + issuer + "\"")).status())
+                .isEqualTo(200);
+        assertThat(fetches.get()).isEqualTo(1);
+        assertThat(h.get("/api/x", "Authorization: Bearer " + k.token("\"iss\":\"http://elsewhere/\"")).status())
+                .as("the issuer is still checked").isEqualTo(401);
+    }
+
+    @Test
+    void aDiscoveryDocumentOfAnotherIssuerIsNotFollowed() throws Exception {
+        String issuer = "http://127.0.0.1:" + idp.getAddress().getPort() + "/realm";
+        TestJwt k = new TestJwt(Kind.RS256, "k");
+        published = TestJwt.jwks(k);
+        discovery = "{\"issuer\":\"https://evil.example/\",\"jwks_uri\":\"" + jwksUri() + "\"}";
+        h.start(config("issuer: \"" + issuer + "\""));
+        assertThat(h.get("/api/x", "Authorization: Bearer " + k.token("\"iss\":\"" + issuer + "\"")).status())
+                .isEqualTo(503);
+        assertThat(fetches.get()).as("the keys it names are not fetched").isZero();
     }
 
     @Test
