@@ -173,7 +173,24 @@ public final class JwtVerifier {
             };
         }
 
+        /**
+         * The length a signature of {@code k} has (RFC 7518 3.3, 3.4; RFC 8037 3.1): anything else is refused before
+         * the JDK sees it. JDK 17's Ed25519 takes a signature with a zero byte more, a second spelling of one token.
+         */
+        private int signatureLength(Jwks.Key k) {
+            return switch (this) {
+                case ES256 -> 64;
+                case ES384 -> 96;
+                case ES512 -> 132;
+                case EdDSA -> 64;
+                default -> (((java.security.interfaces.RSAPublicKey) k.publicKey()).getModulus().bitLength() + 7) / 8;
+            };
+        }
+
         boolean verifies(Jwks.Key k, byte[] signed, byte[] signature) {
+            if (signature.length != signatureLength(k)) {
+                return false;
+            }
             try {
                 Signature s = Signature.getInstance(jca);
                 if (this == PS256 || this == PS384 || this == PS512) {

@@ -110,6 +110,59 @@ class JwtVerifierTest {
                 .isInstanceOf(JwtVerifier.Valid.class);
     }
 
+    /**
+     * Mutations of genuine tokens (changed, dropped, doubled and inserted characters, one to three at a time) never
+     * throw, and are valid only when they still decode to the very header, claims and signature signed (base64url
+     * has spellings the decoder maps to the same bytes).
+     */
+    @Test
+    void mutatedTokensNeverThrowAndPassOnlyWhenTheyDecodeToWhatWasSigned() throws Exception {
+        java.util.Random random = new java.util.Random(42);
+        String alphabet = "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789-_.=+/ \"{}";
+        for (Kind kind : Kind.values()) {
+            TestJwt signer = new TestJwt(kind, "k");
+            List<Jwks.Key> keys = keys(signer);
+            String token = signer.token("\"sub\":\"alice\",\"exp\":" + in(600));
+            List<byte[]> signed = decoded(token);
+            for (int i = 0; i < 5_000; i++) {
+                StringBuilder t = new StringBuilder(token);
+                for (int m = 1 + random.nextInt(3); m > 0 && t.length() > 0; m--) {
+                    int at = random.nextInt(t.length());
+                    char c = alphabet.charAt(random.nextInt(alphabet.length()));
+                    switch (random.nextInt(4)) {
+                        case 0 -> t.setCharAt(at, c);
+                        case 1 -> t.deleteCharAt(at);
+                        case 2 -> t.insert(at, t.charAt(at));
+                        default -> t.insert(at, c);
+                    }
+                }
+                String mutated = t.toString();
+                JwtVerifier.Verdict v = JwtVerifier.verify(mutated, keys, ANY, NOW);
+                if (v instanceof JwtVerifier.Valid) {
+                    List<byte[]> parts = decoded(mutated);
+                    assertThat(parts).as(mutated).isNotNull();
+                    for (int p = 0; p < 3; p++) {
+                        assertThat(parts.get(p)).as(kind + " " + mutated).isEqualTo(signed.get(p));
+                    }
+                }
+            }
+        }
+    }
+
+    /** The three parts' bytes, or null when it is not three base64url parts. */
+    private static List<byte[]> decoded(String token) {
+        String[] parts = token.split("\\.", -1);
+        if (parts.length != 3) {
+            return null;
+        }
+        try {
+            return List.of(Base64.getUrlDecoder().decode(parts[0]), Base64.getUrlDecoder().decode(parts[1]),
+                    Base64.getUrlDecoder().decode(parts[2]));
+        } catch (IllegalArgumentException e) {
+            return null;
+        }
+    }
+
     @Test
     void whatIsNotATokenIsSaidSo() throws Exception {
         TestJwt s = new TestJwt(Kind.EdDSA, null);
