@@ -61,11 +61,17 @@ final class ClientOcspGate extends ChannelDuplexHandler {
             ctx.pipeline().remove(this);
             return;
         }
+        java.util.concurrent.CompletableFuture<String> verdict = checker.check(queries, policy.ocspResponder());
+        if (verdict.isDone()) { // every answer kept: nothing to wait for
+            tls.ocspAnswered(verdict.isCompletedExceptionally() ? ClientOcsp.FAILED : verdict.join());
+            ctx.pipeline().remove(this);
+            return;
+        }
         held = new ArrayList<>(2);
         autoReadBefore = ctx.channel().config().isAutoRead();
         ctx.channel().config().setAutoRead(false);
-        checker.check(queries, policy.ocspResponder()).whenComplete((verdict, failure) -> ctx.executor().execute(
-                () -> answered(ctx, tls, failure != null ? ClientOcsp.FAILED : verdict)));
+        verdict.whenComplete((v, failure) -> ctx.executor().execute(
+                () -> answered(ctx, tls, failure != null ? ClientOcsp.FAILED : v)));
     }
 
     private void answered(ChannelHandlerContext ctx, TlsConnection tls, String verdict) {

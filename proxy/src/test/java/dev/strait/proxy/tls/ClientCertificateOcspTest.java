@@ -135,8 +135,14 @@ class ClientCertificateOcspTest {
     void aRevokedAnUnknownAndAnUnansweredCertificateAreRefused() throws Exception {
         int before = app.requests();
         rootOcsp.answer = Answer.REVOKED;
-        assertThat(get(root.issueWithOcsp(rootOcsp.uri(), "carol"), "leaf.example.test").body())
+        Issued carol = root.issueWithOcsp(rootOcsp.uri(), "carol");
+        assertThat(get(carol, "leaf.example.test").body()).isEqualTo(refused("certificate revoked"));
+        int asked = rootOcsp.requests.get();
+        rootOcsp.answer = Answer.GOOD;
+        assertThat(get(carol, "leaf.example.test").body()).as("the kept answer, not asked again")
                 .isEqualTo(refused("certificate revoked"));
+        assertThat(rootOcsp.requests.get()).isEqualTo(asked);
+        rootOcsp.answer = Answer.REVOKED;
         rootOcsp.answer = Answer.UNKNOWN;
         assertThat(get(root.issueWithOcsp(rootOcsp.uri(), "erin"), "leaf.example.test").body())
                 .isEqualTo(refused("certificate status unknown"));
