@@ -244,6 +244,27 @@ class JwtAuthTest {
         assertThat(fetches.get()).as("the keys it names are not fetched").isZero();
     }
 
+    /**
+     * A browser's CORS preflight carries no token: it is answered as for any guard, and the request it clears is
+     * then checked; a refusal carries the CORS fields, so the page's script can read the 401.
+     */
+    @Test
+    void aCorsPreflightPassesAndTheRefusalCarriesCorsFields() throws Exception {
+        TestJwt k = new TestJwt(Kind.ES256, "k");
+        h.start(config("jwks: " + quoted(TestJwt.jwks(k)) + " }\n        cors: { allowOrigins: ["
+                + " \"https://app.example.com\" ]"));
+        try (RawClient c = h.client()) {
+            RawClient.Response r = c.send("OPTIONS /api/x HTTP/1.1\r\nHost: a\r\nOrigin: https://app.example.com\r\n"
+                    + "Access-Control-Request-Method: GET\r\nAccess-Control-Request-Headers: authorization\r\n\r\n").read();
+            assertThat(r.status()).isEqualTo(204);
+            RawClient.Response refused = c.send("GET /api/x HTTP/1.1\r\nHost: a\r\nOrigin: https://app.example.com\r\n"
+                    + "\r\n").read();
+            assertThat(refused.status()).isEqualTo(401);
+            assertThat(refused.header("access-control-allow-origin")).isEqualTo("https://app.example.com");
+        }
+        assertThat(app.requests()).isZero();
+    }
+
     @Test
     void http2RequestsAreCheckedToo() throws Exception {
         TestJwt k = new TestJwt(Kind.ES256, "k");
