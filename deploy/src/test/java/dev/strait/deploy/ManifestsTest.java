@@ -125,7 +125,7 @@ class ManifestsTest {
         List<Upstream> upstreams = Chart.all(objs, Upstream.class);
         List<Service> services = Chart.all(objs, Service.class);
         List<Ingress> ingresses = Chart.all(objs, Ingress.class);
-        if (List.of("ingress.yaml", "admin-guarded.yaml").contains(file.getFileName().toString())) {
+        if (List.of("ingress.yaml", "admin-guarded.yaml", "jwt-api.yaml").contains(file.getFileName().toString())) {
             services = Chart.all(load(EXAMPLES.resolve("basic-route.yaml")), Service.class);
         } else if (file.getFileName().toString().equals("forward-auth.yaml")) {
             services = new ArrayList<>(services); // its app is basic-route.yaml's
