@@ -62,7 +62,6 @@ turn() { # turn PID PORT: CPU microseconds per request over one turn of load
   t1=$(proc_ticks "$1")
   awk -v d=$((t1 - t0)) -v n="$reqs" -v hz="$CLK_TCK" 'BEGIN {printf "%.3f", d * 1e6 / hz / n}'
 }
-median() { printf '%s\n' "$@" | sort -g | awk '{v[NR] = $1} END {print (NR % 2) ? v[(NR + 1) / 2] : (v[NR / 2] + v[NR / 2 + 1]) / 2}'; }
 
 if [[ $SCENARIO == proxy ]]; then # the harness's upstream: a fixed answer, keep-alive
   sed -e "s|@TMP@|$TMP|g; s|@APP_PORT@|$APP_PORT|g" "$BENCH_DIR/configs/upstream/nginx.conf" >"$TMP/upstream.conf"
@@ -86,6 +85,6 @@ for ((i = 1; i <= TURNS; i++)); do
 done
 echo "A: $JAR_A $JAVA_OPTS $OPTS_A"
 echo "B: $JAR_B $JAVA_OPTS $OPTS_B"
-echo "median CPU per request: A $(median "${as[@]}") us, B $(median "${bs[@]}") us"
-echo "median of the turns' B/A: $(median "${ratios[@]}") (sorted: $(printf '%s\n' "${ratios[@]}" | sort -g | tr '\n' ' '))"
+echo "median CPU per request: A $(printf '%s\n' "${as[@]}" | median) us, B $(printf '%s\n' "${bs[@]}" | median) us"
+echo "median of the turns' B/A: $(printf '%s\n' "${ratios[@]}" | median) (sorted: $(printf '%s\n' "${ratios[@]}" | sort -g | tr '\n' ' '))"
 echo "peak RSS: A $(status_kb "$pid_a" VmHWM) kB, B $(status_kb "$pid_b" VmHWM) kB"

@@ -15,7 +15,7 @@
 set -euo pipefail
 BENCH_DIR=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
 # shellcheck source=lib/common.sh
-source "$BENCH_DIR/lib/common.sh" # proc_ticks, CLK_TCK, await_answers
+source "$BENCH_DIR/lib/common.sh" # wrk_turn, median, await_answers
 JAR=${JAR:-$BENCH_DIR/../proxy/target/strait-proxy.jar}
 TURNS=${TURNS:-16} SECS=${SECS:-2} CONNS=${CONNS:-64} FRESH=${FRESH:-3}
 SERVER_CPU=${SERVER_CPU:-0} CLIENT_CPU=${CLIENT_CPU:-1}
@@ -69,15 +69,10 @@ for port in "$PORT_PLAIN" "$PORT_JWT"; do
 done
 
 turn() { # turn PID PORT [WRK ARGS...]: "CPU-us-per-request requests"
-  local pid=$1 port=$2 t0 t1 reqs
+  local pid=$1 port=$2
   shift 2
-  t0=$(proc_ticks "$pid")
-  reqs=$(taskset -c "$CLIENT_CPU" wrk -t1 -c"$CONNS" -d"${SECS}s" "$@" "http://127.0.0.1:$port/" |
-    awk '/requests in/ {print $1}')
-  t1=$(proc_ticks "$pid")
-  awk -v d=$((t1 - t0)) -v n="$reqs" -v hz="$CLK_TCK" 'BEGIN {printf "%.3f %d", d * 1e6 / hz / n, n}'
+  wrk_turn "$pid" "http://127.0.0.1:$port/" "$@"
 }
-median() { sort -g | awk '{v[NR] = $1} END {print ((NR % 2) ? v[(NR + 1) / 2] : (v[NR / 2] + v[NR / 2 + 1]) / 2)}'; }
 ratios=()
 for i in $(seq "$TURNS"); do
   if (( i % 2 )); then

@@ -15,7 +15,7 @@
 set -euo pipefail
 BENCH_DIR=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
 # shellcheck source=lib/common.sh
-source "$BENCH_DIR/lib/common.sh" # proc_ticks, CLK_TCK, await_answers
+source "$BENCH_DIR/lib/common.sh" # wrk_turn, median, proc_ticks, CLK_TCK, await_answers
 JAR=${JAR:-$BENCH_DIR/../proxy/target/strait-proxy.jar}
 TURNS=${TURNS:-16} SECS=${SECS:-2} CONNS=${CONNS:-16} SCLIENTS=${SCLIENTS:-200}
 SERVER_CPU=${SERVER_CPU:-0} CLIENT_CPU=${CLIENT_CPU:-1}
@@ -73,14 +73,7 @@ for port in "$PORT_PLAIN" "$PORT_STAPLED"; do
   taskset -c "$CLIENT_CPU" wrk -t1 -c"$CONNS" -d6s -H "Connection: close" "https://127.0.0.1:$port/" >/dev/null
 done
 
-turn() { # turn PID PORT: "CPU-us-per-handshake handshakes"
-  local t0 t1 reqs
-  t0=$(proc_ticks "$1")
-  reqs=$(taskset -c "$CLIENT_CPU" wrk -t1 -c"$CONNS" -d"${SECS}s" -H "Connection: close" "https://127.0.0.1:$2/" |
-    awk '/requests in/ {print $1}')
-  t1=$(proc_ticks "$1")
-  awk -v d=$((t1 - t0)) -v n="$reqs" -v hz="$CLK_TCK" 'BEGIN {printf "%.3f %d", d * 1e6 / hz / n, n}'
-}
+turn() { wrk_turn "$1" "https://127.0.0.1:$2/" -H "Connection: close"; } # turn PID PORT: "CPU-us-per-handshake handshakes"
 ratios=()
 for i in $(seq "$TURNS"); do
   if (( i % 2 )); then read -r cp np <<<"$(turn "$PLAIN" "$PORT_PLAIN")"; read -r cs ns <<<"$(turn "$STAPLED" "$PORT_STAPLED")"
@@ -89,8 +82,7 @@ for i in $(seq "$TURNS"); do
   ratios+=("$r")
   echo "turn $i: plain $cp us/handshake ($np), stapling $cs us/handshake ($ns), stapling/plain $r"
 done
-printf '%s\n' "${ratios[@]}" | sort -g |
-  awk '{v[NR] = $1} END {print "median stapling/plain CPU per handshake (clients that do not ask): " ((NR % 2) ? v[(NR + 1) / 2] : (v[NR / 2] + v[NR / 2 + 1]) / 2)}'
+echo "median stapling/plain CPU per handshake (clients that do not ask): $(printf '%s\n' "${ratios[@]}" | median)"
 
 if (( SCLIENTS > 0 )); then # clients that ask: openssl s_client -status, one process per handshake
   asked() { # asked PID PORT: the proxy's CPU us per handshake over SCLIENTS handshakes

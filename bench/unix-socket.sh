@@ -12,7 +12,7 @@
 set -euo pipefail
 BENCH_DIR=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
 # shellcheck source=lib/common.sh
-source "$BENCH_DIR/lib/common.sh" # proc_ticks, CLK_TCK, await_answers
+source "$BENCH_DIR/lib/common.sh" # wrk_turn, median, await_answers
 JAR=${JAR:-$BENCH_DIR/../proxy/target/strait-proxy.jar}
 TURNS=${TURNS:-16} SECS=${SECS:-2} CONNS=${CONNS:-64}
 SERVER_CPU=${SERVER_CPU:-0} CLIENT_CPU=${CLIENT_CPU:-1}
@@ -61,13 +61,7 @@ taskset -c "$SERVER_CPU" java ${JAVA_OPTS:-} -jar "$JAR" --config "$TMP/unix.yam
 await_answers "http://127.0.0.1:$PORT_TCP/" "http://127.0.0.1:$PORT_UNIX/"
 for port in "$PORT_TCP" "$PORT_UNIX"; do taskset -c "$CLIENT_CPU" wrk -t1 -c"$CONNS" -d6s "http://127.0.0.1:$port/" >/dev/null; done
 
-turn() { # turn PID PORT: "CPU-us-per-request requests"
-  local t0 t1 reqs
-  t0=$(proc_ticks "$1")
-  reqs=$(taskset -c "$CLIENT_CPU" wrk -t1 -c"$CONNS" -d"${SECS}s" "http://127.0.0.1:$2/" | awk '/requests in/ {print $1}')
-  t1=$(proc_ticks "$1")
-  awk -v d=$((t1 - t0)) -v n="$reqs" -v hz="$CLK_TCK" 'BEGIN {printf "%.3f %d", d * 1e6 / hz / n, n}'
-}
+turn() { wrk_turn "$1" "http://127.0.0.1:$2/"; } # turn PID PORT: "CPU-us-per-request requests"
 ratios=()
 for i in $(seq "$TURNS"); do
   read -r ct nt <<<"$(turn "$TCP" "$PORT_TCP")"
@@ -76,5 +70,4 @@ for i in $(seq "$TURNS"); do
   ratios+=("$r")
   echo "turn $i: tcp $ct us/req ($nt requests), unix $cu us/req ($nu requests), unix/tcp $r"
 done
-printf '%s\n' "${ratios[@]}" | sort -g |
-  awk '{v[NR] = $1} END {print "median unix/tcp CPU per request: " ((NR % 2) ? v[(NR + 1) / 2] : (v[NR / 2] + v[NR / 2 + 1]) / 2)}'
+echo "median unix/tcp CPU per request: $(printf '%s\n' "${ratios[@]}" | median)"

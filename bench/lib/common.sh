@@ -97,6 +97,18 @@ proc_ticks() { # utime+stime of a whole process (all threads) in clock ticks; 0 
   s=${s##*) }  # drop "pid (comm) "; fields now start at field 3 (state)
   awk '{print $12 + $13}' <<<"$s"
 }
+wrk_turn() { # wrk_turn PID URL [WRK ARGS...]: "CPU-us-per-request requests" of PID over one wrk run of SECS s,
+  # CONNS connections, on CLIENT_CPU: one turn of the side-by-side scripts (ab.sh and those written like it)
+  local pid=$1 url=$2 t0 t1 reqs
+  shift 2
+  t0=$(proc_ticks "$pid")
+  reqs=$(taskset -c "$CLIENT_CPU" wrk -t1 -c"$CONNS" -d"${SECS}s" "$@" "$url" | awk '/requests in/ {print $1}')
+  t1=$(proc_ticks "$pid")
+  awk -v d=$((t1 - t0)) -v n="$reqs" -v hz="$CLK_TCK" 'BEGIN {printf "%.3f %d", d * 1e6 / hz / n, n}'
+}
+median() { # the median of the numbers on stdin, one per line
+  sort -g | awk '{v[NR] = $1} END {print (NR % 2) ? v[(NR + 1) / 2] : (v[NR / 2] + v[NR / 2 + 1]) / 2}'
+}
 pids_ticks() { # sum of proc_ticks over the given PIDs
   local t=0 p
   for p in "$@"; do t=$((t + $(proc_ticks "$p"))); done
