@@ -39,6 +39,7 @@ import io.netty.handler.codec.haproxy.HAProxyMessageDecoder;
 import io.netty.handler.ssl.ApplicationProtocolNames;
 import io.netty.handler.ssl.ApplicationProtocolNegotiationHandler;
 import io.netty.handler.stream.ChunkedWriteHandler;
+import io.netty.channel.uring.ReadRing;
 import io.netty.util.concurrent.DefaultThreadFactory;
 import io.netty.util.concurrent.EventExecutor;
 import io.netty.util.concurrent.GlobalEventExecutor;
@@ -139,7 +140,7 @@ public final class ProxyServer implements AutoCloseable {
         this.names = new NameResolution(serving.snapshot().config().resolver(), transport::datagramChannel,
                 transport.socketChannel());
         this.bodyFiles = new BodyFiles(serving.snapshot().config().requestBodyFiles());
-        this.upstreams = new UpstreamContext(loops, transport.socketChannel(), metrics, names, bodyFiles);
+        this.upstreams = new UpstreamContext(loops, transport.socketChannel(), transport.readRing(), metrics, names, bodyFiles);
         this.cache = new ResponseCache(serving.snapshot().config().cache().maxBytes(),
                 metrics == null ? null : metrics.registry());
         this.spans = new SpanExporter(serving, metrics == null ? null : metrics.registry());
@@ -305,6 +306,7 @@ public final class ProxyServer implements AutoCloseable {
     }
 
     private ServerBootstrap bootstrap(EventLoopGroup group, Config.Listener listener, AtomicInteger open) {
+        boolean readRing = transport.readRing();
         ServerBootstrap b = new ServerBootstrap()
                 .group(group, group)
                 .channel(transport.serverChannel())
@@ -335,6 +337,9 @@ public final class ProxyServer implements AutoCloseable {
                             metrics.connectionClosed();
                         });
                         connections.add(ch);
+                        if (readRing) {
+                            ch.pipeline().addLast(ReadRing.Pause.NAME, new ReadRing.Pause()); // first: see ReadRing
+                        }
                         // The HTTP layers route with this listener's table (routes may name listeners).
                         ch.attr(AcceptedOn.KEY).set(listener.name());
                         if (listener.proxyProtocol()) {
@@ -350,6 +355,9 @@ public final class ProxyServer implements AutoCloseable {
                 });
         if (transport.reusePort()) {
             transport.setReusePort(b);
+        }
+        if (readRing) {
+            ReadRing.forAccepted(b);
         }
         return b;
     }

@@ -23,6 +23,8 @@ import io.netty.util.internal.PlatformDependent;
 import io.netty.channel.uring.IoUringChannelOption;
 import io.netty.channel.uring.CoalescingIoUringHandler;
 import io.netty.channel.uring.IoUringIoHandler;
+import io.netty.channel.uring.IoUringIoHandlerConfig;
+import io.netty.channel.uring.ReadRing;
 import io.netty.channel.uring.IoUringServerSocketChannel;
 import io.netty.bootstrap.ServerBootstrap;
 import io.netty.channel.EventLoop;
@@ -82,11 +84,29 @@ public enum Transport {
 
     public IoHandlerFactory ioHandlerFactory() {
         return switch (this) {
-            case IO_URING -> Boolean.parseBoolean(System.getProperty("strait.uring.batchWaits", "true"))
-                ? CoalescingIoUringHandler.newFactory(LoopContext::upstreamInflightHere) : IoUringIoHandler.newFactory();
+            case IO_URING -> {
+                IoUringIoHandlerConfig config = readRing() ? ReadRing.loopConfig() : new IoUringIoHandlerConfig();
+                yield Boolean.parseBoolean(System.getProperty("strait.uring.batchWaits", "true"))
+                    ? CoalescingIoUringHandler.newFactory(LoopContext::upstreamInflightHere, config)
+                    : IoUringIoHandler.newFactory(config);
+            }
             case EPOLL -> EpollIoHandler.newFactory();
             case NIO -> NioIoHandler.newFactory();
         };
+    }
+
+    /**
+     * Whether connections receive into a ring of buffers on their loop (io_uring's provided buffers with
+     * multishot receives, ADR 0109); {@code -Dstrait.uring.readRing=false} turns it off.
+     */
+    public boolean readRing() {
+        return this == IO_URING && ReadRingChoice.ON;
+    }
+
+    /** Apart, so that epoll and NIO never load io_uring's classes for it. */
+    private static final class ReadRingChoice {
+        static final boolean ON = Boolean.parseBoolean(System.getProperty("strait.uring.readRing", "true"))
+            && ReadRing.available();
     }
 
     public Class<? extends ServerChannel> serverChannel() {

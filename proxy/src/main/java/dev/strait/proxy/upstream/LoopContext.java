@@ -2,6 +2,7 @@ package dev.strait.proxy.upstream;
 
 import dev.strait.proxy.server.Transport;
 import io.netty.bootstrap.Bootstrap;
+import io.netty.channel.uring.ReadRing;
 import io.netty.buffer.ByteBuf;
 import io.netty.channel.Channel;
 import io.netty.channel.ChannelInitializer;
@@ -42,7 +43,7 @@ public final class LoopContext {
     private final InetAddress[] addresses = new InetAddress[64];
     private final String[] addressTexts = new String[64];
 
-    LoopContext(UpstreamContext context, EventLoop loop, Class<? extends SocketChannel> channelClass) {
+    LoopContext(UpstreamContext context, EventLoop loop, Class<? extends SocketChannel> channelClass, boolean readRing) {
         this.context = context;
         this.loop = loop;
         this.bootstrap = new Bootstrap()
@@ -53,9 +54,15 @@ public final class LoopContext {
                 .handler(new ChannelInitializer<SocketChannel>() {
                     @Override
                     protected void initChannel(SocketChannel ch) {
-                        // the pool adds the pipeline itself, with the connection's own handler
+                        // the pool adds the rest of the pipeline itself, with the connection's own handler
+                        if (readRing) {
+                            ch.pipeline().addLast(ReadRing.Pause.NAME, new ReadRing.Pause());
+                        }
                     }
                 });
+        if (readRing) {
+            ReadRing.forConnections(bootstrap);
+        }
     }
 
     /** Connections to unix-socket endpoints (made the first time one is asked for): no TCP options. */

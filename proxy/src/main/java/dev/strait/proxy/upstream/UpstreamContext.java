@@ -23,6 +23,8 @@ import java.util.concurrent.TimeUnit;
 public final class UpstreamContext implements AutoCloseable {
     private final EventLoopGroup loops;
     private final Class<? extends SocketChannel> channelClass;
+    /** Whether the loops have io_uring's read ring for connections to use (ADR 0109). */
+    private final boolean readRing;
     private final ProxyMetrics metrics;
     private final NameResolution names;
     private final BodyFiles bodyFiles;
@@ -35,10 +37,11 @@ public final class UpstreamContext implements AutoCloseable {
         return contexts.size();
     }
 
-    public UpstreamContext(EventLoopGroup loops, Class<? extends SocketChannel> channelClass, ProxyMetrics metrics,
-                           NameResolution names, BodyFiles bodyFiles) {
+    public UpstreamContext(EventLoopGroup loops, Class<? extends SocketChannel> channelClass, boolean readRing,
+                           ProxyMetrics metrics, NameResolution names, BodyFiles bodyFiles) {
         this.loops = loops;
         this.channelClass = channelClass;
+        this.readRing = readRing;
         this.metrics = metrics;
         this.names = names;
         this.bodyFiles = bodyFiles;
@@ -62,7 +65,7 @@ public final class UpstreamContext implements AutoCloseable {
     public void install() throws InterruptedException {
         List<Future<?>> done = new ArrayList<>();
         for (EventExecutor e : loops) {
-            LoopContext lc = new LoopContext(this, (EventLoop) e, channelClass);
+            LoopContext lc = new LoopContext(this, (EventLoop) e, channelClass, readRing);
             contexts.add(lc);
             done.add(e.submit(lc::install));
         }

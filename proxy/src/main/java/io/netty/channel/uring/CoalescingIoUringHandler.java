@@ -80,12 +80,16 @@ public final class CoalescingIoUringHandler implements IoHandler {
      * Loops whose waits coalesce while {@code waitingOnUpstreams} (called on the loop's own thread)
      * reaches {@link #MIN_WAITING}; Netty's own handler where this Netty lacks what it needs.
      */
-    public static IoHandlerFactory newFactory(IntSupplier waitingOnUpstreams) {
-        return newFactory(waitingOnUpstreams, Settings.DEFAULT);
+    public static IoHandlerFactory newFactory(IntSupplier waitingOnUpstreams, IoUringIoHandlerConfig config) {
+        return newFactory(waitingOnUpstreams, Settings.DEFAULT, config);
     }
 
     static IoHandlerFactory newFactory(IntSupplier waitingOnUpstreams, Settings settings) {
-        IoHandlerFactory netty = IoUringIoHandler.newFactory();
+        return newFactory(waitingOnUpstreams, settings, new IoUringIoHandlerConfig());
+    }
+
+    static IoHandlerFactory newFactory(IntSupplier waitingOnUpstreams, Settings settings, IoUringIoHandlerConfig config) {
+        IoHandlerFactory netty = IoUringIoHandler.newFactory(config);
         if (INTERNALS == null) {
             return netty;
         }

@@ -22,7 +22,7 @@ class LoopContextTest {
     void requestIdsShareTheLoopsPrefixAndCountUp() {
         DefaultEventLoop loop = new DefaultEventLoop();
         try {
-            LoopContext lc = new LoopContext(null, loop, NioSocketChannel.class);
+            LoopContext lc = new LoopContext(null, loop, NioSocketChannel.class, false);
             String first = id(lc);
             String second = id(lc);
             assertThat(first).matches("[0-9a-f]{32}");
