@@ -92,7 +92,8 @@ class HelmChartTest {
                 .containsExactly("http:8080", "https:8443", "admin:9901");
         assertThat(px.getEnv()).extracting(e -> e.getName() + "=" + e.getValue()).contains(
                 "STRAIT_INGRESS_CLASS=strait", "STRAIT_CONTROL_CA=/etc/strait/control-ca/ca.crt",
-                "STRAIT_CONTROL_TOKEN_FILE=/var/run/secrets/strait/token");
+                "STRAIT_CONTROL_TOKEN_FILE=/var/run/secrets/strait/token",
+                "STRAIT_JIT=full"); // ingress proxies terminate TLS and HTTP/2: C2 (ADR 0110)
         assertThat(pod.getVolumes()).filteredOn(v -> v.getProjected() != null).singleElement().satisfies(v -> assertThat(v.getProjected().getSources().get(0)
                 .getServiceAccountToken().getAudience()).isEqualTo("strait-control"));
         assertThat(proxy.getSpec().getTemplate().getMetadata().getAnnotations())
@@ -531,6 +532,14 @@ class HelmChartTest {
                 .getSpec().getContainers().get(0).getArgs();
     }
 
+    /** Ingress proxies run the launcher's full JIT by default (ADR 0110); proxy.jit=small makes them C1 only. */
+    @Test
+    void theProxiesJitIsFullUnlessSmallIsAsked() {
+        Container px = one(objects(Chart.template("strait", Map.of("proxy.jit", "small"))), Deployment.class,
+                "strait-proxy").getSpec().getTemplate().getSpec().getContainers().get(0);
+        assertThat(px.getEnv()).extracting(e -> e.getName() + "=" + e.getValue()).contains("STRAIT_JIT=small");
+    }
+
     @Test
     void valuesOutsideTheSchemaAreRefused() {
         assertThatThrownBy(() -> Chart.template("strait", Map.of("proxy.kind", "StatefulSet")))
@@ -560,5 +569,7 @@ class HelmChartTest {
         }
         assertThatThrownBy(() -> Chart.template("strait", Map.of("proxy.tlsCiphers", "ECDHE-RSA-AES128-SHA ECDHE")))
                 .hasMessageContaining("/proxy/tlsCiphers");
+        assertThatThrownBy(() -> Chart.template("strait", Map.of("proxy.jit", "c2")))
+                .hasMessageContaining("/proxy/jit");
     }
 }

@@ -102,6 +102,42 @@ class LauncherTest {
         reader.close();
     }
 
+    /**
+     * The JIT the launcher asks for (ADR 0110): C1 only unless {@code STRAIT_JIT=full}; anything else stops it with
+     * the variable's name. Read from the JVM itself, which prints its flags' final values.
+     */
+    @Test
+    void theLauncherCompilesWithC1OnlyUnlessFullIsAsked() throws Exception {
+        assertThat(tieredStopAtLevel(Map.of())).as("default").isEqualTo("1");
+        assertThat(tieredStopAtLevel(Map.of("STRAIT_JIT", "small"))).isEqualTo("1");
+        assertThat(tieredStopAtLevel(Map.of("STRAIT_JIT", "full"))).as("C2 too").isEqualTo("4");
+
+        ProxyProcess wrong = strait.startProcess(List.of(LAUNCHER.toString(), "--check", config.toString()),
+                with(Map.of("STRAIT_JIT", "c2")));
+        assertThat(wrong.waitFor(Duration.ofSeconds(30))).isTrue();
+        assertThat(wrong.process.exitValue()).isEqualTo(2);
+        assertThat(wrong.stderr()).contains("STRAIT_JIT must be small or full, not 'c2'");
+    }
+
+    /** The JVM's final TieredStopAtLevel under the launcher with {@code extra} in its environment. */
+    private String tieredStopAtLevel(Map<String, String> extra) throws Exception {
+        java.util.HashMap<String, String> e = with(extra);
+        e.put("JAVA_OPTS", "-XX:+PrintFlagsFinal");
+        ProxyProcess check = strait.startProcess(List.of(LAUNCHER.toString(), "--check", config.toString()), e);
+        assertThat(check.waitFor(Duration.ofSeconds(30))).isTrue();
+        assertThat(check.process.exitValue()).as(check.stderr()).isZero();
+        java.util.regex.Matcher m = java.util.regex.Pattern.compile("\\bTieredStopAtLevel\\s+=\\s+(\\d+)")
+                .matcher(check.stdout() + check.stderr());
+        assertThat(m.find()).as("the JVM's flags").isTrue();
+        return m.group(1);
+    }
+
+    private java.util.HashMap<String, String> with(Map<String, String> extra) {
+        java.util.HashMap<String, String> e = new java.util.HashMap<>(env);
+        e.putAll(extra);
+        return e;
+    }
+
     /** flock(1) holding an exclusive lock on {@code lock} until destroyed; returns once it holds it. */
     private static Process holdLock(Path lock) throws Exception {
         // -o: the lock stays with flock itself (not its child), so destroying flock frees it
