@@ -211,7 +211,8 @@ public final class Main {
         log.info("strait proxy serving config version {} ({}) with {} worker(s) on {}; started in {} ms",
                 snapshot.version(), control != null ? "control channel" : configFile == null ? ConfigFiles.EMBEDDED : configFile,
                 server.workers(),
-                server.transport().name().toLowerCase(Locale.ROOT), (System.nanoTime() - startNanos) / 1_000_000);
+                server.transport().name().toLowerCase(Locale.ROOT) + (server.transport().readRing() ? " (read ring)" : ""),
+                (System.nanoTime() - startNanos) / 1_000_000);
         stopped.await();
     }
 
