@@ -30,7 +30,10 @@ import java.util.ArrayDeque;
  * connected, or its upstream not taking them) is given up, as is one whose client's body broke off.
  */
 final class MirrorExchange implements Exchange {
-    /** The most body a copy may hold that its upstream has not taken, before it is given up. */
+    /**
+     * The most body a copy may hold that its upstream has not taken, before it is given up. Above what a paused
+     * client connection may still take in from io_uring's read ring (io.netty.channel.uring.ReadRing, 128 KiB).
+     */
     static final int MAX_BEHIND = 256 * 1024;
 
     private enum State { LIVE, OVER }
