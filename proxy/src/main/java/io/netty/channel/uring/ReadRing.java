@@ -14,7 +14,7 @@ import java.lang.invoke.VarHandle;
 /**
  * A ring of provided buffers on each io_uring loop that connections receive into with multishot receives
  * (docs/adr/0109): one completion per read, where Netty's default costs a {@code POLLIN} completion, a
- * {@code recv} submission and its completion. That is 7-8% of the CPU of a fixed response.
+ * {@code recv} submission and its completion. That is 5-8% of the CPU of a fixed response.
  *
  * <p>What Netty 4.2.18 gets wrong, and {@link Pause} mends: a channel whose reads are paused (auto-read
  * off, the proxy's backpressure) goes on reading. The kernel fills the ring's buffers until it runs out
@@ -26,7 +26,7 @@ import java.lang.invoke.VarHandle;
  * paused channel takes in at most a ring's worth and one read more, about 170 KiB (80-96 KiB measured).
  *
  * <p>It lives in Netty's package because the ring is Netty's, and looks up the one private field it moves
- * once. Where a Netty version lacks it, or the kernel has no provided-buffer rings, {@link #available}
+ * once. Where a Netty version lacks it, or the kernel cannot consume a provided buffer in parts, {@link #available}
  * is false and connections read as Netty does by default.
  */
 public final class ReadRing {
@@ -49,8 +49,8 @@ public final class ReadRing {
 
     /**
      * Whether this Netty and kernel can give connections the ring, and keep their reads paused when asked. The
-     * kernel must consume buffers in parts (6.12+): where each receive took a whole buffer, a loop's sixteen
-     * would go to sixteen small requests.
+     * kernel must consume buffers in parts (6.12+): where each receive took a whole buffer, a loop's eight
+     * would go to eight small requests.
      */
     public static boolean available() {
         return CHANNEL_RING != null && IoUring.isRegisterBufferRingIncSupported() && IoUring.isRecvMultishotEnabled();
